@@ -1,0 +1,170 @@
+package io.tierlog.ingest;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.log.AppendResult;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.Names;
+import io.tierlog.log.PartitionWriter;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.AppendRecord;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The produce path, in plain Java: validates a request against shared/api.md, partitions it, appends one batch
+ * per partition and answers offsets in request order. The Lambda handler and the index-service's produce endpoint
+ * both call this class; neither has produce logic of its own.
+ *
+ * <p>Guarantees: nothing is appended unless every record passes validation (names, partitions, sizes); the records
+ * of one request that land in one partition form one batch, so they become visible together with dense offsets;
+ * partitions are appended in ascending order, and a failure part-way (a producer conflict in a later partition)
+ * leaves the earlier partitions' batches in place, which a retry with the same producer fields deduplicates.
+ *
+ * <p>Topic metadata is read from the shared volume on every request, so a topic created, reconfigured or deleted
+ * by another process is seen at once. Thread-safe.
+ */
+public final class IngestService implements Closeable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final IngestConfig config;
+    private final TopicStore topics;
+    private final Clock clock;
+    private final ProduceRequestParser parser = new ProduceRequestParser();
+    private final Partitioner partitioner;
+    /** Writers are keyed by topic id, so a topic deleted and re-created never reuses a stale writer. */
+    private final Map<WriterKey, PartitionWriter> writers = new ConcurrentHashMap<>();
+
+    private record WriterKey(UUID topicId, int partition) {
+    }
+
+    public IngestService(IngestConfig config, Clock clock, int partitionerSeed) {
+        this.config = config;
+        this.clock = clock;
+        this.topics = new TopicStore(config.dataDir(), clock);
+        this.partitioner = new Partitioner(partitionerSeed);
+    }
+
+    public TopicStore topics() {
+        return topics;
+    }
+
+    public IngestConfig config() {
+        return config;
+    }
+
+    /** Produces a raw request body: size limit, JSON parsing, then {@link #produce(String, ProduceRequest)}. */
+    public ProduceResult produce(String topic, byte[] body) {
+        Names.requireValidTopic(topic);
+        if (body.length > config.maxRequestBytes()) {
+            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.length
+                    + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
+                    Map.of("maxRequestBytes", config.maxRequestBytes()));
+        }
+        return produce(topic, parser.parse(body));
+    }
+
+    public ProduceResult produce(String topicName, ProduceRequest request) {
+        TopicMetadata topic = topics.get(Names.requireValidTopic(topicName));
+        long now = clock.millis();
+        int[] partitionOf = new int[request.records().size()];
+        int unkeyed = -1;
+        Map<Integer, List<AppendRecord>> byPartition = new TreeMap<>();
+        for (int i = 0; i < partitionOf.length; i++) {
+            ProduceRecord r = request.records().get(i);
+            int p;
+            if (r.partition() != null) {
+                topic.requirePartition(r.partition());
+                p = r.partition();
+            } else if (r.key() != null) {
+                p = Partitioner.forKey(r.key(), topic.partitions());
+            } else {
+                if (unkeyed < 0) {
+                    unkeyed = partitioner.forUnkeyed(request, topic.partitions());
+                }
+                p = unkeyed;
+            }
+            AppendRecord record = new AppendRecord(r.key(), r.value(), r.headers(),
+                    r.timestamp() == null ? now : r.timestamp());
+            if (record.payloadBytes() > topic.config().maxMessageBytes()) {
+                throw new TierlogException(ErrorType.RECORD_TOO_LARGE, "records[" + i + "] is " + record.payloadBytes()
+                        + " bytes; the topic's max.message.bytes is " + topic.config().maxMessageBytes(),
+                        Map.of("field", "records[" + i + "]", "maxMessageBytes", topic.config().maxMessageBytes()));
+            }
+            partitionOf[i] = p;
+            byPartition.computeIfAbsent(p, k -> new ArrayList<>()).add(record);
+        }
+        var producer = request.producer().map(ProducerRef::toIdentity).orElse(io.tierlog.log.format.ProducerIdentity.NONE);
+        Map<Integer, long[]> nextOffset = new TreeMap<>();
+        boolean allDuplicates = true;
+        for (Map.Entry<Integer, List<AppendRecord>> e : byPartition.entrySet()) {
+            AppendResult result = writer(topic, e.getKey()).append(e.getValue(), producer, topic.config());
+            allDuplicates &= result.duplicate();
+            nextOffset.put(e.getKey(), new long[]{result.baseOffset()});
+        }
+        List<PartitionOffset> offsets = new ArrayList<>(partitionOf.length);
+        for (int p : partitionOf) {
+            offsets.add(new PartitionOffset(p, nextOffset.get(p)[0]++));
+        }
+        return new ProduceResult(offsets, allDuplicates && request.producer().isPresent());
+    }
+
+    /** The api.md response body: {@code {"offsets": [{"partition", "offset"}...], "duplicate": bool}}. */
+    public static byte[] toJson(ProduceResult result) {
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode offsets = root.putArray("offsets");
+        for (PartitionOffset o : result.offsets()) {
+            offsets.addObject().put("partition", o.partition()).put("offset", o.offset());
+        }
+        root.put("duplicate", result.duplicate());
+        try {
+            return JSON.writeValueAsBytes(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private PartitionWriter writer(TopicMetadata topic, int partition) {
+        return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> new PartitionWriter(
+                config.dataDir(), new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock));
+    }
+
+    /** Closes and forgets the writers of a topic (call before deleting its files). */
+    public void forgetTopic(String name) {
+        writers.entrySet().removeIf(e -> {
+            if (e.getValue().partition().topic().equals(name)) {
+                closeQuietly(e.getValue());
+                return true;
+            }
+            return false;
+        });
+    }
+
+    @Override
+    public void close() {
+        writers.values().forEach(IngestService::closeQuietly);
+        writers.clear();
+    }
+
+    private static void closeQuietly(PartitionWriter w) {
+        try {
+            w.close();
+        } catch (IOException ignored) {
+            // closing flushes; a failure here is reported by the next open's recovery, never as data loss of
+            // acknowledged records under fsync=always
+        }
+    }
+}

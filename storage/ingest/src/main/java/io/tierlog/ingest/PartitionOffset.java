@@ -1,0 +1,5 @@
+package io.tierlog.ingest;
+
+/** Where one produced record landed. */
+public record PartitionOffset(int partition, long offset) {
+}

@@ -1,0 +1,34 @@
+package io.tierlog.ingest;
+
+import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Chooses a partition the way a Kafka client would: an explicit partition wins; else a keyed record goes to
+ * {@code toPositive(murmur2(key)) % partitions} (kafka-clients' own {@link BuiltInPartitioner}, so a key lands
+ * where a Kafka producer would put it); else the request's unkeyed records all go to one partition
+ * (Kafka's "sticky" idea: one batch instead of many). With producer fields that partition is a function of the
+ * producer id alone, so a retry lands where the original did and is deduplicated, and the producer's per-partition
+ * sequence stays gapless; without them requests rotate over the partitions from a seeded start.
+ */
+public final class Partitioner {
+    private final AtomicInteger next;
+
+    public Partitioner(int seed) {
+        this.next = new AtomicInteger(seed & Integer.MAX_VALUE);
+    }
+
+    public static int forKey(byte[] key, int partitions) {
+        return BuiltInPartitioner.partitionForKey(key, partitions);
+    }
+
+    /** The partition for this request's unkeyed records. */
+    public int forUnkeyed(ProduceRequest request, int partitions) {
+        if (request.producer().isPresent()) {
+            return forKey(request.producer().get().id().getBytes(StandardCharsets.UTF_8), partitions);
+        }
+        return Math.floorMod(next.getAndIncrement(), partitions);
+    }
+}

@@ -1,0 +1,48 @@
+package io.tierlog.log;
+
+/**
+ * The error kinds of the public contract (shared/api.md), each with its problem+json {@code type} slug and
+ * HTTP status. The engine raises them through {@link TierlogException}; every adapter (the Quarkus
+ * exception mapper, the Lambda handler) renders them the same way.
+ */
+public enum ErrorType {
+    BAD_REQUEST("bad-request", 400, "Bad request"),
+    INVALID_TOPIC("invalid-topic", 400, "Invalid topic name"),
+    INVALID_GROUP("invalid-group", 400, "Invalid group name"),
+    INVALID_CONFIG("invalid-config", 400, "Invalid topic configuration"),
+    UNKNOWN_TOPIC("unknown-topic", 404, "Unknown topic"),
+    UNKNOWN_PARTITION("unknown-partition", 404, "Unknown partition"),
+    NOT_FOUND("not-found", 404, "Not found"),
+    TOPIC_EXISTS("topic-exists", 409, "Topic already exists"),
+    OUT_OF_ORDER_SEQUENCE("out-of-order-sequence", 409, "Out of order sequence"),
+    FENCED_PRODUCER("fenced-producer", 409, "Fenced producer"),
+    REQUEST_TOO_LARGE("request-too-large", 413, "Request too large"),
+    RECORD_TOO_LARGE("record-too-large", 413, "Record too large"),
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
+    OFFSET_OUT_OF_RANGE("offset-out-of-range", 416, "Offset out of range"),
+    CORRUPT_RECORD("corrupt-record", 500, "Corrupt record"),
+    INTERNAL("internal-error", 500, "Internal error"),
+    COLD_TIER_UNAVAILABLE("cold-tier-unavailable", 503, "Cold tier unavailable");
+
+    private final String slug;
+    private final int status;
+    private final String title;
+
+    ErrorType(String slug, int status, String title) {
+        this.slug = slug;
+        this.status = status;
+        this.title = title;
+    }
+
+    public String slug() {
+        return slug;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+}

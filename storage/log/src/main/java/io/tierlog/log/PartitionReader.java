@@ -1,0 +1,177 @@
+package io.tierlog.log;
+
+import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.format.RecordBatchCodec;
+import io.tierlog.log.producer.ProducerSnapshot;
+import io.tierlog.log.segment.SegmentCursor;
+import io.tierlog.log.segment.SegmentFiles;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads one partition's hot segments without taking the writer lock, so reads never wait for appends.
+ *
+ * <p>Visibility: a batch is visible once all of its bytes are in the file and its CRC32C matches. A batch cut
+ * short at the end of the newest segment is an append in progress (or a torn write that the next writer will
+ * truncate) and is invisible. A complete batch that fails validation raises {@link CorruptLogException}; it is
+ * never skipped and never returned as data. Every byte returned has passed its batch's CRC check.
+ *
+ * <p>Thread-safe; holds no open files between calls.
+ */
+public final class PartitionReader {
+    private final TopicPartition partition;
+    private final Path dir;
+
+    public PartitionReader(Path dataDir, TopicPartition partition) {
+        this.partition = partition;
+        this.dir = dataDir.resolve(partition.dirName());
+    }
+
+    public TopicPartition partition() {
+        return partition;
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    /** Base offsets of the hot segments, ascending. */
+    public List<Long> segmentBases() {
+        return SegmentFiles.segmentBases(dir);
+    }
+
+    /** Visits valid batches from {@code start}; returns false from the visitor to stop. */
+    public interface BatchVisitor {
+        boolean visit(BatchInfo info, java.nio.ByteBuffer batch);
+    }
+
+    /**
+     * Walks the visible batches from {@code start} (a batch boundary) to the visible end, across segments.
+     *
+     * @return where the walk stopped: the position after the last batch visited (and its next offset)
+     */
+    public Position scan(Position start, BatchVisitor visitor) {
+        List<Long> bases = segmentBases();
+        int index = bases.indexOf(start.segmentBase());
+        if (index < 0) {
+            throw new IllegalArgumentException(partition + ": no hot segment " + start.segmentBase());
+        }
+        long segment = start.segmentBase();
+        long position = start.position();
+        long nextOffset = start.offset();
+        while (true) {
+            boolean last = index == bases.size() - 1;
+            try (FileChannel ch = FileChannel.open(SegmentFiles.log(dir, segment), StandardOpenOption.READ)) {
+                SegmentCursor cursor = new SegmentCursor(ch, segment, position);
+                SegmentCursor.Step step;
+                while ((step = cursor.next()) == SegmentCursor.Step.BATCH) {
+                    BatchInfo info = cursor.info();
+                    if (!visitor.visit(info, cursor.batch())) {
+                        return new Position(info.nextOffset(), segment, info.endPosition());
+                    }
+                    position = info.endPosition();
+                    nextOffset = info.nextOffset();
+                }
+                if (step == SegmentCursor.Step.CORRUPT) {
+                    throw new CorruptLogException(where(segment), cursor.position(), cursor.problem());
+                }
+                if (step == SegmentCursor.Step.INCOMPLETE && !last) {
+                    throw new CorruptLogException(where(segment), cursor.position(), "batch cut short before a later segment");
+                }
+            } catch (NoSuchFileException e) {
+                // Retention removed the segment while we walked it; the caller re-resolves from the index.
+                throw new SegmentGoneException(partition, segment);
+            } catch (IOException e) {
+                throw new UncheckedIOException("read of " + where(segment) + " failed", e);
+            }
+            if (last) {
+                return new Position(nextOffset, segment, position);
+            }
+            // A newer segment exists, so this one is sealed and fully walked.
+            index++;
+            segment = bases.get(index);
+            position = 0;
+        }
+    }
+
+    /**
+     * Reads records with offsets {@code >= fromOffset}: at most {@code maxRecords}, and stops once
+     * {@code maxBytes} is reached (but always returns at least one record if one is visible).
+     *
+     * @param hint where to start looking, e.g. from the index: a batch boundary at or before {@code fromOffset};
+     *             null to search from the start of the segment holding {@code fromOffset}
+     * @throws IllegalArgumentException if {@code fromOffset} lies below the oldest hot segment
+     */
+    public ReadResult read(long fromOffset, Position hint, int maxRecords, int maxBytes) {
+        List<Long> bases = segmentBases();
+        long segment = SegmentFiles.floor(bases, fromOffset);
+        if (segment < 0) {
+            throw new IllegalArgumentException(partition + ": offset " + fromOffset + " is below the hot tier");
+        }
+        Position start = hint != null && hint.segmentBase() == segment && hint.offset() <= fromOffset
+                ? hint : new Position(segment, segment, 0);
+        List<LogRecord> out = new ArrayList<>();
+        int[] bytes = {0};
+        scan(start, (info, batch) -> {
+            if (info.lastOffset() < fromOffset) {
+                return true;
+            }
+            List<LogRecord> decoded = new ArrayList<>();
+            RecordBatchCodec.decode(batch, fromOffset, maxRecords - out.size(), decoded);
+            for (LogRecord r : decoded) {
+                if (!out.isEmpty() && bytes[0] + r.sizeInBytes() > maxBytes) {
+                    return false;
+                }
+                out.add(r);
+                bytes[0] += r.sizeInBytes();
+            }
+            return out.size() < maxRecords && bytes[0] < maxBytes;
+        });
+        long next = out.isEmpty() ? fromOffset : out.get(out.size() - 1).offset() + 1;
+        return new ReadResult(out, next);
+    }
+
+    /**
+     * The visible end of the log: the offset after the last visible batch and where it lies. Scans forward from
+     * {@code known} (a previously returned end, or null to start from the newest checkpoint or oldest segment).
+     */
+    public Position end(Position known) {
+        List<Long> bases = segmentBases();
+        if (bases.isEmpty()) {
+            return new Position(0, 0, 0);
+        }
+        Position start = known != null && bases.contains(known.segmentBase()) ? known : checkpointOrStart(bases);
+        return scan(start, (info, batch) -> true);
+    }
+
+    private Position checkpointOrStart(List<Long> bases) {
+        List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
+        for (int i = snapshots.size() - 1; i >= 0; i--) {
+            ProducerSnapshot s = ProducerSnapshot.read(dir, snapshots.get(i)).orElse(null);
+            if (s != null && bases.contains(s.segmentBase())) {
+                return new Position(s.nextOffset(), s.segmentBase(), s.position());
+            }
+        }
+        return new Position(bases.get(0), bases.get(0), 0);
+    }
+
+    private String where(long segment) {
+        return partition + " segment " + SegmentFiles.logName(segment);
+    }
+
+    /** A segment disappeared (retention or topic deletion) while it was being read. */
+    public static final class SegmentGoneException extends RuntimeException {
+        public SegmentGoneException(TopicPartition partition, long segment) {
+            super(partition + ": segment " + segment + " was removed while being read");
+        }
+    }
+}

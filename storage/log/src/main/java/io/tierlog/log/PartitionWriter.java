@@ -1,0 +1,334 @@
+package io.tierlog.log;
+
+import io.tierlog.log.format.AppendRecord;
+import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.format.ProducerIdentity;
+import io.tierlog.log.format.RecordBatchCodec;
+import io.tierlog.log.io.AtomicFiles;
+import io.tierlog.log.producer.ProducerSnapshot;
+import io.tierlog.log.producer.ProducerStateTable;
+import io.tierlog.log.segment.SegmentCursor;
+import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.topic.TopicConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Appends record batches to one partition's hot segments. Many writers, in many processes and on many hosts
+ * sharing one volume (Lambda instances on EFS), may append to the same partition: they take turns.
+ *
+ * <h2>The append protocol</h2>
+ * <ol>
+ *   <li>Take the in-process mutex, then an exclusive {@code fcntl} lock on {@code <partition>/.lock}
+ *       ({@link FileChannel#lock()}; NFSv4 and EFS honour it across hosts).</li>
+ *   <li>Re-read the partition's true end from disk: this writer's cached end is only a hint of where to resume
+ *       scanning. Every batch found after it (appended by other writers) is validated and applied to the producer
+ *       table. A batch cut short at the end of the last segment is a writer killed mid-write: it was never
+ *       acknowledged and is truncated. A complete batch that fails validation is corruption: the append is refused
+ *       and nothing is truncated.</li>
+ *   <li>Check the producer's epoch and sequence; a retry is answered with its original offsets.</li>
+ *   <li>Roll to a new segment if {@code segment.bytes} or {@code segment.ms} says so.</li>
+ *   <li>Write the batch (one positional write), fsync per {@link FsyncPolicy}, release the lock, acknowledge.</li>
+ * </ol>
+ * A process killed at any point leaves either no trace of the batch, a torn tail that the next writer truncates,
+ * or the whole batch (then visible, but unacknowledged: a retry with the producer fields is deduplicated).
+ *
+ * <h2>Checkpoints</h2>
+ * On every roll, and every {@value #CHECKPOINT_BYTES} bytes appended by this writer, the writer publishes a
+ * {@link ProducerSnapshot} so that a new process scans at most that many bytes to find the end.
+ *
+ * <p>Thread-safe.
+ */
+public final class PartitionWriter implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionWriter.class);
+    static final long CHECKPOINT_BYTES = 4L * 1024 * 1024;
+    private static final int SNAPSHOTS_KEPT = 3;
+
+    private final TopicPartition partition;
+    private final Path dir;
+    private final FsyncPolicy fsync;
+    private final Duration fsyncInterval;
+    private final Clock clock;
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final FileChannel lockFile;
+    private final ProducerStateTable producers = new ProducerStateTable();
+
+    /** This writer's belief about the end of the log; verified against the disk under the lock. */
+    private Tail tail;
+    private long bytesSinceCheckpoint;
+    private long lastFsyncMs;
+
+    private static final class Tail {
+        final long segmentBase;
+        final FileChannel channel;
+        long position;
+        long nextOffset;
+        long segmentCreatedMs;
+
+        Tail(long segmentBase, FileChannel channel, long position, long nextOffset, long segmentCreatedMs) {
+            this.segmentBase = segmentBase;
+            this.channel = channel;
+            this.position = position;
+            this.nextOffset = nextOffset;
+            this.segmentCreatedMs = segmentCreatedMs;
+        }
+    }
+
+    public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
+                           Clock clock) {
+        this.partition = partition;
+        this.dir = dataDir.resolve(partition.dirName());
+        this.fsync = fsync;
+        this.fsyncInterval = fsyncInterval;
+        this.clock = clock;
+        try {
+            Files.createDirectories(dir);
+            this.lockFile = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open partition " + partition + " in " + dir, e);
+        }
+        this.lastFsyncMs = clock.millis();
+    }
+
+    public TopicPartition partition() {
+        return partition;
+    }
+
+    /**
+     * Validates the producer fields, then appends {@code records} as one batch with dense offsets.
+     *
+     * @throws TierlogException {@code out-of-order-sequence} or {@code fenced-producer}, with nothing appended
+     * @throws CorruptLogException if the log's tail holds a corrupt batch; nothing is appended
+     */
+    public AppendResult append(List<AppendRecord> records, ProducerIdentity producer, TopicConfig config) {
+        mutex.lock();
+        try (FileLock ignored = lockFile.lock()) {
+            refreshTail();
+            ProducerStateTable.Verdict verdict = producers.check(producer, records.size());
+            if (verdict instanceof ProducerStateTable.Duplicate d) {
+                return new AppendResult(d.original().firstOffset(), d.original().lastOffset(), true);
+            }
+            if (verdict instanceof ProducerStateTable.OutOfOrder o) {
+                throw new TierlogException(ErrorType.OUT_OF_ORDER_SEQUENCE, "producer " + producer.producerId()
+                        + " sent sequence " + producer.sequence() + " to " + partition + "; expected " + o.expected(),
+                        Map.of("expectedSequence", o.expected(), "partition", partition.partition()));
+            }
+            if (verdict instanceof ProducerStateTable.Fenced f) {
+                throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer " + producer.producerId() + " epoch "
+                        + producer.epoch() + " is older than the current epoch " + f.currentEpoch() + " on " + partition,
+                        Map.of("currentEpoch", (int) f.currentEpoch(), "partition", partition.partition()));
+            }
+            ByteBuffer batch = RecordBatchCodec.encode(tail.nextOffset, records, producer);
+            maybeRoll(batch.remaining(), config);
+            return write(batch);
+        } catch (IOException e) {
+            throw new UncheckedIOException("append to " + partition + " failed", e);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    /** The end of the log as this writer last verified it (a hint; other writers may have appended since). */
+    public long cachedNextOffset() {
+        mutex.lock();
+        try {
+            return tail == null ? -1 : tail.nextOffset;
+        } finally {
+            mutex.unlock();
+        }
+    }
+
+    private AppendResult write(ByteBuffer batch) throws IOException {
+        int size = batch.remaining();
+        long position = tail.position;
+        while (batch.hasRemaining()) {
+            position += tail.channel.write(batch, position);
+        }
+        batch.flip();
+        long now = clock.millis();
+        if (fsync == FsyncPolicy.ALWAYS || (fsync == FsyncPolicy.INTERVAL && now - lastFsyncMs >= fsyncInterval.toMillis())) {
+            tail.channel.force(false);
+            lastFsyncMs = now;
+        }
+        BatchInfo info = RecordBatchCodec.info(tail.segmentBase, tail.position, batch);
+        producers.apply(info);
+        tail.position = info.endPosition();
+        tail.nextOffset = info.nextOffset();
+        bytesSinceCheckpoint += size;
+        if (bytesSinceCheckpoint >= CHECKPOINT_BYTES) {
+            checkpoint();
+        }
+        return new AppendResult(info.baseOffset(), info.lastOffset(), false);
+    }
+
+    private void maybeRoll(int batchSize, TopicConfig config) throws IOException {
+        if (tail.position == 0) {
+            return;
+        }
+        boolean full = tail.position + batchSize > config.segmentBytes();
+        boolean old = clock.millis() - tail.segmentCreatedMs >= config.segmentMs();
+        if (full || old) {
+            // Seal the old segment durably before anything can tier it, whatever the fsync policy.
+            tail.channel.force(false);
+            openSegment(tail.nextOffset);
+        }
+    }
+
+    /** Creates segment {@code base}, makes it the tail and checkpoints there. */
+    private void openSegment(long base) throws IOException {
+        long now = clock.millis();
+        Path file = SegmentFiles.log(dir, base);
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        AtomicFiles.fsyncDirectory(dir);
+        if (tail != null) {
+            tail.channel.close();
+        }
+        tail = new Tail(base, channel, 0, base, now);
+        LOG.debug("{}: rolled to segment {}", partition, base);
+        checkpoint();
+    }
+
+    private void checkpoint() {
+        new ProducerSnapshot(tail.segmentBase, tail.position, tail.nextOffset, tail.segmentCreatedMs,
+                producers.entries()).writeTo(dir);
+        bytesSinceCheckpoint = 0;
+        List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
+        for (int i = 0; i < snapshots.size() - SNAPSHOTS_KEPT; i++) {
+            try {
+                Files.deleteIfExists(dir.resolve(SegmentFiles.snapshotName(snapshots.get(i))));
+            } catch (IOException e) {
+                LOG.debug("{}: could not delete old snapshot {}", partition, snapshots.get(i), e);
+            }
+        }
+    }
+
+    /** Brings {@link #tail} and the producer table up to the true end of the log on disk. Caller holds the lock. */
+    private void refreshTail() throws IOException {
+        List<Long> bases = SegmentFiles.segmentBases(dir);
+        if (bases.isEmpty()) {
+            closeTail();
+            producers.clear();
+            openSegment(0);
+            return;
+        }
+        if (tail == null || !bases.contains(tail.segmentBase) || !Files.exists(SegmentFiles.log(dir, tail.segmentBase))) {
+            recoverFromCheckpoint(bases);
+        }
+        scanForward(bases);
+    }
+
+    private void recoverFromCheckpoint(List<Long> bases) throws IOException {
+        closeTail();
+        List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
+        for (int i = snapshots.size() - 1; i >= 0; i--) {
+            ProducerSnapshot s = ProducerSnapshot.read(dir, snapshots.get(i)).orElse(null);
+            if (s != null && bases.contains(s.segmentBase())
+                    && Files.size(SegmentFiles.log(dir, s.segmentBase())) >= s.position()) {
+                producers.load(s.producers());
+                tail = new Tail(s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
+                        s.segmentCreatedMs());
+                return;
+            }
+        }
+        // No usable checkpoint: rebuild from the oldest hot segment. Producer state of evicted segments is gone,
+        // which only means a retry of a batch that old is no longer recognised.
+        producers.clear();
+        long first = bases.get(0);
+        tail = new Tail(first, openForWrite(first), 0, first, clock.millis());
+    }
+
+    private void scanForward(List<Long> bases) throws IOException {
+        int index = bases.indexOf(tail.segmentBase);
+        while (true) {
+            boolean last = index == bases.size() - 1;
+            SegmentCursor cursor = new SegmentCursor(tail.channel, tail.segmentBase, tail.position);
+            boolean firstBatch = tail.position == 0;
+            SegmentCursor.Step step;
+            while ((step = cursor.next()) == SegmentCursor.Step.BATCH) {
+                BatchInfo info = cursor.info();
+                if (info.baseOffset() != tail.nextOffset) {
+                    throw new CorruptLogException(where(), info.position(), "batch base offset " + info.baseOffset()
+                            + " where " + tail.nextOffset + " was expected");
+                }
+                if (firstBatch && info.maxTimestamp() > 0) {
+                    tail.segmentCreatedMs = Math.min(tail.segmentCreatedMs, info.maxTimestamp());
+                    firstBatch = false;
+                }
+                producers.apply(info);
+                tail.position = info.endPosition();
+                tail.nextOffset = info.nextOffset();
+            }
+            if (step == SegmentCursor.Step.CORRUPT) {
+                throw new CorruptLogException(where(), cursor.position(), cursor.problem());
+            }
+            if (step == SegmentCursor.Step.INCOMPLETE) {
+                if (!last) {
+                    throw new CorruptLogException(where(), cursor.position(), "batch cut short before a later segment");
+                }
+                long size = tail.channel.size();
+                LOG.warn("{}: truncating torn batch at {} in segment {} ({} bytes) left by a writer that died mid-append",
+                        partition, tail.position, tail.segmentBase, size - tail.position);
+                tail.channel.truncate(tail.position);
+                tail.channel.force(true);
+            }
+            if (last) {
+                return;
+            }
+            index++;
+            long base = bases.get(index);
+            if (base != tail.nextOffset) {
+                throw new CorruptLogException(where(), 0, "segment " + base + " follows a segment ending at offset "
+                        + tail.nextOffset);
+            }
+            tail.channel.close();
+            tail = new Tail(base, openForWrite(base), 0, base, clock.millis());
+        }
+    }
+
+    private String where() {
+        return partition + " segment " + SegmentFiles.logName(tail.segmentBase);
+    }
+
+    private FileChannel openForWrite(long base) throws IOException {
+        return FileChannel.open(SegmentFiles.log(dir, base), StandardOpenOption.READ, StandardOpenOption.WRITE);
+    }
+
+    private void closeTail() throws IOException {
+        if (tail != null) {
+            tail.channel.close();
+            tail = null;
+        }
+    }
+
+    /** Forces unsynced appends to disk (for {@code interval} and {@code never}) and releases files. */
+    @Override
+    public void close() throws IOException {
+        mutex.lock();
+        try {
+            if (tail != null) {
+                tail.channel.force(false);
+            }
+            closeTail();
+            lockFile.close();
+        } finally {
+            mutex.unlock();
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package io.tierlog.log.format;
+
+/**
+ * Where one record batch lies and what its header says: segment (by base offset) and byte position of the
+ * batch's first byte, its total size in bytes (the 12-byte log overhead included), the offsets it covers, its
+ * largest timestamp and its producer fields.
+ */
+public record BatchInfo(long segmentBase, long position, int sizeInBytes, long baseOffset, long lastOffset,
+                        long maxTimestamp, long producerId, short producerEpoch, int baseSequence) {
+    public long nextOffset() {
+        return lastOffset + 1;
+    }
+
+    public long endPosition() {
+        return position + sizeInBytes;
+    }
+
+    public int recordCount() {
+        return (int) (lastOffset - baseOffset + 1);
+    }
+}

@@ -1,0 +1,158 @@
+package io.tierlog.log.format;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Kafka's RecordBatch v2 (magic 2) byte format, through kafka-clients' own record classes.
+ *
+ * <pre>
+ * offset  size  field
+ *      0     8  baseOffset
+ *      8     4  length            (bytes after this field)
+ *     12     4  partitionLeaderEpoch
+ *     16     1  magic = 2
+ *     17     4  crc               CRC32C of bytes 21..end
+ *     21     2  attributes        compression, timestamp type, transactional, control
+ *     23     4  lastOffsetDelta
+ *     27     8  baseTimestamp
+ *     35     8  maxTimestamp
+ *     43     8  producerId
+ *     51     2  producerEpoch
+ *     53     4  baseSequence
+ *     57     4  recordCount
+ *     61     …  records (varint-encoded, with headers)
+ * </pre>
+ * Batches are written uncompressed with CreateTime timestamps. Stateless and thread-safe.
+ */
+public final class RecordBatchCodec {
+    public static final int LOG_OVERHEAD = 12;
+    public static final int HEADER_SIZE = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+    private static final int MAGIC_OFFSET = 16;
+    private static final int LAST_OFFSET_DELTA_OFFSET = 23;
+    private static final int MAX_TIMESTAMP_OFFSET = 35;
+    private static final int PRODUCER_ID_OFFSET = 43;
+    private static final int PRODUCER_EPOCH_OFFSET = 51;
+    private static final int BASE_SEQUENCE_OFFSET = 53;
+    /** Leader epoch is a replication concept we do not have; Kafka writes -1 ("unknown") for it too. */
+    private static final int NO_PARTITION_LEADER_EPOCH = -1;
+
+    private RecordBatchCodec() {
+    }
+
+    /** Encodes {@code records} as one batch whose first record gets {@code baseOffset}. */
+    public static ByteBuffer encode(long baseOffset, List<AppendRecord> records, ProducerIdentity producer) {
+        if (records.isEmpty()) {
+            throw new IllegalArgumentException("a batch holds at least one record");
+        }
+        int estimate = HEADER_SIZE;
+        for (AppendRecord r : records) {
+            estimate += r.payloadBytes() + 24 + 8 * r.headers().size();
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(estimate);
+        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
+                TimestampType.CREATE_TIME, baseOffset, RecordBatch.NO_TIMESTAMP, producer.producerId(),
+                producer.epoch(), producer.sequence(), false, false, NO_PARTITION_LEADER_EPOCH, buffer.capacity());
+        for (AppendRecord r : records) {
+            org.apache.kafka.common.header.Header[] headers = new org.apache.kafka.common.header.Header[r.headers().size()];
+            for (int i = 0; i < headers.length; i++) {
+                Header h = r.headers().get(i);
+                headers[i] = new RecordHeader(h.name(), h.value());
+            }
+            builder.append(r.timestamp(), r.key(), r.value(), headers);
+        }
+        return builder.build().buffer();
+    }
+
+    /**
+     * The batch size announced by the header at {@code buf}'s position (log overhead included), or -1 when fewer
+     * than 12 bytes are available. Does not move the buffer.
+     */
+    public static long announcedSize(ByteBuffer buf) {
+        if (buf.remaining() < LOG_OVERHEAD) {
+            return -1;
+        }
+        return LOG_OVERHEAD + (long) buf.getInt(buf.position() + 8);
+    }
+
+    /**
+     * Validates the complete batch in {@code batch} (position to limit): length, magic and CRC32C.
+     *
+     * @return null if valid, else the reason
+     */
+    public static String validate(ByteBuffer batch) {
+        int size = batch.remaining();
+        if (size < HEADER_SIZE) {
+            return "batch of " + size + " bytes is shorter than the " + HEADER_SIZE + "-byte header";
+        }
+        byte magic = batch.get(batch.position() + MAGIC_OFFSET);
+        if (magic != RecordBatch.MAGIC_VALUE_V2) {
+            return "magic " + magic + " is not 2";
+        }
+        RecordBatch b = asBatch(batch);
+        if (!b.isValid()) {
+            return "CRC32C mismatch (stored " + b.checksum() + ")";
+        }
+        return null;
+    }
+
+    /** Reads the header of a complete, validated batch. */
+    public static BatchInfo info(long segmentBase, long position, ByteBuffer batch) {
+        ByteBuffer b = batch.duplicate().order(ByteOrder.BIG_ENDIAN);
+        int p = b.position();
+        long baseOffset = b.getLong(p);
+        return new BatchInfo(segmentBase, position, b.remaining(), baseOffset,
+                baseOffset + b.getInt(p + LAST_OFFSET_DELTA_OFFSET), b.getLong(p + MAX_TIMESTAMP_OFFSET),
+                b.getLong(p + PRODUCER_ID_OFFSET), b.getShort(p + PRODUCER_EPOCH_OFFSET),
+                b.getInt(p + BASE_SEQUENCE_OFFSET));
+    }
+
+    /**
+     * Decodes the records of a validated batch whose offsets are {@code >= fromOffset}, at most {@code limit}
+     * of them, appending to {@code out}. Returns how many were added.
+     */
+    public static int decode(ByteBuffer batch, long fromOffset, int limit, List<LogRecord> out) {
+        RecordBatch b = asBatch(batch);
+        int added = 0;
+        for (Record r : b) {
+            if (added >= limit) {
+                break;
+            }
+            if (r.offset() < fromOffset) {
+                continue;
+            }
+            List<Header> headers = new ArrayList<>(r.headers().length);
+            for (org.apache.kafka.common.header.Header h : r.headers()) {
+                headers.add(new Header(h.key(), h.value()));
+            }
+            out.add(new LogRecord(r.offset(), r.timestamp(), bytes(r.key()), bytes(r.value()), headers));
+            added++;
+        }
+        return added;
+    }
+
+    /** One complete batch as kafka-clients' view of it (no copy). */
+    private static RecordBatch asBatch(ByteBuffer batch) {
+        return MemoryRecords.readableRecords(batch.slice()).batches().iterator().next();
+    }
+
+    private static byte[] bytes(ByteBuffer buf) {
+        if (buf == null) {
+            return null;
+        }
+        byte[] out = new byte[buf.remaining()];
+        buf.duplicate().get(out);
+        return out;
+    }
+}

@@ -1,0 +1,88 @@
+package io.tierlog.log.io;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+
+/**
+ * Small files that other processes read while we write them: written to a uniquely named temporary file in
+ * the same directory, fsynced, then published by a single atomic directory operation, so a reader sees the
+ * whole old file or the whole new one. Temporary files start with {@code .tmp-} and are never mistaken for data.
+ */
+public final class AtomicFiles {
+    public static final String TEMP_PREFIX = ".tmp-";
+
+    private AtomicFiles() {
+    }
+
+    /** Publishes {@code bytes} at {@code target}, replacing any existing file. */
+    public static void replace(Path target, byte[] bytes) {
+        Path tmp = writeTemp(target, bytes);
+        try {
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            fsyncDirectory(target.getParent());
+        } catch (IOException e) {
+            deleteQuietly(tmp);
+            throw new UncheckedIOException("cannot publish " + target, e);
+        }
+    }
+
+    /**
+     * Publishes {@code bytes} at {@code target} only if no file of that name exists; exclusive across processes
+     * (link(2) fails if the name exists, also on NFS). Returns false, changing nothing, if it exists.
+     */
+    public static boolean createExclusive(Path target, byte[] bytes) {
+        Path tmp = writeTemp(target, bytes);
+        try {
+            Files.createLink(target, tmp);
+            fsyncDirectory(target.getParent());
+            return true;
+        } catch (FileAlreadyExistsException e) {
+            return false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + target, e);
+        } finally {
+            deleteQuietly(tmp);
+        }
+    }
+
+    private static Path writeTemp(Path target, byte[] bytes) {
+        Path tmp = target.resolveSibling(TEMP_PREFIX + target.getFileName() + "-" + UUID.randomUUID());
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(true);
+            return tmp;
+        } catch (IOException e) {
+            deleteQuietly(tmp);
+            throw new UncheckedIOException("cannot write " + tmp, e);
+        }
+    }
+
+    /** Makes a rename or create durable: on Linux a new directory entry is durable only once the directory is. */
+    public static void fsyncDirectory(Path dir) {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            // Some filesystems (and all of Windows) refuse to open or sync a directory; the data file itself was
+            // synced, so the worst case is the rename not surviving power loss.
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a leftover temp file is harmless: it is never read as data
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.tierlog.log.segment;
+
+import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.RecordBatchCodec;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * Walks the record batches of one segment file from a byte position, reading in large chunks and validating
+ * every batch (length, magic, CRC32C) before exposing it.
+ *
+ * <p>Each {@link #next()} classifies what lies at the current position:
+ * <ul>
+ *   <li>{@link Step#BATCH}: a complete, valid batch; see {@link #batch()} and {@link #info()};</li>
+ *   <li>{@link Step#END}: the position is exactly the end of the file;</li>
+ *   <li>{@link Step#INCOMPLETE}: the bytes stop before the announced end of a batch. This is what an append in
+ *       progress looks like to a reader, and what a writer killed mid-write leaves behind;</li>
+ *   <li>{@link Step#CORRUPT}: a batch whose announced end lies within the file fails validation. A crash cannot
+ *       produce this (bytes are written in order and the file grows with them), so it is corruption.</li>
+ * </ul>
+ * The file size is sampled when the cursor is created and again when the cursor reaches it, so a reader sees
+ * appends made while it walks. Not thread-safe; does not own the channel.
+ */
+public final class SegmentCursor {
+    public enum Step { BATCH, END, INCOMPLETE, CORRUPT }
+
+    private static final int DEFAULT_CHUNK = 256 * 1024;
+
+    private final FileChannel channel;
+    private final long segmentBase;
+    private long position;
+    private long fileSize;
+    private ByteBuffer chunk;
+    private long chunkStart;
+    private ByteBuffer batch;
+    private BatchInfo info;
+    private String problem;
+
+    public SegmentCursor(FileChannel channel, long segmentBase, long position) throws IOException {
+        this(channel, segmentBase, position, DEFAULT_CHUNK);
+    }
+
+    public SegmentCursor(FileChannel channel, long segmentBase, long position, int chunkSize) throws IOException {
+        this.channel = channel;
+        this.segmentBase = segmentBase;
+        this.position = position;
+        this.fileSize = channel.size();
+        this.chunk = ByteBuffer.allocate(chunkSize);
+        this.chunk.limit(0);
+        this.chunkStart = position;
+    }
+
+    public Step next() throws IOException {
+        batch = null;
+        info = null;
+        problem = null;
+        if (!available(RecordBatchCodec.LOG_OVERHEAD)) {
+            return position == fileSize ? Step.END : Step.INCOMPLETE;
+        }
+        ByteBuffer header = window(RecordBatchCodec.LOG_OVERHEAD);
+        long size = RecordBatchCodec.announcedSize(header);
+        if (size < RecordBatchCodec.HEADER_SIZE || size > Integer.MAX_VALUE - 8) {
+            problem = "announced batch size " + size + " is impossible";
+            return Step.CORRUPT;
+        }
+        if (!available(size)) {
+            return Step.INCOMPLETE;
+        }
+        ByteBuffer candidate = window((int) size);
+        String invalid = RecordBatchCodec.validate(candidate);
+        if (invalid != null) {
+            problem = invalid;
+            return Step.CORRUPT;
+        }
+        batch = candidate;
+        info = RecordBatchCodec.info(segmentBase, position, candidate);
+        position += size;
+        return Step.BATCH;
+    }
+
+    /** The bytes of the batch that the last {@link Step#BATCH} step returned (a view; valid until the next step). */
+    public ByteBuffer batch() {
+        return batch;
+    }
+
+    public BatchInfo info() {
+        return info;
+    }
+
+    /** Why the last step was {@link Step#CORRUPT}. */
+    public String problem() {
+        return problem;
+    }
+
+    /** The byte position after the last valid batch: where the next step reads. */
+    public long position() {
+        return position;
+    }
+
+    /** True if {@code n} bytes from the position exist in the file, resampling its size once if needed. */
+    private boolean available(long n) throws IOException {
+        if (position + n <= fileSize) {
+            return true;
+        }
+        fileSize = channel.size();
+        return position + n <= fileSize;
+    }
+
+    /** A view of {@code n} bytes at the position, reading from the file if the chunk does not hold them. */
+    private ByteBuffer window(int n) throws IOException {
+        if (position < chunkStart || position + n > chunkStart + chunk.limit()) {
+            if (n > chunk.capacity()) {
+                chunk = ByteBuffer.allocate(Math.max(n, chunk.capacity() * 2));
+            }
+            chunk.clear();
+            chunkStart = position;
+            long want = Math.min(chunk.capacity(), fileSize - position);
+            chunk.limit((int) want);
+            while (chunk.hasRemaining()) {
+                if (channel.read(chunk, chunkStart + chunk.position()) < 0) {
+                    break;
+                }
+            }
+            chunk.flip();
+            if (chunk.limit() < n) {
+                throw new IOException("file shrank while reading at " + position);
+            }
+        }
+        int at = (int) (position - chunkStart);
+        return chunk.duplicate().position(at).limit(at + n).slice();
+    }
+}

@@ -1,0 +1,136 @@
+package io.tierlog.log.topic;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.Names;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.io.AtomicFiles;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * Topic metadata on the hot volume, one JSON file per topic under {@code <data-dir>/__metadata/topics/}.
+ *
+ * <p>The hot volume is shared by processes (ingest functions and the index-service), so nothing is cached
+ * here: every call reads the file. Creation is atomic and exclusive across processes (a hard link, which fails
+ * if the name exists); config updates replace the file atomically (rename). A reader therefore sees either the
+ * old or the new file, never a partial one.
+ *
+ * <p>Thread-safe.
+ */
+public final class TopicStore {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dir;
+    private final Clock clock;
+
+    public TopicStore(Path dataDir, Clock clock) {
+        this.dir = dataDir.resolve("__metadata").resolve("topics");
+        this.clock = clock;
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+    }
+
+    /** Creates a topic; {@code topic-exists} if one of that name exists. */
+    public TopicMetadata create(String name, int partitions, TopicConfig config) {
+        TopicMetadata topic = new TopicMetadata(name, UUID.randomUUID(), partitions, config, clock.millis());
+        if (!AtomicFiles.createExclusive(file(name), toJson(topic))) {
+            throw new TierlogException(ErrorType.TOPIC_EXISTS, "topic '" + name + "' already exists",
+                    Map.of("topic", name));
+        }
+        return topic;
+    }
+
+    public Optional<TopicMetadata> find(String name) {
+        Names.requireValidTopic(name);
+        try {
+            return Optional.of(fromJson(Files.readAllBytes(file(name))));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read topic " + name, e);
+        }
+    }
+
+    /** The topic, or {@code unknown-topic}. */
+    public TopicMetadata get(String name) {
+        return find(name).orElseThrow(() -> new TierlogException(ErrorType.UNKNOWN_TOPIC,
+                "topic '" + name + "' does not exist", Map.of("topic", name)));
+    }
+
+    public TopicMetadata updateConfig(String name, Map<String, ?> changes) {
+        TopicMetadata current = get(name);
+        TopicMetadata updated = new TopicMetadata(name, current.id(), current.partitions(),
+                current.config().with(changes), current.createdAtMs());
+        AtomicFiles.replace(file(name), toJson(updated));
+        return updated;
+    }
+
+    /** Removes the metadata file, which makes the topic unknown to every process; true if it existed. */
+    public boolean delete(String name) {
+        Names.requireValidTopic(name);
+        try {
+            return Files.deleteIfExists(file(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete topic " + name, e);
+        }
+    }
+
+    /** All topics, by name. */
+    public List<TopicMetadata> list() {
+        List<TopicMetadata> topics = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".json")).toList()) {
+                String fileName = f.getFileName().toString();
+                find(fileName.substring(0, fileName.length() - ".json".length())).ifPresent(topics::add);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir, e);
+        }
+        topics.sort(Comparator.comparing(TopicMetadata::name));
+        return topics;
+    }
+
+    private Path file(String name) {
+        return dir.resolve(Names.requireValidTopic(name) + ".json");
+    }
+
+    static byte[] toJson(TopicMetadata t) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("name", t.name());
+        node.put("id", t.id().toString());
+        node.put("partitions", t.partitions());
+        node.put("createdAtMs", t.createdAtMs());
+        ObjectNode config = node.putObject("config");
+        t.config().toMap().forEach(config::put);
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(node);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static TopicMetadata fromJson(byte[] bytes) throws IOException {
+        JsonNode node = JSON.readTree(bytes);
+        Map<String, Object> config = JSON.convertValue(node.get("config"), Map.class);
+        return new TopicMetadata(node.get("name").asText(), UUID.fromString(node.get("id").asText()),
+                node.get("partitions").asInt(), TopicConfig.DEFAULTS.with(config), node.get("createdAtMs").asLong());
+    }
+}
