@@ -1,0 +1,111 @@
+variable "region" {
+  description = "AWS region to deploy to."
+  type        = string
+  default     = "eu-west-1"
+}
+
+variable "name" {
+  description = "Name prefix of every resource."
+  type        = string
+  default     = "tierlog"
+}
+
+variable "bucket_name" {
+  description = "Name of the cold-tier bucket (globally unique)."
+  type        = string
+}
+
+variable "cold_prefix" {
+  description = "Key prefix of Tierlog's objects in the bucket (TIERLOG_COLD_S3_PREFIX)."
+  type        = string
+  default     = "tierlog"
+}
+
+variable "kms_key_arn" {
+  description = "KMS key for the bucket (SSE-KMS); null for SSE-S3."
+  type        = string
+  default     = null
+}
+
+variable "force_destroy" {
+  description = "Allow destroying a non-empty bucket (test stacks only)."
+  type        = bool
+  default     = false
+}
+
+variable "index_service_image" {
+  description = "Image of the index-service, pushed to a registry the task can pull from (e.g. ECR)."
+  type        = string
+}
+
+variable "otel_collector_image" {
+  description = "Image of the ADOT collector sidecar."
+  type        = string
+  default     = "public.ecr.aws/aws-observability/aws-otel-collector:v0.40.0"
+}
+
+variable "metrics_namespace" {
+  description = "CloudWatch namespace of the index-service metrics."
+  type        = string
+  default     = "Tierlog"
+}
+
+variable "fsync" {
+  description = "TIERLOG_FSYNC of both the function and the service."
+  type        = string
+  default     = "always"
+}
+
+variable "lambda_memory_size" {
+  description = "Memory of the ingest function in MB."
+  type        = number
+  default     = 1024
+}
+
+variable "lambda_timeout" {
+  description = "Timeout of the ingest function in seconds."
+  type        = number
+  default     = 15
+}
+
+variable "lambda_reserved_concurrency" {
+  description = "Reserved concurrency of the ingest function (-1 = unreserved)."
+  type        = number
+  default     = 50
+}
+
+variable "authorization_type" {
+  description = "Authorization of the API routes: NONE, AWS_IAM or JWT."
+  type        = string
+  default     = "NONE"
+}
+
+variable "jwt_issuer" {
+  description = "JWT issuer URL when authorization_type = JWT."
+  type        = string
+  default     = null
+}
+
+variable "jwt_audience" {
+  description = "JWT audiences when authorization_type = JWT."
+  type        = list(string)
+  default     = []
+}
+
+variable "consumer_lag_threshold" {
+  description = "Total lag of the worst consumer group that raises the alarm."
+  type        = number
+  default     = 100000
+}
+
+variable "alarm_actions" {
+  description = "ARNs (e.g. an SNS topic) notified by the alarms."
+  type        = list(string)
+  default     = []
+}
+
+variable "tags" {
+  description = "Default tags of every resource."
+  type        = map(string)
+  default     = { Project = "tierlog" }
+}

@@ -1,0 +1,10 @@
+terraform {
+  required_version = ">= 1.9.0, < 2.0.0"
+
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 6.66.0, < 7.0.0"
+    }
+  }
+}

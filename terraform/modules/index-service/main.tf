@@ -1,0 +1,384 @@
+data "aws_region" "current" {}
+
+locals {
+  port             = 8080
+  container_name   = "index-service"
+  bucket_prefix    = trim(var.cold_prefix, "/")
+  object_resources = local.bucket_prefix == "" ? ["${var.cold_bucket_arn}/*"] : ["${var.cold_bucket_arn}/${local.bucket_prefix}/*"]
+
+  environment = {
+    TIERLOG_DATA_DIR          = var.data_dir
+    TIERLOG_INDEX_DIR         = var.index_dir
+    TIERLOG_FSYNC             = var.fsync
+    TIERLOG_COLD_STORE        = "s3"
+    TIERLOG_COLD_S3_BUCKET    = var.cold_bucket_name
+    TIERLOG_COLD_S3_PREFIX    = var.cold_prefix
+    TIERLOG_MAX_REQUEST_BYTES = tostring(var.max_request_bytes)
+    QUARKUS_HTTP_PORT         = tostring(local.port)
+    QUARKUS_S3_AWS_REGION     = data.aws_region.current.region
+  }
+
+  # AWS Distro for OpenTelemetry: scrape the service's Prometheus endpoint and write the Tierlog
+  # gauges to CloudWatch as embedded metric format (EMF) logs, which become metrics in
+  # var.metrics_namespace with the dimensions declared here. The alarms module reads these names.
+  collector_config = yamlencode({
+    receivers = {
+      prometheus = {
+        config = {
+          global = { scrape_interval = var.metrics_scrape_interval }
+          scrape_configs = [{
+            job_name       = "tierlog"
+            metrics_path   = "/q/metrics"
+            static_configs = [{ targets = ["localhost:${local.port}"], labels = { service = var.name } }]
+          }]
+        }
+      }
+    }
+    processors = { batch = {} }
+    exporters = {
+      awsemf = {
+        namespace               = var.metrics_namespace
+        log_group_name          = aws_cloudwatch_log_group.metrics.name
+        region                  = data.aws_region.current.region
+        dimension_rollup_option = "NoDimensionRollup"
+        metric_declarations = [
+          {
+            dimensions            = [["service"]]
+            metric_name_selectors = ["tierlog_group_total_lag", "tierlog_tiering_pending_segments", "tierlog_tiering_pending_bytes", "tierlog_tiering_upload_errors_total"]
+          },
+          {
+            dimensions            = [["service", "group"]]
+            metric_name_selectors = ["tierlog_group_total_lag"]
+          },
+          {
+            dimensions            = [["service", "group", "topic", "partition"]]
+            metric_name_selectors = ["tierlog_group_lag"]
+          },
+        ]
+      }
+    }
+    service = {
+      pipelines = {
+        metrics = { receivers = ["prometheus"], processors = ["batch"], exporters = ["awsemf"] }
+      }
+    }
+  })
+}
+
+resource "aws_ecs_cluster" "this" {
+  name = var.name
+
+  setting {
+    name  = "containerInsights"
+    value = "enabled"
+  }
+
+  tags = var.tags
+}
+
+resource "aws_cloudwatch_log_group" "this" {
+  name              = "/ecs/${var.name}"
+  retention_in_days = var.log_retention_days
+  tags              = var.tags
+}
+
+resource "aws_cloudwatch_log_group" "metrics" {
+  name              = "/tierlog/${var.name}/metrics"
+  retention_in_days = var.log_retention_days
+  tags              = var.tags
+}
+
+data "aws_iam_policy_document" "assume" {
+  statement {
+    actions = ["sts:AssumeRole"]
+
+    principals {
+      type        = "Service"
+      identifiers = ["ecs-tasks.amazonaws.com"]
+    }
+  }
+}
+
+# Execution role: what ECS itself needs to start the task (pull the images, write container logs).
+resource "aws_iam_role" "execution" {
+  name               = "${var.name}-execution"
+  assume_role_policy = data.aws_iam_policy_document.assume.json
+  tags               = var.tags
+}
+
+resource "aws_iam_role_policy_attachment" "execution" {
+  role       = aws_iam_role.execution.name
+  policy_arn = "arn:aws:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy"
+}
+
+# Task role: what the service and its collector do. S3 only on the cold-tier prefix, EFS only through
+# the access point, logs only to the metrics log group.
+data "aws_iam_policy_document" "task" {
+  statement {
+    sid = "ColdTierObjects"
+    actions = [
+      "s3:GetObject",
+      "s3:PutObject",
+      "s3:DeleteObject",
+      "s3:AbortMultipartUpload",
+      "s3:ListMultipartUploadParts",
+    ]
+    resources = local.object_resources
+  }
+
+  statement {
+    sid       = "ColdTierListing"
+    actions   = ["s3:ListBucket"]
+    resources = [var.cold_bucket_arn]
+
+    dynamic "condition" {
+      for_each = local.bucket_prefix == "" ? [] : [local.bucket_prefix]
+      content {
+        test     = "StringLike"
+        variable = "s3:prefix"
+        values   = [condition.value, "${condition.value}/*"]
+      }
+    }
+  }
+
+  statement {
+    sid       = "HotVolumeThroughAccessPoint"
+    actions   = ["elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite"]
+    resources = [var.efs_file_system_arn]
+
+    condition {
+      test     = "StringEquals"
+      variable = "elasticfilesystem:AccessPointArn"
+      values   = [var.efs_access_point_arn]
+    }
+  }
+
+  statement {
+    sid       = "MetricsAsEmbeddedMetricFormat"
+    actions   = ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"]
+    resources = [aws_cloudwatch_log_group.metrics.arn, "${aws_cloudwatch_log_group.metrics.arn}:*"]
+  }
+
+  dynamic "statement" {
+    for_each = var.cold_kms_key_arn == null ? [] : [var.cold_kms_key_arn]
+    content {
+      sid       = "ColdTierKmsKey"
+      actions   = ["kms:Decrypt", "kms:GenerateDataKey"]
+      resources = [statement.value]
+    }
+  }
+}
+
+resource "aws_iam_role" "task" {
+  name               = "${var.name}-task"
+  assume_role_policy = data.aws_iam_policy_document.assume.json
+  tags               = var.tags
+}
+
+resource "aws_iam_role_policy" "task" {
+  name   = "tierlog-index-service"
+  role   = aws_iam_role.task.id
+  policy = data.aws_iam_policy_document.task.json
+}
+
+resource "aws_ecs_task_definition" "this" {
+  family                   = var.name
+  requires_compatibilities = ["FARGATE"]
+  network_mode             = "awsvpc"
+  cpu                      = var.cpu
+  memory                   = var.memory
+  execution_role_arn       = aws_iam_role.execution.arn
+  task_role_arn            = aws_iam_role.task.arn
+
+  runtime_platform {
+    operating_system_family = "LINUX"
+    cpu_architecture        = "X86_64"
+  }
+
+  # RocksDB and the cold-read cache (TIERLOG_INDEX_DIR) live on the task's local disk: derived data.
+  ephemeral_storage {
+    size_in_gib = var.ephemeral_storage_gib
+  }
+
+  volume {
+    name = "hot"
+
+    efs_volume_configuration {
+      file_system_id     = var.efs_file_system_id
+      transit_encryption = "ENABLED"
+
+      authorization_config {
+        access_point_id = var.efs_access_point_id
+        iam             = "ENABLED"
+      }
+    }
+  }
+
+  container_definitions = jsonencode([
+    {
+      name         = local.container_name
+      image        = var.container_image
+      essential    = true
+      portMappings = [{ containerPort = local.port, protocol = "tcp" }]
+      environment  = [for k, v in local.environment : { name = k, value = v }]
+      mountPoints  = [{ sourceVolume = "hot", containerPath = var.data_dir, readOnly = false }]
+      healthCheck = {
+        command     = var.container_health_check_command
+        interval    = 15
+        timeout     = 5
+        retries     = 3
+        startPeriod = 60
+      }
+      logConfiguration = {
+        logDriver = "awslogs"
+        options = {
+          awslogs-group         = aws_cloudwatch_log_group.this.name
+          awslogs-region        = data.aws_region.current.region
+          awslogs-stream-prefix = "service"
+        }
+      }
+    },
+    {
+      name        = "otel-collector"
+      image       = var.otel_collector_image
+      essential   = false
+      environment = [{ name = "AOT_CONFIG_CONTENT", value = local.collector_config }]
+      logConfiguration = {
+        logDriver = "awslogs"
+        options = {
+          awslogs-group         = aws_cloudwatch_log_group.this.name
+          awslogs-region        = data.aws_region.current.region
+          awslogs-stream-prefix = "otel"
+        }
+      }
+    },
+  ])
+
+  tags = var.tags
+}
+
+resource "aws_security_group" "lb" {
+  name        = "${var.name}-lb"
+  description = "Internal load balancer of the Tierlog index-service"
+  vpc_id      = var.vpc_id
+  tags        = merge(var.tags, { Name = "${var.name}-lb" })
+}
+
+resource "aws_vpc_security_group_ingress_rule" "lb_http" {
+  for_each = var.lb_ingress_security_group_ids
+
+  security_group_id            = aws_security_group.lb.id
+  description                  = "HTTP from ${each.key}"
+  ip_protocol                  = "tcp"
+  from_port                    = 80
+  to_port                      = 80
+  referenced_security_group_id = each.value
+}
+
+resource "aws_vpc_security_group_egress_rule" "lb_to_task" {
+  security_group_id            = aws_security_group.lb.id
+  description                  = "To the index-service tasks"
+  ip_protocol                  = "tcp"
+  from_port                    = local.port
+  to_port                      = local.port
+  referenced_security_group_id = aws_security_group.task.id
+}
+
+resource "aws_security_group" "task" {
+  name        = "${var.name}-task"
+  description = "Tierlog index-service tasks"
+  vpc_id      = var.vpc_id
+  tags        = merge(var.tags, { Name = "${var.name}-task" })
+}
+
+resource "aws_vpc_security_group_ingress_rule" "task_from_lb" {
+  security_group_id            = aws_security_group.task.id
+  description                  = "HTTP from the load balancer"
+  ip_protocol                  = "tcp"
+  from_port                    = local.port
+  to_port                      = local.port
+  referenced_security_group_id = aws_security_group.lb.id
+}
+
+# Egress: S3 (through the gateway endpoint), EFS, ECR, CloudWatch (through NAT).
+resource "aws_vpc_security_group_egress_rule" "task_all" {
+  security_group_id = aws_security_group.task.id
+  description       = "AWS APIs, image registry, EFS"
+  ip_protocol       = "-1"
+  cidr_ipv4         = "0.0.0.0/0"
+}
+
+resource "aws_lb" "this" {
+  name               = var.name
+  internal           = true
+  load_balancer_type = "application"
+  security_groups    = [aws_security_group.lb.id]
+  subnets            = var.subnet_ids
+  idle_timeout       = 60
+  tags               = var.tags
+}
+
+resource "aws_lb_target_group" "this" {
+  name                 = var.name
+  port                 = local.port
+  protocol             = "HTTP"
+  target_type          = "ip"
+  vpc_id               = var.vpc_id
+  deregistration_delay = 30
+
+  health_check {
+    path                = "/q/health/ready"
+    matcher             = "200"
+    interval            = 15
+    healthy_threshold   = 2
+    unhealthy_threshold = 3
+  }
+
+  tags = var.tags
+}
+
+resource "aws_lb_listener" "this" {
+  load_balancer_arn = aws_lb.this.arn
+  port              = 80
+  protocol          = "HTTP"
+
+  default_action {
+    type             = "forward"
+    target_group_arn = aws_lb_target_group.this.arn
+  }
+
+  tags = var.tags
+}
+
+resource "aws_ecs_service" "this" {
+  name            = var.name
+  cluster         = aws_ecs_cluster.this.id
+  task_definition = aws_ecs_task_definition.this.arn
+  desired_count   = var.desired_count
+  launch_type     = "FARGATE"
+
+  deployment_minimum_healthy_percent = var.deployment_minimum_healthy_percent
+  deployment_maximum_percent         = var.deployment_maximum_percent
+  health_check_grace_period_seconds  = 120
+
+  network_configuration {
+    subnets          = var.subnet_ids
+    security_groups  = [aws_security_group.task.id]
+    assign_public_ip = false
+  }
+
+  load_balancer {
+    target_group_arn = aws_lb_target_group.this.arn
+    container_name   = local.container_name
+    container_port   = local.port
+  }
+
+  deployment_circuit_breaker {
+    enable   = true
+    rollback = true
+  }
+
+  tags = var.tags
+
+  depends_on = [aws_lb_listener.this, aws_iam_role_policy.task]
+}

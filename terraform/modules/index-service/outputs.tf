@@ -1,0 +1,44 @@
+output "cluster_name" {
+  description = "Name of the ECS cluster."
+  value       = aws_ecs_cluster.this.name
+}
+
+output "service_name" {
+  description = "Name of the ECS service."
+  value       = aws_ecs_service.this.name
+}
+
+output "task_role_arn" {
+  description = "ARN of the task role (S3, EFS, metrics)."
+  value       = aws_iam_role.task.arn
+}
+
+output "task_security_group_id" {
+  description = "Security group of the tasks (an EFS client)."
+  value       = aws_security_group.task.id
+}
+
+output "lb_listener_arn" {
+  description = "ARN of the internal load balancer's listener (the API Gateway VPC link target)."
+  value       = aws_lb_listener.this.arn
+}
+
+output "lb_security_group_id" {
+  description = "Security group of the internal load balancer."
+  value       = aws_security_group.lb.id
+}
+
+output "log_group_name" {
+  description = "Log group of the containers."
+  value       = aws_cloudwatch_log_group.this.name
+}
+
+output "metrics_namespace" {
+  description = "CloudWatch namespace the collector writes to."
+  value       = var.metrics_namespace
+}
+
+output "metrics_service_dimension" {
+  description = "Value of the `service` dimension on the exported metrics."
+  value       = var.name
+}

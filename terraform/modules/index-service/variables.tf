@@ -1,0 +1,168 @@
+variable "name" {
+  description = "Name of the cluster, service, load balancer and roles; also the `service` metric dimension."
+  type        = string
+}
+
+variable "container_image" {
+  description = "Image of the index-service (built from index-service/src/main/docker/Dockerfile.jvm and pushed to a registry)."
+  type        = string
+}
+
+variable "otel_collector_image" {
+  description = "Image of the AWS Distro for OpenTelemetry collector sidecar that exports /q/metrics to CloudWatch."
+  type        = string
+  default     = "public.ecr.aws/aws-observability/aws-otel-collector:v0.40.0"
+}
+
+variable "metrics_namespace" {
+  description = "CloudWatch namespace of the metrics the collector exports."
+  type        = string
+  default     = "Tierlog"
+}
+
+variable "metrics_scrape_interval" {
+  description = "How often the collector scrapes /q/metrics (a Prometheus duration)."
+  type        = string
+  default     = "60s"
+}
+
+variable "cpu" {
+  description = "Task CPU units (1024 = 1 vCPU)."
+  type        = number
+  default     = 1024
+}
+
+variable "memory" {
+  description = "Task memory in MiB."
+  type        = number
+  default     = 2048
+}
+
+variable "ephemeral_storage_gib" {
+  description = "Task local disk in GiB (21-200), holding TIERLOG_INDEX_DIR: the RocksDB index and the cold-read cache."
+  type        = number
+  default     = 50
+
+  validation {
+    condition     = var.ephemeral_storage_gib >= 21 && var.ephemeral_storage_gib <= 200
+    error_message = "Fargate ephemeral storage is 21 to 200 GiB."
+  }
+}
+
+variable "desired_count" {
+  description = "Number of tasks."
+  type        = number
+  default     = 1
+}
+
+variable "deployment_minimum_healthy_percent" {
+  description = "Lower bound of running tasks during a deployment, in percent of desired_count."
+  type        = number
+  default     = 100
+}
+
+variable "deployment_maximum_percent" {
+  description = "Upper bound of running tasks during a deployment, in percent of desired_count."
+  type        = number
+  default     = 200
+}
+
+variable "container_health_check_command" {
+  description = "Container health check (ECS format). The default needs curl in the image; the load balancer checks /q/health/ready independently."
+  type        = list(string)
+  default     = ["CMD-SHELL", "curl -fsS http://localhost:8080/q/health/ready || exit 1"]
+}
+
+variable "vpc_id" {
+  description = "VPC of the service."
+  type        = string
+}
+
+variable "subnet_ids" {
+  description = "Private subnets of the tasks and of the internal load balancer."
+  type        = list(string)
+}
+
+variable "lb_ingress_security_group_ids" {
+  description = "Security groups allowed to call the internal load balancer on port 80, by a static name (e.g. vpc_link)."
+  type        = map(string)
+  default     = {}
+}
+
+variable "efs_file_system_id" {
+  description = "ID of the hot-volume file system."
+  type        = string
+}
+
+variable "efs_file_system_arn" {
+  description = "ARN of the hot-volume file system."
+  type        = string
+}
+
+variable "efs_access_point_id" {
+  description = "ID of the hot-volume access point the task mounts."
+  type        = string
+}
+
+variable "efs_access_point_arn" {
+  description = "ARN of the hot-volume access point (IAM condition)."
+  type        = string
+}
+
+variable "data_dir" {
+  description = "TIERLOG_DATA_DIR: where the hot volume is mounted in the container."
+  type        = string
+  default     = "/mnt/tierlog"
+}
+
+variable "index_dir" {
+  description = "TIERLOG_INDEX_DIR: RocksDB and the cold-read cache, on the task's local disk. The image's user must be able to create it."
+  type        = string
+  default     = "/var/lib/tierlog/index"
+}
+
+variable "fsync" {
+  description = "TIERLOG_FSYNC: always, interval or never."
+  type        = string
+  default     = "always"
+}
+
+variable "max_request_bytes" {
+  description = "TIERLOG_MAX_REQUEST_BYTES for the service's own produce endpoint."
+  type        = number
+  default     = 8388608
+}
+
+variable "cold_bucket_name" {
+  description = "TIERLOG_COLD_S3_BUCKET."
+  type        = string
+}
+
+variable "cold_bucket_arn" {
+  description = "ARN of the cold-tier bucket (scope of the task role's S3 permissions)."
+  type        = string
+}
+
+variable "cold_prefix" {
+  description = "TIERLOG_COLD_S3_PREFIX; the task role may touch only objects under it (the whole bucket when empty)."
+  type        = string
+  default     = "tierlog"
+}
+
+variable "cold_kms_key_arn" {
+  description = "KMS key of the bucket when it uses SSE-KMS; null for SSE-S3."
+  type        = string
+  default     = null
+}
+
+variable "log_retention_days" {
+  description = "Retention of the service and metrics log groups in days."
+  type        = number
+  default     = 30
+}
+
+variable "tags" {
+  description = "Tags for every resource of the module."
+  type        = map(string)
+  default     = {}
+}
