@@ -319,10 +319,10 @@ export async function validate({ root = resolve(here, ".."), repo = resolve(root
       } else {
         errors.push(`${rel(fn.file)}: ${key}: filename must be a path or a variable holding one`);
       }
-      const artifactModules = new Set(artifactPaths.map((a) => relative(repo, a.path).split(sep)[0]));
-      if (!candidates.length) {
-        const expected = [...artifactModules].map((d) => join(d, javaPath)).join(" or ") || javaPath;
-        errors.push(`${rel(fn.file)}: ${key}: handler class ${className} not found (expected ${expected}); the ingest-function sources must exist for this check`);
+          if (!candidates.length) {
+        const expected = artifactPaths.filter((a) => relative(repo, a.path).split(sep)[1] === "target")
+          .map((a) => join(relative(repo, a.path).split(sep)[0], javaPath)).join(" or ") || `<module>/${javaPath}`;
+        errors.push(`${rel(fn.file)}: ${key}: handler class ${className} not found: no ${expected} in ${repo} (the Java module's sources must exist for this check)`);
       } else {
         const source = readFileSync(join(candidates[0], javaPath), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
         const simple = className.split(".").pop();
