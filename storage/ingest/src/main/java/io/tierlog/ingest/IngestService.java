@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 
 /**
  * The produce path, in plain Java: validates a request against shared/api.md, partitions it, appends one batch
@@ -52,6 +53,15 @@ public final class IngestService implements Closeable {
     }
 
     public IngestService(IngestConfig config, Clock clock, int partitionerSeed) {
+        this(config, clock, () -> partitionerSeed);
+    }
+
+    /**
+     * Builds the service without opening any file: partition writers open their files on their first append, and
+     * the unkeyed-rotation seed is drawn from {@code partitionerSeed} on first use (see {@link Partitioner}).
+     * Only the topic metadata directory is created here (no handle is kept).
+     */
+    public IngestService(IngestConfig config, Clock clock, IntSupplier partitionerSeed) {
         this.config = config;
         this.clock = clock;
         this.topics = new TopicStore(config.dataDir(), clock);

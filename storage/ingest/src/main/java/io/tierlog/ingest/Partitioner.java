@@ -4,6 +4,7 @@ import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 
 /**
  * Chooses a partition the way a Kafka client would: an explicit partition wins; else a keyed record goes to
@@ -14,10 +15,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sequence stays gapless; without them requests rotate over the partitions from a seeded start.
  */
 public final class Partitioner {
-    private final AtomicInteger next;
+    private final IntSupplier seedSource;
+    /** Null until the first unkeyed request without producer fields; then the rotation counter. */
+    private volatile AtomicInteger next;
 
     public Partitioner(int seed) {
-        this.next = new AtomicInteger(seed & Integer.MAX_VALUE);
+        this(() -> seed);
+    }
+
+    /**
+     * Seeds the rotation lazily, from {@code seedSource}, on the first unkeyed request without producer fields.
+     * A process restored from a memory snapshot (Lambda SnapStart) then draws its seed after the restore, so
+     * instances restored from one snapshot do not all start their rotation on the same partition.
+     */
+    public Partitioner(IntSupplier seedSource) {
+        this.seedSource = seedSource;
     }
 
     public static int forKey(byte[] key, int partitions) {
@@ -29,6 +41,20 @@ public final class Partitioner {
         if (request.producer().isPresent()) {
             return forKey(request.producer().get().id().getBytes(StandardCharsets.UTF_8), partitions);
         }
-        return Math.floorMod(next.getAndIncrement(), partitions);
+        return Math.floorMod(rotation().getAndIncrement(), partitions);
+    }
+
+    private AtomicInteger rotation() {
+        AtomicInteger n = next;
+        if (n == null) {
+            synchronized (this) {
+                n = next;
+                if (n == null) {
+                    n = new AtomicInteger(seedSource.getAsInt() & Integer.MAX_VALUE);
+                    next = n;
+                }
+            }
+        }
+        return n;
     }
 }

@@ -13,6 +13,7 @@ public enum ErrorType {
     UNKNOWN_TOPIC("unknown-topic", 404, "Unknown topic"),
     UNKNOWN_PARTITION("unknown-partition", 404, "Unknown partition"),
     NOT_FOUND("not-found", 404, "Not found"),
+    METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
     TOPIC_EXISTS("topic-exists", 409, "Topic already exists"),
     OUT_OF_ORDER_SEQUENCE("out-of-order-sequence", 409, "Out of order sequence"),
     FENCED_PRODUCER("fenced-producer", 409, "Fenced producer"),
