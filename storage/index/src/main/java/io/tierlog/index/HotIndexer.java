@@ -1,0 +1,337 @@
+package io.tierlog.index;
+
+import io.tierlog.log.PartitionReader;
+import io.tierlog.log.Position;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.format.RecordBatchCodec;
+import io.tierlog.log.segment.SegmentFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Tails the hot segments of partitions (appended by any process) into a {@link LogIndex}.
+ *
+ * <h2>Indexing</h2>
+ * {@link #catchUp} resumes at the partition's checkpoint (see {@link IndexCheckpoint}), or at the oldest hot
+ * segment when there is none (first start, or the index was deleted: a rebuild), and walks the visible batches
+ * with {@link PartitionReader#scan}, which validates every batch's CRC32C. It writes an offset entry at the first
+ * batch of each segment and at the first batch after {@code indexIntervalBytes} of batch bytes since the last entry,
+ * and a time entry beside it when the running max timestamp grew (see {@link LogIndex} for the format). Entries
+ * are written every {@value #ENTRIES_PER_WRITE} entries and at the end, each time with the checkpoint in the same
+ * atomic write, so the indexed prefix always matches the checkpoint.
+ *
+ * <h2>Recovery rules</h2>
+ * <ul>
+ *   <li>Checkpoint in a segment that retention deleted: entries below the oldest hot segment are dropped and
+ *       indexing restarts at that segment (the batches in between were evicted before they were indexed).</li>
+ *   <li>Checkpoint beyond the log (the segment is shorter than the checkpoint, or every hot segment is older):
+ *       the log was rewritten (topic deleted and re-created), so the partition's index is dropped and rebuilt.</li>
+ *   <li>A segment deleted while being walked ({@link PartitionReader.SegmentGoneException}): the walk is re-resolved
+ *       from the checkpoint, up to {@value #MAX_ATTEMPTS} times.</li>
+ *   <li>A corrupt batch: what precedes it is committed, and {@link CorruptLogException} propagates. Indexing never
+ *       passes corruption; every later call raises it again until the segment is repaired or removed.</li>
+ * </ul>
+ *
+ * <h2>Thread-safety</h2>
+ * Thread-safe. Calls to {@link #catchUp} for one partition are serialized by a per-partition lock; different
+ * partitions are indexed in parallel. Several indexers on one index are safe too (commits are compare-and-set on
+ * the checkpoint), merely wasteful. {@link #hint} never blocks on indexing.
+ */
+public final class HotIndexer {
+    private static final Logger LOG = LoggerFactory.getLogger(HotIndexer.class);
+    /** Kafka's {@code index.interval.bytes} default. */
+    public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+    static final int ENTRIES_PER_WRITE = 4096;
+    static final int MAX_ATTEMPTS = 16;
+
+    private final LogIndex index;
+    private final Path dataDir;
+    private final int indexIntervalBytes;
+    private final ConcurrentMap<TopicPartition, ReentrantLock> locks = new ConcurrentHashMap<>();
+
+    public HotIndexer(LogIndex index, Path dataDir) {
+        this(index, dataDir, DEFAULT_INDEX_INTERVAL_BYTES);
+    }
+
+    /**
+     * @param indexIntervalBytes batch bytes between offset entries (Kafka's {@code index.interval.bytes}); smaller
+     *                           means a larger index and shorter scans
+     */
+    public HotIndexer(LogIndex index, Path dataDir, int indexIntervalBytes) {
+        if (indexIntervalBytes < 1) {
+            throw new IllegalArgumentException("indexIntervalBytes must be >= 1: " + indexIntervalBytes);
+        }
+        this.index = index;
+        this.dataDir = dataDir;
+        this.indexIntervalBytes = indexIntervalBytes;
+    }
+
+    /**
+     * Indexes the batches appended since the last call, up to the visible end.
+     *
+     * @return the visible end of the hot log: {@code offset()} is its high watermark; {@code (0, 0, 0)} when the
+     *         partition has no hot segment
+     * @throws CorruptLogException if a batch fails validation; nothing at or after it is indexed
+     */
+    public Position catchUp(TopicPartition tp) {
+        ReentrantLock lock = locks.computeIfAbsent(tp, k -> new ReentrantLock());
+        lock.lock();
+        try {
+            PartitionReader reader = new PartitionReader(dataDir, tp);
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    Position end = catchUpOnce(reader);
+                    if (end != null) {
+                        return end;
+                    }
+                    LOG.debug("{}: index changed under the indexer (drop or another indexer); retrying", tp);
+                } catch (PartitionReader.SegmentGoneException e) {
+                    if (attempt >= MAX_ATTEMPTS) {
+                        throw e;
+                    }
+                    LOG.debug("{}: segment removed while indexing; re-resolving", tp, e);
+                    continue;
+                }
+                if (attempt >= MAX_ATTEMPTS) {
+                    throw new IllegalStateException(tp + ": index kept changing during " + MAX_ATTEMPTS + " catch-up attempts");
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A read hint for {@code offset}: the index entry at or below it, or the indexed end if {@code offset} lies at or
+     * beyond it, so that a read of a fresh append scans only what was appended since the last catch-up. Empty when
+     * nothing at or below {@code offset} is indexed. Does not index.
+     */
+    public Optional<Position> hint(TopicPartition tp, long offset) {
+        Optional<Position> end = index.indexedEnd(tp);
+        if (end.isPresent() && offset >= end.get().offset()) {
+            return end;
+        }
+        return index.floor(tp, offset);
+    }
+
+    /**
+     * The offset of the first record (in offset order) whose timestamp is {@code >= timestamp} in the hot log, as
+     * Kafka's ListOffsets by timestamp answers; empty if there is none. Catches up first, so every visible batch
+     * counts.
+     *
+     * @throws CorruptLogException if a batch on the way fails validation
+     */
+    public OptionalLong offsetForTimestamp(TopicPartition tp, long timestamp) {
+        PartitionReader reader = new PartitionReader(dataDir, tp);
+        for (int attempt = 1; ; attempt++) {
+            catchUp(tp);
+            Optional<Position> start = index.forTimestamp(tp, timestamp).or(() -> index.indexedEnd(tp));
+            if (start.isEmpty()) {
+                return OptionalLong.empty();
+            }
+            List<Long> bases = reader.segmentBases();
+            if (bases.isEmpty()) {
+                return OptionalLong.empty();
+            }
+            Position from = start.get();
+            if (from.segmentBase() < bases.get(0)) {
+                // The index still points into evicted segments: what is left starts at the oldest hot segment.
+                from = new Position(bases.get(0), bases.get(0), 0);
+            }
+            try {
+                if (bases.contains(from.segmentBase())) {
+                    return firstAtOrAfter(reader, from, timestamp);
+                }
+            } catch (PartitionReader.SegmentGoneException e) {
+                LOG.debug("{}: segment removed during a timestamp search; retrying", tp, e);
+            }
+            if (attempt >= MAX_ATTEMPTS) {
+                throw new IllegalStateException(tp + ": hot segments kept changing during a timestamp search");
+            }
+        }
+    }
+
+    private static OptionalLong firstAtOrAfter(PartitionReader reader, Position from, long timestamp) {
+        long[] found = {-1};
+        reader.scan(from, (info, batch) -> {
+            if (info.maxTimestamp() < timestamp) {
+                return true;
+            }
+            // A batch's max timestamp is its records' max, so this batch holds the answer.
+            List<LogRecord> records = new ArrayList<>(info.recordCount());
+            RecordBatchCodec.decode(batch, info.baseOffset(), Integer.MAX_VALUE, records);
+            for (LogRecord r : records) {
+                if (r.timestamp() >= timestamp) {
+                    found[0] = r.offset();
+                    return false;
+                }
+            }
+            return true;
+        });
+        return found[0] < 0 ? OptionalLong.empty() : OptionalLong.of(found[0]);
+    }
+
+    /** One catch-up attempt; null if a concurrent change to the partition's index requires another. */
+    private Position catchUpOnce(PartitionReader reader) {
+        TopicPartition tp = reader.partition();
+        Path dir = reader.directory();
+        IndexCheckpoint stored = index.checkpoint(tp).orElse(null);
+        if (stored != null && unchanged(dir, stored.end())) {
+            return stored.end();
+        }
+        List<Long> bases = reader.segmentBases();
+        if (bases.isEmpty()) {
+            return new Position(0, 0, 0);
+        }
+        IndexCheckpoint expected = stored;
+        IndexCheckpoint start = resolveStart(tp, dir, stored, bases);
+        if (start == null) {
+            // The log was rewritten: start over.
+            index.dropPartition(tp);
+            expected = null;
+            start = IndexCheckpoint.startOf(bases.get(0));
+        }
+        Optional<Position> first = index.firstEntry(tp);
+        if (first.isPresent() && first.get().segmentBase() < bases.get(0)) {
+            index.dropSegmentsBelow(tp, bases.get(0));
+        }
+        Run run = new Run(tp, expected, start);
+        Position end;
+        try {
+            end = reader.scan(start.end(), run);
+        } catch (CorruptLogException e) {
+            run.commit(run.state.end());
+            throw e;
+        }
+        if (run.aborted) {
+            return null;
+        }
+        return run.commit(end) ? end : null;
+    }
+
+    /**
+     * Where to resume: the stored checkpoint, the start of the oldest hot segment if the checkpoint's segment was
+     * evicted, or null if the checkpoint lies beyond the log (it was rewritten).
+     */
+    private IndexCheckpoint resolveStart(TopicPartition tp, Path dir, IndexCheckpoint stored, List<Long> bases) {
+        if (stored == null) {
+            LOG.info("{}: indexing from the oldest hot segment {}", tp, bases.get(0));
+            return IndexCheckpoint.startOf(bases.get(0));
+        }
+        Position end = stored.end();
+        if (bases.contains(end.segmentBase())) {
+            long size = sizeOrMinusOne(SegmentFiles.log(dir, end.segmentBase()));
+            if (size >= 0 && size < end.position()) {
+                LOG.warn("{}: segment {} is {} bytes but was indexed to {}; the log was rewritten, re-indexing",
+                        tp, end.segmentBase(), size, end.position());
+                return null;
+            }
+            return stored;
+        }
+        long oldest = bases.get(0);
+        if (oldest > end.segmentBase()) {
+            LOG.info("{}: segments up to {} were removed before being indexed; resuming at segment {}", tp,
+                    end.segmentBase(), oldest);
+            return stored.restartAt(oldest);
+        }
+        LOG.warn("{}: indexed segment {} is missing but older segments exist; the log was rewritten, re-indexing",
+                tp, end.segmentBase());
+        return null;
+    }
+
+    /**
+     * True if nothing was appended after {@code end}: its segment is still exactly that long and no segment was
+     * rolled at its offset. Two stat calls; any doubt (a missing file) answers false.
+     */
+    private static boolean unchanged(Path dir, Position end) {
+        long size = sizeOrMinusOne(SegmentFiles.log(dir, end.segmentBase()));
+        if (size != end.position()) {
+            return false;
+        }
+        // A writer rolls only a non-empty segment, and names the new one after the next offset.
+        return end.position() == 0 || !Files.exists(SegmentFiles.log(dir, end.offset()));
+    }
+
+    private static long sizeOrMinusOne(Path file) {
+        try {
+            return Files.size(file);
+        } catch (NoSuchFileException e) {
+            return -1;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot stat " + file, e);
+        }
+    }
+
+    /** One walk over new batches: builds entries and commits them with the checkpoint. Not thread-safe. */
+    private final class Run implements PartitionReader.BatchVisitor {
+        private final TopicPartition tp;
+        private final IndexUpdate update = new IndexUpdate();
+        private IndexCheckpoint committed;
+        private IndexCheckpoint state;
+        boolean aborted;
+
+        Run(TopicPartition tp, IndexCheckpoint committed, IndexCheckpoint start) {
+            this.tp = tp;
+            this.committed = committed;
+            this.state = start;
+        }
+
+        @Override
+        public boolean visit(BatchInfo info, ByteBuffer batch) {
+            long bytesSince = state.bytesSinceEntry();
+            long maxTimestamp = Math.max(state.maxTimestamp(), info.maxTimestamp());
+            long lastTimeEntry = state.lastTimeEntry();
+            if (info.position() == 0 || bytesSince >= indexIntervalBytes) {
+                Position boundary = new Position(info.baseOffset(), info.segmentBase(), info.position());
+                update.offset(boundary);
+                if (maxTimestamp > lastTimeEntry) {
+                    update.time(maxTimestamp, boundary);
+                    lastTimeEntry = maxTimestamp;
+                }
+                bytesSince = 0;
+            }
+            bytesSince += info.sizeInBytes();
+            state = new IndexCheckpoint(new Position(info.nextOffset(), info.segmentBase(), info.endPosition()),
+                    bytesSince, maxTimestamp, lastTimeEntry);
+            if (update.size() >= ENTRIES_PER_WRITE && !commit(state.end())) {
+                aborted = true;
+                return false;
+            }
+            return true;
+        }
+
+        /** Commits the pending entries with the checkpoint at {@code end}; false if the index changed underneath. */
+        boolean commit(Position end) {
+            IndexCheckpoint next = end.equals(state.end()) ? state
+                    : new IndexCheckpoint(end, state.bytesSinceEntry(), state.maxTimestamp(), state.lastTimeEntry());
+            if (next.equals(committed) && update.size() == 0) {
+                return true;
+            }
+            if (!index.commit(tp, committed, update, next)) {
+                return false;
+            }
+            LOG.debug("{}: indexed to offset {} ({} entries)", tp, end.offset(), update.size());
+            committed = next;
+            state = next;
+            update.clear();
+            return true;
+        }
+    }
+}
