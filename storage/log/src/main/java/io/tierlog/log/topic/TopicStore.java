@@ -83,6 +83,15 @@ public final class TopicStore {
         return updated;
     }
 
+    /**
+     * Re-creates a topic exactly as described (same id, partitions, config and creation time), e.g. from the
+     * cold tier's copy on a node whose hot volume is empty. Exclusive like {@link #create}: returns false,
+     * changing nothing, if a topic of that name exists.
+     */
+    public boolean restore(TopicMetadata topic) {
+        return AtomicFiles.createExclusive(file(topic.name()), toJson(topic));
+    }
+
     /** Removes the metadata file, which makes the topic unknown to every process; true if it existed. */
     public boolean delete(String name) {
         Names.requireValidTopic(name);
