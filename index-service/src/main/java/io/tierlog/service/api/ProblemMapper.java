@@ -1,0 +1,105 @@
+package io.tierlog.service.api;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.format.CorruptLogException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import org.jboss.logging.Logger;
+
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The service's one exception mapper: every failure becomes an api.md problem+json. Contract errors
+ * ({@link TierlogException}) keep their slug, status and extra fields; JAX-RS errors (unknown path 404, wrong
+ * method 405, unsupported media type 415) and JSON parse errors (400 {@code bad-request} naming the field)
+ * are translated; anything else is a 500 {@code internal-error}. Only 5xx are logged, at ERROR, since only
+ * they need a person; 4xx are the client's business and logged at DEBUG.
+ */
+@Provider
+public final class ProblemMapper implements ExceptionMapper<Throwable> {
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+
+    @Override
+    public Response toResponse(Throwable thrown) {
+        Throwable e = unwrap(thrown);
+        Problem problem = toProblem(e);
+        if (problem.status() >= 500) {
+            LOG.errorf(e, "request failed: %s", problem.detail());
+        } else {
+            LOG.debugf("request rejected: %s %s", problem.type(), problem.detail());
+        }
+        return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem.toJson()).build();
+    }
+
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    static Problem toProblem(Throwable e) {
+        if (e instanceof TierlogException t) {
+            return Problem.of(t);
+        }
+        if (e instanceof CorruptLogException c) {
+            return Problem.of(ErrorType.CORRUPT_RECORD, c.getMessage());
+        }
+        JsonProcessingException json = jsonCause(e);
+        if (json != null) {
+            String field = json instanceof JsonMappingException m ? fieldPath(m) : "body";
+            return new Problem(ErrorType.BAD_REQUEST.slug(), ErrorType.BAD_REQUEST.title(), 400,
+                    field + ": " + json.getOriginalMessage(), Map.of("field", field));
+        }
+        if (e instanceof WebApplicationException w) {
+            int status = w.getResponse().getStatus();
+            return new Problem(slugFor(status), Response.Status.fromStatusCode(status) == null ? "HTTP " + status
+                    : Response.Status.fromStatusCode(status).getReasonPhrase(), status,
+                    w.getMessage() == null ? "HTTP " + status : w.getMessage(), Map.of());
+        }
+        return Problem.of(ErrorType.INTERNAL, e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+
+    private static JsonProcessingException jsonCause(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof JsonProcessingException j) {
+                return j;
+            }
+        }
+        return null;
+    }
+
+    private static String fieldPath(JsonMappingException m) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference r : m.getPath()) {
+            if (r.getFieldName() != null) {
+                if (!sb.isEmpty()) {
+                    sb.append('.');
+                }
+                sb.append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.isEmpty() ? "body" : sb.toString();
+    }
+
+    private static String slugFor(int status) {
+        return switch (status) {
+            case 400 -> ErrorType.BAD_REQUEST.slug();
+            case 404 -> ErrorType.NOT_FOUND.slug();
+            case 405 -> "method-not-allowed";
+            case 406 -> "not-acceptable";
+            case 413 -> ErrorType.REQUEST_TOO_LARGE.slug();
+            case 415 -> ErrorType.UNSUPPORTED_MEDIA_TYPE.slug();
+            default -> status >= 500 ? ErrorType.INTERNAL.slug() : "http-" + status;
+        };
+    }
+}

@@ -1,0 +1,156 @@
+package io.tierlog.service.api;
+
+import io.tierlog.ingest.Encoding;
+import io.tierlog.ingest.IngestService;
+import io.tierlog.ingest.PartitionOffset;
+import io.tierlog.ingest.ProduceResult;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.ServiceThreads;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.ops.ServiceMetrics;
+import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.read.FetchResult;
+import io.tierlog.service.read.PartitionReads;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * Produce, fetch (with long-poll) and offset lookup (api.md, "Produce" and "Fetch"). Produce runs
+ * {@link IngestService}, the same code as the ingest function, then wakes this process's long-polls and
+ * streams on the partitions it appended to.
+ */
+@Path("/v1/topics/{topic}")
+@Tag(name = "records")
+public class RecordsResource {
+    public static final int DEFAULT_MAX_RECORDS = 500;
+    public static final int DEFAULT_MAX_BYTES = 1024 * 1024;
+    public static final int MAX_WAIT_MS = 30_000;
+
+    private final IngestService ingest;
+    private final TopicStore topics;
+    private final PartitionReads reads;
+    private final AppendWatcher watcher;
+    private final ExecutorService readPool;
+    private final ServiceMetrics metrics;
+    private final TierlogConfig config;
+
+    public RecordsResource(IngestService ingest, TopicStore topics, PartitionReads reads, AppendWatcher watcher,
+                           ServiceThreads threads, ServiceMetrics metrics, TierlogConfig config) {
+        this.ingest = ingest;
+        this.topics = topics;
+        this.reads = reads;
+        this.watcher = watcher;
+        this.readPool = threads.reads();
+        this.metrics = metrics;
+        this.config = config;
+    }
+
+    @POST
+    @Path("records")
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Produce records", description = "Body {\"records\": [{key, value, headers, partition, "
+            + "timestamp}], \"encoding\": json|base64, \"producer\": {id, epoch, sequence}}. 200 {\"offsets\": [...]}. "
+            + "413 request-too-large / record-too-large; 409 out-of-order-sequence / fenced-producer.")
+    public Response produce(@PathParam("topic") String topic, byte[] body) {
+        long start = System.nanoTime();
+        TopicAdmin.requirePublic(topic);
+        ProduceResult result = ingest.produce(topic, body);
+        Map<Integer, Long> ends = new HashMap<>();
+        for (PartitionOffset o : result.offsets()) {
+            ends.merge(o.partition(), o.offset() + 1, Math::max);
+        }
+        ends.forEach((p, end) -> watcher.appended(new TopicPartition(topic, p), end));
+        metrics.produced(result.offsets().size(), body.length, System.nanoTime() - start);
+        return Response.ok(IngestService.toJson(result), MediaType.APPLICATION_JSON).build();
+    }
+
+    @GET
+    @Path("partitions/{partition}/records")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Fetch records from an offset", description = "offset (required), maxRecords (default 500, "
+            + "max 10000), maxBytes (default 1 MiB), waitMs (0..30000: long-poll when offset == highWatermark), "
+            + "encoding json|base64. 416 offset-out-of-range carries logStartOffset and highWatermark.")
+    public CompletionStage<Response> fetch(@PathParam("topic") String topic, @PathParam("partition") String partition,
+                                           @QueryParam("offset") String offsetParam,
+                                           @QueryParam("maxRecords") String maxRecordsParam,
+                                           @QueryParam("maxBytes") String maxBytesParam,
+                                           @QueryParam("waitMs") String waitMsParam,
+                                           @QueryParam("encoding") String encodingParam) {
+        // Parameter checks need no I/O and run on the calling (event-loop) thread; every file read runs on the
+        // read pool, and a long-poll holds no thread while it waits.
+        if (offsetParam == null || offsetParam.isEmpty()) {
+            throw Requests.bad("offset", "offset is required");
+        }
+        long offset = Requests.queryLong(offsetParam, "offset", 0, 0, Long.MAX_VALUE);
+        int maxRecords = (int) Requests.queryLong(maxRecordsParam, "maxRecords", DEFAULT_MAX_RECORDS, 1,
+                config.fetch().maxRecordsLimit());
+        int maxBytes = (int) Requests.queryLong(maxBytesParam, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE);
+        long waitMs = Requests.queryLong(waitMsParam, "waitMs", 0, 0, MAX_WAIT_MS);
+        Encoding encoding = PartitionRequests.encoding(encodingParam);
+        return CompletableFuture.supplyAsync(() -> {
+            TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
+            return tp;
+        }, readPool).thenCompose(tp -> {
+            FetchResult first = reads.fetch(tp, offset, maxRecords, maxBytes);
+            if (!first.records().isEmpty() || waitMs == 0) {
+                return CompletableFuture.completedFuture(respond(tp, first, encoding, System.nanoTime()));
+            }
+            return watcher.awaitBeyond(tp, offset, Duration.ofMillis(waitMs))
+                    .thenApplyAsync(arrived -> {
+                        long start = System.nanoTime();
+                        return respond(tp, reads.fetch(tp, offset, maxRecords, maxBytes), encoding, start);
+                    }, readPool);
+        });
+    }
+
+    private Response respond(TopicPartition tp, FetchResult result, Encoding encoding, long startNanos) {
+        byte[] body = FetchJson.render(tp, result, encoding);
+        metrics.fetched(result.records().size(), body.length, System.nanoTime() - startNanos);
+        return Response.ok(body, MediaType.APPLICATION_JSON).build();
+    }
+
+    @GET
+    @Path("partitions/{partition}/offsets")
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Look up an offset", description = "?timestamp=T → the first record with timestamp >= T "
+            + "(highWatermark when none); ?at=earliest|latest → logStartOffset / highWatermark.")
+    public Map<String, Object> offsets(@PathParam("topic") String topic, @PathParam("partition") String partition,
+                                       @QueryParam("timestamp") String timestampParam, @QueryParam("at") String at) {
+        if ((timestampParam == null) == (at == null)) {
+            throw Requests.bad(at == null ? "timestamp" : "at", "give exactly one of timestamp=T or at=earliest|latest");
+        }
+        TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        if (at != null) {
+            switch (at.toLowerCase(Locale.ROOT)) {
+                case "earliest" -> out.put("offset", reads.state(tp).logStartOffset());
+                case "latest" -> out.put("offset", reads.highWatermark(tp));
+                default -> throw Requests.bad("at", "at must be 'earliest' or 'latest', not '" + Requests.shorten(at) + "'");
+            }
+            return out;
+        }
+        long timestamp = Requests.queryLong(timestampParam, "timestamp", 0, Long.MIN_VALUE, Long.MAX_VALUE);
+        out.put("offset", reads.offsetForTimestamp(tp, timestamp));
+        out.put("timestamp", timestamp);
+        return out;
+    }
+}

@@ -1,0 +1,133 @@
+package io.tierlog.service.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.service.read.PartitionReads;
+import io.tierlog.service.read.PartitionState;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PATCH;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/** Topic administration (api.md, "Topics"). Adapts HTTP to {@link TopicAdmin} and {@link PartitionReads}. */
+@Path("/v1/topics")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.WILDCARD)
+@Tag(name = "topics")
+public class TopicsResource {
+    private static final Set<String> CREATE_FIELDS = Set.of("name", "partitions", "config");
+
+    private final TopicAdmin admin;
+    private final PartitionReads reads;
+
+    public TopicsResource(TopicAdmin admin, PartitionReads reads) {
+        this.admin = admin;
+        this.reads = reads;
+    }
+
+    @POST
+    @Operation(summary = "Create a topic", description = "Body {\"name\", \"partitions\": 1..1024, \"config\": {...}}. "
+            + "201 with the topic; 409 topic-exists; 400 invalid-topic / invalid-config / bad-request.")
+    public Response create(byte[] body) {
+        ObjectNode req = Requests.object(body, CREATE_FIELDS);
+        String name = Requests.requiredText(req, "name", "name");
+        long partitions = Requests.requiredLong(req, "partitions", "partitions");
+        if (partitions < 1 || partitions > TopicMetadata.MAX_PARTITIONS) {
+            throw Requests.bad("partitions", "partitions must be in 1.." + TopicMetadata.MAX_PARTITIONS + ": " + partitions);
+        }
+        Map<String, Object> config = configMap(req.get("config"), "config");
+        TopicMetadata topic = admin.create(name, (int) partitions, config);
+        return Response.created(URI.create("/v1/topics/" + topic.name())).entity(describe(topic)).build();
+    }
+
+    @GET
+    @Operation(summary = "List topics", description = "Internal topics (names starting with __) are not listed.")
+    public ObjectNode list() {
+        ObjectNode root = Requests.JSON.createObjectNode();
+        ArrayNode arr = root.putArray("topics");
+        for (TopicMetadata t : admin.listPublic()) {
+            arr.addObject().put("name", t.name()).put("partitions", t.partitions());
+        }
+        return root;
+    }
+
+    @GET
+    @Path("{topic}")
+    @Operation(summary = "Describe a topic", description = "Config and per-partition state across both tiers.")
+    public ObjectNode get(@PathParam("topic") String topic) {
+        return describe(admin.get(topic));
+    }
+
+    @PATCH
+    @Path("{topic}/config")
+    @Operation(summary = "Change topic config", description = "Body: {\"retention.ms\": ..., ...}. 200 with the new "
+            + "config; 400 invalid-config for an unknown key or a bad value.")
+    public ObjectNode patchConfig(@PathParam("topic") String topic, byte[] body) {
+        admin.get(topic);
+        Map<String, Object> changes = configMap(Requests.object(body, null), "body");
+        return configJson(admin.updateConfig(topic, changes));
+    }
+
+    @DELETE
+    @Path("{topic}")
+    @Operation(summary = "Delete a topic", description = "204; its hot and cold data and index entries are removed.")
+    public Response delete(@PathParam("topic") String topic) {
+        admin.delete(topic);
+        return Response.noContent().build();
+    }
+
+    private ObjectNode describe(TopicMetadata t) {
+        ObjectNode node = Requests.JSON.createObjectNode();
+        node.put("name", t.name());
+        node.put("partitions", t.partitions());
+        node.set("config", configJson(t));
+        ArrayNode states = node.putArray("partitionStates");
+        for (PartitionState s : reads.states(t)) {
+            ObjectNode st = states.addObject();
+            st.put("partition", s.partition());
+            st.put("logStartOffset", s.logStartOffset());
+            st.put("hotStartOffset", s.hotStartOffset());
+            st.put("highWatermark", s.highWatermark());
+            st.put("hotBytes", s.hotBytes());
+            st.put("coldBytes", s.coldBytes());
+            st.putObject("segments").put("hot", s.hotSegments()).put("cold", s.coldSegments());
+        }
+        return node;
+    }
+
+    private static ObjectNode configJson(TopicMetadata t) {
+        ObjectNode config = Requests.JSON.createObjectNode();
+        t.config().toMap().forEach(config::put);
+        return config;
+    }
+
+    private static Map<String, Object> configMap(JsonNode node, String field) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (node == null || node.isNull()) {
+            return out;
+        }
+        if (!node.isObject()) {
+            throw Requests.bad(field, field + " must be an object of Kafka topic configs");
+        }
+        node.fields().forEachRemaining(e -> {
+            JsonNode v = e.getValue();
+            out.put(e.getKey(), v.isTextual() ? v.asText() : v.isNumber() ? v.numberValue() : v.toString());
+        });
+        return out;
+    }
+}

@@ -1,0 +1,109 @@
+package io.tierlog.service.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The service's fixed configuration keys (shared/api.md, "Configuration"), each also settable as an environment
+ * variable ({@code tierlog.data-dir} → {@code TIERLOG_DATA_DIR}). The cold-tier and tiering keys exist from the
+ * start so that deployments can set them before the cold tier is wired in; until then they are read but unused.
+ */
+@ConfigMapping(prefix = "tierlog")
+public interface TierlogConfig {
+
+    /** The hot volume: segments and topic metadata (an EFS mount in AWS). */
+    @WithDefault("./data/hot")
+    Path dataDir();
+
+    /** The RocksDB index and cold-read cache: derived data, rebuilt on start when missing. */
+    @WithDefault("./data/index")
+    Path indexDir();
+
+    /** {@code always} (fsync before each acknowledgement), {@code interval} or {@code never}. */
+    @WithDefault("always")
+    String fsync();
+
+    /** For {@code fsync=interval}: the longest time between two fsyncs of a partition. */
+    @WithDefault("1s")
+    Duration fsyncInterval();
+
+    /** The largest produce request body accepted (api.md's {@code max.request.bytes}); larger is 413. */
+    @WithDefault("8388608")
+    int maxRequestBytes();
+
+    Cold cold();
+
+    Tiering tiering();
+
+    Retention retention();
+
+    Fetch fetch();
+
+    Stream stream();
+
+    Groups groups();
+
+    interface Cold {
+        /** {@code filesystem} (the embedded default) or {@code s3}. */
+        @WithDefault("filesystem")
+        String store();
+
+        Filesystem filesystem();
+
+        S3 s3();
+
+        interface Filesystem {
+            @WithDefault("./data/cold")
+            Path dir();
+        }
+
+        interface S3 {
+            Optional<String> bucket();
+
+            Optional<String> prefix();
+        }
+    }
+
+    interface Tiering {
+        @WithDefault("10s")
+        Duration interval();
+    }
+
+    interface Retention {
+        @WithDefault("30s")
+        Duration checkInterval();
+    }
+
+    interface Fetch {
+        /** Largest {@code maxRecords} a fetch may ask for; above it is 400. */
+        @WithDefault("10000")
+        int maxRecordsLimit();
+
+        /**
+         * How often a partition's end is re-read from disk while a long-poll or stream waits on it, to see appends
+         * by other processes (ingest functions). In-process produces wake waiters at once without polling.
+         */
+        @WithDefault("20ms")
+        Duration tailPollInterval();
+    }
+
+    interface Stream {
+        /** Idle time after which an SSE stream sends a comment heartbeat (api.md: at most 15 s). */
+        @WithDefault("10s")
+        Duration heartbeatInterval();
+
+        /** Records read per replay step; bounds the memory one stream holds while its client is slow. */
+        @WithDefault("500")
+        int batchRecords();
+    }
+
+    interface Groups {
+        /** Partitions of the internal {@code __consumer_offsets} topic, created on first start. */
+        @WithDefault("16")
+        int offsetsTopicPartitions();
+    }
+}
