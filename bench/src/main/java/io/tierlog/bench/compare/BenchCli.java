@@ -1,0 +1,30 @@
+package io.tierlog.bench.compare;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code java -jar bench/target/tierlog-bench.jar <benchmark> [options]}: the benchmarks as picocli subcommands.
+ */
+@Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
+        description = "Tierlog benchmarks.",
+        subcommands = {CompareCommand.class})
+public final class BenchCli implements Runnable {
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        // The Kafka clients and S3Proxy log every connection at INFO; the benchmark's own progress goes to stderr.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        // While the broker starts, the readiness probe's AdminClient warns on every refused connection.
+        if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient") == null) {
+            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
+        }
+        System.exit(new CommandLine(new BenchCli()).execute(args));
+    }
+}

@@ -1,0 +1,450 @@
+package io.tierlog.bench.compare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.bench.kafka.KafkaBroker;
+import io.tierlog.bench.kafka.KafkaSystem;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * {@code compare}: Tierlog against Apache Kafka on this machine, one command. Starts an S3Proxy (cold tier), a
+ * single-node Kafka 4.4.0 and two Tierlog index-services (fsync always / never) on 127.0.0.1, runs the same
+ * workload on both, and writes {@code bench/results/<timestamp>.json} and {@code .md} plus the "Tierlog vs Kafka"
+ * section of {@code docs/BENCHMARKS.md}. Every server is stopped at the end, also on failure or Ctrl-C.
+ *
+ * <p>Phases, each repeated {@code --runs} times, the two systems alternating who goes first:
+ * produce (each durability x each producer count), hot consume, produce paced at half of the peak with fsync
+ * always, cold replay of a Tierlog topic whose hot segments were evicted to S3 (with the raw S3 GET rate of the
+ * same objects), and once a key-partitioning check. Between steps the servers are left to go quiet (CPU), so one
+ * system's background work is not billed to the other. A failing phase is noted in the report, not hidden.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = "Side-by-side benchmark of Tierlog and Apache Kafka 4.4.0 (starts and stops everything itself).")
+public final class CompareCommand implements Callable<Integer> {
+    private static final String BUCKET = "tierlog-bench";
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
+
+    @Option(names = "--quick", description = "100k records instead of 1M (finishes in under 5 minutes).")
+    boolean quick;
+
+    @Option(names = "--records", description = "Records per produce run (default: 1000000, or 100000 with --quick).")
+    Long records;
+
+    @Option(names = "--runs", defaultValue = "3", description = "Runs per measurement; medians are reported (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--partitions", defaultValue = "8", description = "Partitions per topic (default: ${DEFAULT-VALUE}).")
+    int partitions;
+
+    @Option(names = "--producers", split = ",", defaultValue = "1,8", description = "Concurrent producer counts (default: ${DEFAULT-VALUE}).")
+    List<Integer> producerCounts;
+
+    @Option(names = "--value-bytes", defaultValue = "1024", description = "Value size in bytes (default: ${DEFAULT-VALUE}).")
+    int valueBytes;
+
+    @Option(names = "--tierlog-batch", defaultValue = "1000", description = "Records per Tierlog produce request (default: ${DEFAULT-VALUE}).")
+    int tierlogBatch;
+
+    @Option(names = "--repo", description = "The Tierlog checkout (default: found from the working directory).")
+    Path repo;
+
+    @Option(names = "--work-dir", description = "Where data goes (default: a new temp directory, deleted at the end).")
+    Path workDir;
+
+    @Option(names = "--keep", description = "Keep the work directory (logs and data) after the run.")
+    boolean keep;
+
+    @Option(names = "--skip-tierlog", description = "Run the Kafka side only.")
+    boolean skipTierlog;
+
+    @Option(names = "--skip-kafka", description = "Run the Tierlog side only.")
+    boolean skipKafka;
+
+    @Option(names = "--no-docs", description = "Do not rewrite docs/BENCHMARKS.md (results files are still written).")
+    boolean noDocs;
+
+    private final Results results = new Results();
+    private final List<SystemUnderTest> allSystems = new ArrayList<>();
+    private Payload payload;
+    private long recordCount;
+
+    @Override
+    public Integer call() throws Exception {
+        recordCount = records != null ? records : quick ? 100_000 : 1_000_000;
+        payload = new Payload(valueBytes, 42);
+        Path root = repo != null ? repo : findRepo();
+        boolean tempWork = workDir == null;
+        Path work = tempWork ? Files.createTempDirectory("tierlog-bench-") : Files.createDirectories(workDir);
+        Instant started = Instant.now();
+        String timestamp = DateTimeFormatter.ISO_INSTANT.format(started.truncatedTo(ChronoUnit.SECONDS));
+        Map<String, String> machine = MachineInfo.describe(work);
+        log("work dir " + work + "; machine " + machine);
+
+        KafkaSystem kafka = null;
+        Map<Durability, TierlogSystem> tierlog = new EnumMap<>(Durability.class);
+        List<AutoCloseable> toClose = new ArrayList<>();
+        try {
+            EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"));
+            toClose.add(s3);
+            s3.createBucket(BUCKET);
+            log("S3Proxy on " + s3.endpoint());
+            if (!skipKafka) {
+                KafkaBroker broker = KafkaBroker.start(root.resolve("bench/target/kafka-libs"), work.resolve("kafka"), Map.of());
+                toClose.add(broker);
+                kafka = new KafkaSystem(broker);
+                toClose.add(kafka);
+                allSystems.add(kafka);
+                log("Kafka 4.4.0 on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
+            }
+            if (!skipTierlog) {
+                Path runJar = root.resolve("index-service/target/quarkus-app/quarkus-run.jar");
+                for (Durability d : Durability.values()) {
+                    try {
+                        TierlogService service = TierlogService.start(runJar, work.resolve("tierlog-" + d.tierlogFsync()), d, s3, BUCKET);
+                        toClose.add(service);
+                        TierlogSystem system = new TierlogSystem(service);
+                        tierlog.put(d, system);
+                        allSystems.add(system);
+                        log("Tierlog index-service (" + d.tierlogSetting() + ") on " + service.baseUri() + " (pid " + service.pid() + ")");
+                    } catch (Exception e) {
+                        results.note("Tierlog with " + d.tierlogSetting() + " could not be started, so its side was not measured: "
+                                + firstLine(e));
+                        log("Tierlog " + d + " not started: " + e.getMessage());
+                    }
+                }
+            }
+            warmUp(kafka, tierlog);
+            producePhase(kafka, tierlog);
+            halfPeakPhase(kafka, tierlog);
+            keyPhase(kafka, tierlog.get(Durability.NEVER));
+            coldPhase(tierlog.get(Durability.NEVER), s3);
+        } finally {
+            for (int i = toClose.size() - 1; i >= 0; i--) {
+                try {
+                    toClose.get(i).close();
+                } catch (Exception e) {
+                    log("closing " + toClose.get(i) + " failed: " + e);
+                }
+            }
+            machine.put("loadavg at end", MachineInfo.loadAverage());
+            if (tempWork && !keep) {
+                deleteTree(work);
+            }
+        }
+        writeOutputs(root, timestamp, machine, Duration.between(started, Instant.now()));
+        return 0;
+    }
+
+    /**
+     * An unmeasured produce and consume on every system first, so that the JIT compilers of the servers and of
+     * this JVM's clients are warm before the first measured run, whichever system that is.
+     */
+    private void warmUp(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
+        long n = Math.max(20_000, recordCount / 10);
+        int producers = producerCounts.stream().max(Integer::compare).orElse(1);
+        for (Durability d : Durability.values()) {
+            for (SystemUnderTest system : order(1, d == Durability.ALWAYS ? kafka : null, tierlog.get(d))) {
+                String topic = "warmup-" + d.tierlogFsync();
+                try {
+                    system.createTopic(topic, partitions, d);
+                    system.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload));
+                    system.consume(topic, partitions, n, Duration.ofMinutes(5));
+                    log("warmed up " + system.name() + " (" + d + ") with " + n + " records");
+                } catch (Exception e) {
+                    results.note(system.name() + " (" + d.label() + ") warm-up failed: " + firstLine(e));
+                    log("FAILED warm-up " + system.name() + ": " + e);
+                } finally {
+                    deleteQuietly(system, topic);
+                }
+            }
+        }
+        settle();
+    }
+
+    private void producePhase(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
+        int maxProducers = producerCounts.stream().max(Integer::compare).orElse(1);
+        for (int run = 1; run <= runs; run++) {
+            for (Durability d : Durability.values()) {
+                for (int producers : producerCounts) {
+                    for (SystemUnderTest system : order(run, kafka, tierlog.get(d))) {
+                        String topic = "produce-" + d.tierlogFsync() + "-p" + producers + "-r" + run;
+                        boolean consumeToo = d == Durability.NEVER && producers == maxProducers;
+                        try {
+                            system.createTopic(topic, partitions, d);
+                            settle();
+                            ProduceStats s = system.produce(topic, new ProduceSpec(recordCount, producers, tierlogBatch, 0, payload));
+                            results.add(new Results.Key("produce", system.name(), d, producers), Map.of(
+                                    "mbps", s.megabytesPerSecond(), "rps", s.recordsPerSecond(),
+                                    "p50ms", s.p50Millis(), "p99ms", s.p99Millis(), "seconds", s.seconds()));
+                            log(String.format("run %d produce %-7s %-5s producers=%d: %.1f MB/s, %.0f rec/s, p50 %.2f ms, p99 %.2f ms",
+                                    run, system.name(), d, producers, s.megabytesPerSecond(), s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
+                            if (consumeToo) {
+                                settle();
+                                ConsumeStats c = system.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+                                results.add(new Results.Key("hot-consume", system.name(), Durability.NEVER, 0), Map.of(
+                                        "mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond()));
+                                log(String.format("run %d hot consume %-7s: %.1f MB/s, %.0f rec/s", run, system.name(),
+                                        c.megabytesPerSecond(), c.recordsPerSecond()));
+                            }
+                        } catch (Exception e) {
+                            results.note("run " + run + ": " + system.name() + " produce/consume (" + d.label() + ", "
+                                    + producers + " producers) failed: " + firstLine(e));
+                            log("FAILED " + system.name() + " " + d + " p=" + producers + ": " + e);
+                        } finally {
+                            deleteQuietly(system, topic);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Paced at half of each system's own peak (fsync always), with the producer count that reached the peak. */
+    private void halfPeakPhase(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
+        double seconds = quick ? 10 : 20;
+        for (int run = 1; run <= runs; run++) {
+            for (SystemUnderTest system : order(run, kafka, tierlog.get(Durability.ALWAYS))) {
+                int bestProducers = -1;
+                double peak = 0;
+                for (int p : producerCounts) {
+                    OptionalDouble rps = results.median(new Results.Key("produce", system.name(), Durability.ALWAYS, p), "rps");
+                    if (rps.isPresent() && rps.getAsDouble() > peak) {
+                        peak = rps.getAsDouble();
+                        bestProducers = p;
+                    }
+                }
+                if (bestProducers < 0) {
+                    continue;
+                }
+                double target = peak / 2;
+                long n = Math.max((long) bestProducers * tierlogBatch, Math.min(recordCount, (long) (target * seconds)));
+                String topic = "halfpeak-r" + run;
+                try {
+                    system.createTopic(topic, partitions, Durability.ALWAYS);
+                    settle();
+                    ProduceStats s = system.produce(topic, new ProduceSpec(n, bestProducers, tierlogBatch, target, payload));
+                    results.add(new Results.Key("half-peak", system.name(), Durability.ALWAYS, bestProducers), Map.of(
+                            "targetRps", target, "rps", s.recordsPerSecond(), "p50ms", s.p50Millis(), "p99ms", s.p99Millis()));
+                    log(String.format("run %d half-peak %-7s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms",
+                            run, system.name(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
+                } catch (Exception e) {
+                    results.note("run " + run + ": " + system.name() + " half-peak latency run failed: " + firstLine(e));
+                    log("FAILED half-peak " + system.name() + ": " + e);
+                } finally {
+                    deleteQuietly(system, topic);
+                }
+            }
+        }
+    }
+
+    private void keyPhase(KafkaSystem kafka, TierlogSystem tierlog) {
+        if (kafka == null || tierlog == null) {
+            results.note("Key partitioning check not run: it needs both Kafka and Tierlog.");
+            return;
+        }
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            keys.add("user-" + i);
+        }
+        try {
+            kafka.createTopic("keys", partitions, Durability.NEVER);
+            tierlog.createTopic("keys", partitions, Durability.NEVER);
+            int[] k = kafka.partitionsForKeys("keys", keys);
+            int[] t = tierlog.partitionsForKeys("keys", keys);
+            int mismatches = 0;
+            for (int i = 0; i < keys.size(); i++) {
+                if (k[i] != t[i]) {
+                    mismatches++;
+                }
+            }
+            results.add(new Results.Key("key-partitioning", "both", Durability.NEVER, 0),
+                    Map.of("keys", (double) keys.size(), "mismatches", (double) mismatches));
+            log("key partitioning: " + mismatches + " of " + keys.size() + " keys on different partitions");
+        } catch (Exception e) {
+            results.note("Key partitioning check failed: " + firstLine(e));
+        } finally {
+            deleteQuietly(kafka, "keys");
+            deleteQuietly(tierlog, "keys");
+        }
+    }
+
+    /**
+     * Per run: a fresh Tierlog topic with small segments and {@code local.retention.ms=0}, filled, then left until
+     * every partition's sealed segments are in S3 and gone from the hot volume; then read from offset 0 (cold
+     * segments by ranged GETs, the active segment hot), then the raw GET rate of the same S3 objects.
+     */
+    private void coldPhase(TierlogSystem tierlog, EmbeddedS3 s3) {
+        if (tierlog == null) {
+            results.note("Cold replay not run: no Tierlog index-service with fsync never.");
+            return;
+        }
+        long segmentBytes = Math.max(1 << 20, recordCount * valueBytes / partitions / 16);
+        ObjectMapper json = new ObjectMapper();
+        for (int run = 1; run <= runs; run++) {
+            String topic = "cold-r" + run;
+            try {
+                ObjectNode config = json.createObjectNode().put("segment.bytes", segmentBytes)
+                        .put("local.retention.ms", 0).put("retention.ms", -1);
+                tierlog.createTopic(topic, partitions, config);
+                int producers = producerCounts.stream().max(Integer::compare).orElse(1);
+                tierlog.produce(topic, new ProduceSpec(recordCount, producers, tierlogBatch, 0, payload));
+                long evictStart = System.nanoTime();
+                awaitEvicted(tierlog, topic, Duration.ofSeconds(quick ? 90 : 240));
+                double evictSeconds = (System.nanoTime() - evictStart) / 1e9;
+                settle();
+                ConsumeStats c = tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+                results.add(new Results.Key("cold-replay", "Tierlog", Durability.NEVER, 0), Map.of(
+                        "mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond(), "evictSeconds", evictSeconds));
+                log(String.format("run %d cold replay Tierlog: %.1f MB/s, %.0f rec/s (eviction took %.1f s)", run,
+                        c.megabytesPerSecond(), c.recordsPerSecond(), evictSeconds));
+                settle();
+                S3GetRate.Result g = S3GetRate.measure(s3.endpoint(), BUCKET, Durability.NEVER.tierlogFsync() + "/" + topic + "/", partitions);
+                results.add(new Results.Key("s3-get", "S3Proxy", Durability.NEVER, 0), Map.of(
+                        "mbps", g.megabytesPerSecond(), "getsPerSecond", g.getsPerSecond(), "objects", (double) g.objects()));
+                log(String.format("run %d raw S3 GET: %.1f MB/s, %.0f GET/s over %d objects", run, g.megabytesPerSecond(),
+                        g.getsPerSecond(), g.objects()));
+            } catch (Exception e) {
+                results.note("run " + run + ": cold replay failed: " + firstLine(e));
+                log("FAILED cold replay: " + e);
+            } finally {
+                deleteQuietly(tierlog, topic);
+            }
+        }
+    }
+
+    private void awaitEvicted(TierlogSystem tierlog, String topic, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            last = tierlog.describe(topic);
+            JsonNode states = last.get("partitionStates");
+            boolean evicted = states != null && states.size() == partitions;
+            for (int i = 0; evicted && i < states.size(); i++) {
+                JsonNode s = states.get(i);
+                JsonNode segments = s.get("segments");
+                evicted = segments != null && segments.path("cold").asLong() > 0 && segments.path("hot").asLong() <= 1
+                        && s.path("hotStartOffset").asLong() > 0;
+            }
+            if (evicted) {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+        }
+        throw new IllegalStateException("hot segments of " + topic + " were not tiered and evicted within " + timeout
+                + "; last partition states: " + (last == null ? "none" : last.get("partitionStates")));
+    }
+
+    /** Alternates which system goes first, so a slow drift in machine load does not always hit the same one. */
+    private static List<SystemUnderTest> order(int run, SystemUnderTest kafka, SystemUnderTest tierlog) {
+        List<SystemUnderTest> list = new ArrayList<>();
+        if (kafka != null) {
+            list.add(kafka);
+        }
+        if (tierlog != null) {
+            list.add(run % 2 == 1 ? list.size() : 0, tierlog);
+        }
+        return list;
+    }
+
+    private void settle() {
+        List<Long> pids = allSystems.stream().flatMap(s -> s.serverPids().stream()).toList();
+        if (!ProcessCpu.awaitQuiet(pids, 0.15, Duration.ofSeconds(quick ? 15 : 30))) {
+            log("servers still busy after the settle timeout; measuring anyway");
+        }
+    }
+
+    private void deleteQuietly(SystemUnderTest system, String topic) {
+        if (system == null) {
+            return;
+        }
+        try {
+            system.deleteTopic(topic);
+        } catch (Exception e) {
+            log("could not delete " + system.name() + " topic " + topic + ": " + e.getMessage());
+        }
+    }
+
+    private void writeOutputs(Path root, String timestamp, Map<String, String> machine, Duration took) throws Exception {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("mode", quick ? "--quick" : "full");
+        settings.put("records", recordCount);
+        settings.put("valueBytes", valueBytes);
+        settings.put("partitions", partitions);
+        settings.put("runs", runs);
+        settings.put("producers", producerCounts);
+        settings.put("tierlogBatchRecords", tierlogBatch);
+        settings.put("kafkaProducer", "acks=all, enable.idempotence=true (default), linger.ms=5, batch.size=524288, compression none");
+        settings.put("wallClockSeconds", took.toSeconds());
+        Report report = new Report(results, machine, settings, timestamp);
+        Path dir = root.resolve("bench/results");
+        Files.createDirectories(dir);
+        String name = timestamp.replace(":", "");
+        Files.writeString(dir.resolve(name + ".json"), report.json(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(name + ".md"), "# Tierlog vs Kafka, " + timestamp + "\n\n" + report.markdown(),
+                StandardCharsets.UTF_8);
+        log("results: " + dir.resolve(name + ".json") + " and .md (took " + took.toSeconds() + " s)");
+        if (!noDocs) {
+            DocsTable.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
+            log("updated " + root.resolve("docs/BENCHMARKS.md"));
+        }
+        System.out.println(report.markdown());
+    }
+
+    static Path findRepo() {
+        Path dir = Path.of("").toAbsolutePath();
+        for (Path p = dir; p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("bench/pom.xml")) && Files.isDirectory(p.resolve("index-service"))) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("cannot find the Tierlog checkout above " + dir + "; pass --repo");
+    }
+
+    private static String firstLine(Throwable e) {
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        int nl = m.indexOf('\n');
+        return (nl < 0 ? m : m.substring(0, nl)).replace('|', '/');
+    }
+
+    private static void log(String message) {
+        System.err.println("[" + LocalTime.now(ZoneOffset.UTC).format(CLOCK) + "] " + message);
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    log("cannot delete " + p + ": " + e.getMessage());
+                }
+            });
+        } catch (IOException e) {
+            log("cannot delete " + dir + ": " + e.getMessage());
+        }
+    }
+}

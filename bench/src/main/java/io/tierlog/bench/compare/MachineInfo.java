@@ -1,0 +1,64 @@
+package io.tierlog.bench.compare;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What machine the numbers came from: cores, memory, CPU model, the disk under the data directories
+ * ({@code df -T}), kernel, JDK, and the load average (the machine may be shared; a high load taints a run).
+ */
+public final class MachineInfo {
+    private MachineInfo() {
+    }
+
+    public static Map<String, String> describe(Path dataDir) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("nproc", Integer.toString(Runtime.getRuntime().availableProcessors()));
+        m.put("cpu", firstMatch(Path.of("/proc/cpuinfo"), "model name"));
+        m.put("memory", firstMatch(Path.of("/proc/meminfo"), "MemTotal"));
+        m.put("disk (df -T of the data dir)", command(List.of("df", "-T", "-h", dataDir.toString())));
+        m.put("kernel", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+        m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        m.put("loadavg at start", loadAverage());
+        return m;
+    }
+
+    public static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private static String firstMatch(Path file, String prefix) {
+        try {
+            return Files.readAllLines(file).stream().filter(l -> l.startsWith(prefix))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private static String command(List<String> cmd) {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            p.waitFor(10, TimeUnit.SECONDS);
+            // df prints a header line and one row; keep the row, squeezed to single spaces.
+            String[] lines = out.split("\n");
+            return lines[lines.length - 1].replaceAll("\\s+", " ");
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.tierlog.bench.compare;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/**
+ * Renders {@link Results} as the markdown section of docs/BENCHMARKS.md and as a JSON document with every raw
+ * sample. Ratios are Tierlog/Kafka of the medians; for latency a ratio below 1 means Tierlog is faster.
+ */
+public final class Report {
+    static final String KAFKA = "Kafka";
+    static final String TIERLOG = "Tierlog";
+
+    private final Results results;
+    private final Map<String, String> machine;
+    private final Map<String, Object> settings;
+    private final String timestamp;
+
+    public Report(Results results, Map<String, String> machine, Map<String, Object> settings, String timestamp) {
+        this.results = results;
+        this.machine = machine;
+        this.settings = settings;
+        this.timestamp = timestamp;
+    }
+
+    public String markdown() {
+        StringBuilder md = new StringBuilder();
+        md.append("Run ").append(timestamp).append(", mode `").append(settings.get("mode")).append("`: ")
+                .append(settings.get("records")).append(" records of ").append(settings.get("valueBytes"))
+                .append(" B values, ").append(settings.get("partitions")).append(" partitions, median of ")
+                .append(settings.get("runs")).append(" runs. Ratio = Tierlog / Kafka of the medians.\n\n");
+        md.append("Machine: ");
+        List<String> parts = new ArrayList<>();
+        machine.forEach((k, v) -> parts.add(k + ": `" + v + "`"));
+        md.append(String.join("; ", parts)).append(".\n\n");
+
+        md.append("#### Produce (acks after durability as stated; MB/s of value bytes)\n\n");
+        md.append("| durability | producers | metric | Kafka | Tierlog | Tierlog/Kafka |\n|---|---|---|---|---|---|\n");
+        for (Durability d : Durability.values()) {
+            for (int p : results.producerCounts("produce")) {
+                produceRow(md, d, p, "MB/s", "mbps", false);
+                produceRow(md, d, p, "records/s", "rps", false);
+                produceRow(md, d, p, "p50 latency ms", "p50ms", true);
+                produceRow(md, d, p, "p99 latency ms", "p99ms", true);
+            }
+        }
+
+        md.append("\nLatency in this table is measured at full throttle, so it is mostly client-side queueing: Kafka's "
+                + "producer buffers up to 32 MiB per client, Tierlog's client waits for each request. Compare latency in "
+                + "the paced table below.\n");
+        md.append("\n#### Produce latency at half of peak throughput (fsync before ack)\n\n");
+        md.append("| system | producers | paced at records/s (half of peak) | achieved records/s | p50 ms | p99 ms |\n")
+                .append("|---|---|---|---|---|---|\n");
+        for (String system : List.of(KAFKA, TIERLOG)) {
+            for (int p : results.producerCounts("half-peak")) {
+                Results.Key k = new Results.Key("half-peak", system, Durability.ALWAYS, p);
+                if (results.count(k) > 0) {
+                    md.append("| ").append(system).append(" | ").append(p).append(" | ")
+                            .append(fmt(results.median(k, "targetRps"))).append(" | ")
+                            .append(fmt(results.median(k, "rps"))).append(" | ")
+                            .append(fmt(results.median(k, "p50ms"))).append(" | ")
+                            .append(fmt(results.median(k, "p99ms"))).append(" |\n");
+                }
+            }
+        }
+
+        md.append("\n#### Reads from offset 0 (one reader per partition)\n\n");
+        md.append("| read | Kafka MB/s | Tierlog MB/s | Tierlog/Kafka |\n|---|---|---|---|\n");
+        Results.Key kHot = new Results.Key("hot-consume", KAFKA, Durability.NEVER, 0);
+        Results.Key tHot = new Results.Key("hot-consume", TIERLOG, Durability.NEVER, 0);
+        md.append("| hot consume | ").append(fmt(results.median(kHot, "mbps"))).append(" | ")
+                .append(fmt(results.median(tHot, "mbps"))).append(" | ")
+                .append(ratio(results.median(tHot, "mbps"), results.median(kHot, "mbps"))).append(" |\n");
+        Results.Key cold = new Results.Key("cold-replay", TIERLOG, Durability.NEVER, 0);
+        Results.Key s3 = new Results.Key("s3-get", "S3Proxy", Durability.NEVER, 0);
+        md.append("| cold replay from S3 after hot eviction | n/a (no tiered storage plugin in this setup) | ")
+                .append(fmt(results.median(cold, "mbps"))).append(" | n/a |\n\n");
+        md.append("Cold replay against Tierlog's own hot read: ")
+                .append(ratio(results.median(cold, "mbps"), results.median(tHot, "mbps")))
+                .append(" (cold/hot); against the raw S3 GET rate of the same objects (")
+                .append(fmt(results.median(s3, "mbps"))).append(" MB/s, ")
+                .append(fmt(results.median(s3, "getsPerSecond"))).append(" GET/s with ")
+                .append(settings.get("partitions")).append(" threads): ")
+                .append(ratio(results.median(cold, "mbps"), results.median(s3, "mbps"))).append(" (cold/raw).\n\n");
+
+        Results.Key keys = new Results.Key("key-partitioning", "both", Durability.NEVER, 0);
+        if (results.count(keys) > 0) {
+            md.append("Key partitioning: ").append(fmt(results.median(keys, "keys"))).append(" keys over ")
+                    .append(settings.get("partitions")).append(" partitions; partitions that differ between Kafka and Tierlog: ")
+                    .append(fmt(results.median(keys, "mismatches"))).append(".\n\n");
+        }
+
+        md.append("#### Targets\n\n| target | measured | met? |\n|---|---|---|\n");
+        for (int p : results.producerCounts("produce")) {
+            OptionalDouble r = ratioValue(Durability.ALWAYS, p, "mbps");
+            md.append("| produce MB/s at equal durability (fsync before ack, ").append(p)
+                    .append(" producers) >= 1.0x Kafka | ").append(fmtRatio(r)).append(" | ").append(verdict(r, 1.0, true)).append(" |\n");
+            OptionalDouble rn = ratioValue(Durability.NEVER, p, "mbps");
+            md.append("| produce MB/s at equal durability (page cache, ").append(p)
+                    .append(" producers) >= 1.0x Kafka | ").append(fmtRatio(rn)).append(" | ").append(verdict(rn, 1.0, true)).append(" |\n");
+        }
+        OptionalDouble hot = ratioOf(results.median(tHot, "mbps"), results.median(kHot, "mbps"));
+        md.append("| hot consume >= 1.0x Kafka | ").append(fmtRatio(hot)).append(" | ").append(verdict(hot, 1.0, true)).append(" |\n");
+        for (int p : results.producerCounts("half-peak")) {
+            OptionalDouble p99 = results.median(new Results.Key("half-peak", TIERLOG, Durability.ALWAYS, p), "p99ms");
+            md.append("| Tierlog p99 produce latency, fsync always, at half of peak <= 10 ms | ").append(fmt(p99))
+                    .append(" ms | ").append(verdict(p99, 10.0, false)).append(" |\n");
+        }
+
+        if (!results.notes().isEmpty()) {
+            md.append("\n#### Notes from this run\n\n");
+            results.notes().forEach(n -> md.append("- ").append(n).append('\n'));
+        }
+        return md.toString();
+    }
+
+    private void produceRow(StringBuilder md, Durability d, int p, String label, String metric, boolean latency) {
+        Results.Key k = new Results.Key("produce", KAFKA, d, p);
+        Results.Key t = new Results.Key("produce", TIERLOG, d, p);
+        if (results.count(k) == 0 && results.count(t) == 0) {
+            return;
+        }
+        md.append("| ").append(d.label()).append(" | ").append(p).append(" | ").append(label).append(" | ")
+                .append(fmt(results.median(k, metric))).append(" | ").append(fmt(results.median(t, metric))).append(" | ")
+                .append(ratio(results.median(t, metric), results.median(k, metric)))
+                .append(latency ? " (lower is better)" : "").append(" |\n");
+    }
+
+    private OptionalDouble ratioValue(Durability d, int p, String metric) {
+        return ratioOf(results.median(new Results.Key("produce", TIERLOG, d, p), metric),
+                results.median(new Results.Key("produce", KAFKA, d, p), metric));
+    }
+
+    static OptionalDouble ratioOf(OptionalDouble a, OptionalDouble b) {
+        if (a.isEmpty() || b.isEmpty() || b.getAsDouble() == 0) {
+            return OptionalDouble.empty();
+        }
+        return OptionalDouble.of(a.getAsDouble() / b.getAsDouble());
+    }
+
+    static String ratio(OptionalDouble a, OptionalDouble b) {
+        return fmtRatio(ratioOf(a, b));
+    }
+
+    static String fmtRatio(OptionalDouble r) {
+        return r.isPresent() ? String.format(Locale.ROOT, "%.2fx", r.getAsDouble()) : "not measured";
+    }
+
+    static String verdict(OptionalDouble value, double bound, boolean atLeast) {
+        if (value.isEmpty()) {
+            return "not measured";
+        }
+        boolean met = atLeast ? value.getAsDouble() >= bound : value.getAsDouble() <= bound;
+        return met ? "yes" : "**no**";
+    }
+
+    static String fmt(OptionalDouble v) {
+        if (v.isEmpty()) {
+            return "not measured";
+        }
+        double d = v.getAsDouble();
+        if (Math.abs(d) >= 1000) {
+            return String.format(Locale.ROOT, "%,.0f", d);
+        }
+        if (Math.abs(d) >= 100) {
+            return String.format(Locale.ROOT, "%.0f", d);
+        }
+        return String.format(Locale.ROOT, "%.2f", d);
+    }
+
+    public String json() throws Exception {
+        ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode root = mapper.createObjectNode();
+        root.put("timestamp", timestamp);
+        root.set("settings", mapper.valueToTree(settings));
+        root.set("machine", mapper.valueToTree(machine));
+        ArrayNode samples = root.putArray("samples");
+        results.samples().forEach((key, runs) -> {
+            ObjectNode s = samples.addObject();
+            s.put("phase", key.phase()).put("system", key.system()).put("durability", key.durability().name())
+                    .put("producers", key.producers());
+            s.set("runs", mapper.valueToTree(runs));
+        });
+        root.set("notes", mapper.valueToTree(results.notes()));
+        root.put("markdown", markdown());
+        return mapper.writeValueAsString(root);
+    }
+}

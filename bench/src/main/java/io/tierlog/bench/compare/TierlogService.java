@@ -1,0 +1,117 @@
+package io.tierlog.bench.compare;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Tierlog's index-service from the build ({@code java -jar index-service/target/quarkus-app/quarkus-run.jar})
+ * as a separate JVM on 127.0.0.1 and a free port, with its hot volume and index in {@code dir}, the given
+ * fsync policy, and the cold tier in the embedded S3 bucket. Waits for {@code /q/health/ready}.
+ * Same heap and collector as the Kafka broker (1 GiB, G1) so neither side wins on JVM settings.
+ * Tiering and retention run every second so the cold-replay phase does not wait on 10 s / 30 s defaults.
+ */
+public final class TierlogService implements AutoCloseable {
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+
+    private final ManagedProcess process;
+    private final URI baseUri;
+    private final Durability durability;
+
+    private TierlogService(ManagedProcess process, URI baseUri, Durability durability) {
+        this.process = process;
+        this.baseUri = baseUri;
+        this.durability = durability;
+    }
+
+    public static TierlogService start(Path runJar, Path dir, Durability durability, EmbeddedS3 s3, String bucket)
+            throws Exception {
+        if (!Files.isRegularFile(runJar)) {
+            throw new IllegalStateException("Tierlog index-service not built: " + runJar + " is missing; build it with "
+                    + "`mvn -B -q -pl index-service -am install -DskipTests` (or pass --skip-tierlog)");
+        }
+        Files.createDirectories(dir);
+        int port = Ports.freeLoopbackPort();
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+                "-Dquarkus.http.host=127.0.0.1",
+                "-Dquarkus.http.port=" + port,
+                "-Dquarkus.log.level=WARN",
+                "-Dtierlog.data-dir=" + dir.resolve("hot").toAbsolutePath(),
+                "-Dtierlog.index-dir=" + dir.resolve("index").toAbsolutePath(),
+                "-Dtierlog.fsync=" + durability.tierlogFsync(),
+                "-Dtierlog.tiering.interval=1s",
+                "-Dtierlog.retention.check-interval=1s",
+                "-Dtierlog.cold.store=s3",
+                "-Dtierlog.cold.s3.bucket=" + bucket,
+                "-Dtierlog.cold.s3.prefix=" + durability.tierlogFsync(),
+                "-Dquarkus.s3.endpoint-override=" + s3.endpoint(),
+                "-Dquarkus.s3.path-style-access=true",
+                "-Dquarkus.s3.aws.region=" + EmbeddedS3.REGION,
+                "-Dquarkus.s3.aws.credentials.type=static",
+                "-Dquarkus.s3.aws.credentials.static-provider.access-key-id=" + EmbeddedS3.ACCESS_KEY,
+                "-Dquarkus.s3.aws.credentials.static-provider.secret-access-key=" + EmbeddedS3.SECRET_KEY,
+                "-jar", runJar.toAbsolutePath().toString()));
+        ManagedProcess process = ManagedProcess.start("tierlog-" + durability.tierlogFsync(), cmd, dir,
+                dir.resolve("index-service.log"));
+        URI base = URI.create("http://127.0.0.1:" + port);
+        try {
+            awaitReady(process, base);
+        } catch (RuntimeException e) {
+            process.close();
+            throw e;
+        }
+        return new TierlogService(process, base, durability);
+    }
+
+    private static void awaitReady(ManagedProcess process, URI base) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("index-service exited during start; log " + process.logFile() + ":\n"
+                        + process.logTail(40));
+            }
+            try {
+                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(base.resolve("/q/health/ready"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (Exception notYet) {
+                // not listening yet: retry until the deadline
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("index-service not ready within " + READY_TIMEOUT + "; log "
+                        + process.logFile() + ":\n" + process.logTail(40));
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+        }
+    }
+
+    public URI baseUri() {
+        return baseUri;
+    }
+
+    public Durability durability() {
+        return durability;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public void close() {
+        process.close();
+    }
+}

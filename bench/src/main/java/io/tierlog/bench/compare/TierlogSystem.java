@@ -1,0 +1,289 @@
+package io.tierlog.bench.compare;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Drives one {@link TierlogService} over its HTTP API (shared/api.md) with the JDK's {@link HttpClient}, HTTP/1.1:
+ * <ul>
+ *   <li>produce: each concurrent producer has its own client (its own connection) and sends synchronous
+ *   {@code POST /v1/topics/{t}/records} requests of {@code batchRecords} unkeyed records, {@code encoding=json};
+ *   the service puts each request's unkeyed records in one partition (one atomic batch), rotating partitions;</li>
+ *   <li>consume: one fetch loop per partition from offset 0 ({@code maxRecords}, {@code maxBytes}) up to the end
+ *   offset it had at the start, parsing each response with a streaming JSON parser.</li>
+ * </ul>
+ * Durability is the service's fsync policy; topics get 1 GiB segments, as Kafka's default. Used from one thread.
+ */
+public final class TierlogSystem implements SystemUnderTest {
+    static final int FETCH_MAX_RECORDS = 2000;
+    static final int FETCH_MAX_BYTES = 4 << 20;
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+
+    private final TierlogService service;
+    private final HttpClient admin = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private final JsonFactory jsonFactory = new JsonFactory();
+
+    public TierlogSystem(TierlogService service) {
+        this.service = service;
+    }
+
+    @Override
+    public String name() {
+        return "Tierlog";
+    }
+
+    @Override
+    public boolean supports(Durability durability) {
+        return service.durability() == durability;
+    }
+
+    @Override
+    public void createTopic(String topic, int partitions, Durability durability) throws Exception {
+        ObjectNode config = json.createObjectNode().put("segment.bytes", 1L << 30);
+        createTopic(topic, partitions, config);
+    }
+
+    /** Creates a topic with the given config (api.md's keys), failing on anything but 201. */
+    public void createTopic(String topic, int partitions, ObjectNode config) throws Exception {
+        ObjectNode body = json.createObjectNode().put("name", topic).put("partitions", partitions);
+        body.set("config", config);
+        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        expect(r, 201, "create topic " + topic);
+    }
+
+    @Override
+    public ProduceStats produce(String topic, ProduceSpec spec) throws Exception {
+        URI target = uri("/v1/topics/" + enc(topic) + "/records");
+        List<HttpClient> clients = new ArrayList<>();
+        List<Histogram> histograms = new ArrayList<>();
+        for (int i = 0; i < spec.producers(); i++) {
+            clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+            histograms.add(new Histogram(TimeUnit.MINUTES.toMicros(10), 3));
+        }
+        // Request bodies are built before the clock starts, as Kafka's values are ready byte arrays.
+        byte[] fullBody = body(spec.payload(), 0, spec.batchRecords());
+        long elapsed = Workers.runTimed(spec.producers(), (worker, startNanos) -> {
+            HttpClient http = clients.get(worker);
+            Histogram histogram = histograms.get(worker);
+            long n = spec.recordsFor(worker);
+            Pacer pacer = new Pacer(startNanos, spec.recordsPerSecond() / spec.producers() / spec.batchRecords());
+            for (long sent = 0; sent < n; ) {
+                int count = (int) Math.min(spec.batchRecords(), n - sent);
+                byte[] requestBody = count == spec.batchRecords() ? fullBody : body(spec.payload(), sent, count);
+                long sentAt = pacer.awaitNext();
+                HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(target)
+                        .header("Content-Type", "application/json")
+                        .timeout(REQUEST_TIMEOUT)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(requestBody)).build(),
+                        HttpResponse.BodyHandlers.ofByteArray());
+                long latencyMicros = Math.max(0, (System.nanoTime() - sentAt) / 1000);
+                if (r.statusCode() != 200) {
+                    throw new IllegalStateException("Tierlog produce answered " + r.statusCode() + ": "
+                            + new String(r.body(), StandardCharsets.UTF_8));
+                }
+                // Every record of the request was acknowledged by this one response.
+                histogram.recordValueWithCount(latencyMicros, count);
+                sent += count;
+            }
+        });
+        Histogram all = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+        histograms.forEach(all::add);
+        return new ProduceStats(spec.records(), spec.records() * spec.payload().valueBytes(), elapsed, all);
+    }
+
+    static byte[] body(Payload payload, long first, int count) {
+        StringBuilder sb = new StringBuilder(count * (payload.valueBytes() + 16) + 64);
+        sb.append("{\"encoding\":\"json\",\"records\":[");
+        for (int i = 0; i < count; i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            sb.append("{\"value\":").append(payload.jsonText(first + i)).append('}');
+        }
+        sb.append("]}");
+        return sb.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public ConsumeStats consume(String topic, int partitions, long expectedRecords, Duration timeout) throws Exception {
+        long[] starts = new long[partitions];
+        long[] ends = new long[partitions];
+        List<HttpClient> clients = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            starts[p] = offsetAt(topic, p, "earliest");
+            ends[p] = offsetAt(topic, p, "latest");
+            clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+        }
+        long[] counts = new long[partitions];
+        long[] bytes = new long[partitions];
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long elapsed = Workers.runTimed(partitions, (p, startNanos) -> {
+            long offset = starts[p];
+            while (offset < ends[p]) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Tierlog consume of " + topic + "/" + p + " timed out at offset "
+                            + offset + " of " + ends[p]);
+                }
+                URI u = uri("/v1/topics/" + enc(topic) + "/partitions/" + p + "/records?offset=" + offset
+                        + "&maxRecords=" + FETCH_MAX_RECORDS + "&maxBytes=" + FETCH_MAX_BYTES);
+                HttpResponse<InputStream> r = clients.get(p).send(HttpRequest.newBuilder(u).timeout(REQUEST_TIMEOUT)
+                        .build(), HttpResponse.BodyHandlers.ofInputStream());
+                try (InputStream in = r.body()) {
+                    if (r.statusCode() != 200) {
+                        throw new IllegalStateException("Tierlog fetch " + u + " answered " + r.statusCode() + ": "
+                                + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    }
+                    FetchPage page = parseFetch(in);
+                    if (page.nextOffset <= offset) {
+                        throw new IllegalStateException("Tierlog fetch " + u + " made no progress");
+                    }
+                    counts[p] += page.records;
+                    bytes[p] += page.valueBytes;
+                    offset = page.nextOffset;
+                }
+            }
+        });
+        long total = 0;
+        long totalBytes = 0;
+        for (int p = 0; p < partitions; p++) {
+            total += counts[p];
+            totalBytes += bytes[p];
+        }
+        if (total != expectedRecords) {
+            throw new IllegalStateException("Tierlog consumed " + total + " records of " + topic + ", expected "
+                    + expectedRecords);
+        }
+        return new ConsumeStats(total, totalBytes, elapsed);
+    }
+
+    private record FetchPage(long records, long valueBytes, long nextOffset) {
+    }
+
+    /** Streams through a fetch response counting records and value bytes; only nextOffset is kept. */
+    private FetchPage parseFetch(InputStream in) throws IOException {
+        long records = 0;
+        long valueBytes = 0;
+        long nextOffset = -1;
+        try (JsonParser parser = jsonFactory.createParser(in)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new IOException("fetch response is not a JSON object");
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken t = parser.nextToken();
+                if ("records".equals(field) && t == JsonToken.START_ARRAY) {
+                    while (parser.nextToken() == JsonToken.START_OBJECT) {
+                        records++;
+                        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                            String f = parser.currentName();
+                            JsonToken v = parser.nextToken();
+                            if ("value".equals(f) && v == JsonToken.VALUE_STRING) {
+                                // A JSON string value was stored as its JSON text: the characters plus 2 quotes.
+                                valueBytes += parser.getTextLength() + 2;
+                            } else if (v.isStructStart()) {
+                                parser.skipChildren();
+                            }
+                        }
+                    }
+                } else if ("nextOffset".equals(field)) {
+                    nextOffset = parser.getLongValue();
+                } else if (t.isStructStart()) {
+                    parser.skipChildren();
+                }
+            }
+        }
+        return new FetchPage(records, valueBytes, nextOffset);
+    }
+
+    private long offsetAt(String topic, int partition, String at) throws Exception {
+        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic) + "/partitions/"
+                + partition + "/offsets?at=" + at)).build(), HttpResponse.BodyHandlers.ofString());
+        expect(r, 200, "offsets of " + topic + "/" + partition);
+        return json.readTree(r.body()).get("offset").asLong();
+    }
+
+    /** GET /v1/topics/{topic}: the topic with its partitionStates. */
+    public JsonNode describe(String topic) throws Exception {
+        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        expect(r, 200, "describe " + topic);
+        return json.readTree(r.body());
+    }
+
+    @Override
+    public int[] partitionsForKeys(String topic, List<String> keys) throws Exception {
+        int[] partitions = new int[keys.size()];
+        int chunk = 1000;
+        for (int from = 0; from < keys.size(); from += chunk) {
+            ObjectNode body = json.createObjectNode().put("encoding", "json");
+            var records = body.putArray("records");
+            for (int i = from; i < Math.min(keys.size(), from + chunk); i++) {
+                records.addObject().put("key", keys.get(i)).put("value", "k");
+            }
+            HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic) + "/records"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            expect(r, 200, "keyed produce to " + topic);
+            JsonNode offsets = json.readTree(r.body()).get("offsets");
+            for (int i = 0; i < offsets.size(); i++) {
+                partitions[from + i] = offsets.get(i).get("partition").asInt();
+            }
+        }
+        return partitions;
+    }
+
+    @Override
+    public void deleteTopic(String topic) throws Exception {
+        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic))).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+        expect(r, 204, "delete " + topic);
+    }
+
+    @Override
+    public List<Long> serverPids() {
+        return List.of(service.pid());
+    }
+
+    @Override
+    public void close() {
+        // the HttpClients hold no resources beyond idle connections, which end with the service
+    }
+
+    private URI uri(String pathAndQuery) {
+        return service.baseUri().resolve(pathAndQuery);
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    private static void expect(HttpResponse<String> r, int status, String what) {
+        if (r.statusCode() != status) {
+            throw new IllegalStateException("Tierlog " + what + " answered " + r.statusCode() + " (expected " + status
+                    + "): " + r.body());
+        }
+    }
+}
