@@ -43,6 +43,15 @@ final class S3Errors {
      * @param operation what was attempted, for the message ("GET", "PUT", ...)
      * @param key       the object concerned, or null for bucket-wide calls
      */
+    /**
+     * For an I/O failure that escaped the SDK unwrapped (the url-connection client can throw
+     * {@link java.io.UncheckedIOException} from its request-body stage): the store was not reachable.
+     */
+    static ObjectStoreException unreachable(String operation, ObjectKey key, String bucket, RuntimeException e) {
+        return new ObjectStoreUnavailableException(operation + " " + (key == null ? "" : key + " ") + "in bucket "
+                + bucket + " failed: S3 unreachable", e);
+    }
+
     static ObjectStoreException translate(String operation, ObjectKey key, String bucket, SdkException e) {
         String what = operation + " " + (key == null ? "" : key + " ") + "in bucket " + bucket;
         if (e instanceof AbortedException) {

@@ -11,6 +11,7 @@ import io.tierlog.objectstore.ObjectPage;
 import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.ObjectStoreException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
@@ -193,6 +194,8 @@ public final class S3ObjectStore implements ObjectStore {
             client.putObject(request.build(), RequestBody.fromBytes(bytes));
         } catch (SdkException e) {
             throw conditionalOrTranslated(ifAbsent ? "PUT (if absent)" : "PUT", key, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("PUT", key, bucket, e);
         }
     }
 
@@ -234,6 +237,8 @@ public final class S3ObjectStore implements ObjectStore {
                     .checksumAlgorithm(ChecksumAlgorithm.CRC32_C)).uploadId();
         } catch (SdkException e) {
             throw S3Errors.translate("CreateMultipartUpload", key, bucket, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("CreateMultipartUpload", key, bucket, e);
         }
         try {
             List<CompletedPart> parts = new ArrayList<>();
@@ -262,6 +267,9 @@ public final class S3ObjectStore implements ObjectStore {
             if (e instanceof SdkException sdk) {
                 throw S3Errors.translate("multipart PUT", key, bucket, sdk);
             }
+            if (e instanceof UncheckedIOException unchecked) {
+                throw S3Errors.unreachable("multipart PUT", key, bucket, unchecked);
+            }
             throw e;
         }
     }
@@ -269,7 +277,7 @@ public final class S3ObjectStore implements ObjectStore {
     private void abort(ObjectKey key, String s3Key, String uploadId, Exception failure) {
         try {
             client.abortMultipartUpload(b -> b.bucket(bucket).key(s3Key).uploadId(uploadId));
-        } catch (SdkException e) {
+        } catch (SdkException | UncheckedIOException e) {
             // Leaves parts behind until the bucket's abort-incomplete-multipart lifecycle rule removes them.
             failure.addSuppressed(e);
             LOG.warn("Could not abort multipart upload {} of {}; the bucket lifecycle rule must collect it",
@@ -300,6 +308,8 @@ public final class S3ObjectStore implements ObjectStore {
                     .asByteArray();
         } catch (SdkException e) {
             throw S3Errors.translate("GET", key, bucket, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("GET", key, bucket, e);
         }
     }
 
@@ -318,6 +328,8 @@ public final class S3ObjectStore implements ObjectStore {
                 throw new InvalidRangeException(key, range, e);
             }
             throw S3Errors.translate("GET " + range, key, bucket, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("GET " + range, key, bucket, e);
         }
         byte[] bytes = response.asByteArray();
         if (response.response().contentRange() == null) {
@@ -342,6 +354,8 @@ public final class S3ObjectStore implements ObjectStore {
                 return Optional.empty();
             }
             throw S3Errors.translate("HEAD", key, bucket, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("HEAD", key, bucket, e);
         }
     }
 
@@ -358,6 +372,8 @@ public final class S3ObjectStore implements ObjectStore {
                     .continuationToken(pageToken.orElse(null)));
         } catch (SdkException e) {
             throw S3Errors.translate("LIST '" + prefix + "'", null, bucket, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("LIST '" + prefix + "'", null, bucket, e);
         }
         List<ObjectMetadata> objects = new ArrayList<>(response.contents().size());
         for (var object : response.contents()) {
@@ -381,6 +397,8 @@ public final class S3ObjectStore implements ObjectStore {
                 return;
             }
             throw S3Errors.translate("DELETE", key, bucket, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("DELETE", key, bucket, e);
         }
     }
 
@@ -400,8 +418,10 @@ public final class S3ObjectStore implements ObjectStore {
                 for (S3Error error : response.errors()) {
                     failures.add(error.key() + " (" + error.code() + ")");
                 }
-            } catch (SdkException e) {
-                ObjectStoreException translated = S3Errors.translate("DeleteObjects", null, bucket, e);
+            } catch (SdkException | UncheckedIOException e) {
+                ObjectStoreException translated = e instanceof SdkException sdk
+                        ? S3Errors.translate("DeleteObjects", null, bucket, sdk)
+                        : S3Errors.unreachable("DeleteObjects", null, bucket, (UncheckedIOException) e);
                 if (firstError == null) {
                     firstError = translated;
                 } else {

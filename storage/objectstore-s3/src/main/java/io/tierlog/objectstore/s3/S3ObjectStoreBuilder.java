@@ -125,6 +125,7 @@ public final class S3ObjectStoreBuilder {
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .credentialsProvider(credentials != null ? credentials : DefaultCredentialsProvider.builder().build())
                 .overrideConfiguration(o -> {
+                    o.addExecutionInterceptor(new NoExpectContinueInterceptor());
                     var retry = AwsRetryStrategy.standardRetryStrategy().toBuilder()
                             .backoffStrategy(BackoffStrategy.exponentialDelay(backoffBase, Duration.ofSeconds(5)))
                             .throttlingBackoffStrategy(
