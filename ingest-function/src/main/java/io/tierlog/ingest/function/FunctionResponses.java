@@ -1,0 +1,32 @@
+package io.tierlog.ingest.function;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import io.tierlog.ingest.ProblemJson;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Builds payload-2.0 responses: JSON bodies as UTF-8 text (never base64), with explicit content types. */
+final class FunctionResponses {
+    private FunctionResponses() {
+    }
+
+    static APIGatewayV2HTTPResponse json(int status, byte[] body) {
+        return response(status, Map.of("Content-Type", "application/json"), body);
+    }
+
+    /** The shared problem+json rendering; a 405 also names the allowed method in {@code Allow}. */
+    static APIGatewayV2HTTPResponse problem(TierlogException e) {
+        Map<String, String> headers = e.type() == ErrorType.METHOD_NOT_ALLOWED
+                ? Map.of("Content-Type", ProblemJson.MEDIA_TYPE, "Allow", ProduceRoute.ALLOWED_METHOD)
+                : Map.of("Content-Type", ProblemJson.MEDIA_TYPE);
+        return response(e.type().status(), headers, ProblemJson.render(e));
+    }
+
+    private static APIGatewayV2HTTPResponse response(int status, Map<String, String> headers, byte[] body) {
+        return APIGatewayV2HTTPResponse.builder().withStatusCode(status).withHeaders(headers)
+                .withBody(new String(body, StandardCharsets.UTF_8)).withIsBase64Encoded(false).build();
+    }
+}

@@ -1,0 +1,107 @@
+package io.tierlog.ingest.function;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import io.tierlog.ingest.IngestConfig;
+import io.tierlog.ingest.IngestService;
+import io.tierlog.ingest.ProduceResult;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+import java.io.Closeable;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Adapts one API Gateway v2 event to {@link IngestService}: route and method, content type, body size and
+ * base64 decoding, then {@code produce}, then the api.md answer. All produce logic (validation, partitioning,
+ * idempotence, append) is the shared service's; this class only translates.
+ *
+ * <p>Errors: a {@link TierlogException} becomes its problem+json (same renderer as the index-service); anything
+ * else becomes 500 {@code internal-error} whose detail names the request id and nothing of the failure, and is
+ * logged at ERROR with its stack trace and the request id. Bad input changes nothing.
+ *
+ * <p>Snapshot safety: building this object touches no partition file (writers open on first append) and draws no
+ * random seed (the partitioner seeds itself from {@link SecureRandom} on first use, after any restore).
+ *
+ * <p>Thread-safe.
+ */
+public final class ProduceFunction implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(ProduceFunction.class);
+
+    private final IngestService ingest;
+    private final RequestBodies bodies;
+
+    public ProduceFunction(IngestService ingest) {
+        this.ingest = ingest;
+        this.bodies = new RequestBodies(ingest.config().maxRequestBytes());
+    }
+
+    /**
+     * Builds the function from {@code TIERLOG_DATA_DIR} (the EFS mount), {@code TIERLOG_FSYNC},
+     * {@code TIERLOG_FSYNC_INTERVAL_MS} and {@code TIERLOG_MAX_REQUEST_BYTES}; see {@link IngestConfig}.
+     */
+    public static ProduceFunction fromEnvironment(Map<String, String> env) {
+        IngestConfig config = IngestConfig.fromEnvironment(env);
+        // The seed supplier runs on the first unkeyed request, i.e. after a SnapStart restore, so restored copies
+        // of one snapshot draw different seeds; SecureRandom is reseeded by the runtime on restore as well.
+        IngestService ingest = new IngestService(config, Clock.systemUTC(), () -> new SecureRandom().nextInt());
+        LOG.atInfo().addKeyValue("dataDir", config.dataDir().toString())
+                .addKeyValue("fsync", config.fsync().name().toLowerCase(java.util.Locale.ROOT))
+                .addKeyValue("maxRequestBytes", config.maxRequestBytes())
+                .log("ingest function initialised");
+        return new ProduceFunction(ingest);
+    }
+
+    /** Handles one event; never throws (every failure is an HTTP answer). */
+    public APIGatewayV2HTTPResponse handle(APIGatewayV2HTTPEvent event, String requestId) {
+        long started = System.nanoTime();
+        MDC.put("requestId", requestId);
+        if (event.getRequestContext() != null && event.getRequestContext().getRequestId() != null) {
+            MDC.put("apiRequestId", event.getRequestContext().getRequestId());
+        }
+        try {
+            String topic = ProduceRoute.topicOf(event);
+            MDC.put("topic", topic);
+            bodies.requireJson(event.getHeaders());
+            byte[] body = bodies.decode(event);
+            ProduceResult result = ingest.produce(topic, body);
+            LOG.atDebug().addKeyValue("status", 200).addKeyValue("records", result.offsets().size())
+                    .addKeyValue("duplicate", result.duplicate()).addKeyValue("durationMs", millisSince(started))
+                    .log("produced");
+            return FunctionResponses.json(200, IngestService.toJson(result));
+        } catch (TierlogException e) {
+            if (e.type().status() >= 500) {
+                LOG.atError().setCause(e).addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
+                        .log("produce failed");
+            } else {
+                LOG.atInfo().addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
+                        .addKeyValue("detail", e.getMessage()).addKeyValue("durationMs", millisSince(started))
+                        .log("produce rejected");
+            }
+            return FunctionResponses.problem(e);
+        } catch (RuntimeException e) {
+            LOG.atError().setCause(e).addKeyValue("status", 500).log("unexpected failure while producing");
+            return FunctionResponses.problem(new TierlogException(ErrorType.INTERNAL,
+                    "the request failed unexpectedly; quote request id " + requestId + " when reporting it",
+                    Map.of("requestId", requestId)));
+        } finally {
+            MDC.clear();
+        }
+    }
+
+    private static long millisSince(long startedNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+    }
+
+    /** Releases the open partition files (tests; Lambda never closes an environment's handler). */
+    @Override
+    public void close() {
+        ingest.close();
+    }
+}

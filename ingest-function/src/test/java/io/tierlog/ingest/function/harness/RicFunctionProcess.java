@@ -1,0 +1,137 @@
+package io.tierlog.ingest.function.harness;
+
+import java.io.Closeable;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
+
+/**
+ * One function instance started as Lambda's managed Java runtime starts it: the deployment package (the shaded
+ * jar) unpacked into a task root that is the working directory, and a JVM running the runtime interface client's
+ * {@code com.amazonaws.services.lambda.runtime.api.client.AWSLambda} with the handler string, the runtime's own
+ * libraries (RIC, aws-lambda-java-core, -serialization) on the class path, the Lambda environment variables, and
+ * the java17 runtime's JIT settings. The RIC loads the handler from the task root in its customer class loader.
+ * Output goes to a log file. {@link #close} kills the process (the RIC loop never ends by itself).
+ */
+public final class RicFunctionProcess implements Closeable {
+    public static final String HANDLER = "io.tierlog.ingest.function.ApiGatewayIngestHandler::handleRequest";
+
+    private final Process process;
+    private final Path log;
+    private final long startedNanos;
+
+    private RicFunctionProcess(Process process, Path log, long startedNanos) {
+        this.process = process;
+        this.log = log;
+        this.startedNanos = startedNanos;
+    }
+
+    /** Unpacks {@code jar} into {@code taskRoot} (replacing it), as Lambda unpacks a deployment package. */
+    public static Path unpack(Path jar, Path taskRoot) throws IOException {
+        if (Files.exists(taskRoot)) {
+            try (var walk = Files.walk(taskRoot)) {
+                for (Path p : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+        Files.createDirectories(taskRoot);
+        try (ZipInputStream zip = new ZipInputStream(Files.newInputStream(jar))) {
+            ZipEntry e;
+            while ((e = zip.getNextEntry()) != null) {
+                Path target = taskRoot.resolve(e.getName()).normalize();
+                if (!target.startsWith(taskRoot)) {
+                    throw new IOException("entry escapes the task root: " + e.getName());
+                }
+                if (e.isDirectory()) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.createDirectories(target.getParent());
+                    Files.copy(zip, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+        return taskRoot;
+    }
+
+    /** The runtime's own libraries, taken from this JVM's test class path. */
+    public static String runtimeClassPath() {
+        List<String> wanted = List.of("aws-lambda-java-runtime-interface-client", "aws-lambda-java-core",
+                "aws-lambda-java-serialization", "utils-lite", File.separator + "annotations" + File.separator);
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(p -> wanted.stream().anyMatch(p::contains))
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    public static RicFunctionProcess start(Path taskRoot, String runtimeApi, Map<String, String> functionEnv, Path log)
+            throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // The java17 managed runtime's defaults: C1 only, serial GC; heap kept small for a shared machine.
+                "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xmx256m",
+                "-cp", runtimeClassPath(),
+                "com.amazonaws.services.lambda.runtime.api.client.AWSLambda", HANDLER));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(taskRoot.toFile())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        Map<String, String> env = pb.environment();
+        env.keySet().removeIf(k -> k.startsWith("TIERLOG_") || k.startsWith("AWS_") || k.startsWith("JAVA_TOOL"));
+        env.put("AWS_LAMBDA_RUNTIME_API", runtimeApi);
+        env.put("_HANDLER", HANDLER);
+        env.put("LAMBDA_TASK_ROOT", taskRoot.toString());
+        env.put("LAMBDA_RUNTIME_DIR", taskRoot.toString());
+        env.put("AWS_EXECUTION_ENV", "AWS_Lambda_java17");
+        env.put("AWS_LAMBDA_FUNCTION_NAME", "tierlog-ingest");
+        env.put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
+        env.put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "1024");
+        env.put("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/tierlog-ingest");
+        env.put("AWS_LAMBDA_LOG_STREAM_NAME", "2025/03/12/[$LATEST]" + Long.toHexString(System.nanoTime()));
+        env.put("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
+        env.put("AWS_REGION", "eu-west-1");
+        env.put("TZ", ":UTC");
+        env.putAll(functionEnv);
+        long started = System.nanoTime();
+        return new RicFunctionProcess(pb.start(), log, started);
+    }
+
+    /** {@link System#nanoTime()} just before the JVM was launched. */
+    public long startedNanos() {
+        return startedNanos;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public String logText() throws IOException {
+        try (InputStream in = Files.newInputStream(log)) {
+            return new String(in.readAllBytes());
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
