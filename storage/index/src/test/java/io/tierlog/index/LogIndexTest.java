@@ -1,0 +1,142 @@
+package io.tierlog.index;
+
+import io.tierlog.log.Position;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.BatchInfo;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The store itself: key order, partition isolation, format and lifecycle. */
+class LogIndexTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void keysSortNumericallyAndPartitionsAreDisjointRanges() {
+        byte[] a1 = IndexKeys.partitionPrefix(new TopicPartition("a", 1));
+        byte[] ab0 = IndexKeys.partitionPrefix(new TopicPartition("ab", 0));
+        byte[] a256 = IndexKeys.partitionPrefix(new TopicPartition("a", 256));
+        // Offsets and timestamps (negative ones included) in bytewise order are in numeric order.
+        long[] offsets = {0, 1, 255, 256, 65_536, Long.MAX_VALUE};
+        for (int i = 1; i < offsets.length; i++) {
+            assertThat(Arrays.compareUnsigned(IndexKeys.offsetKey(a1, offsets[i - 1]), IndexKeys.offsetKey(a1, offsets[i])))
+                    .isNegative();
+        }
+        long[] stamps = {Long.MIN_VALUE, -2, -1, 0, 1, 1_700_000_000_000L, Long.MAX_VALUE};
+        for (int i = 1; i < stamps.length; i++) {
+            assertThat(Arrays.compareUnsigned(IndexKeys.timeKey(a1, stamps[i - 1]), IndexKeys.timeKey(a1, stamps[i])))
+                    .isNegative();
+            assertThat(IndexKeys.timestampOf(IndexKeys.timeKey(a1, stamps[i]))).isEqualTo(stamps[i]);
+        }
+        // Every key of one partition lies inside [prefix, prefix|0xFF) and outside every other partition's range.
+        for (byte[] key : List.of(IndexKeys.offsetKey(a1, Long.MAX_VALUE), IndexKeys.timeKey(a1, Long.MAX_VALUE),
+                IndexKeys.checkpointKey(a1))) {
+            assertThat(Arrays.compareUnsigned(key, IndexKeys.partitionEnd(a1))).isNegative();
+            for (byte[] other : List.of(ab0, a256)) {
+                boolean below = Arrays.compareUnsigned(key, other) < 0;
+                boolean above = Arrays.compareUnsigned(key, IndexKeys.partitionEnd(other)) >= 0;
+                assertThat(below || above).isTrue();
+            }
+        }
+        assertThat(IndexKeys.FORMAT_KEY[0]).isZero();
+    }
+
+    @Test
+    void partitionsWithPrefixSharingNamesDoNotSeeEachOther() {
+        TopicPartition a = new TopicPartition("a", 1);
+        TopicPartition ab = new TopicPartition("ab", 0);
+        Path data = tmp.resolve("data");
+        try (LogFixture logA = new LogFixture(data, a, 16 * 1024, 1);
+             LogFixture logAb = new LogFixture(data, ab, 16 * 1024, 2);
+             LogIndex index = LogIndex.open(tmp.resolve("index"))) {
+            logA.appendRandom(150);
+            logAb.appendRandom(60);
+            HotIndexer indexer = new HotIndexer(index, data, 1024);
+            indexer.catchUp(a);
+            indexer.catchUp(ab);
+            assertFloors(index, a, logA.batches(), 1024);
+            assertFloors(index, ab, logAb.batches(), 1024);
+
+            index.dropPartition(ab);
+            assertThat(index.indexedEnd(ab)).isEmpty();
+            assertThat(index.floor(ab, Long.MAX_VALUE)).isEmpty();
+            assertThat(index.forTimestamp(ab, 0)).isEmpty();
+            assertFloors(index, a, logA.batches(), 1024);
+            assertThat(indexer.catchUp(ab)).isEqualTo(Expect.endOf(logAb.batches()));
+            assertFloors(index, ab, logAb.batches(), 1024);
+        }
+    }
+
+    @Test
+    void aStoreOfUnknownFormatIsRecreatedEmpty() throws Exception {
+        Path dir = tmp.resolve("index");
+        TopicPartition tp = new TopicPartition("t", 0);
+        byte[] prefix = IndexKeys.partitionPrefix(tp);
+        // A store some other version wrote: a checkpoint, but no format key.
+        try (Options options = new Options().setCreateIfMissing(true);
+             RocksDB db = RocksDB.open(options, dir.toString())) {
+            db.put(IndexKeys.checkpointKey(prefix), IndexCheckpoint.startOf(7).encode());
+            db.put(IndexKeys.offsetKey(prefix, 7), new byte[16]);
+        }
+        try (LogIndex index = LogIndex.open(dir)) {
+            assertThat(index.indexedEnd(tp)).isEmpty();
+            assertThat(index.floor(tp, 100)).isEmpty();
+        }
+    }
+
+    @Test
+    void reopeningKeepsTheIndex() {
+        Path data = tmp.resolve("data");
+        TopicPartition tp = new TopicPartition("t", 0);
+        Position end;
+        try (LogFixture log = new LogFixture(data, tp, 16 * 1024, 3)) {
+            log.appendRandom(80);
+            try (LogIndex index = LogIndex.open(tmp.resolve("index"))) {
+                end = new HotIndexer(index, data).catchUp(tp);
+            }
+            try (LogIndex index = LogIndex.open(tmp.resolve("index"))) {
+                assertThat(index.indexedEnd(tp)).contains(end);
+                assertFloors(index, tp, log.batches(), HotIndexer.DEFAULT_INDEX_INTERVAL_BYTES);
+            }
+        }
+    }
+
+    @Test
+    void aSecondOpenOfTheSameDirectoryFailsAndLeavesTheFirstWorking() {
+        Path dir = tmp.resolve("index");
+        TopicPartition tp = new TopicPartition("t", 0);
+        try (LogIndex first = LogIndex.open(dir)) {
+            assertThatThrownBy(() -> LogIndex.open(dir)).isInstanceOf(IndexException.class)
+                    .hasMessageContaining(dir.toString());
+            first.dropPartition(tp);
+            assertThat(first.indexedEnd(tp)).isEmpty();
+        }
+    }
+
+    @Test
+    void callsAfterCloseAreRejectedAndCloseIsIdempotent() {
+        TopicPartition tp = new TopicPartition("t", 0);
+        LogIndex index = LogIndex.open(tmp.resolve("index"));
+        index.close();
+        index.close();
+        assertThatThrownBy(() -> index.floor(tp, 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> index.dropPartition(tp)).isInstanceOf(IllegalStateException.class);
+    }
+
+    private static void assertFloors(LogIndex index, TopicPartition tp, List<BatchInfo> batches, int interval) {
+        List<Position> entries = LogFixture.expectedEntries(batches, interval);
+        long end = batches.get(batches.size() - 1).nextOffset();
+        for (long offset = 0; offset < end; offset++) {
+            assertThat(index.floor(tp, offset)).as("%s floor(%d)", tp, offset).isEqualTo(Expect.floor(entries, offset));
+        }
+    }
+}
