@@ -1,0 +1,258 @@
+package io.tierlog.tiering;
+
+import io.tierlog.objectstore.ByteRange;
+import io.tierlog.objectstore.ObjectKey;
+import io.tierlog.objectstore.ObjectStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.stream.Stream;
+
+/**
+ * A bounded on-disk cache of fixed-size chunks of cold segment objects, with asynchronous fetching.
+ *
+ * <p>Chunk {@code i} of an object is its bytes {@code [i * chunkBytes, min((i + 1) * chunkBytes, size))}, fetched
+ * with one ranged GET. Segment objects are immutable (their keys carry a unique upload id), so a cached chunk
+ * never goes stale. Files are written to a temporary name and renamed, so a crash never leaves a partial chunk
+ * under a chunk's name. The cache is derived data: it is emptied when opened, and every byte served from it is
+ * CRC-checked by the reader anyway (a damaged chunk is {@link #invalidate invalidated} and fetched again).
+ *
+ * <p>Eviction is least-recently-used by bytes. Concurrent requests for one chunk share one GET. {@link #prefetch}
+ * starts GETs on the fetch executor without waiting; at most {@code maxInFlight} GETs are outstanding, further
+ * prefetches are dropped (a later {@link #get} fetches on demand).
+ *
+ * <p>Thread-safe.
+ */
+final class ChunkCache implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ChunkCache.class);
+
+    private record ChunkId(ObjectKey key, long index) {
+    }
+
+    private final Path dir;
+    private final int chunkBytes;
+    private final long maxBytes;
+    private final int maxInFlight;
+    private final ObjectStore store;
+    private final ExecutorService fetchers;
+    private final TieringStats stats;
+    /** Cached chunks and their sizes, in access order. Guarded by itself. */
+    private final LinkedHashMap<ChunkId, Integer> lru = new LinkedHashMap<>(64, 0.75f, true);
+    private long cachedBytes;
+    private final Map<ChunkId, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
+
+    ChunkCache(Path dir, int chunkBytes, long maxBytes, int maxInFlight, ObjectStore store, ExecutorService fetchers,
+               TieringStats stats) {
+        this.dir = dir;
+        this.chunkBytes = chunkBytes;
+        this.maxBytes = maxBytes;
+        this.maxInFlight = maxInFlight;
+        this.store = store;
+        this.fetchers = fetchers;
+        this.stats = stats;
+        try {
+            Files.createDirectories(dir);
+            try (Stream<Path> old = Files.list(dir)) {
+                for (Path p : old.toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare the cold cache in " + dir, e);
+        }
+    }
+
+    int chunkBytes() {
+        return chunkBytes;
+    }
+
+    /** The number of chunks of an object of {@code size} bytes. */
+    long chunkCount(long size) {
+        return (size + chunkBytes - 1) / chunkBytes;
+    }
+
+    /** Chunk {@code index} of {@code key} (of {@code size} bytes), from the cache or fetched now. */
+    byte[] get(ObjectKey key, long size, long index) {
+        ChunkId id = new ChunkId(key, index);
+        byte[] cached = readCached(id);
+        if (cached != null) {
+            stats.cacheHit();
+            return cached;
+        }
+        stats.cacheMiss();
+        CompletableFuture<byte[]> f = inFlight.get(id);
+        if (f == null) {
+            CompletableFuture<byte[]> mine = new CompletableFuture<>();
+            f = inFlight.putIfAbsent(id, mine);
+            if (f == null) {
+                // Fetch on the caller's thread: it would only wait for the executor otherwise.
+                fetchInto(id, size, mine);
+                f = mine;
+            }
+        }
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    /** Starts fetching chunk {@code index} unless cached, in flight, or too many GETs are outstanding. */
+    void prefetch(ObjectKey key, long size, long index) {
+        if (index < 0 || index >= chunkCount(size) || inFlight.size() >= maxInFlight) {
+            return;
+        }
+        ChunkId id = new ChunkId(key, index);
+        synchronized (lru) {
+            if (lru.containsKey(id)) {
+                return;
+            }
+        }
+        CompletableFuture<byte[]> mine = new CompletableFuture<>();
+        if (inFlight.putIfAbsent(id, mine) != null) {
+            return;
+        }
+        try {
+            fetchers.execute(() -> fetchInto(id, size, mine));
+        } catch (RejectedExecutionException e) {
+            inFlight.remove(id, mine);
+            mine.completeExceptionally(e);
+        }
+    }
+
+    /** Drops a chunk, e.g. after its bytes failed a CRC check. */
+    void invalidate(ObjectKey key, long index) {
+        ChunkId id = new ChunkId(key, index);
+        Integer size;
+        synchronized (lru) {
+            size = lru.remove(id);
+            if (size != null) {
+                cachedBytes -= size;
+            }
+        }
+        deleteQuietly(file(id));
+    }
+
+    long cachedBytes() {
+        synchronized (lru) {
+            return cachedBytes;
+        }
+    }
+
+    private void fetchInto(ChunkId id, long size, CompletableFuture<byte[]> future) {
+        try {
+            long start = id.index() * chunkBytes;
+            long length = Math.min(chunkBytes, size - start);
+            byte[] bytes = store.getRange(id.key(), ByteRange.of(start, length));
+            stats.rangeGet(bytes.length);
+            store(id, bytes);
+            future.complete(bytes);
+        } catch (RuntimeException e) {
+            future.completeExceptionally(e);
+        } finally {
+            inFlight.remove(id, future);
+        }
+    }
+
+    private byte[] readCached(ChunkId id) {
+        synchronized (lru) {
+            if (lru.get(id) == null) {
+                return null;
+            }
+        }
+        try {
+            return Files.readAllBytes(file(id));
+        } catch (NoSuchFileException e) {
+            return null; // evicted between the lookup and the read
+        } catch (IOException e) {
+            LOG.warn("cold cache: cannot read chunk {} of {}; fetching it again", id.index(), id.key(), e);
+            invalidate(id.key(), id.index());
+            return null;
+        }
+    }
+
+    private void store(ChunkId id, byte[] bytes) {
+        Path target = file(id);
+        Path tmp = dir.resolve(target.getFileName() + ".tmp-" + Thread.currentThread().getId());
+        try {
+            Files.write(tmp, bytes);
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            // A full or broken cache disk degrades to uncached reads; it never fails the read.
+            LOG.warn("cold cache: cannot store chunk {} of {}: {}", id.index(), id.key(), e.toString());
+            deleteQuietly(tmp);
+            return;
+        }
+        synchronized (lru) {
+            Integer previous = lru.put(id, bytes.length);
+            cachedBytes += bytes.length - (previous == null ? 0 : previous);
+            Iterator<Map.Entry<ChunkId, Integer>> it = lru.entrySet().iterator();
+            while (cachedBytes > maxBytes && it.hasNext()) {
+                Map.Entry<ChunkId, Integer> eldest = it.next();
+                if (eldest.getKey().equals(id)) {
+                    continue;
+                }
+                it.remove();
+                cachedBytes -= eldest.getValue();
+                deleteQuietly(file(eldest.getKey()));
+            }
+        }
+    }
+
+    private Path file(ChunkId id) {
+        return dir.resolve(digest(id.key().value()) + "-" + id.index() + ".chunk");
+    }
+
+    private static String digest(String key) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // a stray cache file is only wasted space; the directory is emptied on the next start
+        }
+    }
+
+    /** Removes every cached chunk (the executor belongs to the caller). */
+    @Override
+    public void close() {
+        synchronized (lru) {
+            lru.clear();
+            cachedBytes = 0;
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(ChunkCache::deleteQuietly);
+        } catch (IOException ignored) {
+            // derived data; emptied again on the next start
+        }
+    }
+}

@@ -1,0 +1,335 @@
+package io.tierlog.tiering;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.ReadResult;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.format.RecordBatchCodec;
+import io.tierlog.objectstore.ObjectKey;
+import io.tierlog.objectstore.ObjectNotFoundException;
+import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.ObjectStoreUnavailableException;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads records from the cold tier.
+ *
+ * <h2>Read path</h2>
+ * The offset is resolved to a cold segment by the (cached) manifest, to a byte position by the segment's
+ * sidecar (one small GET, cached in memory), then batches are read from the segment object in fixed-size chunks
+ * through the {@link ChunkCache}. Each chunk touched schedules ranged GETs of the next {@code readAheadChunks}
+ * chunks (continuing into the next segment), so a sequential replay finds its next chunks already fetched, with
+ * several GETs in flight, instead of paying one round trip per chunk.
+ *
+ * <h2>Validation</h2>
+ * Every batch is checked like a hot read ({@link RecordBatchCodec#validate}: length, magic, CRC32C) and must
+ * continue the offsets of the one before. A failure drops the chunks it came from and re-reads them from the store
+ * once (a damaged cache file is not corruption of the log); if the store's bytes fail too,
+ * {@link CorruptLogException} is thrown. Corrupt bytes are never returned.
+ *
+ * <h2>Errors</h2>
+ * An unreachable store is {@link ErrorType#COLD_TIER_UNAVAILABLE} (503). An offset that retention removed meanwhile
+ * is {@link ErrorType#OFFSET_OUT_OF_RANGE} with {@code logStartOffset}.
+ *
+ * <p>Thread-safe.
+ */
+public final class ColdReader {
+    private static final int SIDECARS_CACHED = 1024;
+
+    private final ObjectStore store;
+    private final ManifestStore manifests;
+    private final ChunkCache chunks;
+    private final int readAhead;
+    private final Map<ObjectKey, SegmentSidecar> sidecars = Collections.synchronizedMap(
+            new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<ObjectKey, SegmentSidecar> eldest) {
+                    return size() > SIDECARS_CACHED;
+                }
+            });
+
+    ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, int readAhead) {
+        this.store = store;
+        this.manifests = manifests;
+        this.chunks = chunks;
+        this.readAhead = readAhead;
+    }
+
+    /**
+     * Records with offsets {@code >= offset} from the cold tier: at most {@code maxRecords}, stopping once
+     * {@code maxBytes} is reached (at least one record if any). Crosses cold segments; stops at the cold end.
+     * Returns no records (and {@code nextOffset == offset}) when {@code offset} is at or above the cold end: the
+     * caller reads the hot tier from there.
+     *
+     * @throws TierlogException {@code offset-out-of-range} below {@code logStartOffset}, {@code cold-tier-unavailable}
+     * @throws CorruptLogException if stored bytes fail validation
+     */
+    public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        try {
+            return readOnce(tp, offset, maxRecords, maxBytes, manifestFor(tp, offset));
+        } catch (ObjectNotFoundException e) {
+            // Retention (or topic deletion) removed an object after our manifest was loaded: look again.
+            return readOnce(tp, offset, maxRecords, maxBytes, freshManifestFor(tp, offset));
+        } catch (ObjectStoreUnavailableException e) {
+            throw unavailable(tp, e);
+        }
+    }
+
+    /**
+     * The first cold record with timestamp {@code >= timestamp}, if the cold tier holds one. Uses the manifest's
+     * per-segment max timestamps, then the sidecar's, then scans batches from there.
+     */
+    public Optional<OffsetAndTimestamp> offsetForTimestamp(TopicPartition tp, long timestamp) {
+        try {
+            Manifest m = manifests.cached(tp);
+            List<ColdSegment> segments = m.segments();
+            for (int i = 0; i < segments.size(); i++) {
+                ColdSegment s = segments.get(i);
+                if (s.maxTimestamp() < timestamp) {
+                    continue;
+                }
+                SegmentSidecar.Entry entry = sidecar(s).firstWithTimestampAtLeast(timestamp);
+                if (entry == null) {
+                    continue;
+                }
+                SegmentWalk walk = new SegmentWalk(tp, s, next(segments, i), entry.position(), entry.baseOffset());
+                BatchView b;
+                while ((b = walk.next()) != null) {
+                    if (b.info().maxTimestamp() < timestamp) {
+                        continue;
+                    }
+                    List<LogRecord> records = new ArrayList<>();
+                    RecordBatchCodec.decode(b.bytes(), 0, Integer.MAX_VALUE, records);
+                    for (LogRecord r : records) {
+                        if (r.timestamp() >= timestamp) {
+                            return Optional.of(new OffsetAndTimestamp(r.offset(), r.timestamp()));
+                        }
+                    }
+                }
+            }
+            return Optional.empty();
+        } catch (ObjectStoreUnavailableException e) {
+            throw unavailable(tp, e);
+        }
+    }
+
+    private ReadResult readOnce(TopicPartition tp, long offset, int maxRecords, int maxBytes, Manifest m) {
+        List<LogRecord> out = new ArrayList<>();
+        int bytes = 0;
+        long want = offset;
+        List<ColdSegment> segments = m.segments();
+        Optional<ColdSegment> first = m.segmentFor(want);
+        if (first.isEmpty()) {
+            return new ReadResult(List.of(), offset);
+        }
+        int index = segments.indexOf(first.get());
+        while (index < segments.size() && out.size() < maxRecords && (out.isEmpty() || bytes < maxBytes)) {
+            ColdSegment s = segments.get(index);
+            SegmentSidecar.Entry entry = sidecar(s).floor(want);
+            SegmentWalk walk = new SegmentWalk(tp, s, next(segments, index), entry.position(), entry.baseOffset());
+            BatchView b;
+            boolean full = false;
+            while (!full && (b = walk.next()) != null) {
+                if (b.info().lastOffset() < want) {
+                    continue;
+                }
+                List<LogRecord> decoded = new ArrayList<>();
+                RecordBatchCodec.decode(b.bytes(), want, maxRecords - out.size(), decoded);
+                for (LogRecord r : decoded) {
+                    if (!out.isEmpty() && bytes + r.sizeInBytes() > maxBytes) {
+                        full = true;
+                        break;
+                    }
+                    out.add(r);
+                    bytes += r.sizeInBytes();
+                    want = r.offset() + 1;
+                }
+                if (out.size() >= maxRecords || bytes >= maxBytes) {
+                    full = true;
+                }
+            }
+            if (full) {
+                break;
+            }
+            want = s.nextOffset();
+            index++;
+        }
+        long nextOffset = out.isEmpty() ? offset : out.get(out.size() - 1).offset() + 1;
+        return new ReadResult(out, nextOffset);
+    }
+
+    private Manifest manifestFor(TopicPartition tp, long offset) {
+        Manifest m = manifests.cached(tp);
+        if (offset < m.logStartOffset() || m.segmentFor(offset).isEmpty()) {
+            return freshManifestFor(tp, offset);
+        }
+        return m;
+    }
+
+    private Manifest freshManifestFor(TopicPartition tp, long offset) {
+        Manifest m = manifests.load(tp);
+        if (offset < m.logStartOffset()) {
+            throw new TierlogException(ErrorType.OFFSET_OUT_OF_RANGE, "offset " + offset + " of " + tp
+                    + " is below logStartOffset " + m.logStartOffset(),
+                    Map.of("logStartOffset", m.logStartOffset()));
+        }
+        return m;
+    }
+
+    private static ColdSegment next(List<ColdSegment> segments, int i) {
+        return i + 1 < segments.size() ? segments.get(i + 1) : null;
+    }
+
+    private SegmentSidecar sidecar(ColdSegment s) {
+        SegmentSidecar cached = sidecars.get(s.indexKey());
+        if (cached != null) {
+            return cached;
+        }
+        SegmentSidecar parsed;
+        try {
+            parsed = SegmentSidecar.fromBytes(store.get(s.indexKey()));
+        } catch (IllegalArgumentException e) {
+            throw new CorruptLogException("cold sidecar " + s.indexKey(), 0, e.getMessage());
+        }
+        sidecars.put(s.indexKey(), parsed);
+        return parsed;
+    }
+
+    private static TierlogException unavailable(TopicPartition tp, ObjectStoreUnavailableException e) {
+        return new TierlogException(ErrorType.COLD_TIER_UNAVAILABLE, "the cold tier holding " + tp
+                + " cannot be reached; retry later: " + e.getMessage(),
+                Map.of("topic", tp.topic(), "partition", tp.partition()), e);
+    }
+
+    private record BatchView(BatchInfo info, ByteBuffer bytes) {
+    }
+
+    /** Walks validated batches of one cold segment object from a batch boundary. Not thread-safe. */
+    private final class SegmentWalk {
+        private final TopicPartition tp;
+        private final ColdSegment segment;
+        private final ColdSegment nextSegment;
+        private long position;
+        private long expectedBase;
+
+        SegmentWalk(TopicPartition tp, ColdSegment segment, ColdSegment nextSegment, long position, long base) {
+            this.tp = tp;
+            this.segment = segment;
+            this.nextSegment = nextSegment;
+            this.position = position;
+            this.expectedBase = base;
+        }
+
+        /** The next valid batch, or null at the segment's end. */
+        BatchView next() {
+            if (position >= segment.sizeBytes()) {
+                if (expectedBase != segment.nextOffset()) {
+                    throw corrupt(position, "segment ends at offset " + (expectedBase - 1) + ", manifest says "
+                            + segment.lastOffset());
+                }
+                return null;
+            }
+            String problem = null;
+            for (int attempt = 0; attempt < 2; attempt++) {
+                problem = tryRead();
+                if (problem == null) {
+                    return lastView;
+                }
+                if (attempt == 0) {
+                    invalidateAround();
+                }
+            }
+            throw corrupt(position, problem);
+        }
+
+        private BatchView lastView;
+
+        /** Reads and validates the batch at the position; null on success (see {@link #lastView}), else why not. */
+        private String tryRead() {
+            if (position + RecordBatchCodec.LOG_OVERHEAD > segment.sizeBytes()) {
+                return "batch header runs past the end of the object";
+            }
+            ByteBuffer header = bytes(position, RecordBatchCodec.LOG_OVERHEAD);
+            long size = RecordBatchCodec.announcedSize(header);
+            if (size < RecordBatchCodec.HEADER_SIZE || position + size > segment.sizeBytes()) {
+                return "announced batch size " + size + " is impossible at " + position;
+            }
+            ByteBuffer batch = bytes(position, (int) size);
+            String invalid = RecordBatchCodec.validate(batch);
+            if (invalid != null) {
+                return invalid;
+            }
+            BatchInfo info = RecordBatchCodec.info(segment.baseOffset(), position, batch);
+            if (info.baseOffset() != expectedBase) {
+                return "batch base offset " + info.baseOffset() + " where " + expectedBase + " was expected";
+            }
+            position += size;
+            expectedBase = info.nextOffset();
+            lastView = new BatchView(info, batch);
+            return null;
+        }
+
+        /** Drops the cached chunks from the failing batch on, so the retry reads the store's own bytes. */
+        private void invalidateAround() {
+            long count = chunks.chunkCount(segment.sizeBytes());
+            for (long c = position / chunks.chunkBytes(); c < count; c++) {
+                chunks.invalidate(segment.segmentKey(), c);
+            }
+        }
+
+        /** {@code n} bytes at {@code at}, assembled from chunks; schedules read-ahead. */
+        private ByteBuffer bytes(long at, int n) {
+            int chunkBytes = chunks.chunkBytes();
+            long firstChunk = at / chunkBytes;
+            long lastChunk = (at + n - 1) / chunkBytes;
+            readAhead(lastChunk);
+            if (firstChunk == lastChunk) {
+                byte[] c = chunks.get(segment.segmentKey(), segment.sizeBytes(), firstChunk);
+                int from = (int) (at - firstChunk * chunkBytes);
+                if (from + n > c.length) {
+                    throw corrupt(at, "object is shorter than the manifest says");
+                }
+                return ByteBuffer.wrap(c, from, n).slice();
+            }
+            ByteBuffer out = ByteBuffer.allocate(n);
+            long p = at;
+            for (long ci = firstChunk; ci <= lastChunk; ci++) {
+                byte[] c = chunks.get(segment.segmentKey(), segment.sizeBytes(), ci);
+                int from = (int) (p - ci * chunkBytes);
+                int take = Math.min(c.length - from, out.remaining());
+                if (take <= 0) {
+                    throw corrupt(at, "object is shorter than the manifest says");
+                }
+                out.put(c, from, take);
+                p += take;
+            }
+            return out.flip();
+        }
+
+        private void readAhead(long chunk) {
+            long count = chunks.chunkCount(segment.sizeBytes());
+            for (int k = 1; k <= readAhead; k++) {
+                long c = chunk + k;
+                if (c < count) {
+                    chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), c);
+                } else if (nextSegment != null) {
+                    chunks.prefetch(nextSegment.segmentKey(), nextSegment.sizeBytes(), c - count);
+                }
+            }
+        }
+
+        private CorruptLogException corrupt(long at, String why) {
+            return new CorruptLogException(tp + " cold segment " + segment.segmentKey(), at, why);
+        }
+    }
+}

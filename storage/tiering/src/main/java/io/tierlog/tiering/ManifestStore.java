@@ -1,0 +1,150 @@
+package io.tierlog.tiering;
+
+import io.tierlog.log.TopicPartition;
+import io.tierlog.objectstore.ObjectKey;
+import io.tierlog.objectstore.ObjectMetadata;
+import io.tierlog.objectstore.ObjectNotFoundException;
+import io.tierlog.objectstore.ObjectStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Loads and commits partition manifests in the bucket.
+ *
+ * <h2>Commit protocol</h2>
+ * The current manifest is the highest version under {@code <topic>/<partition>/manifest/}. A change is
+ * committed by creating version {@code current + 1} with {@link ObjectStore#putIfAbsent}: of any number of racing
+ * committers (threads, processes, nodes) exactly one creates it; the others reload and re-apply their change to
+ * the winner's manifest (or find it no longer needed). Versions are therefore linear and every commit is a
+ * complete, immutable snapshot: a reader never sees a half-made manifest, and a crash before the create leaves
+ * the previous version current.
+ *
+ * <h2>Pruning</h2>
+ * Versions older than the newest {@code keepVersions} are deleted once they are older than {@code grace}.
+ * The grace protects a committer that listed an old current, stalled, and would otherwise re-create a just-pruned
+ * key: its stale version would be lower than the current one and so never current (and the segments only it
+ * references become orphans, which are collected). Safety of hot deletion does not depend on this: hot segments
+ * are deleted only after a fresh {@link #load} shows them committed.
+ *
+ * <p>Thread-safe. {@link #cached} serves reads from memory; {@link #load} always lists the bucket.
+ */
+public final class ManifestStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
+    private static final int MAX_COMMIT_ATTEMPTS = 20;
+
+    private final ObjectStore store;
+    private final Clock clock;
+    private final int keepVersions;
+    private final Duration grace;
+    private final Map<TopicPartition, Manifest> cache = new ConcurrentHashMap<>();
+
+    public ManifestStore(ObjectStore store, Clock clock, int keepVersions, Duration grace) {
+        if (keepVersions < 1) {
+            throw new IllegalArgumentException("keepVersions must be >= 1");
+        }
+        this.store = store;
+        this.clock = clock;
+        this.keepVersions = keepVersions;
+        this.grace = grace;
+    }
+
+    /** The current manifest, freshly listed from the bucket ({@link Manifest#EMPTY} if none). Updates the cache. */
+    public Manifest load(TopicPartition tp) {
+        List<ObjectMetadata> versions = versions(tp);
+        for (int i = versions.size() - 1; i >= 0; i--) {
+            ObjectKey key = versions.get(i).key();
+            try {
+                Manifest m = Manifest.fromJson(store.get(key));
+                remember(tp, m);
+                return m;
+            } catch (ObjectNotFoundException e) {
+                // pruned (or deleted with the topic) between list and get: a newer one exists or none does
+                LOG.debug("{}: manifest {} vanished while loading", tp, key);
+            }
+        }
+        cache.remove(tp);
+        return Manifest.EMPTY;
+    }
+
+    /** The manifest this process last saw, loading it if it has none. May be stale; fine for reads (see class). */
+    public Manifest cached(TopicPartition tp) {
+        Manifest m = cache.get(tp);
+        return m != null ? m : load(tp);
+    }
+
+    /** The cached manifest, if this process has loaded one; never touches the store. */
+    public Optional<Manifest> peek(TopicPartition tp) {
+        return Optional.ofNullable(cache.get(tp));
+    }
+
+    /** Forgets the cached manifests of a topic (after deletion). */
+    public void forgetTopic(String topic) {
+        cache.keySet().removeIf(tp -> tp.topic().equals(topic));
+    }
+
+    /**
+     * Applies {@code change} to the current manifest and commits the result as the next version, retrying against
+     * whatever another committer made current. {@code change} must be a pure function of its input; returning
+     * empty means "nothing to do".
+     *
+     * @return the manifest current after this call: the one committed, or the one on which change said no
+     */
+    public Manifest commit(TopicPartition tp, Function<Manifest, Optional<Manifest>> change) {
+        Manifest current = load(tp);
+        for (int attempt = 1; attempt <= MAX_COMMIT_ATTEMPTS; attempt++) {
+            Optional<Manifest> next = change.apply(current);
+            if (next.isEmpty()) {
+                return current;
+            }
+            Manifest candidate = next.get();
+            if (candidate.version() != current.version() + 1) {
+                throw new IllegalStateException("a change must produce version " + (current.version() + 1));
+            }
+            if (store.putIfAbsent(BucketLayout.manifest(tp, candidate.version()), candidate.toJson())) {
+                remember(tp, candidate);
+                LOG.debug("{}: committed manifest v{} (cold {}..{}, logStartOffset {})", tp, candidate.version(),
+                        candidate.coldStart(), candidate.coldEnd(), candidate.logStartOffset());
+                return candidate;
+            }
+            LOG.debug("{}: manifest v{} was committed by someone else; reloading", tp, candidate.version());
+            current = load(tp);
+        }
+        throw new IllegalStateException(tp + ": manifest commit lost " + MAX_COMMIT_ATTEMPTS + " races in a row");
+    }
+
+    /** Deletes old manifest versions (see class). Returns how many were deleted. */
+    public int prune(TopicPartition tp) {
+        List<ObjectMetadata> versions = versions(tp);
+        long cutoff = clock.millis() - grace.toMillis();
+        List<ObjectKey> doomed = new ArrayList<>();
+        for (int i = 0; i < versions.size() - keepVersions; i++) {
+            if (versions.get(i).lastModified().toEpochMilli() < cutoff) {
+                doomed.add(versions.get(i).key());
+            }
+        }
+        if (!doomed.isEmpty()) {
+            store.deleteAll(doomed);
+        }
+        return doomed.size();
+    }
+
+    private List<ObjectMetadata> versions(TopicPartition tp) {
+        return store.listAll(BucketLayout.manifestPrefix(tp))
+                .filter(m -> BucketLayout.manifestVersion(m.key()).isPresent())
+                .toList();
+    }
+
+    /** Keeps the newest manifest seen, so a concurrent older load never replaces a newer one. */
+    private void remember(TopicPartition tp, Manifest m) {
+        cache.merge(tp, m, (old, neu) -> neu.version() >= old.version() ? neu : old);
+    }
+}

@@ -1,0 +1,215 @@
+package io.tierlog.tiering;
+
+import io.tierlog.log.PartitionReader;
+import io.tierlog.log.ReadResult;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.objectstore.ObjectKey;
+import io.tierlog.objectstore.ObjectMetadata;
+import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.ObjectStoreUnavailableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import java.util.random.RandomGenerator;
+
+/**
+ * The cold tier of one node, assembled: the {@link Tierer}, {@link RetentionEnforcer}, {@link OrphanCollector},
+ * {@link ColdReader} and {@link ColdRestorer} over one {@link ObjectStore} and the hot volume. Callers schedule
+ * {@link #runTieringPass()}, {@link #runRetentionPass()} and {@link #runOrphanCollection()} (each from one thread
+ * at a time); reads may come from any thread. The store is owned by the caller.
+ *
+ * <p>See docs/adr/0004-tiered-storage.md for the bucket layout, the commit protocol and the crash rules.
+ */
+public final class TieredStorage implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TieredStorage.class);
+
+    private final Path dataDir;
+    private final TopicStore topics;
+    private final ObjectStore store;
+    private final TieringStats stats = new TieringStats();
+    private final TopicGuards guards = new TopicGuards();
+    private final ManifestStore manifests;
+    private final Tierer tierer;
+    private final RetentionEnforcer retention;
+    private final OrphanCollector orphans;
+    private final ColdReader reader;
+    private final ColdRestorer restorer;
+    private final ExecutorService fetchers;
+    private final ChunkCache cache;
+
+    /**
+     * @param dataDir  the hot volume ({@code tierlog.data-dir})
+     * @param cacheDir the chunk cache directory ({@code <tierlog.index-dir>/cold-cache}); emptied on open
+     * @param random   upload ids and backoff jitter
+     */
+    public TieredStorage(Path dataDir, Path cacheDir, ObjectStore store, TieringConfig config, Clock clock,
+                         RandomGenerator random, SegmentEvictionListener listener) {
+        this.dataDir = dataDir;
+        this.store = store;
+        this.topics = new TopicStore(dataDir, clock);
+        this.manifests = new ManifestStore(store, clock, config.keepManifestVersions(), config.orphanGrace());
+        this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
+        this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
+        this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
+        this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
+        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(),
+                config.fetchThreads() * 2, store, fetchers, stats);
+        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks());
+        this.restorer = new ColdRestorer(dataDir, topics, store, manifests);
+    }
+
+    public TieringStats stats() {
+        return stats;
+    }
+
+    public ColdReader reader() {
+        return reader;
+    }
+
+    public ManifestStore manifests() {
+        return manifests;
+    }
+
+    public Tierer.PassResult runTieringPass() {
+        return tierer.runOnce();
+    }
+
+    public RetentionEnforcer.PassResult runRetentionPass() {
+        return retention.runOnce();
+    }
+
+    /** Collects orphans of every partition of every topic; returns how many objects were deleted. */
+    public int runOrphanCollection() {
+        int deleted = 0;
+        for (TopicMetadata topic : topics.list()) {
+            Lock lock = guards.of(topic.name()).readLock();
+            lock.lock();
+            try {
+                for (int p = 0; p < topic.partitions(); p++) {
+                    deleted += orphans.collect(new TopicPartition(topic.name(), p));
+                }
+            } catch (ObjectStoreUnavailableException e) {
+                LOG.warn("orphan collection paused: object store unavailable: {}", e.getMessage());
+                return deleted;
+            } finally {
+                lock.unlock();
+            }
+        }
+        return deleted;
+    }
+
+    /** Restores topics and hot start offsets from the bucket (see {@link ColdRestorer}). Run before serving. */
+    public List<String> restoreFromBucket() {
+        return restorer.restore();
+    }
+
+    /**
+     * The tiers of one partition from the cached manifest (no store request once loaded).
+     *
+     * @param hotBases the partition's hot segment bases, ascending
+     */
+    public PartitionTiers tiers(TopicPartition tp, List<Long> hotBases) {
+        Manifest m = manifests.cached(tp);
+        long oldestHot = hotBases.isEmpty() ? 0 : hotBases.get(0);
+        long start;
+        if (m.version() == 0) {
+            start = oldestHot;
+        } else if (!m.isEmpty()) {
+            start = m.logStartOffset();
+        } else {
+            start = Math.max(m.logStartOffset(), oldestHot);
+        }
+        return new PartitionTiers(start, m.isEmpty() ? start : m.coldEnd(), m.totalBytes(), m.segments().size());
+    }
+
+    /** The hot tier's read of {@code [offset, ...)}; e.g. {@link io.tierlog.log.PartitionReader#read} with an index hint. */
+    @FunctionalInterface
+    public interface HotRead {
+        ReadResult read(long offset, int maxRecords, int maxBytes);
+    }
+
+    /**
+     * Reads from whichever tier holds {@code offset}: the hot tier when its oldest segment is at or below it
+     * (cheaper), else the cold tier. A read never spans the boundary; the next read (from {@code nextOffset})
+     * continues in the other tier, so a replay crosses cold to hot with no gap or duplicate. A hot segment
+     * evicted while being read is retried from the cold tier. The caller checks {@code logStartOffset} and the
+     * high watermark first.
+     */
+    public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes, HotRead hot) {
+        Path dir = dataDir.resolve(tp.dirName());
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            List<Long> bases = SegmentFiles.segmentBases(dir);
+            long oldestHot = bases.isEmpty() ? Long.MAX_VALUE : bases.get(0);
+            if (offset < oldestHot) {
+                return reader.read(tp, offset, maxRecords, maxBytes);
+            }
+            try {
+                return hot.read(offset, maxRecords, maxBytes);
+            } catch (PartitionReader.SegmentGoneException | IllegalArgumentException e) {
+                last = e; // retention evicted the hot segment under us: resolve the tier again
+            }
+        }
+        throw last;
+    }
+
+    /**
+     * Removes all of a topic's objects ({@code <topic>/} entirely). Call after the hot metadata is gone, so no
+     * tiering pass picks the topic up again. Waits for a running pass on the topic to finish.
+     *
+     * @throws ObjectStoreUnavailableException if the store cannot be reached; repeat the call
+     */
+    public int deleteTopic(String topic) {
+        Lock lock = guards.of(topic).writeLock();
+        lock.lock();
+        try {
+            List<ObjectKey> keys = store.listAll(BucketLayout.topicPrefix(topic)).map(ObjectMetadata::key).toList();
+            if (!keys.isEmpty()) {
+                store.deleteAll(keys);
+            }
+            manifests.forgetTopic(topic);
+            tierer.forgetTopic(topic);
+            LOG.info("topic {}: deleted {} objects from the cold tier", topic, keys.size());
+            return keys.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Stops the fetch threads and empties the chunk cache; does not close the store. */
+    @Override
+    public void close() {
+        fetchers.shutdownNow();
+        try {
+            fetchers.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        cache.close();
+    }
+
+    private static ThreadFactory daemonThreads(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

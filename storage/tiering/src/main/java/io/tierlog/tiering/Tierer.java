@@ -1,0 +1,310 @@
+package io.tierlog.tiering;
+
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.objectstore.ObjectKey;
+import io.tierlog.objectstore.ObjectNotFoundException;
+import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.ObjectStoreException;
+import io.tierlog.objectstore.ObjectStoreUnavailableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.random.RandomGenerator;
+
+/**
+ * Uploads sealed hot segments and commits them to their partition's manifest. One {@link #runOnce()} per
+ * {@code tierlog.tiering.interval}.
+ *
+ * <h2>Per segment</h2>
+ * A hot segment is sealed once a newer segment exists. Each sealed segment whose base offset is at or above the
+ * manifest's cold end is, in offset order:
+ * <ol>
+ *   <li>walked and validated batch by batch ({@link SealedSegment}): a corrupt segment is never uploaded;</li>
+ *   <li>uploaded under a fresh upload id: the segment bytes ({@link ObjectStore#put(ObjectKey, Path)}: CRC32C
+ *       end to end, multipart when large), then its sidecar;</li>
+ *   <li>committed as the next manifest version with a conditional create ({@link ManifestStore#commit}). If
+ *       another tierer committed the same offsets first, our two objects are deleted at once.</li>
+ * </ol>
+ *
+ * <h2>Crash behaviour</h2>
+ * A crash before the commit leaves the hot copy (never deleted before a commit) and up to two unreferenced
+ * objects, which {@link OrphanCollector} deletes after the grace period. A crash after the commit leaves a
+ * committed segment whose hot copy retention evicts later. Cold segments never overlap: the manifest is the only
+ * truth and its versions are linear. An upload that took longer than half the orphan grace is abandoned before
+ * committing, so the collector can never delete an object a commit is about to reference.
+ *
+ * <h2>Faults</h2>
+ * When the store is unavailable the pass stops, and the next pass waits an exponentially growing, fully jittered
+ * delay ({@link Backoff}, measured on the injected clock: nothing sleeps, the hot tier is never blocked). The hot
+ * segments stay until they are committed; when their bytes exceed {@link TieringConfig#maxPendingBytes()} the
+ * backlog is reported ({@link TieringStats#backlogExceeded()}, a WARN) and produce keeps working.
+ *
+ * <p>Not thread-safe: one thread runs passes (the scheduler's).
+ */
+public final class Tierer {
+    private static final Logger LOG = LoggerFactory.getLogger(Tierer.class);
+
+    private final Path dataDir;
+    private final TopicStore topics;
+    private final ObjectStore store;
+    private final ManifestStore manifests;
+    private final TopicGuards guards;
+    private final TieringConfig config;
+    private final TieringStats stats;
+    private final Clock clock;
+    private final RandomGenerator random;
+    private final Backoff backoff;
+    /** Bytes of topic.json this process last saw in the bucket, per topic. */
+    private final Map<String, byte[]> publishedTopics = new ConcurrentHashMap<>();
+
+    private int consecutiveFailures;
+    private int committedThisPass;
+    private long nextAttemptAtMs;
+
+    Tierer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
+           TieringConfig config, TieringStats stats, Clock clock, RandomGenerator random) {
+        this.dataDir = dataDir;
+        this.topics = topics;
+        this.store = store;
+        this.manifests = manifests;
+        this.guards = guards;
+        this.config = config;
+        this.stats = stats;
+        this.clock = clock;
+        this.random = random;
+        this.backoff = new Backoff(config.backoffBase(), config.backoffCap(), random);
+    }
+
+    /** What one pass did. */
+    public record PassResult(boolean ran, int segmentsCommitted, boolean storeUnavailable) {
+    }
+
+    /**
+     * One pass over every partition of every topic. Returns without touching the store while backing off.
+     * Never throws for store faults; they are counted, logged and retried by later passes.
+     */
+    public PassResult runOnce() {
+        long now = clock.millis();
+        if (now < nextAttemptAtMs) {
+            updatePending();
+            return new PassResult(false, 0, true);
+        }
+        committedThisPass = 0;
+        boolean unavailable = false;
+        try {
+            for (TopicMetadata topic : topics.list()) {
+                tierTopic(topic);
+            }
+            consecutiveFailures = 0;
+            stats.storeAvailable(true);
+        } catch (ObjectStoreUnavailableException e) {
+            unavailable = true;
+            consecutiveFailures++;
+            stats.uploadError();
+            stats.storeAvailable(false);
+            long delay = backoff.delayMs(consecutiveFailures);
+            nextAttemptAtMs = clock.millis() + delay;
+            LOG.warn("tiering paused: object store unavailable ({} consecutive failures); next attempt in {} ms; "
+                    + "hot segments are kept meanwhile: {}", consecutiveFailures, delay, e.getMessage());
+        }
+        updatePending();
+        return new PassResult(true, committedThisPass, unavailable);
+    }
+
+    private int tierTopic(TopicMetadata topic) {
+        Lock lock = guards.of(topic.name()).readLock();
+        lock.lock();
+        try {
+            if (topics.find(topic.name()).filter(t -> t.id().equals(topic.id())).isEmpty()) {
+                return 0; // deleted (or re-created) since we listed it
+            }
+            if (!publishTopic(topic)) {
+                return 0;
+            }
+            int committed = 0;
+            for (int p = 0; p < topic.partitions(); p++) {
+                TopicPartition tp = new TopicPartition(topic.name(), p);
+                try {
+                    committed += tierPartition(tp);
+                } catch (CorruptLogException e) {
+                    // A person must look at this segment; the other partitions carry on.
+                    stats.uploadError();
+                    LOG.error("{}: not tiering: {}", tp, e.getMessage());
+                } catch (ObjectStoreUnavailableException e) {
+                    throw e; // pauses the whole pass: the other partitions would fail the same way
+                } catch (ObjectStoreException | UncheckedIOException | IllegalStateException e) {
+                    stats.uploadError();
+                    LOG.warn("{}: tiering failed, will retry next pass", tp, e);
+                }
+            }
+            return committed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Makes {@code <topic>/topic.json} match the hot metadata. False if the bucket holds a different topic. */
+    private boolean publishTopic(TopicMetadata topic) {
+        byte[] wanted = TopicDescriptor.toJson(topic);
+        byte[] known = publishedTopics.get(topic.name());
+        if (known == null) {
+            ObjectKey key = BucketLayout.topicMetadata(topic.name());
+            try {
+                known = store.get(key);
+                TopicMetadata there = TopicDescriptor.fromJson(known);
+                if (!there.id().equals(topic.id())) {
+                    LOG.warn("topic {}: the bucket holds topic id {} but the hot volume has {}; its deletion did not "
+                            + "finish. Not tiering this topic until DELETE /v1/topics/{} is repeated",
+                            topic.name(), there.id(), topic.id(), topic.name());
+                    return false;
+                }
+            } catch (ObjectNotFoundException e) {
+                known = null;
+            } catch (IllegalArgumentException e) {
+                LOG.warn("topic {}: unreadable topic.json in the bucket is replaced: {}", topic.name(), e.getMessage());
+                known = null;
+            }
+        }
+        if (known == null || !Arrays.equals(known, wanted)) {
+            store.put(BucketLayout.topicMetadata(topic.name()), wanted);
+        }
+        publishedTopics.put(topic.name(), wanted);
+        return true;
+    }
+
+    void forgetTopic(String topic) {
+        publishedTopics.remove(topic);
+    }
+
+    private int tierPartition(TopicPartition tp) {
+        Path dir = dataDir.resolve(tp.dirName());
+        List<Long> bases = SegmentFiles.segmentBases(dir);
+        if (bases.size() < 2) {
+            return 0;
+        }
+        // The cached cold end decides whether there is work, so idle partitions cost no store request.
+        long coldEnd = manifests.cached(tp).coldEnd();
+        int committed = 0;
+        for (int i = 0; i < bases.size() - 1; i++) {
+            long base = bases.get(i);
+            if (bases.get(i + 1) <= coldEnd) {
+                continue; // already cold
+            }
+            if (uploadAndCommit(tp, dir, base)) {
+                committed++;
+            }
+            coldEnd = manifests.cached(tp).coldEnd();
+        }
+        return committed;
+    }
+
+    private boolean uploadAndCommit(TopicPartition tp, Path dir, long base) {
+        SealedSegment segment;
+        try {
+            segment = SealedSegment.scan(tp, dir, base, config.indexIntervalBytes());
+        } catch (NoSuchFileException e) {
+            return false; // evicted by retention meanwhile: it was committed
+        } catch (IOException e) {
+            throw new UncheckedIOException(tp + ": cannot read segment " + base, e);
+        }
+        if (segment == null) {
+            return false;
+        }
+        String uploadId = uploadId();
+        ObjectKey segmentKey = BucketLayout.segment(tp, base, uploadId);
+        ObjectKey indexKey = BucketLayout.index(tp, base, uploadId);
+        long started = clock.millis();
+        // A failure here propagates to the pass's handler (which counts and logs it once); whatever landed is an
+        // orphan for the collector.
+        store.put(segmentKey, segment.file());
+        store.put(indexKey, segment.sidecar().toBytes());
+        if (clock.millis() - started > config.orphanGrace().toMillis() / 2) {
+            LOG.warn("{}: upload of segment {} took {} ms, too close to the orphan grace; discarding it and retrying",
+                    tp, base, clock.millis() - started);
+            store.deleteAll(List.of(segmentKey, indexKey));
+            return false;
+        }
+        Manifest result = manifests.commit(tp, current -> {
+            if (current.coldEnd() > base) {
+                return Optional.empty(); // another tierer committed these offsets first
+            }
+            if (!current.isEmpty() && current.coldEnd() != base) {
+                throw new IllegalStateException(tp + ": segment " + base + " does not follow the cold end "
+                        + current.coldEnd());
+            }
+            return Optional.of(current.append(new ColdSegment(segment.baseOffset(), segment.lastOffset(),
+                    segment.sizeBytes(), segment.firstTimestamp(), segment.maxTimestamp(), segmentKey, indexKey,
+                    segment.crc32c(), clock.millis())));
+        });
+        if (!result.references(segmentKey)) {
+            LOG.info("{}: segment {} was committed by another tierer; deleting our copy {}", tp, base, uploadId);
+            store.deleteAll(List.of(segmentKey, indexKey));
+            return false;
+        }
+        stats.uploaded(segment.sizeBytes());
+        committedThisPass++;
+        LOG.debug("{}: tiered segment {} ({} bytes, offsets {}..{}) as manifest v{}", tp, base, segment.sizeBytes(),
+                segment.baseOffset(), segment.lastOffset(), result.version());
+        return true;
+    }
+
+    private String uploadId() {
+        byte[] bytes = new byte[12];
+        random.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /** Recomputes the backlog gauges from the hot volume and the cached manifests (no store request). */
+    private void updatePending() {
+        long segments = 0;
+        long bytes = 0;
+        for (TopicMetadata topic : topics.list()) {
+            for (int p = 0; p < topic.partitions(); p++) {
+                TopicPartition tp = new TopicPartition(topic.name(), p);
+                Path dir = dataDir.resolve(tp.dirName());
+                List<Long> bases = SegmentFiles.segmentBases(dir);
+                long coldEnd = manifests.peek(tp).map(Manifest::coldEnd).orElse(0L);
+                for (int i = 0; i < bases.size() - 1; i++) {
+                    if (bases.get(i + 1) > coldEnd) {
+                        segments++;
+                        bytes += sizeOf(SegmentFiles.log(dir, bases.get(i)));
+                    }
+                }
+            }
+        }
+        boolean exceeded = bytes > config.maxPendingBytes();
+        if (exceeded && !stats.backlogExceeded()) {
+            LOG.warn("tiering backlog of {} bytes in {} sealed segments exceeds tierlog.tiering.max-pending-bytes = {};"
+                    + " produce continues and the hot segments are kept until they are uploaded", bytes, segments,
+                    config.maxPendingBytes());
+        } else if (!exceeded && stats.backlogExceeded()) {
+            LOG.info("tiering backlog back to {} bytes, below the limit of {}", bytes, config.maxPendingBytes());
+        }
+        stats.pending(segments, bytes, exceeded);
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0; // evicted meanwhile
+        }
+    }
+}

@@ -1,0 +1,474 @@
+package io.tierlog.tiering;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.ReadResult;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.topic.TopicConfig;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.objectstore.ObjectKey;
+import io.tierlog.objectstore.ObjectMetadata;
+import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.testkit.ManualClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The tiering contract, run against every object-store backend (filesystem, S3 on S3Proxy, LocalStack where
+ * Docker exists). Real hot segments, real stores; faults come from {@link FaultyStore} (a decorator that
+ * fails chosen calls before they reach the backend) or from stopping the S3 server.
+ */
+abstract class TieredStorageContractTest {
+    static final TopicConfig CONFIG = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 16384));
+    static final TieringConfig TIERING = TieringConfig.DEFAULTS.withChunkBytes(4096).withReadAhead(4, 4);
+
+    @TempDir
+    Path tmp;
+    ManualClock clock;
+    Path dataDir;
+    ObjectStore backend;
+    FaultyStore store;
+    TopicStore topics;
+    TopicPartition tp;
+    final List<AutoCloseable> closeables = new ArrayList<>();
+
+    /** A new client over this test's bucket; every call sees the same objects. */
+    protected abstract ObjectStore openStore();
+
+    /** Takes the store down for real (S3 server stopped) or, where that is impossible, by faulting every call. */
+    protected void storeDown() {
+        store.failWhen((op, key, n) -> true);
+    }
+
+    protected void storeUp() {
+        store.heal();
+    }
+
+    @BeforeEach
+    void setUp() {
+        clock = new ManualClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+        dataDir = tmp.resolve("hot");
+        backend = openStore();
+        store = new FaultyStore(backend);
+        topics = new TopicStore(dataDir, clock);
+        topics.create("orders", 2, CONFIG);
+        tp = new TopicPartition("orders", 0);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+        backend.close();
+    }
+
+    TieredStorage storage(Path data, ObjectStore s, TieringConfig config) {
+        TieredStorage ts = new TieredStorage(data, tmp.resolve("cache-" + closeables.size()), s, config, clock,
+                new Random(closeables.size()), SegmentEvictionListener.NONE);
+        closeables.add(ts);
+        return ts;
+    }
+
+    TieredStorage storage() {
+        return storage(dataDir, store, TIERING);
+    }
+
+    HotLog hotLog(Path data) {
+        HotLog log = new HotLog(data, tp, clock);
+        closeables.add(log);
+        return log;
+    }
+
+    /** Reads the whole log from {@code from} through the tier router, as the service does. */
+    static List<LogRecord> readAll(TieredStorage ts, HotLog hot, TopicPartition tp, long from) {
+        List<LogRecord> out = new ArrayList<>();
+        long next = from;
+        while (true) {
+            ReadResult r = ts.read(tp, next, 37, 1 << 20, (o, n, b) -> hot.reader().read(o, null, n, b));
+            if (r.records().isEmpty()) {
+                return out;
+            }
+            out.addAll(r.records());
+            next = r.nextOffset();
+        }
+    }
+
+    static void assertSameRecords(List<LogRecord> actual, List<LogRecord> expected) {
+        assertThat(actual).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            LogRecord a = actual.get(i);
+            LogRecord e = expected.get(i);
+            assertThat(a.offset()).isEqualTo(e.offset());
+            assertThat(a.timestamp()).isEqualTo(e.timestamp());
+            assertThat(a.key()).isEqualTo(e.key());
+            assertThat(a.value()).isEqualTo(e.value());
+            assertThat(a.headers()).isEqualTo(e.headers());
+        }
+    }
+
+    static void assertDense(List<LogRecord> records, long from, long lastInclusive) {
+        assertThat(records).hasSize((int) (lastInclusive - from + 1));
+        for (int i = 0; i < records.size(); i++) {
+            assertThat(records.get(i).offset()).isEqualTo(from + i);
+        }
+    }
+
+    /** Drops every hot segment the manifest holds (local.retention.bytes = 0). */
+    void evictAllCommitted(TieredStorage ts) {
+        topics.updateConfig("orders", Map.of(TopicConfig.LOCAL_RETENTION_BYTES, 0));
+        ts.runRetentionPass();
+    }
+
+    Set<ObjectKey> segmentObjects() {
+        return backend.listAll(BucketLayout.segmentsPrefix(tp)).map(ObjectMetadata::key).collect(Collectors.toSet());
+    }
+
+    static Set<ObjectKey> referenced(Manifest m) {
+        return m.segments().stream().flatMap(s -> java.util.stream.Stream.of(s.segmentKey(), s.indexKey()))
+                .collect(Collectors.toSet());
+    }
+
+    @Test
+    void tiersSealedSegmentsAndReadsBackIdenticalRecordsAcrossTheBoundary() {
+        HotLog hot = hotLog(dataDir);
+        long last = hot.append(300, 5, CONFIG);
+        List<LogRecord> expected = hot.readHot(0);
+        List<Long> bases = hot.reader().segmentBases();
+        assertThat(bases.size()).as("enough segments").isGreaterThan(5);
+
+        TieredStorage ts = storage();
+        Tierer.PassResult pass = ts.runTieringPass();
+
+        assertThat(pass.segmentsCommitted()).isEqualTo(bases.size() - 1);
+        Manifest m = ts.manifests().load(tp);
+        assertThat(m.coldEnd()).isEqualTo(bases.get(bases.size() - 1));
+        assertThat(ts.stats().pendingSegments()).isZero();
+
+        evictAllCommitted(ts);
+        assertThat(hot.reader().segmentBases()).containsExactly(bases.get(bases.size() - 1));
+
+        List<LogRecord> read = readAll(ts, hot, tp, 0);
+        assertSameRecords(read, expected);
+        assertDense(read, 0, last);
+        // From the middle of a cold segment, too.
+        long middle = m.segments().get(2).baseOffset() + 3;
+        assertSameRecords(readAll(ts, hot, tp, middle), expected.subList((int) middle, expected.size()));
+        assertThat(ts.tiers(tp, hot.reader().segmentBases()).logStartOffset()).isZero();
+    }
+
+    @Test
+    void crashBetweenUploadAndCommitLosesNothingDuplicatesNothingAndOrphansAreCollected() {
+        HotLog hot = hotLog(dataDir);
+        long last = hot.append(120, 5, CONFIG);
+        List<LogRecord> expected = hot.readHot(0);
+        // The third commit "crashes": the segment and its sidecar are uploaded, the manifest is not written.
+        store.failWhen((op, key, n) -> op.equals("putIfAbsent") && n == 3);
+        TieredStorage crashed = storage();
+        Tierer.PassResult pass = crashed.runTieringPass();
+        assertThat(pass.segmentsCommitted()).isEqualTo(2);
+        assertThat(crashed.stats().uploadErrors()).isEqualTo(1);
+
+        store.heal();
+        TieredStorage restarted = storage(dataDir, store, TIERING);
+        restarted.runTieringPass();
+        Manifest m = restarted.manifests().load(tp);
+        List<Long> bases = hot.reader().segmentBases();
+        assertThat(m.segments()).extracting(ColdSegment::baseOffset).containsExactlyElementsOf(
+                bases.subList(0, bases.size() - 1));
+        Set<ObjectKey> orphans = new java.util.HashSet<>(segmentObjects());
+        orphans.removeAll(referenced(m));
+        assertThat(orphans).as("the crashed upload's segment and sidecar").hasSize(2);
+
+        // Inside the grace period nothing is collected (it could be an upload in progress).
+        assertThat(restarted.runOrphanCollection()).isZero();
+        clock.advance(TIERING.orphanGrace().plusMinutes(1));
+        assertThat(restarted.runOrphanCollection()).isEqualTo(2);
+        assertThat(segmentObjects()).isEqualTo(referenced(m));
+
+        evictAllCommitted(restarted);
+        List<LogRecord> read = readAll(restarted, hot, tp, 0);
+        assertSameRecords(read, expected);
+        assertDense(read, 0, last);
+    }
+
+    @Test
+    void crashBetweenCommitAndLocalDeleteEvictsAfterRestartWithoutUploadingAgain() {
+        HotLog hot = hotLog(dataDir);
+        hot.append(100, 5, CONFIG);
+        List<LogRecord> expected = hot.readHot(0);
+        TieredStorage first = storage();
+        first.runTieringPass();
+        Set<ObjectKey> objects = segmentObjects();
+        // "crash": the process dies before retention runs; the hot copies are all still there.
+
+        TieredStorage restarted = storage(dataDir, store, TIERING);
+        Tierer.PassResult pass = restarted.runTieringPass();
+        assertThat(pass.segmentsCommitted()).isZero();
+        assertThat(restarted.stats().segmentsUploaded()).isZero();
+        assertThat(segmentObjects()).isEqualTo(objects);
+
+        evictAllCommitted(restarted);
+        assertThat(hot.reader().segmentBases()).hasSize(1);
+        assertSameRecords(readAll(restarted, hot, tp, 0), expected);
+    }
+
+    @Test
+    void twoTierersRacingCommitEachSegmentExactlyOnce() throws Exception {
+        HotLog hot = hotLog(dataDir);
+        hot.append(200, 5, CONFIG);
+        List<Long> bases = hot.reader().segmentBases();
+        TieredStorage a = storage(dataDir, new FaultyStore(backend), TIERING);
+        TieredStorage b = storage(dataDir, openStoreTracked(), TIERING);
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Tierer.PassResult> fa = pool.submit(() -> {
+                go.await();
+                return a.runTieringPass();
+            });
+            Future<Tierer.PassResult> fb = pool.submit(() -> {
+                go.await();
+                return b.runTieringPass();
+            });
+            go.countDown();
+            int committed = fa.get(60, TimeUnit.SECONDS).segmentsCommitted()
+                    + fb.get(60, TimeUnit.SECONDS).segmentsCommitted();
+            assertThat(committed).isEqualTo(bases.size() - 1);
+        } finally {
+            pool.shutdownNow();
+        }
+        Manifest m = a.manifests().load(tp);
+        // The Manifest constructor rejects gaps and overlaps; check coverage and that losers cleaned up at once.
+        assertThat(m.segments()).extracting(ColdSegment::baseOffset)
+                .containsExactlyElementsOf(bases.subList(0, bases.size() - 1));
+        assertThat(m.version()).isEqualTo(bases.size() - 1);
+        assertThat(segmentObjects()).isEqualTo(referenced(m));
+    }
+
+    ObjectStore openStoreTracked() {
+        ObjectStore s = openStore();
+        closeables.add(s::close);
+        return s;
+    }
+
+    @Test
+    void storeOutageMidTieringKeepsHotDataAndEveryAcknowledgedRecordReadableAfterRecovery() {
+        HotLog hot = hotLog(dataDir);
+        hot.append(120, 5, CONFIG);
+        TieredStorage ts = storage();
+        // The outage begins while the tierer uploads its third object.
+        store.runBefore((op, key, n) -> op.equals("put") && key.value().contains("/segments/") && n == 3,
+                this::storeDown);
+        Tierer.PassResult pass = ts.runTieringPass();
+        assertThat(pass.storeUnavailable()).isTrue();
+        assertThat(ts.stats().storeAvailable()).isFalse();
+        long committedDuringOutage = pass.segmentsCommitted();
+        assertThat(committedDuringOutage).isLessThan(hot.reader().segmentBases().size() - 1);
+        store.runBefore((op, key, n) -> false, () -> { });
+
+        // Produce keeps working; nothing hot is deleted; the backlog is reported.
+        long last = hot.append(60, 5, CONFIG);
+        assertThat(ts.runTieringPass().ran()).as("backing off, no store call").isFalse();
+        assertThat(ts.stats().pendingSegments()).isGreaterThan(0);
+        evictAllCommitted(ts);
+        assertThat(hot.reader().segmentBases().get(0))
+                .isLessThanOrEqualTo(ts.manifests().peek(tp).map(Manifest::coldEnd).orElse(0L));
+
+        // Cold reads of uncached data answer cold-tier-unavailable.
+        if (committedDuringOutage > 0) {
+            TieredStorage coldOnly = storage(dataDir, store, TIERING);
+            assertThatThrownBy(() -> coldOnly.reader().read(tp, 0, 10, 1 << 20))
+                    .isInstanceOfSatisfying(TierlogException.class,
+                            e -> assertThat(e.type()).isEqualTo(ErrorType.COLD_TIER_UNAVAILABLE));
+        }
+
+        storeUp();
+        clock.advance(TIERING.backoffCap().plusSeconds(1));
+        Tierer.PassResult resumed = ts.runTieringPass();
+        assertThat(resumed.storeUnavailable()).isFalse();
+        List<Long> bases = hot.reader().segmentBases();
+        assertThat(ts.manifests().load(tp).coldEnd()).isEqualTo(bases.get(bases.size() - 1));
+        assertThat(ts.stats().pendingSegments()).isZero();
+        evictAllCommitted(ts);
+        List<LogRecord> read = readAll(ts, hot, tp, 0);
+        assertDense(read, 0, last);
+    }
+
+    @Test
+    void localRetentionEvictsOnlyCommittedSegmentsAndTotalRetentionMovesLogStartManifestFirst() {
+        topics.updateConfig("orders", Map.of(TopicConfig.LOCAL_RETENTION_MS, 3_600_000L,
+                TopicConfig.RETENTION_MS, 4 * 3_600_000L));
+        HotLog hot = hotLog(dataDir);
+        for (int hour = 0; hour < 6; hour++) {
+            hot.append(25, 5, CONFIG);
+            clock.advance(Duration.ofHours(1));
+        }
+        List<Long> before = hot.reader().segmentBases();
+        TieredStorage ts = storage();
+
+        // Old, but not committed: local retention keeps everything.
+        ts.runRetentionPass();
+        assertThat(hot.reader().segmentBases()).isEqualTo(before);
+
+        ts.runTieringPass();
+        Manifest m = ts.manifests().load(tp);
+        // Total retention (4 h) runs first, manifest first: fail the object deletion to prove the order.
+        store.failWhen((op, key, n) -> op.equals("deleteAll"));
+        ts.runRetentionPass();
+        Manifest after = ts.manifests().load(tp);
+        long cutoff = clock.millis() - 4 * 3_600_000L;
+        List<ColdSegment> expired = m.segments().stream().filter(s -> s.maxTimestamp() < cutoff).toList();
+        assertThat(expired).isNotEmpty();
+        assertThat(after.logStartOffset()).isEqualTo(expired.get(expired.size() - 1).nextOffset());
+        assertThat(after.segments()).noneMatch(expired::contains);
+        assertThat(segmentObjects()).as("objects outlive a failed delete; the manifest no longer has them")
+                .containsAll(referenced(new Manifest(0, 0, expired)));
+        store.heal();
+        clock.advance(TIERING.orphanGrace().plusMinutes(1));
+        ts.runOrphanCollection();
+        assertThat(segmentObjects()).isEqualTo(referenced(after));
+
+        // Local retention (1 h): committed segments older than an hour are evicted; the active one never.
+        ts.runRetentionPass();
+        Manifest now = ts.manifests().load(tp);
+        List<Long> hotNow = hot.reader().segmentBases();
+        assertThat(hotNow).contains(before.get(before.size() - 1));
+        for (int i = 0; i < hotNow.size() - 1; i++) {
+            long base = hotNow.get(i);
+            ColdSegment s = now.segmentFor(base).orElseThrow();
+            assertThat(s.maxTimestamp()).isGreaterThanOrEqualTo(clock.millis() - 3_600_000L);
+        }
+        assertThat(now.logStartOffset()).isGreaterThanOrEqualTo(after.logStartOffset());
+        assertThat(ts.tiers(tp, hotNow).logStartOffset()).isEqualTo(now.logStartOffset());
+        assertThatThrownBy(() -> ts.reader().read(tp, 0, 10, 1 << 20))
+                .isInstanceOfSatisfying(TierlogException.class, e -> {
+                    assertThat(e.type()).isEqualTo(ErrorType.OFFSET_OUT_OF_RANGE);
+                    assertThat(e.extra()).containsEntry("logStartOffset", now.logStartOffset());
+                });
+        List<LogRecord> read = readAll(ts, hot, tp, now.logStartOffset());
+        assertThat(read.get(0).offset()).isEqualTo(now.logStartOffset());
+    }
+
+    @Test
+    void freshNodeServesTheSameRecordsAndLogStartOffsetFromTheBucketAlone() throws Exception {
+        topics.updateConfig("orders", Map.of(TopicConfig.RETENTION_BYTES, 150_000L,
+                TopicConfig.LOCAL_RETENTION_BYTES, 150_000L));
+        HotLog hot = hotLog(dataDir);
+        hot.append(200, 5, CONFIG);
+        TieredStorage ts = storage();
+        ts.runTieringPass();
+        ts.runRetentionPass();
+        Manifest m = ts.manifests().load(tp);
+        assertThat(m.logStartOffset()).as("retention.bytes moved the log start").isGreaterThan(0);
+        List<LogRecord> expected = readAll(ts, hot, tp, m.logStartOffset()).stream()
+                .filter(r -> r.offset() < m.coldEnd()).toList();
+        TopicMetadata original = topics.get("orders");
+
+        Path freshData = tmp.resolve("fresh-hot");
+        TieredStorage fresh = storage(freshData, openStoreTracked(), TIERING);
+        assertThat(fresh.restoreFromBucket()).containsExactly("orders");
+        TopicMetadata restored = new TopicStore(freshData, clock).get("orders");
+        assertThat(restored).isEqualTo(original);
+        assertThat(SegmentFiles.segmentBases(freshData.resolve(tp.dirName()))).containsExactly(m.coldEnd());
+        assertThat(fresh.restoreFromBucket()).as("idempotent").isEmpty();
+
+        HotLog freshHot = hotLog(freshData);
+        assertThat(fresh.tiers(tp, freshHot.reader().segmentBases()).logStartOffset()).isEqualTo(m.logStartOffset());
+        assertSameRecords(readAll(fresh, freshHot, tp, m.logStartOffset()), expected);
+        // The hot log continues at the cold end.
+        long appended = freshHot.append(1, 1, CONFIG);
+        assertThat(appended).isEqualTo(m.coldEnd());
+        assertThat(readAll(fresh, freshHot, tp, m.logStartOffset())).hasSize(expected.size() + 1);
+    }
+
+    @Test
+    void aCorruptedByteInAColdObjectIsAnErrorNeverData() {
+        HotLog hot = hotLog(dataDir);
+        hot.append(60, 5, CONFIG);
+        TieredStorage ts = storage();
+        ts.runTieringPass();
+        evictAllCommitted(ts);
+        ColdSegment s = ts.manifests().load(tp).segments().get(1);
+        byte[] bytes = backend.get(s.segmentKey());
+        bytes[bytes.length / 2] ^= 0x5A;
+        backend.put(s.segmentKey(), bytes);
+
+        TieredStorage reader = storage(dataDir, store, TIERING);
+        assertThat(reader.reader().read(tp, 0, 5, 1 << 20).records()).hasSize(5); // segment 0 is intact
+        assertThatThrownBy(() -> readAll(reader, hot, tp, s.baseOffset()))
+                .isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining(s.segmentKey().value());
+    }
+
+    @Test
+    void offsetForTimestampSearchesColdSegments() {
+        HotLog hot = hotLog(dataDir);
+        List<Long> stamps = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            stamps.add(clock.millis());
+            hot.append(3, 5, CONFIG);
+            clock.advance(Duration.ofSeconds(10));
+        }
+        TieredStorage ts = storage();
+        ts.runTieringPass();
+        Manifest m = ts.manifests().load(tp);
+        // stamps[i] is the timestamp of batches 3i..3i+2 (15 records from offset 15i).
+        int i = 17;
+        assertThat(15L * i).isLessThan(m.coldEnd());
+        assertThat(ts.reader().offsetForTimestamp(tp, stamps.get(i))).contains(
+                new OffsetAndTimestamp(15L * i, stamps.get(i)));
+        assertThat(ts.reader().offsetForTimestamp(tp, stamps.get(i) - 1)).contains(
+                new OffsetAndTimestamp(15L * i, stamps.get(i)));
+        assertThat(ts.reader().offsetForTimestamp(tp, 0)).contains(new OffsetAndTimestamp(0, stamps.get(0)));
+        assertThat(ts.reader().offsetForTimestamp(tp, clock.millis() + 1)).isEmpty();
+    }
+
+    @Test
+    void sequentialReplayFetchesEachChunkOnceAndThenHitsTheCache() {
+        HotLog hot = hotLog(dataDir);
+        hot.append(150, 5, CONFIG);
+        TieredStorage ts = storage();
+        ts.runTieringPass();
+        evictAllCommitted(ts);
+        Manifest m = ts.manifests().load(tp);
+        long chunks = m.segments().stream().mapToLong(s -> (s.sizeBytes() + 4095) / 4096).sum();
+
+        store.resetCounts();
+        List<LogRecord> first = readAll(ts, hot, tp, 0);
+        assertThat(store.count("getRange")).isEqualTo(chunks);
+        assertThat(store.count("get")).as("one sidecar per segment").isEqualTo(m.segments().size());
+        assertThat(ts.stats().rangeGets()).isEqualTo(chunks);
+
+        List<LogRecord> again = readAll(ts, hot, tp, 0);
+        assertThat(store.count("getRange")).as("served from the chunk cache").isEqualTo(chunks);
+        assertSameRecords(again, first);
+        assertThat(ts.stats().cacheHits()).isGreaterThan(ts.stats().cacheMisses());
+    }
+}
