@@ -8,7 +8,7 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
-import io.tierlog.service.read.ScanningHotTier;
+import io.tierlog.service.read.IndexedHotTier;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -58,7 +58,7 @@ public class Engine {
     @Singleton
     HotTier hotTier(TierlogConfig config) {
         createDirectory(config.indexDir());
-        return new ScanningHotTier(config.dataDir());
+        return new IndexedHotTier(config.dataDir(), config.indexDir());
     }
 
     void closeHotTier(@Disposes HotTier hot) throws Exception {

@@ -33,7 +33,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
         if (problem.status() >= 500) {
             LOG.errorf(e, "request failed: %s", problem.detail());
         } else {
-            LOG.debugf("request rejected: %s %s", problem.type(), problem.detail());
+            LOG.debugf("request rejected: %s %s", problem.type().slug(), problem.detail());
         }
         return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem.toJson()).build();
     }
@@ -55,14 +55,11 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
         JsonProcessingException json = jsonCause(e);
         if (json != null) {
             String field = json instanceof JsonMappingException m ? fieldPath(m) : "body";
-            return new Problem(ErrorType.BAD_REQUEST.slug(), ErrorType.BAD_REQUEST.title(), 400,
-                    field + ": " + json.getOriginalMessage(), Map.of("field", field));
+            return new Problem(ErrorType.BAD_REQUEST, field + ": " + json.getOriginalMessage(), Map.of("field", field));
         }
         if (e instanceof WebApplicationException w) {
             int status = w.getResponse().getStatus();
-            return new Problem(slugFor(status), Response.Status.fromStatusCode(status) == null ? "HTTP " + status
-                    : Response.Status.fromStatusCode(status).getReasonPhrase(), status,
-                    w.getMessage() == null ? "HTTP " + status : w.getMessage(), Map.of());
+            return new Problem(typeFor(status), w.getMessage() == null ? "HTTP " + status : w.getMessage(), Map.of());
         }
         return Problem.of(ErrorType.INTERNAL, e.getClass().getSimpleName() + ": " + e.getMessage());
     }
@@ -91,15 +88,14 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
         return sb.isEmpty() ? "body" : sb.toString();
     }
 
-    private static String slugFor(int status) {
+    /** The contract type for a JAX-RS status; statuses the contract does not name fall back to 400 / 500. */
+    private static ErrorType typeFor(int status) {
         return switch (status) {
-            case 400 -> ErrorType.BAD_REQUEST.slug();
-            case 404 -> ErrorType.NOT_FOUND.slug();
-            case 405 -> "method-not-allowed";
-            case 406 -> "not-acceptable";
-            case 413 -> ErrorType.REQUEST_TOO_LARGE.slug();
-            case 415 -> ErrorType.UNSUPPORTED_MEDIA_TYPE.slug();
-            default -> status >= 500 ? ErrorType.INTERNAL.slug() : "http-" + status;
+            case 404 -> ErrorType.NOT_FOUND;
+            case 405 -> ErrorType.METHOD_NOT_ALLOWED;
+            case 413 -> ErrorType.REQUEST_TOO_LARGE;
+            case 415 -> ErrorType.UNSUPPORTED_MEDIA_TYPE;
+            default -> status >= 500 ? ErrorType.INTERNAL : ErrorType.BAD_REQUEST;
         };
     }
 }

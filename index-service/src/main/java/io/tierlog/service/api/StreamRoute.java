@@ -1,0 +1,242 @@
+package io.tierlog.service.api;
+
+import io.tierlog.ingest.Encoding;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.ServiceThreads;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.read.FetchResult;
+import io.tierlog.service.read.PartitionReads;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * {@code GET /v1/topics/{topic}/partitions/{p}/stream}: Server-Sent Events, one event per record
+ * ({@code id: <offset>}, {@code event: record}, {@code data: <record JSON>}), replaying from the start offset and
+ * then tailing live appends. Start: {@code Last-Event-ID: K} resumes at K+1; else {@code ?offset=N|earliest|latest}
+ * (default {@code latest}) or {@code ?timestamp=T}. A comment line is sent after every
+ * {@code tierlog.stream.heartbeat-interval} without records. If retention overtakes a stream, an
+ * {@code event: error} carrying the offset-out-of-range problem ends it.
+ *
+ * <p>Served by a Vert.x route rather than JAX-RS so that flow control is explicit: each step reads one bounded
+ * batch ({@code tierlog.stream.batch-records}, at most 1 MiB) on the read pool, writes it on the connection's
+ * event loop, and reads the next only once Vert.x's write queue has room. A slow client therefore costs at most one
+ * batch plus the write queue of memory, and a waiting stream holds no thread.
+ */
+@Singleton
+public class StreamRoute {
+    private static final Logger LOG = Logger.getLogger(StreamRoute.class);
+    private static final int MAX_BATCH_BYTES = 1024 * 1024;
+
+    private final TopicStore topics;
+    private final PartitionReads reads;
+    private final AppendWatcher watcher;
+    private final ExecutorService pool;
+    private final Duration heartbeat;
+    private final int batchRecords;
+
+    public StreamRoute(TopicStore topics, PartitionReads reads, AppendWatcher watcher, ServiceThreads threads,
+                       TierlogConfig config) {
+        this.topics = topics;
+        this.reads = reads;
+        this.watcher = watcher;
+        this.pool = threads.reads();
+        this.heartbeat = config.stream().heartbeatInterval();
+        this.batchRecords = config.stream().batchRecords();
+    }
+
+    void install(@Observes Router router) {
+        router.get("/v1/topics/:topic/partitions/:partition/stream").order(-100).handler(this::handle);
+    }
+
+    private void handle(RoutingContext ctx) {
+        Context context = Vertx.currentContext();
+        String topic = ctx.pathParam("topic");
+        String partition = ctx.pathParam("partition");
+        String lastEventId = ctx.request().getHeader("Last-Event-ID");
+        String offset = ctx.request().getParam("offset");
+        String timestamp = ctx.request().getParam("timestamp");
+        Encoding encoding;
+        try {
+            encoding = PartitionRequests.encoding(ctx.request().getParam("encoding"));
+        } catch (RuntimeException e) {
+            fail(ctx, e);
+            return;
+        }
+        pool.execute(() -> {
+            long start;
+            TopicPartition tp;
+            try {
+                tp = PartitionRequests.resolve(topics, topic, partition);
+                start = startOffset(tp, lastEventId, offset, timestamp);
+            } catch (RuntimeException e) {
+                context.runOnContext(v -> fail(ctx, e));
+                return;
+            }
+            context.runOnContext(v -> new Session(ctx, context, tp, start, encoding).begin());
+        });
+    }
+
+    private long startOffset(TopicPartition tp, String lastEventId, String offset, String timestamp) {
+        long hw = reads.highWatermark(tp);
+        long lso = Math.min(reads.logStartOffset(tp), hw);
+        long start;
+        if (lastEventId != null && !lastEventId.isBlank()) {
+            start = Requests.queryLong(lastEventId, "Last-Event-ID", 0, -1, Long.MAX_VALUE - 1) + 1;
+        } else if (timestamp != null) {
+            if (offset != null) {
+                throw Requests.bad("timestamp", "give either offset or timestamp, not both");
+            }
+            start = reads.offsetForTimestamp(tp, Requests.queryLong(timestamp, "timestamp", 0, Long.MIN_VALUE,
+                    Long.MAX_VALUE));
+        } else if (offset == null || offset.equalsIgnoreCase("latest")) {
+            start = hw;
+        } else if (offset.equalsIgnoreCase("earliest")) {
+            start = lso;
+        } else {
+            start = Requests.queryLong(offset.toLowerCase(Locale.ROOT), "offset", 0, 0, Long.MAX_VALUE);
+        }
+        PartitionReads.requireInRange(tp, start, lso, hw);
+        return start;
+    }
+
+    private static void fail(RoutingContext ctx, Throwable e) {
+        Problem p = ProblemMapper.toProblem(ProblemMapper.unwrap(e));
+        if (p.status() >= 500) {
+            LOG.errorf(e, "stream request failed: %s", p.detail());
+        }
+        ctx.response().setStatusCode(p.status()).putHeader("Content-Type", Problem.MEDIA_TYPE)
+                .end(Buffer.buffer(p.toJson()));
+    }
+
+    /** One client's stream. Reads run on the pool, writes on the connection's context; one step at a time. */
+    private final class Session {
+        private final RoutingContext ctx;
+        private final HttpServerResponse response;
+        private final Context context;
+        private final TopicPartition tp;
+        private final Encoding encoding;
+        private volatile boolean closed;
+        private volatile CompletableFuture<Boolean> waiting;
+        private long next;
+
+        Session(RoutingContext ctx, Context context, TopicPartition tp, long start, Encoding encoding) {
+            this.ctx = ctx;
+            this.response = ctx.response();
+            this.context = context;
+            this.tp = tp;
+            this.next = start;
+            this.encoding = encoding;
+        }
+
+        void begin() {
+            response.setChunked(true);
+            response.putHeader("Content-Type", "text/event-stream");
+            response.putHeader("Cache-Control", "no-cache");
+            response.putHeader("X-Accel-Buffering", "no");
+            response.closeHandler(v -> close());
+            response.exceptionHandler(e -> close());
+            // Commit the headers now so the client knows the stream is open before the first record.
+            response.write(": tierlog stream " + tp + " from offset " + next + "\n\n");
+            pool.execute(this::step);
+        }
+
+        private void close() {
+            closed = true;
+            CompletableFuture<Boolean> w = waiting;
+            if (w != null) {
+                w.cancel(false);
+            }
+        }
+
+        private void step() {
+            if (closed) {
+                return;
+            }
+            FetchResult result;
+            try {
+                result = reads.fetch(tp, next, batchRecords, MAX_BATCH_BYTES);
+            } catch (RuntimeException e) {
+                end(e);
+                return;
+            }
+            if (!result.records().isEmpty()) {
+                Buffer buf = Buffer.buffer(result.records().size() * 128);
+                for (LogRecord r : result.records()) {
+                    buf.appendString("id: ").appendString(Long.toString(r.offset()))
+                            .appendString("\nevent: record\ndata: ")
+                            .appendBytes(FetchJson.record(tp, r, encoding))
+                            .appendString("\n\n");
+                }
+                next = result.nextOffset();
+                writeThenContinue(buf);
+                return;
+            }
+            CompletableFuture<Boolean> w = watcher.awaitBeyond(tp, next, heartbeat);
+            waiting = w;
+            if (closed) {
+                w.cancel(false);
+                return;
+            }
+            w.whenComplete((arrived, error) -> {
+                if (closed) {
+                    return;
+                }
+                if (Boolean.TRUE.equals(arrived)) {
+                    pool.execute(this::step);
+                } else {
+                    writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)));
+                }
+            });
+        }
+
+        private void writeThenContinue(Buffer buf) {
+            context.runOnContext(v -> {
+                if (closed) {
+                    return;
+                }
+                response.write(buf);
+                if (response.writeQueueFull()) {
+                    // Same event loop as the drain notification, so the drain cannot slip in between.
+                    response.drainHandler(x -> {
+                        response.drainHandler(null);
+                        pool.execute(this::step);
+                    });
+                } else {
+                    pool.execute(this::step);
+                }
+            });
+        }
+
+        private void end(RuntimeException e) {
+            context.runOnContext(v -> {
+                if (closed) {
+                    return;
+                }
+                Problem p = ProblemMapper.toProblem(e);
+                if (p.status() >= 500) {
+                    LOG.errorf(e, "%s: stream at offset %d failed", tp, next);
+                }
+                response.end(Buffer.buffer("event: error\ndata: ").appendBytes(p.toJson()).appendString("\n\n"));
+                closed = true;
+            });
+        }
+    }
+}

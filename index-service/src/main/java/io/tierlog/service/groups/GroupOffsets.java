@@ -1,0 +1,234 @@
+package io.tierlog.service.groups;
+
+import io.tierlog.ingest.IngestService;
+import io.tierlog.ingest.Partitioner;
+import io.tierlog.ingest.ProduceRecord;
+import io.tierlog.ingest.ProduceRequest;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.Names;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.read.FetchResult;
+import io.tierlog.service.read.PartitionReads;
+import io.quarkus.runtime.Startup;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Consumer-group committed offsets, kept the Kafka way: every commit is a record in the internal topic
+ * {@value #TOPIC} on the hot volume (durable state, appended through {@link IngestService} like any produce),
+ * and the current offsets are the fold of that log into memory. Deleting the index loses nothing, and commits
+ * made by another service instance on the same volume are seen on the next {@link #refresh()}.
+ *
+ * <p>Record format: key = UTF-8 {@code group \0 topic \0 partition}; value = UTF-8 JSON
+ * {@code {"offset": N, "commitTimestamp": ms}}; a null value (tombstone) removes the entry. All of a group's
+ * commits go to partition {@code murmur2(group) % partitions}, so one PUT is one atomic batch and a group's
+ * commits are totally ordered. Records that do not parse are skipped with a warning (they were not written by us).
+ *
+ * <p>Thread-safe: commits append concurrently; folding is serialized.
+ */
+@Singleton
+@Startup
+public class GroupOffsets {
+    public static final String TOPIC = TopicAdmin.INTERNAL_PREFIX + "consumer_offsets";
+    private static final Logger LOG = Logger.getLogger(GroupOffsets.class);
+    private static final int FOLD_BATCH = 5000;
+
+    private final IngestService ingest;
+    private final TopicStore topics;
+    private final PartitionReads reads;
+    private final Clock clock;
+    private final int partitions;
+    private final long[] folded;
+    /** group → "topic\0partition"-ordered offsets. */
+    private final Map<String, Map<Key, Long>> committed = new ConcurrentHashMap<>();
+
+    private record Key(String topic, int partition) {
+    }
+
+    private static final Comparator<Key> ORDER = Comparator.comparing(Key::topic).thenComparingInt(Key::partition);
+
+    public GroupOffsets(IngestService ingest, TopicAdmin admin, TopicStore topics, PartitionReads reads,
+                        TierlogConfig config, Clock clock) {
+        this.ingest = ingest;
+        this.topics = topics;
+        this.reads = reads;
+        this.clock = clock;
+        TopicMetadata meta = topics.find(TOPIC).orElseGet(() -> {
+            try {
+                return admin.createAny(TOPIC, config.groups().offsetsTopicPartitions(), Map.of());
+            } catch (TierlogException e) {
+                if (e.type() == ErrorType.TOPIC_EXISTS) {
+                    return topics.get(TOPIC); // another instance created it first
+                }
+                throw e;
+            }
+        });
+        this.partitions = meta.partitions();
+        this.folded = new long[partitions];
+        refresh();
+    }
+
+    /**
+     * Validates every entry, then appends them as one batch. Nothing is written unless all are valid.
+     *
+     * @throws TierlogException {@code invalid-group}, {@code unknown-topic}, {@code unknown-partition},
+     *                          {@code bad-request} (negative offset) or {@code offset-out-of-range} (above the
+     *                          partition's high watermark)
+     */
+    public void commit(String group, List<CommittedOffset> offsets) {
+        Names.requireValidGroup(group);
+        long now = clock.millis();
+        List<ProduceRecord> records = new ArrayList<>(offsets.size());
+        int target = Partitioner.forKey(group.getBytes(StandardCharsets.UTF_8), partitions);
+        for (int i = 0; i < offsets.size(); i++) {
+            CommittedOffset o = offsets.get(i);
+            TopicMetadata topic = topics.get(o.topic());
+            topic.requirePartition(o.partition());
+            if (o.offset() < 0) {
+                throw new TierlogException(ErrorType.BAD_REQUEST, "offsets[" + i + "].offset must be >= 0: " + o.offset(),
+                        Map.of("field", "offsets[" + i + "].offset"));
+            }
+            TopicPartition tp = new TopicPartition(o.topic(), o.partition());
+            long hw = reads.highWatermark(tp);
+            if (o.offset() > hw) {
+                throw PartitionReads.outOfRange(tp, o.offset(), Math.min(reads.logStartOffset(tp), hw), hw);
+            }
+            String value = "{\"offset\":" + o.offset() + ",\"commitTimestamp\":" + now + "}";
+            records.add(new ProduceRecord(key(group, o.topic(), o.partition()), value.getBytes(StandardCharsets.UTF_8),
+                    List.of(), target, now));
+        }
+        if (records.isEmpty()) {
+            return;
+        }
+        ingest.produce(TOPIC, new ProduceRequest(records, Optional.empty()));
+        refresh();
+    }
+
+    /** The group's committed offsets, ordered by topic and partition; empty for a group that never committed. */
+    public List<CommittedOffset> offsets(String group) {
+        Names.requireValidGroup(group);
+        refresh();
+        Map<Key, Long> m = committed.getOrDefault(group, Map.of());
+        List<CommittedOffset> out = new ArrayList<>(m.size());
+        m.forEach((k, v) -> out.add(new CommittedOffset(k.topic(), k.partition(), v)));
+        return out;
+    }
+
+    /** Groups with at least one committed offset, by name. */
+    public List<String> groups() {
+        refresh();
+        return committed.entrySet().stream().filter(e -> !e.getValue().isEmpty()).map(Map.Entry::getKey).sorted()
+                .toList();
+    }
+
+    /** Folds records appended to {@value #TOPIC} since the last fold, by any process. */
+    public synchronized void refresh() {
+        for (int p = 0; p < partitions; p++) {
+            TopicPartition tp = new TopicPartition(TOPIC, p);
+            while (true) {
+                FetchResult r;
+                try {
+                    r = reads.fetch(tp, folded[p], FOLD_BATCH, 4 * 1024 * 1024);
+                } catch (TierlogException e) {
+                    if (e.type() != ErrorType.OFFSET_OUT_OF_RANGE) {
+                        throw e;
+                    }
+                    // Retention moved the start past what we folded; continue from the new start.
+                    folded[p] = ((Number) e.extra().get("logStartOffset")).longValue();
+                    continue;
+                }
+                if (r.records().isEmpty()) {
+                    break;
+                }
+                r.records().forEach(this::apply);
+                folded[p] = r.nextOffset();
+            }
+        }
+    }
+
+    private void apply(LogRecord r) {
+        String[] parts = r.key() == null ? new String[0] : new String(r.key(), StandardCharsets.UTF_8).split("\0", -1);
+        Long offset = r.value() == null ? null : parseOffset(r.value());
+        if (parts.length != 3 || (r.value() != null && offset == null)) {
+            LOG.warnf("%s offset %d: skipping a record that is not a group commit", TOPIC, r.offset());
+            return;
+        }
+        int partition;
+        try {
+            partition = Integer.parseInt(parts[2]);
+        } catch (NumberFormatException e) {
+            LOG.warnf("%s offset %d: skipping a record with partition '%s'", TOPIC, r.offset(), parts[2]);
+            return;
+        }
+        Map<Key, Long> m = committed.computeIfAbsent(parts[0], g -> new java.util.concurrent.ConcurrentSkipListMap<>(ORDER));
+        if (offset == null) {
+            m.remove(new Key(parts[1], partition));
+        } else {
+            m.put(new Key(parts[1], partition), offset);
+        }
+    }
+
+    private static Long parseOffset(byte[] value) {
+        String s = new String(value, StandardCharsets.UTF_8);
+        int i = s.indexOf("\"offset\":");
+        if (i < 0) {
+            return null;
+        }
+        int j = i + "\"offset\":".length();
+        int k = j;
+        while (k < s.length() && (Character.isDigit(s.charAt(k)) || s.charAt(k) == '-')) {
+            k++;
+        }
+        try {
+            return Long.parseLong(s.substring(j, k));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    static byte[] key(String group, String topic, int partition) {
+        return (group + "\0" + topic + "\0" + partition).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Lag of each committed partition of {@code group} whose topic still exists. */
+    public List<PartitionLag> lag(String group) {
+        List<PartitionLag> out = new ArrayList<>();
+        for (CommittedOffset o : offsets(group)) {
+            Optional<TopicMetadata> topic = topics.find(o.topic());
+            if (topic.isEmpty() || o.partition() >= topic.get().partitions()) {
+                continue;
+            }
+            long hw = reads.highWatermark(new TopicPartition(o.topic(), o.partition()));
+            out.add(new PartitionLag(o.topic(), o.partition(), o.offset(), hw, Math.max(0, hw - o.offset())));
+        }
+        return out;
+    }
+
+    public record PartitionLag(String topic, int partition, long committedOffset, long highWatermark, long lag) {
+    }
+
+    /** Group → total lag, for every group. */
+    public Map<String, Long> totalLags() {
+        Map<String, Long> out = new TreeMap<>();
+        for (String g : groups()) {
+            out.put(g, lag(g).stream().mapToLong(PartitionLag::lag).sum());
+        }
+        return out;
+    }
+}

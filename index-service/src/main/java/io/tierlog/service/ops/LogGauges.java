@@ -1,0 +1,116 @@
+package io.tierlog.service.ops;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.quarkus.runtime.StartupEvent;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.service.ServiceThreads;
+import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.groups.GroupOffsets;
+import io.tierlog.service.read.PartitionReads;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Gauges refreshed every {@value #REFRESH_SECONDS} s on the read pool (never on scrape, so a scrape costs no I/O):
+ * {@code tierlog_partition_high_watermark{topic,partition}} for every public topic, and
+ * {@code tierlog_group_lag{group,topic,partition}} and {@code tierlog_group_total_lag{group}} for every group.
+ * Gauges of deleted topics and vanished partitions are removed.
+ */
+@Singleton
+public class LogGauges {
+    private static final Logger LOG = Logger.getLogger(LogGauges.class);
+    static final int REFRESH_SECONDS = 5;
+
+    private final MeterRegistry registry;
+    private final TopicAdmin admin;
+    private final PartitionReads reads;
+    private final GroupOffsets groups;
+    private final ServiceThreads threads;
+    private final Map<Tags, Held> highWatermarks = new HashMap<>();
+    private final Map<Tags, Held> groupLags = new HashMap<>();
+    private final Map<Tags, Held> totalLags = new HashMap<>();
+
+    private record Held(AtomicLong value, Gauge gauge) {
+    }
+
+    public LogGauges(MeterRegistry registry, TopicAdmin admin, PartitionReads reads, GroupOffsets groups,
+                     ServiceThreads threads) {
+        this.registry = registry;
+        this.admin = admin;
+        this.reads = reads;
+        this.groups = groups;
+        this.threads = threads;
+    }
+
+    void start(@Observes StartupEvent event) {
+        threads.timers().scheduleWithFixedDelay(() -> threads.reads().execute(this::refreshQuietly), 0,
+                REFRESH_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private void refreshQuietly() {
+        try {
+            refresh();
+        } catch (RuntimeException e) {
+            // A topic deleted mid-refresh; the next refresh sees the new state.
+            LOG.debugf(e, "gauge refresh failed");
+        }
+    }
+
+    public synchronized void refresh() {
+        Set<Tags> seen = new HashSet<>();
+        for (TopicMetadata t : admin.listPublic()) {
+            for (int p = 0; p < t.partitions(); p++) {
+                Tags tags = Tags.of("topic", t.name(), "partition", Integer.toString(p));
+                set(highWatermarks, "tierlog.partition.high.watermark", "Offset after the last visible record",
+                        tags, reads.highWatermark(new TopicPartition(t.name(), p)));
+                seen.add(tags);
+            }
+        }
+        prune(highWatermarks, seen);
+        Set<Tags> seenLag = new HashSet<>();
+        Set<Tags> seenTotal = new HashSet<>();
+        for (String g : groups.groups()) {
+            long total = 0;
+            for (GroupOffsets.PartitionLag l : groups.lag(g)) {
+                Tags tags = Tags.of("group", g, "topic", l.topic(), "partition", Integer.toString(l.partition()));
+                set(groupLags, "tierlog.group.lag", "High watermark minus committed offset", tags, l.lag());
+                seenLag.add(tags);
+                total += l.lag();
+            }
+            Tags tags = Tags.of("group", g);
+            set(totalLags, "tierlog.group.total.lag", "Sum of the group's partition lags", tags, total);
+            seenTotal.add(tags);
+        }
+        prune(groupLags, seenLag);
+        prune(totalLags, seenTotal);
+    }
+
+    private void set(Map<Tags, Held> held, String name, String description, Tags tags, long value) {
+        held.computeIfAbsent(tags, t -> {
+            AtomicLong v = new AtomicLong();
+            Gauge g = Gauge.builder(name, v, AtomicLong::get).description(description).tags(t).register(registry);
+            return new Held(v, g);
+        }).value().set(value);
+    }
+
+    private void prune(Map<Tags, Held> held, Set<Tags> seen) {
+        held.entrySet().removeIf(e -> {
+            if (!seen.contains(e.getKey())) {
+                registry.remove(e.getValue().gauge());
+                return true;
+            }
+            return false;
+        });
+    }
+}
