@@ -3,7 +3,6 @@ package io.tierlog.testkit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -404,13 +403,23 @@ public abstract class ObjectStoreContractTest {
     }
 
     @Test
-    void listAllAndDeleteAllCrossThe1000KeyPageAndBatchLimits() {
-        List<ObjectKey> many = IntStream.range(0, keysBeyondOnePage()).mapToObj(i -> key(String.format("d/%020d.log", i * 7L)))
-                .toList();
+    void listAllAndDeleteAllCrossThe1000KeyPageAndBatchLimits() throws Exception {
+        List<ObjectKey> many = IntStream.range(0, keysBeyondOnePage())
+                .mapToObj(i -> key(String.format("d/%020d.log", i * 7L))).toList();
         List<ObjectKey> shuffled = new ArrayList<>(many);
         Collections.shuffle(shuffled, new Random(7));
-        for (ObjectKey k : shuffled) {
-            store.put(k, new byte[] {2});
+        // Written from 4 threads only to keep the test short; order of writing does not matter to listing.
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> writes = new ArrayList<>();
+            for (ObjectKey k : shuffled) {
+                writes.add(pool.submit(() -> store.put(k, new byte[] {2})));
+            }
+            for (Future<?> write : writes) {
+                write.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
         }
         store.put(key("d/kept"), new byte[] {3});
         List<String> all = new ArrayList<>(many.stream().map(ObjectKey::value).toList());
