@@ -39,6 +39,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Recovery rules</h2>
  * <ul>
+ *   <li>No checkpoint (first start, or the index was deleted or lost the partition): anything indexed for the
+ *       partition is dropped and indexing starts at the oldest hot segment. This is the rebuild.</li>
  *   <li>Checkpoint in a segment that retention deleted: entries below the oldest hot segment are dropped and
  *       indexing restarts at that segment (the batches in between were evicted before they were indexed).</li>
  *   <li>Checkpoint beyond the log (the segment is shorter than the checkpoint, or every hot segment is older):
@@ -48,6 +50,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>A corrupt batch: what precedes it is committed, and {@link CorruptLogException} propagates. Indexing never
  *       passes corruption; every later call raises it again until the segment is repaired or removed.</li>
  * </ul>
+ *
+ * <h2>Crash behaviour</h2>
+ * A process killed mid-catch-up leaves the index at its last committed checkpoint with exactly the entries below
+ * it (each commit is one atomic RocksDB write); the next {@link #catchUp} re-walks from there. Appends are never
+ * waited for or locked out: the indexer only reads segments, and a batch still being written is invisible to it
+ * until complete.
  *
  * <h2>Thread-safety</h2>
  * Thread-safe. Calls to {@link #catchUp} for one partition are serialized by a per-partition lock; different
@@ -84,7 +92,9 @@ public final class HotIndexer {
     }
 
     /**
-     * Indexes the batches appended since the last call, up to the visible end.
+     * Indexes the batches appended since the last call, up to the visible end. When nothing was appended this costs
+     * one RocksDB read (the checkpoint, from memory) and two file-status calls: the checkpoint's segment still has
+     * exactly the indexed length, and no segment was rolled at the indexed end offset.
      *
      * @return the visible end of the hot log: {@code offset()} is its high watermark; {@code (0, 0, 0)} when the
      *         partition has no hot segment
@@ -170,7 +180,7 @@ public final class HotIndexer {
 
     private static OptionalLong firstAtOrAfter(PartitionReader reader, Position from, long timestamp) {
         long[] found = {-1};
-        reader.scan(from, (info, batch) -> {
+        scan(reader, from, (info, batch) -> {
             if (info.maxTimestamp() < timestamp) {
                 return true;
             }
@@ -188,6 +198,19 @@ public final class HotIndexer {
         return found[0] < 0 ? OptionalLong.empty() : OptionalLong.of(found[0]);
     }
 
+    /** {@link PartitionReader#scan}, reporting a start segment that retention just removed as a gone segment. */
+    private static Position scan(PartitionReader reader, Position from, PartitionReader.BatchVisitor visitor) {
+        try {
+            return reader.scan(from, visitor);
+        } catch (IllegalArgumentException e) {
+            // scan refuses a start segment missing from the directory: removed since the caller resolved it.
+            if (!Files.exists(SegmentFiles.log(reader.directory(), from.segmentBase()))) {
+                throw new PartitionReader.SegmentGoneException(reader.partition(), from.segmentBase());
+            }
+            throw e;
+        }
+    }
+
     /** One catch-up attempt; null if a concurrent change to the partition's index requires another. */
     private Position catchUpOnce(PartitionReader reader) {
         TopicPartition tp = reader.partition();
@@ -203,7 +226,7 @@ public final class HotIndexer {
         IndexCheckpoint expected = stored;
         IndexCheckpoint start = resolveStart(tp, dir, stored, bases);
         if (start == null) {
-            // The log was rewritten: start over.
+            // Never indexed, or the log was rewritten: start over, without entries a lost checkpoint left behind.
             index.dropPartition(tp);
             expected = null;
             start = IndexCheckpoint.startOf(bases.get(0));
@@ -215,7 +238,7 @@ public final class HotIndexer {
         Run run = new Run(tp, expected, start);
         Position end;
         try {
-            end = reader.scan(start.end(), run);
+            end = scan(reader, start.end(), run);
         } catch (CorruptLogException e) {
             run.commit(run.state.end());
             throw e;
@@ -228,12 +251,12 @@ public final class HotIndexer {
 
     /**
      * Where to resume: the stored checkpoint, the start of the oldest hot segment if the checkpoint's segment was
-     * evicted, or null if the checkpoint lies beyond the log (it was rewritten).
+     * evicted, or null to index from scratch (no checkpoint, or it lies beyond the log: the log was rewritten).
      */
     private IndexCheckpoint resolveStart(TopicPartition tp, Path dir, IndexCheckpoint stored, List<Long> bases) {
         if (stored == null) {
             LOG.info("{}: indexing from the oldest hot segment {}", tp, bases.get(0));
-            return IndexCheckpoint.startOf(bases.get(0));
+            return null;
         }
         Position end = stored.end();
         if (bases.contains(end.segmentBase())) {

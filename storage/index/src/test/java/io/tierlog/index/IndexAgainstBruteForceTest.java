@@ -83,6 +83,20 @@ class IndexAgainstBruteForceTest {
     }
 
     @Test
+    void withAnIntervalOfOneByteEveryBatchIsAnEntry() {
+        // About 5,000 offset entries plus time entries: more than one write's worth, so chunked commits are exercised.
+        try (LogIndex index = LogIndex.open(tmp.resolve("dense-index"))) {
+            HotIndexer indexer = new HotIndexer(index, dataDir, 1);
+            assertThat(indexer.catchUp(TP)).isEqualTo(Expect.endOf(batches));
+            for (BatchInfo b : batches) {
+                Position start = new Position(b.baseOffset(), b.segmentBase(), b.position());
+                assertThat(index.floor(TP, b.baseOffset())).isEqualTo(Optional.of(start));
+                assertThat(index.floor(TP, b.lastOffset())).isEqualTo(Optional.of(start));
+            }
+        }
+    }
+
+    @Test
     void readsThroughHintsReturnTheRequestedOffset() {
         try (LogIndex index = LogIndex.open(tmp.resolve("read-index"))) {
             HotIndexer indexer = new HotIndexer(index, dataDir);

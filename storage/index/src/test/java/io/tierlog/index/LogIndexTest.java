@@ -77,6 +77,39 @@ class LogIndexTest {
     }
 
     @Test
+    void commitIsACompareAndSetThatNeverResurrectsDroppedEntries() {
+        TopicPartition tp = new TopicPartition("t", 0);
+        try (LogIndex index = LogIndex.open(tmp.resolve("index"))) {
+            IndexCheckpoint first = new IndexCheckpoint(new Position(10, 0, 500), 0, 5, 5);
+            IndexUpdate update = new IndexUpdate();
+            update.offset(new Position(0, 0, 0));
+            update.time(5, new Position(0, 0, 0));
+            assertThat(index.commit(tp, null, update, first)).isTrue();
+            assertThat(index.commit(tp, null, new IndexUpdate(), first)).as("stale expectation").isFalse();
+
+            index.dropSegmentsBelow(tp, 10);
+            assertThat(index.floor(tp, 5)).isEmpty();
+            // A run that walked segment 0 before it was dropped commits late: its segment-0 entries are skipped.
+            IndexUpdate late = new IndexUpdate();
+            late.offset(new Position(5, 0, 250));
+            late.time(7, new Position(5, 0, 250));
+            late.offset(new Position(10, 10, 0));
+            IndexCheckpoint second = new IndexCheckpoint(new Position(12, 10, 100), 0, 7, 7);
+            assertThat(index.commit(tp, first, late, second)).isTrue();
+            assertThat(index.floor(tp, 9)).isEmpty();
+            assertThat(index.floor(tp, 11)).contains(new Position(10, 10, 0));
+            assertThat(index.forTimestamp(tp, 7)).contains(new Position(10, 10, 0));
+            assertThat(index.forTimestamp(tp, 8)).isEmpty();
+            assertThat(index.indexedEnd(tp)).contains(new Position(12, 10, 100));
+
+            index.dropPartition(tp);
+            assertThat(index.commit(tp, second, late, second)).as("a run that began before the drop").isFalse();
+            assertThat(index.indexedEnd(tp)).isEmpty();
+            assertThat(index.floor(tp, Long.MAX_VALUE)).isEmpty();
+        }
+    }
+
+    @Test
     void aStoreOfUnknownFormatIsRecreatedEmpty() throws Exception {
         Path dir = tmp.resolve("index");
         TopicPartition tp = new TopicPartition("t", 0);
