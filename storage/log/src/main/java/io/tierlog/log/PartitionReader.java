@@ -23,7 +23,9 @@ import java.util.List;
  * <p>Visibility: a batch is visible once all of its bytes are in the file and its CRC32C matches. A batch cut
  * short at the end of the newest segment is an append in progress (or a torn write that the next writer will
  * truncate) and is invisible. A complete batch that fails validation raises {@link CorruptLogException}; it is
- * never skipped and never returned as data. Every byte returned has passed its batch's CRC check.
+ * never skipped and never returned as data. Every byte returned has passed its batch's CRC check, and every
+ * batch's base offset (which lies outside the CRC) must continue the previous batch's offsets, so a damaged base
+ * offset is corruption too, not records served under wrong offsets.
  *
  * <p>Thread-safe; holds no open files between calls.
  */
@@ -68,6 +70,10 @@ public final class PartitionReader {
         long segment = start.segmentBase();
         long position = start.position();
         long nextOffset = start.offset();
+        // The base offset lies outside the batch CRC (as in Kafka), so a damaged one would pass validation and
+        // serve records under wrong offsets; offsets are dense, so each batch must start where the previous ended.
+        // Mid-segment, the first batch's base offset is unknown (a hint names an offset at or after it).
+        long expectedBase = position == 0 ? segment : -1;
         while (true) {
             boolean last = index == bases.size() - 1;
             try (FileChannel ch = FileChannel.open(SegmentFiles.log(dir, segment), StandardOpenOption.READ)) {
@@ -75,6 +81,11 @@ public final class PartitionReader {
                 SegmentCursor.Step step;
                 while ((step = cursor.next()) == SegmentCursor.Step.BATCH) {
                     BatchInfo info = cursor.info();
+                    if (expectedBase >= 0 && info.baseOffset() != expectedBase) {
+                        throw new CorruptLogException(where(segment), info.position(), "batch base offset "
+                                + info.baseOffset() + " where " + expectedBase + " was expected");
+                    }
+                    expectedBase = info.nextOffset();
                     if (!visitor.visit(info, cursor.batch())) {
                         return new Position(info.nextOffset(), segment, info.endPosition());
                     }
@@ -100,6 +111,11 @@ public final class PartitionReader {
             index++;
             segment = bases.get(index);
             position = 0;
+            if (expectedBase >= 0 && segment != expectedBase) {
+                throw new CorruptLogException(where(segment), 0, "segment " + segment
+                        + " follows a segment ending at offset " + expectedBase);
+            }
+            expectedBase = segment;
         }
     }
 

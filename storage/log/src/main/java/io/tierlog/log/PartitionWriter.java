@@ -40,8 +40,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Re-read the partition's true end from disk: this writer's cached end is only a hint of where to resume
  *       scanning. Every batch found after it (appended by other writers) is validated and applied to the producer
  *       table. A batch cut short at the end of the last segment is a writer killed mid-write: it was never
- *       acknowledged and is truncated. A complete batch that fails validation is corruption: the append is refused
- *       and nothing is truncated.</li>
+ *       acknowledged and is truncated, unless its bytes cannot be a torn write (a damaged length field hiding a
+ *       complete batch, see {@link SegmentCursor#tornTailProblem()}). A complete batch that fails validation, or
+ *       whose base offset does not continue the log, is corruption: the append is refused and nothing is
+ *       truncated.</li>
  *   <li>Check the producer's epoch and sequence; a retry is answered with its original offsets.</li>
  *   <li>Roll to a new segment if {@code segment.bytes} or {@code segment.ms} says so.</li>
  *   <li>Write the batch (one positional write), fsync per {@link FsyncPolicy}, release the lock, acknowledge.</li>
@@ -281,6 +283,10 @@ public final class PartitionWriter implements Closeable {
             if (step == SegmentCursor.Step.INCOMPLETE) {
                 if (!last) {
                     throw new CorruptLogException(where(), cursor.position(), "batch cut short before a later segment");
+                }
+                String notTorn = cursor.tornTailProblem();
+                if (notTorn != null) {
+                    throw new CorruptLogException(where(), cursor.position(), notTorn);
                 }
                 long size = tail.channel.size();
                 LOG.warn("{}: truncating torn batch at {} in segment {} ({} bytes) left by a writer that died mid-append",

@@ -39,7 +39,12 @@ import java.util.List;
 public final class RecordBatchCodec {
     public static final int LOG_OVERHEAD = 12;
     public static final int HEADER_SIZE = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
-    private static final int MAGIC_OFFSET = 16;
+    public static final int LENGTH_OFFSET = 8;
+    public static final int MAGIC_OFFSET = 16;
+    public static final int CRC_OFFSET = 17;
+    /** The CRC32C covers the batch from the attributes field to its end. */
+    public static final int CRC_START_OFFSET = 21;
+    public static final byte MAGIC = RecordBatch.MAGIC_VALUE_V2;
     private static final int LAST_OFFSET_DELTA_OFFSET = 23;
     private static final int MAX_TIMESTAMP_OFFSET = 35;
     private static final int PRODUCER_ID_OFFSET = 43;
@@ -83,7 +88,7 @@ public final class RecordBatchCodec {
         if (buf.remaining() < LOG_OVERHEAD) {
             return -1;
         }
-        return LOG_OVERHEAD + (long) buf.getInt(buf.position() + 8);
+        return LOG_OVERHEAD + (long) buf.getInt(buf.position() + LENGTH_OFFSET);
     }
 
     /**

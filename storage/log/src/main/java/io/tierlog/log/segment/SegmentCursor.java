@@ -1,11 +1,15 @@
 package io.tierlog.log.segment;
 
 import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * Walks the record batches of one segment file from a byte position, reading in large chunks and validating
@@ -78,6 +82,83 @@ public final class SegmentCursor {
         info = RecordBatchCodec.info(segmentBase, position, candidate);
         position += size;
         return Step.BATCH;
+    }
+
+    /**
+     * After {@link Step#INCOMPLETE}: null if the bytes from the position to the end of the file can be what a writer
+     * killed mid-write leaves, else why they cannot. A torn write is a strict prefix of one batch (bytes reach the
+     * file in order), so its magic byte, once written, is 2, and no prefix of it is a complete valid batch. If some
+     * prefix is a complete batch whose CRC32C matches and whose records parse once the length field is set to the
+     * prefix length, the length field was damaged: truncating there would destroy an acknowledged batch (and every
+     * batch after it). Reads the tail once, byte by byte through an incremental CRC; meant for recovery, not for
+     * the read path.
+     */
+    public String tornTailProblem() throws IOException {
+        long start = position;
+        long n = channel.size() - start;
+        if (n <= RecordBatchCodec.MAGIC_OFFSET) {
+            return null;
+        }
+        ByteBuffer header = ByteBuffer.allocate((int) Math.min(n, RecordBatchCodec.HEADER_SIZE));
+        readFully(header, start);
+        byte magic = header.get(RecordBatchCodec.MAGIC_OFFSET);
+        if (magic != RecordBatchCodec.MAGIC) {
+            return "incomplete batch with magic " + magic + ": a torn write would start with a valid header";
+        }
+        if (n < RecordBatchCodec.HEADER_SIZE) {
+            return null;
+        }
+        long storedCrc = Integer.toUnsignedLong(header.getInt(RecordBatchCodec.CRC_OFFSET));
+        CRC32C crc = new CRC32C();
+        ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+        long rel = RecordBatchCodec.CRC_START_OFFSET;
+        while (rel < n) {
+            buf.clear().limit((int) Math.min(buf.capacity(), n - rel));
+            readFully(buf, start + rel);
+            buf.flip();
+            while (buf.hasRemaining()) {
+                crc.update(buf.get());
+                rel++;
+                if (rel >= RecordBatchCodec.HEADER_SIZE && crc.getValue() == storedCrc
+                        && isCompleteBatchWithLength(start, rel)) {
+                    return "the first " + rel + " bytes of the incomplete batch are a complete valid batch whose length "
+                            + "field is damaged (announced " + RecordBatchCodec.announcedSize(header) + " bytes)";
+                }
+            }
+        }
+        return null;
+    }
+
+    private boolean isCompleteBatchWithLength(long start, long size) throws IOException {
+        if (size > Integer.MAX_VALUE - 8) {
+            return false;
+        }
+        ByteBuffer candidate = ByteBuffer.allocate((int) size);
+        readFully(candidate, start);
+        candidate.flip();
+        candidate.putInt(RecordBatchCodec.LENGTH_OFFSET, (int) size - RecordBatchCodec.LOG_OVERHEAD);
+        if (RecordBatchCodec.validate(candidate) != null) {
+            return false;
+        }
+        try {
+            BatchInfo candidateInfo = RecordBatchCodec.info(segmentBase, start, candidate);
+            List<LogRecord> records = new ArrayList<>();
+            return RecordBatchCodec.decode(candidate, Long.MIN_VALUE, Integer.MAX_VALUE, records)
+                    == candidateInfo.recordCount();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void readFully(ByteBuffer into, long at) throws IOException {
+        long p = at;
+        while (into.hasRemaining()) {
+            int read = channel.read(into, p);
+            if (read < 0) {
+                throw new IOException("file shrank while reading at " + p);
+            }
+            p += read;
+        }
     }
 
     /** The bytes of the batch that the last {@link Step#BATCH} step returned (a view; valid until the next step). */
