@@ -166,8 +166,20 @@ public final class TieredStorage implements AutoCloseable {
     }
 
     /**
-     * Removes all of a topic's objects ({@code <topic>/} entirely). Call after the hot metadata is gone, so no
-     * tiering pass picks the topic up again. Waits for a running pass on the topic to finish.
+     * Deletes {@code <topic>/topic.json}, so no node restores the topic from the bucket any more. The first step of a
+     * topic deletion, before the hot data goes: if the store is down the deletion fails having changed nothing.
+     *
+     * @throws ObjectStoreUnavailableException if the store cannot be reached
+     */
+    public void deleteTopicDescriptor(String topic) {
+        store.delete(BucketLayout.topicMetadata(topic));
+    }
+
+    /**
+     * Removes all of a topic's objects ({@code <topic>/} entirely), descriptor first. Call after the hot metadata is
+     * gone, so no tiering pass picks the topic up again. Waits for a running pass on the topic to finish. Objects
+     * left by a failed call are removed by repeating it, or by the tierer when a topic of that name is created
+     * again (it finds no descriptor, so nothing under the prefix can be live).
      *
      * @throws ObjectStoreUnavailableException if the store cannot be reached; repeat the call
      */
@@ -175,6 +187,7 @@ public final class TieredStorage implements AutoCloseable {
         Lock lock = guards.of(topic).writeLock();
         lock.lock();
         try {
+            deleteTopicDescriptor(topic);
             List<ObjectKey> keys = store.listAll(BucketLayout.topicPrefix(topic)).map(ObjectMetadata::key).toList();
             if (!keys.isEmpty()) {
                 store.deleteAll(keys);

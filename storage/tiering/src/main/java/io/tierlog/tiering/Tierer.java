@@ -177,6 +177,7 @@ public final class Tierer {
                 }
             } catch (ObjectNotFoundException e) {
                 known = null;
+                removeLeftovers(topic.name());
             } catch (IllegalArgumentException e) {
                 LOG.warn("topic {}: unreadable topic.json in the bucket is replaced: {}", topic.name(), e.getMessage());
                 known = null;
@@ -187,6 +188,21 @@ public final class Tierer {
         }
         publishedTopics.put(topic.name(), wanted);
         return true;
+    }
+
+    /**
+     * A topic's descriptor is written before any of its segments and deleted before any of them, so objects under a
+     * prefix without a descriptor belong to no live topic: the remains of an interrupted deletion. They must go
+     * before this topic commits manifest versions, or the old, higher versions would be taken as current.
+     */
+    private void removeLeftovers(String topic) {
+        List<ObjectKey> leftovers = store.listAll(BucketLayout.topicPrefix(topic)).map(m -> m.key()).toList();
+        if (!leftovers.isEmpty()) {
+            LOG.warn("topic {}: removing {} objects left in the bucket by an interrupted deletion", topic,
+                    leftovers.size());
+            store.deleteAll(leftovers);
+        }
+        manifests.forgetTopic(topic);
     }
 
     void forgetTopic(String topic) {
