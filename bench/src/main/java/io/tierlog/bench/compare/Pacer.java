@@ -15,8 +15,17 @@ public final class Pacer {
 
     /** {@code unitsPerSecond <= 0}: unpaced. */
     public Pacer(long startNanos, double unitsPerSecond) {
-        this.startNanos = startNanos;
+        this(startNanos, unitsPerSecond, 0, 1);
+    }
+
+    /**
+     * The pacer of worker {@code worker} of {@code workers} that share a rate: each runs at {@code unitsPerSecond}
+     * but starts {@code worker / workers} of an interval later, so together they send evenly spaced instead of
+     * in bursts of {@code workers} at once.
+     */
+    public Pacer(long startNanos, double unitsPerSecond, int worker, int workers) {
         this.intervalNanos = unitsPerSecond > 0 ? 1e9 / unitsPerSecond : 0;
+        this.startNanos = startNanos + (long) (intervalNanos * worker / workers);
     }
 
     public long awaitNext() {

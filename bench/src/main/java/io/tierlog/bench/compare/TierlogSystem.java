@@ -88,7 +88,8 @@ public final class TierlogSystem implements SystemUnderTest {
             HttpClient http = clients.get(worker);
             Histogram histogram = histograms.get(worker);
             long n = spec.recordsFor(worker);
-            Pacer pacer = new Pacer(startNanos, spec.recordsPerSecond() / spec.producers() / spec.batchRecords());
+            Pacer pacer = new Pacer(startNanos, spec.recordsPerSecond() / spec.producers() / spec.batchRecords(),
+                    worker, spec.producers());
             for (long sent = 0; sent < n; ) {
                 int count = (int) Math.min(spec.batchRecords(), n - sent);
                 byte[] requestBody = count == spec.batchRecords() ? fullBody : body(spec.payload(), sent, count);

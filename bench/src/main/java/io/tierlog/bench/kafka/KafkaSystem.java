@@ -129,7 +129,7 @@ public final class KafkaSystem implements SystemUnderTest {
             long elapsed = Workers.runTimed(spec.producers(), (worker, startNanos) -> {
                 KafkaProducer<byte[], byte[]> producer = producers.get(worker);
                 Histogram histogram = histograms.get(worker);
-                Pacer pacer = new Pacer(startNanos, spec.recordsPerSecond() / spec.producers());
+                Pacer pacer = new Pacer(startNanos, spec.recordsPerSecond() / spec.producers(), worker, spec.producers());
                 long n = spec.recordsFor(worker);
                 for (long i = 0; i < n && failure.get() == null; i++) {
                     long sentAt = pacer.awaitNext();
