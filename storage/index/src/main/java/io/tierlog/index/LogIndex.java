@@ -221,6 +221,10 @@ public final class LogIndex implements AutoCloseable {
 
     /** Greatest indexed batch boundary with offset {@code <= offset}, as a read hint for {@code PartitionReader.read}. */
     public Optional<Position> floor(TopicPartition tp, long offset) {
+        if (offset < 0) {
+            // Offsets are >= 0; a negative one would sort after them all as an unsigned key.
+            return Optional.empty();
+        }
         byte[] prefix = IndexKeys.partitionPrefix(tp);
         return read(() -> {
             try (RocksIterator it = db.newIterator()) {
@@ -265,6 +269,9 @@ public final class LogIndex implements AutoCloseable {
      * The checkpoint is kept: if it points into a dropped segment, the indexer resumes at the oldest segment left.
      */
     public void dropSegmentsBelow(TopicPartition tp, long segmentBase) {
+        if (segmentBase <= 0) {
+            return;
+        }
         byte[] prefix = IndexKeys.partitionPrefix(tp);
         write(tp, () -> {
             droppedBelow.merge(tp, segmentBase, Math::max);

@@ -130,6 +130,8 @@ class HotIndexerTest {
         log.appendRandom(400);
         indexer.catchUp(TP);
         List<BatchInfo> all = log.batches();
+        index.dropSegmentsBelow(TP, 0);
+        assertFloorsMatch(all);
         List<Long> bases = log.reader.segmentBases();
         assertThat(bases).hasSizeGreaterThan(6);
         long kept = bases.get(4);

@@ -75,6 +75,9 @@ class IndexAgainstBruteForceTest {
                 assertThat(holder.position() - floor.get().position())
                         .isLessThan(HotIndexer.DEFAULT_INDEX_INTERVAL_BYTES);
             }
+            assertThat(index.floor(TP, -1)).isEmpty();
+            assertThat(indexer.hint(TP, -1)).isEmpty();
+            assertThat(index.floor(new TopicPartition("orders", 4), 10)).as("another partition").isEmpty();
             // Beyond the last entry, the hint is the indexed end: a fresh append is found by a short scan.
             assertThat(indexer.hint(TP, end.offset())).contains(end);
             assertThat(indexer.hint(TP, end.offset() + 1000)).contains(end);

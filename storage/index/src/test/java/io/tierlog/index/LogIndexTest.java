@@ -8,9 +8,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -123,6 +125,25 @@ class LogIndexTest {
         try (LogIndex index = LogIndex.open(dir)) {
             assertThat(index.indexedEnd(tp)).isEmpty();
             assertThat(index.floor(tp, 100)).isEmpty();
+        }
+    }
+
+    @Test
+    void aCorruptStoreIsRecreatedEmpty() throws Exception {
+        Path dir = tmp.resolve("index");
+        TopicPartition tp = new TopicPartition("t", 0);
+        try (LogIndex index = LogIndex.open(dir)) {
+            assertThat(index.commit(tp, null, new IndexUpdate(), IndexCheckpoint.startOf(0))).isTrue();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path manifest : files.filter(p -> p.getFileName().toString().startsWith("MANIFEST-")).toList()) {
+                byte[] junk = new byte[(int) Files.size(manifest)];
+                Arrays.fill(junk, (byte) 0x42);
+                Files.write(manifest, junk);
+            }
+        }
+        try (LogIndex index = LogIndex.open(dir)) {
+            assertThat(index.indexedEnd(tp)).isEmpty();
         }
     }
 
