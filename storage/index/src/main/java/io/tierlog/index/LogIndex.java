@@ -152,8 +152,10 @@ public final class LogIndex implements AutoCloseable {
     }
 
     /**
-     * Opens (creating if missing) the index in {@code dir}. A store that is corrupt or of an unknown format is
-     * deleted and recreated empty (and then rebuilt by the indexer).
+     * Opens (creating if missing) the index in {@code dir}. The directory belongs to the index alone: pass a
+     * dedicated one such as {@code <tierlog.index-dir>/rocksdb}, not a directory shared with other data (a store
+     * that is corrupt or of an unknown format has its RocksDB files deleted there and is recreated empty, then
+     * rebuilt by the indexer).
      *
      * @throws IndexException if RocksDB cannot open the directory, e.g. another process holds it open
      */
