@@ -27,7 +27,9 @@ public final class IndexedHotTier implements HotTier, AutoCloseable {
 
     public IndexedHotTier(Path dataDir, Path indexDir) {
         this.dataDir = dataDir;
-        this.index = LogIndex.open(indexDir);
+        // RocksDB owns its directory (it may wipe it on an unknown format), so it gets one of its own beside
+        // the cold-read cache.
+        this.index = LogIndex.open(indexDir.resolve("rocksdb"));
         this.indexer = new HotIndexer(index, dataDir);
     }
 
