@@ -27,6 +27,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -35,7 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>The append protocol</h2>
  * <ol>
- *   <li>Take the in-process mutex, then an exclusive {@code fcntl} lock on {@code <partition>/.lock}
+ *   <li>Take the JVM-wide mutex of the partition directory (shared by all writer instances of it in this JVM),
+ *       then an exclusive {@code fcntl} lock on {@code <partition>/.lock}
  *       ({@link FileChannel#lock()}; NFSv4 and EFS honour it across hosts).</li>
  *   <li>Re-read the partition's true end from disk: this writer's cached end is only a hint of where to resume
  *       scanning. Every batch found after it (appended by other writers) is validated and applied to the producer
@@ -67,7 +69,14 @@ public final class PartitionWriter implements Closeable {
     private final FsyncPolicy fsync;
     private final Duration fsyncInterval;
     private final Clock clock;
-    private final ReentrantLock mutex = new ReentrantLock();
+    /**
+     * The JDK allows one fcntl lock per file per JVM: a second channel locking the same file in this JVM gets
+     * {@code OverlappingFileLockException} instead of waiting. Every writer of a partition directory in this JVM
+     * therefore shares one mutex, taken before the file lock. One small entry per partition ever opened.
+     */
+    private static final ConcurrentHashMap<Path, ReentrantLock> JVM_MUTEXES = new ConcurrentHashMap<>();
+
+    private final ReentrantLock mutex;
     private final FileChannel lockFile;
     private final ProducerStateTable producers = new ProducerStateTable();
 
@@ -101,6 +110,7 @@ public final class PartitionWriter implements Closeable {
         this.clock = clock;
         try {
             Files.createDirectories(dir);
+            this.mutex = JVM_MUTEXES.computeIfAbsent(dir.toRealPath(), k -> new ReentrantLock());
             this.lockFile = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open partition " + partition + " in " + dir, e);
