@@ -107,7 +107,7 @@ public final class LoopbackRuntimeApi implements Closeable {
         ex.getResponseHeaders().add("Lambda-Runtime-Deadline-Ms", Long.toString(System.currentTimeMillis() + 30_000));
         ex.getResponseHeaders().add("Lambda-Runtime-Invoked-Function-Arn", FUNCTION_ARN);
         ex.getResponseHeaders().add("Lambda-Runtime-Trace-Id",
-                "Root=1-65f0a1b2-" + p.requestId().replace("-", "").substring(0, 24) + ";Sampled=0");
+                String.format("Root=1-65f0a1b2-%024x;Sampled=0", p.requestId().hashCode() & 0xffffffffL));
         ex.getResponseHeaders().add("Content-Type", "application/json");
         reply(ex, 200, p.event());
     }

@@ -74,12 +74,36 @@ public final class RicFunctionProcess implements Closeable {
                 .collect(Collectors.joining(File.pathSeparator));
     }
 
+    /**
+     * The RIC's JNI library, unpacked once next to the task root. Left to itself, the RIC unpacks it to the fixed
+     * path /tmp/.libaws-lambda-jni.so at every start, which is fine in a Lambda sandbox (one runtime) and a race
+     * between several runtimes on one host; its {@code ...NativeClient.JNI} property names a ready library instead.
+     */
+    static synchronized Path nativeLibrary(Path dir) throws IOException {
+        String arch = System.getProperty("os.arch").equals("aarch64") ? "linux-aarch_64" : "linux-x86_64";
+        Path lib = dir.resolve("libaws-lambda-jni." + arch + ".so");
+        if (!Files.exists(lib)) {
+            Files.createDirectories(dir);
+            try (InputStream in = RicFunctionProcess.class.getResourceAsStream("/jni/libaws-lambda-jni." + arch + ".so")) {
+                if (in == null) {
+                    throw new IOException("the runtime interface client jar has no JNI library for " + arch);
+                }
+                Path tmp = Files.createTempFile(dir, "jni", ".tmp");
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(tmp, lib, StandardCopyOption.ATOMIC_MOVE);
+            }
+        }
+        return lib;
+    }
+
     public static RicFunctionProcess start(Path taskRoot, String runtimeApi, Map<String, String> functionEnv, Path log)
             throws IOException {
+        Path jni = nativeLibrary(taskRoot.toAbsolutePath().getParent().resolve("runtime-lib"));
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 // The java17 managed runtime's defaults: C1 only, serial GC; heap kept small for a shared machine.
                 "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-Xmx256m",
+                "-Dcom.amazonaws.services.lambda.runtime.api.client.runtimeapi.NativeClient.JNI=" + jni,
                 "-cp", runtimeClassPath(),
                 "com.amazonaws.services.lambda.runtime.api.client.AWSLambda", HANDLER));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(taskRoot.toFile())
