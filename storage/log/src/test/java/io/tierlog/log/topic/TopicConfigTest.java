@@ -1,0 +1,80 @@
+package io.tierlog.log.topic;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+class TopicConfigTest {
+    @Test
+    void defaultsAreKafkasExceptTheHotTierAndSegmentTime() {
+        TopicConfig d = TopicConfig.DEFAULTS;
+        assertThat(d.retentionMs()).isEqualTo(7L * 24 * 3600 * 1000);
+        assertThat(d.localRetentionMs()).isEqualTo(24L * 3600 * 1000);
+        assertThat(d.segmentBytes()).isEqualTo(128L * 1024 * 1024);
+        assertThat(d.maxMessageBytes()).isEqualTo(1048588);
+        assertThat(d.toMap()).containsOnlyKeys(TopicConfig.KEYS);
+        assertThat(TopicConfig.DEFAULTS.with(d.toMap())).isEqualTo(d);
+    }
+
+    @Test
+    void acceptsNumbersNumericStringsAndUnlimited() {
+        TopicConfig c = TopicConfig.DEFAULTS.with(Map.of("retention.ms", "-1", "segment.bytes", 4096,
+                "segment.ms", 60_000L, "retention.bytes", -1, "max.message.bytes", " 2048 "));
+        assertThat(c.retentionMs()).isEqualTo(-1);
+        assertThat(c.segmentBytes()).isEqualTo(4096);
+        assertThat(c.segmentMs()).isEqualTo(60_000);
+        assertThat(c.maxMessageBytes()).isEqualTo(2048);
+        assertThat(TopicConfig.DEFAULTS.with(Map.of("segment.ms", 1.0e4)).segmentMs()).isEqualTo(10_000);
+    }
+
+    @Test
+    void unknownKeyIsInvalidConfigNamingTheKey() {
+        TierlogException e = invalid(Map.of("retention.hours", 1));
+        assertThat(e.getMessage()).contains("retention.hours");
+        assertThat(e.extra()).containsEntry("key", "retention.hours");
+    }
+
+    @Test
+    void localRetentionLargerThanTotalIsRejected() {
+        assertThat(invalid(Map.of("retention.ms", 1000, "local.retention.ms", 2000)).extra())
+                .containsEntry("key", "local.retention.ms");
+        assertThat(invalid(Map.of("retention.ms", 1000, "local.retention.ms", -1)).extra())
+                .containsEntry("key", "local.retention.ms");
+        assertThat(invalid(Map.of("retention.bytes", 1000, "local.retention.bytes", 2000)).extra())
+                .containsEntry("key", "local.retention.bytes");
+        assertThat(invalid(Map.of("retention.bytes", 1000, "local.retention.bytes", -1)).extra())
+                .containsEntry("key", "local.retention.bytes");
+        // Equal is allowed, and anything local is allowed under an unlimited total.
+        assertThat(TopicConfig.DEFAULTS.with(Map.of("retention.ms", 1000, "local.retention.ms", 1000)).localRetentionMs())
+                .isEqualTo(1000);
+        assertThat(TopicConfig.DEFAULTS.with(Map.of("retention.ms", -1, "local.retention.ms", -1)).localRetentionMs())
+                .isEqualTo(-1);
+    }
+
+    @Test
+    void outOfRangeAndNonIntegerValuesAreRejectedNamingTheKey() {
+        assertThat(invalid(Map.of("segment.bytes", 1023)).extra()).containsEntry("key", "segment.bytes");
+        assertThat(invalid(Map.of("segment.bytes", 3L * 1024 * 1024 * 1024)).extra()).containsEntry("key", "segment.bytes");
+        assertThat(invalid(Map.of("segment.ms", 0)).extra()).containsEntry("key", "segment.ms");
+        assertThat(invalid(Map.of("max.message.bytes", 0)).extra()).containsEntry("key", "max.message.bytes");
+        assertThat(invalid(Map.of("max.message.bytes", 1L << 40)).extra()).containsEntry("key", "max.message.bytes");
+        assertThat(invalid(Map.of("retention.ms", 0)).extra()).containsEntry("key", "retention.ms");
+        assertThat(invalid(Map.of("retention.ms", -2)).extra()).containsEntry("key", "retention.ms");
+        assertThat(invalid(Map.of("retention.bytes", "lots")).extra()).containsEntry("key", "retention.bytes");
+        assertThat(invalid(Map.of("segment.ms", 1.5)).extra()).containsEntry("key", "segment.ms");
+        assertThat(invalid(Map.of("segment.ms", true)).extra()).containsEntry("key", "segment.ms");
+    }
+
+    private static TierlogException invalid(Map<String, ?> changes) {
+        TierlogException e = catchThrowableOfType(TierlogException.class, () -> TopicConfig.DEFAULTS.with(changes));
+        assertThat(e).as("config %s", changes).isNotNull();
+        assertThat(e.type()).isEqualTo(ErrorType.INVALID_CONFIG);
+        assertThat(e.type().status()).isEqualTo(400);
+        return e;
+    }
+}
