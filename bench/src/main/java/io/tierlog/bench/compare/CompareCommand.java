@@ -26,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
@@ -112,30 +114,51 @@ public final class CompareCommand implements Callable<Integer> {
             toClose.add(s3);
             s3.createBucket(BUCKET);
             log("S3Proxy on " + s3.endpoint());
-            if (!skipKafka) {
-                KafkaBroker broker = KafkaBroker.start(root.resolve("bench/target/kafka-libs"), work.resolve("kafka"), Map.of());
+            // The three server JVMs start in parallel: each spends most of its start-up waiting on itself.
+            CompletableFuture<KafkaBroker> brokerStart = skipKafka ? CompletableFuture.completedFuture(null)
+                    : CompletableFuture.supplyAsync(() -> KafkaBroker.start(root.resolve("bench/target/kafka-libs"),
+                            work.resolve("kafka"), Map.of()));
+            Map<Durability, CompletableFuture<TierlogService>> tierlogStarts = new EnumMap<>(Durability.class);
+            if (!skipTierlog) {
+                Path runJar = root.resolve("index-service/target/quarkus-app/quarkus-run.jar");
+                for (Durability d : Durability.values()) {
+                    tierlogStarts.put(d, CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return TierlogService.start(runJar, work.resolve("tierlog-" + d.tierlogFsync()), d, s3, BUCKET);
+                        } catch (Exception e) {
+                            throw new CompletionException(e);
+                        }
+                    }));
+                }
+            }
+            for (Map.Entry<Durability, CompletableFuture<TierlogService>> e : tierlogStarts.entrySet()) {
+                Durability d = e.getKey();
+                try {
+                    TierlogService service = e.getValue().join();
+                    toClose.add(service);
+                    TierlogSystem system = new TierlogSystem(service);
+                    tierlog.put(d, system);
+                    allSystems.add(system);
+                    log("Tierlog index-service (" + d.tierlogSetting() + ") on " + service.baseUri() + " (pid " + service.pid() + ")");
+                } catch (CompletionException failed) {
+                    Throwable cause = failed.getCause() == null ? failed : failed.getCause();
+                    results.note("Tierlog with " + d.tierlogSetting() + " could not be started, so its side was not measured: "
+                            + firstLine(cause));
+                    log("Tierlog " + d + " not started: " + cause.getMessage());
+                }
+            }
+            KafkaBroker broker;
+            try {
+                broker = brokerStart.join();
+            } catch (CompletionException failed) {
+                throw failed.getCause() instanceof Exception ex ? ex : failed;
+            }
+            if (broker != null) {
                 toClose.add(broker);
                 kafka = new KafkaSystem(broker);
                 toClose.add(kafka);
                 allSystems.add(kafka);
                 log("Kafka 4.4.0 on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
-            }
-            if (!skipTierlog) {
-                Path runJar = root.resolve("index-service/target/quarkus-app/quarkus-run.jar");
-                for (Durability d : Durability.values()) {
-                    try {
-                        TierlogService service = TierlogService.start(runJar, work.resolve("tierlog-" + d.tierlogFsync()), d, s3, BUCKET);
-                        toClose.add(service);
-                        TierlogSystem system = new TierlogSystem(service);
-                        tierlog.put(d, system);
-                        allSystems.add(system);
-                        log("Tierlog index-service (" + d.tierlogSetting() + ") on " + service.baseUri() + " (pid " + service.pid() + ")");
-                    } catch (Exception e) {
-                        results.note("Tierlog with " + d.tierlogSetting() + " could not be started, so its side was not measured: "
-                                + firstLine(e));
-                        log("Tierlog " + d + " not started: " + e.getMessage());
-                    }
-                }
             }
             warmUp(kafka, tierlog);
             producePhase(kafka, tierlog);
@@ -225,7 +248,7 @@ public final class CompareCommand implements Callable<Integer> {
 
     /** Paced at half of each system's own peak (fsync always), with the producer count that reached the peak. */
     private void halfPeakPhase(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
-        double seconds = quick ? 10 : 20;
+        double seconds = quick ? 5 : 20;
         for (int run = 1; run <= runs; run++) {
             for (SystemUnderTest system : order(run, kafka, tierlog.get(Durability.ALWAYS))) {
                 int bestProducers = -1;
@@ -330,7 +353,6 @@ public final class CompareCommand implements Callable<Integer> {
             } catch (TieringStalled e) {
                 results.note("Cold replay not measured: " + e.getMessage());
                 log("cold replay skipped: " + e.getMessage());
-                deleteQuietly(tierlog, topic);
                 return; // later runs would wait for the same missing tiering
             } catch (Exception e) {
                 results.note("run " + run + ": cold replay failed: " + firstLine(e));

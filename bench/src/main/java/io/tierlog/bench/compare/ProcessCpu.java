@@ -15,13 +15,13 @@ import java.util.concurrent.locks.LockSupport;
 public final class ProcessCpu {
     /** Kernel clock ticks per second for /proc times; 100 on every mainstream Linux build. */
     private static final double TICKS_PER_SECOND = 100.0;
-    private static final Duration WINDOW = Duration.ofMillis(1000);
+    private static final Duration WINDOW = Duration.ofMillis(500);
 
     private ProcessCpu() {
     }
 
     /**
-     * Returns once the processes together used less than {@code maxCores} of CPU over a one-second window, or
+     * Returns once the processes together used less than {@code maxCores} of CPU over a half-second window, or
      * when {@code timeout} has passed (then it returns false: the run goes on, noted as not settled).
      */
     public static boolean awaitQuiet(List<Long> pids, double maxCores, Duration timeout) {

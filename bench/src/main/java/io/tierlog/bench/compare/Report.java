@@ -36,7 +36,7 @@ public final class Report {
         md.append("Run ").append(timestamp).append(", mode `").append(settings.get("mode")).append("`: ")
                 .append(settings.get("records")).append(" records of ").append(settings.get("valueBytes"))
                 .append(" B values, ").append(settings.get("partitions")).append(" partitions, median of ")
-                .append(settings.get("runs")).append(" runs. Ratio = Tierlog / Kafka of the medians.\n\n");
+                .append(settings.get("runs")).append(" runs. Ratio = Tierlog / Kafka of the medians; (lowest–highest run) after a median.\n\n");
         md.append("Machine: ");
         List<String> parts = new ArrayList<>();
         machine.forEach((k, v) -> parts.add(k + ": `" + v + "`"));
@@ -66,8 +66,8 @@ public final class Report {
                     md.append("| ").append(system).append(" | ").append(p).append(" | ")
                             .append(fmt(results.median(k, "targetRps"))).append(" | ")
                             .append(fmt(results.median(k, "rps"))).append(" | ")
-                            .append(fmt(results.median(k, "p50ms"))).append(" | ")
-                            .append(fmt(results.median(k, "p99ms"))).append(" |\n");
+                            .append(withRange(k, "p50ms")).append(" | ")
+                            .append(withRange(k, "p99ms")).append(" |\n");
                 }
             }
         }
@@ -76,13 +76,13 @@ public final class Report {
         md.append("| read | Kafka MB/s | Tierlog MB/s | Tierlog/Kafka |\n|---|---|---|---|\n");
         Results.Key kHot = new Results.Key("hot-consume", KAFKA, Durability.NEVER, 0);
         Results.Key tHot = new Results.Key("hot-consume", TIERLOG, Durability.NEVER, 0);
-        md.append("| hot consume | ").append(fmt(results.median(kHot, "mbps"))).append(" | ")
-                .append(fmt(results.median(tHot, "mbps"))).append(" | ")
+        md.append("| hot consume | ").append(withRange(kHot, "mbps")).append(" | ")
+                .append(withRange(tHot, "mbps")).append(" | ")
                 .append(ratio(results.median(tHot, "mbps"), results.median(kHot, "mbps"))).append(" |\n");
         Results.Key cold = new Results.Key("cold-replay", TIERLOG, Durability.NEVER, 0);
         Results.Key s3 = new Results.Key("s3-get", "S3Proxy", Durability.NEVER, 0);
         md.append("| cold replay from S3 after hot eviction | n/a (no tiered storage plugin in this setup) | ")
-                .append(fmt(results.median(cold, "mbps"))).append(" | n/a |\n\n");
+                .append(withRange(cold, "mbps")).append(" | n/a |\n\n");
         md.append("Cold replay against Tierlog's own hot read: ")
                 .append(ratio(results.median(cold, "mbps"), results.median(tHot, "mbps")))
                 .append(" (cold/hot); against the raw S3 GET rate of the same objects (")
@@ -95,7 +95,7 @@ public final class Report {
         if (results.count(keys) > 0) {
             md.append("Key partitioning: ").append(fmt(results.median(keys, "keys"))).append(" keys over ")
                     .append(settings.get("partitions")).append(" partitions; partitions that differ between Kafka and Tierlog: ")
-                    .append(fmt(results.median(keys, "mismatches"))).append(".\n\n");
+                    .append(fmt(results.median(keys, "mismatches"))).append(" (must be 0).\n\n");
         }
 
         md.append("#### Targets\n\n| target | measured | met? |\n|---|---|---|\n");
@@ -129,9 +129,20 @@ public final class Report {
             return;
         }
         md.append("| ").append(d.label()).append(" | ").append(p).append(" | ").append(label).append(" | ")
-                .append(fmt(results.median(k, metric))).append(" | ").append(fmt(results.median(t, metric))).append(" | ")
+                .append(withRange(k, metric)).append(" | ").append(withRange(t, metric)).append(" | ")
                 .append(ratio(results.median(t, metric), results.median(k, metric)))
                 .append(latency ? " (lower is better)" : "").append(" |\n");
+    }
+
+    /** The median, with the lowest and highest run in parentheses so that noise is visible. */
+    private String withRange(Results.Key key, String metric) {
+        OptionalDouble median = results.median(key, metric);
+        double[] all = results.samples().getOrDefault(key, List.of()).stream()
+                .filter(m -> m.containsKey(metric)).mapToDouble(m -> m.get(metric)).sorted().toArray();
+        if (all.length < 2) {
+            return fmt(median);
+        }
+        return fmt(median) + " (" + fmt(OptionalDouble.of(all[0])) + "–" + fmt(OptionalDouble.of(all[all.length - 1])) + ")";
     }
 
     private OptionalDouble ratioValue(Durability d, int p, String metric) {
@@ -167,6 +178,9 @@ public final class Report {
             return "not measured";
         }
         double d = v.getAsDouble();
+        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+            return String.format(Locale.ROOT, "%,d", (long) d);
+        }
         if (Math.abs(d) >= 1000) {
             return String.format(Locale.ROOT, "%,.0f", d);
         }
