@@ -345,7 +345,8 @@ public final class CompareCommand implements Callable<Integer> {
                 log(String.format("run %d cold replay Tierlog: %.1f MB/s, %.0f rec/s (eviction took %.1f s)", run,
                         c.megabytesPerSecond(), c.recordsPerSecond(), evictSeconds));
                 settle();
-                S3GetRate.Result g = S3GetRate.measure(s3.endpoint(), BUCKET, Durability.NEVER.tierlogFsync() + "/" + topic + "/", partitions);
+                S3GetRate.Result g = S3GetRate.measure(s3.endpoint(), BUCKET,
+                        Durability.NEVER.tierlogFsync() + "/" + topic + "/", ".log", partitions);
                 results.add(new Results.Key("s3-get", "S3Proxy", Durability.NEVER, 0), Map.of(
                         "mbps", g.megabytesPerSecond(), "getsPerSecond", g.getsPerSecond(), "objects", (double) g.objects()));
                 log(String.format("run %d raw S3 GET: %.1f MB/s, %.0f GET/s over %d objects", run, g.megabytesPerSecond(),

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The raw S3 GET rate: whole-object GETs of every object under a prefix with N threads, through the AWS SDK v2
+ * The raw S3 GET rate: whole-object GETs of the objects under a prefix with N threads, through the AWS SDK v2
  * (the SDK the index-service uses), bytes read and discarded. This is the ceiling a cold replay could reach on
  * this machine and this S3 endpoint, before any decoding, CRC checking or HTTP serving.
  */
@@ -35,7 +35,8 @@ public final class S3GetRate {
         }
     }
 
-    public static Result measure(URI endpoint, String bucket, String prefix, int threads) throws Exception {
+    /** GETs every object under {@code prefix} whose key ends with {@code suffix} (e.g. ".log" for segment bytes). */
+    public static Result measure(URI endpoint, String bucket, String prefix, String suffix, int threads) throws Exception {
         try (S3Client s3 = S3Client.builder()
                 .endpointOverride(endpoint)
                 .forcePathStyle(true)
@@ -45,9 +46,10 @@ public final class S3GetRate {
                 .httpClientBuilder(UrlConnectionHttpClient.builder())
                 .build()) {
             List<S3Object> objects = s3.listObjectsV2Paginator(ListObjectsV2Request.builder()
-                    .bucket(bucket).prefix(prefix).build()).contents().stream().toList();
+                    .bucket(bucket).prefix(prefix).build()).contents().stream()
+                    .filter(o -> o.key().endsWith(suffix)).toList();
             if (objects.isEmpty()) {
-                throw new IllegalStateException("no objects under s3://" + bucket + "/" + prefix);
+                throw new IllegalStateException("no *" + suffix + " objects under s3://" + bucket + "/" + prefix);
             }
             AtomicInteger next = new AtomicInteger();
             AtomicLong bytes = new AtomicLong();
