@@ -4,6 +4,7 @@ import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.cold.ColdTier;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
@@ -69,8 +70,8 @@ public class Engine {
 
     @Produces
     @Singleton
-    PartitionReads reads(HotTier hot) {
-        return new PartitionReads(hot);
+    PartitionReads reads(HotTier hot, ColdTier cold) {
+        return new PartitionReads(hot, cold);
     }
 
     @Produces

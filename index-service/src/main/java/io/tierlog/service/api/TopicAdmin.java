@@ -8,6 +8,8 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
+import io.tierlog.objectstore.ObjectStoreException;
+import io.tierlog.service.cold.ColdTier;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.HotTier;
 import jakarta.inject.Singleton;
@@ -45,10 +47,13 @@ public class TopicAdmin {
     private final HotTier hot;
     private final Path dataDir;
 
-    public TopicAdmin(TopicStore topics, IngestService ingest, HotTier hot, TierlogConfig config) {
+    private final ColdTier cold;
+
+    public TopicAdmin(TopicStore topics, IngestService ingest, HotTier hot, ColdTier cold, TierlogConfig config) {
         this.topics = topics;
         this.ingest = ingest;
         this.hot = hot;
+        this.cold = cold;
         this.dataDir = config.dataDir();
     }
 
@@ -102,6 +107,9 @@ public class TopicAdmin {
     public void delete(String name) {
         requirePublic(name);
         TopicMetadata topic = topics.get(name);
+        // The bucket's descriptor goes first: with S3 down the delete fails (503) having changed nothing, and no
+        // node can restore the topic from the bucket once the hot metadata is gone.
+        cold.deleteTopicDescriptor(name);
         ingest.forgetTopic(name);
         topics.delete(name);
         ingest.forgetTopic(name);
@@ -109,6 +117,13 @@ public class TopicAdmin {
             deleteTree(dataDir.resolve(new TopicPartition(name, p).dirName()));
         }
         hot.forget(name, topic.partitions());
+        try {
+            cold.deleteTopic(name);
+        } catch (ObjectStoreException e) {
+            // Leftovers without a descriptor belong to no live topic: a re-created topic of this name clears them.
+            LOG.warnf("topic %s: cold objects not deleted yet (%s); they are removed when the name is reused",
+                    name, e.getMessage());
+        }
         LOG.infof("topic %s (%d partitions) deleted", name, topic.partitions());
     }
 

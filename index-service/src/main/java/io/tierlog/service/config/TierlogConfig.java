@@ -71,6 +71,41 @@ public interface TierlogConfig {
     interface Tiering {
         @WithDefault("10s")
         Duration interval();
+
+        /** False stops the tierer, retention and orphan collection (cold reads still work). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * Bytes of sealed hot segments awaiting upload above which the backlog is reported (metric
+         * {@code tierlog_tiering_pending_bytes}, readiness detail, WARN). Nothing is deleted and produce keeps
+         * working; the hot segments are kept until they are uploaded.
+         */
+        @WithDefault("10737418240")
+        long maxPendingBytes();
+
+        /** Age after which an object the manifest does not reference is deleted as an orphan. */
+        @WithDefault("1h")
+        Duration orphanGrace();
+
+        @WithDefault("10m")
+        Duration orphanCheckInterval();
+
+        /** Size of one ranged GET and one cold-cache entry. */
+        @WithDefault("1048576")
+        int chunkBytes();
+
+        /** Bound of the on-disk cold chunk cache under {@code <index-dir>/cold-cache}. */
+        @WithDefault("536870912")
+        long cacheBytes();
+
+        /** Chunks fetched ahead of a sequential cold reader. */
+        @WithDefault("8")
+        int readAheadChunks();
+
+        /** Ranged GETs in flight at most. */
+        @WithDefault("8")
+        int fetchThreads();
     }
 
     interface Retention {

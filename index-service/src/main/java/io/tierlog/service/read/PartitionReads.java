@@ -4,6 +4,8 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.service.cold.ColdTier;
+import io.tierlog.tiering.PartitionTiers;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,9 +13,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The one read path of the service, tier-agnostic: fetch, offset lookup and partition extent. Today it asks
- * the hot tier only; the cold tier plugs in here (offsets below {@code hotStartOffset} are served from the
- * bucket), so resources, long-polls, streams and consumer groups never know which tier answered.
+ * The one read path of the service, tier-agnostic: fetch, offset lookup and partition extent. Offsets at or above
+ * the oldest hot segment are read hot; below it, from the cold tier ({@link ColdTier}); a read never spans the
+ * boundary and the next one continues from {@code nextOffset}, so resources, long-polls, streams and consumer
+ * groups never know which tier answered, and a replay crosses cold, hot and live with no gap or duplicate.
  *
  * <p>Range rule (api.md): an offset is fetchable when it lies in {@code [logStartOffset, highWatermark]};
  * anything else is {@code offset-out-of-range} carrying both bounds.
@@ -22,9 +25,16 @@ import java.util.Map;
  */
 public final class PartitionReads {
     private final HotTier hot;
+    /** Null when the service runs without a cold tier (hot-only tests). */
+    private final ColdTier cold;
 
     public PartitionReads(HotTier hot) {
+        this(hot, null);
+    }
+
+    public PartitionReads(HotTier hot, ColdTier cold) {
         this.hot = hot;
+        this.cold = cold;
     }
 
     public HotTier hot() {
@@ -36,14 +46,23 @@ public final class PartitionReads {
     }
 
     public long logStartOffset(TopicPartition tp) {
-        return hot.stats(tp).startOffset();
+        HotTier.HotStats stats = hot.stats(tp);
+        if (cold == null) {
+            return stats.startOffset();
+        }
+        return cold.tiers(tp, stats.segments() == 0 ? -1 : stats.startOffset()).logStartOffset();
     }
 
     public PartitionState state(TopicPartition tp) {
         long hw = hot.highWatermark(tp);
         HotTier.HotStats stats = hot.stats(tp);
-        long start = Math.min(stats.startOffset(), hw);
-        return new PartitionState(tp.partition(), start, start, hw, stats.bytes(), 0, stats.segments(), 0);
+        long hotStart = Math.min(stats.startOffset(), hw);
+        if (cold == null) {
+            return new PartitionState(tp.partition(), hotStart, hotStart, hw, stats.bytes(), 0, stats.segments(), 0);
+        }
+        PartitionTiers tiers = cold.tiers(tp, stats.segments() == 0 ? -1 : stats.startOffset());
+        return new PartitionState(tp.partition(), Math.min(tiers.logStartOffset(), hw), hotStart, hw, stats.bytes(),
+                tiers.coldBytes(), stats.segments(), tiers.coldSegments());
     }
 
     public List<PartitionState> states(TopicMetadata topic) {
@@ -62,24 +81,38 @@ public final class PartitionReads {
      */
     public FetchResult fetch(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
         long hw = hot.highWatermark(tp);
-        long start = Math.min(hot.stats(tp).startOffset(), hw);
+        long start = Math.min(logStartOffset(tp), hw);
         requireInRange(tp, offset, start, hw);
         if (offset == hw) {
             return new FetchResult(List.of(), offset, hw, start);
         }
         try {
-            var read = hot.read(tp, offset, maxRecords, maxBytes);
+            var read = cold == null ? hot.read(tp, offset, maxRecords, maxBytes)
+                    : cold.read(tp, offset, maxRecords, maxBytes, (o, n, b) -> hot.read(tp, o, n, b));
             return new FetchResult(read.records(), read.nextOffset(), Math.max(hw, read.nextOffset()), start);
         } catch (IllegalArgumentException e) {
             // Retention removed the segment between the range check and the read: answer with the new bounds.
-            long newStart = hot.stats(tp).startOffset();
-            throw outOfRange(tp, offset, newStart, hot.highWatermark(tp));
+            throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));
+        } catch (TierlogException e) {
+            if (e.type() == ErrorType.OFFSET_OUT_OF_RANGE) {
+                // Cold retention moved logStartOffset meanwhile; answer with both current bounds.
+                throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));
+            }
+            throw e;
         }
     }
 
     /** The first offset with a timestamp {@code >= timestamp}, or the high watermark when there is none. */
     public long offsetForTimestamp(TopicPartition tp, long timestamp) {
         long hw = hot.highWatermark(tp);
+        if (cold != null) {
+            // Cold segments hold the older records, so a cold match is the first one (checked against the
+            // manifest's timestamps in memory first: no store request unless a cold segment can match).
+            var found = cold.offsetForTimestamp(tp, timestamp);
+            if (found.isPresent() && found.get().offset() >= logStartOffset(tp)) {
+                return found.get().offset();
+            }
+        }
         return hot.offsetForTimestamp(tp, timestamp).orElse(hw);
     }
 

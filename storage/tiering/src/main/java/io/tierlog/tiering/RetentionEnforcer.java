@@ -41,7 +41,7 @@ import java.util.concurrent.locks.Lock;
  * below {@code logStartOffset} are evicted too. Each eviction is reported to the {@link SegmentEvictionListener}
  * (the index drops its entries).
  *
- * <p>Not thread-safe: one thread runs passes.
+ * <p>Thread-safe: passes are serialized.
  */
 public final class RetentionEnforcer {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionEnforcer.class);
@@ -72,7 +72,7 @@ public final class RetentionEnforcer {
     }
 
     /** Enforces retention on every partition. Store faults stop the pass (retried at the next one). */
-    public PassResult runOnce() {
+    public synchronized PassResult runOnce() {
         int cold = 0;
         int hot = 0;
         for (TopicMetadata topic : topics.list()) {

@@ -56,7 +56,7 @@ import java.util.random.RandomGenerator;
  * segments stay until they are committed; when their bytes exceed {@link TieringConfig#maxPendingBytes()} the
  * backlog is reported ({@link TieringStats#backlogExceeded()}, a WARN) and produce keeps working.
  *
- * <p>Not thread-safe: one thread runs passes (the scheduler's).
+ * <p>Thread-safe: passes are serialized (a manual pass and the scheduler's never interleave).
  */
 public final class Tierer {
     private static final Logger LOG = LoggerFactory.getLogger(Tierer.class);
@@ -100,7 +100,7 @@ public final class Tierer {
      * One pass over every partition of every topic. Returns without touching the store while backing off.
      * Never throws for store faults; they are counted, logged and retried by later passes.
      */
-    public PassResult runOnce() {
+    public synchronized PassResult runOnce() {
         long now = clock.millis();
         if (now < nextAttemptAtMs) {
             updatePending();

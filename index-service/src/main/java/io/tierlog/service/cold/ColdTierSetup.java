@@ -1,0 +1,111 @@
+package io.tierlog.service.cold;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tierlog.objectstore.FilesystemObjectStore;
+import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.s3.S3ObjectStore;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.tiering.SegmentEvictionListener;
+import io.tierlog.tiering.TieredStorage;
+import io.tierlog.tiering.TieringConfig;
+import io.tierlog.tiering.TieringStats;
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.services.s3.S3Client;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+
+/**
+ * Builds the cold tier from configuration: the object store named by {@code tierlog.cold.store} ({@code filesystem}
+ * under {@code tierlog.cold.filesystem.dir}, or {@code s3} through quarkus-amazon-s3's client with
+ * {@code tierlog.cold.s3.bucket/prefix}), the {@link TieredStorage} over it with its chunk cache under
+ * {@code <tierlog.index-dir>/cold-cache}, and the tiering metrics.
+ */
+@Singleton
+public class ColdTierSetup {
+    private static final Logger LOG = Logger.getLogger(ColdTierSetup.class);
+
+    @Produces
+    @Singleton
+    ObjectStore coldStore(TierlogConfig config, Instance<S3Client> s3) {
+        String kind = config.cold().store().trim().toLowerCase(java.util.Locale.ROOT);
+        switch (kind) {
+            case "filesystem" -> {
+                LOG.infof("cold tier: filesystem store at %s", config.cold().filesystem().dir().toAbsolutePath());
+                return new FilesystemObjectStore(config.cold().filesystem().dir());
+            }
+            case "s3" -> {
+                String bucket = config.cold().s3().bucket().orElseThrow(() -> new IllegalStateException(
+                        "tierlog.cold.store=s3 needs tierlog.cold.s3.bucket"));
+                String prefix = config.cold().s3().prefix().orElse("");
+                LOG.infof("cold tier: s3://%s/%s", bucket, prefix);
+                return new S3ObjectStore(s3.get(), bucket, prefix);
+            }
+            default -> throw new IllegalStateException("tierlog.cold.store must be 'filesystem' or 's3', not '"
+                    + config.cold().store() + "'");
+        }
+    }
+
+    void closeColdStore(@Disposes ObjectStore store) {
+        store.close();
+    }
+
+    @Produces
+    @Singleton
+    TieredStorage tieredStorage(TierlogConfig config, ObjectStore store, Clock clock, MeterRegistry registry) {
+        TierlogConfig.Tiering t = config.tiering();
+        TieringConfig tiering = new TieringConfig(t.maxPendingBytes(), t.orphanGrace(),
+                TieringConfig.DEFAULTS.keepManifestVersions(), TieringConfig.DEFAULTS.indexIntervalBytes(),
+                t.chunkBytes(), t.cacheBytes(), t.readAheadChunks(), t.fetchThreads(),
+                TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap());
+        // Index entries of evicted segments are left to the index's own retention; reads of an evicted segment
+        // are routed to the cold tier before the index is consulted (see TieredStorage.read).
+        TieredStorage storage = new TieredStorage(config.dataDir(), config.indexDir().resolve("cold-cache"), store,
+                tiering, clock, new SecureRandom(), SegmentEvictionListener.NONE);
+        bindMetrics(storage.stats(), registry);
+        return storage;
+    }
+
+    void closeTieredStorage(@Disposes TieredStorage storage) {
+        storage.close();
+    }
+
+    @Produces
+    @Singleton
+    ColdTier coldTier(TieredStorage storage, MeterRegistry registry) {
+        return new ColdTier(storage, registry);
+    }
+
+    private static void bindMetrics(TieringStats s, MeterRegistry registry) {
+        Gauge.builder("tierlog_tiering_pending_segments", s, TieringStats::pendingSegments)
+                .description("Sealed hot segments not yet committed to the cold tier").register(registry);
+        Gauge.builder("tierlog_tiering_pending_bytes", s, TieringStats::pendingBytes)
+                .description("Bytes of sealed hot segments not yet committed to the cold tier").register(registry);
+        Gauge.builder("tierlog_tiering_backlog_exceeded", s, x -> x.backlogExceeded() ? 1 : 0)
+                .description("1 while pending bytes exceed tierlog.tiering.max-pending-bytes").register(registry);
+        Gauge.builder("tierlog_cold_store_available", s, x -> x.storeAvailable() ? 1 : 0)
+                .description("0 while the tierer finds the object store unavailable").register(registry);
+        FunctionCounter.builder("tierlog_tiering_upload_errors", s, TieringStats::uploadErrors)
+                .description("Failed tiering attempts (uploads or commits)").register(registry);
+        FunctionCounter.builder("tierlog_tiering_uploaded_segments", s, TieringStats::segmentsUploaded)
+                .register(registry);
+        FunctionCounter.builder("tierlog_tiering_uploaded_bytes", s, TieringStats::bytesUploaded).register(registry);
+        FunctionCounter.builder("tierlog_cold_cache_hits", s, TieringStats::cacheHits)
+                .description("Cold chunk reads served from the on-disk cache").register(registry);
+        FunctionCounter.builder("tierlog_cold_cache_misses", s, TieringStats::cacheMisses)
+                .description("Cold chunk reads that needed a ranged GET").register(registry);
+        FunctionCounter.builder("tierlog_cold_range_gets", s, TieringStats::rangeGets).register(registry);
+        FunctionCounter.builder("tierlog_retention_hot_segments_evicted", s, TieringStats::hotSegmentsEvicted)
+                .register(registry);
+        FunctionCounter.builder("tierlog_retention_cold_segments_deleted", s, TieringStats::coldSegmentsDeleted)
+                .register(registry);
+        FunctionCounter.builder("tierlog_tiering_orphans_deleted", s, TieringStats::orphansDeleted)
+                .register(registry);
+    }
+}
