@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * Tiering and retention run every second so the cold-replay phase does not wait on 10 s / 30 s defaults.
  */
 public final class TierlogService implements AutoCloseable {
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(180); // generous: a shared 2-core machine under load starts JVMs slowly
 
     private final ManagedProcess process;
     private final URI baseUri;

@@ -29,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
  * The JVM options match Kafka's own {@code kafka-server-start.sh} (1 GiB heap, G1 with its pause target).
  */
 public final class KafkaBroker implements AutoCloseable {
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(180); // generous: a shared 2-core machine under load starts JVMs slowly
 
     private final ManagedProcess process;
     private final String bootstrapServers;
@@ -62,7 +62,7 @@ public final class KafkaBroker implements AutoCloseable {
             ManagedProcess.run("kafka-storage-format",
                     java(classPath, "kafka.tools.StorageTool", "format", "--cluster-id", Uuid.randomUuid().toString(),
                             "--config", config.toString(), "--standalone"),
-                    dir, dir.resolve("format.log"), Duration.ofSeconds(60));
+                    dir, dir.resolve("format.log"), Duration.ofSeconds(120));
             ManagedProcess broker = ManagedProcess.start("kafka-broker",
                     java(classPath, "kafka.Kafka", config.toString()), dir, dir.resolve("broker.log"));
             String bootstrap = "127.0.0.1:" + port;
