@@ -36,6 +36,7 @@ public final class SegmentCursor {
     private final long segmentBase;
     private long position;
     private long fileSize;
+    private final int chunkSize;
     private ByteBuffer chunk;
     private long chunkStart;
     private ByteBuffer batch;
@@ -51,8 +52,9 @@ public final class SegmentCursor {
         this.segmentBase = segmentBase;
         this.position = position;
         this.fileSize = channel.size();
-        this.chunk = ByteBuffer.allocate(chunkSize);
-        this.chunk.limit(0);
+        // Allocated on first read: a writer's cursor at the end of the log (every append) reads nothing, and
+        // zeroing a 256 KiB buffer per append cost more than appending a small batch.
+        this.chunkSize = chunkSize;
         this.chunkStart = position;
     }
 
@@ -191,9 +193,12 @@ public final class SegmentCursor {
 
     /** A view of {@code n} bytes at the position, reading from the file if the chunk does not hold them. */
     private ByteBuffer window(int n) throws IOException {
-        if (position < chunkStart || position + n > chunkStart + chunk.limit()) {
-            if (n > chunk.capacity()) {
-                chunk = ByteBuffer.allocate(Math.max(n, chunk.capacity() * 2));
+        if (chunk == null || position < chunkStart || position + n > chunkStart + chunk.limit()) {
+            // A chunk of up to chunkSize, but no larger than what the file holds from here (a short tail needs no
+            // 256 KiB buffer), and always large enough for the n bytes asked for (one batch may exceed chunkSize).
+            long capacity = Math.max(n, Math.min(chunkSize, fileSize - position));
+            if (chunk == null || chunk.capacity() < capacity) {
+                chunk = ByteBuffer.allocate((int) capacity);
             }
             chunk.clear();
             chunkStart = position;
