@@ -137,6 +137,11 @@ public final class RicFunctionProcess implements Closeable {
         return log;
     }
 
+    /** CPU time (user + system, all threads) the process has used so far, or -1 if the OS does not say. */
+    public double cpuMillis() {
+        return process.info().totalCpuDuration().map(d -> d.toNanos() / 1e6).orElse(-1.0);
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }

@@ -1,0 +1,62 @@
+package io.tierlog.ingest.function;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ProduceRouteTest {
+    private static APIGatewayV2HTTPEvent event(String method, String rawPath, String stage, Map<String, String> params) {
+        return APIGatewayV2HTTPEvent.builder().withRawPath(rawPath).withPathParameters(params)
+                .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder().withStage(stage)
+                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(method).withPath(rawPath).build())
+                        .build())
+                .build();
+    }
+
+    @Test
+    void takesTheTopicFromPathParametersOrTheDecodedPath() {
+        assertThat(ProduceRoute.topicOf(event("POST", "/v1/topics/orders/records", "$default", Map.of("topic", "orders"))))
+                .isEqualTo("orders");
+        assertThat(ProduceRoute.topicOf(event("POST", "/v1/topics/a.b_c-9/records", "$default", null))).isEqualTo("a.b_c-9");
+    }
+
+    @Test
+    void stripsANamedStagePrefix() {
+        assertThat(ProduceRoute.topicOf(event("POST", "/prod/v1/topics/orders/records", "prod", null))).isEqualTo("orders");
+        assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/other/v1/topics/orders/records", "prod", null))))
+                .isEqualTo(ErrorType.NOT_FOUND);
+    }
+
+    @Test
+    void anEncodedDotDotIsAnInvalidTopicNotAPathEscape() {
+        assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics/%2e%2e/records", "$default", null))))
+                .isEqualTo(ErrorType.INVALID_TOPIC);
+        assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics/a%2Fb/records", "$default", null))))
+                .isEqualTo(ErrorType.INVALID_TOPIC);
+    }
+
+    @Test
+    void otherPathsAreNotFoundAndOtherMethodsNotAllowed() {
+        assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics/orders/records/x", "$default", null))))
+                .isEqualTo(ErrorType.NOT_FOUND);
+        assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics//records", "$default", null))))
+                .isEqualTo(ErrorType.NOT_FOUND);
+        assertThat(type(() -> ProduceRoute.topicOf(event("PUT", "/v1/topics/orders/records", "$default", null))))
+                .isEqualTo(ErrorType.METHOD_NOT_ALLOWED);
+    }
+
+    private static ErrorType type(Runnable r) {
+        try {
+            r.run();
+        } catch (TierlogException e) {
+            return e.type();
+        }
+        throw new AssertionError("no error raised");
+    }
+}
