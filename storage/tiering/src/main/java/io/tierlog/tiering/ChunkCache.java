@@ -59,6 +59,11 @@ final class ChunkCache implements AutoCloseable {
     private final LinkedHashMap<ChunkId, Integer> lru = new LinkedHashMap<>(64, 0.75f, true);
     private long cachedBytes;
     private final Map<ChunkId, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
+    /**
+     * The most recently fetched chunks, in memory: a sequential reader asks for each prefetched chunk shortly after
+     * it lands, and should not pay a disk read for it. Bounded by entries ({@code maxInFlight + 2}). Guarded by itself.
+     */
+    private final LinkedHashMap<ChunkId, byte[]> recent;
 
     ChunkCache(Path dir, int chunkBytes, long maxBytes, int maxInFlight, ObjectStore store, ExecutorService fetchers,
                TieringStats stats) {
@@ -69,6 +74,13 @@ final class ChunkCache implements AutoCloseable {
         this.store = store;
         this.fetchers = fetchers;
         this.stats = stats;
+        int recentMax = maxInFlight + 2;
+        this.recent = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
+                return size() > recentMax;
+            }
+        };
         try {
             Files.createDirectories(dir);
             try (Stream<Path> old = Files.list(dir)) {
@@ -125,6 +137,11 @@ final class ChunkCache implements AutoCloseable {
             return;
         }
         ChunkId id = new ChunkId(key, index);
+        synchronized (recent) {
+            if (recent.containsKey(id)) {
+                return;
+            }
+        }
         synchronized (lru) {
             if (lru.containsKey(id)) {
                 return;
@@ -145,6 +162,9 @@ final class ChunkCache implements AutoCloseable {
     /** Drops a chunk, e.g. after its bytes failed a CRC check. */
     void invalidate(ObjectKey key, long index) {
         ChunkId id = new ChunkId(key, index);
+        synchronized (recent) {
+            recent.remove(id);
+        }
         Integer size;
         synchronized (lru) {
             size = lru.remove(id);
@@ -167,6 +187,9 @@ final class ChunkCache implements AutoCloseable {
             long length = Math.min(chunkBytes, size - start);
             byte[] bytes = store.getRange(id.key(), ByteRange.of(start, length));
             stats.rangeGet(bytes.length);
+            synchronized (recent) {
+                recent.put(id, bytes);
+            }
             store(id, bytes);
             future.complete(bytes);
         } catch (RuntimeException e) {
@@ -177,6 +200,12 @@ final class ChunkCache implements AutoCloseable {
     }
 
     private byte[] readCached(ChunkId id) {
+        synchronized (recent) {
+            byte[] hot = recent.get(id);
+            if (hot != null) {
+                return hot;
+            }
+        }
         synchronized (lru) {
             if (lru.get(id) == null) {
                 return null;
@@ -245,6 +274,9 @@ final class ChunkCache implements AutoCloseable {
     /** Removes every cached chunk (the executor belongs to the caller). */
     @Override
     public void close() {
+        synchronized (recent) {
+            recent.clear();
+        }
         synchronized (lru) {
             lru.clear();
             cachedBytes = 0;

@@ -285,16 +285,17 @@ public final class ColdReader {
             for (long c = position / chunks.chunkBytes(); c < count; c++) {
                 chunks.invalidate(segment.segmentKey(), c);
             }
+            currentIndex = -1;
+            current = null;
         }
 
-        /** {@code n} bytes at {@code at}, assembled from chunks; schedules read-ahead. */
+        /** {@code n} bytes at {@code at}, assembled from chunks; schedules read-ahead on entering a new chunk. */
         private ByteBuffer bytes(long at, int n) {
             int chunkBytes = chunks.chunkBytes();
             long firstChunk = at / chunkBytes;
             long lastChunk = (at + n - 1) / chunkBytes;
-            readAhead(lastChunk);
             if (firstChunk == lastChunk) {
-                byte[] c = chunks.get(segment.segmentKey(), segment.sizeBytes(), firstChunk);
+                byte[] c = chunk(firstChunk);
                 int from = (int) (at - firstChunk * chunkBytes);
                 if (from + n > c.length) {
                     throw corrupt(at, "object is shorter than the manifest says");
@@ -304,7 +305,7 @@ public final class ColdReader {
             ByteBuffer out = ByteBuffer.allocate(n);
             long p = at;
             for (long ci = firstChunk; ci <= lastChunk; ci++) {
-                byte[] c = chunks.get(segment.segmentKey(), segment.sizeBytes(), ci);
+                byte[] c = chunk(ci);
                 int from = (int) (p - ci * chunkBytes);
                 int take = Math.min(c.length - from, out.remaining());
                 if (take <= 0) {
@@ -314,6 +315,19 @@ public final class ColdReader {
                 p += take;
             }
             return out.flip();
+        }
+
+        private long currentIndex = -1;
+        private byte[] current;
+
+        /** Chunk {@code index}, kept while batches are read from it; demand fetch first, then read-ahead. */
+        private byte[] chunk(long index) {
+            if (index != currentIndex) {
+                current = chunks.get(segment.segmentKey(), segment.sizeBytes(), index);
+                currentIndex = index;
+                readAhead(index);
+            }
+            return current;
         }
 
         private void readAhead(long chunk) {
