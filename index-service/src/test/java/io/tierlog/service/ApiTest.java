@@ -119,6 +119,7 @@ class ApiTest {
         expectProblem(given().get("/v1/topics/" + name), 404, "unknown-topic");
         expectProblem(given().get("/v1/topics/a%20b"), 400, "invalid-topic");
         expectProblem(given().get("/v1/no/such/path"), 404, "not-found");
+        expectProblem(given().put("/v1/topics"), 405, "method-not-allowed");
     }
 
     @Test

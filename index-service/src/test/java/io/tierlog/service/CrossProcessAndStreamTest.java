@@ -148,6 +148,69 @@ class CrossProcessAndStreamTest {
         assertThat(r.body()).contains("unknown-partition");
     }
 
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry registry;
+
+    @Test
+    void aClientThatStopsReadingStallsItsStreamInsteadOfBufferingTheLog() throws Exception {
+        String topic = unique("slow");
+        createTopic(topic, 1, null);
+        int total = 20_000;
+        String value = "\"" + "s".repeat(1022) + "\"";
+        for (int n = 0; n < total; n += 1000) {
+            StringBuilder b = new StringBuilder("{\"records\":[");
+            for (int i = 0; i < 1000; i++) {
+                b.append(i == 0 ? "" : ",").append("{\"value\":").append(value).append("}");
+            }
+            produce(topic, b.append("]}").toString()).then().statusCode(200);
+        }
+        io.micrometer.core.instrument.Counter sent = registry.counter(io.tierlog.service.api.StreamRoute.RECORDS_SENT);
+        double before = sent.count();
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.setReceiveBufferSize(4096);
+            socket.connect(new java.net.InetSocketAddress(root.getHost(), root.getPort()), 5000);
+            socket.getOutputStream().write(("GET /v1/topics/" + topic + "/partitions/0/stream?offset=earliest HTTP/1.1\r\n"
+                    + "Host: " + root.getHost() + "\r\nAccept: text/event-stream\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            // Not reading: the server may fill the socket buffers and its write queue, then must stop.
+            double stalled = awaitStable(sent, before);
+            assertThat(stalled - before).as("records handed to a client that reads nothing")
+                    .isGreaterThan(0).isLessThan(total / 2.0);
+
+            // Reading resumes the stream, and every record arrives once.
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    socket.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            socket.setSoTimeout(30_000);
+            long expected = 0;
+            String line;
+            while (expected < total && (line = in.readLine()) != null) {
+                if (line.startsWith("id: ")) {
+                    assertThat(Long.parseLong(line.substring(4))).isEqualTo(expected);
+                    expected++;
+                }
+            }
+            assertThat(expected).isEqualTo(total);
+        }
+    }
+
+    /** Waits until the counter stops moving for 500 ms (at most 20 s) and returns its value. */
+    private static double awaitStable(io.micrometer.core.instrument.Counter counter, double start) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        double last = start;
+        long stableSince = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            double now = counter.count();
+            if (now != last || now == start) {
+                last = now;
+                stableSince = System.nanoTime();
+            } else if (System.nanoTime() - stableSince > TimeUnit.MILLISECONDS.toNanos(500)) {
+                return now;
+            }
+        }
+        return counter.count();
+    }
+
     private void produceValues(String topic, int first, int count) {
         StringBuilder b = new StringBuilder("{\"records\":[");
         for (int i = 0; i < count; i++) {

@@ -11,6 +11,8 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -44,6 +46,8 @@ import java.util.concurrent.ExecutorService;
 public class StreamRoute {
     private static final Logger LOG = Logger.getLogger(StreamRoute.class);
     private static final int MAX_BATCH_BYTES = 1024 * 1024;
+    /** Counter of records written to stream connections ({@code tierlog_stream_records_total}). */
+    public static final String RECORDS_SENT = "tierlog.stream.records";
 
     private final TopicStore topics;
     private final PartitionReads reads;
@@ -51,15 +55,18 @@ public class StreamRoute {
     private final ExecutorService pool;
     private final Duration heartbeat;
     private final int batchRecords;
+    private final Counter recordsSent;
 
     public StreamRoute(TopicStore topics, PartitionReads reads, AppendWatcher watcher, ServiceThreads threads,
-                       TierlogConfig config) {
+                       TierlogConfig config, MeterRegistry registry) {
         this.topics = topics;
         this.reads = reads;
         this.watcher = watcher;
         this.pool = threads.reads();
         this.heartbeat = config.stream().heartbeatInterval();
         this.batchRecords = config.stream().batchRecords();
+        this.recordsSent = Counter.builder(RECORDS_SENT).description("Records handed to SSE connections")
+                .register(registry);
     }
 
     void install(@Observes Router router) {
@@ -186,7 +193,7 @@ public class StreamRoute {
                             .appendString("\n\n");
                 }
                 next = result.nextOffset();
-                writeThenContinue(buf);
+                writeThenContinue(buf, result.records().size());
                 return;
             }
             CompletableFuture<Boolean> w = watcher.awaitBeyond(tp, next, heartbeat);
@@ -202,17 +209,18 @@ public class StreamRoute {
                 if (Boolean.TRUE.equals(arrived)) {
                     pool.execute(this::step);
                 } else {
-                    writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)));
+                    writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)), 0);
                 }
             });
         }
 
-        private void writeThenContinue(Buffer buf) {
+        private void writeThenContinue(Buffer buf, int records) {
             context.runOnContext(v -> {
                 if (closed) {
                     return;
                 }
                 response.write(buf);
+                recordsSent.increment(records);
                 if (response.writeQueueFull()) {
                     // Same event loop as the drain notification, so the drain cannot slip in between.
                     response.drainHandler(x -> {

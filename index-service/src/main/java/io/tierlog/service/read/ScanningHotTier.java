@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A {@link HotTier} straight over {@link PartitionReader}, with no index: the end of each partition is cached
  * and extended by scanning forward from the last known end, reads start at the segment holding the offset.
- * Used when no RocksDB index is configured, and as the reference the indexed tier must agree with.
+ * Not wired into the service (which reads through {@link IndexedHotTier}); kept as the index-free reference
+ * implementation, and it owns the segment-directory statistics both tiers report ({@link #statsOf}).
  *
  * <p>Thread-safe: the cached ends are hints that are re-verified by every scan.
  */
