@@ -41,6 +41,13 @@ public final class Report {
         List<String> parts = new ArrayList<>();
         machine.forEach((k, v) -> parts.add(k + ": `" + v + "`"));
         md.append(String.join("; ", parts)).append(".\n\n");
+        double load = Math.max(firstNumber(machine.get("loadavg at start")), firstNumber(machine.get("loadavg at end")));
+        double cores = firstNumber(machine.get("nproc"));
+        if (cores > 0 && load > cores) {
+            md.append(String.format(Locale.ROOT, "**Caution:** the 1-minute load average reached %.1f on %.0f cores during "
+                    + "this run: other work shared the CPUs and disk, so runs vary widely (see the ranges) and the ratios are "
+                    + "rough. Rerun on an idle machine before drawing conclusions.%n%n", load, cores));
+        }
 
         md.append("#### Produce (acks after durability as stated; MB/s of value bytes)\n\n");
         md.append("| durability | producers | metric | Kafka | Tierlog | Tierlog/Kafka |\n|---|---|---|---|---|---|\n");
@@ -148,6 +155,17 @@ public final class Report {
     private OptionalDouble ratioValue(Durability d, int p, String metric) {
         return ratioOf(results.median(new Results.Key("produce", TIERLOG, d, p), metric),
                 results.median(new Results.Key("produce", KAFKA, d, p), metric));
+    }
+
+    private static double firstNumber(String s) {
+        if (s == null || s.isBlank()) {
+            return -1;
+        }
+        try {
+            return Double.parseDouble(s.trim().split("\\s+")[0]);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     static OptionalDouble ratioOf(OptionalDouble a, OptionalDouble b) {
