@@ -33,7 +33,8 @@ import java.util.stream.Stream;
  * {@code conv=fsync}), and including the final fsync on close (durable, as {@code dd conv=fsync}).
  *
  * <p>Arguments (all optional): {@code --dir <path>} (default {@code ./target/bench-data}), {@code --runs N}
- * (default 3), {@code --seconds S} (default 5), {@code --mib M} (default 1024). Prints a Markdown report.
+ * (default 3), {@code --seconds S} (default 5), {@code --mib M} (default 1024), {@code --fsync always|never|both}
+ * (default both). Prints a Markdown report.
  */
 public final class AppendBenchmark {
     private static final int RECORD_BYTES = 1024;
@@ -43,8 +44,10 @@ public final class AppendBenchmark {
     private final int runs;
     private final long seconds;
     private final long maxBytes;
+    private final List<FsyncPolicy> policies;
 
-    private AppendBenchmark(Path dir, int runs, long seconds, long maxBytes) {
+    private AppendBenchmark(Path dir, int runs, long seconds, long maxBytes, List<FsyncPolicy> policies) {
+        this.policies = policies;
         this.dir = dir;
         this.runs = runs;
         this.seconds = seconds;
@@ -56,18 +59,21 @@ public final class AppendBenchmark {
         int runs = 3;
         long seconds = 5;
         long mib = 1024;
+        List<FsyncPolicy> policies = List.of(FsyncPolicy.ALWAYS, FsyncPolicy.NEVER);
         for (int i = 0; i < args.length; i += 2) {
             switch (args[i]) {
                 case "--dir" -> dir = Path.of(args[i + 1]);
                 case "--runs" -> runs = Integer.parseInt(args[i + 1]);
                 case "--seconds" -> seconds = Long.parseLong(args[i + 1]);
                 case "--mib" -> mib = Long.parseLong(args[i + 1]);
+                case "--fsync" -> policies = args[i + 1].equals("both") ? List.of(FsyncPolicy.ALWAYS, FsyncPolicy.NEVER)
+                        : List.of(FsyncPolicy.parse(args[i + 1]));
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + "; use --dir, --runs, --seconds, --mib");
+                        + "; use --dir, --runs, --seconds, --mib, --fsync always|never|both");
             }
         }
         Files.createDirectories(dir);
-        new AppendBenchmark(dir.toAbsolutePath(), runs, seconds, mib * 1024 * 1024).run();
+        new AppendBenchmark(dir.toAbsolutePath(), runs, seconds, mib * 1024 * 1024, policies).run();
     }
 
     private void run() throws Exception {
@@ -111,7 +117,7 @@ public final class AppendBenchmark {
         System.out.println();
         System.out.println("| fsync | records/batch | MB/s payload | records/s | batches/s | MB/s incl. final fsync |");
         System.out.println("|---|---:|---:|---:|---:|---:|");
-        for (FsyncPolicy policy : List.of(FsyncPolicy.ALWAYS, FsyncPolicy.NEVER)) {
+        for (FsyncPolicy policy : policies) {
             for (int batch : BATCH_SIZES) {
                 List<Result> results = new ArrayList<>();
                 for (int r = 0; r < runs; r++) {

@@ -164,8 +164,10 @@ public final class CompareCommand implements Callable<Integer> {
             }
             warmUp(kafka, tierlog);
             producePhase(kafka, tierlog);
+            checkpoint(root, timestamp, machine, started, "produce and hot consume");
             halfPeakPhase(kafka, tierlog);
             keyPhase(kafka, tierlog.get(Durability.NEVER));
+            checkpoint(root, timestamp, machine, started, "produce, hot consume, half-peak latency, key partitioning");
             coldPhase(tierlog.get(Durability.NEVER), s3);
         } finally {
             for (int i = toClose.size() - 1; i >= 0; i--) {
@@ -180,8 +182,20 @@ public final class CompareCommand implements Callable<Integer> {
                 deleteTree(work);
             }
         }
-        writeOutputs(root, timestamp, machine, Duration.between(started, Instant.now()));
+        writeOutputs(root, timestamp, machine, Duration.between(started, Instant.now()), null);
         return 0;
+    }
+
+    /**
+     * Writes the results files so far (not docs/BENCHMARKS.md), marked incomplete, so that a run cut short keeps
+     * the phases it finished. The final write replaces them.
+     */
+    private void checkpoint(Path root, String timestamp, Map<String, String> machine, Instant started, String done) {
+        try {
+            writeOutputs(root, timestamp, machine, Duration.between(started, Instant.now()), done);
+        } catch (Exception e) {
+            log("could not write the checkpoint: " + e);
+        }
     }
 
     /**
@@ -441,9 +455,11 @@ public final class CompareCommand implements Callable<Integer> {
         }
     }
 
-    private void writeOutputs(Path root, String timestamp, Map<String, String> machine, Duration took) throws Exception {
+    /** {@code partialAfter}: null for the final write; else the phases finished so far (docs are then left alone). */
+    private void writeOutputs(Path root, String timestamp, Map<String, String> machine, Duration took, String partialAfter)
+            throws Exception {
         Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put("mode", quick ? "--quick" : "full");
+        settings.put("mode", (quick ? "--quick" : "full") + (partialAfter == null ? "" : ", INCOMPLETE: only " + partialAfter));
         settings.put("records", recordCount);
         settings.put("valueBytes", valueBytes);
         settings.put("partitions", partitions);
@@ -459,6 +475,10 @@ public final class CompareCommand implements Callable<Integer> {
         Files.writeString(dir.resolve(name + ".json"), report.json(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(name + ".md"), "# Tierlog vs Kafka, " + timestamp + "\n\n" + report.markdown(),
                 StandardCharsets.UTF_8);
+        if (partialAfter != null) {
+            log("checkpoint after " + partialAfter + ": " + dir.resolve(name + ".json"));
+            return;
+        }
         log("results: " + dir.resolve(name + ".json") + " and .md (took " + took.toSeconds() + " s)");
         if (!noDocs) {
             DocsTable.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
