@@ -1,6 +1,11 @@
 package io.tierlog.bench.compare;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Locale;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,8 +30,40 @@ public final class MachineInfo {
         m.put("disk (df -T of the data dir)", command(List.of("df", "-T", "-h", dataDir.toString())));
         m.put("kernel", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        m.put("fsync (4 KiB write + fdatasync, median/p99 of 200)", fsyncLatency(dataDir));
         m.put("loadavg at start", loadAverage());
         return m;
+    }
+
+    /**
+     * How long the data disk takes to make a small append durable: the floor under every "fsync before ack"
+     * number, which both systems pay at least once per acknowledged batch.
+     */
+    static String fsyncLatency(Path dir) {
+        Path file = dir.resolve("fsync-probe");
+        long[] nanos = new long[200];
+        ByteBuffer block = ByteBuffer.allocate(4096);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND)) {
+            for (int i = 0; i < nanos.length; i++) {
+                block.clear();
+                long t0 = System.nanoTime();
+                ch.write(block);
+                ch.force(false);
+                nanos[i] = System.nanoTime() - t0;
+            }
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
+        } finally {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a leftover probe file in the work directory is harmless
+            }
+        }
+        Arrays.sort(nanos);
+        return String.format(Locale.ROOT, "%.2f ms / %.2f ms", nanos[nanos.length / 2] / 1e6,
+                nanos[nanos.length * 99 / 100] / 1e6);
     }
 
     public static String loadAverage() {
