@@ -58,14 +58,34 @@ public final class RecordBatchCodec {
 
     /** Encodes {@code records} as one batch whose first record gets {@code baseOffset}. */
     public static ByteBuffer encode(long baseOffset, List<AppendRecord> records, ProducerIdentity producer) {
+        return encode(baseOffset, records, producer, ByteBuffer.allocate(sizeBound(records)));
+    }
+
+    /**
+     * A size that the encoded batch of {@code records} does not exceed: the batch header plus, per record, its
+     * payload and the largest varint overheads (length, attributes, timestamp and offset deltas, key and value
+     * lengths, header count, and two lengths per header). Sizing the buffer by it means no regrowth and no copy.
+     */
+    public static int sizeBound(List<AppendRecord> records) {
+        long bound = HEADER_SIZE;
+        for (AppendRecord r : records) {
+            bound += r.payloadBytes() + 5 + 1 + 10 + 5 + 5 + 5 + 5 + 10L * r.headers().size();
+        }
+        return (int) Math.min(bound, Integer.MAX_VALUE - 8);
+    }
+
+    /**
+     * Encodes into {@code buffer} from its position 0 (its content is overwritten), so a caller that appends batch
+     * after batch can reuse one buffer instead of allocating (and zeroing) one per batch; if {@code buffer} is
+     * smaller than {@link #sizeBound} the encoder grows into a new one. The returned buffer (position 0, limit
+     * the batch size) may share {@code buffer}'s bytes: it is valid until {@code buffer} is reused.
+     */
+    public static ByteBuffer encode(long baseOffset, List<AppendRecord> records, ProducerIdentity producer,
+                                    ByteBuffer buffer) {
         if (records.isEmpty()) {
             throw new IllegalArgumentException("a batch holds at least one record");
         }
-        int estimate = HEADER_SIZE;
-        for (AppendRecord r : records) {
-            estimate += r.payloadBytes() + 24 + 8 * r.headers().size();
-        }
-        ByteBuffer buffer = ByteBuffer.allocate(estimate);
+        buffer.clear();
         MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
                 TimestampType.CREATE_TIME, baseOffset, RecordBatch.NO_TIMESTAMP, producer.producerId(),
                 producer.epoch(), producer.sequence(), false, false, NO_PARTITION_LEADER_EPOCH, buffer.capacity());
