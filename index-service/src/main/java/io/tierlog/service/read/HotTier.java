@@ -34,6 +34,13 @@ public interface HotTier {
     /** Forgets all derived state (cached ends, index entries) of a topic's partitions; the files are not touched. */
     void forget(String topic, int partitions);
 
+    /**
+     * Retention deleted the hot segments below {@code nextSegmentBase}: drop derived state pointing into them.
+     * Called on the retention thread; must not throw. The default keeps nothing to drop.
+     */
+    default void segmentsEvicted(TopicPartition tp, long nextSegmentBase) {
+    }
+
     /** True while the tier can serve reads (for readiness). */
     boolean isOpen();
 

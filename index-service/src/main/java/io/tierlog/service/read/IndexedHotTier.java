@@ -68,6 +68,11 @@ public final class IndexedHotTier implements HotTier, AutoCloseable {
     }
 
     @Override
+    public void segmentsEvicted(TopicPartition tp, long nextSegmentBase) {
+        index.dropSegmentsBelow(tp, nextSegmentBase);
+    }
+
+    @Override
     public boolean isOpen() {
         return open;
     }
