@@ -53,12 +53,23 @@ class CrashRecoveryTest {
         Path stderr = tmp.resolve("stderr.txt");
         TopicPartition tp = new TopicPartition("crash", 0);
 
+        // First a life that dies between an append and its ack, deterministically, so the retry of an in-flight
+        // batch that did reach the log is exercised in every run (the random kills below may or may not hit one).
+        Process halted = JavaProcess.start(CrashWriterMain.class, stderr, data.toString(), "crash", ackFile.toString(),
+                String.valueOf(SEGMENT_BYTES), "-1", "3");
+        assertThat(halted.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(halted.exitValue()).as("halted before its ack; stderr: %s", stderrOf(stderr)).isEqualTo(128 + 9);
+
         for (int kill = 0; kill < KILLS; kill++) {
             Process p = start(data, ackFile, stderr, -1);
             try {
                 BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 assertThat(out.readLine()).as("writer start (seed %d); stderr: %s", seed, stderrOf(stderr))
                         .startsWith("ready");
+                // Wait for the life's first acknowledged append (recovery done), so that on a slow, loaded machine
+                // the kills still land in the append loop and not all in JVM startup.
+                assertThat(out.readLine()).as("first ack (seed %d); stderr: %s", seed, stderrOf(stderr))
+                        .startsWith("first-ack");
                 // The kill lands at a random moment of the append loop: mid-write, mid-fsync, mid-roll or idle.
                 Thread.sleep(random.nextInt(400));
             } finally {
@@ -85,6 +96,9 @@ class CrashRecoveryTest {
             }
         }
         assertThat(acked).as("acknowledged batches").hasSizeGreaterThan(KILLS);
+        assertThat(acked.get(2)).as("the halted life's third batch was retried and acknowledged").isNotNull();
+        assertThat(duplicatesAnswered).as("in-flight retries answered as duplicates (seed %d)", seed)
+                .isGreaterThanOrEqualTo(1);
 
         // The log through our reader: one batch per sequence 0..n-1, in order, dense offsets, exact content.
         PartitionReader reader = new PartitionReader(data, tp);

@@ -33,6 +33,7 @@ import java.util.Map;
  * content, and the log's producer state must answer it as a duplicate instead of appending it twice.
  *
  * <p>Arguments: data-dir topic ack-file segment-bytes stop-after (batches to append in this life; -1 = forever)
+ * [halt-before-ack-after (halt between the append and the ack of this life's n-th batch)]
  */
 public final class CrashWriterMain {
     static final long PRODUCER_ID = 4242;
@@ -47,6 +48,9 @@ public final class CrashWriterMain {
         Path ackFile = Path.of(args[2]);
         TopicConfig config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, Long.parseLong(args[3])));
         long stopAfter = Long.parseLong(args[4]);
+        // Optional: die (as SIGKILL would) after this many appends, between append and ack, so that at least one
+        // life ends with its batch in the log but unacknowledged, whatever the random kill times do.
+        long haltBeforeAckAfter = args.length > 5 ? Long.parseLong(args[5]) : -1;
 
         int seq = nextSequence(ackFile);
         try (PartitionWriter writer = new PartitionWriter(dataDir, tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
@@ -57,10 +61,18 @@ public final class CrashWriterMain {
             System.out.flush();
             for (long n = 0; stopAfter < 0 || n < stopAfter; n++, seq++) {
                 AppendResult r = writer.append(batch(seq), new ProducerIdentity(PRODUCER_ID, (short) 0, seq), config);
+                if (n + 1 == haltBeforeAckAfter) {
+                    Runtime.getRuntime().halt(128 + 9);
+                }
                 ByteBuffer line = ByteBuffer.wrap((seq + " " + r.baseOffset() + " " + r.lastOffset() + " "
                         + r.duplicate() + "\n").getBytes(StandardCharsets.UTF_8));
                 while (line.hasRemaining()) {
                     acks.write(line);
+                }
+                if (n == 0) {
+                    // Tells the test this life has recovered and made progress; its kill comes at a random moment after.
+                    System.out.println("first-ack " + seq);
+                    System.out.flush();
                 }
             }
         }
