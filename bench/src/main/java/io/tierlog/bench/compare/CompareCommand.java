@@ -312,6 +312,7 @@ public final class CompareCommand implements Callable<Integer> {
         try {
             kafka.createTopic("keys", partitions, Durability.NEVER);
             tierlog.createTopic("keys", partitions, Durability.NEVER);
+            settle();
             int[] k = kafka.partitionsForKeys("keys", keys);
             int[] t = tierlog.partitionsForKeys("keys", keys);
             int mismatches = 0;
