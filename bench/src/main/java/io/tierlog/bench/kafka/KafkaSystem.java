@@ -12,6 +12,7 @@ import org.HdrHistogram.SynchronizedHistogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -21,6 +22,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.LeaderNotAvailableException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -87,13 +90,22 @@ public final class KafkaSystem implements SystemUnderTest {
                 var description = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
                 if (description.partitions().size() == partitions
                         && description.partitions().stream().allMatch(pi -> pi.leader() != null)) {
+                    // ListOffsets is answered by each partition's leader replica itself, so success means the
+                    // broker serves the partitions, not only that the metadata names a leader.
+                    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                    for (int p = 0; p < partitions; p++) {
+                        latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+                    }
+                    admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
                     return;
                 }
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+                        && !(e.getCause() instanceof NotLeaderOrFollowerException)
+                        && !(e.getCause() instanceof LeaderNotAvailableException)) {
                     throw e;
                 }
-                // the broker's metadata cache has not caught up with the controller yet
+                // the broker has not caught up with the controller's metadata yet
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("Kafka topic " + topic + " has no leader for every partition after 30 s");
