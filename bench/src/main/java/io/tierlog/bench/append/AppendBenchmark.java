@@ -39,6 +39,7 @@ import java.util.stream.Stream;
 public final class AppendBenchmark {
     private static final int RECORD_BYTES = 1024;
     private static final int[] BATCH_SIZES = {1, 100, 1000};
+    private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final Path dir;
     private final int runs;
@@ -115,8 +116,9 @@ public final class AppendBenchmark {
 
         System.out.println("## PartitionWriter.append, 1 KiB records");
         System.out.println();
-        System.out.println("| fsync | records/batch | MB/s payload | records/s | batches/s | MB/s incl. final fsync |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
+        System.out.println("| fsync | records/batch | MB/s payload | records/s | batches/s | MB/s incl. final fsync "
+                + "| CPU ms per MB (appending thread) |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
         for (FsyncPolicy policy : policies) {
             for (int batch : BATCH_SIZES) {
                 List<Result> results = new ArrayList<>();
@@ -127,8 +129,11 @@ public final class AppendBenchmark {
                 Result m = results.get(results.size() / 2);
                 results.sort(Comparator.comparingDouble(Result::mbPerSecondDurable));
                 Result d = results.get(results.size() / 2);
-                System.out.printf("| %s | %d | %.1f | %.0f | %.0f | %.1f |%n", policy.name().toLowerCase(), batch,
-                        m.mbPerSecond(), m.recordsPerSecond(), m.recordsPerSecond() / batch, d.mbPerSecondDurable());
+                results.sort(Comparator.comparingDouble(Result::cpuMicrosPerMb));
+                Result c = results.get(results.size() / 2);
+                System.out.printf("| %s | %d | %.1f | %.0f | %.0f | %.1f | %.2f |%n", policy.name().toLowerCase(), batch,
+                        m.mbPerSecond(), m.recordsPerSecond(), m.recordsPerSecond() / batch, d.mbPerSecondDurable(),
+                        c.cpuMicrosPerMb() / 1e3);
                 if (policy == FsyncPolicy.NEVER && batch == 1000) {
                     System.out.println();
                     System.out.printf("never/1000 vs dd: appends-only %.0f%% of dd without fsync (%.0f MB/s); "
@@ -139,7 +144,15 @@ public final class AppendBenchmark {
         }
     }
 
-    private record Result(long records, long nanos, long nanosWithClose) {
+    /**
+     * {@code cpuNanos}: CPU time (user + system) of the appending thread over the timed appends. Unlike wall time,
+     * it barely moves when other processes load the machine, so it is the steadier measure of the append path.
+     */
+    private record Result(long records, long nanos, long nanosWithClose, long cpuNanos) {
+        double cpuMicrosPerMb() {
+            return cpuNanos / 1e3 / (records * (double) RECORD_BYTES / 1e6);
+        }
+
         double mbPerSecond() {
             return records * (double) RECORD_BYTES / 1e6 / (nanos / 1e9);
         }
@@ -168,6 +181,8 @@ public final class AppendBenchmark {
         long start;
         long appended;
         long closed;
+        long cpuStart;
+        long cpuEnd;
         PartitionWriter writer = new PartitionWriter(data, new TopicPartition("bench", 0), policy, Duration.ofSeconds(1),
                 Clock.systemUTC());
         try {
@@ -177,18 +192,20 @@ public final class AppendBenchmark {
                 writer.append(batch, ProducerIdentity.NONE, config);
             }
             long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+            cpuStart = THREADS.getCurrentThreadCpuTime();
             start = System.nanoTime();
             while (records * RECORD_BYTES < maxBytes && System.nanoTime() < deadline) {
                 writer.append(batch, ProducerIdentity.NONE, config);
                 records += batchSize;
             }
             appended = System.nanoTime();
+            cpuEnd = THREADS.getCurrentThreadCpuTime();
         } finally {
             writer.close();
         }
         closed = System.nanoTime();
         deleteTree(data);
-        return new Result(records, appended - start, closed - start);
+        return new Result(records, appended - start, closed - start, cpuEnd - cpuStart);
     }
 
     private double median(java.util.concurrent.Callable<Double> run) throws Exception {

@@ -20,13 +20,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Drives one {@link TierlogService} over its HTTP API (shared/api.md) with the JDK's {@link HttpClient}, HTTP/1.1:
  * <ul>
  *   <li>produce: each concurrent producer has its own client (its own connection) and sends synchronous
- *   {@code POST /v1/topics/{t}/records} requests of {@code batchRecords} unkeyed records, {@code encoding=json};
- *   the service puts each request's unkeyed records in one partition (one atomic batch), rotating partitions;</li>
+ *   {@code POST /v1/topics/{t}/records} requests of up to {@code batchRecords} unkeyed records,
+ *   {@code encoding=json} (full requests at full throttle; when paced, whatever has arrived since the last
+ *   request); the service puts each request's unkeyed records in one partition (one atomic batch), rotating
+ *   partitions;</li>
  *   <li>consume: one fetch loop per partition from offset 0 ({@code maxRecords}, {@code maxBytes}) up to the end
  *   offset it had at the start, parsing each response with a streaming JSON parser.</li>
  * </ul>
@@ -88,24 +91,41 @@ public final class TierlogSystem implements SystemUnderTest {
             HttpClient http = clients.get(worker);
             Histogram histogram = histograms.get(worker);
             long n = spec.recordsFor(worker);
-            Pacer pacer = new Pacer(startNanos, spec.recordsPerSecond() / spec.producers() / spec.batchRecords(),
-                    worker, spec.producers());
+            // Paced, each record has its own arrival time, as an application would hand records over; the client
+            // sends whatever has arrived (up to batchRecords) each time its previous request is answered, and
+            // each record's latency runs from its arrival, so time spent waiting to be batched counts (as
+            // linger.ms counts on the Kafka side). Unpaced, all records are there at once: full batches.
+            double interval = spec.paced() ? 1e9 / (spec.recordsPerSecond() / spec.producers()) : 0;
+            long first = startNanos + (long) (interval * worker / spec.producers());
             for (long sent = 0; sent < n; ) {
-                int count = (int) Math.min(spec.batchRecords(), n - sent);
+                long now = System.nanoTime();
+                long arrived = spec.paced() ? Math.min(n, (long) Math.floor((now - first) / interval) + 1) : n;
+                if (arrived <= sent) {
+                    LockSupport.parkNanos(first + (long) (sent * interval) - now);
+                    continue;
+                }
+                int count = (int) Math.min(spec.batchRecords(), arrived - sent);
                 byte[] requestBody = count == spec.batchRecords() ? fullBody : body(spec.payload(), sent, count);
-                long sentAt = pacer.awaitNext();
+                long handedOver = System.nanoTime();
                 HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(target)
                         .header("Content-Type", "application/json")
                         .timeout(REQUEST_TIMEOUT)
                         .POST(HttpRequest.BodyPublishers.ofByteArray(requestBody)).build(),
                         HttpResponse.BodyHandlers.ofByteArray());
-                long latencyMicros = Math.max(0, (System.nanoTime() - sentAt) / 1000);
+                long acked = System.nanoTime();
                 if (r.statusCode() != 200) {
                     throw new IllegalStateException("Tierlog produce answered " + r.statusCode() + ": "
                             + new String(r.body(), StandardCharsets.UTF_8));
                 }
-                // Every record of the request was acknowledged by this one response.
-                histogram.recordValueWithCount(latencyMicros, count);
+                if (spec.paced()) {
+                    for (int j = 0; j < count; j++) {
+                        long arrival = first + (long) ((sent + j) * interval);
+                        histogram.recordValue(Math.max(0, (acked - arrival) / 1000));
+                    }
+                } else {
+                    // Every record of the request was handed over together and acknowledged by this one response.
+                    histogram.recordValueWithCount(Math.max(0, (acked - handedOver) / 1000), count);
+                }
                 sent += count;
             }
         });
