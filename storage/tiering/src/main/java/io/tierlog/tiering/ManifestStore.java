@@ -5,6 +5,7 @@ import io.tierlog.objectstore.ObjectKey;
 import io.tierlog.objectstore.ObjectMetadata;
 import io.tierlog.objectstore.ObjectNotFoundException;
 import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.ObjectStoreUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +46,13 @@ public final class ManifestStore {
     private final Clock clock;
     private final int keepVersions;
     private final Duration grace;
-    private final Map<TopicPartition, Manifest> cache = new ConcurrentHashMap<>();
+    /** How long a cached manifest is served before {@link #cached} lists the bucket again. */
+    static final long REFRESH_MS = 30_000;
+
+    private record Cached(Manifest manifest, long loadedAtMs) {
+    }
+
+    private final Map<TopicPartition, Cached> cache = new ConcurrentHashMap<>();
 
     public ManifestStore(ObjectStore store, Clock clock, int keepVersions, Duration grace) {
         if (keepVersions < 1) {
@@ -64,26 +71,42 @@ public final class ManifestStore {
             ObjectKey key = versions.get(i).key();
             try {
                 Manifest m = Manifest.fromJson(store.get(key));
-                remember(tp, m);
+                // A listing is the truth as of now (also when it is lower: the topic was deleted and re-created).
+                cache.put(tp, new Cached(m, clock.millis()));
                 return m;
             } catch (ObjectNotFoundException e) {
                 // pruned (or deleted with the topic) between list and get: a newer one exists or none does
                 LOG.debug("{}: manifest {} vanished while loading", tp, key);
             }
         }
-        cache.remove(tp);
+        // Cached too: partitions that were never tiered must not cost a LIST on every read.
+        cache.put(tp, new Cached(Manifest.EMPTY, clock.millis()));
         return Manifest.EMPTY;
     }
 
-    /** The manifest this process last saw, loading it if it has none. May be stale; fine for reads (see class). */
+    /**
+     * The manifest this process last saw, reloaded when it has none or it is older than {@value #REFRESH_MS} ms (so
+     * commits by other nodes are seen). May be stale; fine for reads, which reload on a miss (see class).
+     */
     public Manifest cached(TopicPartition tp) {
-        Manifest m = cache.get(tp);
-        return m != null ? m : load(tp);
+        Cached c = cache.get(tp);
+        if (c == null || clock.millis() - c.loadedAtMs() > REFRESH_MS) {
+            try {
+                return load(tp);
+            } catch (ObjectStoreUnavailableException e) {
+                if (c == null) {
+                    throw e;
+                }
+                // During an outage a stale manifest is still the best answer for routing and extents.
+                return c.manifest();
+            }
+        }
+        return c.manifest();
     }
 
     /** The cached manifest, if this process has loaded one; never touches the store. */
     public Optional<Manifest> peek(TopicPartition tp) {
-        return Optional.ofNullable(cache.get(tp));
+        return Optional.ofNullable(cache.get(tp)).map(Cached::manifest);
     }
 
     /** Forgets the cached manifests of a topic (after deletion). */
@@ -145,6 +168,7 @@ public final class ManifestStore {
 
     /** Keeps the newest manifest seen, so a concurrent older load never replaces a newer one. */
     private void remember(TopicPartition tp, Manifest m) {
-        cache.merge(tp, m, (old, neu) -> neu.version() >= old.version() ? neu : old);
+        Cached fresh = new Cached(m, clock.millis());
+        cache.merge(tp, fresh, (old, neu) -> neu.manifest().version() >= old.manifest().version() ? neu : old);
     }
 }

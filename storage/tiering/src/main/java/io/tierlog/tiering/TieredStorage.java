@@ -116,12 +116,20 @@ public final class TieredStorage implements AutoCloseable {
     }
 
     /**
-     * The tiers of one partition from the cached manifest (no store request once loaded).
+     * The tiers of one partition from the cached manifest (a LIST at most every 30 s per partition; while the store
+     * is unavailable the last manifest seen is used).
      *
      * @param hotBases the partition's hot segment bases, ascending
      */
     public PartitionTiers tiers(TopicPartition tp, List<Long> hotBases) {
-        Manifest m = manifests.cached(tp);
+        Manifest m;
+        try {
+            m = manifests.cached(tp);
+        } catch (ObjectStoreUnavailableException e) {
+            // Never loaded and the store is down: describe the hot tier alone, so hot reads keep working (a read
+            // below the hot start then reaches the cold reader, which answers cold-tier-unavailable).
+            m = Manifest.EMPTY;
+        }
         long oldestHot = hotBases.isEmpty() ? 0 : hotBases.get(0);
         long start;
         if (m.version() == 0) {
