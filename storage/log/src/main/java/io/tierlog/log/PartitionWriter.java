@@ -251,8 +251,19 @@ public final class PartitionWriter implements Closeable {
         }
     }
 
-    /** Brings {@link #tail} and the producer table up to the true end of the log on disk. Caller holds the lock. */
+    /**
+     * Brings {@link #tail} and the producer table up to the true end of the log on disk. Caller holds the lock.
+     *
+     * <p>Fast path (every append after the first): the cached tail segment still exists, so scan it from the cached
+     * position and follow successors by name, since a roll names the new segment after the offset where the old
+     * one ends. That costs two {@code stat}s instead of a directory listing. The listing, with its gap checks,
+     * runs when the cached segment is gone or on the first append of this writer.
+     */
     private void refreshTail() throws IOException {
+        if (tail != null && Files.exists(SegmentFiles.log(dir, tail.segmentBase))) {
+            scanForward();
+            return;
+        }
         List<Long> bases = SegmentFiles.segmentBases(dir);
         if (bases.isEmpty()) {
             closeTail();
@@ -260,10 +271,14 @@ public final class PartitionWriter implements Closeable {
             openSegment(0);
             return;
         }
-        if (tail == null || !bases.contains(tail.segmentBase) || !Files.exists(SegmentFiles.log(dir, tail.segmentBase))) {
-            recoverFromCheckpoint(bases);
+        recoverFromCheckpoint(bases);
+        scanForward();
+        // Successors are followed by name; a newer segment that is not in that chain means a gap in the offsets.
+        List<Long> after = SegmentFiles.segmentBases(dir);
+        if (after.get(after.size() - 1) != tail.segmentBase) {
+            throw new CorruptLogException(where(), tail.position, "segment " + after.get(after.size() - 1)
+                    + " exists beyond the end of the log at offset " + tail.nextOffset);
         }
-        scanForward(bases);
     }
 
     private void recoverFromCheckpoint(List<Long> bases) throws IOException {
@@ -286,10 +301,8 @@ public final class PartitionWriter implements Closeable {
         tail = new Tail(first, openForWrite(first), 0, first, clock.millis());
     }
 
-    private void scanForward(List<Long> bases) throws IOException {
-        int index = bases.indexOf(tail.segmentBase);
+    private void scanForward() throws IOException {
         while (true) {
-            boolean last = index == bases.size() - 1;
             SegmentCursor cursor = new SegmentCursor(tail.channel, tail.segmentBase, tail.position);
             boolean firstBatch = tail.position == 0;
             SegmentCursor.Step step;
@@ -310,6 +323,9 @@ public final class PartitionWriter implements Closeable {
             if (step == SegmentCursor.Step.CORRUPT) {
                 throw new CorruptLogException(where(), cursor.position(), cursor.problem());
             }
+            // A roll names the next segment after this one's end offset; an empty segment has no successor.
+            long successor = tail.nextOffset;
+            boolean last = successor == tail.segmentBase || !Files.exists(SegmentFiles.log(dir, successor));
             if (step == SegmentCursor.Step.INCOMPLETE) {
                 if (!last) {
                     throw new CorruptLogException(where(), cursor.position(), "batch cut short before a later segment");
@@ -327,14 +343,8 @@ public final class PartitionWriter implements Closeable {
             if (last) {
                 return;
             }
-            index++;
-            long base = bases.get(index);
-            if (base != tail.nextOffset) {
-                throw new CorruptLogException(where(), 0, "segment " + base + " follows a segment ending at offset "
-                        + tail.nextOffset);
-            }
             tail.channel.close();
-            tail = new Tail(base, openForWrite(base), 0, base, clock.millis());
+            tail = new Tail(successor, openForWrite(successor), 0, successor, clock.millis());
         }
     }
 
