@@ -90,6 +90,7 @@ public final class CompareCommand implements Callable<Integer> {
     boolean noDocs;
 
     private final Results results = new Results();
+    private final Map<String, String> buildInfo = new LinkedHashMap<>();
     private final List<SystemUnderTest> allSystems = new ArrayList<>();
     private Payload payload;
     private long recordCount;
@@ -120,7 +121,7 @@ public final class CompareCommand implements Callable<Integer> {
                             work.resolve("kafka"), Map.of()));
             Map<Durability, CompletableFuture<TierlogService>> tierlogStarts = new EnumMap<>(Durability.class);
             if (!skipTierlog) {
-                Path runJar = root.resolve("index-service/target/quarkus-app/quarkus-run.jar");
+                Path runJar = snapshotApp(root.resolve("index-service/target/quarkus-app"), work.resolve("index-service-app"));
                 for (Durability d : Durability.values()) {
                     tierlogStarts.put(d, CompletableFuture.supplyAsync(() -> {
                         try {
@@ -426,6 +427,31 @@ public final class CompareCommand implements Callable<Integer> {
                 + "; partition 0 state: " + (last == null ? "none" : last.path("partitionStates").path(0)));
     }
 
+    /**
+     * Copies the built index-service into the work directory and runs it from there, so that a rebuild of
+     * {@code index-service/target} by someone else during the benchmark cannot swap or delete its jars under
+     * the running services. Records when the copied build was made. Returns the copy's run jar (which
+     * {@link TierlogService} checks for, so a missing build is reported there).
+     */
+    private Path snapshotApp(Path app, Path copy) throws IOException {
+        Path runJar = app.resolve("quarkus-run.jar");
+        if (!Files.isRegularFile(runJar)) {
+            return runJar;
+        }
+        buildInfo.put("index-service build (quarkus-run.jar mtime)", Files.getLastModifiedTime(runJar).toString());
+        try (Stream<Path> paths = Files.walk(app)) {
+            for (Path p : (Iterable<Path>) paths::iterator) {
+                Path target = copy.resolve(app.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+        return copy.resolve("quarkus-run.jar");
+    }
+
     /** Alternates which system goes first, so a slow drift in machine load does not always hit the same one. */
     private static List<SystemUnderTest> order(int run, SystemUnderTest kafka, SystemUnderTest tierlog) {
         List<SystemUnderTest> list = new ArrayList<>();
@@ -469,6 +495,8 @@ public final class CompareCommand implements Callable<Integer> {
         settings.put("tierlogBatchRecords", tierlogBatch);
         settings.put("kafkaProducer", "acks=all, enable.idempotence=true (default), linger.ms=5, batch.size=524288, compression none");
         settings.put("wallClockSeconds", took.toSeconds());
+        settings.put("git", gitDescribe(root));
+        settings.putAll(buildInfo);
         Report report = new Report(results, machine, settings, timestamp);
         Path dir = root.resolve("bench/results");
         Files.createDirectories(dir);
@@ -486,6 +514,21 @@ public final class CompareCommand implements Callable<Integer> {
             log("updated " + root.resolve("docs/BENCHMARKS.md"));
         }
         System.out.println(report.markdown());
+    }
+
+    /** {@code git describe --always --dirty} of the checkout, so a result names the code it measured. */
+    private static String gitDescribe(Path root) {
+        try {
+            Process p = new ProcessBuilder("git", "-C", root.toString(), "describe", "--always", "--dirty")
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown";
+        } catch (IOException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
     }
 
     static Path findRepo() {

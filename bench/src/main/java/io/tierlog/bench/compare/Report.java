@@ -37,6 +37,14 @@ public final class Report {
                 .append(settings.get("records")).append(" records of ").append(settings.get("valueBytes"))
                 .append(" B values, ").append(settings.get("partitions")).append(" partitions, median of ")
                 .append(settings.get("runs")).append(" runs. Ratio = Tierlog / Kafka of the medians; (lowest–highest run) after a median.\n\n");
+        if (settings.containsKey("git")) {
+            md.append("Code: `").append(settings.get("git")).append("`");
+            Object build = settings.get("index-service build (quarkus-run.jar mtime)");
+            if (build != null) {
+                md.append("; index-service built ").append(build);
+            }
+            md.append("; run took ").append(settings.get("wallClockSeconds")).append(" s.\n\n");
+        }
         md.append("Machine: ");
         List<String> parts = new ArrayList<>();
         machine.forEach((k, v) -> parts.add(k + ": `" + v + "`"));
