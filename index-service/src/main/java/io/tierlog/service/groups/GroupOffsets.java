@@ -15,10 +15,13 @@ import io.tierlog.service.api.TopicAdmin;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.Startup;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -48,6 +51,7 @@ public class GroupOffsets {
     public static final String TOPIC = TopicAdmin.INTERNAL_PREFIX + "consumer_offsets";
     private static final Logger LOG = Logger.getLogger(GroupOffsets.class);
     private static final int FOLD_BATCH = 5000;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final IngestService ingest;
     private final TopicStore topics;
@@ -109,8 +113,9 @@ public class GroupOffsets {
             if (o.offset() > hw) {
                 throw PartitionReads.outOfRange(tp, o.offset(), Math.min(reads.logStartOffset(tp), hw), hw);
             }
-            String value = "{\"offset\":" + o.offset() + ",\"commitTimestamp\":" + now + "}";
-            records.add(new ProduceRecord(key(group, o.topic(), o.partition()), value.getBytes(StandardCharsets.UTF_8),
+            byte[] value = JSON.createObjectNode().put("offset", o.offset()).put("commitTimestamp", now).toString()
+                    .getBytes(StandardCharsets.UTF_8);
+            records.add(new ProduceRecord(key(group, o.topic(), o.partition()), value,
                     List.of(), target, now));
         }
         if (records.isEmpty()) {
@@ -185,19 +190,10 @@ public class GroupOffsets {
     }
 
     private static Long parseOffset(byte[] value) {
-        String s = new String(value, StandardCharsets.UTF_8);
-        int i = s.indexOf("\"offset\":");
-        if (i < 0) {
-            return null;
-        }
-        int j = i + "\"offset\":".length();
-        int k = j;
-        while (k < s.length() && (Character.isDigit(s.charAt(k)) || s.charAt(k) == '-')) {
-            k++;
-        }
         try {
-            return Long.parseLong(s.substring(j, k));
-        } catch (NumberFormatException e) {
+            JsonNode offset = JSON.readTree(value).get("offset");
+            return offset != null && offset.canConvertToLong() ? offset.asLong() : null;
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }
