@@ -9,7 +9,6 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
-import io.tierlog.service.read.IndexedHotTier;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -59,13 +58,11 @@ public class Engine {
     @Singleton
     HotTier hotTier(TierlogConfig config) {
         createDirectory(config.indexDir());
-        return new IndexedHotTier(config.dataDir(), config.indexDir());
+        return new HotTier(config.dataDir(), config.indexDir());
     }
 
-    void closeHotTier(@Disposes HotTier hot) throws Exception {
-        if (hot instanceof AutoCloseable c) {
-            c.close();
-        }
+    void closeHotTier(@Disposes HotTier hot) {
+        hot.close();
     }
 
     @Produces

@@ -1,49 +1,114 @@
 package io.tierlog.service.read;
 
+import io.tierlog.index.HotIndexer;
+import io.tierlog.index.LogIndex;
+import io.tierlog.log.PartitionReader;
+import io.tierlog.log.Position;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.segment.SegmentFiles;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * The hot tier as the read path sees it: one partition's visible end, records from an offset, the first offset
- * at a timestamp, and the size of its hot segments. Implementations see appends made by any process on the hot
- * volume as soon as those appends are visible in the segment files.
+ * The hot tier as the read path sees it: a partition's visible end, records from an offset, the first offset at
+ * a timestamp and the size of its hot segments, for appends made by any process on the hot volume.
  *
- * <p>Implementations are thread-safe.
+ * <p>It reads through the RocksDB index under {@code tierlog.index-dir}: every high-watermark query first
+ * catches the index up with what any process appended ({@link HotIndexer#catchUp}), and reads start at the
+ * index's hint, so a read scans at most {@code index.interval.bytes} plus whatever was appended since the last
+ * catch-up. The index is derived: opened empty (first start, or its directory deleted), it is rebuilt from the
+ * segments by the first catch-up of each partition.
+ *
+ * <p>Thread-safe. {@link #close} closes the index; calls after it fail.
  */
-public interface HotTier {
+public final class HotTier implements AutoCloseable {
+    private final Path dataDir;
+    private final LogIndex index;
+    private final HotIndexer indexer;
+    private volatile boolean open = true;
 
-    /** The offset after the last visible record (the high watermark as far as the hot tier knows); 0 when empty. */
-    long highWatermark(TopicPartition tp);
+    public HotTier(Path dataDir, Path indexDir) {
+        this.dataDir = dataDir;
+        // RocksDB owns its directory (it may wipe it on an unknown format), so it gets one of its own beside
+        // the cold-read cache.
+        this.index = LogIndex.open(indexDir.resolve("rocksdb"));
+        this.indexer = new HotIndexer(index, dataDir);
+    }
+
+    /** The offset after the last visible record; 0 when empty. */
+    public long highWatermark(TopicPartition tp) {
+        return indexer.catchUp(tp).offset();
+    }
 
     /**
-     * Records from {@code offset} (which must be in {@code [startOffset, highWatermark]}): at most
-     * {@code maxRecords}, stopping at {@code maxBytes} but returning at least one record when one is visible.
+     * Records from {@code offset}: at most {@code maxRecords}, stopping at {@code maxBytes} but returning at least
+     * one record when one is visible.
      *
-     * @throws IllegalArgumentException if {@code offset} lies below the oldest hot segment (retention moved on)
+     * @throws IllegalArgumentException if {@code offset} lies below the oldest hot segment
      */
-    ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes);
+    public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        PartitionReader reader = new PartitionReader(dataDir, tp);
+        Position hint = indexer.hint(tp, offset).orElse(null);
+        try {
+            return reader.read(offset, hint, maxRecords, maxBytes);
+        } catch (PartitionReader.SegmentGoneException e) {
+            // Retention removed the hinted segment mid-read; an unhinted read re-resolves from the listing.
+            return reader.read(offset, null, maxRecords, maxBytes);
+        }
+    }
 
-    /** The first offset whose record timestamp is {@code >= timestamp}; empty when there is none in the hot tier. */
-    OptionalLong offsetForTimestamp(TopicPartition tp, long timestamp);
+    /** The first offset whose record timestamp is {@code >= timestamp}; empty when there is none. */
+    public OptionalLong offsetForTimestamp(TopicPartition tp, long timestamp) {
+        return indexer.offsetForTimestamp(tp, timestamp);
+    }
 
     /** The oldest hot segment's base offset, bytes and segment count; zeros when the partition has no segment. */
-    HotStats stats(TopicPartition tp);
+    public HotStats stats(TopicPartition tp) {
+        Path dir = dataDir.resolve(tp.dirName());
+        List<Long> bases = SegmentFiles.segmentBases(dir);
+        long bytes = 0;
+        for (long base : bases) {
+            try {
+                bytes += Files.size(SegmentFiles.log(dir, base));
+            } catch (NoSuchFileException e) {
+                // removed by retention since the listing; it no longer counts
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot stat " + SegmentFiles.log(dir, base), e);
+            }
+        }
+        return new HotStats(bases.isEmpty() ? 0 : bases.get(0), bytes, bases.size());
+    }
 
-    /** Forgets all derived state (cached ends, index entries) of a topic's partitions; the files are not touched. */
-    void forget(String topic, int partitions);
+    /** Drops the index entries of a topic's partitions; the files are not touched. */
+    public void forget(String topic, int partitions) {
+        for (int p = 0; p < partitions; p++) {
+            index.dropPartition(new TopicPartition(topic, p));
+        }
+    }
 
-    /**
-     * Retention deleted the hot segments below {@code nextSegmentBase}: drop derived state pointing into them.
-     * Called on the retention thread; must not throw. The default keeps nothing to drop.
-     */
-    default void segmentsEvicted(TopicPartition tp, long nextSegmentBase) {
+    /** Retention deleted the hot segments below {@code nextSegmentBase}: drop index entries pointing into them. */
+    public void segmentsEvicted(TopicPartition tp, long nextSegmentBase) {
+        index.dropSegmentsBelow(tp, nextSegmentBase);
     }
 
     /** True while the tier can serve reads (for readiness). */
-    boolean isOpen();
+    public boolean isOpen() {
+        return open;
+    }
 
-    record HotStats(long startOffset, long bytes, int segments) {
+    @Override
+    public void close() {
+        open = false;
+        index.close();
+    }
+
+    public record HotStats(long startOffset, long bytes, int segments) {
     }
 }
