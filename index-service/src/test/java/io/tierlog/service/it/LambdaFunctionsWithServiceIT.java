@@ -69,8 +69,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at its acknowledged offset, nothing else was fetched, and the highWatermark equals the acknowledged count.
  *
  * <p>Bounded: {@value #IDEMPOTENT_PRODUCERS} x {@value #REQUESTS} requests of 1..6 records plus {@value #REQUESTS}
- * keyed requests of {@value #KEYED_BATCH} records (about 2,650 records in 560 invocations, plus the retries). Failing runs leave the service's and the
- * functions' logs under {@code target/it/lambda-with-service}.
+ * keyed requests of {@value #KEYED_BATCH} records: about 2,600 records in 560 invocations, plus the retries. The
+ * tierer runs on its default schedule, so sealed segments may be uploaded while the readers read; this test claims
+ * nothing about the cold tier. Failing runs leave the service's and the functions' logs under
+ * {@code target/it/lambda-with-service}.
  */
 class LambdaFunctionsWithServiceIT {
     static final int INSTANCES = 3;
@@ -86,6 +88,7 @@ class LambdaFunctionsWithServiceIT {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<LoopbackRuntimeApi> apis = new ArrayList<>();
     private final List<RicFunctionProcess> functions = new ArrayList<>();
+    private ExecutorService threads;
     private Process service;
     private Path serviceLog;
     private int port;
@@ -99,6 +102,9 @@ class LambdaFunctionsWithServiceIT {
 
     @AfterEach
     void stop() throws InterruptedException {
+        if (threads != null) {
+            threads.shutdownNow();
+        }
         functions.forEach(RicFunctionProcess::close);
         apis.forEach(LoopbackRuntimeApi::close);
         if (service != null && service.isAlive()) {
@@ -140,7 +146,7 @@ class LambdaFunctionsWithServiceIT {
         Map<Place, Content> acked = new ConcurrentHashMap<>();
         CompletableFuture<long[]> producedEnds = new CompletableFuture<>();
         AtomicLong duplicates = new AtomicLong();
-        ExecutorService threads = Executors.newFixedThreadPool(IDEMPOTENT_PRODUCERS + 1 + PARTITIONS);
+        threads = Executors.newFixedThreadPool(IDEMPOTENT_PRODUCERS + 1 + PARTITIONS);
         List<Future<FetchedPartition>> readers = new ArrayList<>();
         for (int p = 0; p < PARTITIONS; p++) {
             int partition = p;
@@ -174,7 +180,6 @@ class LambdaFunctionsWithServiceIT {
         for (Future<FetchedPartition> f : readers) {
             fetched.add(f.get(60, TimeUnit.SECONDS));
         }
-        threads.shutdown();
 
         assertThat(duplicates.get()).as("retries answered as duplicates").isPositive();
         Map<Place, Content> stored = new HashMap<>();
@@ -185,7 +190,8 @@ class LambdaFunctionsWithServiceIT {
             assertThat(fp.highWatermark()).as("highWatermark of partition %d", fp.partition()).isEqualTo(count);
             for (int i = 0; i < fp.records().size(); i++) {
                 JsonNode r = fp.records().get(i);
-                assertThat(r.get("offset").asLong()).as("dense offsets from 0 in partition %d", fp.partition()).isEqualTo(i);
+                assertThat(r.get("offset").asLong()).as("dense offsets from 0 in partition %d", fp.partition())
+                        .isEqualTo(i);
                 Content content = new Content(r.get("key").asText(), r.get("value"));
                 assertThat(values.add(content.value())).as("fetched twice: %s", content).isTrue();
                 stored.put(new Place(fp.partition(), i), content);
@@ -203,7 +209,8 @@ class LambdaFunctionsWithServiceIT {
         System.out.printf("%d records (%d duplicate retries) through %d function instances; %d fetched while "
                         + "producing; start %.1f s, produce %.1f s, drain %.1f s; topic: %s%n",
                 acked.size(), duplicates.get(), INSTANCES, fetchedWhileProducing, (ready - began) / 1e9,
-                (produced - ready) / 1e9, (System.nanoTime() - produced) / 1e9, send("GET", "/v1/topics/" + TOPIC, null).body());
+                (produced - ready) / 1e9, (System.nanoTime() - produced) / 1e9,
+                send("GET", "/v1/topics/" + TOPIC, null).body());
     }
 
     /** What differs between the acknowledged and the fetched records, place by place (the first 20). */
@@ -235,7 +242,8 @@ class LambdaFunctionsWithServiceIT {
             ArrayNode records = body.putArray("records");
             List<Content> contents = new ArrayList<>();
             for (int i = 0; i < 1 + seq % 6; i++) {
-                ObjectNode value = Events.JSON.createObjectNode().put("producer", producerId).put("seq", seq).put("i", i);
+                ObjectNode value = Events.JSON.createObjectNode()
+                        .put("producer", producerId).put("seq", seq).put("i", i);
                 Content c = new Content(keys.next(), value);
                 contents.add(c);
                 records.addObject().put("key", c.key()).set("value", value);
@@ -283,8 +291,9 @@ class LambdaFunctionsWithServiceIT {
             assertThat(r.status()).as("keyed %d: %s", n, r.body()).isEqualTo(200);
             acknowledge(r.body(), contents, acked);
             for (int i = 0; i < KEYED_BATCH; i++) {
-                assertThat(r.body().get("offsets").get(i).get("partition").asInt()).as("murmur2 partition of %s", contents.get(i).key())
-                        .isEqualTo(Partitioner.forKey(contents.get(i).key().getBytes(StandardCharsets.UTF_8), PARTITIONS));
+                String key = contents.get(i).key();
+                assertThat(r.body().get("offsets").get(i).get("partition").asInt()).as("murmur2 partition of %s", key)
+                        .isEqualTo(Partitioner.forKey(key.getBytes(StandardCharsets.UTF_8), PARTITIONS));
             }
         }
     }
@@ -313,7 +322,8 @@ class LambdaFunctionsWithServiceIT {
      * Pages through {@code partition} from offset 0 while the producers run: 500 records a page until
      * {@code nextOffset == highWatermark}, then a long-poll (1 s) for more. Once the producers are done
      * ({@code ends} completes with each partition's acknowledged end), drains until it has reached that end and
-     * the highWatermark (long-polling only while short of that end). Checks as it goes that each page continues exactly where the last one ended.
+     * the highWatermark (long-polling only while short of that end). Checks as it goes that each page continues
+     * exactly where the last one ended.
      */
     private FetchedPartition read(int partition, CompletableFuture<long[]> ends) throws Exception {
         List<JsonNode> records = new ArrayList<>();
@@ -322,15 +332,18 @@ class LambdaFunctionsWithServiceIT {
         boolean caughtUp = false;
         long deadline = System.nanoTime() + PRODUCE.toNanos() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
-            assertThat(System.nanoTime()).as("partition %d read by its deadline; at %d", partition, next).isLessThan(deadline);
+            assertThat(System.nanoTime()).as("partition %d read by its deadline; at %d", partition, next)
+                    .isLessThan(deadline);
             long[] expectedEnds = ends.getNow(null);
             boolean more = expectedEnds == null || next < expectedEnds[partition];
             String query = "?offset=" + next + "&maxRecords=500" + (caughtUp && more ? "&waitMs=1000" : "");
-            HttpResponse<String> r = send("GET", "/v1/topics/" + TOPIC + "/partitions/" + partition + "/records" + query, null);
+            HttpResponse<String> r = send("GET", "/v1/topics/" + TOPIC + "/partitions/" + partition + "/records" + query,
+                    null);
             assertThat(r.statusCode()).as("fetch %s of partition %d: %s", query, partition, r.body()).isEqualTo(200);
             JsonNode page = Events.JSON.readTree(r.body());
             for (JsonNode record : page.get("records")) {
-                assertThat(record.get("offset").asLong()).as("partition %d continues at %d", partition, next).isEqualTo(next);
+                assertThat(record.get("offset").asLong()).as("partition %d continues at %d", partition, next)
+                        .isEqualTo(next);
                 records.add(record);
                 next++;
                 if (expectedEnds == null) {
