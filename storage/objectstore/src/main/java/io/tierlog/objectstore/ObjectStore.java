@@ -64,6 +64,9 @@ public interface ObjectStore extends AutoCloseable {
      * against every concurrent {@code put}/{@code putIfAbsent} on the same key from any process. This is the
      * commit primitive for manifests: racing writers of the same new key see exactly one {@code true}.
      *
+     * <p>A key that already holds exactly {@code bytes} counts as created by this call: that is how a retried request
+     * whose first attempt succeeded (its response lost) looks, and identical bytes are the same commit.
+     *
      * @return {@code true} if this call created the object; {@code false} if the key already existed, in which
      *         case nothing was changed
      */

@@ -261,6 +261,16 @@ public abstract class ObjectStoreContractTest {
     }
 
     @Test
+    void putIfAbsentOfTheSameBytesIsTheSameCommit() {
+        // What a retried request whose first attempt succeeded (response lost) sees.
+        ObjectKey manifest = key("t/0/manifest/00000000000000000002.json");
+        byte[] bytes = "{\"v\":2}".getBytes(StandardCharsets.UTF_8);
+        assertTrue(store.putIfAbsent(manifest, bytes));
+        assertTrue(store.putIfAbsent(manifest, bytes.clone()));
+        assertArrayEquals(bytes, store.get(manifest));
+    }
+
+    @Test
     void putIfAbsentFailsOverAnObjectWrittenByPut() {
         store.put(key("k"), new byte[] {1});
         assertFalse(store.putIfAbsent(key("k"), new byte[] {2}));

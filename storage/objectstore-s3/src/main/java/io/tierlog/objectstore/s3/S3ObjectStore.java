@@ -162,6 +162,14 @@ public final class S3ObjectStore implements ObjectStore {
         putObject(key, bytes, false);
     }
 
+    private byte[] getOrNull(ObjectKey key) {
+        try {
+            return get(key);
+        } catch (io.tierlog.objectstore.ObjectNotFoundException e) {
+            return null;
+        }
+    }
+
     @Override
     public boolean putIfAbsent(ObjectKey key, byte[] bytes) {
         Objects.requireNonNull(key, "key");
@@ -171,7 +179,10 @@ public final class S3ObjectStore implements ObjectStore {
                 putObject(key, bytes, true);
                 return true;
             } catch (PreconditionFailed e) {
-                return false;
+                // The SDK retries a PUT whose response was lost; if the first attempt created the object, the
+                // retry meets our own object and gets 412. Identical bytes mean the write is ours (or equivalent to
+                // it), which is what the caller needs to know.
+                return java.util.Arrays.equals(bytes, getOrNull(key));
             } catch (ConditionalConflict e) {
                 if (attempt >= CONDITIONAL_CONFLICT_ATTEMPTS) {
                     throw S3Errors.translate("PUT (if absent)", key, bucket, e.cause);
