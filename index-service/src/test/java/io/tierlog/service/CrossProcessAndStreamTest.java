@@ -5,6 +5,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.testkit.JavaProcess;
 import io.tierlog.service.read.AppendWatcher;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class CrossProcessAndStreamTest {
             Thread.sleep(5);
         }
         Path log = Files.createTempFile("append", ".log");
-        Process p = JavaProcess.start(AppendMain.class, log, dataDir(), topic, "0", "0", "1", "1");
+        Process p = JavaProcess.startLogged(AppendMain.class, log, dataDir(), topic, "0", "0", "1", "1");
         JavaProcess.awaitSuccess(p, 60, log);
         Response r = poll.get(30, TimeUnit.SECONDS);
         r.then().statusCode(200).body("records[0].value.i", equalTo(0)).body("nextOffset", equalTo(1));
@@ -74,7 +75,7 @@ class CrossProcessAndStreamTest {
         createTopic(topic, 1, null);
         int total = 3000;
         Path log = Files.createTempFile("append", ".log");
-        Process p = JavaProcess.start(AppendMain.class, log, dataDir(), topic, "0", "0", Integer.toString(total), "7");
+        Process p = JavaProcess.startLogged(AppendMain.class, log, dataDir(), topic, "0", "0", Integer.toString(total), "7");
         List<Integer> seen = new ArrayList<>();
         long next = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

@@ -1,5 +1,6 @@
 package io.tierlog.ingest;
 
+import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;

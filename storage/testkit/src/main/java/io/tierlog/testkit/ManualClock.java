@@ -22,6 +22,11 @@ public final class ManualClock extends Clock {
         this(new AtomicReference<>(Objects.requireNonNull(start, "start")), ZoneOffset.UTC);
     }
 
+    /** A clock at {@code epochMillis}, in UTC. */
+    public ManualClock(long epochMillis) {
+        this(Instant.ofEpochMilli(epochMillis));
+    }
+
     /** A clock at 2024-01-01T00:00:00Z, a fixed point so that test output is reproducible. */
     public ManualClock() {
         this(Instant.parse("2024-01-01T00:00:00Z"));

@@ -14,7 +14,7 @@ import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.segment.SegmentFiles;
 import io.tierlog.log.testing.KafkaSegments;
-import io.tierlog.log.testing.ManualClock;
+import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.topic.TopicConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

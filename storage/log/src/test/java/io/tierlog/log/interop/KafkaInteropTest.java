@@ -8,7 +8,7 @@ import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.segment.SegmentFiles;
-import io.tierlog.log.testing.ManualClock;
+import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.topic.TopicConfig;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.internal.FileRecords;

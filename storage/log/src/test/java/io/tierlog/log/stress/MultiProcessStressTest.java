@@ -5,7 +5,7 @@ import io.tierlog.log.Position;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.testing.JavaProcess;
+import io.tierlog.testkit.JavaProcess;
 import io.tierlog.log.testing.KafkaSegments;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
