@@ -11,12 +11,14 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -29,6 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       as when the server is down; {@link #passThrough()} listens again on the same port.</li>
  *   <li>{@link #slowDownNext(int)}: answers the next {@code n} requests with S3's {@code 503 SlowDown}, then
  *       relays again.</li>
+ *   <li>{@link #delayResponses(Duration)}: relays, but holds the first bytes of every response for a fixed time,
+ *       like the first-byte latency of a remote S3 (tens of ms per request); zero (the default) relays at once.</li>
  * </ul>
  * Switching to a fault closes every open connection, so a client's pooled keep-alive connections cannot slip
  * past it. A 503 answer closes its connection ({@code Connection: close}), so each faulted request is one TCP
@@ -49,6 +53,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
     private final AtomicInteger slowDownsLeft = new AtomicInteger();
     private final AtomicInteger slowDownsServed = new AtomicInteger();
     private final AtomicInteger connectionsAccepted = new AtomicInteger();
+    private volatile long responseDelayNanos;
     private ServerSocket listener; // guarded by this
     private boolean closed; // guarded by this
 
@@ -83,6 +88,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
     /** Relays all requests again; listens again if connections were being refused. */
     public synchronized void passThrough() {
         slowDownsLeft.set(0);
+        responseDelayNanos = 0;
         if (listener == null && !closed) {
             listener = bind(port);
             acceptOn(listener);
@@ -104,6 +110,23 @@ public final class FaultInjectingProxy implements AutoCloseable {
         passThrough();
         slowDownsLeft.set(requests);
         closeOpenConnections();
+    }
+
+    /**
+     * Relays, holding each response for {@code delay} before its first byte is passed on ({@link Duration#ZERO}
+     * relays at once). A response is the first bytes the server sends after the client sent request bytes on
+     * that connection, so each request/response exchange on a keep-alive connection waits once; that holds for
+     * clients that do not pipeline requests (the AWS SDK does not). Open connections are kept, and the new
+     * delay applies to responses that start after this call. Exchanges on different connections wait in
+     * parallel, as concurrent requests to S3 do. {@link #passThrough()} resets the delay to zero.
+     */
+    public synchronized void delayResponses(Duration delay) {
+        Objects.requireNonNull(delay, "delay");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("delay must be >= 0: " + delay);
+        }
+        passThrough();
+        responseDelayNanos = delay.toNanos();
     }
 
     /** How many 503 answers the proxy has given so far. */
@@ -176,17 +199,29 @@ public final class FaultInjectingProxy implements AutoCloseable {
             return;
         }
         open.add(server);
-        threads.execute(() -> pump(server, client));
-        pump(client, server);
+        // Set by the request direction before it forwards bytes (so before the server can answer them) and
+        // cleared by the first response bytes: each exchange is delayed once, however many reads it spans.
+        AtomicBoolean requestSent = new AtomicBoolean();
+        threads.execute(() -> pump(server, client, requestSent, true));
+        pump(client, server, requestSent, false);
     }
 
-    /** Copies {@code from} to {@code to} until EOF, then half-closes {@code to} so the peer sees the EOF too. */
-    private void pump(Socket from, Socket to) {
+    /**
+     * Copies {@code from} to {@code to} until EOF, then half-closes {@code to} so the peer sees the EOF too. The
+     * request direction marks {@code requestSent}; the response direction waits the response delay when it
+     * consumes a mark.
+     */
+    private void pump(Socket from, Socket to, AtomicBoolean requestSent, boolean responses) {
         try (InputStream in = from.getInputStream()) {
             OutputStream out = to.getOutputStream();
             byte[] buffer = new byte[64 * 1024];
             int n;
             while ((n = in.read(buffer)) >= 0) {
+                if (!responses) {
+                    requestSent.set(true);
+                } else if (requestSent.getAndSet(false)) {
+                    holdResponse();
+                }
                 out.write(buffer, 0, n);
                 out.flush();
             }
@@ -195,6 +230,19 @@ public final class FaultInjectingProxy implements AutoCloseable {
             closeQuietly(to); // one side failed: fail the other so the client sees a broken connection
         } finally {
             open.remove(from);
+        }
+    }
+
+    /** The injected latency itself: a deliberate wait, not a poll. close() interrupts it via shutdownNow(). */
+    private void holdResponse() throws IOException {
+        long nanos = responseDelayNanos;
+        if (nanos > 0) {
+            try {
+                Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("proxy closed while delaying a response", e);
+            }
         }
     }
 

@@ -125,6 +125,23 @@ class S3ObjectStoreFaultTest {
     }
 
     @Test
+    void delayedResponsesWaitOncePerRequestOnAKeepAliveConnectionAndStillDeliverTheBytes() {
+        viaProxy.get(KEY); // the connection is open and pooled before the delay starts
+        Duration delay = Duration.ofMillis(150);
+        proxy.delayResponses(delay);
+        try {
+            for (int i = 0; i < 3; i++) {
+                long start = System.nanoTime();
+                assertArrayEquals(new byte[] {'b', 'y'}, viaProxy.getRange(KEY, ByteRange.of(8, 2)));
+                long elapsed = System.nanoTime() - start;
+                assertTrue(elapsed >= delay.toNanos(), "request " + i + " took only " + elapsed / 1_000_000 + " ms");
+            }
+        } finally {
+            proxy.passThrough();
+        }
+    }
+
+    @Test
     void anS3RestartOnTheSamePortIsAnOutageThenServesTheSameObjects() {
         try (ObjectStore direct = storeAt(server.endpoint().toString())) {
             int port = server.port();
