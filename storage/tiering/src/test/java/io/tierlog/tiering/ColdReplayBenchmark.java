@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,6 +28,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
 
 /**
  * Cold replay benchmark (docs/BENCHMARKS.md), run on demand only:
@@ -190,9 +194,11 @@ class ColdReplayBenchmark {
 
     private Result replay(Path data, FaultyStore store, TieringConfig config, TopicPartition tp, long bytes,
                           double gib, Clock clock) {
-        // A fresh chunk cache per repetition, so every run is cold.
-        try (TieredStorage ts = new TieredStorage(data, tmp.resolve("cache-" + caches++), store, config, clock,
-                new Random(2), SegmentEvictionListener.NONE)) {
+        // A fresh chunk cache per repetition, so every run is cold; deleted afterwards so ~20 replays do not
+        // pile gigabytes of dirty pages onto the disk while later runs are measured.
+        Path cache = tmp.resolve("cache-" + caches++);
+        try (TieredStorage ts = new TieredStorage(data, cache, store, config, clock, new Random(2),
+                SegmentEvictionListener.NONE)) {
             ts.manifests().load(tp);
             store.resetCounts();
             long start = System.nanoTime();
@@ -215,6 +221,18 @@ class ColdReplayBenchmark {
                 throw new AssertionError("replay read no records");
             }
             return new Result(nanos, firstBatch, perGib(store, gib));
+        } finally {
+            deleteTree(cache);
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete chunk cache " + root, e);
         }
     }
 
