@@ -1,5 +1,6 @@
 package io.tierlog.bench.compare;
 
+import io.tierlog.bench.lambda.LambdaCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -8,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
         description = "Tierlog benchmarks.",
-        subcommands = {CompareCommand.class})
+        subcommands = {CompareCommand.class, LambdaCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

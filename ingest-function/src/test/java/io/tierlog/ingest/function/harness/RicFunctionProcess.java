@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -65,13 +64,39 @@ public final class RicFunctionProcess implements Closeable {
         return taskRoot;
     }
 
-    /** The runtime's own libraries, taken from this JVM's test class path. */
+    /**
+     * One class from each of the runtime's own libraries: the RIC, aws-lambda-java-core, -serialization, and the
+     * RIC's dependencies utils-lite and the AWS SDK annotations. Named as strings so that a missing library is
+     * reported by name rather than failing class loading of this harness.
+     */
+    private static final List<String> RUNTIME_CLASSES = List.of(
+            "com.amazonaws.services.lambda.runtime.api.client.AWSLambda",
+            "com.amazonaws.services.lambda.runtime.Context",
+            "com.amazonaws.services.lambda.runtime.serialization.events.LambdaEventSerializers",
+            "software.amazon.awssdk.utilslite.SdkInternalThreadLocal",
+            "software.amazon.awssdk.annotations.SdkProtectedApi");
+
+    /**
+     * The runtime's own libraries, located by where this JVM loaded them from. Not from {@code java.class.path}:
+     * under {@code java -jar} (the bench module's runnable jar, whose manifest lists its libraries) that property
+     * names only the one jar.
+     */
     public static String runtimeClassPath() {
-        List<String> wanted = List.of("aws-lambda-java-runtime-interface-client", "aws-lambda-java-core",
-                "aws-lambda-java-serialization", "utils-lite", File.separator + "annotations" + File.separator);
-        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(p -> wanted.stream().anyMatch(p::contains))
-                .collect(Collectors.joining(File.pathSeparator));
+        List<String> jars = new ArrayList<>();
+        for (String name : RUNTIME_CLASSES) {
+            try {
+                Class<?> c = Class.forName(name, false, RicFunctionProcess.class.getClassLoader());
+                java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
+                if (source == null) {
+                    throw new IllegalStateException("no jar location for " + name);
+                }
+                jars.add(Path.of(source.getLocation().toURI()).toString());
+            } catch (ClassNotFoundException | java.net.URISyntaxException e) {
+                throw new IllegalStateException("the Lambda runtime library holding " + name
+                        + " is not on this JVM's class path", e);
+            }
+        }
+        return jars.stream().distinct().collect(Collectors.joining(File.pathSeparator));
     }
 
     /**
