@@ -1,5 +1,7 @@
 package io.tierlog.bench.compare;
 
+import io.tierlog.bench.cold.ColdCommand;
+import io.tierlog.bench.cold.ColdInProcessCommand;
 import io.tierlog.bench.lambda.LambdaCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -9,7 +11,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
         description = "Tierlog benchmarks.",
-        subcommands = {CompareCommand.class, LambdaCommand.class})
+        subcommands = {CompareCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

@@ -1,0 +1,394 @@
+package io.tierlog.bench.cold;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.Payload;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.s3.S3ObjectStore;
+import io.tierlog.testkit.FaultInjectingProxy;
+import io.tierlog.tiering.ColdSegment;
+import io.tierlog.tiering.Manifest;
+import io.tierlog.tiering.ManifestStore;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * {@code cold}: cold replay of one partition through the packaged index-service's HTTP API, beside the raw ranged
+ * GET rate of the same S3 server, in one run (issue #4's benchmark). Starts on 127.0.0.1: an S3Proxy that counts
+ * requests ({@link CountingS3}), the test kit's {@link FaultInjectingProxy} in front of it (to add first-byte
+ * latency), and the index-service from {@code index-service/target/quarkus-app} with {@code tierlog.cold.store=s3}
+ * through the proxy. Fills a topic, waits until it is cold, then per injected latency and per run measures:
+ * <ol>
+ *   <li>SSE replay from offset 0 ({@link SseReplay});</li>
+ *   <li>paged fetch replay ({@link FetchReplay});</li>
+ *   <li>raw ranged GETs of the same segment objects, same chunk size, {@code fetch-threads} in flight;</li>
+ *   <li>the same one GET at a time.</li>
+ * </ol>
+ * Each HTTP replay gets a freshly started service with an empty index directory, so its chunk cache (under the
+ * index directory) is empty and its in-memory sidecar and manifest caches too; before the measured replay that
+ * JVM replays a separate warm-up topic (other objects, so it warms the JIT, not the cache). Writes
+ * {@code bench/results/cold-<timestamp>.json|md} and the generated block of {@code docs/BENCHMARKS.md}.
+ */
+@Command(name = "cold", mixinStandardHelpOptions = true,
+        description = "Cold replay through the index-service's SSE stream and paged fetch vs raw ranged S3 GETs "
+                + "(starts and stops S3Proxy, a latency proxy and the index-service itself).")
+public final class ColdCommand implements Callable<Integer> {
+    private static final String BUCKET = "tierlog-bench";
+    private static final String PREFIX = "cold";
+    private static final String TOPIC = "replay";
+    private static final String WARMUP_TOPIC = "warmup";
+    private static final Duration REPLAY_TIMEOUT = Duration.ofMinutes(5);
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
+
+    @Option(names = "--mib", defaultValue = "128", description = "MiB of record values produced to the measured topic (default: ${DEFAULT-VALUE}).")
+    int mib;
+
+    @Option(names = "--runs", defaultValue = "3", description = "Runs per reader and latency; medians are reported (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--latency-ms", split = ",", defaultValue = "0,20",
+            description = "First-byte latencies injected per S3 response, ms (default: ${DEFAULT-VALUE}).")
+    List<Integer> latenciesMs;
+
+    @Option(names = "--segment-mib", defaultValue = "8", description = "segment.bytes of the topics, MiB (default: ${DEFAULT-VALUE}).")
+    int segmentMib;
+
+    @Option(names = "--warmup-mib", defaultValue = "16", description = "MiB of the warm-up topic replayed before each measured replay (default: ${DEFAULT-VALUE}).")
+    int warmupMib;
+
+    @Option(names = "--value-bytes", defaultValue = "1024", description = "Record value size (default: ${DEFAULT-VALUE}).")
+    int valueBytes;
+
+    @Option(names = "--produce-batch", defaultValue = "1000", description = "Records per produce request (default: ${DEFAULT-VALUE}).")
+    int produceBatch;
+
+    @Option(names = "--chunk-bytes", defaultValue = "1048576", description = "tierlog.tiering.chunk-bytes, and the raw readers' GET size (default: the service's, ${DEFAULT-VALUE}).")
+    int chunkBytes;
+
+    @Option(names = "--read-ahead-chunks", defaultValue = "8", description = "tierlog.tiering.read-ahead-chunks (default: the service's, ${DEFAULT-VALUE}).")
+    int readAheadChunks;
+
+    @Option(names = "--fetch-threads", defaultValue = "8", description = "tierlog.tiering.fetch-threads, and the raw reader's GETs in flight (default: the service's, ${DEFAULT-VALUE}).")
+    int fetchThreads;
+
+    @Option(names = "--cache-bytes", defaultValue = "536870912", description = "tierlog.tiering.cache-bytes (default: the service's, ${DEFAULT-VALUE}).")
+    long cacheBytes;
+
+    @Option(names = "--fetch-max-records", defaultValue = "2000", description = "maxRecords of the paged fetch (default: ${DEFAULT-VALUE}).")
+    int fetchMaxRecords;
+
+    @Option(names = "--fetch-max-bytes", defaultValue = "4194304", description = "maxBytes of the paged fetch (default: ${DEFAULT-VALUE}).")
+    int fetchMaxBytes;
+
+    @Option(names = "--repo", description = "The Tierlog checkout (default: found from the working directory).")
+    Path repo;
+
+    @Option(names = "--work-dir", description = "Where data goes (default: a new temp directory, deleted at the end).")
+    Path workDir;
+
+    @Option(names = "--keep", description = "Keep the work directory (logs and data) after the run.")
+    boolean keep;
+
+    @Option(names = "--no-docs", description = "Do not rewrite docs/BENCHMARKS.md (results files are still written).")
+    boolean noDocs;
+
+    private Path runJar;
+    private Path work;
+    private int serviceStarts;
+    private final List<Long> startMillis = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        if (mib < 1 || runs < 1 || segmentMib < 1 || warmupMib < 1 || latenciesMs.isEmpty()) {
+            throw new IllegalArgumentException("--mib, --runs, --segment-mib, --warmup-mib must be >= 1 and "
+                    + "--latency-ms must not be empty");
+        }
+        Path root = repo != null ? repo : findRepo();
+        boolean tempWork = workDir == null;
+        work = tempWork ? Files.createTempDirectory("tierlog-cold-") : Files.createDirectories(workDir);
+        Instant started = Instant.now();
+        String timestamp = DateTimeFormatter.ISO_INSTANT.format(started.truncatedTo(ChronoUnit.SECONDS));
+        Map<String, String> machine = new LinkedHashMap<>(MachineInfo.describe(work));
+        machine.put("loadavg at start", MachineInfo.loadAverage());
+        log("work dir " + work + "; machine " + machine);
+        ColdResults results = new ColdResults();
+        Map<String, Object> settings = settings(root);
+        try (CountingS3 s3 = CountingS3.start(work.resolve("s3"));
+             FaultInjectingProxy proxy = FaultInjectingProxy.start(s3.endpoint())) {
+            s3.createBucket(BUCKET);
+            runJar = snapshotApp(root.resolve("index-service/target/quarkus-app"), work.resolve("index-service-app"),
+                    settings);
+            log("S3Proxy on " + s3.endpoint() + ", latency proxy on " + proxy.endpoint());
+            Cold cold = fill(s3, proxy, results);
+            try (ObjectStore store = S3ObjectStore.builder().endpointOverride(proxy.endpoint())
+                    .region(EmbeddedS3.REGION).credentials(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)
+                    .pathStyle(true).bucket(BUCKET).keyPrefix(PREFIX).build()) {
+                List<RangedGets.Segment> segments = segments(store, TOPIC, cold);
+                List<RangedGets.Segment> warmSegments = segments(store, WARMUP_TOPIC, null);
+                // This JVM's clients warm up once on the warm-up topic's objects (the service JVMs do per start).
+                RangedGets.read(store, warmSegments, chunkBytes, fetchThreads);
+                RangedGets.read(store, warmSegments, chunkBytes, 1);
+                for (int latency : latenciesMs) {
+                    proxy.delayResponses(Duration.ofMillis(latency));
+                    for (int run = 1; run <= runs; run++) {
+                        measureRun(s3, proxy, store, cold, segments, latency, run, results);
+                    }
+                }
+            }
+        } finally {
+            machine.put("loadavg at end", MachineInfo.loadAverage());
+            if (tempWork && !keep) {
+                deleteTree(work);
+            }
+        }
+        settings.put("serviceStartMillis", startMillis);
+        settings.put("wallClockSeconds", Duration.between(started, Instant.now()).toSeconds());
+        ColdReport report = new ColdReport(results, machine, settings, timestamp);
+        Path dir = root.resolve("bench/results");
+        Files.createDirectories(dir);
+        String name = "cold-" + timestamp.replace(":", "");
+        Files.writeString(dir.resolve(name + ".json"), report.json(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(name + ".md"), "# Cold replay through the HTTP stream, " + timestamp + "\n\n"
+                + report.markdown(), StandardCharsets.UTF_8);
+        log("results: " + dir.resolve(name + ".json") + " and .md");
+        if (!noDocs) {
+            ColdDocs.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
+            log("updated " + root.resolve("docs/BENCHMARKS.md"));
+        }
+        System.out.println(report.markdown());
+        return 0;
+    }
+
+    /** The measured topic's cold range: offsets {@code [0, lastOffset]}, {@code bytes} of segment objects. */
+    record Cold(long lastOffset, long bytes, int segments, long warmupLastOffset) {
+    }
+
+    /**
+     * Fills the warm-up topic, then the measured one, with a tiering service (S3 without latency), and returns the
+     * measured topic's cold range. S3 requests are counted from the measured topic's creation until it is cold.
+     */
+    private Cold fill(CountingS3 s3, FaultInjectingProxy proxy, ColdResults results) throws Exception {
+        proxy.delayResponses(Duration.ZERO);
+        Payload payload = new Payload(valueBytes, 42);
+        long segmentBytes = (long) segmentMib << 20;
+        try (ColdService service = startService(proxy, true)) {
+            TopicFiller filler = new TopicFiller(service.baseUri());
+            filler.create(WARMUP_TOPIC, segmentBytes);
+            filler.produce(WARMUP_TOPIC, ((long) warmupMib << 20) / valueBytes, produceBatch, payload);
+            JsonNode warm = filler.awaitCold(WARMUP_TOPIC, Duration.ofMinutes(3));
+            log("warm-up topic cold: " + warm);
+
+            s3.reset();
+            long t0 = System.nanoTime();
+            filler.create(TOPIC, segmentBytes);
+            long records = filler.produce(TOPIC, ((long) mib << 20) / valueBytes, produceBatch, payload);
+            long produced = System.nanoTime() - t0;
+            JsonNode state = filler.awaitCold(TOPIC, Duration.ofMinutes(5));
+            long tiered = System.nanoTime() - t0;
+            CountingS3.Counts counts = s3.counts();
+            long coldBytes = state.path("coldBytes").asLong();
+            long hotStart = state.path("hotStartOffset").asLong();
+            results.fill(records, produced, tiered, state, counts);
+            log(String.format("produced %d records in %.1f s; cold after %.1f s: %s; S3 requests %d = %s per GiB tiered",
+                    records, produced / 1e9, tiered / 1e9, state, counts.requests(), counts.perGibText(coldBytes)));
+            return new Cold(hotStart - 1, coldBytes, state.path("segments").path("cold").asInt(),
+                    warm.path("hotStartOffset").asLong() - 1);
+        }
+    }
+
+    /** The topic's cold segment objects in offset order, from its manifest; checked against the service's view. */
+    private static List<RangedGets.Segment> segments(ObjectStore store, String topic, Cold expected) {
+        Manifest m = new ManifestStore(store, Clock.systemUTC(), 10, Duration.ofHours(1))
+                .load(new TopicPartition(topic, 0));
+        if (expected != null && (m.totalBytes() != expected.bytes() || m.coldEnd() != expected.lastOffset() + 1)) {
+            throw new IllegalStateException("manifest of " + topic + " (" + m.totalBytes() + " bytes up to offset "
+                    + m.coldEnd() + ") does not match the service's partition state (" + expected + ")");
+        }
+        List<RangedGets.Segment> out = new ArrayList<>();
+        for (ColdSegment s : m.segments()) {
+            out.add(new RangedGets.Segment(s.segmentKey(), s.sizeBytes()));
+        }
+        return out;
+    }
+
+    private void measureRun(CountingS3 s3, FaultInjectingProxy proxy, ObjectStore store, Cold cold,
+                            List<RangedGets.Segment> segments, int latency, int run, ColdResults results)
+            throws Exception {
+        String where = "latency " + latency + " ms, run " + run + ": ";
+        Replay sse = replayOnFreshService(s3, proxy, cold, true);
+        results.add(latency, ColdResults.Reader.SSE, sse);
+        log(where + describe("SSE stream", sse));
+        Replay fetch = replayOnFreshService(s3, proxy, cold, false);
+        results.add(latency, ColdResults.Reader.FETCH, fetch);
+        log(where + describe("paged fetch", fetch));
+        s3.reset();
+        Replay raw = RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());
+        results.add(latency, ColdResults.Reader.RAW, raw);
+        log(where + describe("raw ranged GETs, " + fetchThreads + " in flight", raw));
+        s3.reset();
+        Replay serial = RangedGets.read(store, segments, chunkBytes, 1).withCounts(s3.counts());
+        results.add(latency, ColdResults.Reader.SERIAL, serial);
+        log(where + describe("serial ranged GETs", serial));
+    }
+
+    /**
+     * Starts a service with an empty index directory (so an empty chunk cache) and tiering off, replays the warm-up
+     * topic through both HTTP readers (unmeasured: JIT), then measures one replay of the cold range.
+     */
+    private Replay replayOnFreshService(CountingS3 s3, FaultInjectingProxy proxy, Cold cold, boolean sse)
+            throws Exception {
+        try (ColdService service = startService(proxy, false)) {
+            HttpClient warmClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            SseReplay.run(warmClient, service.baseUri(), WARMUP_TOPIC, 0, cold.warmupLastOffset(), 0, REPLAY_TIMEOUT);
+            FetchReplay.run(warmClient, service.baseUri(), WARMUP_TOPIC, 0, cold.warmupLastOffset(), fetchMaxRecords,
+                    fetchMaxBytes, 0, REPLAY_TIMEOUT);
+            // A new client: the measured replay opens its own connection, as a new consumer would.
+            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            s3.reset();
+            Replay r = sse
+                    ? SseReplay.run(http, service.baseUri(), TOPIC, 0, cold.lastOffset(), cold.bytes(), REPLAY_TIMEOUT)
+                    : FetchReplay.run(http, service.baseUri(), TOPIC, 0, cold.lastOffset(), fetchMaxRecords,
+                    fetchMaxBytes, cold.bytes(), REPLAY_TIMEOUT);
+            if (r.records() != cold.lastOffset() + 1) {
+                throw new IllegalStateException("replay read " + r.records() + " records, expected " + (cold.lastOffset() + 1));
+            }
+            return r.withCounts(s3.counts());
+        }
+    }
+
+    /**
+     * A service on the shared hot volume: the filling one with tiering on, or a measuring one with tiering off and a
+     * fresh index directory (the previous one is deleted, so cache files do not pile up on the disk).
+     */
+    private ColdService startService(FaultInjectingProxy proxy, boolean tiering) throws IOException {
+        int n = serviceStarts++;
+        Path index = work.resolve("index-" + n);
+        if (n > 0) {
+            deleteTree(work.resolve("index-" + (n - 1)));
+        }
+        long t = System.nanoTime();
+        ColdService s = ColdService.start("tierlog-cold-" + n, runJar, work.resolve("hot"), index,
+                work.resolve("logs/index-service-" + n + ".log"), proxy.endpoint(), BUCKET, PREFIX,
+                new ColdService.ReadConfig(chunkBytes, readAheadChunks, fetchThreads, cacheBytes), tiering);
+        startMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t));
+        return s;
+    }
+
+    private Map<String, Object> settings(Path root) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("mib", mib);
+        s.put("runs", runs);
+        s.put("latenciesMs", latenciesMs);
+        s.put("segmentBytes", (long) segmentMib << 20);
+        s.put("warmupMib", warmupMib);
+        s.put("valueBytes", valueBytes);
+        s.put("produceBatchRecords", produceBatch);
+        s.put("chunkBytes", chunkBytes);
+        s.put("readAheadChunks", readAheadChunks);
+        s.put("fetchThreads", fetchThreads);
+        s.put("cacheBytes", cacheBytes);
+        s.put("fetchMaxRecords", fetchMaxRecords);
+        s.put("fetchMaxBytes", fetchMaxBytes);
+        s.put("git", gitDescribe(root));
+        return s;
+    }
+
+    private static String describe(String reader, Replay r) {
+        return String.format("%s: %.1f MB/s of segment bytes%s, first %.1f ms, %d S3 requests",
+                reader, r.objectMbps(), r.valueBytes() > 0 ? String.format(" (%.1f MB/s of values)", r.valueMbps()) : "",
+                r.firstMillis(), r.s3().requests());
+    }
+
+    /**
+     * Copies the built index-service into the work directory and runs it from there, so that a rebuild of
+     * {@code index-service/target} during the benchmark cannot swap jars under the running services.
+     */
+    private static Path snapshotApp(Path app, Path copy, Map<String, Object> settings) throws IOException {
+        Path jar = app.resolve("quarkus-run.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("Tierlog index-service not built: " + jar + " is missing; build it with "
+                    + "`mvn -B -q -pl index-service -am install -DskipTests`");
+        }
+        settings.put("index-service build (quarkus-run.jar mtime)", Files.getLastModifiedTime(jar).toString());
+        try (Stream<Path> paths = Files.walk(app)) {
+            for (Path p : (Iterable<Path>) paths::iterator) {
+                Path target = copy.resolve(app.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+        return copy.resolve("quarkus-run.jar");
+    }
+
+    private static String gitDescribe(Path root) {
+        try {
+            Process p = new ProcessBuilder("git", "-C", root.toString(), "describe", "--always", "--dirty")
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown";
+        } catch (IOException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
+    private static Path findRepo() {
+        Path dir = Path.of("").toAbsolutePath();
+        for (Path p = dir; p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("bench/pom.xml")) && Files.isDirectory(p.resolve("index-service"))) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("cannot find the Tierlog checkout above " + dir + "; pass --repo");
+    }
+
+    static void log(String message) {
+        System.err.println("[" + LocalTime.now(ZoneOffset.UTC).format(CLOCK) + "] " + message);
+    }
+
+    static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    log("cannot delete " + p + ": " + e.getMessage());
+                }
+            });
+        } catch (IOException e) {
+            log("cannot delete " + dir + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package io.tierlog.bench.cold;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Renders a {@code cold} run as JSON (every sample) and as the Markdown block of docs/BENCHMARKS.md. Immutable. */
+final class ColdReport {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final double TARGET_VS_RAW = 0.80;
+    private static final double TARGET_VS_SERIAL = 3.0;
+
+    private final ColdResults results;
+    private final Map<String, String> machine;
+    private final Map<String, Object> settings;
+    private final String timestamp;
+
+    ColdReport(ColdResults results, Map<String, String> machine, Map<String, Object> settings, String timestamp) {
+        this.results = results;
+        this.machine = machine;
+        this.settings = settings;
+        this.timestamp = timestamp;
+    }
+
+    String json() throws Exception {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("benchmark", "tierlog-bench cold");
+        root.put("timestamp", timestamp);
+        root.set("settings", JSON.valueToTree(settings));
+        root.set("machine", JSON.valueToTree(machine));
+        ColdResults.Fill fill = results.fill();
+        if (fill != null) {
+            ObjectNode f = root.putObject("fill");
+            f.put("records", fill.records());
+            f.put("produceSeconds", fill.produceNanos() / 1e9);
+            f.put("untilColdSeconds", fill.untilColdNanos() / 1e9);
+            f.set("partitionState", fill.state());
+            f.set("s3", counts(fill.s3()));
+        }
+        ArrayNode latencies = root.putArray("latencies");
+        results.samples().forEach((latency, byReader) -> {
+            ObjectNode l = latencies.addObject();
+            l.put("firstByteLatencyMs", latency);
+            byReader.forEach((reader, list) -> {
+                ObjectNode r = l.putObject(reader.name().toLowerCase(Locale.ROOT));
+                r.put("label", reader.label);
+                ArrayNode runs = r.putArray("runs");
+                for (Replay s : list) {
+                    ObjectNode o = runs.addObject();
+                    o.put("seconds", s.nanos() / 1e9);
+                    o.put("firstMs", s.firstMillis());
+                    o.put("records", s.records());
+                    o.put("valueBytes", s.valueBytes());
+                    o.put("objectBytes", s.objectBytes());
+                    o.put("objectMBps", s.objectMbps());
+                    o.put("valueMBps", s.valueMbps());
+                    o.set("s3", counts(s.s3()));
+                }
+            });
+        });
+        return JSON.writeValueAsString(root);
+    }
+
+    private static ObjectNode counts(CountingS3.Counts c) {
+        ObjectNode n = JSON.createObjectNode();
+        if (c != null) {
+            n.put("requests", c.requests());
+            n.set("blobStoreCalls", JSON.valueToTree(c.calls()));
+        }
+        return n;
+    }
+
+    String markdown() {
+        StringBuilder md = new StringBuilder();
+        ColdResults.Fill fill = results.fill();
+        long coldBytes = fill == null ? 0 : fill.state().path("coldBytes").asLong();
+        md.append(String.format(Locale.ROOT, "Run %s, git `%s`, %s; load average %s at start, %s at end. "
+                        + "Medians of %s runs.%n%n", timestamp, settings.get("git"),
+                machine.getOrDefault("nproc", "?") + " × " + machine.getOrDefault("cpu", "?"),
+                machine.get("loadavg at start"), machine.get("loadavg at end"), settings.get("runs")));
+        if (fill != null) {
+            md.append(String.format(Locale.ROOT, "Cold range replayed: offsets 0–%d (%,d records of %s-byte values), "
+                            + "%d segment objects, %.1f MiB; segments of %d MiB; chunk %d KiB, read-ahead %s chunks, "
+                            + "%s fetch threads (the raw reader keeps that many GETs in flight); paged fetch maxRecords=%s, "
+                            + "maxBytes=%s.%n%n",
+                    fill.state().path("hotStartOffset").asLong() - 1, fill.state().path("hotStartOffset").asLong(),
+                    settings.get("valueBytes"), fill.state().path("segments").path("cold").asInt(),
+                    coldBytes / 1048576.0, ((Number) settings.get("segmentBytes")).longValue() >> 20,
+                    ((Number) settings.get("chunkBytes")).intValue() / 1024, settings.get("readAheadChunks"),
+                    settings.get("fetchThreads"), settings.get("fetchMaxRecords"), settings.get("fetchMaxBytes")));
+        }
+        md.append("| first-byte latency | reader | MB/s (segment bytes) | MB/s (values) | time to first record / GET "
+                + "| S3 requests per GiB replayed (blob-store calls) |\n|---|---|---|---|---|---|\n");
+        for (Integer latency : results.samples().keySet()) {
+            for (ColdResults.Reader reader : ColdResults.Reader.values()) {
+                Replay m = results.median(latency, reader);
+                if (m == null) {
+                    continue;
+                }
+                md.append(String.format(Locale.ROOT, "| %d ms | %s | %s | %s | %.0f ms | %s |%n", latency, reader.label,
+                        range(latency, reader, m), m.valueBytes() > 0 ? String.format(Locale.ROOT, "%.1f", m.valueMbps()) : "–",
+                        m.firstMillis(), m.s3() == null ? "?" : m.s3().perGibText(m.objectBytes())));
+            }
+        }
+        md.append("\n| first-byte latency | SSE / raw (target ≥ 0.80) | SSE / serial (target ≥ 3) | fetch / raw |\n"
+                + "|---|---|---|---|\n");
+        for (Integer latency : results.samples().keySet()) {
+            Replay sse = results.median(latency, ColdResults.Reader.SSE);
+            Replay fetch = results.median(latency, ColdResults.Reader.FETCH);
+            Replay raw = results.median(latency, ColdResults.Reader.RAW);
+            Replay serial = results.median(latency, ColdResults.Reader.SERIAL);
+            md.append(String.format(Locale.ROOT, "| %d ms | %s | %s | %s |%n", latency,
+                    ratio(sse, raw, TARGET_VS_RAW), ratio(sse, serial, TARGET_VS_SERIAL), ratio(fetch, raw, 0)));
+        }
+        if (fill != null) {
+            md.append(String.format(Locale.ROOT, "%nS3 requests per GiB tiered: %s (from the topic's creation until "
+                            + "it was cold, %.1f s, including the 1 s tiering and retention passes over both topics; "
+                            + "%,d requests in all).%n",
+                    fill.s3().perGibText(coldBytes), fill.untilColdNanos() / 1e9, fill.s3().requests()));
+        }
+        Object starts = settings.get("serviceStartMillis");
+        md.append(String.format(Locale.ROOT, "%nRatios compare wall times over the same segment bytes. MB/s: 10^6 "
+                + "bytes/s. Each HTTP replay ran on a freshly started index-service (empty index directory, so an empty "
+                + "chunk cache) after an unmeasured replay of a separate warm-up topic; index-service start times (ms): "
+                + "%s. Raw readers: `S3ObjectStore` (AWS SDK v2, url-connection client, as in the service), bytes "
+                + "dropped. Everything runs on this one machine and goes through the latency proxy; S3Proxy serves "
+                + "from files the page cache holds.%n", starts));
+        return md.toString();
+    }
+
+    /** The median's MB/s, with the range of all runs when there are several. */
+    private String range(int latency, ColdResults.Reader reader, Replay median) {
+        List<Replay> all = results.samples().get(latency).get(reader);
+        String m = String.format(Locale.ROOT, "%.1f", median.objectMbps());
+        if (all.size() < 2) {
+            return m;
+        }
+        double lo = all.stream().mapToDouble(Replay::objectMbps).min().orElse(0);
+        double hi = all.stream().mapToDouble(Replay::objectMbps).max().orElse(0);
+        return String.format(Locale.ROOT, "%s (%.1f–%.1f)", m, lo, hi);
+    }
+
+    /** {@code a}'s throughput over {@code b}'s (same bytes, so b's time over a's), marked against a target. */
+    private static String ratio(Replay a, Replay b, double target) {
+        if (a == null || b == null) {
+            return "–";
+        }
+        double r = (double) b.nanos() / a.nanos();
+        String text = String.format(Locale.ROOT, "%.2f", r);
+        if (target <= 0) {
+            return text;
+        }
+        return text + (r >= target ? " (met)" : " (not met)");
+    }
+}

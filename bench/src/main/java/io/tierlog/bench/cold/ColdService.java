@@ -1,0 +1,131 @@
+package io.tierlog.bench.cold;
+
+import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.ManagedProcess;
+import io.tierlog.bench.compare.Ports;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One packaged index-service JVM ({@code java -jar quarkus-run.jar}) on 127.0.0.1 and a free port, with
+ * {@code tierlog.cold.store=s3} pointed at {@code s3Endpoint} (path-style, static credentials of
+ * {@link EmbeddedS3}), its hot volume in {@code hotDir} and its index and cold chunk cache in {@code indexDir}.
+ * Same JVM settings as the {@code compare} benchmark's {@code TierlogService} (1 GiB heap, G1). Waits for
+ * {@code /q/health/ready}; {@link #close()} stops it (also on benchmark exit, through {@link ManagedProcess}).
+ */
+final class ColdService implements AutoCloseable {
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(180); // a loaded 2-core machine starts JVMs slowly
+
+    /** The read path's knobs, passed to the service so the raw baselines can use the very same values. */
+    record ReadConfig(int chunkBytes, int readAheadChunks, int fetchThreads, long cacheBytes) {
+    }
+
+    private final ManagedProcess process;
+    private final URI baseUri;
+
+    private ColdService(ManagedProcess process, URI baseUri) {
+        this.process = process;
+        this.baseUri = baseUri;
+    }
+
+    /**
+     * @param tiering true: upload and evict every second (filling the cold tier); false: no tierer, retention or
+     *                orphan collection ({@code tierlog.tiering.enabled=false}), so a replay measurement sees only
+     *                the S3 requests of the reads
+     */
+    static ColdService start(String name, Path runJar, Path hotDir, Path indexDir, Path logFile, URI s3Endpoint,
+                             String bucket, String prefix, ReadConfig read, boolean tiering) {
+        if (!Files.isRegularFile(runJar)) {
+            throw new IllegalStateException("Tierlog index-service not built: " + runJar + " is missing; build it with "
+                    + "`mvn -B -q -pl index-service -am install -DskipTests`");
+        }
+        int port = Ports.freeLoopbackPort();
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+                "-Dquarkus.http.host=127.0.0.1",
+                "-Dquarkus.http.port=" + port,
+                "-Dquarkus.log.level=WARN",
+                "-Dtierlog.data-dir=" + hotDir.toAbsolutePath(),
+                "-Dtierlog.index-dir=" + indexDir.toAbsolutePath(),
+                // The replay reads what is already written; fsync policy only slows the fill.
+                "-Dtierlog.fsync=never",
+                "-Dtierlog.tiering.enabled=" + tiering,
+                "-Dtierlog.tiering.interval=1s",
+                "-Dtierlog.retention.check-interval=1s",
+                "-Dtierlog.tiering.chunk-bytes=" + read.chunkBytes(),
+                "-Dtierlog.tiering.read-ahead-chunks=" + read.readAheadChunks(),
+                "-Dtierlog.tiering.fetch-threads=" + read.fetchThreads(),
+                "-Dtierlog.tiering.cache-bytes=" + read.cacheBytes(),
+                "-Dtierlog.cold.store=s3",
+                "-Dtierlog.cold.s3.bucket=" + bucket,
+                "-Dtierlog.cold.s3.prefix=" + prefix,
+                "-Dquarkus.s3.endpoint-override=" + s3Endpoint,
+                "-Dquarkus.s3.path-style-access=true",
+                "-Dquarkus.s3.aws.region=" + EmbeddedS3.REGION,
+                "-Dquarkus.s3.aws.credentials.type=static",
+                "-Dquarkus.s3.aws.credentials.static-provider.access-key-id=" + EmbeddedS3.ACCESS_KEY,
+                "-Dquarkus.s3.aws.credentials.static-provider.secret-access-key=" + EmbeddedS3.SECRET_KEY,
+                "-jar", runJar.toAbsolutePath().toString()));
+        ManagedProcess process = ManagedProcess.start(name, cmd, runJar.getParent(), logFile);
+        URI base = URI.create("http://127.0.0.1:" + port);
+        try {
+            awaitReady(process, base);
+        } catch (RuntimeException e) {
+            process.close();
+            throw e;
+        }
+        return new ColdService(process, base);
+    }
+
+    private static void awaitReady(ManagedProcess process, URI base) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("index-service exited during start; log " + process.logFile() + ":\n"
+                        + process.logTail(40));
+            }
+            try {
+                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(base.resolve("/q/health/ready"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException notYet) {
+                // not listening yet: retry until the deadline
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the index-service", e);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("index-service not ready within " + READY_TIMEOUT + "; log "
+                        + process.logFile() + ":\n" + process.logTail(40));
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+    }
+
+    URI baseUri() {
+        return baseUri;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public void close() {
+        process.close();
+    }
+}

@@ -1,0 +1,30 @@
+package io.tierlog.bench.cold;
+
+/**
+ * One measured read of the cold range: wall time from the request (or first GET) to the last byte, time to the
+ * first record (or the first completed GET), what was read, and the S3 requests it caused.
+ *
+ * @param records    records read (0 for the raw readers, which do not decode)
+ * @param valueBytes value bytes of those records (JSON text, quotes included)
+ * @param objectBytes segment object bytes the read covered (the same cold range for every reader)
+ */
+record Replay(long nanos, long firstNanos, long records, long valueBytes, long objectBytes, CountingS3.Counts s3) {
+
+    Replay withCounts(CountingS3.Counts counts) {
+        return new Replay(nanos, firstNanos, records, valueBytes, objectBytes, counts);
+    }
+
+    /** MB/s (10^6 B/s) of record values; 0 for the raw readers. */
+    double valueMbps() {
+        return valueBytes / 1e6 / (nanos / 1e9);
+    }
+
+    /** MB/s (10^6 B/s) of segment object bytes: the same numerator for every reader, so ratios compare times. */
+    double objectMbps() {
+        return objectBytes / 1e6 / (nanos / 1e9);
+    }
+
+    double firstMillis() {
+        return firstNanos / 1e6;
+    }
+}
