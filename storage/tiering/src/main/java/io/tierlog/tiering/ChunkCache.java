@@ -20,6 +20,7 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,7 +39,14 @@ import java.util.stream.Stream;
  *
  * <p>Eviction is least-recently-used by bytes. Concurrent requests for one chunk share one GET. {@link #prefetch}
  * starts GETs on the fetch executor without waiting; at most {@code maxInFlight} GETs are outstanding, further
- * prefetches are dropped (a later {@link #get} fetches on demand).
+ * prefetches are dropped (a later {@link #get} fetches on demand). A prefetch that fails is forgotten: a
+ * {@link #get} that was waiting for it fetches the chunk itself once, so only the store's answer to the reader's
+ * own request can fail a read.
+ *
+ * <p>A fetched chunk is handed to its waiters, and kept in a small in-memory set of recent chunks
+ * ({@code memoryChunks} of them, at least the read-ahead window), <em>before</em> it is written to disk: a
+ * sequential reader consumes each chunk from memory as soon as its GET returns and never waits for, or reads back,
+ * the cache file, which only serves later reads of the same data.
  *
  * <p>Thread-safe.
  */
@@ -61,12 +69,17 @@ final class ChunkCache implements AutoCloseable {
     private final Map<ChunkId, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
     /**
      * The most recently fetched chunks, in memory: a sequential reader asks for each prefetched chunk shortly after
-     * it lands, and should not pay a disk read for it. Bounded by entries ({@code maxInFlight + 2}). Guarded by itself.
+     * it lands, and should not pay a disk read for it. Bounded by entries ({@code memoryChunks}). Guarded by itself.
      */
     private final LinkedHashMap<ChunkId, byte[]> recent;
 
-    ChunkCache(Path dir, int chunkBytes, long maxBytes, int maxInFlight, ObjectStore store, ExecutorService fetchers,
-               TieringStats stats) {
+    /**
+     * @param maxInFlight  GETs outstanding at most (prefetches beyond it are dropped)
+     * @param memoryChunks recently fetched chunks kept in memory; at least the read-ahead window, so that a
+     *                     prefetched chunk is still in memory when the sequential reader gets to it
+     */
+    ChunkCache(Path dir, int chunkBytes, long maxBytes, int maxInFlight, int memoryChunks, ObjectStore store,
+               ExecutorService fetchers, TieringStats stats) {
         this.dir = dir;
         this.chunkBytes = chunkBytes;
         this.maxBytes = maxBytes;
@@ -74,7 +87,7 @@ final class ChunkCache implements AutoCloseable {
         this.store = store;
         this.fetchers = fetchers;
         this.stats = stats;
-        int recentMax = maxInFlight + 2;
+        int recentMax = Math.max(memoryChunks, 2);
         this.recent = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
@@ -111,23 +124,42 @@ final class ChunkCache implements AutoCloseable {
             return cached;
         }
         stats.cacheMiss();
-        CompletableFuture<byte[]> f = inFlight.get(id);
-        if (f == null) {
-            CompletableFuture<byte[]> mine = new CompletableFuture<>();
-            f = inFlight.putIfAbsent(id, mine);
+        for (int attempt = 0; ; attempt++) {
+            CompletableFuture<byte[]> f = inFlight.get(id);
+            boolean own = false;
             if (f == null) {
-                // Fetch on the caller's thread: it would only wait for the executor otherwise.
-                fetchInto(id, size, mine);
-                f = mine;
+                CompletableFuture<byte[]> mine = new CompletableFuture<>();
+                f = inFlight.putIfAbsent(id, mine);
+                if (f == null) {
+                    byte[] landed = readCached(id);
+                    if (landed != null) { // a fetch finished between our first look and our claim
+                        inFlight.remove(id, mine);
+                        mine.complete(landed);
+                        return landed;
+                    }
+                    // Fetch on the caller's thread: it would only wait for the executor otherwise.
+                    fetchInto(id, size, mine);
+                    f = mine;
+                    own = true;
+                }
             }
-        }
-        try {
-            return f.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
+            try {
+                return f.join();
+            } catch (CompletionException | CancellationException e) {
+                if (!own && attempt == 0) {
+                    // Someone else's (typically a prefetch's) GET failed; the store may be fine by now. Ask it
+                    // ourselves once, so a dropped background GET never fails a read on its own.
+                    byte[] landed = readCached(id);
+                    if (landed != null) {
+                        return landed;
+                    }
+                    continue;
+                }
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                throw e;
             }
-            throw e;
         }
     }
 
@@ -182,21 +214,25 @@ final class ChunkCache implements AutoCloseable {
     }
 
     private void fetchInto(ChunkId id, long size, CompletableFuture<byte[]> future) {
+        byte[] bytes;
         try {
             long start = id.index() * chunkBytes;
             long length = Math.min(chunkBytes, size - start);
-            byte[] bytes = store.getRange(id.key(), ByteRange.of(start, length));
+            bytes = store.getRange(id.key(), ByteRange.of(start, length));
             stats.rangeGet(bytes.length);
             synchronized (recent) {
                 recent.put(id, bytes);
             }
-            store(id, bytes);
-            future.complete(bytes);
         } catch (RuntimeException e) {
-            future.completeExceptionally(e);
-        } finally {
             inFlight.remove(id, future);
+            future.completeExceptionally(e);
+            return;
         }
+        // Waiters get the bytes now; the disk copy only serves later reads. The chunk is in `recent` already, so it
+        // can leave the in-flight set before the (slower) disk write without anybody fetching it again.
+        inFlight.remove(id, future);
+        future.complete(bytes);
+        store(id, bytes);
     }
 
     private byte[] readCached(ChunkId id) {

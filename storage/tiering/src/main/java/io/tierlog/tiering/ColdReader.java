@@ -12,6 +12,8 @@ import io.tierlog.objectstore.ObjectKey;
 import io.tierlog.objectstore.ObjectNotFoundException;
 import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.ObjectStoreUnavailableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -20,6 +22,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Reads records from the cold tier.
@@ -28,8 +36,22 @@ import java.util.Optional;
  * The offset is resolved to a cold segment by the (cached) manifest, to a byte position by the segment's
  * sidecar (one small GET, cached in memory), then batches are read from the segment object in fixed-size chunks
  * through the {@link ChunkCache}. Each chunk touched schedules ranged GETs of the next {@code readAheadChunks}
- * chunks (continuing into the next segment), so a sequential replay finds its next chunks already fetched, with
- * several GETs in flight, instead of paying one round trip per chunk.
+ * chunks (continuing into the next segment, whose sidecar is then fetched in the background too), before waiting
+ * for the chunk itself, so a sequential replay finds its next chunks already fetched, with several GETs in flight,
+ * instead of paying one round trip per chunk, and crosses segment boundaries without a pipeline bubble.
+ *
+ * <h2>Sequential replay</h2>
+ * A read that stops inside a segment leaves a resume hint keyed by its {@code nextOffset}: the batch holding that
+ * offset and the byte position of its next record. A read starting at exactly that offset continues there instead
+ * of walking (and CRC-checking) again from the sidecar entry before it and parsing the records it already returned.
+ * Hints are bounded ({@value #RESUME_HINTS} of them, least recently used dropped) and only ever shortcut the walk:
+ * the batch is still validated, and a missing hint just means the sidecar is used. Records are decoded by
+ * {@link ColdBatchDecoder}, since decoding is the reading thread's main cost.
+ *
+ * <h2>Background fetches</h2>
+ * Read-ahead (chunks, next sidecar) runs on the fetch executor. A background fetch that fails is dropped and
+ * counted nowhere: the read that needs the data fetches it itself, so a failed prefetch (a throttled or dropped
+ * GET) costs that read a round trip and never fails it on its own.
  *
  * <h2>Validation</h2>
  * Every batch is checked like a hot read ({@link RecordBatchCodec#validate}: length, magic, CRC32C) and must
@@ -44,12 +66,24 @@ import java.util.Optional;
  * <p>Thread-safe.
  */
 public final class ColdReader {
+    private static final Logger LOG = LoggerFactory.getLogger(ColdReader.class);
     private static final int SIDECARS_CACHED = 1024;
+    static final int RESUME_HINTS = 1024;
 
     private final ObjectStore store;
     private final ManifestStore manifests;
     private final ChunkCache chunks;
     private final int readAhead;
+    private final Executor background;
+    /** Sidecar GETs started by read-ahead, by index key; removed when done (successful ones are in {@link #sidecars}). */
+    private final Map<ObjectKey, CompletableFuture<SegmentSidecar>> sidecarFetches = new ConcurrentHashMap<>();
+    /** Where reads that stopped inside a segment would continue. Guarded by itself. */
+    private final Map<ResumeKey, Resume> resumes = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ResumeKey, Resume> eldest) {
+            return size() > RESUME_HINTS;
+        }
+    };
     private final Map<ObjectKey, SegmentSidecar> sidecars = Collections.synchronizedMap(
             new LinkedHashMap<>(64, 0.75f, true) {
                 @Override
@@ -58,11 +92,16 @@ public final class ColdReader {
                 }
             });
 
-    ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, int readAhead) {
+    /**
+     * @param readAhead  chunks fetched ahead of a sequential reader (0: none, and no sidecar prefetch either)
+     * @param background runs sidecar prefetches (the chunk cache has its own fetch executor)
+     */
+    ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, int readAhead, Executor background) {
         this.store = store;
         this.manifests = manifests;
         this.chunks = chunks;
         this.readAhead = readAhead;
+        this.background = background;
     }
 
     /**
@@ -125,7 +164,7 @@ public final class ColdReader {
 
     private ReadResult readOnce(TopicPartition tp, long offset, int maxRecords, int maxBytes, Manifest m) {
         List<LogRecord> out = new ArrayList<>();
-        int bytes = 0;
+        ColdBatchDecoder.Budget budget = new ColdBatchDecoder.Budget(maxRecords, maxBytes);
         long want = offset;
         List<ColdSegment> segments = m.segments();
         Optional<ColdSegment> first = m.segmentFor(want);
@@ -133,32 +172,37 @@ public final class ColdReader {
             return new ReadResult(List.of(), offset);
         }
         int index = segments.indexOf(first.get());
-        while (index < segments.size() && out.size() < maxRecords && (out.isEmpty() || bytes < maxBytes)) {
+        Resume resume = resumeHint(tp, offset, first.get());
+        while (index < segments.size() && !budget.full()) {
             ColdSegment s = segments.get(index);
-            SegmentSidecar.Entry entry = sidecar(s).floor(want);
-            SegmentWalk walk = new SegmentWalk(tp, s, next(segments, index), entry.position(), entry.baseOffset());
+            SegmentWalk walk;
+            if (resume != null) {
+                walk = new SegmentWalk(tp, s, next(segments, index), resume.position(), resume.baseOffset());
+            } else {
+                SegmentSidecar.Entry entry = sidecar(s).floor(want);
+                walk = new SegmentWalk(tp, s, next(segments, index), entry.position(), entry.baseOffset());
+            }
             BatchView b;
-            boolean full = false;
-            while (!full && (b = walk.next()) != null) {
+            while (!budget.full() && (b = walk.next()) != null) {
                 if (b.info().lastOffset() < want) {
                     continue;
                 }
-                List<LogRecord> decoded = new ArrayList<>();
-                RecordBatchCodec.decode(b.bytes(), want, maxRecords - out.size(), decoded);
-                for (LogRecord r : decoded) {
-                    if (!out.isEmpty() && bytes + r.sizeInBytes() > maxBytes) {
-                        full = true;
-                        break;
-                    }
-                    out.add(r);
-                    bytes += r.sizeInBytes();
-                    want = r.offset() + 1;
+                ColdBatchDecoder.Progress from = resume != null && b.info().position() == resume.position()
+                        ? resume.progress() : ColdBatchDecoder.Progress.START;
+                resume = null;
+                ColdBatchDecoder.Progress stop = ColdBatchDecoder.decode(b.bytes(), from, want, budget, out);
+                if (!out.isEmpty()) {
+                    want = out.get(out.size() - 1).offset() + 1;
                 }
-                if (out.size() >= maxRecords || bytes >= maxBytes) {
-                    full = true;
+                if (stop != null) {
+                    remember(tp, want, new Resume(s.segmentKey(), b.info().position(), b.info().baseOffset(), stop));
+                } else if (budget.full() && walk.position() < s.sizeBytes()) {
+                    remember(tp, want, new Resume(s.segmentKey(), walk.position(), walk.expectedBase(),
+                            ColdBatchDecoder.Progress.START));
                 }
             }
-            if (full) {
+            resume = null;
+            if (budget.full()) {
                 break;
             }
             want = s.nextOffset();
@@ -166,6 +210,28 @@ public final class ColdReader {
         }
         long nextOffset = out.isEmpty() ? offset : out.get(out.size() - 1).offset() + 1;
         return new ReadResult(out, nextOffset);
+    }
+
+    /** The hint a read that stopped at {@code offset} inside {@code segment} left, if any. */
+    private Resume resumeHint(TopicPartition tp, long offset, ColdSegment segment) {
+        Resume r;
+        synchronized (resumes) {
+            r = resumes.get(new ResumeKey(tp, offset));
+        }
+        return r != null && r.segmentKey().equals(segment.segmentKey()) ? r : null;
+    }
+
+    private void remember(TopicPartition tp, long offset, Resume resume) {
+        synchronized (resumes) {
+            resumes.put(new ResumeKey(tp, offset), resume);
+        }
+    }
+
+    /** How many resume hints are held (for tests of the bound). */
+    int resumeHints() {
+        synchronized (resumes) {
+            return resumes.size();
+        }
     }
 
     private Manifest manifestFor(TopicPartition tp, long offset) {
@@ -195,6 +261,18 @@ public final class ColdReader {
         if (cached != null) {
             return cached;
         }
+        CompletableFuture<SegmentSidecar> prefetch = sidecarFetches.get(s.indexKey());
+        if (prefetch != null) {
+            try {
+                return prefetch.join();
+            } catch (CompletionException | CancellationException e) {
+                // A failed background fetch is not this read's failure: fetch it ourselves below.
+            }
+        }
+        return fetchSidecar(s);
+    }
+
+    private SegmentSidecar fetchSidecar(ColdSegment s) {
         SegmentSidecar parsed;
         try {
             parsed = SegmentSidecar.fromBytes(store.get(s.indexKey()));
@@ -205,6 +283,32 @@ public final class ColdReader {
         return parsed;
     }
 
+    /** Starts fetching {@code s}'s sidecar in the background unless it is cached or already being fetched. */
+    void prefetchSidecar(ColdSegment s) {
+        if (sidecars.containsKey(s.indexKey())) {
+            return;
+        }
+        CompletableFuture<SegmentSidecar> mine = new CompletableFuture<>();
+        if (sidecarFetches.putIfAbsent(s.indexKey(), mine) != null) {
+            return;
+        }
+        try {
+            background.execute(() -> {
+                try {
+                    mine.complete(fetchSidecar(s));
+                } catch (RuntimeException e) {
+                    LOG.debug("cold read-ahead: sidecar {} not prefetched: {}", s.indexKey(), e.toString());
+                    mine.completeExceptionally(e);
+                } finally {
+                    sidecarFetches.remove(s.indexKey(), mine);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            sidecarFetches.remove(s.indexKey(), mine);
+            mine.completeExceptionally(e);
+        }
+    }
+
     private static TierlogException unavailable(TopicPartition tp, ObjectStoreUnavailableException e) {
         return new TierlogException(ErrorType.COLD_TIER_UNAVAILABLE, "the cold tier holding " + tp
                 + " cannot be reached; retry later: " + e.getMessage(),
@@ -212,6 +316,13 @@ public final class ColdReader {
     }
 
     private record BatchView(BatchInfo info, ByteBuffer bytes) {
+    }
+
+    private record ResumeKey(TopicPartition tp, long offset) {
+    }
+
+    /** Continue in {@code segmentKey} at the batch at {@code position} (base {@code baseOffset}), record {@code progress}. */
+    private record Resume(ObjectKey segmentKey, long position, long baseOffset, ColdBatchDecoder.Progress progress) {
     }
 
     /** Walks validated batches of one cold segment object from a batch boundary. Not thread-safe. */
@@ -228,6 +339,14 @@ public final class ColdReader {
             this.nextSegment = nextSegment;
             this.position = position;
             this.expectedBase = base;
+        }
+
+        long position() {
+            return position;
+        }
+
+        long expectedBase() {
+            return expectedBase;
         }
 
         /** The next valid batch, or null at the segment's end. */
@@ -320,12 +439,15 @@ public final class ColdReader {
         private long currentIndex = -1;
         private byte[] current;
 
-        /** Chunk {@code index}, kept while batches are read from it; demand fetch first, then read-ahead. */
+        /**
+         * Chunk {@code index}, kept while batches are read from it. Read-ahead is scheduled first, so the following
+         * chunks are in flight while this one is fetched (if it is not already cached).
+         */
         private byte[] chunk(long index) {
             if (index != currentIndex) {
+                readAhead(index);
                 current = chunks.get(segment.segmentKey(), segment.sizeBytes(), index);
                 currentIndex = index;
-                readAhead(index);
             }
             return current;
         }
@@ -337,6 +459,10 @@ public final class ColdReader {
                 if (c < count) {
                     chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), c);
                 } else if (nextSegment != null) {
+                    if (c == count) {
+                        // The next walk starts with a sidecar lookup; have it ready, or the pipeline stalls there.
+                        prefetchSidecar(nextSegment);
+                    }
                     chunks.prefetch(nextSegment.segmentKey(), nextSegment.sizeBytes(), c - count);
                 }
             }

@@ -64,9 +64,10 @@ public final class TieredStorage implements AutoCloseable {
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
-        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(),
-                config.fetchThreads() * 2, store, fetchers, stats);
-        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks());
+        int maxInFlight = config.fetchThreads() * 2;
+        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), maxInFlight,
+                Math.max(maxInFlight, config.readAheadChunks()) + 2, store, fetchers, stats);
+        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks(), fetchers);
         this.restorer = new ColdRestorer(dataDir, topics, store, manifests);
     }
 
