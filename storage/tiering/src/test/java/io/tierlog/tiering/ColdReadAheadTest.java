@@ -1,0 +1,357 @@
+package io.tierlog.tiering;
+
+import io.tierlog.log.ReadResult;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.topic.TopicConfig;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.objectstore.ByteRange;
+import io.tierlog.objectstore.FilesystemObjectStore;
+import io.tierlog.objectstore.ObjectKey;
+import io.tierlog.objectstore.ObjectMetadata;
+import io.tierlog.objectstore.ObjectPage;
+import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.ObjectStoreUnavailableException;
+import io.tierlog.testkit.ManualClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Read-ahead of the cold reader over the filesystem store: it crosses into the next segment (sidecar and first
+ * chunks) within its window and no further, a failed background fetch never fails a read, and reads of any shape
+ * (resumed or not) return exactly the records the log holds.
+ */
+class ColdReadAheadTest {
+    private static final int CHUNK = 4096;
+    private static final int READ_AHEAD = 3;
+    private static final TopicConfig CONFIG = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 65536));
+    /** Sidecar entries every 4 KiB, so a read can start deep inside a segment. */
+    private static final TieringConfig TIERING = new TieringConfig(1L << 30, Duration.ofHours(1), 10, CHUNK, CHUNK,
+            64L * CHUNK, READ_AHEAD, READ_AHEAD, Duration.ofMillis(200), Duration.ofSeconds(30));
+
+    @TempDir
+    Path tmp;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private ManualClock clock;
+    private RecordingStore store;
+    private TopicPartition tp;
+    private List<LogRecord> expected;
+    private List<ColdSegment> segments;
+    private Path dataDir;
+
+    @BeforeEach
+    void setUp() {
+        clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        dataDir = tmp.resolve("hot");
+        FilesystemObjectStore backend = new FilesystemObjectStore(tmp.resolve("cold"));
+        closeables.add(backend);
+        store = new RecordingStore(backend);
+        new TopicStore(dataDir, clock).create("orders", 1, CONFIG);
+        tp = new TopicPartition("orders", 0);
+        HotLog hot = new HotLog(dataDir, tp, clock);
+        closeables.add(hot);
+        hot.append(400, 5, CONFIG);
+        TieredStorage tierer = storage();
+        assertThat(tierer.runTieringPass().storeUnavailable()).isFalse();
+        Manifest m = tierer.manifests().load(tp);
+        segments = m.segments();
+        assertThat(segments).as("enough cold segments of several chunks").hasSizeGreaterThanOrEqualTo(4);
+        assertThat(segments.get(1).sizeBytes()).isGreaterThan((READ_AHEAD + 2L) * CHUNK);
+        expected = hot.readHot(0).stream().filter(r -> r.offset() < m.coldEnd()).toList();
+        store.calls.clear();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private TieredStorage storage() {
+        TieredStorage ts = new TieredStorage(dataDir, tmp.resolve("cache-" + closeables.size()), store, TIERING, clock,
+                new Random(closeables.size()), SegmentEvictionListener.NONE);
+        closeables.add(ts);
+        return ts;
+    }
+
+    @Test
+    void readAheadNearASegmentsEndFetchesTheNextSidecarAndFirstChunksAndNoMore() {
+        TieredStorage ts = storage();
+        ColdSegment first = segments.get(0);
+        ColdSegment second = segments.get(1);
+        ColdSegment third = segments.get(2);
+
+        // A read of the last few records of the first segment: its walk starts in the segment's last chunk.
+        ReadResult r = ts.reader().read(tp, first.lastOffset() - 2, 3, 1 << 20);
+        assertThat(r.records()).extracting(LogRecord::offset)
+                .containsExactly(first.lastOffset() - 2, first.lastOffset() - 1, first.lastOffset());
+
+        awaitTrue(() -> store.rangesOf(second.segmentKey()).size() == READ_AHEAD
+                && store.gets(second.indexKey()) == 1, "read-ahead into the second segment");
+        assertThat(store.rangesOf(second.segmentKey())).as("the window's chunks of the next segment")
+                .containsExactlyInAnyOrder(0L, (long) CHUNK, 2L * CHUNK);
+        assertThat(store.rangesOf(third.segmentKey())).as("nothing beyond the window").isEmpty();
+        assertThat(store.gets(third.indexKey())).isZero();
+
+        // Reading on into the second segment uses what was prefetched: no second sidecar GET, no chunk twice.
+        List<LogRecord> read = readAll(ts, second.baseOffset(), second.nextOffset(), 50, 1 << 20);
+        assertThat(read).extracting(LogRecord::offset).containsExactlyElementsOf(
+                expected.subList((int) second.baseOffset(), (int) second.nextOffset()).stream()
+                        .map(LogRecord::offset).toList());
+        assertThat(store.gets(second.indexKey())).isEqualTo(1);
+        List<Long> ranges = store.rangesOf(second.segmentKey());
+        assertThat(ranges).doesNotHaveDuplicates();
+        assertThat(ranges).hasSize((int) ((second.sizeBytes() + CHUNK - 1) / CHUNK));
+    }
+
+    @Test
+    void aReadWaitingForAPrefetchThatFailsFetchesTheChunkItself() throws Exception {
+        TieredStorage ts = storage();
+        ColdSegment first = segments.get(0);
+        AtomicReference<Thread> reader = new AtomicReference<>();
+        // The prefetch of the first segment's second chunk fails, but only once the reader is waiting for it.
+        store.before = (op, key, range) -> {
+            if (op.equals("getRange") && key.equals(first.segmentKey()) && range.offset() == CHUNK
+                    && Thread.currentThread().getName().startsWith("tierlog-cold-fetch")) {
+                awaitTrue(() -> reader.get() != null && reader.get().getState() == Thread.State.WAITING,
+                        "reader waiting for the prefetch");
+                store.before = (o, k, r) -> { };
+                throw new ObjectStoreUnavailableException("injected: prefetch dropped", null);
+            }
+        };
+        AtomicReference<List<LogRecord>> result = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.set(readAll(ts, 0, first.nextOffset(), 7, 1 << 20));
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "test-reader");
+        reader.set(t);
+        t.start();
+        t.join(Duration.ofSeconds(30).toMillis());
+
+        assertThat(failure.get()).isNull();
+        assertThat(result.get()).extracting(LogRecord::offset).containsExactlyElementsOf(
+                expected.subList(0, (int) first.nextOffset()).stream().map(LogRecord::offset).toList());
+        assertThat(store.rangeCalls(first.segmentKey(), CHUNK)).as("the failed prefetch, then the reader's own GET")
+                .containsExactly("tierlog-cold-fetch", "test-reader");
+    }
+
+    @Test
+    void failedSidecarPrefetchesDoNotFailTheReplay() {
+        TieredStorage ts = storage();
+        store.before = (op, key, range) -> {
+            if (op.equals("get") && Thread.currentThread().getName().startsWith("tierlog-cold-fetch")) {
+                throw new ObjectStoreUnavailableException("injected: sidecar prefetch dropped", null);
+            }
+        };
+        List<LogRecord> read = readAll(ts, 0, Long.MAX_VALUE, 40, 1 << 20);
+        assertSameOffsetsAndValues(read, expected);
+        String me = Thread.currentThread().getName();
+        for (ColdSegment s : segments.subList(1, segments.size())) {
+            List<String> calls = store.getCalls(s.indexKey());
+            assertThat(calls).as("prefetched (and failed) before the reader fetched it: " + s.indexKey())
+                    .startsWith("tierlog-cold-fetch").endsWith(me);
+            assertThat(calls.stream().filter(me::equals).count()).as("the reader's own GET").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void readsOfAnyShapeReturnExactlyTheLogsRecordsAndHintsStayBounded() {
+        TieredStorage ts = storage();
+        Random random = new Random(7);
+        long coldEnd = expected.size();
+        // Sequential reads of varied sizes (each resumes where the last stopped), then random jumps.
+        long next = 0;
+        while (next < coldEnd) {
+            int maxRecords = 1 + random.nextInt(12);
+            int maxBytes = 1 + random.nextInt(2500);
+            ReadResult r = ts.reader().read(tp, next, maxRecords, maxBytes);
+            assertThat(r.records()).extracting(LogRecord::offset)
+                    .containsExactlyElementsOf(expectedOffsets(next, maxRecords, maxBytes));
+            next = r.nextOffset();
+        }
+        for (int i = 0; i < 300; i++) {
+            long from = random.nextLong(coldEnd);
+            int maxRecords = 1 + random.nextInt(30);
+            int maxBytes = 1 + random.nextInt(5000);
+            ReadResult r = ts.reader().read(tp, from, maxRecords, maxBytes);
+            assertThat(r.records()).extracting(LogRecord::offset)
+                    .containsExactlyElementsOf(expectedOffsets(from, maxRecords, maxBytes));
+            assertSameOffsetsAndValues(r.records(), expected.subList((int) from, (int) from + r.records().size()));
+        }
+        assertThat(ts.reader().resumeHints()).isBetween(1, ColdReader.RESUME_HINTS);
+    }
+
+    /** The offsets a read must return, by the fetch contract: maxRecords, maxBytes with the first always taken. */
+    private List<Long> expectedOffsets(long from, int maxRecords, int maxBytes) {
+        List<Long> out = new ArrayList<>();
+        int bytes = 0;
+        for (int i = (int) from; i < expected.size() && out.size() < maxRecords && bytes < maxBytes; i++) {
+            int size = expected.get(i).sizeInBytes();
+            if (!out.isEmpty() && bytes + size > maxBytes) {
+                break;
+            }
+            out.add(expected.get(i).offset());
+            bytes += size;
+        }
+        return out;
+    }
+
+    private List<LogRecord> readAll(TieredStorage ts, long from, long to, int maxRecords, int maxBytes) {
+        List<LogRecord> out = new ArrayList<>();
+        long next = from;
+        while (next < to) {
+            ReadResult r = ts.reader().read(tp, next, maxRecords, maxBytes);
+            if (r.records().isEmpty()) {
+                break;
+            }
+            for (LogRecord rec : r.records()) {
+                if (rec.offset() < to) {
+                    out.add(rec);
+                }
+            }
+            next = r.nextOffset();
+        }
+        return out;
+    }
+
+    private static void assertSameOffsetsAndValues(List<LogRecord> actual, List<LogRecord> expected) {
+        assertThat(actual).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(actual.get(i).offset()).isEqualTo(expected.get(i).offset());
+            assertThat(actual.get(i).timestamp()).isEqualTo(expected.get(i).timestamp());
+            assertThat(actual.get(i).key()).isEqualTo(expected.get(i).key());
+            assertThat(actual.get(i).value()).isEqualTo(expected.get(i).value());
+        }
+    }
+
+    /** Polls {@code condition} until it holds, failing after 10 s. */
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * A decorator of the real filesystem store that records every GET (key, range start, calling thread) and runs a
+     * hook before each, which may throw as a failing GET would, before reaching the backend.
+     */
+    private static final class RecordingStore implements ObjectStore {
+        interface Hook {
+            void before(String op, ObjectKey key, ByteRange range);
+        }
+
+        record Call(String op, ObjectKey key, long offset, String thread) {
+        }
+
+        private final ObjectStore delegate;
+        final List<Call> calls = new CopyOnWriteArrayList<>();
+        volatile Hook before = (op, key, range) -> { };
+
+        RecordingStore(ObjectStore delegate) {
+            this.delegate = delegate;
+        }
+
+        List<Long> rangesOf(ObjectKey key) {
+            return calls.stream().filter(c -> c.op().equals("getRange") && c.key().equals(key))
+                    .map(Call::offset).toList();
+        }
+
+        List<String> rangeCalls(ObjectKey key, long offset) {
+            return calls.stream().filter(c -> c.op().equals("getRange") && c.key().equals(key)
+                    && c.offset() == offset).map(c -> threadRole(c.thread())).toList();
+        }
+
+        long gets(ObjectKey key) {
+            return getCalls(key).size();
+        }
+
+        List<String> getCalls(ObjectKey key) {
+            return calls.stream().filter(c -> c.op().equals("get") && c.key().equals(key))
+                    .map(c -> threadRole(c.thread())).toList();
+        }
+
+        private static String threadRole(String thread) {
+            return thread.startsWith("tierlog-cold-fetch") ? "tierlog-cold-fetch" : thread;
+        }
+
+        @Override
+        public byte[] get(ObjectKey key) {
+            calls.add(new Call("get", key, 0, Thread.currentThread().getName()));
+            before.before("get", key, null);
+            return delegate.get(key);
+        }
+
+        @Override
+        public byte[] getRange(ObjectKey key, ByteRange range) {
+            calls.add(new Call("getRange", key, range.offset(), Thread.currentThread().getName()));
+            before.before("getRange", key, range);
+            return delegate.getRange(key, range);
+        }
+
+        @Override
+        public void put(ObjectKey key, Path file) {
+            delegate.put(key, file);
+        }
+
+        @Override
+        public void put(ObjectKey key, byte[] bytes) {
+            delegate.put(key, bytes);
+        }
+
+        @Override
+        public boolean putIfAbsent(ObjectKey key, byte[] bytes) {
+            return delegate.putIfAbsent(key, bytes);
+        }
+
+        @Override
+        public Optional<ObjectMetadata> head(ObjectKey key) {
+            return delegate.head(key);
+        }
+
+        @Override
+        public ObjectPage list(String prefix, Optional<String> pageToken, int maxKeys) {
+            return delegate.list(prefix, pageToken, maxKeys);
+        }
+
+        @Override
+        public void delete(ObjectKey key) {
+            delegate.delete(key);
+        }
+
+        @Override
+        public void deleteAll(Collection<ObjectKey> keys) {
+            delegate.deleteAll(keys);
+        }
+
+        @Override
+        public void close() {
+            // the test closes the backend
+        }
+    }
+}
