@@ -3,29 +3,38 @@ package io.tierlog.service.api;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.tierlog.ingest.Encoding;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.LogRecord;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 
 /**
  * Renders a record as api.md's fetch JSON: {@code {"offset", "timestamp", "key", "value", "headers"}}.
  *
  * <p>{@code json}: a value whose bytes are one valid UTF-8 JSON text is embedded as JSON, byte for byte as
- * stored; any other value is a base64 string flagged {@code "valueEncoding": "base64"}. Keys and header values
- * are UTF-8 strings (a key that is not valid UTF-8 is base64 with {@code "keyEncoding": "base64"}).
- * {@code base64}: keys, values and header values are base64 strings. Stateless and thread-safe.
+ * stored (surrounding whitespace trimmed); any other value is a base64 string flagged
+ * {@code "valueEncoding": "base64"}. Keys and header values are UTF-8 strings (a key that is not valid UTF-8 is
+ * base64 with {@code "keyEncoding": "base64"}, a header value that is not is base64). {@code base64}: keys,
+ * values and header values are base64 strings.
+ *
+ * <p>This is the fetch and stream hot path, so stored bytes are checked and copied as bytes: nothing is decoded
+ * to a {@code String} and encoded back. Stateless and thread-safe.
  */
 public final class RecordJson {
     private static final JsonFactory FACTORY = new JsonFactory();
+    private static final SerializedString OFFSET = new SerializedString("offset");
+    private static final SerializedString TIMESTAMP = new SerializedString("timestamp");
+    private static final SerializedString KEY = new SerializedString("key");
+    private static final SerializedString VALUE = new SerializedString("value");
+    private static final SerializedString HEADERS = new SerializedString("headers");
 
     private RecordJson() {
     }
@@ -37,93 +46,176 @@ public final class RecordJson {
             g.writeStringField("topic", topic);
             g.writeNumberField("partition", partition);
         }
-        g.writeNumberField("offset", r.offset());
-        g.writeNumberField("timestamp", r.timestamp());
+        g.writeFieldName(OFFSET);
+        g.writeNumber(r.offset());
+        g.writeFieldName(TIMESTAMP);
+        g.writeNumber(r.timestamp());
+        g.writeFieldName(KEY);
         if (encoding == Encoding.BASE64) {
-            writeBase64OrNull(g, "key", r.key());
-            writeBase64OrNull(g, "value", r.value());
+            writeBase64OrNull(g, r.key());
+            g.writeFieldName(VALUE);
+            writeBase64OrNull(g, r.value());
         } else {
-            String key = utf8(r.key());
-            if (r.key() != null && key == null) {
-                g.writeStringField("key", Base64.getEncoder().encodeToString(r.key()));
+            byte[] key = r.key();
+            if (key == null) {
+                g.writeNull();
+            } else if (Utf8.isValid(key, 0, key.length)) {
+                g.writeUTF8String(key, 0, key.length);
+            } else {
+                g.writeBinary(key);
                 g.writeStringField("keyEncoding", "base64");
-            } else {
-                writeStringOrNull(g, "key", key);
             }
-            String json = jsonText(r.value());
-            if (r.value() == null) {
-                g.writeNullField("value");
-            } else if (json != null) {
-                g.writeFieldName("value");
-                g.writeRawValue(json);
-            } else {
-                g.writeStringField("value", Base64.getEncoder().encodeToString(r.value()));
-                g.writeStringField("valueEncoding", "base64");
-            }
+            writeJsonValue(g, r.value());
         }
-        g.writeObjectFieldStart("headers");
+        g.writeFieldName(HEADERS);
+        g.writeStartObject();
         for (Header h : r.headers()) {
             g.writeFieldName(h.name());
-            if (h.value() == null) {
-                g.writeNull();
-            } else if (encoding == Encoding.BASE64) {
-                g.writeString(Base64.getEncoder().encodeToString(h.value()));
+            byte[] v = h.value();
+            if (encoding == Encoding.JSON && v != null && Utf8.isValid(v, 0, v.length)) {
+                g.writeUTF8String(v, 0, v.length);
             } else {
-                String s = utf8(h.value());
-                g.writeString(s != null ? s : Base64.getEncoder().encodeToString(h.value()));
+                writeBase64OrNull(g, v);
             }
         }
         g.writeEndObject();
         g.writeEndObject();
     }
 
-    private static void writeBase64OrNull(JsonGenerator g, String field, byte[] bytes) throws IOException {
-        if (bytes == null) {
-            g.writeNullField(field);
+    private static void writeJsonValue(JsonGenerator g, byte[] value) throws IOException {
+        g.writeFieldName(VALUE);
+        if (value == null) {
+            g.writeNull();
+            return;
+        }
+        int from = 0;
+        int to = value.length;
+        while (from < to && isSpace(value[from])) {
+            from++;
+        }
+        while (to > from && isSpace(value[to - 1])) {
+            to--;
+        }
+        if (from < to && Utf8.isValid(value, from, to) && isOneJsonValue(value, from, to)) {
+            // Stored values are usually trimmed already (the produce path stores compact JSON text): no copy then.
+            g.writeRawValue(new RawUtf8(from == 0 && to == value.length ? value : Arrays.copyOfRange(value, from, to)));
         } else {
-            g.writeStringField(field, Base64.getEncoder().encodeToString(bytes));
+            g.writeBinary(value);
+            g.writeStringField("valueEncoding", "base64");
         }
     }
 
-    private static void writeStringOrNull(JsonGenerator g, String field, String s) throws IOException {
-        if (s == null) {
-            g.writeNullField(field);
-        } else {
-            g.writeStringField(field, s);
+    /**
+     * Valid UTF-8 JSON text for {@link JsonGenerator#writeRawValue(SerializableString)}, which copies it into the
+     * output as it is. Only the unquoted forms are offered: it is never written as a quoted string.
+     */
+    private record RawUtf8(byte[] utf8) implements SerializableString {
+        @Override
+        public String getValue() {
+            return new String(utf8, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public int charLength() {
+            return getValue().length();
+        }
+
+        @Override
+        public byte[] asUnquotedUTF8() {
+            return utf8;
+        }
+
+        @Override
+        public int appendUnquotedUTF8(byte[] buffer, int offset) {
+            if (offset + utf8.length > buffer.length) {
+                return -1;
+            }
+            System.arraycopy(utf8, 0, buffer, offset, utf8.length);
+            return utf8.length;
+        }
+
+        @Override
+        public int writeUnquotedUTF8(OutputStream out) throws IOException {
+            out.write(utf8);
+            return utf8.length;
+        }
+
+        @Override
+        public int putUnquotedUTF8(ByteBuffer buffer) {
+            if (buffer.remaining() < utf8.length) {
+                return -1;
+            }
+            buffer.put(utf8);
+            return utf8.length;
+        }
+
+        @Override
+        public int appendUnquoted(char[] buffer, int offset) {
+            String s = getValue();
+            if (offset + s.length() > buffer.length) {
+                return -1;
+            }
+            s.getChars(0, s.length(), buffer, offset);
+            return s.length();
+        }
+
+        @Override
+        public char[] asQuotedChars() {
+            throw quotedUnsupported();
+        }
+
+        @Override
+        public byte[] asQuotedUTF8() {
+            throw quotedUnsupported();
+        }
+
+        @Override
+        public int appendQuotedUTF8(byte[] buffer, int offset) {
+            throw quotedUnsupported();
+        }
+
+        @Override
+        public int appendQuoted(char[] buffer, int offset) {
+            throw quotedUnsupported();
+        }
+
+        @Override
+        public int writeQuotedUTF8(OutputStream out) {
+            throw quotedUnsupported();
+        }
+
+        @Override
+        public int putQuotedUTF8(ByteBuffer buffer) {
+            throw quotedUnsupported();
+        }
+
+        private static UnsupportedOperationException quotedUnsupported() {
+            return new UnsupportedOperationException("raw JSON text is never written as a quoted string");
         }
     }
 
-    /** The bytes as a string when they are valid UTF-8, else null. */
-    static String utf8(byte[] bytes) {
+    private static void writeBase64OrNull(JsonGenerator g, byte[] bytes) throws IOException {
         if (bytes == null) {
-            return null;
-        }
-        try {
-            CharBuffer chars = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes));
-            return chars.toString();
-        } catch (CharacterCodingException e) {
-            return null;
+            g.writeNull();
+        } else {
+            g.writeBinary(bytes);
         }
     }
 
-    /** The bytes as text when they hold exactly one valid JSON value (whitespace around it allowed), else null. */
-    static String jsonText(byte[] bytes) {
-        String text = utf8(bytes);
-        if (text == null || text.isBlank()) {
-            return null;
-        }
-        try (JsonParser p = FACTORY.createParser(text)) {
-            JsonToken first = p.nextToken();
-            if (first == null) {
-                return null;
+    /** Whether {@code bytes[from, to)} (valid UTF-8) is exactly one JSON value. */
+    static boolean isOneJsonValue(byte[] bytes, int from, int to) {
+        try (JsonParser p = FACTORY.createParser(bytes, from, to - from)) {
+            if (p.nextToken() == null) {
+                return false;
             }
             p.skipChildren();
-            return p.nextToken() == null ? text.strip() : null;
+            return p.nextToken() == null;
         } catch (IOException e) {
-            return null;
+            return false;
         }
+    }
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
     }
 }

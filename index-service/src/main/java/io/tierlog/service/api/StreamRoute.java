@@ -4,7 +4,6 @@ import io.tierlog.ingest.Encoding;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
@@ -185,13 +184,7 @@ public class StreamRoute {
                 return;
             }
             if (!result.records().isEmpty()) {
-                Buffer buf = Buffer.buffer(result.records().size() * 128);
-                for (LogRecord r : result.records()) {
-                    buf.appendString("id: ").appendString(Long.toString(r.offset()))
-                            .appendString("\nevent: record\ndata: ")
-                            .appendBytes(FetchJson.record(tp, r, encoding))
-                            .appendString("\n\n");
-                }
+                Buffer buf = Buffer.buffer(FetchJson.sseEvents(tp, result.records(), encoding));
                 next = result.nextOffset();
                 writeThenContinue(buf, result.records().size());
                 return;

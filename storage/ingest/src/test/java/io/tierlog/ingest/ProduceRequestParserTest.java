@@ -50,6 +50,42 @@ class ProduceRequestParserTest {
     }
 
     @Test
+    void objectAndArrayValuesAreCompactedWithoutTouchingTheirStrings() {
+        ProduceRequest r = parse("{\"records\": [{\"value\": { \"a b\" : [ 1 ,\t2 ],\n \"s\": \"x \\\" y\" } },"
+                + " {\"value\": \"tab\\tquote\\\"\"}, {\"value\": [ ]}, {\"value\": 1e2}, {\"value\": true}]}");
+        assertThat(r.records()).extracting(x -> text(x.value())).containsExactly(
+                "{\"a b\":[1,2],\"s\":\"x \\\" y\"}", "\"tab\\tquote\\\"\"", "[]", "1e2", "true");
+    }
+
+    @Test
+    void encodingMayFollowTheRecords() {
+        byte[] raw = {1, 2, (byte) 0xFE};
+        String b64 = Base64.getEncoder().encodeToString(raw);
+        ProduceRequest r = parse("{\"records\": [{\"key\": \"" + b64 + "\", \"value\": \"" + b64 + "\"}], \"encoding\": \"base64\"}");
+        assertThat(r.records().get(0).key()).containsExactly(raw);
+        assertThat(r.records().get(0).value()).containsExactly(raw);
+    }
+
+    @Test
+    void escapedStringsAreDecodedForKeysHeadersAndBase64() {
+        ProduceRequest r = parse("{\"records\": [{\"key\": \"a\\u00e9\\n\", \"value\": \"\\u00e9\","
+                + " \"headers\": {\"h\": \"\\\"q\\\"\"}}]}");
+        assertThat(text(r.records().get(0).key())).isEqualTo("a\u00e9\n");
+        assertThat(text(r.records().get(0).value())).as("stored as written").isEqualTo("\"\\u00e9\"");
+        assertThat(text(r.records().get(0).headers().get(0).value())).isEqualTo("\"q\"");
+        ProduceRequest b = parse("{\"encoding\": \"base64\", \"records\": [{\"value\": \"AQ\\/=\"}]}");
+        assertThat(b.records().get(0).value()).containsExactly(Base64.getDecoder().decode("AQ/="));
+    }
+
+    @Test
+    void duplicateFieldsAreRejected() {
+        TierlogException e = catchThrowableOfType(TierlogException.class,
+                () -> parse("{\"records\": [{\"value\": 1, \"value\": 2}]}"));
+        assertThat(e.extra()).containsEntry("field", "body");
+        assertThat(e.getMessage()).contains("value");
+    }
+
+    @Test
     void nullOrMissingValueIsATombstone() {
         ProduceRequest r = parse("{\"records\": [{\"key\": \"k\", \"value\": null}, {\"key\": \"k\"}]}");
         assertThat(r.records()).allSatisfy(x -> assertThat(x.value()).isNull());
@@ -71,6 +107,9 @@ class ProduceRequestParserTest {
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource(delimiter = '|', value = {
             "{\"records\": [ |body",
+            "{\"records\": [{\"value\": \"abc|body",
+            "{\"records\": [{\"value\": \"ab\\|body",
+            "{\"records\": [{\"key\": \"ab\\\"|body",
             "not json|body",
             "{\"records\": []} trailing|body",
             "[]|body",
