@@ -239,12 +239,12 @@ public final class ColdCommand implements Callable<Integer> {
                             List<RangedGets.Segment> segments, int latency, int run, ColdResults results)
             throws Exception {
         String where = "latency " + latency + " ms, run " + run + ": ";
-        Replay sse = replayOnFreshService(s3, proxy, cold, true);
-        results.add(latency, ColdResults.Reader.SSE, sse);
-        log(where + describe("SSE stream", sse));
-        Replay fetch = replayOnFreshService(s3, proxy, cold, false);
-        results.add(latency, ColdResults.Reader.FETCH, fetch);
-        log(where + describe("paged fetch", fetch));
+        // SSE and fetch take turns going first, so a drift in machine load does not always hit the same one.
+        for (boolean sse : run % 2 == 1 ? new boolean[] {true, false} : new boolean[] {false, true}) {
+            Replay r = replayOnFreshService(s3, proxy, cold, sse);
+            results.add(latency, sse ? ColdResults.Reader.SSE : ColdResults.Reader.FETCH, r);
+            log(where + describe(sse ? "SSE stream" : "paged fetch", r));
+        }
         s3.reset();
         Replay raw = RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());
         results.add(latency, ColdResults.Reader.RAW, raw);
@@ -268,6 +268,7 @@ public final class ColdCommand implements Callable<Integer> {
                     fetchMaxBytes, 0, REPLAY_TIMEOUT);
             // A new client: the measured replay opens its own connection, as a new consumer would.
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            Map<String, Double> before = ServiceMetrics.scrape(warmClient, service.baseUri());
             s3.reset();
             Replay r = sse
                     ? SseReplay.run(http, service.baseUri(), TOPIC, 0, cold.lastOffset(), cold.bytes(), REPLAY_TIMEOUT)
@@ -276,7 +277,9 @@ public final class ColdCommand implements Callable<Integer> {
             if (r.records() != cold.lastOffset() + 1) {
                 throw new IllegalStateException("replay read " + r.records() + " records, expected " + (cold.lastOffset() + 1));
             }
-            return r.withCounts(s3.counts());
+            CountingS3.Counts counts = s3.counts();
+            return r.withCounts(counts).withService(ServiceMetrics.delta(before,
+                    ServiceMetrics.scrape(warmClient, service.baseUri())));
         }
     }
 

@@ -60,6 +60,9 @@ final class ColdReport {
                     o.put("objectMBps", s.objectMbps());
                     o.put("valueMBps", s.valueMbps());
                     o.set("s3", counts(s.s3()));
+                    if (s.service() != null) {
+                        o.set("serviceColdReadMetrics", JSON.valueToTree(s.service()));
+                    }
                 }
             });
         });
@@ -116,6 +119,23 @@ final class ColdReport {
             Replay serial = results.median(latency, ColdResults.Reader.SERIAL);
             md.append(String.format(Locale.ROOT, "| %d ms | %s | %s | %s |%n", latency,
                     ratio(sse, raw, TARGET_VS_RAW), ratio(sse, serial, TARGET_VS_SERIAL), ratio(fetch, raw, 0)));
+        }
+        md.append("\nWhat the index-service saw during the median replays (its `/q/metrics`, after minus before):\n\n"
+                + "| first-byte latency | reader | cold reads | time in cold reads | chunk cache hits / misses | ranged GETs |\n"
+                + "|---|---|---|---|---|---|\n");
+        for (Integer latency : results.samples().keySet()) {
+            for (ColdResults.Reader reader : List.of(ColdResults.Reader.SSE, ColdResults.Reader.FETCH)) {
+                Replay m = results.median(latency, reader);
+                if (m == null || m.service() == null) {
+                    continue;
+                }
+                Map<String, Double> v = m.service();
+                md.append(String.format(Locale.ROOT, "| %d ms | %s | %.0f | %.2f s of %.2f s | %.0f / %.0f | %.0f |%n",
+                        latency, reader.label, v.get("tierlog_cold_read_seconds_count"),
+                        v.get("tierlog_cold_read_seconds_sum"), m.nanos() / 1e9,
+                        v.get("tierlog_cold_cache_hits_total"), v.get("tierlog_cold_cache_misses_total"),
+                        v.get("tierlog_cold_range_gets_total")));
+            }
         }
         if (fill != null) {
             md.append(String.format(Locale.ROOT, "%nS3 requests per GiB tiered: %s (from the topic's creation until "

@@ -86,6 +86,6 @@ final class FetchReplay {
                 }
             }
         }
-        return new Replay(System.nanoTime() - start, first, next - from, valueBytes, objectBytes, null);
+        return new Replay(System.nanoTime() - start, first, next - from, valueBytes, objectBytes);
     }
 }

@@ -53,7 +53,7 @@ final class RangedGets {
             for (Future<Long> f : gets) {
                 f.get();
             }
-            return new Replay(System.nanoTime() - start, first, 0, 0, total, null);
+            return new Replay(System.nanoTime() - start, first, 0, 0, total);
         } finally {
             pool.shutdownNow();
         }

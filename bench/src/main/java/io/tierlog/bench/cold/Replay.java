@@ -1,5 +1,7 @@
 package io.tierlog.bench.cold;
 
+import java.util.Map;
+
 /**
  * One measured read of the cold range: wall time from the request (or first GET) to the last byte, time to the
  * first record (or the first completed GET), what was read, and the S3 requests it caused.
@@ -7,11 +9,23 @@ package io.tierlog.bench.cold;
  * @param records    records read (0 for the raw readers, which do not decode)
  * @param valueBytes value bytes of those records (JSON text, quotes included)
  * @param objectBytes segment object bytes the read covered (the same cold range for every reader)
+ * @param s3          S3 requests counted at S3Proxy during the read (null until added)
+ * @param service     the index-service's cold-read counters over the read; null for the raw readers
  */
-record Replay(long nanos, long firstNanos, long records, long valueBytes, long objectBytes, CountingS3.Counts s3) {
+record Replay(long nanos, long firstNanos, long records, long valueBytes, long objectBytes, CountingS3.Counts s3,
+              Map<String, Double> service) {
+
+    Replay(long nanos, long firstNanos, long records, long valueBytes, long objectBytes) {
+        this(nanos, firstNanos, records, valueBytes, objectBytes, null, null);
+    }
 
     Replay withCounts(CountingS3.Counts counts) {
-        return new Replay(nanos, firstNanos, records, valueBytes, objectBytes, counts);
+        return new Replay(nanos, firstNanos, records, valueBytes, objectBytes, counts, service);
+    }
+
+    /** With the service's own cold-read counters over this replay ({@link ServiceMetrics}). */
+    Replay withService(Map<String, Double> metrics) {
+        return new Replay(nanos, firstNanos, records, valueBytes, objectBytes, s3, metrics);
     }
 
     /** MB/s (10^6 B/s) of record values; 0 for the raw readers. */

@@ -69,6 +69,6 @@ final class SseReplay {
         if (next[0] <= last) {
             throw new IllegalStateException("stream ended at offset " + next[0] + " before " + last);
         }
-        return new Replay(nanos, first[0], next[0] - from, valueBytes[0], objectBytes, null);
+        return new Replay(nanos, first[0], next[0] - from, valueBytes[0], objectBytes);
     }
 }
