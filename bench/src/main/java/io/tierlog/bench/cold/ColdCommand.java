@@ -123,9 +123,13 @@ public final class ColdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (mib < 1 || runs < 1 || segmentMib < 1 || warmupMib < 1 || latenciesMs.isEmpty()) {
-            throw new IllegalArgumentException("--mib, --runs, --segment-mib, --warmup-mib must be >= 1 and "
-                    + "--latency-ms must not be empty");
+        if (runs < 1 || segmentMib < 1 || latenciesMs.isEmpty()) {
+            throw new IllegalArgumentException("--runs and --segment-mib must be >= 1 and --latency-ms not empty");
+        }
+        if (mib <= segmentMib || warmupMib <= segmentMib) {
+            // Only sealed segments go cold: a topic smaller than one segment would never have a cold range.
+            throw new IllegalArgumentException("--mib and --warmup-mib must be larger than --segment-mib ("
+                    + segmentMib + ")");
         }
         Path root = repo != null ? repo : findRepo();
         boolean tempWork = workDir == null;
@@ -241,18 +245,31 @@ public final class ColdCommand implements Callable<Integer> {
         String where = "latency " + latency + " ms, run " + run + ": ";
         // SSE and fetch take turns going first, so a drift in machine load does not always hit the same one.
         for (boolean sse : run % 2 == 1 ? new boolean[] {true, false} : new boolean[] {false, true}) {
-            Replay r = replayOnFreshService(s3, proxy, cold, sse);
-            results.add(latency, sse ? ColdResults.Reader.SSE : ColdResults.Reader.FETCH, r);
-            log(where + describe(sse ? "SSE stream" : "paged fetch", r));
+            measure(results, latency, sse ? ColdResults.Reader.SSE : ColdResults.Reader.FETCH, where,
+                    () -> replayOnFreshService(s3, proxy, cold, sse));
         }
-        s3.reset();
-        Replay raw = RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());
-        results.add(latency, ColdResults.Reader.RAW, raw);
-        log(where + describe("raw ranged GETs, " + fetchThreads + " in flight", raw));
-        s3.reset();
-        Replay serial = RangedGets.read(store, segments, chunkBytes, 1).withCounts(s3.counts());
-        results.add(latency, ColdResults.Reader.SERIAL, serial);
-        log(where + describe("serial ranged GETs", serial));
+        measure(results, latency, ColdResults.Reader.RAW, where, () -> {
+            s3.reset();
+            return RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());
+        });
+        measure(results, latency, ColdResults.Reader.SERIAL, where, () -> {
+            s3.reset();
+            return RangedGets.read(store, segments, chunkBytes, 1).withCounts(s3.counts());
+        });
+    }
+
+    /** Runs one measurement; a failure goes into the report's notes and the run goes on with the next reader. */
+    private static void measure(ColdResults results, int latency, ColdResults.Reader reader, String where,
+                                Callable<Replay> measurement) {
+        try {
+            Replay r = measurement.call();
+            results.add(latency, reader, r);
+            log(where + describe(reader.label, r));
+        } catch (Exception e) {
+            String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+            results.note(where + reader.label + " failed: " + why);
+            log("FAILED " + where + reader.label + ": " + e);
+        }
     }
 
     /**

@@ -42,6 +42,7 @@ final class ColdReport {
             f.set("partitionState", fill.state());
             f.set("s3", counts(fill.s3()));
         }
+        root.set("notes", JSON.valueToTree(results.notes()));
         ArrayNode latencies = root.putArray("latencies");
         results.samples().forEach((latency, byReader) -> {
             ObjectNode l = latencies.addObject();
@@ -142,6 +143,10 @@ final class ColdReport {
                             + "it was cold, %.1f s, including the 1 s tiering and retention passes over both topics; "
                             + "%,d requests in all).%n",
                     fill.s3().perGibText(coldBytes), fill.untilColdNanos() / 1e9, fill.s3().requests()));
+        }
+        if (!results.notes().isEmpty()) {
+            md.append("\nNotes:\n");
+            results.notes().forEach(n -> md.append("- ").append(n.replace('|', '/')).append('\n'));
         }
         Object starts = settings.get("serviceStartMillis");
         md.append(String.format(Locale.ROOT, "%nRatios compare wall times over the same segment bytes. MB/s: 10^6 "

@@ -29,7 +29,17 @@ final class ColdResults {
     }
 
     private final Map<Integer, Map<Reader, List<Replay>>> samples = new TreeMap<>();
+    private final List<String> notes = new ArrayList<>();
     private Fill fill;
+
+    /** Something the reader of the report must know, e.g. a measurement that failed and why. */
+    void note(String note) {
+        notes.add(note);
+    }
+
+    List<String> notes() {
+        return notes;
+    }
 
     void fill(long records, long produceNanos, long untilColdNanos, JsonNode state, CountingS3.Counts counts) {
         this.fill = new Fill(records, produceNanos, untilColdNanos, state, counts);
