@@ -37,9 +37,10 @@ import java.util.concurrent.ExecutorService;
  * {@code event: error} carrying the offset-out-of-range problem ends it.
  *
  * <p>Served by a Vert.x route rather than JAX-RS so that flow control is explicit: each step reads one bounded
- * batch ({@code tierlog.stream.batch-records}, at most 1 MiB) on the read pool, writes it on the connection's
- * event loop, and reads the next only once Vert.x's write queue has room. A slow client therefore costs at most one
- * batch plus the write queue of memory, and a waiting stream holds no thread.
+ * batch ({@code tierlog.stream.batch-records}, at most 1 MiB) on the read pool and hands it to the connection's
+ * event loop, which writes it once Vert.x's write queue has room and then starts the next read, so reading the next
+ * batch overlaps sending this one. A slow client therefore costs at most one batch plus the write queue of memory,
+ * and a waiting stream holds no thread.
  */
 @Singleton
 public class StreamRoute {
@@ -132,7 +133,7 @@ public class StreamRoute {
                 .end(Buffer.buffer(p.toJson()));
     }
 
-    /** One client's stream. Reads run on the pool, writes on the connection's context; one step at a time. */
+    /** One client's stream. Reads run on the pool, writes on the connection's context; one read at a time. */
     private final class Session {
         private final RoutingContext ctx;
         private final HttpServerResponse response;
@@ -207,23 +208,36 @@ public class StreamRoute {
             });
         }
 
+        /**
+         * Writes a batch on the connection's context and reads the next one on the pool. Reading overlaps the
+         * previous batch's draining: a batch that finds the write queue still full waits for its drain before it
+         * is written, and no read starts until it is. So a stream holds at most the write queue plus one batch,
+         * and a slow client stops the reads.
+         */
         private void writeThenContinue(Buffer buf, int records) {
             context.runOnContext(v -> {
                 if (closed) {
                     return;
                 }
-                response.write(buf);
-                recordsSent.increment(records);
                 if (response.writeQueueFull()) {
                     // Same event loop as the drain notification, so the drain cannot slip in between.
                     response.drainHandler(x -> {
                         response.drainHandler(null);
-                        pool.execute(this::step);
+                        writeAndReadOn(buf, records);
                     });
                 } else {
-                    pool.execute(this::step);
+                    writeAndReadOn(buf, records);
                 }
             });
+        }
+
+        private void writeAndReadOn(Buffer buf, int records) {
+            if (closed) {
+                return;
+            }
+            response.write(buf);
+            recordsSent.increment(records);
+            pool.execute(this::step);
         }
 
         private void end(RuntimeException e) {
