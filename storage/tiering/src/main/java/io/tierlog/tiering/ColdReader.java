@@ -36,9 +36,9 @@ import java.util.concurrent.RejectedExecutionException;
  * The offset is resolved to a cold segment by the (cached) manifest, to a byte position by the segment's
  * sidecar (one small GET, cached in memory), then batches are read from the segment object in fixed-size chunks
  * through the {@link ChunkCache}. Each chunk touched schedules ranged GETs of the next {@code readAheadChunks}
- * chunks (continuing into the next segment, whose sidecar is then fetched in the background too), before waiting
- * for the chunk itself, so a sequential replay finds its next chunks already fetched, with several GETs in flight,
- * instead of paying one round trip per chunk, and crosses segment boundaries without a pipeline bubble.
+ * chunks (continuing into the next segment, whose sidecar is then fetched in the background too), so a sequential
+ * replay finds its next chunks already fetched, with several GETs in flight, instead of paying one round trip per
+ * chunk, and crosses segment boundaries without a pipeline bubble.
  *
  * <h2>Sequential replay</h2>
  * A read that stops inside a segment leaves a resume hint keyed by its {@code nextOffset}: the batch holding that
@@ -440,14 +440,22 @@ public final class ColdReader {
         private byte[] current;
 
         /**
-         * Chunk {@code index}, kept while batches are read from it. Read-ahead is scheduled first, so the following
-         * chunks are in flight while this one is fetched (if it is not already cached).
+         * Chunk {@code index}, kept while batches are read from it. In a running replay the chunk is already
+         * fetched or in flight, and read-ahead is scheduled before waiting for it, so the window moves on at once.
+         * On a cold start (nothing fetched yet) the chunk's own GET goes first, alone: read-ahead GETs started
+         * beside it would share its bandwidth and delay the first record.
          */
         private byte[] chunk(long index) {
             if (index != currentIndex) {
-                readAhead(index);
+                boolean started = chunks.fetchedOrInFlight(segment.segmentKey(), index);
+                if (started) {
+                    readAhead(index);
+                }
                 current = chunks.get(segment.segmentKey(), segment.sizeBytes(), index);
                 currentIndex = index;
+                if (!started) {
+                    readAhead(index);
+                }
             }
             return current;
         }
