@@ -1,5 +1,6 @@
 package io.tierlog.service;
 
+import io.quarkus.runtime.ShutdownEvent;
 import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.log.FsyncPolicy;
@@ -9,6 +10,7 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -23,6 +25,12 @@ import java.time.Clock;
 /**
  * Builds the engine's parts once, from {@link TierlogConfig}: the produce path ({@link IngestService}, the
  * code the Lambda runs), the tier-agnostic read path, the append watcher and the threads they use.
+ *
+ * <p>Stopping, in this order: on {@link ShutdownEvent} the append watcher answers every waiting long-poll and
+ * wakes every waiting stream ({@link AppendWatcher#close}), then {@link ServiceThreads#stop} lets the read steps
+ * already queued (those answers among them) finish, within a bound; only after that is the RocksDB index closed
+ * (the {@link HotTier} disposer stops the threads again first, as CDI does not order the destruction of
+ * singletons). Streams end when the HTTP server closes their connections.
  */
 @Singleton
 public class Engine {
@@ -61,7 +69,9 @@ public class Engine {
         return new HotTier(config.dataDir(), config.indexDir());
     }
 
-    void closeHotTier(@Disposes HotTier hot) {
+    void closeHotTier(@Disposes HotTier hot, ServiceThreads threads) {
+        // No read of ours may be inside RocksDB when it closes; stop() is idempotent and bounded.
+        threads.stop();
         hot.close();
     }
 
@@ -79,6 +89,15 @@ public class Engine {
 
     void closeWatcher(@Disposes AppendWatcher watcher) {
         watcher.close();
+    }
+
+    /** The first step of stopping; see the class comment. */
+    void stopping(@Observes ShutdownEvent event, AppendWatcher watcher, ServiceThreads threads) {
+        long started = System.nanoTime();
+        watcher.close();
+        threads.stop();
+        LOG.infof("stopping: waiting readers answered and read threads stopped in %d ms",
+                (System.nanoTime() - started) / 1_000_000);
     }
 
     private static void createDirectory(java.nio.file.Path dir) {

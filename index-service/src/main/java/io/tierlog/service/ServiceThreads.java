@@ -2,9 +2,12 @@ package io.tierlog.service;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -21,18 +24,32 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       event loop never blocks and a waiting reader holds no thread. The queue is unbounded but holds only small
  *       tasks (one read step each).</li>
  * </ul>
+ *
+ * <p>Stopping ({@link #stop}, idempotent, also called by {@link Engine} before it closes the index): new tasks are
+ * refused, the read steps already queued or running get up to {@link #STOP_GRACE} to finish (each is one bounded
+ * read), then whatever is left is interrupted and given {@link #STOP_GRACE} once more. A task offered after stop is
+ * dropped with a debug line instead of throwing {@link java.util.concurrent.RejectedExecutionException} into an
+ * event loop or a future chain: it belongs to a connection the stopping HTTP server is closing anyway. When stop
+ * returns normally, no read of ours is still touching the index, so it may be closed.
  */
 @Singleton
 public class ServiceThreads {
+    private static final Logger LOG = Logger.getLogger(ServiceThreads.class);
+    /** Per phase of {@link #stop}: far longer than one read step, short enough for a prompt exit. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
     private final ScheduledThreadPoolExecutor timers;
     private final ThreadPoolExecutor reads;
 
     public ServiceThreads() {
-        timers = new ScheduledThreadPoolExecutor(1, named("tierlog-timer"));
+        timers = new ScheduledThreadPoolExecutor(1, named("tierlog-timer"), dropWhenStopped("timer"));
         timers.setRemoveOnCancelPolicy(true);
+        // Pending deadlines (long-poll timeouts, heartbeats, the tail poller) are not work to finish at shutdown.
+        timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        timers.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
         int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
         reads = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                named("tierlog-read"));
+                named("tierlog-read"), dropWhenStopped("read"));
     }
 
     public ScheduledExecutorService timers() {
@@ -43,10 +60,48 @@ public class ServiceThreads {
         return reads;
     }
 
+    /**
+     * Stops both pools: see the class comment. Returns after the read pool has terminated or after at most
+     * twice {@link #STOP_GRACE}; logs a warning naming the pool if threads are still running then.
+     */
     @PreDestroy
-    void stop() {
-        timers.shutdownNow();
-        reads.shutdownNow();
+    public synchronized void stop() {
+        if (reads.isTerminated() && timers.isTerminated()) {
+            return;
+        }
+        timers.shutdown();
+        reads.shutdown();
+        try {
+            awaitOrInterrupt(reads, "read");
+            awaitOrInterrupt(timers, "timer");
+        } catch (InterruptedException e) {
+            reads.shutdownNow();
+            timers.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitOrInterrupt(ThreadPoolExecutor pool, String name) throws InterruptedException {
+        if (pool.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+            return;
+        }
+        int dropped = pool.shutdownNow().size();
+        if (!pool.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+            LOG.warnf("stopping: %d %s threads still busy after %d s (interrupted); closing the index anyway",
+                    pool.getActiveCount(), name, 2 * STOP_GRACE.toSeconds());
+        } else if (dropped > 0) {
+            LOG.infof("stopping: %d queued %s tasks dropped after %d s", dropped, name, STOP_GRACE.toSeconds());
+        }
+    }
+
+    private static RejectedExecutionHandler dropWhenStopped(String pool) {
+        return (task, executor) -> {
+            if (!executor.isShutdown()) {
+                // Unreachable with an unbounded queue; kept so a future bound cannot silently lose work.
+                throw new java.util.concurrent.RejectedExecutionException(pool + " pool refused a task");
+            }
+            LOG.debugf("stopping: %s task dropped", pool);
+        };
     }
 
     private static ThreadFactory named(String prefix) {

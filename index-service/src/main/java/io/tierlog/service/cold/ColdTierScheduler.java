@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
 public class ColdTierScheduler {
     private static final Logger LOG = Logger.getLogger(ColdTierScheduler.class);
 
+    /** How long stopping waits for a running pass to notice its interrupt. */
+    static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
     private final TieredStorage storage;
     private final TierlogConfig config;
     private ScheduledExecutorService executor;
@@ -71,9 +74,24 @@ public class ColdTierScheduler {
         }, ms, ms, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Interrupts a running pass and waits up to {@link #STOP_GRACE} for it to end, so the object store and the
+     * tiered storage are not closed under an upload. A pass that ignores the interrupt is logged and left: the
+     * thread is a daemon, and an upload cut short is uploaded again by a later pass under a new upload id while the
+     * orphan collector removes the partial objects (docs/adr/0004-tiered-storage.md, "Crash at any step").
+     */
     void stop(@Observes ShutdownEvent event) {
-        if (executor != null) {
-            executor.shutdownNow();
+        if (executor == null) {
+            return;
+        }
+        executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warnf("stopping: a cold tier pass is still running after %d s; closing the cold tier anyway",
+                        STOP_GRACE.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,12 @@ import java.util.function.ToLongFunction;
  *
  * <p>A waiter is completed with {@code true} once the end exceeds its offset, with {@code false} at its timeout,
  * and never blocks a thread while waiting. Thread-safe.
+ *
+ * <p>Shutdown: {@link #close} completes every waiter with {@code false} at once, so a waiting long-poll is answered
+ * (with what is there) and a waiting stream moves on, instead of each holding its connection until its timeout.
+ * After close no wake-ups happen and nothing is scheduled on the (possibly already stopped) scheduler: a new waiter
+ * completes with {@code false} at its timeout only. So a stream session that keeps stepping while the HTTP server
+ * winds down waits a heartbeat interval per step rather than spinning.
  */
 public final class AppendWatcher implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AppendWatcher.class);
@@ -32,6 +39,7 @@ public final class AppendWatcher implements AutoCloseable {
     private final Duration pollInterval;
     private final Map<TopicPartition, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private ScheduledFuture<?> poller;
+    private volatile boolean closed;
 
     private record Waiter(long offset, CompletableFuture<Boolean> future) {
     }
@@ -48,13 +56,28 @@ public final class AppendWatcher implements AutoCloseable {
      */
     public CompletableFuture<Boolean> awaitBeyond(TopicPartition tp, long offset, Duration timeout) {
         CompletableFuture<Boolean> future = new CompletableFuture<>();
+        // The JDK's own delayer thread, not the scheduler, so timeouts still fire while the service stops.
+        future.completeOnTimeout(false, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (closed) {
+            return future;
+        }
         Waiter w = new Waiter(offset, future);
         waiters.computeIfAbsent(tp, k -> ConcurrentHashMap.newKeySet()).add(w);
         future.whenComplete((r, e) -> remove(tp, w));
-        future.completeOnTimeout(false, timeout.toMillis(), TimeUnit.MILLISECONDS);
-        ensurePolling();
-        // An append that landed before we registered would otherwise wait for the next poll.
-        scheduler.execute(() -> check(tp));
+        if (closed) {
+            // close() ran between the check above and the registration and may have missed this waiter.
+            future.complete(false);
+            return future;
+        }
+        try {
+            ensurePolling();
+            // An append that landed before we registered would otherwise wait for the next poll.
+            scheduler.execute(() -> check(tp));
+        } catch (RejectedExecutionException stopping) {
+            // The scheduler stopped before close() (the service is stopping): no polling any more, so the waiter
+            // ends at close() or at its timeout. Not completed here, or a stream would step again at once, in a loop.
+            LOG.debugf("%s: scheduler stopped; waiter at offset %d ends at close or timeout", tp, offset);
+        }
         return future;
     }
 
@@ -78,6 +101,9 @@ public final class AppendWatcher implements AutoCloseable {
     }
 
     private synchronized void ensurePolling() {
+        if (closed) {
+            return;
+        }
         if (poller == null || poller.isDone()) {
             poller = scheduler.scheduleWithFixedDelay(this::pollAll, pollInterval.toMillis(), pollInterval.toMillis(),
                     TimeUnit.MILLISECONDS);
@@ -114,9 +140,25 @@ public final class AppendWatcher implements AutoCloseable {
         return waiters.size();
     }
 
+    /** Completes every waiter with {@code false} and stops polling; idempotent. See the class comment. */
     @Override
     public void close() {
-        waiters.values().forEach(set -> set.forEach(w -> w.future.complete(false)));
+        closed = true;
+        synchronized (this) {
+            if (poller != null) {
+                poller.cancel(false);
+                poller = null;
+            }
+        }
+        int woken = 0;
+        for (Set<Waiter> set : waiters.values()) {
+            for (Waiter w : set) {
+                woken += w.future.complete(false) ? 1 : 0;
+            }
+        }
         waiters.clear();
+        if (woken > 0) {
+            LOG.infof("stopping: answered %d waiting readers (long-polls and streams)", woken);
+        }
     }
 }
