@@ -20,12 +20,15 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -46,7 +49,11 @@ import java.util.stream.Stream;
  * <p>A fetched chunk is handed to its waiters, and kept in a small in-memory set of recent chunks
  * ({@code memoryChunks} of them, at least the read-ahead window), <em>before</em> it is written to disk: a
  * sequential reader consumes each chunk from memory as soon as its GET returns and never waits for, or reads back,
- * the cache file, which only serves later reads of the same data.
+ * the cache file, which only serves later reads of the same data. The disk write is queued to the cache's own
+ * writer thread, so neither the fetch threads (whose GETs are the read-ahead) nor a reader fetching on demand
+ * wait for a slow disk. The queue is bounded ({@code memoryChunks} writes); when it is full the fetching thread
+ * writes itself, so memory stays bounded and no chunk is silently left uncached. A chunk waiting to be written is
+ * served from the queue's copy.
  *
  * <p>Thread-safe.
  */
@@ -72,6 +79,9 @@ final class ChunkCache implements AutoCloseable {
      * it lands, and should not pay a disk read for it. Bounded by entries ({@code memoryChunks}). Guarded by itself.
      */
     private final LinkedHashMap<ChunkId, byte[]> recent;
+    /** Chunks queued for their disk write (at most the writer's queue plus one per running write). */
+    private final Map<ChunkId, byte[]> pendingWrites = new ConcurrentHashMap<>();
+    private final ThreadPoolExecutor writer;
 
     /**
      * @param maxInFlight  GETs outstanding at most (prefetches beyond it are dropped)
@@ -88,6 +98,15 @@ final class ChunkCache implements AutoCloseable {
         this.fetchers = fetchers;
         this.stats = stats;
         int recentMax = Math.max(memoryChunks, 2);
+        this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(recentMax), r -> {
+            Thread t = new Thread(r, "tierlog-cold-cache-writer");
+            t.setDaemon(true);
+            return t;
+        }, (task, pool) -> {
+            if (!pool.isShutdown()) {
+                task.run(); // queue full: the disk is slower than S3; write on the fetching thread (backpressure)
+            }
+        });
         this.recent = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
@@ -166,7 +185,7 @@ final class ChunkCache implements AutoCloseable {
     /** Whether chunk {@code index} of {@code key} is cached (in memory or on disk) or being fetched. */
     boolean fetchedOrInFlight(ObjectKey key, long index) {
         ChunkId id = new ChunkId(key, index);
-        if (inFlight.containsKey(id)) {
+        if (inFlight.containsKey(id) || pendingWrites.containsKey(id)) {
             return true;
         }
         synchronized (recent) {
@@ -185,6 +204,9 @@ final class ChunkCache implements AutoCloseable {
             return;
         }
         ChunkId id = new ChunkId(key, index);
+        if (pendingWrites.containsKey(id)) {
+            return;
+        }
         synchronized (recent) {
             if (recent.containsKey(id)) {
                 return;
@@ -213,6 +235,7 @@ final class ChunkCache implements AutoCloseable {
         synchronized (recent) {
             recent.remove(id);
         }
+        pendingWrites.remove(id);
         Integer size;
         synchronized (lru) {
             size = lru.remove(id);
@@ -248,7 +271,16 @@ final class ChunkCache implements AutoCloseable {
         // can leave the in-flight set before the (slower) disk write without anybody fetching it again.
         inFlight.remove(id, future);
         future.complete(bytes);
-        store(id, bytes);
+        storeLater(id, bytes);
+    }
+
+    private void storeLater(ChunkId id, byte[] bytes) {
+        pendingWrites.put(id, bytes);
+        try {
+            writer.execute(() -> store(id, bytes));
+        } catch (RejectedExecutionException e) {
+            pendingWrites.remove(id, bytes); // closing
+        }
     }
 
     private byte[] readCached(ChunkId id) {
@@ -257,6 +289,10 @@ final class ChunkCache implements AutoCloseable {
             if (hot != null) {
                 return hot;
             }
+        }
+        byte[] queued = pendingWrites.get(id);
+        if (queued != null) {
+            return queued;
         }
         synchronized (lru) {
             if (lru.get(id) == null) {
@@ -282,11 +318,18 @@ final class ChunkCache implements AutoCloseable {
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             // A full or broken cache disk degrades to uncached reads; it never fails the read.
-            LOG.warn("cold cache: cannot store chunk {} of {}: {}", id.index(), id.key(), e.toString());
+            if (!writer.isShutdown()) { // else interrupted by close(): nothing to report
+                LOG.warn("cold cache: cannot store chunk {} of {}: {}", id.index(), id.key(), e.toString());
+            }
             deleteQuietly(tmp);
+            pendingWrites.remove(id, bytes);
             return;
         }
         synchronized (lru) {
+            if (!pendingWrites.remove(id, bytes)) {
+                deleteQuietly(target); // invalidated (or the cache closed) while being written
+                return;
+            }
             Integer previous = lru.put(id, bytes.length);
             cachedBytes += bytes.length - (previous == null ? 0 : previous);
             Iterator<Map.Entry<ChunkId, Integer>> it = lru.entrySet().iterator();
@@ -323,9 +366,16 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    /** Removes every cached chunk (the executor belongs to the caller). */
+    /** Stops the disk writer and removes every cached chunk (the fetch executor belongs to the caller). */
     @Override
     public void close() {
+        writer.shutdownNow();
+        try {
+            writer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pendingWrites.clear();
         synchronized (recent) {
             recent.clear();
         }

@@ -96,7 +96,7 @@ final class ColdBatchDecoder {
         long maxTimestamp = b.getLong(MAX_TIMESTAMP_OFFSET);
         boolean logAppendTime = (attributes & LOG_APPEND_TIME_FLAG) != 0;
         int count = b.getInt(RECORD_COUNT_OFFSET);
-        Cursor c = new Cursor(b, from.position());
+        Cursor c = Cursor.over(batch, from.position());
         for (int i = from.index(); i < count; i++) {
             if (budget.full()) {
                 return new Progress(c.pos, i);
@@ -104,6 +104,9 @@ final class ColdBatchDecoder {
             int start = c.pos;
             int length = c.varint();
             int end = c.pos + length;
+            if (length < 0 || end > c.limit) {
+                throw new IllegalStateException("record " + i + " of " + length + " bytes runs past the batch");
+            }
             c.pos++; // record attributes: unused in v2
             long timestampDelta = c.varlong();
             long offset = baseOffset + c.varint();
@@ -154,21 +157,44 @@ final class ColdBatchDecoder {
         return null;
     }
 
-    /** Reads Kafka's zig-zag varints from a heap or direct buffer by absolute position. */
+    /**
+     * Reads Kafka's zig-zag varints and length-prefixed byte arrays from the batch's backing array (positions are
+     * relative to the batch start), never past the batch's end.
+     */
     private static final class Cursor {
-        private final ByteBuffer buf;
+        private final byte[] bytes;
+        private final int base;
+        final int limit;
         int pos;
 
-        Cursor(ByteBuffer buf, int pos) {
-            this.buf = buf;
+        private Cursor(byte[] bytes, int base, int limit, int pos) {
+            this.bytes = bytes;
+            this.base = base;
+            this.limit = limit;
             this.pos = pos;
+        }
+
+        static Cursor over(ByteBuffer batch, int pos) {
+            if (batch.hasArray()) {
+                return new Cursor(batch.array(), batch.arrayOffset() + batch.position(), batch.remaining(), pos);
+            }
+            byte[] copy = new byte[batch.remaining()];
+            batch.duplicate().get(copy);
+            return new Cursor(copy, 0, copy.length, pos);
+        }
+
+        private byte next() {
+            if (pos >= limit) {
+                throw new IllegalStateException("record runs past the batch end at " + pos);
+            }
+            return bytes[base + pos++];
         }
 
         int varint() {
             int raw = 0;
             int shift = 0;
             while (true) {
-                byte b = buf.get(pos++);
+                byte b = next();
                 raw |= (b & 0x7F) << shift;
                 if (b >= 0) {
                     break;
@@ -185,7 +211,7 @@ final class ColdBatchDecoder {
             long raw = 0;
             int shift = 0;
             while (true) {
-                byte b = buf.get(pos++);
+                byte b = next();
                 raw |= (long) (b & 0x7F) << shift;
                 if (b >= 0) {
                     break;
@@ -203,8 +229,11 @@ final class ColdBatchDecoder {
             if (n < 0) {
                 return null;
             }
+            if (n > limit - pos) {
+                throw new IllegalStateException(n + " bytes announced at " + pos + " run past the batch end");
+            }
             byte[] out = new byte[n];
-            buf.get(pos, out);
+            System.arraycopy(bytes, base + pos, out, 0, n);
             pos += n;
             return out;
         }

@@ -167,12 +167,11 @@ public final class ColdReader {
         ColdBatchDecoder.Budget budget = new ColdBatchDecoder.Budget(maxRecords, maxBytes);
         long want = offset;
         List<ColdSegment> segments = m.segments();
-        Optional<ColdSegment> first = m.segmentFor(want);
-        if (first.isEmpty()) {
+        int index = m.segmentIndexFor(want);
+        if (index < 0) {
             return new ReadResult(List.of(), offset);
         }
-        int index = segments.indexOf(first.get());
-        Resume resume = resumeHint(tp, offset, first.get());
+        Resume resume = resumeHint(tp, offset, segments.get(index));
         while (index < segments.size() && !budget.full()) {
             ColdSegment s = segments.get(index);
             SegmentWalk walk;

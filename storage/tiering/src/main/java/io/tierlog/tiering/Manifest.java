@@ -69,6 +69,12 @@ public record Manifest(long version, long logStartOffset, List<ColdSegment> segm
 
     /** The cold segment holding {@code offset}. */
     public Optional<ColdSegment> segmentFor(long offset) {
+        int i = segmentIndexFor(offset);
+        return i < 0 ? Optional.empty() : Optional.of(segments.get(i));
+    }
+
+    /** The index in {@link #segments()} of the cold segment holding {@code offset}, or -1 (binary search). */
+    public int segmentIndexFor(long offset) {
         int lo = 0;
         int hi = segments.size() - 1;
         while (lo <= hi) {
@@ -79,10 +85,10 @@ public record Manifest(long version, long logStartOffset, List<ColdSegment> segm
             } else if (offset > s.lastOffset()) {
                 lo = mid + 1;
             } else {
-                return Optional.of(s);
+                return mid;
             }
         }
-        return Optional.empty();
+        return -1;
     }
 
     /** True if this manifest references {@code key} as a segment or a sidecar. */

@@ -15,8 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@link ColdBatchDecoder} against {@link RecordBatchCodec#decode} (kafka-clients' parser) on real encoded batches. */
 class ColdBatchDecoderTest {
@@ -100,6 +102,27 @@ class ColdBatchDecoderTest {
         assertThat(rest).extracting(LogRecord::offset).containsExactlyElementsOf(range(520, 550));
         assertThat(new String(rest.get(0).key(), StandardCharsets.UTF_8)).isEqualTo("k20");
         assertThat(rest.get(0).timestamp()).isEqualTo(1020L);
+    }
+
+    @Test
+    void aRecordRunningPastTheBatchEndIsAnErrorNotARead() {
+        ByteBuffer batch = randomBatch(0, 3);
+        // Cut the batch's last 10 bytes and fix its length field and CRC: CRC-valid, but its last record is short.
+        ByteBuffer cut = ByteBuffer.allocate(batch.remaining() - 10);
+        cut.put(batch.duplicate().limit(batch.position() + batch.remaining() - 10)).flip();
+        cut.putInt(RecordBatchCodec.LENGTH_OFFSET, cut.remaining() - RecordBatchCodec.LOG_OVERHEAD);
+        CRC32C crc = new CRC32C();
+        crc.update(cut.duplicate().position(RecordBatchCodec.CRC_START_OFFSET));
+        cut.putInt(RecordBatchCodec.CRC_OFFSET, (int) crc.getValue());
+        assertThat(RecordBatchCodec.validate(cut.duplicate())).as("CRC-valid, structurally broken").isNull();
+
+        // Followed by other bytes in the same array, as a batch inside a chunk is: they must not be read.
+        ByteBuffer inChunk = ByteBuffer.allocate(cut.remaining() + 4096);
+        inChunk.put(cut.duplicate()).flip();
+        List<LogRecord> out = new ArrayList<>();
+        assertThatThrownBy(() -> ColdBatchDecoder.decode(inChunk, ColdBatchDecoder.Progress.START, 0,
+                new ColdBatchDecoder.Budget(100, Integer.MAX_VALUE), out))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("past the batch");
     }
 
     private static List<Long> range(long from, long to) {
