@@ -26,11 +26,12 @@ import java.time.Clock;
  * Builds the engine's parts once, from {@link TierlogConfig}: the produce path ({@link IngestService}, the
  * code the Lambda runs), the tier-agnostic read path, the append watcher and the threads they use.
  *
- * <p>Stopping, in this order: on {@link ShutdownEvent} the append watcher answers every waiting long-poll and
- * wakes every waiting stream ({@link AppendWatcher#close}), then {@link ServiceThreads#stop} lets the read steps
- * already queued (those answers among them) finish, within a bound; only after that is the RocksDB index closed
- * (the {@link HotTier} disposer stops the threads again first, as CDI does not order the destruction of
- * singletons). Streams end when the HTTP server closes their connections.
+ * <p>Stopping, in this order. Quarkus closes the HTTP server first: open streams and waiting long-polls lose their
+ * connections then (an SSE client resumes elsewhere with {@code Last-Event-ID}; ServiceShutdownIT shows both end
+ * promptly). Then, on {@link ShutdownEvent}, the append watcher releases every waiter still registered and stops
+ * polling ({@link AppendWatcher#close}), and {@link ServiceThreads#stop} lets the read steps already queued finish,
+ * within a bound. Only after that is the RocksDB index closed: the {@link HotTier} disposer stops the threads again
+ * first (a no-op by then), as CDI does not order the destruction of singletons.
  */
 @Singleton
 public class Engine {
@@ -96,7 +97,7 @@ public class Engine {
         long started = System.nanoTime();
         watcher.close();
         threads.stop();
-        LOG.infof("stopping: waiting readers answered and read threads stopped in %d ms",
+        LOG.infof("stopping: waiters released and read threads stopped in %d ms",
                 (System.nanoTime() - started) / 1_000_000);
     }
 

@@ -25,11 +25,11 @@ import java.util.function.ToLongFunction;
  * <p>A waiter is completed with {@code true} once the end exceeds its offset, with {@code false} at its timeout,
  * and never blocks a thread while waiting. Thread-safe.
  *
- * <p>Shutdown: {@link #close} completes every waiter with {@code false} at once, so a waiting long-poll is answered
- * (with what is there) and a waiting stream moves on, instead of each holding its connection until its timeout.
- * After close no wake-ups happen and nothing is scheduled on the (possibly already stopped) scheduler: a new waiter
- * completes with {@code false} at its timeout only. So a stream session that keeps stepping while the HTTP server
- * winds down waits a heartbeat interval per step rather than spinning.
+ * <p>Shutdown: {@link #close} completes every waiter with {@code false} at once, so no continuation is left waiting
+ * out its timeout (a long-poll whose connection is still open is answered with what is there). After close no
+ * wake-ups happen and nothing is scheduled on the (possibly already stopped) scheduler: a new waiter completes with
+ * {@code false} at its timeout only, so a stream session that keeps stepping while the service winds down waits a
+ * heartbeat interval per step rather than spinning.
  */
 public final class AppendWatcher implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AppendWatcher.class);
@@ -158,7 +158,7 @@ public final class AppendWatcher implements AutoCloseable {
         }
         waiters.clear();
         if (woken > 0) {
-            LOG.infof("stopping: answered %d waiting readers (long-polls and streams)", woken);
+            LOG.infof("stopping: released %d waiting readers (long-polls and streams)", woken);
         }
     }
 }

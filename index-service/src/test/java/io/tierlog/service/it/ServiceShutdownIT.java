@@ -39,11 +39,12 @@ import static org.assertj.core.api.Assertions.fail;
  * fast as the client reads (reads in flight on the read pool), and a long-poll fetch at the highWatermark with
  * {@code waitMs=30000}. {@link Process#destroy()} sends SIGTERM.
  *
- * <p>Asserted: the process exits within {@link #STOP_BOUND} (measured 0.3 to 1.6 s on the shared 2-core machine)
- * with 143 (Quarkus' SIGTERM exit) or 0; both streams end (end of stream or a reset, not a client timeout); the
- * long-poll is answered or its connection closed within the bound instead of waiting out its 30 s; the service
- * logged its own stop steps and "stopped in"; and the log has no ERROR line and no stack trace (a read racing the
- * RocksDB close, a task rejected by a stopped pool, a JVM crash would each leave one).
+ * <p>Asserted: the process exits within {@link #STOP_BOUND} (in this test 0.28 to 0.55 s after SIGTERM, on the shared
+ * 2-core machine at load average 8 to 10) with 143 (Quarkus' SIGTERM exit) or 0; both streams end (end of stream or
+ * a reset, not a client timeout); the long-poll is answered or its connection closed within the bound instead of
+ * waiting out its 30 s (today: closed, as Quarkus closes the HTTP server before the service's own stop steps); the
+ * service logged its own stop step and "stopped in"; and the log has no ERROR line and no stack trace (a read racing
+ * the RocksDB close, a task rejected by a stopped pool, a JVM crash would each leave one).
  *
  * <p>That the long-poll and the waiting stream are registered with the append watcher before SIGTERM is inferred,
  * not observed: the service offers no such signal, so the test sends the long-poll and then waits for two more
@@ -135,7 +136,7 @@ class ServiceShutdownIT {
         }
 
         String log = Files.readString(serviceLog);
-        assertThat(log).as("log " + serviceLog).contains("stopping: waiting readers answered", "stopped in");
+        assertThat(log).as("log " + serviceLog).contains("stopping: waiters released", "stopped in");
         assertThat(log.lines().filter(l -> l.contains(" ERROR ") || l.startsWith("\tat ") || l.contains("hs_err")))
                 .as("ERROR lines and stack traces in " + serviceLog).isEmpty();
     }
