@@ -115,20 +115,19 @@ public class RecordsResource {
         int maxBytes = (int) Requests.queryLong(maxBytesParam, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE);
         long waitMs = Requests.queryLong(waitMsParam, "waitMs", 0, 0, MAX_WAIT_MS);
         Encoding encoding = PartitionRequests.encoding(encodingParam);
+        // The read and the rendering both happen inside the pool task. A stage chained with thenCompose would run
+        // on whichever thread attaches it when the task is already done, which is often the event loop.
         return CompletableFuture.supplyAsync(() -> {
+            long start = System.nanoTime();
             TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-            return tp;
-        }, readPool).thenCompose(tp -> {
             FetchResult first = reads.fetch(tp, offset, maxRecords, maxBytes);
             if (!first.records().isEmpty() || waitMs == 0) {
-                return CompletableFuture.completedFuture(respond(tp, first, encoding, System.nanoTime()));
+                return CompletableFuture.completedFuture(respond(tp, first, encoding, start));
             }
             return watcher.awaitBeyond(tp, offset, Duration.ofMillis(waitMs))
-                    .thenApplyAsync(arrived -> {
-                        long start = System.nanoTime();
-                        return respond(tp, reads.fetch(tp, offset, maxRecords, maxBytes), encoding, start);
-                    }, readPool);
-        });
+                    .thenApplyAsync(arrived -> respond(tp, reads.fetch(tp, offset, maxRecords, maxBytes), encoding,
+                            System.nanoTime()), readPool);
+        }, readPool).thenCompose(response -> response);
     }
 
     private Response respond(TopicPartition tp, FetchResult result, Encoding encoding, long startNanos) {
