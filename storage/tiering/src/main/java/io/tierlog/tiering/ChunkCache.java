@@ -51,14 +51,18 @@ import java.util.stream.Stream;
  * sequential reader consumes each chunk from memory as soon as its GET returns and never waits for, or reads back,
  * the cache file, which only serves later reads of the same data. The disk write is queued to the cache's own
  * writer thread, so neither the fetch threads (whose GETs are the read-ahead) nor a reader fetching on demand
- * wait for a slow disk. The queue is bounded ({@code memoryChunks} writes); when it is full the fetching thread
- * writes itself, so memory stays bounded and no chunk is silently left uncached. A chunk waiting to be written is
- * served from the queue's copy.
+ * wait for a slow disk. The queue is bounded by {@link #MAX_PENDING_WRITE_BYTES} (or {@code memoryChunks} chunks,
+ * if more); a chunk arriving while it is full is not cached on disk (counted in
+ * {@link TieringStats#cacheWritesDropped()}), so a disk slower than the object store costs later re-reads a GET,
+ * never the replay its throughput. A chunk waiting to be written is served from the queue's copy.
  *
  * <p>Thread-safe.
  */
 final class ChunkCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChunkCache.class);
+
+    /** Bytes of chunks waiting for their disk write, at most (unless {@code memoryChunks} chunks are more). */
+    static final long MAX_PENDING_WRITE_BYTES = 32L * 1024 * 1024;
 
     private record ChunkId(ObjectKey key, long index) {
     }
@@ -98,15 +102,12 @@ final class ChunkCache implements AutoCloseable {
         this.fetchers = fetchers;
         this.stats = stats;
         int recentMax = Math.max(memoryChunks, 2);
-        this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(recentMax), r -> {
+        int pendingMax = (int) Math.max(recentMax, MAX_PENDING_WRITE_BYTES / chunkBytes);
+        this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(pendingMax), r -> {
             Thread t = new Thread(r, "tierlog-cold-cache-writer");
             t.setDaemon(true);
             return t;
-        }, (task, pool) -> {
-            if (!pool.isShutdown()) {
-                task.run(); // queue full: the disk is slower than S3; write on the fetching thread (backpressure)
-            }
-        });
+        }, new ThreadPoolExecutor.AbortPolicy());
         this.recent = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
@@ -279,7 +280,13 @@ final class ChunkCache implements AutoCloseable {
         try {
             writer.execute(() -> store(id, bytes));
         } catch (RejectedExecutionException e) {
-            pendingWrites.remove(id, bytes); // closing
+            // The disk is behind (or the cache is closing): leave this chunk uncached rather than hold a fetch
+            // thread, and with it the read-ahead, for a slow disk.
+            pendingWrites.remove(id, bytes);
+            if (!writer.isShutdown()) {
+                stats.cacheWriteDropped();
+                LOG.debug("cold cache: disk writes behind; chunk {} of {} not cached", id.index(), id.key());
+            }
         }
     }
 

@@ -35,10 +35,15 @@ import java.util.concurrent.RejectedExecutionException;
  * <h2>Read path</h2>
  * The offset is resolved to a cold segment by the (cached) manifest, to a byte position by the segment's
  * sidecar (one small GET, cached in memory), then batches are read from the segment object in fixed-size chunks
- * through the {@link ChunkCache}. Each chunk touched schedules ranged GETs of the next {@code readAheadChunks}
- * chunks (continuing into the next segment, whose sidecar is then fetched in the background too), so a sequential
- * replay finds its next chunks already fetched, with several GETs in flight, instead of paying one round trip per
- * chunk, and crosses segment boundaries without a pipeline bubble.
+ * through the {@link ChunkCache}. Each chunk touched schedules ranged GETs of the next
+ * {@value #LOOKAHEAD_FACTOR} x {@code readAheadChunks} chunks (continuing into the next segment, whose sidecar is
+ * then fetched in the background too), so a sequential replay finds its next chunks already fetched, with several
+ * GETs in flight, instead of paying one round trip per chunk, and crosses segment boundaries without a pipeline
+ * bubble. How many of those GETs run at once is the fetch executor's size ({@code fetchThreads}); the window is
+ * deeper than that on purpose: a reader busy decoding falls behind its GETs now and then, and with a window only as
+ * deep as the GETs in flight, every landed-but-unread chunk would be one GET fewer on the wire (measured: with an
+ * 8-chunk window and 8 fetch threads the replay waited on about a quarter of its chunks, each time with all 8 in
+ * flight, and spent the rest of its time with the network partly idle).
  *
  * <h2>Sequential replay</h2>
  * A read that stops inside a segment leaves a resume hint keyed by its {@code nextOffset}: the batch holding that
@@ -69,6 +74,8 @@ public final class ColdReader {
     private static final Logger LOG = LoggerFactory.getLogger(ColdReader.class);
     private static final int SIDECARS_CACHED = 1024;
     static final int RESUME_HINTS = 1024;
+    /** Read-ahead window, in multiples of {@code readAheadChunks} (see the class comment). */
+    static final int LOOKAHEAD_FACTOR = 2;
 
     private final ObjectStore store;
     private final ManifestStore manifests;
@@ -93,14 +100,15 @@ public final class ColdReader {
             });
 
     /**
-     * @param readAhead  chunks fetched ahead of a sequential reader (0: none, and no sidecar prefetch either)
+     * @param readAhead  read-ahead depth: {@value #LOOKAHEAD_FACTOR} x this many chunks are requested ahead of a
+     *                   sequential reader (0: none, and no sidecar prefetch either)
      * @param background runs sidecar prefetches (the chunk cache has its own fetch executor)
      */
     ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, int readAhead, Executor background) {
         this.store = store;
         this.manifests = manifests;
         this.chunks = chunks;
-        this.readAhead = readAhead;
+        this.readAhead = readAhead * LOOKAHEAD_FACTOR;
         this.background = background;
     }
 
@@ -189,7 +197,14 @@ public final class ColdReader {
                 ColdBatchDecoder.Progress from = resume != null && b.info().position() == resume.position()
                         ? resume.progress() : ColdBatchDecoder.Progress.START;
                 resume = null;
-                ColdBatchDecoder.Progress stop = ColdBatchDecoder.decode(b.bytes(), from, want, budget, out);
+                ColdBatchDecoder.Progress stop;
+                try {
+                    stop = ColdBatchDecoder.decode(b.bytes(), from, want, budget, out);
+                } catch (IllegalStateException e) {
+                    // CRC-valid yet malformed records: written so by a bug, not damaged since; never served.
+                    throw new CorruptLogException(tp + " cold segment " + s.segmentKey(), b.info().position(),
+                            e.getMessage());
+                }
                 if (!out.isEmpty()) {
                     want = out.get(out.size() - 1).offset() + 1;
                 }

@@ -64,9 +64,12 @@ public final class TieredStorage implements AutoCloseable {
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
-        int maxInFlight = config.fetchThreads() * 2;
+        // Fetches requested (running or queued) at most: the read-ahead window and a demand GET, or twice the
+        // fetch threads; memory holds those plus the chunk being read.
+        int maxInFlight = Math.max(config.fetchThreads() * 2,
+                config.readAheadChunks() * ColdReader.LOOKAHEAD_FACTOR + 1);
         this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), maxInFlight,
-                Math.max(maxInFlight, config.readAheadChunks()) + 2, store, fetchers, stats);
+                maxInFlight + 2, store, fetchers, stats);
         this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks(), fetchers);
         this.restorer = new ColdRestorer(dataDir, topics, store, manifests);
     }

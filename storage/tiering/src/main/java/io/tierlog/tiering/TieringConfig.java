@@ -14,7 +14,9 @@ import java.time.Duration;
  * @param indexIntervalBytes bytes between sidecar entries
  * @param chunkBytes         size of a ranged GET and of a cache entry
  * @param cacheBytes         bound of the on-disk chunk cache
- * @param readAheadChunks    chunks fetched ahead of a sequential cold reader
+ * @param readAheadChunks    read-ahead depth of a sequential cold reader: twice this many chunks are requested
+ *                           ahead of it (at most {@code fetchThreads} of them at once), and about as many chunks
+ *                           are held in memory per node ({@code tierlog.tiering.read-ahead-chunks})
  * @param fetchThreads       GETs in flight at most (the read-ahead executor's size)
  * @param backoffBase        first retry delay after the store was unavailable
  * @param backoffCap         largest retry delay

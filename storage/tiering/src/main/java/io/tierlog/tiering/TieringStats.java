@@ -21,6 +21,7 @@ public final class TieringStats {
     private final LongAdder coldSegmentsDeleted = new LongAdder();
     private final LongAdder cacheHits = new LongAdder();
     private final LongAdder cacheMisses = new LongAdder();
+    private final LongAdder cacheWritesDropped = new LongAdder();
     private final LongAdder rangeGets = new LongAdder();
     private final LongAdder rangeGetBytes = new LongAdder();
 
@@ -75,6 +76,11 @@ public final class TieringStats {
         return cacheMisses.sum();
     }
 
+    /** Fetched chunks not written to the on-disk cache because its disk writes were behind. */
+    public long cacheWritesDropped() {
+        return cacheWritesDropped.sum();
+    }
+
     /** Ranged GETs of segment chunks issued to the store, and their bytes. */
     public long rangeGets() {
         return rangeGets.sum();
@@ -121,6 +127,10 @@ public final class TieringStats {
 
     void cacheMiss() {
         cacheMisses.increment();
+    }
+
+    void cacheWriteDropped() {
+        cacheWritesDropped.increment();
     }
 
     void rangeGet(long bytes) {
