@@ -99,7 +99,11 @@ public interface TierlogConfig {
         @WithDefault("536870912")
         long cacheBytes();
 
-        /** Chunks fetched ahead of a sequential cold reader. */
+        /**
+         * Read-ahead depth of a sequential cold reader: twice this many chunks are requested ahead of it (at most
+         * {@code fetch-threads} GETs at once), so that it never leaves the network idle while it decodes; about as
+         * many chunks (2 x this + 3) are held in memory per node.
+         */
         @WithDefault("8")
         int readAheadChunks();
 
