@@ -205,7 +205,9 @@ final class ChunkCache implements AutoCloseable {
             return;
         }
         ChunkId id = new ChunkId(key, index);
-        if (pendingWrites.containsKey(id)) {
+        // In flight first: a fetch puts its chunk into `recent` before it leaves `inFlight`, so looking in this
+        // order a fetch completing meanwhile is seen in one place or the other, never fetched twice.
+        if (inFlight.containsKey(id) || pendingWrites.containsKey(id)) {
             return;
         }
         synchronized (recent) {
