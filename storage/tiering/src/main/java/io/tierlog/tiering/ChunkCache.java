@@ -108,7 +108,10 @@ final class ChunkCache implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }, new ThreadPoolExecutor.AbortPolicy());
-        this.recent = new LinkedHashMap<>(16, 0.75f, true) {
+        // In fetch order, not access order: a reader that lags behind its read-ahead keeps touching chunks it has
+        // read, and access order would then evict the prefetched chunks it has not read yet (measured: up to 10%
+        // of the GETs of a replay were repeated). In fetch order the chunks read first leave first.
+        this.recent = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
                 return size() > recentMax;

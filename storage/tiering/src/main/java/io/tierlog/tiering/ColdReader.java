@@ -282,6 +282,12 @@ public final class ColdReader {
             } catch (CompletionException | CancellationException e) {
                 // A failed background fetch is not this read's failure: fetch it ourselves below.
             }
+        } else {
+            // A prefetch caches its sidecar before it leaves sidecarFetches: it may have finished meanwhile.
+            cached = sidecars.get(s.indexKey());
+            if (cached != null) {
+                return cached;
+            }
         }
         return fetchSidecar(s);
     }
@@ -299,7 +305,8 @@ public final class ColdReader {
 
     /** Starts fetching {@code s}'s sidecar in the background unless it is cached or already being fetched. */
     void prefetchSidecar(ColdSegment s) {
-        if (sidecars.containsKey(s.indexKey())) {
+        // In flight first, then cached: a prefetch finishing between the two looks is seen by one of them.
+        if (sidecarFetches.containsKey(s.indexKey()) || sidecars.containsKey(s.indexKey())) {
             return;
         }
         CompletableFuture<SegmentSidecar> mine = new CompletableFuture<>();
