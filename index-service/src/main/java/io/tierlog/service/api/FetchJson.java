@@ -66,9 +66,11 @@ public final class FetchJson {
                 out.write(EVENT_RECORD);
                 out.write(DATA);
                 int start = out.size();
-                RecordJson.write(g, tp.topic(), tp.partition(), r, encoding);
+                boolean lineBreaks = RecordJson.write(g, tp.topic(), tp.partition(), r, encoding);
                 g.flush();
-                out.splitLines(start);
+                if (lineBreaks) {
+                    out.splitLines(start);
+                }
                 out.write('\n');
                 out.write('\n');
             }

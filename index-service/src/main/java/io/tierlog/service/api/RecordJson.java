@@ -39,8 +39,15 @@ public final class RecordJson {
     private RecordJson() {
     }
 
-    public static void write(JsonGenerator g, String topic, int partition, LogRecord r, Encoding encoding)
+    /**
+     * Writes one record object.
+     *
+     * @return whether the output may hold a raw line break: true only when a stored value embedded as is
+     *     contains CR or LF between its tokens (everything else Jackson writes escaped)
+     */
+    public static boolean write(JsonGenerator g, String topic, int partition, LogRecord r, Encoding encoding)
             throws IOException {
+        boolean lineBreaks = false;
         g.writeStartObject();
         if (topic != null) {
             g.writeStringField("topic", topic);
@@ -65,7 +72,7 @@ public final class RecordJson {
                 g.writeBinary(key);
                 g.writeStringField("keyEncoding", "base64");
             }
-            writeJsonValue(g, r.value());
+            lineBreaks = writeJsonValue(g, r.value());
         }
         g.writeFieldName(HEADERS);
         g.writeStartObject();
@@ -80,13 +87,15 @@ public final class RecordJson {
         }
         g.writeEndObject();
         g.writeEndObject();
+        return lineBreaks;
     }
 
-    private static void writeJsonValue(JsonGenerator g, byte[] value) throws IOException {
+    /** Writes the value field; returns whether the value was embedded as is and contains CR or LF. */
+    private static boolean writeJsonValue(JsonGenerator g, byte[] value) throws IOException {
         g.writeFieldName(VALUE);
         if (value == null) {
             g.writeNull();
-            return;
+            return false;
         }
         int from = 0;
         int to = value.length;
@@ -96,13 +105,63 @@ public final class RecordJson {
         while (to > from && isSpace(value[to - 1])) {
             to--;
         }
-        if (from < to && Utf8.isValid(value, from, to) && isOneJsonValue(value, from, to)) {
+        boolean plainString = isPlainAsciiJsonString(value, from, to);
+        if (plainString || (from < to && Utf8.isValid(value, from, to) && isOneJsonValue(value, from, to))) {
             // Stored values are usually trimmed already (the produce path stores compact JSON text): no copy then.
             g.writeRawValue(new RawUtf8(from == 0 && to == value.length ? value : Arrays.copyOfRange(value, from, to)));
-        } else {
-            g.writeBinary(value);
-            g.writeStringField("valueEncoding", "base64");
+            return !plainString && containsLineBreak(value, from, to);
         }
+        g.writeBinary(value);
+        g.writeStringField("valueEncoding", "base64");
+        return false;
+    }
+
+    /**
+     * Whether {@code bytes[from, to)} is certainly one valid JSON string of ASCII characters: quoted, no control
+     * character, no unescaped quote, only JSON's escapes. One pass, no parser: the common value (a JSON string)
+     * needs nothing more. False means "not shown here", and the caller asks the full UTF-8 and JSON checks.
+     */
+    static boolean isPlainAsciiJsonString(byte[] bytes, int from, int to) {
+        int last = to - 1;
+        if (to - from < 2 || bytes[from] != '"' || bytes[last] != '"') {
+            return false;
+        }
+        for (int i = from + 1; i < last; i++) {
+            byte c = bytes[i];
+            if (c < 0x20 || c == '"') {
+                return false;     // control character, non-ASCII (negative) byte, or a quote ending it early
+            }
+            if (c == '\\') {
+                if (i + 1 >= last) {
+                    return false;
+                }
+                byte e = bytes[++i];
+                if (e == 'u') {
+                    if (i + 4 >= last) {
+                        return false;
+                    }
+                    for (int k = 1; k <= 4; k++) {
+                        if (Character.digit(bytes[i + k], 16) < 0) {
+                            return false;
+                        }
+                    }
+                    i += 4;
+                } else if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r'
+                        && e != 't') {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static boolean containsLineBreak(byte[] bytes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] == '\n' || bytes[i] == '\r') {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

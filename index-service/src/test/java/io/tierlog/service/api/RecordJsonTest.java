@@ -88,6 +88,31 @@ class RecordJsonTest {
         assertThat(valid).as("the sample has valid multi-byte sequences too").isGreaterThan(1000);
     }
 
+    @Test
+    void theFastStringCheckNeverAcceptsWhatTheParserRejects() {
+        Random random = new Random(7);
+        byte[] alphabet = "ab\"\\/unrt0F9 \u0001\t".getBytes(StandardCharsets.ISO_8859_1);
+        int accepted = 0;
+        for (int i = 0; i < 200_000; i++) {
+            byte[] b = new byte[2 + random.nextInt(10)];
+            b[0] = '"';
+            b[b.length - 1] = '"';
+            for (int j = 1; j < b.length - 1; j++) {
+                b[j] = random.nextInt(50) == 0 ? (byte) 0xC3 : alphabet[random.nextInt(alphabet.length)];
+            }
+            if (RecordJson.isPlainAsciiJsonString(b, 0, b.length)) {
+                accepted++;
+                assertThat(RecordJson.isOneJsonValue(b, 0, b.length)).as("%s", new String(b, StandardCharsets.ISO_8859_1))
+                        .isTrue();
+            }
+        }
+        assertThat(accepted).as("the sample has plain strings too").isGreaterThan(1000);
+        byte[] plain = bytes("\"plain \\\"text\\u00e9\"");
+        assertThat(RecordJson.isPlainAsciiJsonString(plain, 0, plain.length)).isTrue();
+        byte[] open = bytes("\"x\\\"");
+        assertThat(RecordJson.isPlainAsciiJsonString(open, 0, open.length)).as("escaped closing quote").isFalse();
+    }
+
     private static boolean jdkValid(byte[] b) {
         try {
             StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
