@@ -180,7 +180,7 @@ public final class ColdCommand implements Callable<Integer> {
                 + report.markdown(), StandardCharsets.UTF_8);
         log("results: " + dir.resolve(name + ".json") + " and .md");
         if (!noDocs) {
-            ColdDocs.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
+            ColdDocs.SECTION.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
             log("updated " + root.resolve("docs/BENCHMARKS.md"));
         }
         System.out.println(report.markdown());

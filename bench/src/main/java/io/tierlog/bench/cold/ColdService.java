@@ -5,16 +5,11 @@ import io.tierlog.bench.compare.ManagedProcess;
 import io.tierlog.bench.compare.Ports;
 
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One packaged index-service JVM ({@code java -jar quarkus-run.jar}) on 127.0.0.1 and a free port, with
@@ -67,53 +62,20 @@ final class ColdService implements AutoCloseable {
                 "-Dtierlog.tiering.read-ahead-chunks=" + read.readAheadChunks(),
                 "-Dtierlog.tiering.fetch-threads=" + read.fetchThreads(),
                 "-Dtierlog.tiering.cache-bytes=" + read.cacheBytes(),
-                "-Dtierlog.cold.store=s3",
                 "-Dtierlog.cold.s3.bucket=" + bucket,
                 "-Dtierlog.cold.s3.prefix=" + prefix,
-                "-Dquarkus.s3.endpoint-override=" + s3Endpoint,
-                "-Dquarkus.s3.path-style-access=true",
-                "-Dquarkus.s3.aws.region=" + EmbeddedS3.REGION,
-                "-Dquarkus.s3.aws.credentials.type=static",
-                "-Dquarkus.s3.aws.credentials.static-provider.access-key-id=" + EmbeddedS3.ACCESS_KEY,
-                "-Dquarkus.s3.aws.credentials.static-provider.secret-access-key=" + EmbeddedS3.SECRET_KEY,
-                "-jar", runJar.toAbsolutePath().toString()));
+                "-Dtierlog.cold.store=s3"));
+        cmd.addAll(EmbeddedS3.quarkusClientArgs(s3Endpoint));
+        cmd.addAll(List.of("-jar", runJar.toAbsolutePath().toString()));
         ManagedProcess process = ManagedProcess.start(name, cmd, runJar.getParent(), logFile);
         URI base = URI.create("http://127.0.0.1:" + port);
         try {
-            awaitReady(process, base);
+            process.awaitHttpOk(base.resolve("/q/health/ready"), READY_TIMEOUT);
         } catch (RuntimeException e) {
             process.close();
             throw e;
         }
         return new ColdService(process, base);
-    }
-
-    private static void awaitReady(ManagedProcess process, URI base) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("index-service exited during start; log " + process.logFile() + ":\n"
-                        + process.logTail(40));
-            }
-            try {
-                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(base.resolve("/q/health/ready"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 200) {
-                    return;
-                }
-            } catch (java.io.IOException notYet) {
-                // not listening yet: retry until the deadline
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the index-service", e);
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("index-service not ready within " + READY_TIMEOUT + "; log "
-                        + process.logFile() + ":\n" + process.logTail(40));
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-        }
     }
 
     URI baseUri() {

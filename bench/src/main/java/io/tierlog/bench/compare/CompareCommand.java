@@ -510,7 +510,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         log("results: " + dir.resolve(name + ".json") + " and .md (took " + took.toSeconds() + " s)");
         if (!noDocs) {
-            DocsTable.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
+            DocsTable.SECTION.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
             log("updated " + root.resolve("docs/BENCHMARKS.md"));
         }
         System.out.println(report.markdown());

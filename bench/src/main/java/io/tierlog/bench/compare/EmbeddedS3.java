@@ -8,6 +8,7 @@ import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.util.List;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,6 +59,17 @@ public final class EmbeddedS3 implements AutoCloseable {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
         return new EmbeddedS3(proxy, store, endpoint);
+    }
+
+    /** The index-service's {@code quarkus.s3.*} system properties for an S3 endpoint with these credentials. */
+    public static List<String> quarkusClientArgs(URI endpoint) {
+        return List.of(
+                "-Dquarkus.s3.endpoint-override=" + endpoint,
+                "-Dquarkus.s3.path-style-access=true",
+                "-Dquarkus.s3.aws.region=" + REGION,
+                "-Dquarkus.s3.aws.credentials.type=static",
+                "-Dquarkus.s3.aws.credentials.static-provider.access-key-id=" + ACCESS_KEY,
+                "-Dquarkus.s3.aws.credentials.static-provider.secret-access-key=" + SECRET_KEY);
     }
 
     public URI endpoint() {

@@ -2,12 +2,17 @@ package io.tierlog.bench.compare;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A child JVM (or any program) the benchmark started: output goes to a log file, and the process is stopped by
@@ -62,6 +67,38 @@ public final class ManagedProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while running " + name, e);
+        }
+    }
+
+    /**
+     * Waits until {@code GET url} answers 200 (e.g. a health endpoint), polling every 100 ms.
+     *
+     * @throws IllegalStateException with the log's tail if the process exits first or the deadline passes
+     */
+    public void awaitHttpOk(URI url, Duration timeout) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!isAlive()) {
+                throw new IllegalStateException(name + " exited during start; log " + logFile + ":\n" + logTail(40));
+            }
+            try {
+                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet: retry until the deadline
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + name, e);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " not ready within " + timeout + "; log " + logFile + ":\n"
+                        + logTail(40));
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
         }
     }
 

@@ -1,16 +1,11 @@
 package io.tierlog.bench.compare;
 
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Tierlog's index-service from the build ({@code java -jar index-service/target/quarkus-app/quarkus-run.jar})
@@ -51,51 +46,21 @@ public final class TierlogService implements AutoCloseable {
                 "-Dtierlog.fsync=" + durability.tierlogFsync(),
                 "-Dtierlog.tiering.interval=1s",
                 "-Dtierlog.retention.check-interval=1s",
-                "-Dtierlog.cold.store=s3",
                 "-Dtierlog.cold.s3.bucket=" + bucket,
                 "-Dtierlog.cold.s3.prefix=" + durability.tierlogFsync(),
-                "-Dquarkus.s3.endpoint-override=" + s3.endpoint(),
-                "-Dquarkus.s3.path-style-access=true",
-                "-Dquarkus.s3.aws.region=" + EmbeddedS3.REGION,
-                "-Dquarkus.s3.aws.credentials.type=static",
-                "-Dquarkus.s3.aws.credentials.static-provider.access-key-id=" + EmbeddedS3.ACCESS_KEY,
-                "-Dquarkus.s3.aws.credentials.static-provider.secret-access-key=" + EmbeddedS3.SECRET_KEY,
-                "-jar", runJar.toAbsolutePath().toString()));
+                "-Dtierlog.cold.store=s3"));
+        cmd.addAll(EmbeddedS3.quarkusClientArgs(s3.endpoint()));
+        cmd.addAll(List.of("-jar", runJar.toAbsolutePath().toString()));
         ManagedProcess process = ManagedProcess.start("tierlog-" + durability.tierlogFsync(), cmd, dir,
                 dir.resolve("index-service.log"));
         URI base = URI.create("http://127.0.0.1:" + port);
         try {
-            awaitReady(process, base);
+            process.awaitHttpOk(base.resolve("/q/health/ready"), READY_TIMEOUT);
         } catch (RuntimeException e) {
             process.close();
             throw e;
         }
         return new TierlogService(process, base, durability);
-    }
-
-    private static void awaitReady(ManagedProcess process, URI base) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (true) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("index-service exited during start; log " + process.logFile() + ":\n"
-                        + process.logTail(40));
-            }
-            try {
-                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(base.resolve("/q/health/ready"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 200) {
-                    return;
-                }
-            } catch (Exception notYet) {
-                // not listening yet: retry until the deadline
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("index-service not ready within " + READY_TIMEOUT + "; log "
-                        + process.logFile() + ":\n" + process.logTail(40));
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
-        }
     }
 
     public URI baseUri() {

@@ -8,23 +8,23 @@ class ColdDocsTest {
 
     @Test
     void replacesOnlyItsOwnBlock() {
-        String doc = "# Benchmarks\n\n## Other\n\nother numbers\n\n" + ColdDocs.HEADING + "\n\nintro\n\n"
-                + ColdDocs.BEGIN + "\nold table\n" + ColdDocs.END + "\n\nin-process numbers\n";
+        String doc = "# Benchmarks\n\n## Other\n\nother numbers\n\n" + ColdDocs.SECTION.heading() + "\n\nintro\n\n"
+                + ColdDocs.SECTION.begin() + "\nold table\n" + ColdDocs.SECTION.end() + "\n\nin-process numbers\n";
 
-        String updated = ColdDocs.replace(doc, "new table\n");
+        String updated = ColdDocs.SECTION.replace(doc, "new table\n");
 
         assertThat(updated).contains("other numbers", "intro", "in-process numbers", "new table")
                 .doesNotContain("old table");
-        assertThat(ColdDocs.replace(updated, "new table")).isEqualTo(updated);
+        assertThat(ColdDocs.SECTION.replace(updated, "new table")).isEqualTo(updated);
     }
 
     @Test
     void putsTheBlockUnderTheHeadingOrAppendsOne() {
-        String under = ColdDocs.replace("# B\n\n" + ColdDocs.HEADING + "\n\ntext\n", "table");
-        assertThat(under).startsWith("# B\n\n" + ColdDocs.HEADING + "\n\n" + ColdDocs.BEGIN + "\ntable\n" + ColdDocs.END)
+        String under = ColdDocs.SECTION.replace("# B\n\n" + ColdDocs.SECTION.heading() + "\n\ntext\n", "table");
+        assertThat(under).startsWith("# B\n\n" + ColdDocs.SECTION.heading() + "\n\n" + ColdDocs.SECTION.begin() + "\ntable\n" + ColdDocs.SECTION.end())
                 .endsWith("text\n");
 
-        String appended = ColdDocs.replace("# B\n\n## Append\n\nx", "table");
-        assertThat(appended).startsWith("# B\n\n## Append\n\nx\n\n" + ColdDocs.HEADING + "\n\n" + ColdDocs.BEGIN);
+        String appended = ColdDocs.SECTION.replace("# B\n\n## Append\n\nx", "table");
+        assertThat(appended).startsWith("# B\n\n## Append\n\nx\n\n" + ColdDocs.SECTION.heading() + "\n\n" + ColdDocs.SECTION.begin());
     }
 }
