@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.MachineInfo;
 import io.tierlog.bench.compare.Payload;
+import io.tierlog.bench.compare.Workspace;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.s3.S3ObjectStore;
@@ -15,7 +16,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,18 +23,14 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalTime;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * {@code cold}: cold replay of one partition through the packaged index-service's HTTP API, beside the raw ranged
@@ -62,7 +58,6 @@ public final class ColdCommand implements Callable<Integer> {
     private static final String TOPIC = "replay";
     private static final String WARMUP_TOPIC = "warmup";
     private static final Duration REPLAY_TIMEOUT = Duration.ofMinutes(5);
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
     @Option(names = "--mib", defaultValue = "128", description = "MiB of record values produced to the measured topic (default: ${DEFAULT-VALUE}).")
     int mib;
@@ -131,14 +126,14 @@ public final class ColdCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--mib and --warmup-mib must be larger than --segment-mib ("
                     + segmentMib + ")");
         }
-        Path root = repo != null ? repo : findRepo();
+        Path root = repo != null ? repo : Workspace.findRepo();
         boolean tempWork = workDir == null;
         work = tempWork ? Files.createTempDirectory("tierlog-cold-") : Files.createDirectories(workDir);
         Instant started = Instant.now();
         String timestamp = DateTimeFormatter.ISO_INSTANT.format(started.truncatedTo(ChronoUnit.SECONDS));
         Map<String, String> machine = new LinkedHashMap<>(MachineInfo.describe(work));
         machine.put("loadavg at start", MachineInfo.loadAverage());
-        log("work dir " + work + "; machine " + machine);
+        Workspace.log("work dir " + work + "; machine " + machine);
         ColdResults results = new ColdResults();
         Map<String, Object> settings = settings(root);
         try (CountingS3 s3 = CountingS3.start(work.resolve("s3"));
@@ -146,7 +141,7 @@ public final class ColdCommand implements Callable<Integer> {
             s3.createBucket(BUCKET);
             runJar = snapshotApp(root.resolve("index-service/target/quarkus-app"), work.resolve("index-service-app"),
                     settings);
-            log("S3Proxy on " + s3.endpoint() + ", latency proxy on " + proxy.endpoint());
+            Workspace.log("S3Proxy on " + s3.endpoint() + ", latency proxy on " + proxy.endpoint());
             Cold cold = fill(s3, proxy, results);
             try (ObjectStore store = S3ObjectStore.builder().endpointOverride(proxy.endpoint())
                     .region(EmbeddedS3.REGION).credentials(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)
@@ -166,7 +161,7 @@ public final class ColdCommand implements Callable<Integer> {
         } finally {
             machine.put("loadavg at end", MachineInfo.loadAverage());
             if (tempWork && !keep) {
-                deleteTree(work);
+                Workspace.deleteTree(work);
             }
         }
         settings.put("serviceStartMillis", startMillis);
@@ -178,10 +173,10 @@ public final class ColdCommand implements Callable<Integer> {
         Files.writeString(dir.resolve(name + ".json"), report.json(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(name + ".md"), "# Cold replay through the HTTP stream, " + timestamp + "\n\n"
                 + report.markdown(), StandardCharsets.UTF_8);
-        log("results: " + dir.resolve(name + ".json") + " and .md");
+        Workspace.log("results: " + dir.resolve(name + ".json") + " and .md");
         if (!noDocs) {
             ColdDocs.SECTION.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
-            log("updated " + root.resolve("docs/BENCHMARKS.md"));
+            Workspace.log("updated " + root.resolve("docs/BENCHMARKS.md"));
         }
         System.out.println(report.markdown());
         return 0;
@@ -204,7 +199,7 @@ public final class ColdCommand implements Callable<Integer> {
             filler.create(WARMUP_TOPIC, segmentBytes);
             filler.produce(WARMUP_TOPIC, ((long) warmupMib << 20) / valueBytes, produceBatch, payload);
             JsonNode warm = filler.awaitCold(WARMUP_TOPIC, Duration.ofMinutes(3));
-            log("warm-up topic cold: " + warm);
+            Workspace.log("warm-up topic cold: " + warm);
 
             s3.reset();
             long t0 = System.nanoTime();
@@ -217,7 +212,7 @@ public final class ColdCommand implements Callable<Integer> {
             long coldBytes = state.path("coldBytes").asLong();
             long hotStart = state.path("hotStartOffset").asLong();
             results.fill(records, produced, tiered, state, counts);
-            log(String.format("produced %d records in %.1f s; cold after %.1f s: %s; S3 requests %d = %s per GiB tiered",
+            Workspace.log(String.format("produced %d records in %.1f s; cold after %.1f s: %s; S3 requests %d = %s per GiB tiered",
                     records, produced / 1e9, tiered / 1e9, state, counts.requests(), counts.perGibText(coldBytes)));
             return new Cold(hotStart - 1, coldBytes, state.path("segments").path("cold").asInt(),
                     warm.path("hotStartOffset").asLong() - 1);
@@ -264,11 +259,11 @@ public final class ColdCommand implements Callable<Integer> {
         try {
             Replay r = measurement.call();
             results.add(latency, reader, r);
-            log(where + describe(reader.label, r));
+            Workspace.log(where + describe(reader.label, r));
         } catch (Exception e) {
             String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
             results.note(where + reader.label + " failed: " + why);
-            log("FAILED " + where + reader.label + ": " + e);
+            Workspace.log("FAILED " + where + reader.label + ": " + e);
         }
     }
 
@@ -308,7 +303,7 @@ public final class ColdCommand implements Callable<Integer> {
         int n = serviceStarts++;
         Path index = work.resolve("index-" + n);
         if (n > 0) {
-            deleteTree(work.resolve("index-" + (n - 1)));
+            Workspace.deleteTree(work.resolve("index-" + (n - 1)));
         }
         long t = System.nanoTime();
         ColdService s = ColdService.start("tierlog-cold-" + n, runJar, work.resolve("hot"), index,
@@ -333,7 +328,7 @@ public final class ColdCommand implements Callable<Integer> {
         s.put("cacheBytes", cacheBytes);
         s.put("fetchMaxRecords", fetchMaxRecords);
         s.put("fetchMaxBytes", fetchMaxBytes);
-        s.put("git", gitDescribe(root));
+        s.put("git", Workspace.gitDescribe(root));
         return s;
     }
 
@@ -354,61 +349,6 @@ public final class ColdCommand implements Callable<Integer> {
                     + "`mvn -B -q -pl index-service -am install -DskipTests`");
         }
         settings.put("index-service build (quarkus-run.jar mtime)", Files.getLastModifiedTime(jar).toString());
-        try (Stream<Path> paths = Files.walk(app)) {
-            for (Path p : (Iterable<Path>) paths::iterator) {
-                Path target = copy.resolve(app.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-        return copy.resolve("quarkus-run.jar");
-    }
-
-    private static String gitDescribe(Path root) {
-        try {
-            Process p = new ProcessBuilder("git", "-C", root.toString(), "describe", "--always", "--dirty")
-                    .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown";
-        } catch (IOException e) {
-            return "unknown";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "unknown";
-        }
-    }
-
-    private static Path findRepo() {
-        Path dir = Path.of("").toAbsolutePath();
-        for (Path p = dir; p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("bench/pom.xml")) && Files.isDirectory(p.resolve("index-service"))) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("cannot find the Tierlog checkout above " + dir + "; pass --repo");
-    }
-
-    static void log(String message) {
-        System.err.println("[" + LocalTime.now(ZoneOffset.UTC).format(CLOCK) + "] " + message);
-    }
-
-    static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    log("cannot delete " + p + ": " + e.getMessage());
-                }
-            });
-        } catch (IOException e) {
-            log("cannot delete " + dir + ": " + e.getMessage());
-        }
+        return Workspace.copyApp(app, copy);
     }
 }

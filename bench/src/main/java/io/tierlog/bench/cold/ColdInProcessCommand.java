@@ -1,5 +1,7 @@
 package io.tierlog.bench.cold;
 
+import io.tierlog.bench.compare.Workspace;
+
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.ReadResult;
@@ -71,7 +73,7 @@ public final class ColdInProcessCommand implements Callable<Integer> {
             server.createBucket("bench");
             run(server);
         } finally {
-            ColdCommand.deleteTree(tmp);
+            Workspace.deleteTree(tmp);
         }
         return 0;
     }
@@ -224,7 +226,7 @@ public final class ColdInProcessCommand implements Callable<Integer> {
             }
             return new Result(nanos, firstBatch, store.perGib(gib(bytes)));
         } finally {
-            ColdCommand.deleteTree(cache);
+            Workspace.deleteTree(cache);
         }
     }
 }

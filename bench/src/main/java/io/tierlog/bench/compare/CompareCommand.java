@@ -14,12 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalTime;
-import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Stream;
 
 /**
  * {@code compare}: Tierlog against Apache Kafka on this machine, one command. Starts an S3Proxy (cold tier), a
@@ -48,7 +44,6 @@ import java.util.stream.Stream;
         description = "Side-by-side benchmark of Tierlog and Apache Kafka 4.4.0 (starts and stops everything itself).")
 public final class CompareCommand implements Callable<Integer> {
     private static final String BUCKET = "tierlog-bench";
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
     @Option(names = "--quick", description = "100k records instead of 1M (finishes in under 5 minutes).")
     boolean quick;
@@ -99,13 +94,13 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         recordCount = records != null ? records : quick ? 100_000 : 1_000_000;
         payload = new Payload(valueBytes, 42);
-        Path root = repo != null ? repo : findRepo();
+        Path root = repo != null ? repo : Workspace.findRepo();
         boolean tempWork = workDir == null;
         Path work = tempWork ? Files.createTempDirectory("tierlog-bench-") : Files.createDirectories(workDir);
         Instant started = Instant.now();
         String timestamp = DateTimeFormatter.ISO_INSTANT.format(started.truncatedTo(ChronoUnit.SECONDS));
         Map<String, String> machine = MachineInfo.describe(work);
-        log("work dir " + work + "; machine " + machine);
+        Workspace.log("work dir " + work + "; machine " + machine);
 
         KafkaSystem kafka = null;
         Map<Durability, TierlogSystem> tierlog = new EnumMap<>(Durability.class);
@@ -114,7 +109,7 @@ public final class CompareCommand implements Callable<Integer> {
             EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"));
             toClose.add(s3);
             s3.createBucket(BUCKET);
-            log("S3Proxy on " + s3.endpoint());
+            Workspace.log("S3Proxy on " + s3.endpoint());
             // The three server JVMs start in parallel: each spends most of its start-up waiting on itself.
             CompletableFuture<KafkaBroker> brokerStart = skipKafka ? CompletableFuture.completedFuture(null)
                     : CompletableFuture.supplyAsync(() -> KafkaBroker.start(root.resolve("bench/target/kafka-libs"),
@@ -140,12 +135,12 @@ public final class CompareCommand implements Callable<Integer> {
                     TierlogSystem system = new TierlogSystem(service);
                     tierlog.put(d, system);
                     allSystems.add(system);
-                    log("Tierlog index-service (" + d.tierlogSetting() + ") on " + service.baseUri() + " (pid " + service.pid() + ")");
+                    Workspace.log("Tierlog index-service (" + d.tierlogSetting() + ") on " + service.baseUri() + " (pid " + service.pid() + ")");
                 } catch (CompletionException failed) {
                     Throwable cause = failed.getCause() == null ? failed : failed.getCause();
                     results.note("Tierlog with " + d.tierlogSetting() + " could not be started, so its side was not measured: "
                             + firstLine(cause));
-                    log("Tierlog " + d + " not started: " + cause.getMessage());
+                    Workspace.log("Tierlog " + d + " not started: " + cause.getMessage());
                 }
             }
             KafkaBroker broker = null;
@@ -154,14 +149,14 @@ public final class CompareCommand implements Callable<Integer> {
             } catch (CompletionException failed) {
                 Throwable cause = failed.getCause() == null ? failed : failed.getCause();
                 results.note("Kafka could not be started, so its side was not measured: " + firstLine(cause));
-                log("Kafka not started: " + cause.getMessage());
+                Workspace.log("Kafka not started: " + cause.getMessage());
             }
             if (broker != null) {
                 toClose.add(broker);
                 kafka = new KafkaSystem(broker);
                 toClose.add(kafka);
                 allSystems.add(kafka);
-                log("Kafka 4.4.0 on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
+                Workspace.log("Kafka 4.4.0 on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
             }
             warmUp(kafka, tierlog);
             producePhase(kafka, tierlog);
@@ -175,12 +170,12 @@ public final class CompareCommand implements Callable<Integer> {
                 try {
                     toClose.get(i).close();
                 } catch (Exception e) {
-                    log("closing " + toClose.get(i) + " failed: " + e);
+                    Workspace.log("closing " + toClose.get(i) + " failed: " + e);
                 }
             }
             machine.put("loadavg at end", MachineInfo.loadAverage());
             if (tempWork && !keep) {
-                deleteTree(work);
+                Workspace.deleteTree(work);
             }
         }
         writeOutputs(root, timestamp, machine, Duration.between(started, Instant.now()), null);
@@ -195,7 +190,7 @@ public final class CompareCommand implements Callable<Integer> {
         try {
             writeOutputs(root, timestamp, machine, Duration.between(started, Instant.now()), done);
         } catch (Exception e) {
-            log("could not write the checkpoint: " + e);
+            Workspace.log("could not write the checkpoint: " + e);
         }
     }
 
@@ -213,10 +208,10 @@ public final class CompareCommand implements Callable<Integer> {
                     system.createTopic(topic, partitions, d);
                     system.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload));
                     system.consume(topic, partitions, n, Duration.ofMinutes(5));
-                    log("warmed up " + system.name() + " (" + d + ") with " + n + " records");
+                    Workspace.log("warmed up " + system.name() + " (" + d + ") with " + n + " records");
                 } catch (Exception e) {
                     results.note(system.name() + " (" + d.label() + ") warm-up failed: " + firstLine(e));
-                    log("FAILED warm-up " + system.name() + ": " + e);
+                    Workspace.log("FAILED warm-up " + system.name() + ": " + e);
                 } finally {
                     deleteQuietly(system, topic);
                 }
@@ -240,20 +235,20 @@ public final class CompareCommand implements Callable<Integer> {
                             results.add(new Results.Key("produce", system.name(), d, producers), Map.of(
                                     "mbps", s.megabytesPerSecond(), "rps", s.recordsPerSecond(),
                                     "p50ms", s.p50Millis(), "p99ms", s.p99Millis(), "seconds", s.seconds()));
-                            log(String.format("run %d produce %-7s %-5s producers=%d: %.1f MB/s, %.0f rec/s, p50 %.2f ms, p99 %.2f ms",
+                            Workspace.log(String.format("run %d produce %-7s %-5s producers=%d: %.1f MB/s, %.0f rec/s, p50 %.2f ms, p99 %.2f ms",
                                     run, system.name(), d, producers, s.megabytesPerSecond(), s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
                             if (consumeToo) {
                                 settle();
                                 ConsumeStats c = system.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
                                 results.add(new Results.Key("hot-consume", system.name(), Durability.NEVER, 0), Map.of(
                                         "mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond()));
-                                log(String.format("run %d hot consume %-7s: %.1f MB/s, %.0f rec/s", run, system.name(),
+                                Workspace.log(String.format("run %d hot consume %-7s: %.1f MB/s, %.0f rec/s", run, system.name(),
                                         c.megabytesPerSecond(), c.recordsPerSecond()));
                             }
                         } catch (Exception e) {
                             results.note("run " + run + ": " + system.name() + " produce/consume (" + d.label() + ", "
                                     + producers + " producers) failed: " + firstLine(e));
-                            log("FAILED " + system.name() + " " + d + " p=" + producers + ": " + e);
+                            Workspace.log("FAILED " + system.name() + " " + d + " p=" + producers + ": " + e);
                         } finally {
                             deleteQuietly(system, topic);
                         }
@@ -289,11 +284,11 @@ public final class CompareCommand implements Callable<Integer> {
                     ProduceStats s = system.produce(topic, new ProduceSpec(n, bestProducers, tierlogBatch, target, payload));
                     results.add(new Results.Key("half-peak", system.name(), Durability.ALWAYS, bestProducers), Map.of(
                             "targetRps", target, "rps", s.recordsPerSecond(), "p50ms", s.p50Millis(), "p99ms", s.p99Millis()));
-                    log(String.format("run %d half-peak %-7s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms",
+                    Workspace.log(String.format("run %d half-peak %-7s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms",
                             run, system.name(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
                 } catch (Exception e) {
                     results.note("run " + run + ": " + system.name() + " half-peak latency run failed: " + firstLine(e));
-                    log("FAILED half-peak " + system.name() + ": " + e);
+                    Workspace.log("FAILED half-peak " + system.name() + ": " + e);
                 } finally {
                     deleteQuietly(system, topic);
                 }
@@ -324,7 +319,7 @@ public final class CompareCommand implements Callable<Integer> {
             }
             results.add(new Results.Key("key-partitioning", "both", Durability.NEVER, 0),
                     Map.of("keys", (double) keys.size(), "mismatches", (double) mismatches));
-            log("key partitioning: " + mismatches + " of " + keys.size() + " keys on different partitions");
+            Workspace.log("key partitioning: " + mismatches + " of " + keys.size() + " keys on different partitions");
         } catch (Exception e) {
             results.note("Key partitioning check failed: " + firstLine(e));
         } finally {
@@ -360,22 +355,22 @@ public final class CompareCommand implements Callable<Integer> {
                 ConsumeStats c = tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
                 results.add(new Results.Key("cold-replay", "Tierlog", Durability.NEVER, 0), Map.of(
                         "mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond(), "evictSeconds", evictSeconds));
-                log(String.format("run %d cold replay Tierlog: %.1f MB/s, %.0f rec/s (eviction took %.1f s)", run,
+                Workspace.log(String.format("run %d cold replay Tierlog: %.1f MB/s, %.0f rec/s (eviction took %.1f s)", run,
                         c.megabytesPerSecond(), c.recordsPerSecond(), evictSeconds));
                 settle();
                 S3GetRate.Result g = S3GetRate.measure(s3.endpoint(), BUCKET,
                         Durability.NEVER.tierlogFsync() + "/" + topic + "/", ".log", partitions);
                 results.add(new Results.Key("s3-get", "S3Proxy", Durability.NEVER, 0), Map.of(
                         "mbps", g.megabytesPerSecond(), "getsPerSecond", g.getsPerSecond(), "objects", (double) g.objects()));
-                log(String.format("run %d raw S3 GET: %.1f MB/s, %.0f GET/s over %d objects", run, g.megabytesPerSecond(),
+                Workspace.log(String.format("run %d raw S3 GET: %.1f MB/s, %.0f GET/s over %d objects", run, g.megabytesPerSecond(),
                         g.getsPerSecond(), g.objects()));
             } catch (TieringStalled e) {
                 results.note("Cold replay not measured: " + e.getMessage());
-                log("cold replay skipped: " + e.getMessage());
+                Workspace.log("cold replay skipped: " + e.getMessage());
                 return; // later runs would wait for the same missing tiering
             } catch (Exception e) {
                 results.note("run " + run + ": cold replay failed: " + firstLine(e));
-                log("FAILED cold replay: " + e);
+                Workspace.log("FAILED cold replay: " + e);
             } finally {
                 deleteQuietly(tierlog, topic);
             }
@@ -439,17 +434,7 @@ public final class CompareCommand implements Callable<Integer> {
             return runJar;
         }
         buildInfo.put("index-service build (quarkus-run.jar mtime)", Files.getLastModifiedTime(runJar).toString());
-        try (Stream<Path> paths = Files.walk(app)) {
-            for (Path p : (Iterable<Path>) paths::iterator) {
-                Path target = copy.resolve(app.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-        return copy.resolve("quarkus-run.jar");
+        return Workspace.copyApp(app, copy);
     }
 
     /** Alternates which system goes first, so a slow drift in machine load does not always hit the same one. */
@@ -467,7 +452,7 @@ public final class CompareCommand implements Callable<Integer> {
     private void settle() {
         List<Long> pids = allSystems.stream().flatMap(s -> s.serverPids().stream()).toList();
         if (!ProcessCpu.awaitQuiet(pids, 0.15, Duration.ofSeconds(quick ? 15 : 30))) {
-            log("servers still busy after the settle timeout; measuring anyway");
+            Workspace.log("servers still busy after the settle timeout; measuring anyway");
         }
     }
 
@@ -478,7 +463,7 @@ public final class CompareCommand implements Callable<Integer> {
         try {
             system.deleteTopic(topic);
         } catch (Exception e) {
-            log("could not delete " + system.name() + " topic " + topic + ": " + e.getMessage());
+            Workspace.log("could not delete " + system.name() + " topic " + topic + ": " + e.getMessage());
         }
     }
 
@@ -495,7 +480,7 @@ public final class CompareCommand implements Callable<Integer> {
         settings.put("tierlogBatchRecords", tierlogBatch);
         settings.put("kafkaProducer", "acks=all, enable.idempotence=true (default), linger.ms=5, batch.size=524288, compression none");
         settings.put("wallClockSeconds", took.toSeconds());
-        settings.put("git", gitDescribe(root));
+        settings.put("git", Workspace.gitDescribe(root));
         settings.putAll(buildInfo);
         Report report = new Report(results, machine, settings, timestamp);
         Path dir = root.resolve("bench/results");
@@ -505,63 +490,21 @@ public final class CompareCommand implements Callable<Integer> {
         Files.writeString(dir.resolve(name + ".md"), "# Tierlog vs Kafka, " + timestamp + "\n\n" + report.markdown(),
                 StandardCharsets.UTF_8);
         if (partialAfter != null) {
-            log("checkpoint after " + partialAfter + ": " + dir.resolve(name + ".json"));
+            Workspace.log("checkpoint after " + partialAfter + ": " + dir.resolve(name + ".json"));
             return;
         }
-        log("results: " + dir.resolve(name + ".json") + " and .md (took " + took.toSeconds() + " s)");
+        Workspace.log("results: " + dir.resolve(name + ".json") + " and .md (took " + took.toSeconds() + " s)");
         if (!noDocs) {
             DocsTable.SECTION.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
-            log("updated " + root.resolve("docs/BENCHMARKS.md"));
+            Workspace.log("updated " + root.resolve("docs/BENCHMARKS.md"));
         }
         System.out.println(report.markdown());
     }
 
-    /** {@code git describe --always --dirty} of the checkout, so a result names the code it measured. */
-    private static String gitDescribe(Path root) {
-        try {
-            Process p = new ProcessBuilder("git", "-C", root.toString(), "describe", "--always", "--dirty")
-                    .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? out : "unknown";
-        } catch (IOException e) {
-            return "unknown";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "unknown";
-        }
-    }
-
-    static Path findRepo() {
-        Path dir = Path.of("").toAbsolutePath();
-        for (Path p = dir; p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("bench/pom.xml")) && Files.isDirectory(p.resolve("index-service"))) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("cannot find the Tierlog checkout above " + dir + "; pass --repo");
-    }
 
     private static String firstLine(Throwable e) {
         String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         int nl = m.indexOf('\n');
         return (nl < 0 ? m : m.substring(0, nl)).replace('|', '/');
-    }
-
-    private static void log(String message) {
-        System.err.println("[" + LocalTime.now(ZoneOffset.UTC).format(CLOCK) + "] " + message);
-    }
-
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    log("cannot delete " + p + ": " + e.getMessage());
-                }
-            });
-        } catch (IOException e) {
-            log("cannot delete " + dir + ": " + e.getMessage());
-        }
     }
 }
