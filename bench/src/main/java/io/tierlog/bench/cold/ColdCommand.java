@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.MachineInfo;
 import io.tierlog.bench.compare.Payload;
+import io.tierlog.bench.compare.RunOptions;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.objectstore.ObjectStore;
@@ -13,6 +14,7 @@ import io.tierlog.tiering.ColdSegment;
 import io.tierlog.tiering.Manifest;
 import io.tierlog.tiering.ManifestStore;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -59,6 +61,9 @@ public final class ColdCommand implements Callable<Integer> {
     private static final String WARMUP_TOPIC = "warmup";
     private static final Duration REPLAY_TIMEOUT = Duration.ofMinutes(5);
 
+    @Mixin
+    RunOptions run;
+
     @Option(names = "--mib", defaultValue = "128", description = "MiB of record values produced to the measured topic (default: ${DEFAULT-VALUE}).")
     int mib;
 
@@ -99,18 +104,6 @@ public final class ColdCommand implements Callable<Integer> {
     @Option(names = "--fetch-max-bytes", defaultValue = "4194304", description = "maxBytes of the paged fetch (default: ${DEFAULT-VALUE}).")
     int fetchMaxBytes;
 
-    @Option(names = "--repo", description = "The Tierlog checkout (default: found from the working directory).")
-    Path repo;
-
-    @Option(names = "--work-dir", description = "Where data goes (default: a new temp directory, deleted at the end).")
-    Path workDir;
-
-    @Option(names = "--keep", description = "Keep the work directory (logs and data) after the run.")
-    boolean keep;
-
-    @Option(names = "--no-docs", description = "Do not rewrite docs/BENCHMARKS.md (results files are still written).")
-    boolean noDocs;
-
     private Path runJar;
     private Path work;
     private int serviceStarts;
@@ -126,9 +119,8 @@ public final class ColdCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--mib and --warmup-mib must be larger than --segment-mib ("
                     + segmentMib + ")");
         }
-        Path root = repo != null ? repo : Workspace.findRepo();
-        boolean tempWork = workDir == null;
-        work = tempWork ? Files.createTempDirectory("tierlog-cold-") : Files.createDirectories(workDir);
+        Path root = run.repo();
+        work = run.createWorkDir("tierlog-cold-");
         Instant started = Instant.now();
         String timestamp = DateTimeFormatter.ISO_INSTANT.format(started.truncatedTo(ChronoUnit.SECONDS));
         Map<String, String> machine = new LinkedHashMap<>(MachineInfo.describe(work));
@@ -160,7 +152,7 @@ public final class ColdCommand implements Callable<Integer> {
             }
         } finally {
             machine.put("loadavg at end", MachineInfo.loadAverage());
-            if (tempWork && !keep) {
+            if (run.deleteWorkDir()) {
                 Workspace.deleteTree(work);
             }
         }
@@ -174,7 +166,7 @@ public final class ColdCommand implements Callable<Integer> {
         Files.writeString(dir.resolve(name + ".md"), "# Cold replay through the HTTP stream, " + timestamp + "\n\n"
                 + report.markdown(), StandardCharsets.UTF_8);
         Workspace.log("results: " + dir.resolve(name + ".json") + " and .md");
-        if (!noDocs) {
+        if (run.updateDocs()) {
             ColdDocs.SECTION.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
             Workspace.log("updated " + root.resolve("docs/BENCHMARKS.md"));
         }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.bench.kafka.KafkaBroker;
 import io.tierlog.bench.kafka.KafkaSystem;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -45,6 +46,9 @@ import java.util.concurrent.locks.LockSupport;
 public final class CompareCommand implements Callable<Integer> {
     private static final String BUCKET = "tierlog-bench";
 
+    @Mixin
+    RunOptions run;
+
     @Option(names = "--quick", description = "100k records instead of 1M (finishes in under 5 minutes).")
     boolean quick;
 
@@ -66,23 +70,11 @@ public final class CompareCommand implements Callable<Integer> {
     @Option(names = "--tierlog-batch", defaultValue = "1000", description = "Records per Tierlog produce request (default: ${DEFAULT-VALUE}).")
     int tierlogBatch;
 
-    @Option(names = "--repo", description = "The Tierlog checkout (default: found from the working directory).")
-    Path repo;
-
-    @Option(names = "--work-dir", description = "Where data goes (default: a new temp directory, deleted at the end).")
-    Path workDir;
-
-    @Option(names = "--keep", description = "Keep the work directory (logs and data) after the run.")
-    boolean keep;
-
     @Option(names = "--skip-tierlog", description = "Run the Kafka side only.")
     boolean skipTierlog;
 
     @Option(names = "--skip-kafka", description = "Run the Tierlog side only.")
     boolean skipKafka;
-
-    @Option(names = "--no-docs", description = "Do not rewrite docs/BENCHMARKS.md (results files are still written).")
-    boolean noDocs;
 
     private final Results results = new Results();
     private final Map<String, String> buildInfo = new LinkedHashMap<>();
@@ -94,9 +86,8 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         recordCount = records != null ? records : quick ? 100_000 : 1_000_000;
         payload = new Payload(valueBytes, 42);
-        Path root = repo != null ? repo : Workspace.findRepo();
-        boolean tempWork = workDir == null;
-        Path work = tempWork ? Files.createTempDirectory("tierlog-bench-") : Files.createDirectories(workDir);
+        Path root = run.repo();
+        Path work = run.createWorkDir("tierlog-bench-");
         Instant started = Instant.now();
         String timestamp = DateTimeFormatter.ISO_INSTANT.format(started.truncatedTo(ChronoUnit.SECONDS));
         Map<String, String> machine = MachineInfo.describe(work);
@@ -174,7 +165,7 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
             machine.put("loadavg at end", MachineInfo.loadAverage());
-            if (tempWork && !keep) {
+            if (run.deleteWorkDir()) {
                 Workspace.deleteTree(work);
             }
         }
@@ -494,7 +485,7 @@ public final class CompareCommand implements Callable<Integer> {
             return;
         }
         Workspace.log("results: " + dir.resolve(name + ".json") + " and .md (took " + took.toSeconds() + " s)");
-        if (!noDocs) {
+        if (run.updateDocs()) {
             DocsTable.SECTION.update(root.resolve("docs/BENCHMARKS.md"), report.markdown());
             Workspace.log("updated " + root.resolve("docs/BENCHMARKS.md"));
         }
