@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -91,6 +89,7 @@ class LambdaFunctionsWithServiceIT {
     private ExecutorService threads;
     private Process service;
     private Path serviceLog;
+    private PackagedService ready;
     private int port;
 
     /** Where a function said a record is, and what it holds. */
@@ -381,34 +380,15 @@ class LambdaFunctionsWithServiceIT {
     }
 
     private void startService(Path data) throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
-        String jar = System.getProperty("tierlog.app.jar", "target/quarkus-app/quarkus-run.jar");
-        serviceLog = work.resolve("service.log");
-        // C1 only and the serial GC: this run is mostly start-up, beside three more JVMs on a shared 2-core machine.
-        service = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
-                "-Dtierlog.data-dir=" + data, "-Dtierlog.index-dir=" + work.resolve("index"),
-                "-Dtierlog.cold.filesystem.dir=" + work.resolve("cold"), "-Dtierlog.fsync=never",
-                "-jar", jar).redirectErrorStream(true).redirectOutput(serviceLog.toFile()).start();
+        PackagedService app = PackagedService.start(work, data);
+        service = app.process();
+        port = app.port();
+        serviceLog = app.log();
+        ready = app;
     }
 
     private void awaitServiceReady() throws Exception {
-        long deadline = System.nanoTime() + STARTUP.toNanos();
-        while (true) {
-            assertThat(service.isAlive()).as("service running; log " + serviceLog).isTrue();
-            assertThat(System.nanoTime()).as("service ready in time; log " + serviceLog).isLessThan(deadline);
-            try {
-                if (send("GET", "/q/health/ready", null).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(200); // the process offers nothing to wait on but its port
-        }
+        ready.awaitReady(STARTUP);
     }
 
     private HttpResponse<String> send(String method, String path, String body) throws Exception {

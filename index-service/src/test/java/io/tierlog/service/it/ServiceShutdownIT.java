@@ -8,7 +8,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -63,6 +62,7 @@ class ServiceShutdownIT {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Socket> sockets = new ArrayList<>();
     private Process service;
+    private PackagedService ready;
     private Path serviceLog;
     private int port;
 
@@ -203,35 +203,15 @@ class ServiceShutdownIT {
     }
 
     private void startService() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
-        String jar = System.getProperty("tierlog.app.jar", "target/quarkus-app/quarkus-run.jar");
-        serviceLog = work.resolve("service.log");
-        // C1 only and the serial GC: the run is mostly start-up, on a shared 2-core machine.
-        service = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
-                "-Dtierlog.data-dir=" + work.resolve("hot"), "-Dtierlog.index-dir=" + work.resolve("index"),
-                "-Dtierlog.cold.filesystem.dir=" + work.resolve("cold"), "-Dtierlog.fsync=never",
-                "-Dtierlog.stream.heartbeat-interval=200ms",
-                "-jar", jar).redirectErrorStream(true).redirectOutput(serviceLog.toFile()).start();
+        PackagedService app = PackagedService.start(work, work.resolve("hot"), "-Dtierlog.stream.heartbeat-interval=200ms");
+        service = app.process();
+        port = app.port();
+        serviceLog = app.log();
+        ready = app;
     }
 
     private void awaitServiceReady() throws Exception {
-        long deadline = System.nanoTime() + STARTUP.toNanos();
-        while (true) {
-            assertThat(service.isAlive()).as("service running; log " + serviceLog).isTrue();
-            assertThat(System.nanoTime()).as("service ready in time; log " + serviceLog).isLessThan(deadline);
-            try {
-                if (send("GET", "/q/health/ready", null).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(200); // the process offers nothing to wait on but its port
-        }
+        ready.awaitReady(STARTUP);
     }
 
     private String base() {

@@ -1,0 +1,67 @@
+package io.tierlog.service.it;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The packaged index-service ({@code target/quarkus-app/quarkus-run.jar}, or the jar named by
+ * {@code -Dtierlog.app.jar}) in its own JVM on a free 127.0.0.1 port, as the ITs run it: C1 only and the serial GC
+ * (an IT's run is mostly start-up, on a shared 2-core machine), the index and the cold store under the work
+ * directory, {@code tierlog.fsync=never}, output in {@code <work>/service.log}. The caller stops the process.
+ */
+record PackagedService(Process process, int port, Path log) {
+
+    /** Starts the service with its hot volume at {@code dataDir}; {@code properties} are extra {@code -D} flags. */
+    static PackagedService start(Path work, Path dataDir, String... properties) throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        String jar = System.getProperty("tierlog.app.jar", "target/quarkus-app/quarkus-run.jar");
+        Path log = work.resolve("service.log");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
+                "-Dtierlog.data-dir=" + dataDir, "-Dtierlog.index-dir=" + work.resolve("index"),
+                "-Dtierlog.cold.filesystem.dir=" + work.resolve("cold"), "-Dtierlog.fsync=never"));
+        cmd.addAll(List.of(properties));
+        cmd.addAll(List.of("-jar", jar));
+        Process process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new PackagedService(process, port, log);
+    }
+
+    /** Waits until {@code /q/health/ready} answers 200; fails if the process exits or the deadline passes. */
+    void awaitReady(Duration timeout) throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            assertThat(process.isAlive()).as("service running; log " + log).isTrue();
+            assertThat(System.nanoTime()).as("service ready in time; log " + log).isLessThan(deadline);
+            try {
+                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(base() + "/q/health/ready"))
+                        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(200); // the process offers nothing to wait on but its port
+        }
+    }
+
+    String base() {
+        return "http://127.0.0.1:" + port;
+    }
+}
