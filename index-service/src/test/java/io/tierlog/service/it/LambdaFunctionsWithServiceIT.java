@@ -14,9 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,7 +35,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -118,7 +115,7 @@ class LambdaFunctionsWithServiceIT {
     @Timeout(value = 5, unit = TimeUnit.MINUTES) // a hard stop for a hung process; the run takes far less
     void everyRecordProducedThroughTheFunctionsIsFetchableFromTheServiceWithDenseOffsets() throws Exception {
         long began = System.nanoTime();
-        deleteTree(work);
+        PackagedService.deleteTree(work);
         Path data = Files.createDirectories(work.resolve("hot"));
         startService(data);
         Path jar = Path.of(System.getProperty("tierlog.ingest-function.jar",
@@ -392,23 +389,6 @@ class LambdaFunctionsWithServiceIT {
     }
 
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30));
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        return ready.send(http, method, path, body);
     }
 }
