@@ -13,7 +13,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -80,14 +79,12 @@ class LambdaFunctionsWithServiceIT {
     static final Duration PRODUCE = Duration.ofSeconds(120);
 
     private final Path work = Path.of("target", "it", "lambda-with-service").toAbsolutePath();
+    /** The running service; null until started. */
+    private PackagedService app;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<LoopbackRuntimeApi> apis = new ArrayList<>();
     private final List<RicFunctionProcess> functions = new ArrayList<>();
     private ExecutorService threads;
-    private Process service;
-    private Path serviceLog;
-    private PackagedService ready;
-    private int port;
 
     /** Where a function said a record is, and what it holds. */
     record Place(int partition, long offset) {
@@ -103,10 +100,10 @@ class LambdaFunctionsWithServiceIT {
         }
         functions.forEach(RicFunctionProcess::close);
         apis.forEach(LoopbackRuntimeApi::close);
-        if (service != null && service.isAlive()) {
-            service.destroy();
-            if (!service.waitFor(30, TimeUnit.SECONDS)) {
-                service.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        if (app != null && app.process().isAlive()) {
+            app.process().destroy();
+            if (!app.process().waitFor(30, TimeUnit.SECONDS)) {
+                app.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
     }
@@ -117,7 +114,7 @@ class LambdaFunctionsWithServiceIT {
         long began = System.nanoTime();
         PackagedService.deleteTree(work);
         Path data = Files.createDirectories(work.resolve("hot"));
-        startService(data);
+        app = PackagedService.start(work, data);
         Path jar = Path.of(System.getProperty("tierlog.ingest-function.jar",
                 "../ingest-function/target/tierlog-ingest-function.jar")).toAbsolutePath().normalize();
         assertThat(jar).as("the shaded function artifact; build ingest-function first").isRegularFile();
@@ -129,7 +126,7 @@ class LambdaFunctionsWithServiceIT {
                     Map.of("TIERLOG_DATA_DIR", data.toString(), "TIERLOG_FSYNC", "always"),
                     work.resolve("function-" + i + ".log")));
         }
-        awaitServiceReady();
+        app.awaitReady(STARTUP);
         for (int i = 0; i < INSTANCES; i++) {
             apis.get(i).firstNext().get(STARTUP.toSeconds(), TimeUnit.SECONDS);
             assertThat(apis.get(i).initError().getNow(null)).as("init error of instance %d", i).isNull();
@@ -201,7 +198,7 @@ class LambdaFunctionsWithServiceIT {
             assertThat(functions.get(i).isAlive()).as("instance %d alive", i).isTrue();
             assertThat(functions.get(i).logText()).as("instance %d log", i).doesNotContain("\"level\":\"ERROR\"");
         }
-        assertThat(service.isAlive()).isTrue();
+        assertThat(app.process().isAlive()).isTrue();
         System.out.printf("%d records (%d duplicate retries) through %d function instances; %d fetched while "
                         + "producing; start %.1f s, produce %.1f s, drain %.1f s; topic: %s%n",
                 acked.size(), duplicates.get(), INSTANCES, fetchedWhileProducing, (ready - began) / 1e9,
@@ -376,19 +373,7 @@ class LambdaFunctionsWithServiceIT {
         }
     }
 
-    private void startService(Path data) throws IOException {
-        PackagedService app = PackagedService.start(work, data);
-        service = app.process();
-        port = app.port();
-        serviceLog = app.log();
-        ready = app;
-    }
-
-    private void awaitServiceReady() throws Exception {
-        ready.awaitReady(STARTUP);
-    }
-
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
-        return ready.send(http, method, path, body);
+        return app.send(http, method, path, body);
     }
 }

@@ -57,20 +57,18 @@ class ServiceShutdownIT {
     static final int BATCH_RECORDS = 500;
 
     private final Path work = Path.of("target", "it", "service-shutdown").toAbsolutePath();
+    /** The running service; null until started. */
+    private PackagedService app;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Socket> sockets = new ArrayList<>();
-    private Process service;
-    private PackagedService ready;
-    private Path serviceLog;
-    private int port;
 
     @AfterEach
     void cleanUp() throws Exception {
         for (Socket s : sockets) {
             s.close();
         }
-        if (service != null && service.isAlive()) {
-            service.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        if (app != null && app.process().isAlive()) {
+            app.process().destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
     }
 
@@ -79,8 +77,8 @@ class ServiceShutdownIT {
     void sigtermWithOpenStreamsAndALongPollExitsPromptlyAndCleanly() throws Exception {
         PackagedService.deleteTree(work);
         Files.createDirectories(work);
-        startService();
-        awaitServiceReady();
+        app = PackagedService.start(work, work.resolve("hot"), "-Dtierlog.stream.heartbeat-interval=200ms");
+        app.awaitReady(STARTUP);
         assertThat(send("POST", "/v1/topics", "{\"name\":\"" + TOPIC + "\",\"partitions\":2}").statusCode()).isEqualTo(201);
         assertThat(send("POST", "/v1/topics/" + TOPIC + "/records", records(0, LIVE_RECORDS)).statusCode()).isEqualTo(200);
         for (int b = 0; b < BACKLOG_BATCHES; b++) {
@@ -93,7 +91,7 @@ class ServiceShutdownIT {
         readUntil(waiting, "id: " + (LIVE_RECORDS - 1));
         readUntil(waiting, ":");
         CompletableFuture<HttpResponse<String>> longPoll = http.sendAsync(HttpRequest.newBuilder(URI.create(
-                        base() + "/v1/topics/" + TOPIC + "/partitions/0/records?offset=" + LIVE_RECORDS + "&waitMs=30000"))
+                        app.base() + "/v1/topics/" + TOPIC + "/partitions/0/records?offset=" + LIVE_RECORDS + "&waitMs=30000"))
                 .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
         readUntil(waiting, ":");
         readUntil(waiting, ":");
@@ -108,13 +106,13 @@ class ServiceShutdownIT {
         assertThat(started.await(STOP_BOUND.toMillis(), TimeUnit.MILLISECONDS)).as("replay started").isTrue();
 
         long stopping = System.nanoTime();
-        service.destroy();
-        boolean exited = service.waitFor(STOP_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        app.process().destroy();
+        boolean exited = app.process().waitFor(STOP_BOUND.toMillis(), TimeUnit.MILLISECONDS);
         long stopMillis = (System.nanoTime() - stopping) / 1_000_000;
         if (!exited) {
-            fail("service did not exit within " + STOP_BOUND.toSeconds() + " s of SIGTERM; log " + serviceLog);
+            fail("service did not exit within " + STOP_BOUND.toSeconds() + " s of SIGTERM; log " + app.log());
         }
-        assertThat(service.exitValue()).as("exit code; log " + serviceLog).isIn(0, 143);
+        assertThat(app.process().exitValue()).as("exit code; log " + app.log()).isIn(0, 143);
 
         assertEnds(waiting, "waiting stream");
         try {
@@ -122,7 +120,7 @@ class ServiceShutdownIT {
         } catch (ExecutionException e) {
             fail("replaying stream: " + e.getCause().getMessage());
         }
-        System.out.println("service exited " + service.exitValue() + " " + stopMillis + " ms after SIGTERM; the "
+        System.out.println("service exited " + app.process().exitValue() + " " + stopMillis + " ms after SIGTERM; the "
                 + "replaying stream saw " + replayed.get() + " of " + BACKLOG_BATCHES * BATCH_RECORDS + " records");
         try {
             HttpResponse<String> r = longPoll.get(STOP_BOUND.toMillis(), TimeUnit.MILLISECONDS);
@@ -133,14 +131,14 @@ class ServiceShutdownIT {
             fail("long-poll neither answered nor closed within " + STOP_BOUND.toSeconds() + " s of the exit");
         }
 
-        String log = Files.readString(serviceLog);
-        assertThat(log).as("log " + serviceLog).contains("stopping: waiters released", "stopped in");
+        String log = Files.readString(app.log());
+        assertThat(log).as("log " + app.log()).contains("stopping: waiters released", "stopped in");
         assertThat(log.lines().filter(l -> l.contains(" ERROR ") || l.startsWith("\tat ") || l.contains("hs_err")))
-                .as("ERROR lines and stack traces in " + serviceLog).isEmpty();
+                .as("ERROR lines and stack traces in " + app.log()).isEmpty();
     }
 
     private BufferedReader openStream(int partition) throws IOException {
-        Socket socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(), app.port());
         sockets.add(socket);
         socket.setSoTimeout((int) STOP_BOUND.toMillis());
         socket.getOutputStream().write(("GET /v1/topics/" + TOPIC + "/partitions/" + partition
@@ -168,7 +166,7 @@ class ServiceShutdownIT {
                 // the rest of what the service wrote before it closed the connection
             }
         } catch (SocketTimeoutException e) {
-            fail(what + " still open " + STOP_BOUND.toSeconds() + " s after SIGTERM; log " + serviceLog);
+            fail(what + " still open " + STOP_BOUND.toSeconds() + " s after SIGTERM; log " + app.log());
         } catch (IOException reset) {
             // closed by the stopping server: an SSE client reconnects with Last-Event-ID
         }
@@ -185,7 +183,7 @@ class ServiceShutdownIT {
             }
         } catch (SocketTimeoutException e) {
             throw new IllegalStateException("still open " + STOP_BOUND.toSeconds() + " s after SIGTERM; log "
-                    + serviceLog);
+                    + app.log());
         } catch (IOException reset) {
             // closed by the stopping server
         }
@@ -200,23 +198,7 @@ class ServiceShutdownIT {
         return body.append("]}").toString();
     }
 
-    private void startService() throws IOException {
-        PackagedService app = PackagedService.start(work, work.resolve("hot"), "-Dtierlog.stream.heartbeat-interval=200ms");
-        service = app.process();
-        port = app.port();
-        serviceLog = app.log();
-        ready = app;
-    }
-
-    private void awaitServiceReady() throws Exception {
-        ready.awaitReady(STARTUP);
-    }
-
-    private String base() {
-        return "http://127.0.0.1:" + port;
-    }
-
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
-        return ready.send(http, method, path, body);
+        return app.send(http, method, path, body);
     }
 }
