@@ -3,12 +3,11 @@ package io.tierlog.bench.cold;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.ManagedProcess;
 import io.tierlog.bench.compare.Ports;
+import io.tierlog.bench.compare.TierlogService;
 
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -40,19 +39,10 @@ final class ColdService implements AutoCloseable {
      */
     static ColdService start(String name, Path runJar, Path hotDir, Path indexDir, Path logFile, URI s3Endpoint,
                              String bucket, String prefix, ReadConfig read, boolean tiering) {
-        if (!Files.isRegularFile(runJar)) {
-            throw new IllegalStateException("Tierlog index-service not built: " + runJar + " is missing; build it with "
-                    + "`mvn -B -q -pl index-service -am install -DskipTests`");
-        }
+        TierlogService.requireBuilt(runJar, "");
         int port = Ports.freeLoopbackPort();
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-                "-Dquarkus.http.host=127.0.0.1",
-                "-Dquarkus.http.port=" + port,
-                "-Dquarkus.log.level=WARN",
-                "-Dtierlog.data-dir=" + hotDir.toAbsolutePath(),
-                "-Dtierlog.index-dir=" + indexDir.toAbsolutePath(),
+        List<String> cmd = TierlogService.jvmCommand(port, hotDir, indexDir);
+        cmd.addAll(List.of(
                 // The replay reads what is already written; fsync policy only slows the fill.
                 "-Dtierlog.fsync=never",
                 "-Dtierlog.tiering.enabled=" + tiering,

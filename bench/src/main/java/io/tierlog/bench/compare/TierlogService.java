@@ -29,20 +29,11 @@ public final class TierlogService implements AutoCloseable {
 
     public static TierlogService start(Path runJar, Path dir, Durability durability, EmbeddedS3 s3, String bucket)
             throws Exception {
-        if (!Files.isRegularFile(runJar)) {
-            throw new IllegalStateException("Tierlog index-service not built: " + runJar + " is missing; build it with "
-                    + "`mvn -B -q -pl index-service -am install -DskipTests` (or pass --skip-tierlog)");
-        }
+        requireBuilt(runJar, " (or pass --skip-tierlog)");
         Files.createDirectories(dir);
         int port = Ports.freeLoopbackPort();
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-                "-Dquarkus.http.host=127.0.0.1",
-                "-Dquarkus.http.port=" + port,
-                "-Dquarkus.log.level=WARN",
-                "-Dtierlog.data-dir=" + dir.resolve("hot").toAbsolutePath(),
-                "-Dtierlog.index-dir=" + dir.resolve("index").toAbsolutePath(),
+        List<String> cmd = jvmCommand(port, dir.resolve("hot"), dir.resolve("index"));
+        cmd.addAll(List.of(
                 "-Dtierlog.fsync=" + durability.tierlogFsync(),
                 "-Dtierlog.tiering.interval=1s",
                 "-Dtierlog.retention.check-interval=1s",
@@ -61,6 +52,29 @@ public final class TierlogService implements AutoCloseable {
             throw e;
         }
         return new TierlogService(process, base, durability);
+    }
+
+    /** Fails with how to build it when the packaged index-service is missing; {@code hint} is appended. */
+    public static void requireBuilt(Path runJar, String hint) {
+        if (!Files.isRegularFile(runJar)) {
+            throw new IllegalStateException("Tierlog index-service not built: " + runJar + " is missing; build it with "
+                    + "`mvn -B -q -pl index-service -am install -DskipTests`" + hint);
+        }
+    }
+
+    /**
+     * The start of every benchmark's index-service command line: the JVM (1 GiB heap, G1 with short pauses), the
+     * loopback port, warnings-only logging and the two directories. The caller appends its settings and the jar.
+     */
+    public static List<String> jvmCommand(int port, Path hotDir, Path indexDir) {
+        return new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+                "-Dquarkus.http.host=127.0.0.1",
+                "-Dquarkus.http.port=" + port,
+                "-Dquarkus.log.level=WARN",
+                "-Dtierlog.data-dir=" + hotDir.toAbsolutePath(),
+                "-Dtierlog.index-dir=" + indexDir.toAbsolutePath()));
     }
 
     public URI baseUri() {
