@@ -128,13 +128,7 @@ public final class PartitionReader {
      * @throws IllegalArgumentException if {@code fromOffset} lies below the oldest hot segment
      */
     public ReadResult read(long fromOffset, Position hint, int maxRecords, int maxBytes) {
-        List<Long> bases = segmentBases();
-        long segment = SegmentFiles.floor(bases, fromOffset);
-        if (segment < 0) {
-            throw new IllegalArgumentException(partition + ": offset " + fromOffset + " is below the hot tier");
-        }
-        Position start = hint != null && hint.segmentBase() == segment && hint.offset() <= fromOffset
-                ? hint : new Position(segment, segment, 0);
+        Position start = startFor(fromOffset, hint);
         List<LogRecord> out = new ArrayList<>();
         int[] bytes = {0};
         scan(start, (info, batch) -> {
@@ -154,6 +148,29 @@ public final class PartitionReader {
         });
         long next = out.isEmpty() ? fromOffset : out.get(out.size() - 1).offset() + 1;
         return new ReadResult(out, next);
+    }
+
+    /**
+     * Whole batches holding offsets {@code >= fromOffset}, as stored (see {@link BatchRead}): batches are added until
+     * {@code maxRecords} records or {@code maxBytes} bytes are reached, and at least one is returned if one is
+     * visible. Every batch passed the same checks as in {@link #read}; no record is decoded.
+     *
+     * @param hint as for {@link #read}
+     * @throws IllegalArgumentException if {@code fromOffset} lies below the oldest hot segment
+     */
+    public BatchRead readBatches(long fromOffset, Position hint, int maxRecords, int maxBytes) {
+        BatchRead.Builder out = new BatchRead.Builder(fromOffset, maxRecords, maxBytes);
+        scan(startFor(fromOffset, hint), out::add);
+        return out.build();
+    }
+
+    private Position startFor(long fromOffset, Position hint) {
+        long segment = SegmentFiles.floor(segmentBases(), fromOffset);
+        if (segment < 0) {
+            throw new IllegalArgumentException(partition + ": offset " + fromOffset + " is below the hot tier");
+        }
+        return hint != null && hint.segmentBase() == segment && hint.offset() <= fromOffset
+                ? hint : new Position(segment, segment, 0);
     }
 
     /**

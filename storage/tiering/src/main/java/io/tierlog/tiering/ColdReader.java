@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
@@ -130,6 +131,71 @@ public final class ColdReader {
         } catch (ObjectStoreUnavailableException e) {
             throw unavailable(tp, e);
         }
+    }
+
+    /**
+     * Whole batches holding offsets {@code >= offset} from the cold tier, as stored (see {@link BatchRead}): batches
+     * are added until {@code maxRecords} records or {@code maxBytes} bytes are reached, at least one if any. Every
+     * batch passed the same checks as in {@link #read}; no record is decoded. Crosses cold segments and stops at the
+     * cold end; empty (with {@code nextOffset == offset}) at or above it.
+     *
+     * @throws TierlogException {@code offset-out-of-range} below {@code logStartOffset}, {@code cold-tier-unavailable}
+     * @throws CorruptLogException if stored bytes fail validation
+     */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        try {
+            return readBatchesOnce(tp, offset, maxRecords, maxBytes, manifestFor(tp, offset));
+        } catch (ObjectNotFoundException e) {
+            return readBatchesOnce(tp, offset, maxRecords, maxBytes, freshManifestFor(tp, offset));
+        } catch (ObjectStoreUnavailableException e) {
+            throw unavailable(tp, e);
+        }
+    }
+
+    private BatchRead readBatchesOnce(TopicPartition tp, long offset, int maxRecords, int maxBytes, Manifest m) {
+        BatchRead.Builder out = new BatchRead.Builder(offset, maxRecords, maxBytes);
+        List<ColdSegment> segments = m.segments();
+        int index = m.segmentIndexFor(offset);
+        if (index < 0) {
+            return out.build();
+        }
+        // A sequential reader's next read starts where this one stopped: at a batch boundary, so a resume hint
+        // (kept for whole batches only) saves the sidecar lookup and the walk up to it.
+        Resume resume = resumeHint(tp, offset, segments.get(index));
+        if (resume != null && resume.progress() != ColdBatchDecoder.Progress.START) {
+            resume = null;
+        }
+        long want = offset;
+        while (index < segments.size() && !out.full()) {
+            ColdSegment s = segments.get(index);
+            SegmentWalk walk = resume != null
+                    ? new SegmentWalk(tp, s, next(segments, index), resume.position(), resume.baseOffset())
+                    : walkFrom(tp, s, next(segments, index), want);
+            resume = null;
+            BatchView b;
+            while ((b = walk.next()) != null) {
+                if (!out.add(b.info(), b.bytes())) {
+                    break;
+                }
+            }
+            if (b != null) {
+                BatchRead read = out.build();
+                // The walk is past the last batch taken unless the byte limit turned the last one it read away.
+                if (read.nextOffset() == walk.expectedBase() && walk.position() < s.sizeBytes()) {
+                    remember(tp, read.nextOffset(), new Resume(s.segmentKey(), walk.position(), walk.expectedBase(),
+                            ColdBatchDecoder.Progress.START));
+                }
+                return read;
+            }
+            want = s.nextOffset();
+            index++;
+        }
+        return out.build();
+    }
+
+    private SegmentWalk walkFrom(TopicPartition tp, ColdSegment s, ColdSegment next, long offset) {
+        SegmentSidecar.Entry entry = sidecar(s).floor(offset);
+        return new SegmentWalk(tp, s, next, entry.position(), entry.baseOffset());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
@@ -146,10 +147,15 @@ public final class TieredStorage implements AutoCloseable {
         return new PartitionTiers(start, m.isEmpty() ? start : m.coldEnd(), m.totalBytes(), m.segments().size());
     }
 
+    /** One tier's read of {@code [offset, ...)}: records or whole batches, bounded by count and bytes. */
+    @FunctionalInterface
+    public interface TierRead<T> {
+        T read(long offset, int maxRecords, int maxBytes);
+    }
+
     /** The hot tier's read of {@code [offset, ...)}; e.g. {@link io.tierlog.log.PartitionReader#read} with an index hint. */
     @FunctionalInterface
-    public interface HotRead {
-        ReadResult read(long offset, int maxRecords, int maxBytes);
+    public interface HotRead extends TierRead<ReadResult> {
     }
 
     /**
@@ -160,13 +166,26 @@ public final class TieredStorage implements AutoCloseable {
      * high watermark first.
      */
     public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes, HotRead hot) {
+        return route(tp, offset, maxRecords, maxBytes, (o, n, b) -> reader.read(tp, o, n, b), hot);
+    }
+
+    /**
+     * Whole batches from whichever tier holds {@code offset}, as stored (see {@link BatchRead}); routed as
+     * {@link #read}, with {@code hot} reading e.g. {@link io.tierlog.log.PartitionReader#readBatches}.
+     */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, TierRead<BatchRead> hot) {
+        return route(tp, offset, maxRecords, maxBytes, (o, n, b) -> reader.readBatches(tp, o, n, b), hot);
+    }
+
+    private <T> T route(TopicPartition tp, long offset, int maxRecords, int maxBytes, TierRead<T> cold,
+                        TierRead<? extends T> hot) {
         Path dir = dataDir.resolve(tp.dirName());
         RuntimeException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
             List<Long> bases = SegmentFiles.segmentBases(dir);
             long oldestHot = bases.isEmpty() ? Long.MAX_VALUE : bases.get(0);
             if (offset < oldestHot) {
-                return reader.read(tp, offset, maxRecords, maxBytes);
+                return cold.read(offset, maxRecords, maxBytes);
             }
             try {
                 return hot.read(offset, maxRecords, maxBytes);

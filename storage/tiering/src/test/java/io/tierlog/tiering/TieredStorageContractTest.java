@@ -1,11 +1,13 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.format.RecordBatchCodec;
 import io.tierlog.log.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -120,6 +123,37 @@ abstract class TieredStorageContractTest {
         }
     }
 
+    /**
+     * Reads whole batches from {@code from} through both tiers and decodes them, skipping the records below the
+     * offset asked for (a first batch may begin below it); every read must make progress and continue where the
+     * last ended.
+     */
+    static List<LogRecord> readAllBatches(TieredStorage ts, HotLog hot, TopicPartition tp, long from, int maxRecords) {
+        List<LogRecord> out = new ArrayList<>();
+        long next = from;
+        while (true) {
+            BatchRead r = ts.readBatches(tp, next, maxRecords, 1 << 20,
+                    (o, n, b) -> hot.reader().readBatches(o, null, n, b));
+            if (r.isEmpty()) {
+                assertThat(r.nextOffset()).isEqualTo(next);
+                return out;
+            }
+            List<LogRecord> decoded = new ArrayList<>();
+            ByteBuffer bytes = r.buffer();
+            while (bytes.hasRemaining()) {
+                ByteBuffer batch = bytes.slice().limit((int) RecordBatchCodec.announcedSize(bytes.slice()));
+                assertThat(RecordBatchCodec.validate(batch)).isNull();
+                RecordBatchCodec.decode(batch, next, Integer.MAX_VALUE, decoded);
+                bytes.position(bytes.position() + batch.limit());
+            }
+            assertThat(decoded).hasSize(r.records());
+            assertThat(decoded.get(0).offset()).isEqualTo(next);
+            out.addAll(decoded);
+            assertThat(r.nextOffset()).isEqualTo(decoded.get(decoded.size() - 1).offset() + 1);
+            next = r.nextOffset();
+        }
+    }
+
     static void assertSameRecords(List<LogRecord> actual, List<LogRecord> expected) {
         assertThat(actual).hasSameSizeAs(expected);
         for (int i = 0; i < expected.size(); i++) {
@@ -197,6 +231,28 @@ abstract class TieredStorageContractTest {
         long middle = m.segments().get(2).baseOffset() + 3;
         assertSameRecords(readAll(ts, hot, tp, middle), expected.subList((int) middle, expected.size()));
         assertThat(ts.tiers(tp, hot.reader().segmentBases()).logStartOffset()).isZero();
+    }
+
+    @Test
+    void wholeBatchesReadAcrossTheBoundaryDecodeToTheSameRecordsAsRecordReads() {
+        HotLog hot = hotLog(dataDir);
+        hot.append(300, 5, CONFIG);
+        List<LogRecord> expected = hot.readHot(0);
+        TieredStorage ts = storage();
+        tierFully(ts);
+        evictAllCommitted(ts);
+        Manifest m = ts.manifests().load(tp);
+        assertThat(m.segments()).hasSizeGreaterThan(3);
+
+        // One batch per read, many per read, and reads starting inside a batch (the first batch begins below).
+        assertSameRecords(readAllBatches(ts, hot, tp, 0, 1), expected);
+        assertSameRecords(readAllBatches(ts, hot, tp, 0, 1000), expected);
+        long middle = m.segments().get(2).baseOffset() + 3;
+        assertSameRecords(readAllBatches(ts, hot, tp, middle, 7), expected.subList((int) middle, expected.size()));
+        // The byte limit stops before a batch that would cross it, but a read always returns one batch.
+        BatchRead tiny = ts.reader().readBatches(tp, 0, 1000, 1);
+        assertThat(tiny.records()).isEqualTo(5);
+        assertThat(tiny.nextOffset()).isEqualTo(5);
     }
 
     @Test
@@ -444,6 +500,10 @@ abstract class TieredStorageContractTest {
         TieredStorage reader = storage(dataDir, store, TIERING);
         assertThat(reader.reader().read(tp, 0, 5, 1 << 20).records()).hasSize(5); // segment 0 is intact
         assertThatThrownBy(() -> readAll(reader, hot, tp, s.baseOffset()))
+                .isInstanceOf(CorruptLogException.class)
+                .hasMessageContaining(s.segmentKey().value());
+        // Whole-batch reads serve stored bytes as they are, so they must check them just the same.
+        assertThatThrownBy(() -> readAllBatches(reader, hot, tp, s.baseOffset(), 1000))
                 .isInstanceOf(CorruptLogException.class)
                 .hasMessageContaining(s.segmentKey().value());
     }
