@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * section of {@code docs/BENCHMARKS.md}. Every server is stopped at the end, also on failure or Ctrl-C.
  *
  * <p>Phases, each repeated {@code --runs} times, the two systems alternating who goes first:
- * produce (each durability x each producer count), hot consume, produce paced at half of the peak with fsync
+ * produce (each durability x each producer count), hot consume (on Tierlog both as JSON and as record batches), produce paced at half of the peak with fsync
  * always, cold replay of a Tierlog topic whose hot segments were evicted to S3 (with the raw S3 GET rate of the
  * same objects), and once a key-partitioning check. Between steps the servers are left to go quiet (CPU), so one
  * system's background work is not billed to the other. A failing phase is noted in the report, not hidden.
@@ -45,6 +45,8 @@ import java.util.concurrent.locks.LockSupport;
         description = "Side-by-side benchmark of Tierlog and Apache Kafka 4.4.0 (starts and stops everything itself).")
 public final class CompareCommand implements Callable<Integer> {
     private static final String BUCKET = "tierlog-bench";
+    static final String HOT_CONSUME = "hot-consume";
+    static final String HOT_CONSUME_BATCHES = "hot-consume-batches";
 
     @Mixin
     RunOptions run;
@@ -199,6 +201,9 @@ public final class CompareCommand implements Callable<Integer> {
                     system.createTopic(topic, partitions, d);
                     system.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload));
                     system.consume(topic, partitions, n, Duration.ofMinutes(5));
+                    if (system instanceof TierlogSystem tierlogSystem) {
+                        tierlogSystem.consumeBatches(topic, partitions, n, Duration.ofMinutes(5));
+                    }
                     Workspace.log("warmed up " + system.name() + " (" + d + ") with " + n + " records");
                 } catch (Exception e) {
                     results.note(system.name() + " (" + d.label() + ") warm-up failed: " + firstLine(e));
@@ -229,12 +234,7 @@ public final class CompareCommand implements Callable<Integer> {
                             Workspace.log(String.format("run %d produce %-7s %-5s producers=%d: %.1f MB/s, %.0f rec/s, p50 %.2f ms, p99 %.2f ms",
                                     run, system.name(), d, producers, s.megabytesPerSecond(), s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
                             if (consumeToo) {
-                                settle();
-                                ConsumeStats c = system.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
-                                results.add(new Results.Key("hot-consume", system.name(), Durability.NEVER, 0), Map.of(
-                                        "mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond()));
-                                Workspace.log(String.format("run %d hot consume %-7s: %.1f MB/s, %.0f rec/s", run, system.name(),
-                                        c.megabytesPerSecond(), c.recordsPerSecond()));
+                                hotConsume(system, topic, run);
                             }
                         } catch (Exception e) {
                             results.note("run " + run + ": " + system.name() + " produce/consume (" + d.label() + ", "
@@ -247,6 +247,40 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /**
+     * Reads the topic from offset 0 with the system's consumer; on Tierlog twice, once as JSON and once as record
+     * batches, the two taking turns going first from run to run.
+     */
+    private void hotConsume(SystemUnderTest system, String topic, int run) throws Exception {
+        if (!(system instanceof TierlogSystem tierlog)) {
+            settle();
+            ConsumeStats c = system.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+            recordConsume(HOT_CONSUME, system.name(), run, "", c);
+            return;
+        }
+        for (boolean batches : run % 2 == 1 ? new boolean[] {false, true} : new boolean[] {true, false}) {
+            String how = batches ? ", record batches" : ", JSON";
+            settle();
+            try {
+                ConsumeStats c = batches
+                        ? tierlog.consumeBatches(topic, partitions, recordCount, Duration.ofMinutes(10))
+                        : tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+                recordConsume(batches ? HOT_CONSUME_BATCHES : HOT_CONSUME, system.name(), run, how, c);
+            } catch (Exception e) {
+                // One read format failing (e.g. a build without binary reads) must not cost the other its row.
+                results.note("run " + run + ": Tierlog hot consume" + how + " failed: " + firstLine(e));
+                Workspace.log("FAILED hot consume Tierlog" + how + ": " + e);
+            }
+        }
+    }
+
+    private void recordConsume(String phase, String system, int run, String how, ConsumeStats c) {
+        results.add(new Results.Key(phase, system, Durability.NEVER, 0), Map.of(
+                "mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond()));
+        Workspace.log(String.format("run %d hot consume %-7s%s: %.1f MB/s, %.0f rec/s", run, system, how,
+                c.megabytesPerSecond(), c.recordsPerSecond()));
     }
 
     /** Paced at half of each system's own peak (fsync always), with the producer count that reached the peak. */
@@ -469,7 +503,10 @@ public final class CompareCommand implements Callable<Integer> {
         settings.put("runs", runs);
         settings.put("producers", producerCounts);
         settings.put("tierlogBatchRecords", tierlogBatch);
-        settings.put("kafkaProducer", "acks=all, enable.idempotence=true (default), linger.ms=5, batch.size=524288, compression none");
+        settings.put("tierlogProducer", "up to " + TierlogSystem.MAX_IN_FLIGHT + " requests in flight per producer "
+                + "(one HTTP/1.1 connection each), each to its own partition (explicit, rotating), encoding=json");
+        settings.put("kafkaProducer", "acks=all, enable.idempotence=true (default), linger.ms=5, batch.size=524288, "
+                + "max.in.flight.requests.per.connection=" + KafkaSystem.MAX_IN_FLIGHT + " (default), compression none");
         settings.put("wallClockSeconds", took.toSeconds());
         settings.put("git", Workspace.gitDescribe(root));
         settings.putAll(buildInfo);

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.bench.batches.RecordBatchDecoder;
+import io.tierlog.bench.kafka.KafkaSystem;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -15,29 +17,35 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Drives one {@link TierlogService} over its HTTP API (shared/api.md) with the JDK's {@link HttpClient}, HTTP/1.1:
  * <ul>
- *   <li>produce: each concurrent producer has its own client (its own connection) and sends synchronous
- *   {@code POST /v1/topics/{t}/records} requests of up to {@code batchRecords} unkeyed records,
- *   {@code encoding=json} (full requests at full throttle; when paced, whatever has arrived since the last
- *   request); the service puts each request's unkeyed records in one partition (one atomic batch), rotating
- *   partitions;</li>
+ *   <li>produce: each concurrent producer has its own client and keeps up to {@value #MAX_IN_FLIGHT} requests in
+ *   flight (Kafka's {@code max.in.flight.requests.per.connection}; one HTTP/1.1 connection per in-flight request,
+ *   since HTTP/1.1 has no pipelining), each a {@code POST /v1/topics/{t}/records} of up to {@code batchRecords}
+ *   unkeyed records, {@code encoding=json}, all with the same explicit {@code partition}: the client rotates
+ *   requests over the topic's partitions (sticky per request, as Kafka's sticky partitioner per batch) and never
+ *   has two in flight to one partition, so per-partition order holds ({@link PipelinedProducer}). Full requests at
+ *   full throttle; when paced, whatever has arrived when a slot is free;</li>
  *   <li>consume: one fetch loop per partition from offset 0 ({@code maxRecords}, {@code maxBytes}) up to the end
- *   offset it had at the start, parsing each response with a streaming JSON parser.</li>
+ *   offset it had at the start, either JSON parsed with a streaming parser ({@link #consume}) or the stored record
+ *   batches ({@code Accept: application/vnd.tierlog.record-batches}) CRC-checked and decoded with kafka-clients
+ *   ({@link #consumeBatches}).</li>
  * </ul>
  * Durability is the service's fsync policy; topics get 1 GiB segments, as Kafka's default. Used from one thread.
  */
 public final class TierlogSystem implements SystemUnderTest {
     static final int FETCH_MAX_RECORDS = 2000;
     static final int FETCH_MAX_BYTES = 4 << 20;
+    /** Produce requests in flight per producer: the same number as Kafka's producer per connection. */
+    static final int MAX_IN_FLIGHT = KafkaSystem.MAX_IN_FLIGHT;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
     private final TierlogService service;
@@ -79,69 +87,42 @@ public final class TierlogSystem implements SystemUnderTest {
     @Override
     public ProduceStats produce(String topic, ProduceSpec spec) throws Exception {
         URI target = uri("/v1/topics/" + enc(topic) + "/records");
+        int partitions = describe(topic).get("partitions").asInt();
+        // Never two requests of one producer in flight to one partition, so a topic with fewer partitions than
+        // the window caps it.
+        int inFlight = Math.min(MAX_IN_FLIGHT, partitions);
         List<HttpClient> clients = new ArrayList<>();
         List<Histogram> histograms = new ArrayList<>();
         for (int i = 0; i < spec.producers(); i++) {
             clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
             histograms.add(new Histogram(TimeUnit.MINUTES.toMicros(10), 3));
         }
-        // Request bodies are built before the clock starts, as Kafka's values are ready byte arrays.
-        byte[] fullBody = body(spec.payload(), 0, spec.batchRecords());
-        long elapsed = Workers.runTimed(spec.producers(), (worker, startNanos) -> {
-            HttpClient http = clients.get(worker);
-            Histogram histogram = histograms.get(worker);
-            long n = spec.recordsFor(worker);
-            // Paced, each record has its own arrival time, as an application would hand records over; the client
-            // sends whatever has arrived (up to batchRecords) each time its previous request is answered, and
-            // each record's latency runs from its arrival, so time spent waiting to be batched counts (as
-            // linger.ms counts on the Kafka side). Unpaced, all records are there at once: full batches.
-            double interval = spec.paced() ? 1e9 / (spec.recordsPerSecond() / spec.producers()) : 0;
-            long first = startNanos + (long) (interval * worker / spec.producers());
-            for (long sent = 0; sent < n; ) {
-                long now = System.nanoTime();
-                long arrived = spec.paced() ? Math.min(n, (long) Math.floor((now - first) / interval) + 1) : n;
-                if (arrived <= sent) {
-                    LockSupport.parkNanos(first + (long) (sent * interval) - now);
-                    continue;
-                }
-                int count = (int) Math.min(spec.batchRecords(), arrived - sent);
-                byte[] requestBody = count == spec.batchRecords() ? fullBody : body(spec.payload(), sent, count);
-                long handedOver = System.nanoTime();
-                HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(target)
-                        .header("Content-Type", "application/json")
-                        .timeout(REQUEST_TIMEOUT)
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(requestBody)).build(),
-                        HttpResponse.BodyHandlers.ofByteArray());
-                long acked = System.nanoTime();
-                if (r.statusCode() != 200) {
-                    throw new IllegalStateException("Tierlog produce answered " + r.statusCode() + ": "
-                            + new String(r.body(), StandardCharsets.UTF_8));
-                }
-                if (spec.paced()) {
-                    for (int j = 0; j < count; j++) {
-                        long arrival = first + (long) ((sent + j) * interval);
-                        histogram.recordValue(Math.max(0, (acked - arrival) / 1000));
-                    }
-                } else {
-                    // Every record of the request was handed over together and acknowledged by this one response.
-                    histogram.recordValueWithCount(Math.max(0, (acked - handedOver) / 1000), count);
-                }
-                sent += count;
-            }
-        });
+        // Full request bodies are built before the clock starts, as Kafka's values are ready byte arrays.
+        byte[][] fullBodies = new byte[partitions][];
+        for (int p = 0; p < partitions; p++) {
+            fullBodies[p] = body(spec.payload(), 0, spec.batchRecords(), p);
+        }
+        long elapsed = Workers.runTimed(spec.producers(), (worker, startNanos) ->
+                new PipelinedProducer(clients.get(worker), target, spec, worker, partitions, inFlight, fullBodies,
+                        histograms.get(worker), REQUEST_TIMEOUT).run(startNanos));
         Histogram all = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
         histograms.forEach(all::add);
+        if (all.getTotalCount() != spec.records()) {
+            throw new IllegalStateException("Tierlog acknowledged " + all.getTotalCount() + " of " + spec.records());
+        }
         return new ProduceStats(spec.records(), spec.records() * spec.payload().valueBytes(), elapsed, all);
     }
 
-    static byte[] body(Payload payload, long first, int count) {
-        StringBuilder sb = new StringBuilder(count * (payload.valueBytes() + 16) + 64);
+    /** A produce body of {@code count} unkeyed records of the payload from index {@code first}, all to {@code partition}. */
+    static byte[] body(Payload payload, long first, int count, int partition) {
+        StringBuilder sb = new StringBuilder(count * (payload.valueBytes() + 32) + 64);
         sb.append("{\"encoding\":\"json\",\"records\":[");
         for (int i = 0; i < count; i++) {
             if (i > 0) {
                 sb.append(',');
             }
-            sb.append("{\"value\":").append(payload.jsonText(first + i)).append('}');
+            sb.append("{\"partition\":").append(partition).append(",\"value\":").append(payload.jsonText(first + i))
+                    .append('}');
         }
         sb.append("]}");
         return sb.toString().getBytes(StandardCharsets.US_ASCII);
@@ -149,6 +130,21 @@ public final class TierlogSystem implements SystemUnderTest {
 
     @Override
     public ConsumeStats consume(String topic, int partitions, long expectedRecords, Duration timeout) throws Exception {
+        return consume(topic, partitions, expectedRecords, timeout, false);
+    }
+
+    /**
+     * As {@link #consume}, but each fetch asks for {@code Accept: application/vnd.tierlog.record-batches}: the
+     * stored Kafka record batches, whose CRCs the client checks and whose records it decodes with kafka-clients
+     * ({@link RecordBatchDecoder}), skipping records below the requested offset and checking that offsets are dense.
+     */
+    public ConsumeStats consumeBatches(String topic, int partitions, long expectedRecords, Duration timeout)
+            throws Exception {
+        return consume(topic, partitions, expectedRecords, timeout, true);
+    }
+
+    private ConsumeStats consume(String topic, int partitions, long expectedRecords, Duration timeout,
+                                 boolean batches) throws Exception {
         long[] starts = new long[partitions];
         long[] ends = new long[partitions];
         List<HttpClient> clients = new ArrayList<>();
@@ -161,6 +157,7 @@ public final class TierlogSystem implements SystemUnderTest {
         long[] bytes = new long[partitions];
         long deadline = System.nanoTime() + timeout.toNanos();
         long elapsed = Workers.runTimed(partitions, (p, startNanos) -> {
+            RecordBatchDecoder decoder = batches ? new RecordBatchDecoder(starts[p], ends[p]) : null;
             long offset = starts[p];
             while (offset < ends[p]) {
                 if (System.nanoTime() > deadline) {
@@ -169,21 +166,37 @@ public final class TierlogSystem implements SystemUnderTest {
                 }
                 URI u = uri("/v1/topics/" + enc(topic) + "/partitions/" + p + "/records?offset=" + offset
                         + "&maxRecords=" + FETCH_MAX_RECORDS + "&maxBytes=" + FETCH_MAX_BYTES);
-                HttpResponse<InputStream> r = clients.get(p).send(HttpRequest.newBuilder(u).timeout(REQUEST_TIMEOUT)
-                        .build(), HttpResponse.BodyHandlers.ofInputStream());
+                HttpRequest.Builder request = HttpRequest.newBuilder(u).timeout(REQUEST_TIMEOUT);
+                if (batches) {
+                    request.header("Accept", RecordBatchDecoder.MEDIA_TYPE);
+                }
+                HttpResponse<InputStream> r = clients.get(p).send(request.build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+                long next;
                 try (InputStream in = r.body()) {
                     if (r.statusCode() != 200) {
                         throw new IllegalStateException("Tierlog fetch " + u + " answered " + r.statusCode() + ": "
                                 + new String(in.readAllBytes(), StandardCharsets.UTF_8));
                     }
-                    FetchPage page = parseFetch(in);
-                    if (page.nextOffset <= offset) {
-                        throw new IllegalStateException("Tierlog fetch " + u + " made no progress");
+                    if (batches) {
+                        decoder.decode(ByteBuffer.wrap(in.readAllBytes()));
+                        next = decoder.next();
+                        checkNextOffsetHeader(r, decoder, u);
+                    } else {
+                        FetchPage page = parseFetch(in);
+                        counts[p] += page.records;
+                        bytes[p] += page.valueBytes;
+                        next = page.nextOffset;
                     }
-                    counts[p] += page.records;
-                    bytes[p] += page.valueBytes;
-                    offset = page.nextOffset;
                 }
+                if (next <= offset) {
+                    throw new IllegalStateException("Tierlog fetch " + u + " made no progress");
+                }
+                offset = next;
+            }
+            if (batches) {
+                counts[p] = decoder.records();
+                bytes[p] = decoder.valueBytes();
             }
         });
         long total = 0;
@@ -197,6 +210,15 @@ public final class TierlogSystem implements SystemUnderTest {
                     + expectedRecords);
         }
         return new ConsumeStats(total, totalBytes, elapsed);
+    }
+
+    /** The service's Tierlog-Next-Offset must be where the last batch it sent ends. */
+    private static void checkNextOffsetHeader(HttpResponse<?> r, RecordBatchDecoder decoder, URI u) {
+        String header = r.headers().firstValue("Tierlog-Next-Offset").orElse(null);
+        if (header != null && decoder.batchesEnd() >= 0 && Long.parseLong(header) != decoder.batchesEnd()) {
+            throw new IllegalStateException("Tierlog fetch " + u + ": Tierlog-Next-Offset " + header
+                    + " but the last batch ends at " + decoder.batchesEnd());
+        }
     }
 
     private record FetchPage(long records, long valueBytes, long nextOffset) {

@@ -44,7 +44,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Drives a {@link KafkaBroker} with the stock Java clients, configured the way Kafka is run for throughput:
  * producers with {@code acks=all} (idempotence on, Kafka's default), {@code linger.ms=5},
- * {@code batch.size=512 KiB}, no compression, the default 32 MiB {@code buffer.memory}; one {@link KafkaProducer} per concurrent producer; one
+ * {@code batch.size=512 KiB}, no compression, {@code max.in.flight.requests.per.connection=5} (the default),
+ * the default 32 MiB {@code buffer.memory}; one {@link KafkaProducer} per concurrent producer; one
  * {@link KafkaConsumer} per partition for reads (the same reader parallelism the Tierlog side gets).
  * Durability is per topic: {@code flush.messages=1} for {@link Durability#ALWAYS}, Kafka's default otherwise.
  * Segments are 1 GiB (Kafka's default). Used from one thread.
@@ -53,6 +54,11 @@ public final class KafkaSystem implements SystemUnderTest {
     /** Under the broker's default message.max.bytes (1 MiB + overhead), so no broker setting needs raising. */
     static final int BATCH_SIZE = 512 * 1024;
     static final int LINGER_MS = 5;
+    /**
+     * Requests in flight per producer connection: Kafka's default, set explicitly because Tierlog's producer in
+     * this benchmark keeps the same number in flight ({@code TierlogSystem}).
+     */
+    public static final int MAX_IN_FLIGHT = 5;
 
     private final KafkaBroker broker;
     private final Admin admin;
@@ -121,6 +127,7 @@ public final class KafkaSystem implements SystemUnderTest {
         p.put(ProducerConfig.LINGER_MS_CONFIG, Integer.toString(LINGER_MS));
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(BATCH_SIZE));
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, Integer.toString(MAX_IN_FLIGHT));
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return p;

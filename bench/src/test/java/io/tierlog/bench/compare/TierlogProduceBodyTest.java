@@ -14,12 +14,14 @@ class TierlogProduceBodyTest {
     void bodyIsApiJsonWhoseValuesAreTheSameBytesKafkaGets() throws Exception {
         Payload payload = new Payload(1024, 7);
 
-        JsonNode body = new ObjectMapper().readTree(TierlogSystem.body(payload, 5, 3));
+        JsonNode body = new ObjectMapper().readTree(TierlogSystem.body(payload, 5, 3, 6));
 
         assertThat(body.get("encoding").asText()).isEqualTo("json");
         assertThat(body.get("records")).hasSize(3);
         for (int i = 0; i < 3; i++) {
             JsonNode value = body.get("records").get(i).get("value");
+            // Each request goes to one partition, named on every record.
+            assertThat(body.get("records").get(i).get("partition").asInt()).isEqualTo(6);
             // Tierlog stores a JSON value as its compact text: exactly the bytes Kafka is sent.
             assertThat(value.toString().getBytes(StandardCharsets.UTF_8)).isEqualTo(payload.bytes(5 + i));
             assertThat(payload.bytes(5 + i)).hasSize(1024);
