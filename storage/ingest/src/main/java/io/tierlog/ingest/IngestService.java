@@ -10,12 +10,15 @@ import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
+import io.tierlog.log.format.ClientBatch;
+import io.tierlog.log.format.ClientBatchValidator;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -130,6 +133,38 @@ public final class IngestService implements Closeable {
             offsets.add(new PartitionOffset(p, nextOffset.get(p)[0]++));
         }
         return new ProduceResult(offsets, allDuplicates && request.producer().isPresent());
+    }
+
+    /**
+     * Produces a binary body ({@code application/vnd.tierlog.record-batches}): one or more whole Kafka RecordBatch
+     * v2 batches back to back, as a Kafka producer builds them, all for {@code partition}. No JSON is parsed and
+     * the client's batch is appended as sent (only its base offset, outside the CRC, is stamped), unless the body
+     * holds several batches or a record timestamp of -1: then it is re-encoded as one batch (see
+     * {@link ClientBatchValidator}), so that a request always lands as one batch, atomically.
+     *
+     * <p>Checks, in order, with nothing appended on failure: the topic name ({@code invalid-topic}); the body size
+     * against {@code max.request.bytes} ({@code request-too-large}); the topic ({@code unknown-topic}) and
+     * partition ({@code unknown-partition}); then every batch and record ({@code bad-request} with
+     * {@code field = "body"}, or {@code record-too-large} with {@code field = "records[i]"}). Idempotence comes
+     * from the batch header, keyed as the JSON path keys it (a decimal JSON producer id is the same producer as
+     * that numeric producerId): a retry answers the original offsets with {@code duplicate}, a gap
+     * {@code out-of-order-sequence}, an old epoch {@code fenced-producer}.
+     *
+     * @param body the request body, position to limit; its batch header bytes may be overwritten (base offset,
+     *             partition leader epoch) and it must not change until this returns
+     */
+    public BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body) {
+        Names.requireValidTopic(topicName);
+        if (body.remaining() > config.maxRequestBytes()) {
+            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.remaining()
+                    + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
+                    Map.of("maxRequestBytes", config.maxRequestBytes()));
+        }
+        TopicMetadata topic = topics.get(topicName);
+        topic.requirePartition(partition);
+        ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
+        AppendResult result = writer(topic, partition).append(batch, topic.config());
+        return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate());
     }
 
     /** The api.md response body: {@code {"offsets": [{"partition", "offset"}...], "duplicate": bool}}. */

@@ -2,6 +2,7 @@ package io.tierlog.log;
 
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.ClientBatch;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.format.RecordBatchCodec;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongFunction;
 
 /**
  * Appends record batches to one partition's hot segments. Many writers, in many processes and on many hosts
@@ -131,10 +133,33 @@ public final class PartitionWriter implements Closeable {
      * @throws CorruptLogException if the log's tail holds a corrupt batch; nothing is appended
      */
     public AppendResult append(List<AppendRecord> records, ProducerIdentity producer, TopicConfig config) {
+        return append(producer, records.size(), config,
+                baseOffset -> RecordBatchCodec.encode(baseOffset, records, producer, encodeBuffer(records)));
+    }
+
+    /**
+     * Appends a batch a client built (validated by {@link io.tierlog.log.format.ClientBatchValidator}) as is,
+     * under the same protocol as {@link #append(List, ProducerIdentity, TopicConfig)}: its base offset is stamped
+     * with the log's next offset (the field lies outside the CRC, so the client's bytes and CRC stay as sent), and
+     * its header's producer fields are checked and recorded exactly as the JSON path's are.
+     *
+     * @throws TierlogException {@code out-of-order-sequence} or {@code fenced-producer}, with nothing appended
+     * @throws CorruptLogException if the log's tail holds a corrupt batch; nothing is appended
+     */
+    public AppendResult append(ClientBatch batch, TopicConfig config) {
+        return append(batch.producer(), batch.recordCount(), config, batch::stampedAt);
+    }
+
+    /**
+     * The one append core: lock, re-read the tail, producer check, then the batch {@code batchAt} builds for the
+     * log's next offset (called under the lock, so its base offset is final), roll, write.
+     */
+    private AppendResult append(ProducerIdentity producer, int recordCount, TopicConfig config,
+                                LongFunction<ByteBuffer> batchAt) {
         mutex.lock();
         try (FileLock ignored = lockFile.lock()) {
             refreshTail();
-            ProducerStateTable.Verdict verdict = producers.check(producer, records.size());
+            ProducerStateTable.Verdict verdict = producers.check(producer, recordCount);
             if (verdict instanceof ProducerStateTable.Duplicate d) {
                 return new AppendResult(d.original().firstOffset(), d.original().lastOffset(), true);
             }
@@ -148,7 +173,7 @@ public final class PartitionWriter implements Closeable {
                         + producer.epoch() + " is older than the current epoch " + f.currentEpoch() + " on " + partition,
                         Map.of("currentEpoch", (int) f.currentEpoch(), "partition", partition.partition()));
             }
-            ByteBuffer batch = RecordBatchCodec.encode(tail.nextOffset, records, producer, encodeBuffer(records));
+            ByteBuffer batch = batchAt.apply(tail.nextOffset);
             maybeRoll(batch.remaining(), config);
             return write(batch);
         } catch (IOException e) {

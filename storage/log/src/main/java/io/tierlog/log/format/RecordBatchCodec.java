@@ -45,13 +45,17 @@ public final class RecordBatchCodec {
     /** The CRC32C covers the batch from the attributes field to its end. */
     public static final int CRC_START_OFFSET = 21;
     public static final byte MAGIC = RecordBatch.MAGIC_VALUE_V2;
-    private static final int LAST_OFFSET_DELTA_OFFSET = 23;
-    private static final int MAX_TIMESTAMP_OFFSET = 35;
-    private static final int PRODUCER_ID_OFFSET = 43;
-    private static final int PRODUCER_EPOCH_OFFSET = 51;
-    private static final int BASE_SEQUENCE_OFFSET = 53;
+    public static final int PARTITION_LEADER_EPOCH_OFFSET = 12;
+    public static final int ATTRIBUTES_OFFSET = 21;
+    public static final int LAST_OFFSET_DELTA_OFFSET = 23;
+    public static final int BASE_TIMESTAMP_OFFSET = 27;
+    public static final int MAX_TIMESTAMP_OFFSET = 35;
+    public static final int PRODUCER_ID_OFFSET = 43;
+    public static final int PRODUCER_EPOCH_OFFSET = 51;
+    public static final int BASE_SEQUENCE_OFFSET = 53;
+    public static final int RECORD_COUNT_OFFSET = 57;
     /** Leader epoch is a replication concept we do not have; Kafka writes -1 ("unknown") for it too. */
-    private static final int NO_PARTITION_LEADER_EPOCH = -1;
+    public static final int NO_PARTITION_LEADER_EPOCH = -1;
 
     private RecordBatchCodec() {
     }
@@ -168,7 +172,7 @@ public final class RecordBatchCodec {
     }
 
     /** One complete batch as kafka-clients' view of it (no copy). */
-    private static RecordBatch asBatch(ByteBuffer batch) {
+    static RecordBatch asBatch(ByteBuffer batch) {
         return MemoryRecords.readableRecords(batch.slice()).batches().iterator().next();
     }
 
