@@ -120,6 +120,16 @@ public final class RecordBatchDecoder {
         batchesEnd = batch.nextOffset();
     }
 
+    /**
+     * Fails unless a response's Content-Type is {@link #MEDIA_TYPE}: a service that ignored the Accept header would
+     * otherwise be decoded as garbage.
+     */
+    public static void requireMediaType(String contentType, String what) throws IOException {
+        if (contentType == null || !contentType.toLowerCase(java.util.Locale.ROOT).startsWith(MEDIA_TYPE)) {
+            throw new IOException(what + " answered Content-Type " + contentType + ", not " + MEDIA_TYPE);
+        }
+    }
+
     /** The next offset to read: one after the last record counted (the requested offset before any). */
     public long next() {
         return next;

@@ -18,6 +18,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,6 +29,7 @@ import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,17 +44,21 @@ import java.util.concurrent.TimeUnit;
  * through the proxy. Fills a topic, waits until it is cold, then per injected latency and per run measures:
  * <ol>
  *   <li>SSE replay from offset 0 ({@link SseReplay});</li>
- *   <li>paged fetch replay ({@link FetchReplay});</li>
+ *   <li>paged fetch replay, JSON ({@link FetchReplay});</li>
+ *   <li>binary stream replay, record batches ({@link BatchStreamReplay});</li>
+ *   <li>binary paged fetch replay, record batches ({@link BatchFetchReplay});</li>
  *   <li>raw ranged GETs of the same segment objects, same chunk size, {@code fetch-threads} in flight;</li>
  *   <li>the same one GET at a time.</li>
  * </ol>
  * Each HTTP replay gets a freshly started service with an empty index directory, so its chunk cache (under the
  * index directory) is empty and its in-memory sidecar and manifest caches too; before the measured replay that
- * JVM replays a separate warm-up topic (other objects, so it warms the JIT, not the cache). Writes
+ * JVM replays a separate warm-up topic with the same reader (other objects, so it warms the JIT, not the cache).
+ * The HTTP readers take turns going first from run to run. Writes
  * {@code bench/results/cold-<timestamp>.json|md} and the generated block of {@code docs/BENCHMARKS.md}.
  */
 @Command(name = "cold", mixinStandardHelpOptions = true,
-        description = "Cold replay through the index-service's SSE stream and paged fetch vs raw ranged S3 GETs "
+        description = "Cold replay through the index-service's SSE stream, paged fetch and binary record-batch stream "
+                + "and fetch vs raw ranged S3 GETs "
                 + "(starts and stops S3Proxy, a latency proxy and the index-service itself).")
 public final class ColdCommand implements Callable<Integer> {
     private static final String BUCKET = "tierlog-bench";
@@ -104,6 +110,12 @@ public final class ColdCommand implements Callable<Integer> {
     @Option(names = "--fetch-max-bytes", defaultValue = "4194304", description = "maxBytes of the paged fetch (default: ${DEFAULT-VALUE}).")
     int fetchMaxBytes;
 
+    @Option(names = "--readers", split = ",", defaultValue = "sse,fetch,batch-stream,batch-fetch",
+            description = "HTTP readers to measure, each replay on a fresh index-service (default: ${DEFAULT-VALUE}); "
+                    + "the raw and serial GET readers always run.")
+    List<String> readers;
+
+    private List<ColdResults.Reader> httpReaders;
     private Path runJar;
     private Path work;
     private int serviceStarts;
@@ -119,6 +131,7 @@ public final class ColdCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--mib and --warmup-mib must be larger than --segment-mib ("
                     + segmentMib + ")");
         }
+        httpReaders = readers.stream().map(String::trim).map(ColdResults.Reader::httpReader).distinct().toList();
         Path root = run.repo();
         work = run.createWorkDir("tierlog-cold-");
         Instant started = Instant.now();
@@ -230,10 +243,11 @@ public final class ColdCommand implements Callable<Integer> {
                             List<RangedGets.Segment> segments, int latency, int run, ColdResults results)
             throws Exception {
         String where = "latency " + latency + " ms, run " + run + ": ";
-        // SSE and fetch take turns going first, so a drift in machine load does not always hit the same one.
-        for (boolean sse : run % 2 == 1 ? new boolean[] {true, false} : new boolean[] {false, true}) {
-            measure(results, latency, sse ? ColdResults.Reader.SSE : ColdResults.Reader.FETCH, where,
-                    () -> replayOnFreshService(s3, proxy, cold, sse));
+        // The HTTP readers take turns going first, so a drift in machine load does not always hit the same one.
+        List<ColdResults.Reader> order = new ArrayList<>(httpReaders);
+        Collections.rotate(order, -((run - 1) % order.size()));
+        for (ColdResults.Reader reader : order) {
+            measure(results, latency, reader, where, () -> replayOnFreshService(s3, proxy, cold, reader));
         }
         measure(results, latency, ColdResults.Reader.RAW, where, () -> {
             s3.reset();
@@ -261,23 +275,18 @@ public final class ColdCommand implements Callable<Integer> {
 
     /**
      * Starts a service with an empty index directory (so an empty chunk cache) and tiering off, replays the warm-up
-     * topic through both HTTP readers (unmeasured: JIT), then measures one replay of the cold range.
+     * topic with the same reader (unmeasured: JIT), then measures one replay of the cold range.
      */
-    private Replay replayOnFreshService(CountingS3 s3, FaultInjectingProxy proxy, Cold cold, boolean sse)
+    private Replay replayOnFreshService(CountingS3 s3, FaultInjectingProxy proxy, Cold cold, ColdResults.Reader reader)
             throws Exception {
         try (ColdService service = startService(proxy, false)) {
             HttpClient warmClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            SseReplay.run(warmClient, service.baseUri(), WARMUP_TOPIC, 0, cold.warmupLastOffset(), 0, REPLAY_TIMEOUT);
-            FetchReplay.run(warmClient, service.baseUri(), WARMUP_TOPIC, 0, cold.warmupLastOffset(), fetchMaxRecords,
-                    fetchMaxBytes, 0, REPLAY_TIMEOUT);
+            replay(reader, warmClient, service.baseUri(), WARMUP_TOPIC, cold.warmupLastOffset(), 0);
             // A new client: the measured replay opens its own connection, as a new consumer would.
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             Map<String, Double> before = ServiceMetrics.scrape(warmClient, service.baseUri());
             s3.reset();
-            Replay r = sse
-                    ? SseReplay.run(http, service.baseUri(), TOPIC, 0, cold.lastOffset(), cold.bytes(), REPLAY_TIMEOUT)
-                    : FetchReplay.run(http, service.baseUri(), TOPIC, 0, cold.lastOffset(), fetchMaxRecords,
-                    fetchMaxBytes, cold.bytes(), REPLAY_TIMEOUT);
+            Replay r = replay(reader, http, service.baseUri(), TOPIC, cold.lastOffset(), cold.bytes());
             if (r.records() != cold.lastOffset() + 1) {
                 throw new IllegalStateException("replay read " + r.records() + " records, expected " + (cold.lastOffset() + 1));
             }
@@ -285,6 +294,20 @@ public final class ColdCommand implements Callable<Integer> {
             return r.withCounts(counts).withService(ServiceMetrics.delta(before,
                     ServiceMetrics.scrape(warmClient, service.baseUri())));
         }
+    }
+
+    /** One replay of {@code topic} from offset 0 through {@code last} by the given HTTP reader. */
+    private Replay replay(ColdResults.Reader reader, HttpClient http, URI base, String topic, long last,
+                          long objectBytes) throws Exception {
+        return switch (reader) {
+            case SSE -> SseReplay.run(http, base, topic, 0, last, objectBytes, REPLAY_TIMEOUT);
+            case FETCH -> FetchReplay.run(http, base, topic, 0, last, fetchMaxRecords, fetchMaxBytes, objectBytes,
+                    REPLAY_TIMEOUT);
+            case BATCH_STREAM -> BatchStreamReplay.run(http, base, topic, 0, last, objectBytes, REPLAY_TIMEOUT);
+            case BATCH_FETCH -> BatchFetchReplay.run(http, base, topic, 0, last, fetchMaxRecords, fetchMaxBytes,
+                    objectBytes, REPLAY_TIMEOUT);
+            case RAW, SERIAL -> throw new IllegalArgumentException(reader + " does not read over HTTP");
+        };
     }
 
     /**
@@ -320,6 +343,7 @@ public final class ColdCommand implements Callable<Integer> {
         s.put("cacheBytes", cacheBytes);
         s.put("fetchMaxRecords", fetchMaxRecords);
         s.put("fetchMaxBytes", fetchMaxBytes);
+        s.put("httpReaders", httpReaders.stream().map(r -> r.option).toList());
         s.put("git", Workspace.gitDescribe(root));
         return s;
     }

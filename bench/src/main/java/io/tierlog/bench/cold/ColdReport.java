@@ -90,8 +90,10 @@ final class ColdReport {
         if (fill != null) {
             md.append(String.format(Locale.ROOT, "Cold range replayed: offsets 0–%d (%,d records of %s-byte values), "
                             + "%d segment objects, %.1f MiB; segments of %d MiB; chunk %d KiB, read-ahead %s chunks, "
-                            + "%s fetch threads (the raw reader keeps that many GETs in flight); paged fetch maxRecords=%s, "
-                            + "maxBytes=%s.%n%n",
+                            + "%s fetch threads (the raw reader keeps that many GETs in flight); paged fetches (JSON and "
+                            + "binary) maxRecords=%s, maxBytes=%s. Binary readers: `Accept: "
+                            + "application/vnd.tierlog.record-batches`, each batch CRC-checked and decoded with "
+                            + "kafka-clients; MB/s (values) counts the same stored value bytes as the JSON readers.%n%n",
                     fill.state().path("hotStartOffset").asLong() - 1, fill.state().path("hotStartOffset").asLong(),
                     settings.get("valueBytes"), fill.state().path("segments").path("cold").asInt(),
                     coldBytes / 1048576.0, ((Number) settings.get("segmentBytes")).longValue() >> 20,
@@ -111,23 +113,28 @@ final class ColdReport {
                         m.firstMillis(), m.s3() == null ? "?" : m.s3().perGibText(m.objectBytes())));
             }
         }
-        md.append("\n| first-byte latency | SSE / raw (target ≥ 0.80) | SSE / serial (target ≥ 3) | fetch / raw |\n"
-                + "|---|---|---|---|\n");
+        md.append("\n| first-byte latency | SSE / raw (target ≥ 0.80) | SSE / serial (target ≥ 3) | fetch / raw "
+                + "| binary stream / raw (target ≥ 0.80) | binary stream / serial (target ≥ 3) | binary fetch / raw |\n"
+                + "|---|---|---|---|---|---|---|\n");
         for (Integer latency : results.samples().keySet()) {
             Replay sse = results.median(latency, ColdResults.Reader.SSE);
             Replay fetch = results.median(latency, ColdResults.Reader.FETCH);
+            Replay batchStream = results.median(latency, ColdResults.Reader.BATCH_STREAM);
+            Replay batchFetch = results.median(latency, ColdResults.Reader.BATCH_FETCH);
             Replay raw = results.median(latency, ColdResults.Reader.RAW);
             Replay serial = results.median(latency, ColdResults.Reader.SERIAL);
-            md.append(String.format(Locale.ROOT, "| %d ms | %s | %s | %s |%n", latency,
-                    ratio(sse, raw, TARGET_VS_RAW), ratio(sse, serial, TARGET_VS_SERIAL), ratio(fetch, raw, 0)));
+            md.append(String.format(Locale.ROOT, "| %d ms | %s | %s | %s | %s | %s | %s |%n", latency,
+                    ratio(sse, raw, TARGET_VS_RAW), ratio(sse, serial, TARGET_VS_SERIAL), ratio(fetch, raw, 0),
+                    ratio(batchStream, raw, TARGET_VS_RAW), ratio(batchStream, serial, TARGET_VS_SERIAL),
+                    ratio(batchFetch, raw, 0)));
         }
         md.append("\nWhat the index-service saw during the median replays (its `/q/metrics`, after minus before):\n\n"
                 + "| first-byte latency | reader | cold reads | time in cold reads | chunk cache hits / misses | ranged GETs |\n"
                 + "|---|---|---|---|---|---|\n");
         for (Integer latency : results.samples().keySet()) {
-            for (ColdResults.Reader reader : List.of(ColdResults.Reader.SSE, ColdResults.Reader.FETCH)) {
+            for (ColdResults.Reader reader : ColdResults.Reader.values()) {
                 Replay m = results.median(latency, reader);
-                if (m == null || m.service() == null) {
+                if (!reader.http || m == null || m.service() == null) {
                     continue;
                 }
                 Map<String, Double> v = m.service();
@@ -151,7 +158,8 @@ final class ColdReport {
         Object starts = settings.get("serviceStartMillis");
         md.append(String.format(Locale.ROOT, "%nRatios compare wall times over the same segment bytes. MB/s: 10^6 "
                 + "bytes/s. Each HTTP replay ran on a freshly started index-service (empty index directory, so an empty "
-                + "chunk cache) after an unmeasured replay of a separate warm-up topic; index-service start times (ms): "
+                + "chunk cache) after an unmeasured replay of a separate warm-up topic by the same reader; the HTTP "
+                + "readers took turns going first; index-service start times (ms): "
                 + "%s. Raw readers: `S3ObjectStore` (AWS SDK v2, url-connection client, as in the service), bytes "
                 + "dropped. Everything runs on this one machine and goes through the latency proxy; S3Proxy serves "
                 + "from files the page cache holds.%n", starts));

@@ -12,15 +12,34 @@ import java.util.TreeMap;
 /** Every sample of a {@code cold} run, by injected latency and reader, and the fill phase. Not thread-safe. */
 final class ColdResults {
     enum Reader {
-        SSE("SSE stream (index-service)"),
-        FETCH("paged fetch (index-service)"),
-        RAW("raw ranged GETs, read-ahead's concurrency"),
-        SERIAL("raw ranged GETs, one at a time");
+        SSE("sse", "SSE stream (index-service)", true),
+        FETCH("fetch", "paged fetch (index-service)", true),
+        BATCH_STREAM("batch-stream", "binary stream, record batches (index-service)", true),
+        BATCH_FETCH("batch-fetch", "binary paged fetch, record batches (index-service)", true),
+        RAW("raw", "raw ranged GETs, read-ahead's concurrency", false),
+        SERIAL("serial", "raw ranged GETs, one at a time", false);
 
+        /** The name on the command line ({@code --readers}). */
+        final String option;
         final String label;
+        /** Whether it reads through the index-service (each replay on a fresh one) rather than S3 directly. */
+        final boolean http;
 
-        Reader(String label) {
+        Reader(String option, String label, boolean http) {
+            this.option = option;
             this.label = label;
+            this.http = http;
+        }
+
+        /** The HTTP reader named {@code option} on the command line. */
+        static Reader httpReader(String option) {
+            for (Reader r : values()) {
+                if (r.http && r.option.equals(option)) {
+                    return r;
+                }
+            }
+            throw new IllegalArgumentException("unknown HTTP reader '" + option + "' (sse, fetch, batch-stream, "
+                    + "batch-fetch)");
         }
     }
 

@@ -179,6 +179,8 @@ public final class TierlogSystem implements SystemUnderTest {
                                 + new String(in.readAllBytes(), StandardCharsets.UTF_8));
                     }
                     if (batches) {
+                        RecordBatchDecoder.requireMediaType(r.headers().firstValue("Content-Type").orElse(null),
+                                "Tierlog fetch " + u);
                         decoder.decode(ByteBuffer.wrap(in.readAllBytes()));
                         next = decoder.next();
                         checkNextOffsetHeader(r, decoder, u);
