@@ -4,17 +4,22 @@ import io.tierlog.ingest.Encoding;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.PartitionOffset;
 import io.tierlog.ingest.ProduceResult;
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.read.BatchFetch;
 import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -94,16 +99,20 @@ public class RecordsResource {
 
     @GET
     @Path("partitions/{partition}/records")
-    @Produces(MediaType.APPLICATION_JSON)
+    @Produces({MediaType.APPLICATION_JSON, RecordBatchesMedia.TYPE})
     @Operation(summary = "Fetch records from an offset", description = "offset (required), maxRecords (default 500, "
             + "max 10000), maxBytes (default 1 MiB), waitMs (0..30000: long-poll when offset == highWatermark), "
-            + "encoding json|base64. 416 offset-out-of-range carries logStartOffset and highWatermark.")
+            + "encoding json|base64. 416 offset-out-of-range carries logStartOffset and highWatermark. With Accept: "
+            + RecordBatchesMedia.TYPE + " the body is the stored Kafka RecordBatch v2 bytes, whole batches (the first "
+            + "may start below offset), and the extent is in the Tierlog-Next-Offset, Tierlog-High-Watermark and "
+            + "Tierlog-Log-Start-Offset headers.")
     public CompletionStage<Response> fetch(@PathParam("topic") String topic, @PathParam("partition") String partition,
                                            @QueryParam("offset") String offsetParam,
                                            @QueryParam("maxRecords") String maxRecordsParam,
                                            @QueryParam("maxBytes") String maxBytesParam,
                                            @QueryParam("waitMs") String waitMsParam,
-                                           @QueryParam("encoding") String encodingParam) {
+                                           @QueryParam("encoding") String encodingParam,
+                                           @HeaderParam("Accept") String accept) {
         // Parameter checks need no I/O and run on the calling (event-loop) thread; every file read runs on the
         // read pool, and a long-poll holds no thread while it waits.
         if (offsetParam == null || offsetParam.isEmpty()) {
@@ -114,6 +123,10 @@ public class RecordsResource {
                 config.fetch().maxRecordsLimit());
         int maxBytes = (int) Requests.queryLong(maxBytesParam, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE);
         long waitMs = Requests.queryLong(waitMsParam, "waitMs", 0, 0, MAX_WAIT_MS);
+        if (RecordBatchesMedia.accepted(accept)) {
+            RecordBatchesMedia.requireNoEncoding(encodingParam);
+            return fetchBatches(topic, partition, offset, maxRecords, maxBytes, waitMs);
+        }
         Encoding encoding = PartitionRequests.encoding(encodingParam);
         // The read and the rendering both happen inside the pool task. A stage chained with thenCompose would run
         // on whichever thread attaches it when the task is already done, which is often the event loop.
@@ -134,6 +147,33 @@ public class RecordsResource {
         byte[] body = FetchJson.render(tp, result, encoding);
         metrics.fetched(result.records().size(), body.length, System.nanoTime() - startNanos);
         return Response.ok(body, MediaType.APPLICATION_JSON).build();
+    }
+
+    private CompletionStage<Response> fetchBatches(String topic, String partition, long offset, int maxRecords,
+                                                   int maxBytes, long waitMs) {
+        return CompletableFuture.supplyAsync(() -> {
+            long start = System.nanoTime();
+            TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
+            BatchFetch first = reads.fetchBatches(tp, offset, maxRecords, maxBytes);
+            if (!first.batches().isEmpty() || waitMs == 0) {
+                return CompletableFuture.completedFuture(respond(first, start));
+            }
+            return watcher.awaitBeyond(tp, offset, Duration.ofMillis(waitMs))
+                    .thenApplyAsync(arrived -> respond(reads.fetchBatches(tp, offset, maxRecords, maxBytes),
+                            System.nanoTime()), readPool);
+        }, readPool).thenCompose(response -> response);
+    }
+
+    private Response respond(BatchFetch fetch, long startNanos) {
+        BatchRead batches = fetch.batches();
+        metrics.fetched(batches.records(), batches.length(), System.nanoTime() - startNanos);
+        // The read's own array, wrapped without a copy; only its first length bytes are batches.
+        Buffer body = Buffer.buffer(Unpooled.wrappedBuffer(batches.bytes(), 0, batches.length()));
+        return Response.ok(body, RecordBatchesMedia.TYPE)
+                .header(RecordBatchesMedia.NEXT_OFFSET, fetch.nextOffset())
+                .header(RecordBatchesMedia.HIGH_WATERMARK, fetch.highWatermark())
+                .header(RecordBatchesMedia.LOG_START_OFFSET, fetch.logStartOffset())
+                .build();
     }
 
     @GET

@@ -1,6 +1,7 @@
 package io.tierlog.service.api;
 
 import io.tierlog.ingest.Encoding;
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
@@ -12,6 +13,7 @@ import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -34,7 +36,9 @@ import java.util.concurrent.ExecutorService;
  * then tailing live appends. Start: {@code Last-Event-ID: K} resumes at K+1; else {@code ?offset=N|earliest|latest}
  * (default {@code latest}) or {@code ?timestamp=T}. A comment line is sent after every
  * {@code tierlog.stream.heartbeat-interval} without records. If retention overtakes a stream, an
- * {@code event: error} carrying the offset-out-of-range problem ends it.
+ * {@code event: error} carrying the offset-out-of-range problem ends it. With
+ * {@code Accept: application/vnd.tierlog.record-batches} the body is the stored record batches back to back instead
+ * ({@link RecordBatchesMedia}); such a stream has no heartbeat, and an error breaks it off without its final chunk.
  *
  * <p>Served by a Vert.x route rather than JAX-RS so that flow control is explicit: each step reads one bounded
  * batch ({@code tierlog.stream.batch-records}, at most 1 MiB) on the read pool and hands it to the connection's
@@ -80,8 +84,12 @@ public class StreamRoute {
         String lastEventId = ctx.request().getHeader("Last-Event-ID");
         String offset = ctx.request().getParam("offset");
         String timestamp = ctx.request().getParam("timestamp");
+        boolean batches = RecordBatchesMedia.accepted(ctx.request().getHeader("Accept"));
         Encoding encoding;
         try {
+            if (batches) {
+                RecordBatchesMedia.requireNoEncoding(ctx.request().getParam("encoding"));
+            }
             encoding = PartitionRequests.encoding(ctx.request().getParam("encoding"));
         } catch (RuntimeException e) {
             fail(ctx, e);
@@ -97,7 +105,7 @@ public class StreamRoute {
                 context.runOnContext(v -> fail(ctx, e));
                 return;
             }
-            context.runOnContext(v -> new Session(ctx, context, tp, start, encoding).begin());
+            context.runOnContext(v -> new Session(ctx, context, tp, start, batches ? null : encoding).begin());
         });
     }
 
@@ -133,7 +141,11 @@ public class StreamRoute {
                 .end(Buffer.buffer(p.toJson()));
     }
 
-    /** One client's stream. Reads run on the pool, writes on the connection's context; one read at a time. */
+    /**
+     * One client's stream. Reads run on the pool, writes on the connection's context; one read at a time. With a
+     * null encoding it carries record batches ({@link RecordBatchesMedia}) instead of SSE: the stored bytes back to
+     * back, with nothing between them, so there is no heartbeat (a comment would not be a batch).
+     */
     private final class Session {
         private final RoutingContext ctx;
         private final HttpServerResponse response;
@@ -155,13 +167,17 @@ public class StreamRoute {
 
         void begin() {
             response.setChunked(true);
-            response.putHeader("Content-Type", "text/event-stream");
+            response.putHeader("Content-Type", encoding == null ? RecordBatchesMedia.TYPE : "text/event-stream");
             response.putHeader("Cache-Control", "no-cache");
             response.putHeader("X-Accel-Buffering", "no");
             response.closeHandler(v -> close());
             response.exceptionHandler(e -> close());
             // Commit the headers now so the client knows the stream is open before the first record.
-            response.write(": tierlog stream " + tp + " from offset " + next + "\n\n");
+            if (encoding == null) {
+                response.writeHead();
+            } else {
+                response.write(": tierlog stream " + tp + " from offset " + next + "\n\n");
+            }
             pool.execute(this::step);
         }
 
@@ -177,17 +193,26 @@ public class StreamRoute {
             if (closed) {
                 return;
             }
-            FetchResult result;
             try {
-                result = reads.fetch(tp, next, batchRecords, MAX_BATCH_BYTES);
+                if (encoding == null) {
+                    BatchRead read = reads.fetchBatches(tp, next, batchRecords, MAX_BATCH_BYTES).batches();
+                    if (!read.isEmpty()) {
+                        next = read.nextOffset();
+                        writeThenContinue(Buffer.buffer(Unpooled.wrappedBuffer(read.bytes(), 0, read.length())),
+                                read.records());
+                        return;
+                    }
+                } else {
+                    FetchResult result = reads.fetch(tp, next, batchRecords, MAX_BATCH_BYTES);
+                    if (!result.records().isEmpty()) {
+                        next = result.nextOffset();
+                        writeThenContinue(Buffer.buffer(FetchJson.sseEvents(tp, result.records(), encoding)),
+                                result.records().size());
+                        return;
+                    }
+                }
             } catch (RuntimeException e) {
                 end(e);
-                return;
-            }
-            if (!result.records().isEmpty()) {
-                Buffer buf = Buffer.buffer(FetchJson.sseEvents(tp, result.records(), encoding));
-                next = result.nextOffset();
-                writeThenContinue(buf, result.records().size());
                 return;
             }
             CompletableFuture<Boolean> w = watcher.awaitBeyond(tp, next, heartbeat);
@@ -200,7 +225,7 @@ public class StreamRoute {
                 if (closed) {
                     return;
                 }
-                if (Boolean.TRUE.equals(arrived)) {
+                if (Boolean.TRUE.equals(arrived) || encoding == null) {
                     pool.execute(this::step);
                 } else {
                     writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)), 0);
@@ -249,8 +274,14 @@ public class StreamRoute {
                 if (p.status() >= 500) {
                     LOG.errorf(e, "%s: stream at offset %d failed", tp, next);
                 }
-                response.end(Buffer.buffer("event: error\ndata: ").appendBytes(p.toJson()).appendString("\n\n"));
                 closed = true;
+                if (encoding == null) {
+                    // A batch stream has no place for a problem: it breaks off without its final chunk, which a
+                    // client tells from a clean end; reconnecting from its next offset answers the problem (416).
+                    response.reset();
+                    return;
+                }
+                response.end(Buffer.buffer("event: error\ndata: ").appendBytes(p.toJson()).appendString("\n\n"));
             });
         }
     }

@@ -2,6 +2,7 @@ package io.tierlog.service.cold;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.tiering.OffsetAndTimestamp;
@@ -10,6 +11,8 @@ import io.tierlog.tiering.TieredStorage;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The cold tier as the service's read path sees it: routes a read to the tier holding its offset (timing the
@@ -34,14 +37,28 @@ public final class ColdTier {
 
     /** Reads from the tier holding {@code offset}; see {@link TieredStorage#read}. */
     public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes, TieredStorage.HotRead hot) {
+        return timed(hotServed -> storage.read(tp, offset, maxRecords, maxBytes, (o, n, b) -> {
+            hotServed.run();
+            return hot.read(o, n, b);
+        }));
+    }
+
+    /** Whole batches from the tier holding {@code offset}; see {@link TieredStorage#readBatches}. */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes,
+                                 TieredStorage.TierRead<BatchRead> hot) {
+        return timed(hotServed -> storage.readBatches(tp, offset, maxRecords, maxBytes, (o, n, b) -> {
+            hotServed.run();
+            return hot.read(o, n, b);
+        }));
+    }
+
+    /** Runs a routed read (given a callback its hot read calls), timing it as a cold read unless the hot tier served it. */
+    private <T> T timed(Function<Runnable, T> read) {
         long started = System.nanoTime();
         boolean[] hotServed = {false};
-        ReadResult result = storage.read(tp, offset, maxRecords, maxBytes, (o, n, b) -> {
-            hotServed[0] = true;
-            return hot.read(o, n, b);
-        });
+        T result = read.apply(() -> hotServed[0] = true);
         if (!hotServed[0]) {
-            coldReads.record(System.nanoTime() - started, java.util.concurrent.TimeUnit.NANOSECONDS);
+            coldReads.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         }
         return result;
     }

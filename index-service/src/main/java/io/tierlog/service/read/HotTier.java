@@ -2,6 +2,7 @@ package io.tierlog.service.read;
 
 import io.tierlog.index.HotIndexer;
 import io.tierlog.index.LogIndex;
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
 import io.tierlog.log.ReadResult;
@@ -61,6 +62,17 @@ public final class HotTier implements AutoCloseable {
         } catch (PartitionReader.SegmentGoneException e) {
             // Retention removed the hinted segment mid-read; an unhinted read re-resolves from the listing.
             return reader.read(offset, null, maxRecords, maxBytes);
+        }
+    }
+
+    /** Whole batches from {@code offset}, as stored; see {@link PartitionReader#readBatches}. */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        PartitionReader reader = new PartitionReader(dataDir, tp);
+        Position hint = indexer.hint(tp, offset).orElse(null);
+        try {
+            return reader.readBatches(offset, hint, maxRecords, maxBytes);
+        } catch (PartitionReader.SegmentGoneException e) {
+            return reader.readBatches(offset, null, maxRecords, maxBytes);
         }
     }
 

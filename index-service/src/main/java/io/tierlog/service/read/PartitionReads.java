@@ -1,16 +1,20 @@
 package io.tierlog.service.read;
 
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.service.cold.ColdTier;
 import io.tierlog.tiering.PartitionTiers;
+import io.tierlog.tiering.TieredStorage;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The one read path of the service, tier-agnostic: fetch, offset lookup and partition extent. Offsets at or above
@@ -80,16 +84,46 @@ public final class PartitionReads {
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public FetchResult fetch(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        Routed<ReadResult> r = routed(tp, offset, maxRecords, maxBytes,
+                (o, n, b) -> hot.read(tp, o, n, b),
+                (o, n, b) -> cold.read(tp, o, n, b, (ho, hn, hb) -> hot.read(tp, ho, hn, hb)),
+                () -> new ReadResult(List.of(), offset));
+        // A record appended since the high watermark was sampled may be in the read: never answer an hw below it.
+        return new FetchResult(r.read().records(), r.read().nextOffset(),
+                Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
+    }
+
+    /**
+     * Whole batches from {@code offset}, as stored (see {@link BatchRead}), under the same range rule and tier
+     * routing as {@link #fetch}. Empty at {@code offset == highWatermark}.
+     *
+     * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
+     */
+    public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        Routed<BatchRead> r = routed(tp, offset, maxRecords, maxBytes,
+                (o, n, b) -> hot.readBatches(tp, o, n, b),
+                (o, n, b) -> cold.readBatches(tp, o, n, b, (ho, hn, hb) -> hot.readBatches(tp, ho, hn, hb)),
+                () -> BatchRead.empty(offset));
+        return new BatchFetch(r.read(), Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
+    }
+
+    /** A read and the partition's extent sampled before it. */
+    private record Routed<R>(R read, long highWatermark, long logStartOffset) {
+    }
+
+    /** The range check, tier routing and error translation shared by record and batch fetches. */
+    private <R> Routed<R> routed(TopicPartition tp, long offset, int maxRecords, int maxBytes,
+                                 TieredStorage.TierRead<R> hotOnly, TieredStorage.TierRead<R> tiered,
+                                 Supplier<R> atEnd) {
         long hw = hot.highWatermark(tp);
         long start = Math.min(logStartOffset(tp), hw);
         requireInRange(tp, offset, start, hw);
         if (offset == hw) {
-            return new FetchResult(List.of(), offset, hw, start);
+            return new Routed<>(atEnd.get(), hw, start);
         }
         try {
-            var read = cold == null ? hot.read(tp, offset, maxRecords, maxBytes)
-                    : cold.read(tp, offset, maxRecords, maxBytes, (o, n, b) -> hot.read(tp, o, n, b));
-            return new FetchResult(read.records(), read.nextOffset(), Math.max(hw, read.nextOffset()), start);
+            R read = (cold == null ? hotOnly : tiered).read(offset, maxRecords, maxBytes);
+            return new Routed<>(read, hw, start);
         } catch (IllegalArgumentException e) {
             // Retention removed the segment between the range check and the read: answer with the new bounds.
             throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));

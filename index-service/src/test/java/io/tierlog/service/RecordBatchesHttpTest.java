@@ -1,0 +1,209 @@
+package io.tierlog.service;
+
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.tierlog.service.api.RecordBatchesMedia;
+import io.tierlog.tiering.TieredStorage;
+import jakarta.inject.Inject;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.junit.jupiter.api.Test;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The binary read format ({@code Accept: application/vnd.tierlog.record-batches}) over real sockets, decoded with
+ * kafka-clients as a Kafka consumer would: fetches and the stream return the stored batches across cold and hot
+ * tiers and live appends, with the same records as the JSON fetch; errors stay problem+json.
+ */
+@QuarkusTest
+class RecordBatchesHttpTest {
+    @Inject
+    TieredStorage tiered;
+    @TestHTTPResource("/")
+    URI base;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    void fetchAndStreamServeStoredBatchesAcrossColdHotAndLive() throws Exception {
+        String topic = "batches-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON)
+                .body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"segment.bytes\":4096,"
+                        + "\"local.retention.bytes\":0}}")
+                .post("/v1/topics").then().statusCode(201);
+        long t0 = System.currentTimeMillis() - 60_000;
+        String pad = "y".repeat(150);
+        for (int req = 0; req < 60; req++) {
+            StringBuilder body = new StringBuilder("{\"records\":[");
+            for (int i = 0; i < 5; i++) {
+                body.append(i == 0 ? "" : ",").append("{\"partition\":0,\"key\":\"k").append(req * 5 + i)
+                        .append("\",\"timestamp\":").append(t0 + req).append(",\"value\":{\"n\":").append(req * 5 + i)
+                        .append(",\"pad\":\"").append(pad).append("\"}}");
+            }
+            given().contentType(ContentType.JSON).body(body.append("]}").toString())
+                    .post("/v1/topics/" + topic + "/records").then().statusCode(200);
+        }
+        List<String> expected = ColdTierHttpTest.fetchAll(topic, 0, 1000);
+        assertThat(expected).hasSize(300);
+        tiered.runTieringPass();
+        tiered.runRetentionPass();
+        JsonPath state = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath();
+        assertThat(state.getInt("partitionStates[0].segments.cold")).isGreaterThan(3);
+        assertThat(state.getLong("partitionStates[0].hotStartOffset")).isGreaterThan(200);
+
+        // Paged fetches, small pages so reads end at batch, segment and tier boundaries.
+        assertThat(fetchAllBatches(topic, 0, 7)).isEqualTo(expected);
+        // From inside a batch: the first batch begins below the offset asked for; the client skips to it.
+        HttpResponse<byte[]> mid = fetch(topic, "offset=123&maxRecords=1");
+        assertThat(mid.statusCode()).isEqualTo(200);
+        List<RecordBatch> batches = batches(mid.body());
+        assertThat(batches).hasSize(1);
+        assertThat(batches.get(0).baseOffset()).isEqualTo(120);
+        assertThat(mid.headers().firstValue(RecordBatchesMedia.NEXT_OFFSET)).hasValue("125");
+        assertThat(mid.headers().firstValue(RecordBatchesMedia.HIGH_WATERMARK)).hasValue("300");
+        assertThat(mid.headers().firstValue(RecordBatchesMedia.LOG_START_OFFSET)).hasValue("0");
+        assertThat(values(batches, 123)).isEqualTo(expected.subList(123, 125));
+        // At the end: an empty body after a short long-poll, with the extent in the headers.
+        HttpResponse<byte[]> atEnd = fetch(topic, "offset=300&waitMs=20");
+        assertThat(atEnd.statusCode()).isEqualTo(200);
+        assertThat(atEnd.body()).isEmpty();
+        assertThat(atEnd.headers().firstValue(RecordBatchesMedia.NEXT_OFFSET)).hasValue("300");
+
+        // Stream: replay from 0 across cold and hot, then a live append arrives on the same connection.
+        HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(
+                base.resolve("/v1/topics/" + topic + "/partitions/0/stream?offset=0"))
+                .header("Accept", RecordBatchesMedia.TYPE).build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(stream.statusCode()).isEqualTo(200);
+        assertThat(stream.headers().firstValue("Content-Type")).hasValue(RecordBatchesMedia.TYPE);
+        List<String> streamed = new ArrayList<>();
+        try (DataInputStream in = new DataInputStream(stream.body())) {
+            while (streamed.size() < 301) {
+                RecordBatch batch = nextBatch(in);
+                streamed.addAll(values(List.of(batch), streamed.size()));
+                if (streamed.size() == 300) {
+                    given().contentType(ContentType.JSON).body("{\"records\":[{\"partition\":0,\"value\":{\"n\":300}}]}")
+                            .post("/v1/topics/" + topic + "/records").then().statusCode(200);
+                }
+            }
+        }
+        List<String> withLive = new ArrayList<>(expected);
+        withLive.add("300");
+        assertThat(streamed).isEqualTo(withLive);
+    }
+
+    @Test
+    void badRequestsStayProblemJsonAndJsonStaysTheDefault() throws Exception {
+        String topic = "batches-bad-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}")
+                .post("/v1/topics").then().statusCode(201);
+        given().contentType(ContentType.JSON).body("{\"records\":[{\"value\":1},{\"value\":2}]}")
+                .post("/v1/topics/" + topic + "/records").then().statusCode(200);
+
+        HttpResponse<byte[]> encoding = fetch(topic, "offset=0&encoding=base64");
+        assertThat(encoding.statusCode()).isEqualTo(400);
+        assertThat(encoding.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(JsonPath.from(new String(encoding.body(), StandardCharsets.UTF_8)).getString("detail"))
+                .contains("encoding");
+        HttpResponse<byte[]> outOfRange = fetch(topic, "offset=5");
+        assertThat(outOfRange.statusCode()).isEqualTo(416);
+        assertThat(outOfRange.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(JsonPath.from(new String(outOfRange.body(), StandardCharsets.UTF_8)).getLong("highWatermark"))
+                .isEqualTo(2);
+        HttpResponse<byte[]> streamEncoding = http.send(HttpRequest.newBuilder(
+                base.resolve("/v1/topics/" + topic + "/partitions/0/stream?offset=0&encoding=json"))
+                .header("Accept", RecordBatchesMedia.TYPE).build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(streamEncoding.statusCode()).isEqualTo(400);
+
+        // Any other Accept gets JSON, as before.
+        for (String accept : List.of("*/*", "application/json")) {
+            HttpResponse<String> json = http.send(HttpRequest.newBuilder(
+                    base.resolve("/v1/topics/" + topic + "/partitions/0/records?offset=0")).header("Accept", accept)
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(json.statusCode()).isEqualTo(200);
+            assertThat(JsonPath.from(json.body()).getList("records")).hasSize(2);
+        }
+    }
+
+    private HttpResponse<byte[]> fetch(String topic, String query) throws Exception {
+        return http.send(HttpRequest.newBuilder(base.resolve("/v1/topics/" + topic + "/partitions/0/records?" + query))
+                .header("Accept", RecordBatchesMedia.TYPE).build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private List<String> fetchAllBatches(String topic, long from, int maxRecords) throws Exception {
+        List<String> out = new ArrayList<>();
+        long next = from;
+        while (true) {
+            HttpResponse<byte[]> r = fetch(topic, "offset=" + next + "&maxRecords=" + maxRecords);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("Content-Type")).hasValue(RecordBatchesMedia.TYPE);
+            List<String> page = values(batches(r.body()), next);
+            out.addAll(page);
+            long nextOffset = Long.parseLong(r.headers().firstValue(RecordBatchesMedia.NEXT_OFFSET).orElseThrow());
+            assertThat(nextOffset).isEqualTo(next + page.size());
+            next = nextOffset;
+            if (next >= Long.parseLong(r.headers().firstValue(RecordBatchesMedia.HIGH_WATERMARK).orElseThrow())) {
+                return out;
+            }
+        }
+    }
+
+    private static List<RecordBatch> batches(byte[] body) {
+        List<RecordBatch> out = new ArrayList<>();
+        for (RecordBatch b : MemoryRecords.readableRecords(ByteBuffer.wrap(body)).batches()) {
+            b.ensureValid();
+            out.add(b);
+        }
+        return out;
+    }
+
+    /** Reads one batch from a stream: the 12-byte log overhead, then the rest it announces. */
+    private static RecordBatch nextBatch(DataInputStream in) throws Exception {
+        byte[] head = new byte[12];
+        in.readFully(head);
+        int rest = ByteBuffer.wrap(head).getInt(8);
+        if (rest <= 0) {
+            throw new EOFException("impossible batch length " + rest);
+        }
+        byte[] batch = new byte[12 + rest];
+        System.arraycopy(head, 0, batch, 0, 12);
+        in.readFully(batch, 12, rest);
+        return batches(batch).get(0);
+    }
+
+    /** Each record's value.n from {@code from} on, checking that offsets run densely from it. */
+    private static List<String> values(List<RecordBatch> batches, long from) {
+        List<String> out = new ArrayList<>();
+        long next = from;
+        for (RecordBatch b : batches) {
+            for (Record r : b) {
+                if (r.offset() < from) {
+                    continue;
+                }
+                assertThat(r.offset()).isEqualTo(next++);
+                byte[] value = new byte[r.valueSize()];
+                r.value().get(value);
+                out.add(JsonPath.from(new String(value, StandardCharsets.UTF_8)).getString("n"));
+            }
+        }
+        return out;
+    }
+}
