@@ -32,6 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Kills an idempotent writer process with SIGKILL at random moments, 20+ times, restarting it each time; it
  * resumes by retrying its in-flight batch. Afterwards every acknowledged batch is in the log exactly once at its
  * acknowledged offsets, offsets are dense, every CRC is valid and no partial batch is left on disk or visible.
+ * Lives alternate between appending our own batches and client-built batches ({@link CrashWriterMain}'s modes), so
+ * a client batch torn by a kill is truncated like ours, and an in-flight batch is retried by the other path.
  * The seed is printed; rerun a failure with {@code -Dtierlog.crash.seed=<seed>}.
  */
 @Tag("slow")
@@ -56,12 +58,12 @@ class CrashRecoveryTest {
         // First a life that dies between an append and its ack, deterministically, so the retry of an in-flight
         // batch that did reach the log is exercised in every run (the random kills below may or may not hit one).
         Process halted = JavaProcess.start(CrashWriterMain.class, stderr, data.toString(), "crash", ackFile.toString(),
-                String.valueOf(SEGMENT_BYTES), "-1", "3");
+                String.valueOf(SEGMENT_BYTES), "-1", "own", "3");
         assertThat(halted.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(halted.exitValue()).as("halted before its ack; stderr: %s", stderrOf(stderr)).isEqualTo(128 + 9);
 
         for (int kill = 0; kill < KILLS; kill++) {
-            Process p = start(data, ackFile, stderr, -1);
+            Process p = start(data, ackFile, stderr, -1, kill % 2 == 0 ? "client" : "own");
             try {
                 BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 assertThat(out.readLine()).as("writer start (seed %d); stderr: %s", seed, stderrOf(stderr))
@@ -80,7 +82,7 @@ class CrashRecoveryTest {
                     .isEqualTo(128 + 9);
         }
         // A last life that is not killed: it recovers once more, retries the in-flight batch and appends a few more.
-        Process last = start(data, ackFile, stderr, 5);
+        Process last = start(data, ackFile, stderr, 5, "client");
         assertThat(last.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(last.exitValue()).as("final writer (seed %d); stderr: %s", seed, stderrOf(stderr)).isZero();
 
@@ -143,9 +145,9 @@ class CrashRecoveryTest {
                 duplicatesAnswered);
     }
 
-    private Process start(Path data, Path ackFile, Path stderr, int stopAfter) {
+    private Process start(Path data, Path ackFile, Path stderr, int stopAfter, String mode) {
         return JavaProcess.start(CrashWriterMain.class, stderr, data.toString(), "crash", ackFile.toString(),
-                String.valueOf(SEGMENT_BYTES), String.valueOf(stopAfter));
+                String.valueOf(SEGMENT_BYTES), String.valueOf(stopAfter), mode);
     }
 
     private static String stderrOf(Path stderr) throws java.io.IOException {

@@ -5,7 +5,9 @@ import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
+import io.tierlog.log.format.ClientBatchValidator;
 import io.tierlog.log.format.ProducerIdentity;
+import io.tierlog.log.format.RecordBatchCodec;
 import io.tierlog.log.topic.TopicConfig;
 
 import java.io.IOException;
@@ -32,8 +34,14 @@ import java.util.Map;
  * before the previous process died (in flight, unacknowledged), so it is retried with the same sequence and
  * content, and the log's producer state must answer it as a duplicate instead of appending it twice.
  *
+ * <p>A life appends either through the JSON path's core ({@code own}: records encoded by the writer) or as a client
+ * would ({@code client}: the same records as a kafka-clients-built batch, validated by {@link ClientBatchValidator}
+ * and appended as sent). The batch bytes differ only in the base offset, so a batch written by one kind of life and
+ * retried by the other must be recognised as the same producer batch.
+ *
  * <p>Arguments: data-dir topic ack-file segment-bytes stop-after (batches to append in this life; -1 = forever)
- * [halt-before-ack-after (halt between the append and the ack of this life's n-th batch)]
+ * mode ({@code own} or {@code client}) [halt-before-ack-after (halt between the append and the ack of this life's
+ * n-th batch)]
  */
 public final class CrashWriterMain {
     static final long PRODUCER_ID = 4242;
@@ -50,17 +58,26 @@ public final class CrashWriterMain {
         long stopAfter = Long.parseLong(args[4]);
         // Optional: die (as SIGKILL would) after this many appends, between append and ack, so that at least one
         // life ends with its batch in the log but unacknowledged, whatever the random kill times do.
-        long haltBeforeAckAfter = args.length > 5 ? Long.parseLong(args[5]) : -1;
+        boolean client = switch (args[5]) {
+            case "own" -> false;
+            case "client" -> true;
+            default -> throw new IllegalArgumentException("mode must be own or client: " + args[5]);
+        };
+        long haltBeforeAckAfter = args.length > 6 ? Long.parseLong(args[6]) : -1;
 
         int seq = nextSequence(ackFile);
         try (PartitionWriter writer = new PartitionWriter(dataDir, tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
                 Clock.systemUTC());
              FileChannel acks = FileChannel.open(ackFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                      StandardOpenOption.APPEND)) {
-            System.out.println("ready " + seq);
+            System.out.println("ready " + seq + " " + args[5]);
             System.out.flush();
             for (long n = 0; stopAfter < 0 || n < stopAfter; n++, seq++) {
-                AppendResult r = writer.append(batch(seq), new ProducerIdentity(PRODUCER_ID, (short) 0, seq), config);
+                ProducerIdentity producer = new ProducerIdentity(PRODUCER_ID, (short) 0, seq);
+                AppendResult r = client
+                        ? writer.append(ClientBatchValidator.validate(RecordBatchCodec.encode(0, batch(seq), producer),
+                                Integer.MAX_VALUE, BASE_TIMESTAMP), config)
+                        : writer.append(batch(seq), producer, config);
                 if (n + 1 == haltBeforeAckAfter) {
                     Runtime.getRuntime().halt(128 + 9);
                 }
