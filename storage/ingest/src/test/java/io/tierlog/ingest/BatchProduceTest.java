@@ -149,14 +149,23 @@ class BatchProduceTest {
 
     @Test
     void aRecordWithoutTimestampGetsTheAppendTimeAsOnTheJsonPath() {
-        MemoryRecordsBuilder b = builder();
+        MemoryRecordsBuilder b = idempotent(5, 0, 0);
         b.append(RecordBatch.NO_TIMESTAMP, null, bytes("no time"));
         b.append(T0, null, bytes("timed"));
+        ByteBuffer body = b.build().buffer();
 
-        service.produceBatches(TOPIC, 0, b.build().buffer());
+        service.produceBatches(TOPIC, 0, body);
 
         assertThat(read(0)).extracting(LogRecord::timestamp).containsExactly(clock.millis(), T0);
-        assertThat(batches(0)).singleElement().extracting(BatchInfo::maxTimestamp).isEqualTo(clock.millis());
+        // Re-encoded with the append time, keeping the producer fields: a retry is still recognised.
+        assertThat(batches(0)).singleElement().satisfies(info -> {
+            assertThat(info.maxTimestamp()).isEqualTo(clock.millis());
+            assertThat(info.producerId()).isEqualTo(5);
+            assertThat(info.baseSequence()).isZero();
+        });
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(service.produceBatches(TOPIC, 0, body.rewind()).duplicate()).isTrue();
+        assertThat(read(0)).hasSize(2);
     }
 
     @Test
@@ -268,6 +277,10 @@ class BatchProduceTest {
                         (byte) (b.get(61) + 2))), "record 0: length"),
                 bad("record attributes set", () -> patched(values("x"), b -> b.put(62, (byte) 1)),
                         "record attributes 1"),
+                bad("header name not UTF-8", () -> patched(withHeader("h", "v"), b -> b.put(b.limit() - 3, (byte) 0xff)),
+                        "header 0 name is not valid UTF-8"),
+                bad("null header name", () -> patched(withHeader("h", "v"), b -> b.put(b.limit() - 4, (byte) 1)),
+                        "header 0 name length -1; it must not be null"),
                 bad("maxTimestamp lies", () -> patched(values("x", "y"), b -> b.putLong(35, T0 + 99)),
                         "maxTimestamp " + (T0 + 99) + " but the largest record timestamp is " + (T0 + 1)),
                 bad("negative timestamp", () -> patched(values("x"), b -> {
@@ -294,6 +307,13 @@ class BatchProduceTest {
                         "no partition 2"),
                 new Rejection("negative partition", -1, () -> values("x"), ErrorType.UNKNOWN_PARTITION, null,
                         "no partition -1"));
+    }
+
+    /** One record whose last bytes are: header count, name length, the 1-byte name, value length, 1-byte value. */
+    private static ByteBuffer withHeader(String name, String value) {
+        MemoryRecordsBuilder b = builder();
+        b.append(T0, null, bytes("v"), new org.apache.kafka.common.header.Header[]{header(name, value)});
+        return b.build().buffer();
     }
 
     @Test

@@ -209,6 +209,10 @@ public final class ClientBatchValidator {
      * structure, dense offsets, timestamps and payload sizes. Counts records across the batches of one body.
      */
     private static final class Walk {
+        private static final int KEY = 0;
+        private static final int VALUE = 1;
+        private static final int HEADER_NAME = 2;
+        private static final int HEADER_VALUE = 3;
         private final int maxMessageBytes;
         private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
@@ -217,7 +221,9 @@ public final class ClientBatchValidator {
         private ByteBuffer b;
         private int p;
         private int end;
-        private String where;
+        /** The batch being walked, for error details; the record's part is built only when an error is raised. */
+        private String batchWhere;
+        private int index;
 
         Walk(int maxMessageBytes) {
             this.maxMessageBytes = maxMessageBytes;
@@ -225,50 +231,50 @@ public final class ClientBatchValidator {
 
         void records(ByteBuffer batch, String batchWhere) {
             b = batch;
+            this.batchWhere = batchWhere;
             end = batch.limit();
             p = RecordBatchCodec.HEADER_SIZE;
             int count = batch.getInt(RecordBatchCodec.RECORD_COUNT_OFFSET);
             long baseTimestamp = batch.getLong(RecordBatchCodec.BASE_TIMESTAMP_OFFSET);
             long maxTimestamp = RecordBatch.NO_TIMESTAMP;
             for (int i = 0; i < count; i++) {
-                where = batchWhere + ", record " + i;
+                index = i;
                 if (p >= end) {
-                    throw bad(where + ": the batch ends after " + i + " of its " + count + " records");
+                    throw bad(where() + ": the batch ends after " + i + " of its " + count + " records");
                 }
                 int length = varint();
                 if (length <= 0 || length > end - p) {
-                    throw bad(where + ": length " + length + " runs past the batch (" + (end - p) + " bytes left)");
+                    throw bad(where() + ": length " + length + " runs past the batch (" + (end - p) + " bytes left)");
                 }
                 int recordEnd = p + length;
                 byte attributes = b.get(p++);
                 if (attributes != 0) {
-                    throw bad(where + ": record attributes " + attributes + "; they are unused in v2 and must be 0");
+                    throw bad(where() + ": record attributes " + attributes + "; they are unused in v2 and must be 0");
                 }
                 long timestamp = timestamp(baseTimestamp, varlong());
                 maxTimestamp = Math.max(maxTimestamp, timestamp);
                 int offsetDelta = varint();
                 if (offsetDelta != i) {
-                    throw bad(where + ": offsetDelta " + offsetDelta + " where " + i
+                    throw bad(where() + ": offsetDelta " + offsetDelta + " where " + i
                             + " was expected; offsets must be dense");
                 }
-                long payload = bytes("key", true, recordEnd) + bytes("value", true, recordEnd);
+                long payload = bytes(KEY, -1, recordEnd) + bytes(VALUE, -1, recordEnd);
                 int headers = varint();
                 if (headers < 0) {
-                    throw bad(where + ": header count " + headers);
+                    throw bad(where() + ": header count " + headers);
                 }
                 for (int h = 0; h < headers; h++) {
-                    int nameStart = p;
-                    int name = bytes("header " + h + " name", false, recordEnd);
-                    requireUtf8(nameStart, name, h);
-                    payload += name + bytes("header " + h + " value", true, recordEnd);
+                    int name = bytes(HEADER_NAME, h, recordEnd);
+                    requireUtf8(p - name, name, h);
+                    payload += name + bytes(HEADER_VALUE, h, recordEnd);
                 }
                 if (p != recordEnd) {
-                    throw bad(where + ": length " + length + " but its fields take " + (p - (recordEnd - length))
+                    throw bad(where() + ": length " + length + " but its fields take " + (p - (recordEnd - length))
                             + " bytes");
                 }
                 if (payload > maxMessageBytes) {
                     String field = "records[" + records + "]";
-                    throw new TierlogException(ErrorType.RECORD_TOO_LARGE, field + " (" + where + ") is "
+                    throw new TierlogException(ErrorType.RECORD_TOO_LARGE, field + " (" + where() + ") is "
                             + payload + " bytes; the topic's max.message.bytes is " + maxMessageBytes,
                             Map.of("field", field, "maxMessageBytes", maxMessageBytes));
                 }
@@ -289,24 +295,32 @@ public final class ClientBatchValidator {
             try {
                 timestamp = Math.addExact(baseTimestamp, delta);
             } catch (ArithmeticException e) {
-                throw bad(where + ": baseTimestamp " + baseTimestamp + " + timestampDelta " + delta + " overflows");
+                throw bad(where() + ": baseTimestamp " + baseTimestamp + " + timestampDelta " + delta + " overflows");
             }
             if (timestamp == RecordBatch.NO_TIMESTAMP) {
                 missingTimestamp = true;
             } else if (timestamp < 0) {
-                throw bad(where + ": timestamp " + timestamp + "; expected >= 0, or -1 for the append time");
+                throw bad(where() + ": timestamp " + timestamp + "; expected >= 0, or -1 for the append time");
             }
             return timestamp;
         }
 
-        /** Skips a length-prefixed byte field; returns its length (0 for null). */
-        private int bytes(String what, boolean nullable, int recordEnd) {
+        private String where() {
+            return batchWhere + ", record " + index;
+        }
+
+        /**
+         * Skips a length-prefixed byte field ({@code header} is the header index for header fields, else unused);
+         * returns its length (0 for null). Only a header name may not be null.
+         */
+        private int bytes(int field, int header, int recordEnd) {
             int length = varint();
-            if (length < (nullable ? -1 : 0)) {
-                throw bad(where + ": " + what + " length " + length + (nullable ? "" : "; it must not be null"));
+            if (length < (field == HEADER_NAME ? 0 : -1)) {
+                throw bad(where() + ": " + fieldName(field, header) + " length " + length
+                        + (field == HEADER_NAME ? "; it must not be null" : ""));
             }
             if (length > recordEnd - p) {
-                throw bad(where + ": " + what + " of " + length + " bytes runs past the record");
+                throw bad(where() + ": " + fieldName(field, header) + " of " + length + " bytes runs past the record");
             }
             if (length < 0) {
                 return 0;
@@ -315,11 +329,28 @@ public final class ClientBatchValidator {
             return length;
         }
 
+        private static String fieldName(int field, int header) {
+            return switch (field) {
+                case KEY -> "key";
+                case VALUE -> "value";
+                case HEADER_NAME -> "header " + header + " name";
+                default -> "header " + header + " value";
+            };
+        }
+
+        /** Header names are Strings to every reader; bytes that are not UTF-8 would not read back as sent. */
         private void requireUtf8(int start, int length, int header) {
+            int i = start;
+            while (i < start + length && b.get(i) >= 0) {
+                i++;
+            }
+            if (i == start + length) {
+                return; // ASCII, the usual case: no decoder, no allocation
+            }
             try {
                 utf8.reset().decode(b.slice(start, length));
             } catch (CharacterCodingException e) {
-                throw bad(where + ": header " + header + " name is not valid UTF-8");
+                throw bad(where() + ": header " + header + " name is not valid UTF-8");
             }
         }
 
@@ -328,7 +359,7 @@ public final class ClientBatchValidator {
             int raw = 0;
             for (int shift = 0; shift < 35; shift += 7) {
                 if (p >= end) {
-                    throw bad(where + ": varint runs past the batch");
+                    throw bad(where() + ": varint runs past the batch");
                 }
                 byte x = b.get(p++);
                 raw |= (x & 0x7f) << shift;
@@ -336,7 +367,7 @@ public final class ClientBatchValidator {
                     return (raw >>> 1) ^ -(raw & 1);
                 }
             }
-            throw bad(where + ": varint longer than 5 bytes");
+            throw bad(where() + ": varint longer than 5 bytes");
         }
 
         /** Kafka's zig-zag varlong, at most 10 bytes. */
@@ -344,7 +375,7 @@ public final class ClientBatchValidator {
             long raw = 0;
             for (int shift = 0; shift < 70; shift += 7) {
                 if (p >= end) {
-                    throw bad(where + ": varlong runs past the batch");
+                    throw bad(where() + ": varlong runs past the batch");
                 }
                 byte x = b.get(p++);
                 raw |= (long) (x & 0x7f) << shift;
@@ -352,7 +383,7 @@ public final class ClientBatchValidator {
                     return (raw >>> 1) ^ -(raw & 1);
                 }
             }
-            throw bad(where + ": varlong longer than 10 bytes");
+            throw bad(where() + ": varlong longer than 10 bytes");
         }
     }
 
