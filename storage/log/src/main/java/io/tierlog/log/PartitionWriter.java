@@ -49,6 +49,8 @@ import java.util.function.LongFunction;
  *       whose base offset does not continue the log, is corruption: the append is refused and nothing is
  *       truncated.</li>
  *   <li>Check the producer's epoch and sequence; a retry is answered with its original offsets.</li>
+ *   <li>Build the batch at the log's next offset: our encoding of the records, or a client's validated batch
+ *       ({@link ClientBatch}) with that base offset stamped into its header, outside the CRC.</li>
  *   <li>Roll to a new segment if {@code segment.bytes} or {@code segment.ms} says so.</li>
  *   <li>Write the batch (one positional write), fsync per {@link FsyncPolicy}, release the lock, acknowledge.</li>
  * </ol>
