@@ -7,7 +7,10 @@ import io.restassured.path.json.JsonPath;
 import io.tierlog.service.api.RecordBatchesMedia;
 import io.tierlog.tiering.TieredStorage;
 import jakarta.inject.Inject;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
@@ -143,8 +146,75 @@ class RecordBatchesHttpTest {
         }
     }
 
+    @Test
+    void producedBatchesAreAppendedAsSentAndBadOnesChangeNothing() throws Exception {
+        String topic = "batches-in-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":2}")
+                .post("/v1/topics").then().statusCode(201);
+        given().contentType(ContentType.JSON).body("{\"records\":[{\"partition\":1,\"value\":{\"n\":0}}]}")
+                .post("/v1/topics/" + topic + "/records").then().statusCode(200);
+        byte[] batch = kafkaBatch(List.of("{\"n\":1}", "{\"n\":2}", "{\"n\":3}"));
+
+        HttpResponse<String> ok = produce(topic, "partition=1", batch);
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+        assertThat(JsonPath.from(ok.body()).getList("offsets.offset", Integer.class)).containsExactly(1, 2, 3);
+        assertThat(JsonPath.from(ok.body()).getList("offsets.partition", Integer.class)).containsExactly(1, 1, 1);
+        // Readable at once by both formats, after the JSON-produced record, with dense offsets.
+        given().get("/v1/topics/" + topic + "/partitions/1/records?offset=0").then().statusCode(200)
+                .body("records.value.n", org.hamcrest.Matchers.contains(0, 1, 2, 3));
+        HttpResponse<byte[]> back = fetch(topic, 1, "offset=1");
+        List<RecordBatch> stored = batches(back.body());
+        assertThat(stored).hasSize(1);
+        assertThat(stored.get(0).baseOffset()).isEqualTo(1);
+        assertThat(values(stored, 1)).containsExactly("1", "2", "3");
+
+        // Every bad request answers 4xx problem+json naming its field, and appends nothing.
+        byte[] corrupt = batch.clone();
+        corrupt[corrupt.length - 2] ^= 0x10;
+        assertProblem(produce(topic, "partition=1", corrupt), 400, "body");
+        assertProblem(produce(topic, "", batch), 400, "partition");
+        assertProblem(produce(topic, "partition=x", batch), 400, "partition");
+        assertProblem(produce(topic, "partition=2", batch), 404, "partition");
+        assertProblem(produce(topic, "partition=1", new byte[]{1, 2, 3}), 400, "body");
+        assertThat(given().get("/v1/topics/" + topic + "/partitions/1/offsets?at=latest").then().statusCode(200)
+                .extract().jsonPath().getLong("offset")).isEqualTo(4);
+        assertThat(given().get("/v1/topics/" + topic + "/partitions/0/offsets?at=latest").then().statusCode(200)
+                .extract().jsonPath().getLong("offset")).isZero();
+    }
+
+    private static void assertProblem(HttpResponse<String> r, int status, String field) {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(r.body()).contains(field);
+    }
+
+    private HttpResponse<String> produce(String topic, String query, byte[] body) throws Exception {
+        return http.send(HttpRequest.newBuilder(base.resolve("/v1/topics/" + topic + "/records?" + query))
+                .header("Content-Type", RecordBatchesMedia.TYPE).POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** One uncompressed batch as a Kafka producer builds it (base offset 0, CreateTime, no producer id). */
+    private static byte[] kafkaBatch(List<String> values) {
+        MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(1 << 16), Compression.NONE,
+                TimestampType.CREATE_TIME, 0L);
+        long t = System.currentTimeMillis();
+        for (String v : values) {
+            b.append(t, null, v.getBytes(StandardCharsets.UTF_8));
+        }
+        ByteBuffer built = b.build().buffer();
+        byte[] out = new byte[built.remaining()];
+        built.get(out);
+        return out;
+    }
+
     private HttpResponse<byte[]> fetch(String topic, String query) throws Exception {
-        return http.send(HttpRequest.newBuilder(base.resolve("/v1/topics/" + topic + "/partitions/0/records?" + query))
+        return fetch(topic, 0, query);
+    }
+
+    private HttpResponse<byte[]> fetch(String topic, int partition, String query) throws Exception {
+        return http.send(HttpRequest.newBuilder(base.resolve("/v1/topics/" + topic + "/partitions/" + partition
+                        + "/records?" + query))
                 .header("Accept", RecordBatchesMedia.TYPE).build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 

@@ -1,5 +1,6 @@
 package io.tierlog.service.api;
 
+import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.Encoding;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.PartitionOffset;
@@ -30,6 +31,7 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -94,6 +96,31 @@ public class RecordsResource {
             ends.forEach((p, end) -> watcher.appended(new TopicPartition(topic, p), end));
             metrics.produced(result.offsets().size(), body.length, System.nanoTime() - start);
             return Response.ok(IngestService.toJson(result), MediaType.APPLICATION_JSON).build();
+        }, false).toCompletionStage();
+    }
+
+    @POST
+    @Path("records")
+    @Consumes(RecordBatchesMedia.TYPE)
+    @Produces(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Produce Kafka record batches to one partition", description = "Content-Type "
+            + RecordBatchesMedia.TYPE + ", ?partition=P (required): the body is one or more uncompressed Kafka "
+            + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
+            + "appended as sent, under offsets the log assigns. A producer id in the batch header makes the append "
+            + "idempotent as the JSON producer fields do. 200 {\"offsets\": [...]} as for JSON.")
+    public CompletionStage<Response> produceBatches(@PathParam("topic") String topic,
+                                                    @QueryParam("partition") String partitionParam, byte[] body) {
+        long start = System.nanoTime();
+        if (partitionParam == null || partitionParam.isEmpty()) {
+            throw Requests.bad("partition", "partition is required with Content-Type " + RecordBatchesMedia.TYPE);
+        }
+        int partition = (int) Requests.queryLong(partitionParam, "partition", 0, 0, Integer.MAX_VALUE);
+        return vertx.executeBlocking(() -> {
+            TopicAdmin.requirePublic(topic);
+            BatchProduceResult result = ingest.produceBatches(topic, partition, ByteBuffer.wrap(body));
+            watcher.appended(new TopicPartition(topic, partition), result.lastOffset() + 1);
+            metrics.produced(result.recordCount(), body.length, System.nanoTime() - start);
+            return Response.ok(result.toJson(), MediaType.APPLICATION_JSON).build();
         }, false).toCompletionStage();
     }
 
