@@ -106,8 +106,9 @@ public class RecordsResource {
     @Operation(summary = "Produce Kafka record batches to one partition", description = "Content-Type "
             + RecordBatchesMedia.TYPE + ", ?partition=P (required): the body is one or more uncompressed Kafka "
             + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
-            + "appended as sent, under offsets the log assigns. A producer id in the batch header makes the append "
-            + "idempotent as the JSON producer fields do. 200 {\"offsets\": [...]} as for JSON.")
+            + "appended as one batch, under offsets the log assigns. A producer id in the batch header makes the "
+            + "append idempotent as the JSON producer fields do (baseSequence counts requests, +1 per request). "
+            + "200 {\"offsets\": [...]} as for JSON.")
     public CompletionStage<Response> produceBatches(@PathParam("topic") String topic,
                                                     @QueryParam("partition") String partitionParam, byte[] body) {
         long start = System.nanoTime();
