@@ -2,6 +2,7 @@ package io.tierlog.ingest.function;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.ProduceResult;
@@ -12,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 import java.io.Closeable;
+import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Map;
@@ -20,7 +22,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Adapts one API Gateway v2 event to {@link IngestService}: route and method, content type, body size and
  * base64 decoding, then {@code produce}, then the api.md answer. All produce logic (validation, partitioning,
- * idempotence, append) is the shared service's; this class only translates.
+ * idempotence, append) is the shared service's; this class only translates. Two body formats, as on the
+ * index-service: JSON ({@link IngestService#produce}), and with Content-Type
+ * {@value RequestBodies#RECORD_BATCHES} Kafka record batches for the partition named by {@code ?partition=P}
+ * ({@link IngestService#produceBatches}), answered with the same JSON produce answer.
  *
  * <p>Errors: a {@link TierlogException} becomes its problem+json (same renderer as the index-service); anything
  * else becomes 500 {@code internal-error} whose detail names the request id and nothing of the failure, and is
@@ -68,13 +73,11 @@ public final class ProduceFunction implements Closeable {
         try {
             String topic = ProduceRoute.topicOf(event);
             MDC.put("topic", topic);
-            bodies.requireJson(event.getHeaders());
-            byte[] body = bodies.decode(event);
-            ProduceResult result = ingest.produce(topic, body);
-            LOG.atDebug().addKeyValue("status", 200).addKeyValue("records", result.offsets().size())
-                    .addKeyValue("duplicate", result.duplicate()).addKeyValue("durationMs", millisSince(started))
-                    .log("produced");
-            return FunctionResponses.json(200, IngestService.toJson(result));
+            byte[] answer = switch (bodies.formatOf(event.getHeaders())) {
+                case JSON -> produceJson(topic, event, started);
+                case RECORD_BATCHES -> produceBatches(topic, event, started);
+            };
+            return FunctionResponses.json(200, answer);
         } catch (TierlogException e) {
             if (e.type().status() >= 500) {
                 LOG.atError().setCause(e).addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
@@ -93,6 +96,28 @@ public final class ProduceFunction implements Closeable {
         } finally {
             MDC.clear();
         }
+    }
+
+    private byte[] produceJson(String topic, APIGatewayV2HTTPEvent event, long started) {
+        byte[] body = bodies.decode(event);
+        ProduceResult result = ingest.produce(topic, body);
+        LOG.atDebug().addKeyValue("status", 200).addKeyValue("records", result.offsets().size())
+                .addKeyValue("duplicate", result.duplicate()).addKeyValue("durationMs", millisSince(started))
+                .log("produced");
+        return IngestService.toJson(result);
+    }
+
+    /** The partition is checked before the body is decoded, in the index-service's order. */
+    private byte[] produceBatches(String topic, APIGatewayV2HTTPEvent event, long started) {
+        int partition = ProduceRoute.partitionOf(event);
+        MDC.put("partition", Integer.toString(partition));
+        ByteBuffer body = bodies.decodeBinary(event);
+        BatchProduceResult result = ingest.produceBatches(topic, partition, body);
+        LOG.atDebug().addKeyValue("status", 200).addKeyValue("format", "record-batches")
+                .addKeyValue("records", result.recordCount()).addKeyValue("baseOffset", result.baseOffset())
+                .addKeyValue("duplicate", result.duplicate()).addKeyValue("durationMs", millisSince(started))
+                .log("produced");
+        return result.toJson();
     }
 
     private static long millisSince(long startedNanos) {

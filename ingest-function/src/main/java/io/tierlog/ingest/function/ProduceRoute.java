@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * (else {@code requestContext.http.path}), less the stage prefix that a named stage adds; the topic from
  * {@code pathParameters.topic} when API Gateway matched the route, else from the decoded path segment. Any other
  * path is 404 {@code not-found}; the produce path with another method is 405 {@code method-not-allowed}
- * (with {@code Allow: POST}); a topic breaking Kafka's naming rule is 400 {@code invalid-topic}. Stateless.
+ * (with {@code Allow: POST}); a topic breaking Kafka's naming rule is 400 {@code invalid-topic}. A binary produce
+ * also names its partition in the query ({@link #partitionOf}). Stateless.
  */
 final class ProduceRoute {
     static final String ALLOWED_METHOD = "POST";
@@ -41,6 +42,39 @@ final class ProduceRoute {
         Map<String, String> params = event.getPathParameters();
         String topic = params != null && params.get("topic") != null ? params.get("topic") : decode(m.group(1));
         return Names.requireValidTopic(topic);
+    }
+
+    /**
+     * The {@code partition} query parameter that a {@value RequestBodies#RECORD_BATCHES} produce requires, read
+     * from {@code queryStringParameters} (API Gateway has decoded it there, and joined a repeated parameter with
+     * commas, which then fails as a non-integer). Parsed as the index-service parses it: surrounding blanks
+     * ignored, an integer in {@code [0, 2^31-1]}; otherwise 400 {@code bad-request} naming {@code partition}.
+     * Whether the topic has that partition is the ingest service's check (404 {@code unknown-partition}).
+     */
+    static int partitionOf(APIGatewayV2HTTPEvent event) {
+        Map<String, String> query = event.getQueryStringParameters();
+        String raw = query == null ? null : query.get("partition");
+        if (raw == null || raw.isEmpty()) {
+            throw badPartition("partition is required with Content-Type " + RequestBodies.RECORD_BATCHES);
+        }
+        long partition;
+        try {
+            partition = Long.parseLong(raw.trim());
+        } catch (NumberFormatException e) {
+            throw badPartition("partition must be an integer, not '" + shortenValue(raw) + "'");
+        }
+        if (partition < 0 || partition > Integer.MAX_VALUE) {
+            throw badPartition("partition must be in [0, " + Integer.MAX_VALUE + "]: " + partition);
+        }
+        return (int) partition;
+    }
+
+    private static TierlogException badPartition(String detail) {
+        return new TierlogException(ErrorType.BAD_REQUEST, detail, Map.of("field", "partition"));
+    }
+
+    private static String shortenValue(String s) {
+        return s.length() > 60 ? s.substring(0, 60) + "…" : s;
     }
 
     private static String path(APIGatewayV2HTTPEvent event) {

@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
@@ -12,10 +13,21 @@ import java.util.Map;
 /**
  * Turns an event's body into the raw request bytes, enforcing {@code max.request.bytes} before any copy or
  * decoding: API Gateway hands the body over as a string, base64-encoded when {@code isBase64Encoded}, and a
- * request over the limit must cost neither the decode nor the allocation. Also checks the media type.
- * Stateless and thread-safe.
+ * request over the limit must cost neither the decode nor the allocation. Also tells the two request formats
+ * apart by media type. Stateless and thread-safe.
  */
 final class RequestBodies {
+    /** The binary produce format: Kafka RecordBatch v2 batches, as the index-service accepts them. */
+    static final String RECORD_BATCHES = "application/vnd.tierlog.record-batches";
+
+    /** The two bodies a produce request may carry. */
+    enum Format {
+        /** shared/api.md's JSON produce body (also when Content-Type is absent). */
+        JSON,
+        /** {@value RequestBodies#RECORD_BATCHES}: whole Kafka batches for one partition. */
+        RECORD_BATCHES
+    }
+
     private final int maxRequestBytes;
 
     RequestBodies(int maxRequestBytes) {
@@ -23,19 +35,26 @@ final class RequestBodies {
     }
 
     /**
-     * 415 {@code unsupported-media-type} unless Content-Type is absent or JSON ({@code application/json} or any
-     * {@code +json} type), as the index-service's {@code @Consumes(application/json)} answers.
+     * The body format named by Content-Type (header names compared case-insensitively; API Gateway lowercases
+     * them, direct invocations may not): absent or JSON ({@code application/json} or any {@code +json} type) is
+     * {@link Format#JSON}, as the index-service's {@code @Consumes(application/json)} answers;
+     * {@value #RECORD_BATCHES} (any case, parameters ignored) is {@link Format#RECORD_BATCHES}; anything else is
+     * 415 {@code unsupported-media-type} naming {@code Content-Type}.
      */
-    void requireJson(Map<String, String> headers) {
+    Format formatOf(Map<String, String> headers) {
         String contentType = header(headers, "content-type");
         if (contentType == null) {
-            return;
+            return Format.JSON;
         }
         String media = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (!media.equals("application/json") && !media.endsWith("+json")) {
-            throw new TierlogException(ErrorType.UNSUPPORTED_MEDIA_TYPE, "Content-Type '" + contentType
-                    + "' is not supported; send application/json", Map.of("field", "Content-Type"));
+        if (media.equals("application/json") || media.endsWith("+json")) {
+            return Format.JSON;
         }
+        if (media.equals(RECORD_BATCHES)) {
+            return Format.RECORD_BATCHES;
+        }
+        throw new TierlogException(ErrorType.UNSUPPORTED_MEDIA_TYPE, "Content-Type '" + contentType
+                + "' is not supported; send application/json or " + RECORD_BATCHES, Map.of("field", "Content-Type"));
     }
 
     /** The request bytes; 413 {@code request-too-large} or 400 {@code bad-request} (field {@code body}). */
@@ -45,16 +64,7 @@ final class RequestBodies {
             return new byte[0];
         }
         if (event.getIsBase64Encoded()) {
-            long decodedBytes = base64DecodedLength(body);
-            if (decodedBytes > maxRequestBytes) {
-                throw tooLarge(decodedBytes);
-            }
-            try {
-                return Base64.getDecoder().decode(body);
-            } catch (IllegalArgumentException e) {
-                throw new TierlogException(ErrorType.BAD_REQUEST, "body is marked isBase64Encoded but is not valid base64: "
-                        + e.getMessage(), Map.of("field", "body"));
-            }
+            return decodeBase64(body);
         }
         // Every char is at least one UTF-8 byte, so a string longer than the limit is over it without encoding.
         if (body.length() > maxRequestBytes) {
@@ -65,6 +75,42 @@ final class RequestBodies {
             throw tooLarge(bytes.length);
         }
         return bytes;
+    }
+
+    /**
+     * The bytes of a {@value #RECORD_BATCHES} body: decoded from base64, which is how API Gateway hands over a
+     * body whose media type is not text; 413 {@code request-too-large} before decoding when over the limit; 400
+     * {@code bad-request} (field {@code body}) for invalid base64. An absent or empty body is zero bytes (left to
+     * the batch validator to refuse). A non-empty body not marked {@code isBase64Encoded} is refused (400, field
+     * {@code body}) rather than taken as its UTF-8 bytes: it reached us as text, so whatever produced it decoded
+     * the client's bytes somehow, and a Kafka batch is rarely valid UTF-8 (its CRC, lengths and varints take any
+     * byte value), so the bytes it stood for cannot be known. Taking its UTF-8 encoding would leave the batch
+     * checks (CRC32C, lengths) to catch the damage by chance; refusing is the answer that does not depend on it.
+     */
+    ByteBuffer decodeBinary(APIGatewayV2HTTPEvent event) {
+        String body = event.getBody();
+        if (body == null || body.isEmpty()) {
+            return ByteBuffer.allocate(0);
+        }
+        if (!event.getIsBase64Encoded()) {
+            throw new TierlogException(ErrorType.BAD_REQUEST, "body: a " + RECORD_BATCHES + " body must arrive "
+                    + "base64-encoded (isBase64Encoded true), as API Gateway sends binary media types; a text body "
+                    + "cannot be turned back into the client's bytes", Map.of("field", "body"));
+        }
+        return ByteBuffer.wrap(decodeBase64(body));
+    }
+
+    private byte[] decodeBase64(String body) {
+        long decodedBytes = base64DecodedLength(body);
+        if (decodedBytes > maxRequestBytes) {
+            throw tooLarge(decodedBytes);
+        }
+        try {
+            return Base64.getDecoder().decode(body);
+        } catch (IllegalArgumentException e) {
+            throw new TierlogException(ErrorType.BAD_REQUEST, "body is marked isBase64Encoded but is not valid base64: "
+                    + e.getMessage(), Map.of("field", "body"));
+        }
     }
 
     /** Exact for well-formed padded base64; malformed input is rejected by the decoder afterwards. */

@@ -5,6 +5,8 @@ import io.tierlog.ingest.Partitioner;
 import io.tierlog.ingest.function.harness.Events;
 import io.tierlog.ingest.function.harness.Events.Response;
 import io.tierlog.ingest.function.harness.FreshArtifactHandler;
+import io.tierlog.ingest.function.harness.RecordBatchBodies;
+import io.tierlog.ingest.function.harness.RecordBatchBodies.Producer;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -118,6 +120,32 @@ class ArtifactFreshClassLoaderIT {
     }
 
     @Test
+    void producesKafkaRecordBatchesSentAsABase64Body() throws Throwable {
+        byte[] batch = RecordBatchBodies.batch(Producer.NONE, 1732867200000L, "sensor-9", "{\"temp\":21.5}",
+                "{\"temp\":21.7}", "{\"temp\":21.9}");
+        long[] before = ends("orders", 2);
+
+        Response r = Events.response(function.invoke(Events.recordBatches("orders", 1, batch, "api-batches"), "req-batches"));
+
+        assertThat(r.status()).as("%s", r.body()).isEqualTo(200);
+        assertThat(r.header("Content-Type")).isEqualTo("application/json");
+        assertThat(r.body().get("duplicate").asBoolean()).isFalse();
+        JsonNode offsets = r.body().get("offsets");
+        assertThat(offsets).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(offsets.get(i).get("partition").asInt()).isEqualTo(1);
+            assertThat(offsets.get(i).get("offset").asLong()).isEqualTo(before[1] + i);
+        }
+        assertThat(ends("orders", 2)).containsExactly(before[0], before[1] + 3);
+        for (int i = 0; i < 3; i++) {
+            LogRecord stored = read("orders", 1, before[1] + i);
+            assertThat(new String(stored.key(), StandardCharsets.UTF_8)).isEqualTo("sensor-9");
+            assertThat(new String(stored.value(), StandardCharsets.UTF_8)).isEqualTo("{\"temp\":21." + (5 + 2 * i) + "}");
+            assertThat(stored.timestamp()).isEqualTo(1732867200000L + i);
+        }
+    }
+
+    @Test
     void aProducerRetryIsAnsweredWithTheOriginalOffsetsAndAppendsNothing() throws Throwable {
         Response first = invoke("produce-producer-seq0.json", "req-p1");
         long[] endBefore = ends("orders", 2);
@@ -154,6 +182,9 @@ class ArtifactFreshClassLoaderIT {
             "request-too-large.json,        413, request-too-large,      ",
             "request-too-large-base64.json, 413, request-too-large,      ",
             "unsupported-media-type.json,   415, unsupported-media-type, Content-Type",
+            "bad-record-batches-body.json,     400, bad-request,         body",
+            "record-batches-no-partition.json, 400, bad-request,         partition",
+            "record-batches-not-base64.json,   400, bad-request,         body",
     })
     void everyClientErrorIsProblemJsonAndChangesNothing(String event, int status, String type, String field)
             throws Throwable {

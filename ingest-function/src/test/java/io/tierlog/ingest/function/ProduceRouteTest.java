@@ -51,6 +51,35 @@ class ProduceRouteTest {
                 .isEqualTo(ErrorType.METHOD_NOT_ALLOWED);
     }
 
+    @Test
+    void aBinaryProduceTakesItsPartitionFromTheQuery() {
+        assertThat(ProduceRoute.partitionOf(query(Map.of("partition", "0")))).isZero();
+        assertThat(ProduceRoute.partitionOf(query(Map.of("partition", " 7 ", "other", "x")))).isEqualTo(7);
+        assertThat(ProduceRoute.partitionOf(query(Map.of("partition", "2147483647")))).isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
+    void aMissingOrMalformedPartitionIsABadRequestNamingIt() {
+        java.util.List<Map<String, String>> bad = java.util.List.of(Map.of(), Map.of("partition", ""),
+                Map.of("Partition", "1"), Map.of("partition", "one"), Map.of("partition", "-1"),
+                Map.of("partition", "2147483648"), Map.of("partition", "1,2"), Map.of("partition", "1.0"));
+        for (Map<String, String> q : bad) {
+            assertThatThrownBy(() -> ProduceRoute.partitionOf(query(q))).as(q.toString())
+                    .isInstanceOfSatisfying(TierlogException.class, e -> {
+                        assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+                        assertThat(e.extra()).containsEntry("field", "partition");
+                    });
+        }
+        assertThatThrownBy(() -> ProduceRoute.partitionOf(query(null)))
+                .isInstanceOfSatisfying(TierlogException.class, e -> assertThat(e.extra()).containsEntry("field", "partition"));
+    }
+
+    private static APIGatewayV2HTTPEvent query(Map<String, String> params) {
+        APIGatewayV2HTTPEvent e = event("POST", "/v1/topics/orders/records", "$default", null);
+        e.setQueryStringParameters(params);
+        return e;
+    }
+
     private static ErrorType type(Runnable r) {
         try {
             r.run();

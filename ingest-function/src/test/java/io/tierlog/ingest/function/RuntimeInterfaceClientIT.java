@@ -5,13 +5,19 @@ import io.tierlog.ingest.function.harness.Events;
 import io.tierlog.ingest.function.harness.Events.Response;
 import io.tierlog.ingest.function.harness.LoopbackRuntimeApi;
 import io.tierlog.ingest.function.harness.LoopbackRuntimeApi.Outcome;
+import io.tierlog.ingest.function.harness.RecordBatchBodies;
+import io.tierlog.ingest.function.harness.RecordBatchBodies.Producer;
 import io.tierlog.ingest.function.harness.RicFunctionProcess;
+import io.tierlog.log.PartitionReader;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -29,13 +35,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RuntimeInterfaceClientIT {
     static final Path WORK = Path.of("target", "it", "ric").toAbsolutePath();
+    static final Path DATA = WORK.resolve("data");
     static LoopbackRuntimeApi runtimeApi;
     static RicFunctionProcess function;
 
     @BeforeAll
     static void start() throws Exception {
         ArtifactFreshClassLoaderIT.deleteRecursively(WORK);
-        Path data = Files.createDirectories(WORK.resolve("data"));
+        Path data = Files.createDirectories(DATA);
         new TopicStore(data, Clock.systemUTC()).create("orders", 2, TopicConfig.DEFAULTS);
         Path taskRoot = RicFunctionProcess.unpack(ArtifactFreshClassLoaderIT.JAR.toAbsolutePath(), WORK.resolve("task"));
         runtimeApi = new LoopbackRuntimeApi();
@@ -62,6 +69,21 @@ class RuntimeInterfaceClientIT {
 
         Response b64 = invoke("produce-base64-body.json", "ric-b64");
         assertThat(b64.status()).isEqualTo(200);
+
+        byte[] batch = RecordBatchBodies.batch(Producer.NONE, 1732867200000L, null, "b0", "b1");
+        Response batches = invokeJson(Events.recordBatches("orders", 0, batch, "ric-api-batches"), "ric-batches");
+        assertThat(batches.status()).as("%s%n%s", batches.body(), log()).isEqualTo(200);
+        assertThat(batches.body().get("offsets")).hasSize(2);
+        long base = batches.body().get("offsets").get(0).get("offset").asLong();
+        List<LogRecord> stored = new PartitionReader(DATA, new TopicPartition("orders", 0)).read(base, null, 2, 1 << 20)
+                .records();
+        assertThat(stored).extracting(rec -> new String(rec.value(), StandardCharsets.UTF_8)).containsExactly("b0", "b1");
+
+        long[] endsBeforeBadBatch = {end(0), end(1)};
+        Response badBatch = invoke("bad-record-batches-body.json", "ric-bad-batches");
+        assertThat(badBatch.status()).isEqualTo(400);
+        assertThat(badBatch.body().get("field").asText()).isEqualTo("body");
+        assertThat(new long[]{end(0), end(1)}).isEqualTo(endsBeforeBadBatch);
 
         Response first = invoke("produce-producer-seq0.json", "ric-p1");
         Response retry = invoke("produce-producer-seq0.json", "ric-p2");
@@ -99,9 +121,17 @@ class RuntimeInterfaceClientIT {
     }
 
     private static Response invoke(String event, String requestId) throws Exception {
-        Outcome o = runtimeApi.invoke(Events.load(event), requestId).get(60, TimeUnit.SECONDS);
+        return invokeJson(Events.load(event), requestId);
+    }
+
+    private static Response invokeJson(String eventJson, String requestId) throws Exception {
+        Outcome o = runtimeApi.invoke(eventJson, requestId).get(60, TimeUnit.SECONDS);
         assertThat(o.error()).as("runtime reported an error: %s%n%s", o.body(), log()).isFalse();
         return Events.response(o.body());
+    }
+
+    private static long end(int partition) {
+        return new PartitionReader(DATA, new TopicPartition("orders", partition)).end(null).offset();
     }
 
     private static String log() {

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 /** The sample API Gateway v2 events under {@code src/test/resources/events}, and variations of them. */
 public final class Events {
@@ -39,6 +40,31 @@ public final class Events {
             ctx.put("requestId", apiRequestId);
             ((ObjectNode) e.get("headers")).put("content-length", String.valueOf(body.getBytes(StandardCharsets.UTF_8).length));
             e.put("body", body);
+            return JSON.writeValueAsString(e);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * The {@code produce-record-batches.json} event (Content-Type {@code application/vnd.tierlog.record-batches})
+     * aimed at {@code topic} and {@code partition} with {@code body} base64-encoded and {@code isBase64Encoded}
+     * true, as API Gateway hands over a binary body.
+     */
+    public static String recordBatches(String topic, int partition, byte[] body, String apiRequestId) {
+        try {
+            ObjectNode e = (ObjectNode) JSON.readTree(load("produce-record-batches.json"));
+            String path = "/v1/topics/" + topic + "/records";
+            e.put("rawPath", path);
+            e.put("rawQueryString", "partition=" + partition);
+            ((ObjectNode) e.get("queryStringParameters")).put("partition", String.valueOf(partition));
+            ((ObjectNode) e.get("pathParameters")).put("topic", topic);
+            ObjectNode ctx = (ObjectNode) e.get("requestContext");
+            ((ObjectNode) ctx.get("http")).put("path", path);
+            ctx.put("requestId", apiRequestId);
+            ((ObjectNode) e.get("headers")).put("content-length", String.valueOf(body.length));
+            e.put("body", Base64.getEncoder().encodeToString(body));
+            e.put("isBase64Encoded", true);
             return JSON.writeValueAsString(e);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
