@@ -67,15 +67,25 @@ public final class TierlogService implements AutoCloseable {
      * loopback port, warnings-only logging and the two directories. The caller appends its settings and the jar.
      */
     public static List<String> jvmCommand(int port, Path hotDir, Path indexDir) {
-        return new ArrayList<>(List.of(
+        List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+                "-Xms1g", "-Xmx1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20"));
+        // Extra JVM options for the service only (e.g. a JFR recording); JAVA_TOOL_OPTIONS would reach every JVM.
+        String extra = System.getenv(SERVICE_JAVA_OPTS);
+        if (extra != null && !extra.isBlank()) {
+            cmd.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        cmd.addAll(List.of(
                 "-Dquarkus.http.host=127.0.0.1",
                 "-Dquarkus.http.port=" + port,
                 "-Dquarkus.log.level=WARN",
                 "-Dtierlog.data-dir=" + hotDir.toAbsolutePath(),
                 "-Dtierlog.index-dir=" + indexDir.toAbsolutePath()));
+        return cmd;
     }
+
+    /** Environment variable with extra JVM options for the index-service processes the benchmarks start. */
+    public static final String SERVICE_JAVA_OPTS = "TIERLOG_BENCH_SERVICE_JAVA_OPTS";
 
     public URI baseUri() {
         return baseUri;
