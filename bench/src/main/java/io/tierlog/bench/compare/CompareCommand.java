@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,9 +37,10 @@ import java.util.concurrent.locks.LockSupport;
  * section of {@code docs/BENCHMARKS.md}. Every server is stopped at the end, also on failure or Ctrl-C.
  *
  * <p>Phases, each repeated {@code --runs} times, the two systems alternating who goes first:
- * produce (each durability x each producer count), hot consume (on Tierlog both as JSON and as record batches), produce paced at half of the peak with fsync
- * always, cold replay of a Tierlog topic whose hot segments were evicted to S3 (with the raw S3 GET rate of the
- * same objects), and once a key-partitioning check. Between steps the servers are left to go quiet (CPU), so one
+ * produce (each durability x each producer count; Tierlog once with JSON bodies and once with Kafka record-batch
+ * bodies), hot consume (on Tierlog both as JSON and as record batches), produce paced at half of each side's own
+ * peak with fsync always, cold replay of Tierlog topics whose hot segments were evicted to S3 (read as JSON and as
+ * record batches; with the raw S3 GET rate of the same objects), and once a key-partitioning check. Between steps the servers are left to go quiet (CPU), so one
  * system's background work is not billed to the other. A failing phase is noted in the report, not hidden.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
@@ -47,6 +49,8 @@ public final class CompareCommand implements Callable<Integer> {
     private static final String BUCKET = "tierlog-bench";
     static final String HOT_CONSUME = "hot-consume";
     static final String HOT_CONSUME_BATCHES = "hot-consume-batches";
+    static final String COLD_REPLAY = "cold-replay";
+    static final String COLD_REPLAY_BATCHES = "cold-replay-batches";
 
     @Mixin
     RunOptions run;
@@ -203,6 +207,9 @@ public final class CompareCommand implements Callable<Integer> {
                     system.consume(topic, partitions, n, Duration.ofMinutes(5));
                     if (system instanceof TierlogSystem tierlogSystem) {
                         tierlogSystem.consumeBatches(topic, partitions, n, Duration.ofMinutes(5));
+                        // The binary produce path has its own server code (and client code) to compile.
+                        tierlogSystem.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload),
+                                ProduceBody.RECORD_BATCHES);
                     }
                     Workspace.log("warmed up " + system.name() + " (" + d + ") with " + n + " records");
                 } catch (Exception e) {
@@ -216,30 +223,36 @@ public final class CompareCommand implements Callable<Integer> {
         settle();
     }
 
+    /**
+     * Per run, durability and producer count: Kafka, Tierlog with JSON bodies and Tierlog with record-batch bodies,
+     * each into its own fresh topic, in an order that rotates from run to run. The hot consume follows the Kafka
+     * and the Tierlog JSON produce of the 8-producer page-cache runs, as before the binary rows existed.
+     */
     private void producePhase(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
         int maxProducers = producerCounts.stream().max(Integer::compare).orElse(1);
         for (int run = 1; run <= runs; run++) {
             for (Durability d : Durability.values()) {
                 for (int producers : producerCounts) {
-                    for (SystemUnderTest system : order(run, kafka, tierlog.get(d))) {
-                        String topic = "produce-" + d.tierlogFsync() + "-p" + producers + "-r" + run;
-                        boolean consumeToo = d == Durability.NEVER && producers == maxProducers;
+                    for (Producer producer : producers(run, kafka, tierlog.get(d))) {
+                        SystemUnderTest system = producer.system();
+                        String topic = "produce-" + producer.topicTag() + d.tierlogFsync() + "-p" + producers + "-r" + run;
+                        boolean consumeToo = d == Durability.NEVER && producers == maxProducers && !producer.isBinary();
                         try {
                             system.createTopic(topic, partitions, d);
                             settle();
-                            ProduceStats s = system.produce(topic, new ProduceSpec(recordCount, producers, tierlogBatch, 0, payload));
-                            results.add(new Results.Key("produce", system.name(), d, producers), Map.of(
+                            ProduceStats s = producer.produce(topic, new ProduceSpec(recordCount, producers, tierlogBatch, 0, payload));
+                            results.add(new Results.Key(producer.producePhase(), system.name(), d, producers), Map.of(
                                     "mbps", s.megabytesPerSecond(), "rps", s.recordsPerSecond(),
                                     "p50ms", s.p50Millis(), "p99ms", s.p99Millis(), "seconds", s.seconds()));
-                            Workspace.log(String.format("run %d produce %-7s %-5s producers=%d: %.1f MB/s, %.0f rec/s, p50 %.2f ms, p99 %.2f ms",
-                                    run, system.name(), d, producers, s.megabytesPerSecond(), s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
+                            Workspace.log(String.format("run %d produce %-22s %-5s producers=%d: %.1f MB/s, %.0f rec/s, p50 %.2f ms, p99 %.2f ms",
+                                    run, producer.label(), d, producers, s.megabytesPerSecond(), s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
                             if (consumeToo) {
                                 hotConsume(system, topic, run);
                             }
                         } catch (Exception e) {
-                            results.note("run " + run + ": " + system.name() + " produce/consume (" + d.label() + ", "
-                                    + producers + " producers) failed: " + firstLine(e));
-                            Workspace.log("FAILED " + system.name() + " " + d + " p=" + producers + ": " + e);
+                            results.note("run " + run + ": " + producer.label() + " produce" + (consumeToo ? "/consume" : "")
+                                    + " (" + d.label() + ", " + producers + " producers) failed: " + firstLine(e));
+                            Workspace.log("FAILED " + producer.label() + " " + d + " p=" + producers + ": " + e);
                         } finally {
                             deleteQuietly(system, topic);
                         }
@@ -247,6 +260,55 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /**
+     * One producing side of the comparison: Kafka's producer ({@code body} null), or Tierlog's with the given
+     * request body. Tierlog's record-batch rows are their own phases in the results, beside the JSON ones.
+     */
+    private record Producer(SystemUnderTest system, ProduceBody body) {
+        boolean isBinary() {
+            return body == ProduceBody.RECORD_BATCHES;
+        }
+
+        String label() {
+            return body == null ? system.name() : system.name() + ", " + body.label();
+        }
+
+        String producePhase() {
+            return body == null ? "produce" : body.producePhase();
+        }
+
+        String halfPeakPhase() {
+            return body == null ? "half-peak" : body.halfPeakPhase();
+        }
+
+        String topicTag() {
+            return isBinary() ? "batches-" : "";
+        }
+
+        ProduceStats produce(String topic, ProduceSpec spec) throws Exception {
+            return body == null ? system.produce(topic, spec) : ((TierlogSystem) system).produce(topic, spec, body);
+        }
+    }
+
+    /**
+     * Kafka, Tierlog JSON and Tierlog record batches, rotated by one place per run, so that a slow drift in machine
+     * load does not always hit the same one (with Kafka alone or Tierlog alone, just those present).
+     */
+    private static List<Producer> producers(int run, SystemUnderTest kafka, TierlogSystem tierlog) {
+        List<Producer> list = new ArrayList<>();
+        if (tierlog != null) {
+            list.add(new Producer(tierlog, ProduceBody.JSON));
+            list.add(new Producer(tierlog, ProduceBody.RECORD_BATCHES));
+        }
+        if (kafka != null) {
+            list.add(new Producer(kafka, null));
+        }
+        if (!list.isEmpty()) {
+            Collections.rotate(list, -((run - 1) % list.size()));
+        }
+        return list;
     }
 
     /**
@@ -283,15 +345,19 @@ public final class CompareCommand implements Callable<Integer> {
                 c.megabytesPerSecond(), c.recordsPerSecond()));
     }
 
-    /** Paced at half of each system's own peak (fsync always), with the producer count that reached the peak. */
+    /**
+     * Paced at half of each side's own peak (fsync always), with the producer count that reached the peak: Kafka,
+     * Tierlog with JSON bodies and Tierlog with record batches, each at half of its own full-throttle peak.
+     */
     private void halfPeakPhase(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
         double seconds = quick ? 5 : 20;
         for (int run = 1; run <= runs; run++) {
-            for (SystemUnderTest system : order(run, kafka, tierlog.get(Durability.ALWAYS))) {
+            for (Producer producer : producers(run, kafka, tierlog.get(Durability.ALWAYS))) {
+                SystemUnderTest system = producer.system();
                 int bestProducers = -1;
                 double peak = 0;
                 for (int p : producerCounts) {
-                    OptionalDouble rps = results.median(new Results.Key("produce", system.name(), Durability.ALWAYS, p), "rps");
+                    OptionalDouble rps = results.median(new Results.Key(producer.producePhase(), system.name(), Durability.ALWAYS, p), "rps");
                     if (rps.isPresent() && rps.getAsDouble() > peak) {
                         peak = rps.getAsDouble();
                         bestProducers = p;
@@ -302,18 +368,18 @@ public final class CompareCommand implements Callable<Integer> {
                 }
                 double target = peak / 2;
                 long n = Math.max((long) bestProducers * tierlogBatch, Math.min(recordCount, (long) (target * seconds)));
-                String topic = "halfpeak-r" + run;
+                String topic = "halfpeak-" + producer.topicTag() + "r" + run;
                 try {
                     system.createTopic(topic, partitions, Durability.ALWAYS);
                     settle();
-                    ProduceStats s = system.produce(topic, new ProduceSpec(n, bestProducers, tierlogBatch, target, payload));
-                    results.add(new Results.Key("half-peak", system.name(), Durability.ALWAYS, bestProducers), Map.of(
+                    ProduceStats s = producer.produce(topic, new ProduceSpec(n, bestProducers, tierlogBatch, target, payload));
+                    results.add(new Results.Key(producer.halfPeakPhase(), system.name(), Durability.ALWAYS, bestProducers), Map.of(
                             "targetRps", target, "rps", s.recordsPerSecond(), "p50ms", s.p50Millis(), "p99ms", s.p99Millis()));
-                    Workspace.log(String.format("run %d half-peak %-7s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms",
-                            run, system.name(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
+                    Workspace.log(String.format("run %d half-peak %-22s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms",
+                            run, producer.label(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
                 } catch (Exception e) {
-                    results.note("run " + run + ": " + system.name() + " half-peak latency run failed: " + firstLine(e));
-                    Workspace.log("FAILED half-peak " + system.name() + ": " + e);
+                    results.note("run " + run + ": " + producer.label() + " half-peak latency run failed: " + firstLine(e));
+                    Workspace.log("FAILED half-peak " + producer.label() + ": " + e);
                 } finally {
                     deleteQuietly(system, topic);
                 }
@@ -354,9 +420,12 @@ public final class CompareCommand implements Callable<Integer> {
     }
 
     /**
-     * Per run: a fresh Tierlog topic with small segments and {@code local.retention.ms=0}, filled, then left until
-     * every partition's sealed segments are in S3 and gone from the hot volume; then read from offset 0 (cold
-     * segments by ranged GETs, the active segment hot), then the raw GET rate of the same S3 objects.
+     * Per run: two fresh Tierlog topics with small segments and {@code local.retention.ms=0}, filled alike (JSON
+     * produce), then left until every partition's sealed segments are in S3 and gone from the hot volume; then one
+     * is read from offset 0 as JSON and the other as record batches (cold segments by ranged GETs, the active
+     * segment hot), the two reads taking turns going first; then the raw GET rate of the JSON topic's S3 objects.
+     * Each read has its own topic because the service caches the cold chunks it fetched: a second read of the same
+     * topic would be served from that cache, not from S3.
      */
     private void coldPhase(TierlogSystem tierlog, EmbeddedS3 s3) {
         if (tierlog == null) {
@@ -367,21 +436,23 @@ public final class CompareCommand implements Callable<Integer> {
         ObjectMapper json = new ObjectMapper();
         for (int run = 1; run <= runs; run++) {
             String topic = "cold-r" + run;
+            String batchTopic = "cold-batches-r" + run;
             try {
                 ObjectNode config = json.createObjectNode().put("segment.bytes", segmentBytes)
                         .put("local.retention.ms", 0).put("retention.ms", -1);
-                tierlog.createTopic(topic, partitions, config);
                 int producers = producerCounts.stream().max(Integer::compare).orElse(1);
-                tierlog.produce(topic, new ProduceSpec(recordCount, producers, tierlogBatch, 0, payload));
+                for (String t : List.of(topic, batchTopic)) {
+                    tierlog.createTopic(t, partitions, config);
+                    tierlog.produce(t, new ProduceSpec(recordCount, producers, tierlogBatch, 0, payload));
+                }
                 long evictStart = System.nanoTime();
-                awaitEvicted(tierlog, topic, Duration.ofSeconds(quick ? 90 : 240));
+                Duration evictTimeout = Duration.ofSeconds(quick ? 90 : 240);
+                awaitEvicted(tierlog, topic, evictTimeout);
                 double evictSeconds = (System.nanoTime() - evictStart) / 1e9;
-                settle();
-                ConsumeStats c = tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
-                results.add(new Results.Key("cold-replay", "Tierlog", Durability.NEVER, 0), Map.of(
-                        "mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond(), "evictSeconds", evictSeconds));
-                Workspace.log(String.format("run %d cold replay Tierlog: %.1f MB/s, %.0f rec/s (eviction took %.1f s)", run,
-                        c.megabytesPerSecond(), c.recordsPerSecond(), evictSeconds));
+                awaitEvicted(tierlog, batchTopic, evictTimeout);
+                for (boolean batches : run % 2 == 1 ? new boolean[] {false, true} : new boolean[] {true, false}) {
+                    coldRead(tierlog, batches ? batchTopic : topic, batches, run, evictSeconds);
+                }
                 settle();
                 S3GetRate.Result g = S3GetRate.measure(s3.endpoint(), BUCKET,
                         Durability.NEVER.tierlogFsync() + "/" + topic + "/", ".log", partitions);
@@ -398,7 +469,27 @@ public final class CompareCommand implements Callable<Integer> {
                 Workspace.log("FAILED cold replay: " + e);
             } finally {
                 deleteQuietly(tierlog, topic);
+                deleteQuietly(tierlog, batchTopic);
             }
+        }
+    }
+
+    /** One cold read of an evicted topic from offset 0, as JSON or as record batches; a failure is a note. */
+    private void coldRead(TierlogSystem tierlog, String topic, boolean batches, int run, double evictSeconds) {
+        String how = batches ? ", record batches" : ", JSON";
+        settle();
+        try {
+            ConsumeStats c = batches
+                    ? tierlog.consumeBatches(topic, partitions, recordCount, Duration.ofMinutes(10))
+                    : tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+            results.add(new Results.Key(batches ? COLD_REPLAY_BATCHES : COLD_REPLAY, "Tierlog", Durability.NEVER, 0),
+                    Map.of("mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond(), "evictSeconds", evictSeconds));
+            Workspace.log(String.format("run %d cold replay Tierlog%s: %.1f MB/s, %.0f rec/s (eviction took %.1f s)", run,
+                    how, c.megabytesPerSecond(), c.recordsPerSecond(), evictSeconds));
+        } catch (Exception e) {
+            // One read format failing must not cost the other its row.
+            results.note("run " + run + ": Tierlog cold replay" + how + " failed: " + firstLine(e));
+            Workspace.log("FAILED cold replay Tierlog" + how + ": " + e);
         }
     }
 
@@ -504,7 +595,9 @@ public final class CompareCommand implements Callable<Integer> {
         settings.put("producers", producerCounts);
         settings.put("tierlogBatchRecords", tierlogBatch);
         settings.put("tierlogProducer", "up to " + TierlogSystem.MAX_IN_FLIGHT + " requests in flight per producer "
-                + "(one HTTP/1.1 connection each), each to its own partition (explicit, rotating), encoding=json");
+                + "(one HTTP/1.1 connection each), each to its own partition (explicit, rotating); bodies either JSON "
+                + "(encoding=json, built before the clock starts) or one Kafka RecordBatch v2 per request "
+                + "(application/vnd.tierlog.record-batches, built by MemoryRecordsBuilder inside the timed region)");
         settings.put("kafkaProducer", "acks=all, enable.idempotence=true (default), linger.ms=5, batch.size=524288, "
                 + "max.in.flight.requests.per.connection=" + KafkaSystem.MAX_IN_FLIGHT + " (default), compression none");
         settings.put("wallClockSeconds", took.toSeconds());

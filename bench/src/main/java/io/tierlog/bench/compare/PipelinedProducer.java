@@ -2,7 +2,6 @@ package io.tierlog.bench.compare;
 
 import org.HdrHistogram.Histogram;
 
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,8 +14,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One Tierlog producer of the comparison: sends {@code POST /v1/topics/{t}/records} requests of up to
  * {@code batchRecords} records with up to {@code maxInFlight} requests in flight at once (HTTP/1.1 has no
- * pipelining, so the {@link HttpClient} opens one connection per concurrent request and reuses them). Each request
- * goes to one partition, named on every record ({@code "partition": p}), chosen by client-side sticky rotation over
+ * pipelining, so the {@link HttpClient} opens one connection per concurrent request and reuses them). What a
+ * request looks like (JSON naming the partition on every record, or a Kafka record batch with {@code ?partition=P})
+ * is the {@link Requests}' business. Each request goes to one partition, chosen by client-side sticky rotation over
  * the topic's partitions (as Kafka's sticky partitioner fills one batch per partition and moves on), skipping
  * partitions that already have a request in flight: never two requests of one producer in flight to the same
  * partition, so per-partition order holds as with Kafka's idempotent producer.
@@ -25,19 +25,28 @@ import java.util.concurrent.TimeUnit;
  * not been sent (up to {@code batchRecords}), and each record's latency runs from its arrival to its request's
  * response, so time spent waiting for a free slot counts (as {@code linger.ms} and a full in-flight window count on
  * the Kafka side). Unpaced, all records are there at once: full requests, each request's latency (from the moment
- * it is handed to the client to its response) recorded once per record in it.
+ * it is handed to the client, before its request is built, to its response) recorded once per record in it.
  *
  * <p>{@link #run} is called on one thread, which alone touches the state and the histogram; responses are handed
  * to it through a queue. A failed request fails the run; requests still in flight then complete unobserved.
  */
 final class PipelinedProducer {
+    /**
+     * Builds the request for {@code count} records of the payload from index {@code firstRecord}, all to
+     * {@code partition}, without a timeout (the producer sets it). Called on the producer's thread, inside the
+     * timed region; must be safe to call from several producers' threads at once.
+     */
+    @FunctionalInterface
+    interface Requests {
+        HttpRequest.Builder request(int partition, long firstRecord, int count);
+    }
+
     private final HttpClient http;
-    private final URI target;
+    private final Requests requests;
     private final ProduceSpec spec;
     private final int worker;
     private final int partitions;
     private final int maxInFlight;
-    private final byte[][] fullBodies;
     private final Histogram histogram;
     private final Duration requestTimeout;
     private final BlockingQueue<Ack> acks = new LinkedBlockingQueue<>();
@@ -52,22 +61,17 @@ final class PipelinedProducer {
                        HttpResponse<byte[]> response, Throwable failure) {
     }
 
-    /**
-     * @param fullBodies per partition, the request body of a full request ({@code batchRecords} records), built
-     *                   before the clock starts, as Kafka's values are ready byte arrays
-     */
-    PipelinedProducer(HttpClient http, URI target, ProduceSpec spec, int worker, int partitions, int maxInFlight,
-                      byte[][] fullBodies, Histogram histogram, Duration requestTimeout) {
+    PipelinedProducer(HttpClient http, Requests requests, ProduceSpec spec, int worker, int partitions,
+                      int maxInFlight, Histogram histogram, Duration requestTimeout) {
         if (maxInFlight < 1 || maxInFlight > partitions) {
             throw new IllegalArgumentException("maxInFlight must be 1.." + partitions + ", was " + maxInFlight);
         }
         this.http = http;
-        this.target = target;
+        this.requests = requests;
         this.spec = spec;
         this.worker = worker;
         this.partitions = partitions;
         this.maxInFlight = maxInFlight;
-        this.fullBodies = fullBodies;
         this.histogram = histogram;
         this.requestTimeout = requestTimeout;
         this.busy = new boolean[partitions];
@@ -111,15 +115,12 @@ final class PipelinedProducer {
 
     private void send(long firstRecord, int count) {
         int partition = nextPartition();
-        byte[] body = count == spec.batchRecords() ? fullBodies[partition]
-                : TierlogSystem.body(spec.payload(), firstRecord, count, partition);
+        // Handed over before the request is built: building it is the client's work, as Kafka's producer
+        // serializes and appends each record to its batch inside send().
         long handedOver = System.nanoTime();
+        HttpRequest request = requests.request(partition, firstRecord, count).timeout(requestTimeout).build();
         inFlight++;
-        http.sendAsync(HttpRequest.newBuilder(target)
-                        .header("Content-Type", "application/json")
-                        .timeout(requestTimeout)
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-                HttpResponse.BodyHandlers.ofByteArray())
+        http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
                 .whenComplete((r, e) -> acks.add(new Ack(partition, firstRecord, count, handedOver, System.nanoTime(),
                         r, e)));
     }

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Renders {@link Results} as the markdown section of docs/BENCHMARKS.md and as a JSON document with every raw
@@ -58,13 +60,20 @@ public final class Report {
         }
 
         md.append("#### Produce (acks after durability as stated; MB/s of value bytes)\n\n");
-        md.append("| durability | producers | metric | Kafka | Tierlog | Tierlog/Kafka |\n|---|---|---|---|---|---|\n");
+        md.append("Tierlog is measured twice per cell, each against the same Kafka runs: JSON request bodies (built "
+                + "before the clock starts) and Kafka record-batch bodies (`Content-Type: "
+                + "application/vnd.tierlog.record-batches`, one batch per request built by kafka-clients inside the "
+                + "timed region).\n\n");
+        md.append("| durability | producers | Tierlog body | metric | Kafka | Tierlog | Tierlog/Kafka |\n"
+                + "|---|---|---|---|---|---|---|\n");
         for (Durability d : Durability.values()) {
-            for (int p : results.producerCounts("produce")) {
-                produceRow(md, d, p, "MB/s", "mbps", false);
-                produceRow(md, d, p, "records/s", "rps", false);
-                produceRow(md, d, p, "p50 latency ms", "p50ms", true);
-                produceRow(md, d, p, "p99 latency ms", "p99ms", true);
+            for (int p : producerCounts()) {
+                for (ProduceBody body : ProduceBody.values()) {
+                    produceRow(md, d, p, body, "MB/s", "mbps", false);
+                    produceRow(md, d, p, body, "records/s", "rps", false);
+                    produceRow(md, d, p, body, "p50 latency ms", "p50ms", true);
+                    produceRow(md, d, p, body, "p99 latency ms", "p99ms", true);
+                }
             }
         }
 
@@ -73,19 +82,16 @@ public final class Report {
                 + " requests of " + settings.get("tierlogBatchRecords") + " records in flight. Compare latency in "
                 + "the paced table below.\n");
         md.append("\n#### Produce latency at half of peak throughput (fsync before ack)\n\n");
+        md.append("Each side is paced at half of its own full-throttle peak: Tierlog with JSON bodies at half of the "
+                + "JSON peak, with record batches at half of the record-batch peak.\n\n");
         md.append("| system | producers | paced at records/s (half of peak) | achieved records/s | p50 ms | p99 ms |\n")
                 .append("|---|---|---|---|---|---|\n");
-        for (String system : List.of(KAFKA, TIERLOG)) {
-            for (int p : results.producerCounts("half-peak")) {
-                Results.Key k = new Results.Key("half-peak", system, Durability.ALWAYS, p);
-                if (results.count(k) > 0) {
-                    md.append("| ").append(system).append(" | ").append(p).append(" | ")
-                            .append(fmt(results.median(k, "targetRps"))).append(" | ")
-                            .append(fmt(results.median(k, "rps"))).append(" | ")
-                            .append(withRange(k, "p50ms")).append(" | ")
-                            .append(withRange(k, "p99ms")).append(" |\n");
-                }
-            }
+        for (Results.Key k : halfPeakKeys()) {
+            md.append("| ").append(halfPeakLabel(k)).append(" | ").append(k.producers()).append(" | ")
+                    .append(fmt(results.median(k, "targetRps"))).append(" | ")
+                    .append(fmt(results.median(k, "rps"))).append(" | ")
+                    .append(withRange(k, "p50ms")).append(" | ")
+                    .append(withRange(k, "p99ms")).append(" |\n");
         }
 
         md.append("\n#### Reads from offset 0 (one reader per partition)\n\n");
@@ -102,17 +108,24 @@ public final class Report {
         md.append("| hot consume, record batches | ").append(withRange(kHot, "mbps")).append(" | ")
                 .append(withRange(tHotBatches, "mbps")).append(" | ")
                 .append(ratio(results.median(tHotBatches, "mbps"), results.median(kHot, "mbps"))).append(" |\n");
-        Results.Key cold = new Results.Key("cold-replay", TIERLOG, Durability.NEVER, 0);
+        Results.Key cold = new Results.Key(CompareCommand.COLD_REPLAY, TIERLOG, Durability.NEVER, 0);
+        Results.Key coldBatches = new Results.Key(CompareCommand.COLD_REPLAY_BATCHES, TIERLOG, Durability.NEVER, 0);
         Results.Key s3 = new Results.Key("s3-get", "S3Proxy", Durability.NEVER, 0);
-        md.append("| cold replay from S3 after hot eviction | n/a (no tiered storage plugin in this setup) | ")
-                .append(withRange(cold, "mbps")).append(" | n/a |\n\n");
-        md.append("Cold replay against Tierlog's own hot read: ")
+        md.append("| cold replay from S3 after hot eviction, JSON | n/a (no tiered storage plugin in this setup) | ")
+                .append(withRange(cold, "mbps")).append(" | n/a |\n");
+        md.append("| cold replay from S3 after hot eviction, record batches | n/a (no tiered storage plugin in this setup) | ")
+                .append(withRange(coldBatches, "mbps")).append(" | n/a |\n\n");
+        md.append("Cold replay against Tierlog's own hot read in the same format: JSON ")
                 .append(ratio(results.median(cold, "mbps"), results.median(tHot, "mbps")))
+                .append(", record batches ")
+                .append(ratio(results.median(coldBatches, "mbps"), results.median(tHotBatches, "mbps")))
                 .append(" (cold/hot); against the raw S3 GET rate of the same objects (")
                 .append(fmt(results.median(s3, "mbps"))).append(" MB/s, ")
                 .append(fmt(results.median(s3, "getsPerSecond"))).append(" GET/s with ")
-                .append(settings.get("partitions")).append(" threads): ")
-                .append(ratio(results.median(cold, "mbps"), results.median(s3, "mbps"))).append(" (cold/raw).\n\n");
+                .append(settings.get("partitions")).append(" threads): JSON ")
+                .append(ratio(results.median(cold, "mbps"), results.median(s3, "mbps")))
+                .append(", record batches ")
+                .append(ratio(results.median(coldBatches, "mbps"), results.median(s3, "mbps"))).append(" (cold/raw).\n\n");
 
         Results.Key keys = new Results.Key("key-partitioning", "both", Durability.NEVER, 0);
         if (results.count(keys) > 0) {
@@ -122,23 +135,29 @@ public final class Report {
         }
 
         md.append("#### Targets\n\n| target | measured | met? |\n|---|---|---|\n");
-        for (int p : results.producerCounts("produce")) {
-            OptionalDouble r = ratioValue(Durability.ALWAYS, p, "mbps");
-            md.append("| produce MB/s at equal durability (fsync before ack, ").append(p)
-                    .append(" producers) >= 1.0x Kafka | ").append(fmtRatio(r)).append(" | ").append(verdict(r, 1.0, true)).append(" |\n");
-            OptionalDouble rn = ratioValue(Durability.NEVER, p, "mbps");
-            md.append("| produce MB/s at equal durability (page cache, ").append(p)
-                    .append(" producers) >= 1.0x Kafka | ").append(fmtRatio(rn)).append(" | ").append(verdict(rn, 1.0, true)).append(" |\n");
+        for (ProduceBody body : ProduceBody.values()) {
+            for (int p : producerCounts()) {
+                OptionalDouble r = ratioValue(body, Durability.ALWAYS, p, "mbps");
+                md.append("| produce MB/s at equal durability (fsync before ack, ").append(p)
+                        .append(" producers, Tierlog ").append(body.label()).append(") >= 1.0x Kafka | ")
+                        .append(fmtRatio(r)).append(" | ").append(verdict(r, 1.0, true)).append(" |\n");
+                OptionalDouble rn = ratioValue(body, Durability.NEVER, p, "mbps");
+                md.append("| produce MB/s at equal durability (page cache, ").append(p)
+                        .append(" producers, Tierlog ").append(body.label()).append(") >= 1.0x Kafka | ")
+                        .append(fmtRatio(rn)).append(" | ").append(verdict(rn, 1.0, true)).append(" |\n");
+            }
         }
         OptionalDouble hot = ratioOf(results.median(tHot, "mbps"), results.median(kHot, "mbps"));
         md.append("| hot consume (JSON) >= 1.0x Kafka | ").append(fmtRatio(hot)).append(" | ").append(verdict(hot, 1.0, true)).append(" |\n");
         OptionalDouble hotBatches = ratioOf(results.median(tHotBatches, "mbps"), results.median(kHot, "mbps"));
         md.append("| hot consume (record batches) >= 1.0x Kafka | ").append(fmtRatio(hotBatches)).append(" | ")
                 .append(verdict(hotBatches, 1.0, true)).append(" |\n");
-        for (int p : results.producerCounts("half-peak")) {
-            OptionalDouble p99 = results.median(new Results.Key("half-peak", TIERLOG, Durability.ALWAYS, p), "p99ms");
-            md.append("| Tierlog p99 produce latency, fsync always, at half of peak <= 10 ms | ").append(fmt(p99))
-                    .append(" ms | ").append(verdict(p99, 10.0, false)).append(" |\n");
+        for (Results.Key k : halfPeakKeys()) {
+            if (k.system().equals(TIERLOG)) {
+                OptionalDouble p99 = results.median(k, "p99ms");
+                md.append("| ").append(halfPeakLabel(k)).append(" p99 produce latency, fsync always, at half of its peak "
+                        + "<= 10 ms | ").append(fmt(p99)).append(" ms | ").append(verdict(p99, 10.0, false)).append(" |\n");
+            }
         }
 
         if (!results.notes().isEmpty()) {
@@ -148,13 +167,48 @@ public final class Report {
         return md.toString();
     }
 
-    private void produceRow(StringBuilder md, Durability d, int p, String label, String metric, boolean latency) {
+    /** Producer counts measured at full throttle by either side, with either Tierlog body. */
+    private Set<Integer> producerCounts() {
+        Set<Integer> counts = new TreeSet<>(results.producerCounts("produce"));
+        counts.addAll(results.producerCounts(ProduceBody.RECORD_BATCHES.producePhase()));
+        return counts;
+    }
+
+    /** The half-peak samples present: Kafka's, then Tierlog JSON's, then Tierlog record batches', by producers. */
+    private List<Results.Key> halfPeakKeys() {
+        List<Results.Key> keys = new ArrayList<>();
+        List<Results.Key> sides = List.of(new Results.Key("half-peak", KAFKA, Durability.ALWAYS, 0),
+                new Results.Key(ProduceBody.JSON.halfPeakPhase(), TIERLOG, Durability.ALWAYS, 0),
+                new Results.Key(ProduceBody.RECORD_BATCHES.halfPeakPhase(), TIERLOG, Durability.ALWAYS, 0));
+        for (Results.Key side : sides) {
+            for (int p : results.producerCounts(side.phase())) {
+                Results.Key k = new Results.Key(side.phase(), side.system(), Durability.ALWAYS, p);
+                if (results.count(k) > 0) {
+                    keys.add(k);
+                }
+            }
+        }
+        return keys;
+    }
+
+    private static String halfPeakLabel(Results.Key k) {
+        if (!k.system().equals(TIERLOG)) {
+            return k.system();
+        }
+        ProduceBody body = k.phase().equals(ProduceBody.RECORD_BATCHES.halfPeakPhase())
+                ? ProduceBody.RECORD_BATCHES : ProduceBody.JSON;
+        return TIERLOG + ", " + body.label();
+    }
+
+    private void produceRow(StringBuilder md, Durability d, int p, ProduceBody body, String label, String metric,
+                            boolean latency) {
         Results.Key k = new Results.Key("produce", KAFKA, d, p);
-        Results.Key t = new Results.Key("produce", TIERLOG, d, p);
+        Results.Key t = new Results.Key(body.producePhase(), TIERLOG, d, p);
         if (results.count(k) == 0 && results.count(t) == 0) {
             return;
         }
-        md.append("| ").append(d.label()).append(" | ").append(p).append(" | ").append(label).append(" | ")
+        md.append("| ").append(d.label()).append(" | ").append(p).append(" | ").append(body.label()).append(" | ")
+                .append(label).append(" | ")
                 .append(withRange(k, metric)).append(" | ").append(withRange(t, metric)).append(" | ")
                 .append(ratio(results.median(t, metric), results.median(k, metric)))
                 .append(latency ? " (lower is better)" : "").append(" |\n");
@@ -171,8 +225,8 @@ public final class Report {
         return fmt(median) + " (" + fmt(OptionalDouble.of(all[0])) + "–" + fmt(OptionalDouble.of(all[all.length - 1])) + ")";
     }
 
-    private OptionalDouble ratioValue(Durability d, int p, String metric) {
-        return ratioOf(results.median(new Results.Key("produce", TIERLOG, d, p), metric),
+    private OptionalDouble ratioValue(ProduceBody body, Durability d, int p, String metric) {
+        return ratioOf(results.median(new Results.Key(body.producePhase(), TIERLOG, d, p), metric),
                 results.median(new Results.Key("produce", KAFKA, d, p), metric));
     }
 

@@ -19,6 +19,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>produce: each concurrent producer has its own client and keeps up to {@value #MAX_IN_FLIGHT} requests in
  *   flight (Kafka's {@code max.in.flight.requests.per.connection}; one HTTP/1.1 connection per in-flight request,
  *   since HTTP/1.1 has no pipelining), each a {@code POST /v1/topics/{t}/records} of up to {@code batchRecords}
- *   unkeyed records, {@code encoding=json}, all with the same explicit {@code partition}: the client rotates
+ *   unkeyed records to one explicit partition, either JSON ({@code encoding=json}, the partition on every record) or
+ *   one Kafka record batch ({@code ?partition=P}, {@link ProduceBody#RECORD_BATCHES}): the client rotates
  *   requests over the topic's partitions (sticky per request, as Kafka's sticky partitioner per batch) and never
  *   has two in flight to one partition, so per-partition order holds ({@link PipelinedProducer}). Full requests at
  *   full throttle; when paced, whatever has arrived when a slot is free;</li>
@@ -49,12 +51,19 @@ public final class TierlogSystem implements SystemUnderTest {
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
     private final TierlogService service;
+    private final Clock clock;
     private final HttpClient admin = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
     private final JsonFactory jsonFactory = new JsonFactory();
 
     public TierlogSystem(TierlogService service) {
+        this(service, Clock.systemUTC());
+    }
+
+    /** @param clock the record timestamps (CreateTime) of binary produce requests */
+    public TierlogSystem(TierlogService service, Clock clock) {
         this.service = service;
+        this.clock = clock;
     }
 
     @Override
@@ -84,9 +93,18 @@ public final class TierlogSystem implements SystemUnderTest {
         expect(r, 201, "create topic " + topic);
     }
 
+    /** Produces with JSON bodies ({@link ProduceBody#JSON}). */
     @Override
     public ProduceStats produce(String topic, ProduceSpec spec) throws Exception {
-        URI target = uri("/v1/topics/" + enc(topic) + "/records");
+        return produce(topic, spec, ProduceBody.JSON);
+    }
+
+    /**
+     * Produces the spec's records with the given request body: JSON bodies are built before the clock starts (full
+     * ones; a paced run's partial ones are built when sent), record batches are built for each request when it is
+     * sent, inside the timed region, as Kafka's producer builds its batches.
+     */
+    public ProduceStats produce(String topic, ProduceSpec spec, ProduceBody bodyKind) throws Exception {
         int partitions = describe(topic).get("partitions").asInt();
         // Never two requests of one producer in flight to one partition, so a topic with fewer partitions than
         // the window caps it.
@@ -97,13 +115,10 @@ public final class TierlogSystem implements SystemUnderTest {
             clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
             histograms.add(new Histogram(TimeUnit.MINUTES.toMicros(10), 3));
         }
-        // Full request bodies are built before the clock starts, as Kafka's values are ready byte arrays.
-        byte[][] fullBodies = new byte[partitions][];
-        for (int p = 0; p < partitions; p++) {
-            fullBodies[p] = body(spec.payload(), 0, spec.batchRecords(), p);
-        }
+        PipelinedProducer.Requests requests = bodyKind == ProduceBody.JSON
+                ? jsonRequests(topic, spec, partitions) : batchRequests(topic, spec, partitions);
         long elapsed = Workers.runTimed(spec.producers(), (worker, startNanos) ->
-                new PipelinedProducer(clients.get(worker), target, spec, worker, partitions, inFlight, fullBodies,
+                new PipelinedProducer(clients.get(worker), requests, spec, worker, partitions, inFlight,
                         histograms.get(worker), REQUEST_TIMEOUT).run(startNanos));
         Histogram all = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
         histograms.forEach(all::add);
@@ -111,6 +126,35 @@ public final class TierlogSystem implements SystemUnderTest {
             throw new IllegalStateException("Tierlog acknowledged " + all.getTotalCount() + " of " + spec.records());
         }
         return new ProduceStats(spec.records(), spec.records() * spec.payload().valueBytes(), elapsed, all);
+    }
+
+    private PipelinedProducer.Requests jsonRequests(String topic, ProduceSpec spec, int partitions) {
+        URI target = uri("/v1/topics/" + enc(topic) + "/records");
+        // Full request bodies are built before the clock starts, as Kafka's values are ready byte arrays.
+        byte[][] fullBodies = new byte[partitions][];
+        for (int p = 0; p < partitions; p++) {
+            fullBodies[p] = body(spec.payload(), 0, spec.batchRecords(), p);
+        }
+        return (partition, first, count) -> HttpRequest.newBuilder(target)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(count == spec.batchRecords() ? fullBodies[partition]
+                        : body(spec.payload(), first, count, partition)));
+    }
+
+    private PipelinedProducer.Requests batchRequests(String topic, ProduceSpec spec, int partitions) {
+        URI[] targets = new URI[partitions];
+        for (int p = 0; p < partitions; p++) {
+            targets[p] = uri("/v1/topics/" + enc(topic) + "/records?partition=" + p);
+        }
+        return (partition, first, count) -> {
+            // Built here, on the producer's thread and on the clock, stamped with the time it is built (CreateTime),
+            // as Kafka's producer stamps a record when send() is called.
+            ByteBuffer batch = RecordBatchBody.build(spec.payload(), first, count, clock.millis());
+            return HttpRequest.newBuilder(targets[partition])
+                    .header("Content-Type", RecordBatchDecoder.MEDIA_TYPE)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(batch.array(),
+                            batch.arrayOffset() + batch.position(), batch.remaining()));
+        };
     }
 
     /** A produce body of {@code count} unkeyed records of the payload from index {@code first}, all to {@code partition}. */
