@@ -19,11 +19,11 @@ public final class RecordBatchesMedia {
     }
 
     /**
-     * True if the Accept header names this format. JSON stays the answer to every other Accept (none, {@code *}/*,
-     * JSON), so existing clients never receive binary by accident.
+     * True if an Accept or Content-Type header names this format. JSON stays the answer to every other header (none,
+     * {@code *}/*, JSON), so existing clients never receive or send binary by accident.
      */
-    public static boolean accepted(String accept) {
-        return accept != null && accept.toLowerCase(Locale.ROOT).contains(TYPE);
+    public static boolean namedIn(String header) {
+        return header != null && header.toLowerCase(Locale.ROOT).contains(TYPE);
     }
 
     /** The {@code encoding} parameter shapes JSON only; with batches it would be silently ignored, so it is refused. */

@@ -79,8 +79,19 @@ public class RecordsResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Produce records", description = "Body {\"records\": [{key, value, headers, partition, "
             + "timestamp}], \"encoding\": json|base64, \"producer\": {id, epoch, sequence}}. 200 {\"offsets\": [...]}. "
-            + "413 request-too-large / record-too-large; 409 out-of-order-sequence / fenced-producer.")
-    public CompletionStage<Response> produce(@PathParam("topic") String topic, byte[] body) {
+            + "413 request-too-large / record-too-large; 409 out-of-order-sequence / fenced-producer. With Content-Type "
+            + RecordBatchesMedia.TYPE + " and ?partition=P (required) the body is one or more uncompressed Kafka "
+            + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
+            + "appended as one batch, under offsets the log assigns. A producer id in the batch header makes that "
+            + "append idempotent as the JSON producer fields do (baseSequence counts requests, +1 per request).")
+    public CompletionStage<Response> produce(@PathParam("topic") String topic,
+                                             @HeaderParam("Content-Type") String contentType,
+                                             @QueryParam("partition") String partitionParam, byte[] body) {
+        // One method for both formats, chosen by the Content-Type header alone: JAX-RS matching between two
+        // @Consumes methods sent requests without a Content-Type to the binary one.
+        if (RecordBatchesMedia.namedIn(contentType)) {
+            return produceBatches(topic, partitionParam, body);
+        }
         // Returning a CompletionStage makes this endpoint non-blocking, so Quarkus REST buffers the body on the
         // event loop before calling it; a blocking endpoint would read it through a blocking stream on the worker,
         // one hand-off per network chunk, which cost several times the append itself for a 1 MB request. The
@@ -99,18 +110,7 @@ public class RecordsResource {
         }, false).toCompletionStage();
     }
 
-    @POST
-    @Path("records")
-    @Consumes(RecordBatchesMedia.TYPE)
-    @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Produce Kafka record batches to one partition", description = "Content-Type "
-            + RecordBatchesMedia.TYPE + ", ?partition=P (required): the body is one or more uncompressed Kafka "
-            + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
-            + "appended as one batch, under offsets the log assigns. A producer id in the batch header makes the "
-            + "append idempotent as the JSON producer fields do (baseSequence counts requests, +1 per request). "
-            + "200 {\"offsets\": [...]} as for JSON.")
-    public CompletionStage<Response> produceBatches(@PathParam("topic") String topic,
-                                                    @QueryParam("partition") String partitionParam, byte[] body) {
+    private CompletionStage<Response> produceBatches(String topic, String partitionParam, byte[] body) {
         long start = System.nanoTime();
         if (partitionParam == null || partitionParam.isEmpty()) {
             throw Requests.bad("partition", "partition is required with Content-Type " + RecordBatchesMedia.TYPE);
@@ -151,7 +151,7 @@ public class RecordsResource {
                 config.fetch().maxRecordsLimit());
         int maxBytes = (int) Requests.queryLong(maxBytesParam, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE);
         long waitMs = Requests.queryLong(waitMsParam, "waitMs", 0, 0, MAX_WAIT_MS);
-        if (RecordBatchesMedia.accepted(accept)) {
+        if (RecordBatchesMedia.namedIn(accept)) {
             RecordBatchesMedia.requireNoEncoding(encodingParam);
             return fetchBatches(topic, partition, offset, maxRecords, maxBytes, waitMs);
         }

@@ -84,7 +84,7 @@ public class StreamRoute {
         String lastEventId = ctx.request().getHeader("Last-Event-ID");
         String offset = ctx.request().getParam("offset");
         String timestamp = ctx.request().getParam("timestamp");
-        boolean batches = RecordBatchesMedia.accepted(ctx.request().getHeader("Accept"));
+        boolean batches = RecordBatchesMedia.namedIn(ctx.request().getHeader("Accept"));
         Encoding encoding;
         try {
             if (batches) {
