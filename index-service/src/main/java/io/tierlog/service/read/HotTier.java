@@ -16,6 +16,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.BiFunction;
 
 /**
  * The hot tier as the read path sees it: a partition's visible end, records from an offset, the first offset at
@@ -55,24 +56,23 @@ public final class HotTier implements AutoCloseable {
      * @throws IllegalArgumentException if {@code offset} lies below the oldest hot segment
      */
     public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        PartitionReader reader = new PartitionReader(dataDir, tp);
-        Position hint = indexer.hint(tp, offset).orElse(null);
-        try {
-            return reader.read(offset, hint, maxRecords, maxBytes);
-        } catch (PartitionReader.SegmentGoneException e) {
-            // Retention removed the hinted segment mid-read; an unhinted read re-resolves from the listing.
-            return reader.read(offset, null, maxRecords, maxBytes);
-        }
+        return hinted(tp, offset, (reader, hint) -> reader.read(offset, hint, maxRecords, maxBytes));
     }
 
     /** Whole batches from {@code offset}, as stored; see {@link PartitionReader#readBatches}. */
     public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        return hinted(tp, offset, (reader, hint) -> reader.readBatches(offset, hint, maxRecords, maxBytes));
+    }
+
+    /** Runs a read from the index's hint for {@code offset}; unhinted again if retention removed the hinted segment. */
+    private <T> T hinted(TopicPartition tp, long offset, BiFunction<PartitionReader, Position, T> read) {
         PartitionReader reader = new PartitionReader(dataDir, tp);
         Position hint = indexer.hint(tp, offset).orElse(null);
         try {
-            return reader.readBatches(offset, hint, maxRecords, maxBytes);
+            return read.apply(reader, hint);
         } catch (PartitionReader.SegmentGoneException e) {
-            return reader.readBatches(offset, null, maxRecords, maxBytes);
+            // Retention removed the hinted segment mid-read; an unhinted read re-resolves from the listing.
+            return read.apply(reader, null);
         }
     }
 
