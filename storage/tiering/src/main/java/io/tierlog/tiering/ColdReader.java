@@ -29,6 +29,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 
 /**
  * Reads records from the cold tier.
@@ -123,14 +124,7 @@ public final class ColdReader {
      * @throws CorruptLogException if stored bytes fail validation
      */
     public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        try {
-            return readOnce(tp, offset, maxRecords, maxBytes, manifestFor(tp, offset));
-        } catch (ObjectNotFoundException e) {
-            // Retention (or topic deletion) removed an object after our manifest was loaded: look again.
-            return readOnce(tp, offset, maxRecords, maxBytes, freshManifestFor(tp, offset));
-        } catch (ObjectStoreUnavailableException e) {
-            throw unavailable(tp, e);
-        }
+        return withManifest(tp, offset, m -> readOnce(tp, offset, maxRecords, maxBytes, m));
     }
 
     /**
@@ -143,10 +137,21 @@ public final class ColdReader {
      * @throws CorruptLogException if stored bytes fail validation
      */
     public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        return withManifest(tp, offset, m -> readBatchesOnce(tp, offset, maxRecords, maxBytes, m));
+    }
+
+    /**
+     * Runs a read against the cached manifest, and once more against a freshly loaded one if an object it names is
+     * gone (retention or topic deletion removed it after the manifest was cached). An unreachable store, on either
+     * attempt, is {@code cold-tier-unavailable}.
+     */
+    private <T> T withManifest(TopicPartition tp, long offset, Function<Manifest, T> read) {
         try {
-            return readBatchesOnce(tp, offset, maxRecords, maxBytes, manifestFor(tp, offset));
-        } catch (ObjectNotFoundException e) {
-            return readBatchesOnce(tp, offset, maxRecords, maxBytes, freshManifestFor(tp, offset));
+            try {
+                return read.apply(manifestFor(tp, offset));
+            } catch (ObjectNotFoundException e) {
+                return read.apply(freshManifestFor(tp, offset));
+            }
         } catch (ObjectStoreUnavailableException e) {
             throw unavailable(tp, e);
         }
