@@ -2,12 +2,9 @@ package io.tierlog.bench.cold;
 
 import io.tierlog.bench.batches.RecordBatchDecoder;
 
-import java.io.InputStream;
+import io.tierlog.bench.http.BlockingHttp;
+
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
@@ -18,13 +15,15 @@ import java.time.Duration;
  * kafka-clients, records below the requested offset skipped, offsets dense); the next request starts where the
  * decoded records end, and the response's {@code Tierlog-Next-Offset} must equal the end of its last batch. Time to
  * first record: from sending the first request until its first batch holding a wanted record has been decoded.
- * Used from one thread.
+ * Requests go through {@link BlockingHttp} ({@code HttpURLConnection}) over one keep-alive connection, which the
+ * last page closes (so a later replay opens its own, as a new consumer would); every blocking read is bounded by
+ * {@code timeout} too. Used from one thread.
  */
 final class BatchFetchReplay {
     private BatchFetchReplay() {
     }
 
-    static Replay run(HttpClient http, URI base, String topic, long from, long last, int maxRecords, int maxBytes,
+    static Replay run(URI base, String topic, long from, long last, int maxRecords, int maxBytes,
                       long objectBytes, Duration timeout) throws Exception {
         RecordBatchDecoder decoder = new RecordBatchDecoder(from, last + 1);
         long first = -1;
@@ -39,25 +38,31 @@ final class BatchFetchReplay {
             long want = Math.min(maxRecords, last - next + 1);
             URI uri = base.resolve("/v1/topics/" + topic + "/partitions/0/records?offset=" + next + "&maxRecords="
                     + want + "&maxBytes=" + maxBytes);
-            HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(uri)
-                    .header("Accept", RecordBatchDecoder.MEDIA_TYPE).build(), HttpResponse.BodyHandlers.ofInputStream());
-            try (InputStream in = r.body()) {
-                if (r.statusCode() != 200) {
-                    throw new IllegalStateException("binary fetch at " + next + " answered " + r.statusCode() + ": "
-                            + new String(in.readNBytes(2000), StandardCharsets.UTF_8));
+            BlockingHttp.Response r = BlockingHttp.get(uri, BlockingHttp.CONNECT_TIMEOUT, timeout,
+                    "Accept", RecordBatchDecoder.MEDIA_TYPE);
+            String header;
+            try {
+                if (r.status() != 200) {
+                    throw new IllegalStateException("binary fetch at " + next + " answered " + r.status() + ": "
+                            + r.text(2000));
                 }
-                RecordBatchDecoder.requireMediaType(r.headers().firstValue("Content-Type").orElse(null),
-                        "binary fetch at " + next);
-                while (decoder.readBatch(in)) {
+                RecordBatchDecoder.requireMediaType(r.header("Content-Type"), "binary fetch at " + next);
+                header = r.header("Tierlog-Next-Offset");
+                while (decoder.readBatch(r.body())) {
                     if (first < 0 && decoder.records() > 0) {
                         first = System.nanoTime() - start;
                     }
+                }
+            } finally {
+                if (decoder.done()) {
+                    r.disconnect();
+                } else {
+                    r.close();
                 }
             }
             if (decoder.next() == next) {
                 throw new IllegalStateException("binary fetch at offset " + next + " returned no records");
             }
-            String header = r.headers().firstValue("Tierlog-Next-Offset").orElse(null);
             if (header != null && Long.parseLong(header) != decoder.batchesEnd()) {
                 throw new IllegalStateException("binary fetch at " + next + ": Tierlog-Next-Offset " + header
                         + " but its last batch ends at " + decoder.batchesEnd());

@@ -280,31 +280,31 @@ public final class ColdCommand implements Callable<Integer> {
     private Replay replayOnFreshService(CountingS3 s3, FaultInjectingProxy proxy, Cold cold, ColdResults.Reader reader)
             throws Exception {
         try (ColdService service = startService(proxy, false)) {
-            HttpClient warmClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            replay(reader, warmClient, service.baseUri(), WARMUP_TOPIC, cold.warmupLastOffset(), 0);
-            // A new client: the measured replay opens its own connection, as a new consumer would.
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            Map<String, Double> before = ServiceMetrics.scrape(warmClient, service.baseUri());
+            HttpClient metricsClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            // Every replay closes its connection at the end, so the measured one opens its own, as a new consumer
+            // would.
+            replay(reader, service.baseUri(), WARMUP_TOPIC, cold.warmupLastOffset(), 0);
+            Map<String, Double> before = ServiceMetrics.scrape(metricsClient, service.baseUri());
             s3.reset();
-            Replay r = replay(reader, http, service.baseUri(), TOPIC, cold.lastOffset(), cold.bytes());
+            Replay r = replay(reader, service.baseUri(), TOPIC, cold.lastOffset(), cold.bytes());
             if (r.records() != cold.lastOffset() + 1) {
                 throw new IllegalStateException("replay read " + r.records() + " records, expected " + (cold.lastOffset() + 1));
             }
             CountingS3.Counts counts = s3.counts();
             return r.withCounts(counts).withService(ServiceMetrics.delta(before,
-                    ServiceMetrics.scrape(warmClient, service.baseUri())));
+                    ServiceMetrics.scrape(metricsClient, service.baseUri())));
         }
     }
 
     /** One replay of {@code topic} from offset 0 through {@code last} by the given HTTP reader. */
-    private Replay replay(ColdResults.Reader reader, HttpClient http, URI base, String topic, long last,
+    private Replay replay(ColdResults.Reader reader, URI base, String topic, long last,
                           long objectBytes) throws Exception {
         return switch (reader) {
-            case SSE -> SseReplay.run(http, base, topic, 0, last, objectBytes, REPLAY_TIMEOUT);
-            case FETCH -> FetchReplay.run(http, base, topic, 0, last, fetchMaxRecords, fetchMaxBytes, objectBytes,
+            case SSE -> SseReplay.run(base, topic, 0, last, objectBytes, REPLAY_TIMEOUT);
+            case FETCH -> FetchReplay.run(base, topic, 0, last, fetchMaxRecords, fetchMaxBytes, objectBytes,
                     REPLAY_TIMEOUT);
-            case BATCH_STREAM -> BatchStreamReplay.run(http, base, topic, 0, last, objectBytes, REPLAY_TIMEOUT);
-            case BATCH_FETCH -> BatchFetchReplay.run(http, base, topic, 0, last, fetchMaxRecords, fetchMaxBytes,
+            case BATCH_STREAM -> BatchStreamReplay.run(base, topic, 0, last, objectBytes, REPLAY_TIMEOUT);
+            case BATCH_FETCH -> BatchFetchReplay.run(base, topic, 0, last, fetchMaxRecords, fetchMaxBytes,
                     objectBytes, REPLAY_TIMEOUT);
             case RAW, SERIAL -> throw new IllegalArgumentException(reader + " does not read over HTTP");
         };

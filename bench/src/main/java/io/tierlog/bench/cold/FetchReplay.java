@@ -4,12 +4,9 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 
-import java.io.InputStream;
+import io.tierlog.bench.http.BlockingHttp;
+
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
@@ -17,7 +14,9 @@ import java.time.Duration;
  * &maxBytes=B}), one request in flight, each response parsed with Jackson's streaming parser, from {@code from}
  * through {@code last} (the last page asks for no more than up to {@code last}). Checks that offsets run densely and
  * sums the value lengths (the JSON text of each string value, quotes included). Time to first record: from sending
- * the first request until the first record's value has been parsed. Used from one thread.
+ * the first request until the first record's value has been parsed. Requests go through {@link BlockingHttp}
+ * ({@code HttpURLConnection}) over one keep-alive connection, which the last page closes (so a later replay opens
+ * its own, as a new consumer would); every blocking read is bounded by {@code timeout} too. Used from one thread.
  */
 final class FetchReplay {
     private static final JsonFactory JSON = new JsonFactory();
@@ -25,7 +24,7 @@ final class FetchReplay {
     private FetchReplay() {
     }
 
-    static Replay run(HttpClient http, URI base, String topic, long from, long last, int maxRecords, int maxBytes,
+    static Replay run(URI base, String topic, long from, long last, int maxRecords, int maxBytes,
                       long objectBytes, Duration timeout) throws Exception {
         long next = from;
         long valueBytes = 0;
@@ -39,15 +38,14 @@ final class FetchReplay {
             long want = Math.min(maxRecords, last - next + 1);
             URI uri = base.resolve("/v1/topics/" + topic + "/partitions/0/records?offset=" + next + "&maxRecords="
                     + want + "&maxBytes=" + maxBytes);
-            HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(uri).build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
-            try (InputStream in = r.body()) {
-                if (r.statusCode() != 200) {
-                    throw new IllegalStateException("fetch at " + next + " answered " + r.statusCode() + ": "
-                            + new String(in.readNBytes(2000), StandardCharsets.UTF_8));
+            BlockingHttp.Response r = BlockingHttp.get(uri, BlockingHttp.CONNECT_TIMEOUT, timeout);
+            try {
+                if (r.status() != 200) {
+                    throw new IllegalStateException("fetch at " + next + " answered " + r.status() + ": "
+                            + r.text(2000));
                 }
                 long before = next;
-                try (JsonParser p = JSON.createParser(in)) {
+                try (JsonParser p = JSON.createParser(r.body())) {
                     if (p.nextToken() != JsonToken.START_OBJECT) {
                         throw new IllegalStateException("fetch response is not a JSON object");
                     }
@@ -83,6 +81,12 @@ final class FetchReplay {
                 }
                 if (next == before) {
                     throw new IllegalStateException("fetch at offset " + next + " returned no records");
+                }
+            } finally {
+                if (next > last) {
+                    r.disconnect();
+                } else {
+                    r.close();
                 }
             }
         }

@@ -1,10 +1,9 @@
 package io.tierlog.bench.cold;
 
+import io.tierlog.bench.http.BlockingHttp;
+
 import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -13,13 +12,14 @@ import java.time.Duration;
  * {@code Accept: text/event-stream}) from {@code from} until the event of {@code last} has been read, then drops
  * the connection (the stream would go on tailing). Checks that the {@code record} events' ids run densely from
  * {@code from}, and sums each record's value length. Time to first record: from sending the request until the
- * first {@code event: record} is complete (its terminating blank line parsed). Used from one thread.
+ * first {@code event: record} is complete (its terminating blank line parsed). Read with {@link BlockingHttp}
+ * ({@code HttpURLConnection}); every blocking read is bounded by {@code timeout} too. Used from one thread.
  */
 final class SseReplay {
     private SseReplay() {
     }
 
-    static Replay run(HttpClient http, URI base, String topic, long from, long last, long objectBytes,
+    static Replay run(URI base, String topic, long from, long last, long objectBytes,
                       Duration timeout) throws Exception {
         URI uri = base.resolve("/v1/topics/" + topic + "/partitions/0/stream?offset=" + from);
         long[] next = {from};
@@ -49,12 +49,11 @@ final class SseReplay {
             valueBytes[0] += v;
             next[0]++;
         });
-        HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(uri)
-                .header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream in = r.body()) {
-            if (r.statusCode() != 200) {
-                throw new IllegalStateException("stream answered " + r.statusCode() + ": "
-                        + new String(in.readNBytes(2000), StandardCharsets.UTF_8));
+        BlockingHttp.Response r = BlockingHttp.get(uri, BlockingHttp.CONNECT_TIMEOUT, timeout, "Accept", "text/event-stream");
+        try {
+            InputStream in = r.body();
+            if (r.status() != 200) {
+                throw new IllegalStateException("stream answered " + r.status() + ": " + r.text(2000));
             }
             byte[] buffer = new byte[64 * 1024];
             int n;
@@ -64,6 +63,8 @@ final class SseReplay {
                     throw new IllegalStateException("stream replay of " + topic + " timed out at offset " + next[0]);
                 }
             }
+        } finally {
+            r.disconnect(); // the stream would go on tailing
         }
         long nanos = System.nanoTime() - start;
         if (next[0] <= last) {

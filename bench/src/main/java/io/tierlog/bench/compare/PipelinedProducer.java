@@ -1,22 +1,25 @@
 package io.tierlog.bench.compare;
 
+import io.tierlog.bench.http.BlockingHttp;
 import org.HdrHistogram.Histogram;
 
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One Tierlog producer of the comparison: sends {@code POST /v1/topics/{t}/records} requests of up to
- * {@code batchRecords} records with up to {@code maxInFlight} requests in flight at once (HTTP/1.1 has no
- * pipelining, so the {@link HttpClient} opens one connection per concurrent request and reuses them). What a
- * request looks like (JSON naming the partition on every record, or a Kafka record batch with {@code ?partition=P})
- * is the {@link Requests}' business. Each request goes to one partition, chosen by client-side sticky rotation over
+ * {@code batchRecords} records with up to {@code maxInFlight} requests in flight at once. HTTP/1.1 has no
+ * pipelining, so each request in flight needs its own connection: the producer has {@code maxInFlight} sender
+ * threads, each doing one blocking {@link BlockingHttp#post} ({@code HttpURLConnection}, keep-alive, so the
+ * connections are reused); there are never more requests in flight than senders, so a request waits at most for
+ * a sender's hand-back to its pool. The request timeout bounds the connect and each blocking read. What a request
+ * looks like (JSON naming the partition on every record, or a Kafka record batch with {@code ?partition=P}) is the
+ * {@link Requests}' business. Each request goes to one partition, chosen by client-side sticky rotation over
  * the topic's partitions (as Kafka's sticky partitioner fills one batch per partition and moves on), skipping
  * partitions that already have a request in flight: never two requests of one producer in flight to the same
  * partition, so per-partition order holds as with Kafka's idempotent producer.
@@ -28,20 +31,29 @@ import java.util.concurrent.TimeUnit;
  * it is handed to the client, before its request is built, to its response) recorded once per record in it.
  *
  * <p>{@link #run} is called on one thread, which alone touches the state and the histogram; responses are handed
- * to it through a queue. A failed request fails the run; requests still in flight then complete unobserved.
+ * to it through a queue by the sender threads. A failed request fails the run; requests still in flight then
+ * complete unobserved. {@link #close} stops the sender threads once their requests are done; the producer is
+ * created (its senders started) before the timed region.
  */
-final class PipelinedProducer {
+final class PipelinedProducer implements AutoCloseable {
+    /** A POST of {@code body[offset, offset + length)} with the given Content-Type. */
+    record Post(URI uri, String contentType, byte[] body, int offset, int length) {
+        Post(URI uri, String contentType, byte[] body) {
+            this(uri, contentType, body, 0, body.length);
+        }
+    }
+
     /**
      * Builds the request for {@code count} records of the payload from index {@code firstRecord}, all to
-     * {@code partition}, without a timeout (the producer sets it). Called on the producer's thread, inside the
-     * timed region; must be safe to call from several producers' threads at once.
+     * {@code partition}. Called on the producer's thread, inside the timed region; must be safe to call from
+     * several producers' threads at once.
      */
     @FunctionalInterface
     interface Requests {
-        HttpRequest.Builder request(int partition, long firstRecord, int count);
+        Post request(int partition, long firstRecord, int count);
     }
 
-    private final HttpClient http;
+    private final ThreadPoolExecutor senders;
     private final Requests requests;
     private final ProduceSpec spec;
     private final int worker;
@@ -58,15 +70,22 @@ final class PipelinedProducer {
 
     /** One answered (or failed) request: what it carried and when it was sent and answered. */
     private record Ack(int partition, long firstRecord, int count, long handedOver, long acked,
-                       HttpResponse<byte[]> response, Throwable failure) {
+                       BlockingHttp.Posted response, Throwable failure) {
     }
 
-    PipelinedProducer(HttpClient http, Requests requests, ProduceSpec spec, int worker, int partitions,
+    PipelinedProducer(Requests requests, ProduceSpec spec, int worker, int partitions,
                       int maxInFlight, Histogram histogram, Duration requestTimeout) {
         if (maxInFlight < 1 || maxInFlight > partitions) {
             throw new IllegalArgumentException("maxInFlight must be 1.." + partitions + ", was " + maxInFlight);
         }
-        this.http = http;
+        AtomicInteger threads = new AtomicInteger();
+        this.senders = new ThreadPoolExecutor(maxInFlight, maxInFlight, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "tierlog-producer-" + worker + "-sender-" + threads.getAndIncrement());
+                    t.setDaemon(true);
+                    return t;
+                });
+        senders.prestartAllCoreThreads();
         this.requests = requests;
         this.spec = spec;
         this.worker = worker;
@@ -118,11 +137,23 @@ final class PipelinedProducer {
         // Handed over before the request is built: building it is the client's work, as Kafka's producer
         // serializes and appends each record to its batch inside send().
         long handedOver = System.nanoTime();
-        HttpRequest request = requests.request(partition, firstRecord, count).timeout(requestTimeout).build();
+        Post post = requests.request(partition, firstRecord, count);
         inFlight++;
-        http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .whenComplete((r, e) -> acks.add(new Ack(partition, firstRecord, count, handedOver, System.nanoTime(),
-                        r, e)));
+        senders.execute(() -> {
+            try {
+                BlockingHttp.Posted r = BlockingHttp.post(post.uri(), post.contentType(), post.body(), post.offset(),
+                        post.length(), BlockingHttp.CONNECT_TIMEOUT, requestTimeout);
+                acks.add(new Ack(partition, firstRecord, count, handedOver, System.nanoTime(), r, null));
+            } catch (Throwable e) {
+                acks.add(new Ack(partition, firstRecord, count, handedOver, System.nanoTime(), null, e));
+            }
+        });
+    }
+
+    /** Lets requests in flight finish (unobserved) and ends the sender threads after them. */
+    @Override
+    public void close() {
+        senders.shutdown();
     }
 
     /** The next partition in rotation that has no request of this producer in flight; marks it busy. */
@@ -145,9 +176,9 @@ final class PipelinedProducer {
             throw new IllegalStateException("Tierlog produce to partition " + ack.partition() + " failed: "
                     + ack.failure(), ack.failure());
         }
-        if (ack.response().statusCode() != 200) {
+        if (ack.response().status() != 200) {
             throw new IllegalStateException("Tierlog produce to partition " + ack.partition() + " answered "
-                    + ack.response().statusCode() + ": " + new String(ack.response().body(), StandardCharsets.UTF_8));
+                    + ack.response().status() + ": " + ack.response().bodyText());
         }
         if (spec.paced()) {
             for (int j = 0; j < ack.count(); j++) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.bench.batches.RecordBatchDecoder;
+import io.tierlog.bench.http.BlockingHttp;
 import io.tierlog.bench.kafka.KafkaSystem;
 import org.HdrHistogram.Histogram;
 
@@ -26,11 +27,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Drives one {@link TierlogService} over its HTTP API (shared/api.md) with the JDK's {@link HttpClient}, HTTP/1.1:
+ * Drives one {@link TierlogService} over its HTTP API (shared/api.md). Produce and consume go through
+ * {@link BlockingHttp} (the JDK's blocking {@code HttpURLConnection}, HTTP/1.1, keep-alive: the async
+ * {@code java.net.http.HttpClient} read bodies at about half its speed here, see that class); topic admin and
+ * offset look-ups use the JDK's {@link HttpClient}:
  * <ul>
- *   <li>produce: each concurrent producer has its own client and keeps up to {@value #MAX_IN_FLIGHT} requests in
- *   flight (Kafka's {@code max.in.flight.requests.per.connection}; one HTTP/1.1 connection per in-flight request,
- *   since HTTP/1.1 has no pipelining), each a {@code POST /v1/topics/{t}/records} of up to {@code batchRecords}
+ *   <li>produce: each concurrent producer keeps up to {@value #MAX_IN_FLIGHT} requests in flight (Kafka's
+ *   {@code max.in.flight.requests.per.connection}; one HTTP/1.1 connection and one blocking sender thread per
+ *   in-flight request, since HTTP/1.1 has no pipelining), each a {@code POST /v1/topics/{t}/records} of up to {@code batchRecords}
  *   unkeyed records to one explicit partition, either JSON ({@code encoding=json}, the partition on every record) or
  *   one Kafka record batch ({@code ?partition=P}, {@link ProduceBody#RECORD_BATCHES}): the client rotates
  *   requests over the topic's partitions (sticky per request, as Kafka's sticky partitioner per batch) and never
@@ -109,17 +113,23 @@ public final class TierlogSystem implements SystemUnderTest {
         // Never two requests of one producer in flight to one partition, so a topic with fewer partitions than
         // the window caps it.
         int inFlight = Math.min(MAX_IN_FLIGHT, partitions);
-        List<HttpClient> clients = new ArrayList<>();
-        List<Histogram> histograms = new ArrayList<>();
-        for (int i = 0; i < spec.producers(); i++) {
-            clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
-            histograms.add(new Histogram(TimeUnit.MINUTES.toMicros(10), 3));
-        }
         PipelinedProducer.Requests requests = bodyKind == ProduceBody.JSON
                 ? jsonRequests(topic, spec, partitions) : batchRequests(topic, spec, partitions);
-        long elapsed = Workers.runTimed(spec.producers(), (worker, startNanos) ->
-                new PipelinedProducer(clients.get(worker), requests, spec, worker, partitions, inFlight,
-                        histograms.get(worker), REQUEST_TIMEOUT).run(startNanos));
+        List<Histogram> histograms = new ArrayList<>();
+        List<PipelinedProducer> producers = new ArrayList<>();
+        long elapsed;
+        try {
+            // Producers (and their sender threads) start before the clock, as Kafka's producers are created first.
+            for (int i = 0; i < spec.producers(); i++) {
+                histograms.add(new Histogram(TimeUnit.MINUTES.toMicros(10), 3));
+                producers.add(new PipelinedProducer(requests, spec, i, partitions, inFlight, histograms.get(i),
+                        REQUEST_TIMEOUT));
+            }
+            elapsed = Workers.runTimed(spec.producers(), (worker, startNanos) ->
+                    producers.get(worker).run(startNanos));
+        } finally {
+            producers.forEach(PipelinedProducer::close);
+        }
         Histogram all = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
         histograms.forEach(all::add);
         if (all.getTotalCount() != spec.records()) {
@@ -135,10 +145,8 @@ public final class TierlogSystem implements SystemUnderTest {
         for (int p = 0; p < partitions; p++) {
             fullBodies[p] = body(spec.payload(), 0, spec.batchRecords(), p);
         }
-        return (partition, first, count) -> HttpRequest.newBuilder(target)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(count == spec.batchRecords() ? fullBodies[partition]
-                        : body(spec.payload(), first, count, partition)));
+        return (partition, first, count) -> new PipelinedProducer.Post(target, "application/json",
+                count == spec.batchRecords() ? fullBodies[partition] : body(spec.payload(), first, count, partition));
     }
 
     private PipelinedProducer.Requests batchRequests(String topic, ProduceSpec spec, int partitions) {
@@ -150,10 +158,8 @@ public final class TierlogSystem implements SystemUnderTest {
             // Built here, on the producer's thread and on the clock, stamped with the time it is built (CreateTime),
             // as Kafka's producer stamps a record when send() is called.
             ByteBuffer batch = RecordBatchBody.build(spec.payload(), first, count, clock.millis());
-            return HttpRequest.newBuilder(targets[partition])
-                    .header("Content-Type", RecordBatchDecoder.MEDIA_TYPE)
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(batch.array(),
-                            batch.arrayOffset() + batch.position(), batch.remaining()));
+            return new PipelinedProducer.Post(targets[partition], RecordBatchDecoder.MEDIA_TYPE, batch.array(),
+                    batch.arrayOffset() + batch.position(), batch.remaining());
         };
     }
 
@@ -191,11 +197,9 @@ public final class TierlogSystem implements SystemUnderTest {
                                  boolean batches) throws Exception {
         long[] starts = new long[partitions];
         long[] ends = new long[partitions];
-        List<HttpClient> clients = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
             starts[p] = offsetAt(topic, p, "earliest");
             ends[p] = offsetAt(topic, p, "latest");
-            clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
         }
         long[] counts = new long[partitions];
         long[] bytes = new long[partitions];
@@ -210,21 +214,18 @@ public final class TierlogSystem implements SystemUnderTest {
                 }
                 URI u = uri("/v1/topics/" + enc(topic) + "/partitions/" + p + "/records?offset=" + offset
                         + "&maxRecords=" + FETCH_MAX_RECORDS + "&maxBytes=" + FETCH_MAX_BYTES);
-                HttpRequest.Builder request = HttpRequest.newBuilder(u).timeout(REQUEST_TIMEOUT);
-                if (batches) {
-                    request.header("Accept", RecordBatchDecoder.MEDIA_TYPE);
-                }
-                HttpResponse<InputStream> r = clients.get(p).send(request.build(),
-                        HttpResponse.BodyHandlers.ofInputStream());
                 long next;
-                try (InputStream in = r.body()) {
-                    if (r.statusCode() != 200) {
-                        throw new IllegalStateException("Tierlog fetch " + u + " answered " + r.statusCode() + ": "
-                                + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                try (BlockingHttp.Response r = batches
+                        ? BlockingHttp.get(u, BlockingHttp.CONNECT_TIMEOUT, REQUEST_TIMEOUT,
+                                "Accept", RecordBatchDecoder.MEDIA_TYPE)
+                        : BlockingHttp.get(u, BlockingHttp.CONNECT_TIMEOUT, REQUEST_TIMEOUT)) {
+                    InputStream in = r.body();
+                    if (r.status() != 200) {
+                        throw new IllegalStateException("Tierlog fetch " + u + " answered " + r.status() + ": "
+                                + r.text(4000));
                     }
                     if (batches) {
-                        RecordBatchDecoder.requireMediaType(r.headers().firstValue("Content-Type").orElse(null),
-                                "Tierlog fetch " + u);
+                        RecordBatchDecoder.requireMediaType(r.header("Content-Type"), "Tierlog fetch " + u);
                         decoder.decode(ByteBuffer.wrap(in.readAllBytes()));
                         next = decoder.next();
                         checkNextOffsetHeader(r, decoder, u);
@@ -259,8 +260,8 @@ public final class TierlogSystem implements SystemUnderTest {
     }
 
     /** The service's Tierlog-Next-Offset must be where the last batch it sent ends. */
-    private static void checkNextOffsetHeader(HttpResponse<?> r, RecordBatchDecoder decoder, URI u) {
-        String header = r.headers().firstValue("Tierlog-Next-Offset").orElse(null);
+    private static void checkNextOffsetHeader(BlockingHttp.Response r, RecordBatchDecoder decoder, URI u) {
+        String header = r.header("Tierlog-Next-Offset");
         if (header != null && decoder.batchesEnd() >= 0 && Long.parseLong(header) != decoder.batchesEnd()) {
             throw new IllegalStateException("Tierlog fetch " + u + ": Tierlog-Next-Offset " + header
                     + " but the last batch ends at " + decoder.batchesEnd());
