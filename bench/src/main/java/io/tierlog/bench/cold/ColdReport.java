@@ -160,8 +160,8 @@ final class ColdReport {
                 + "bytes/s. Each HTTP replay ran on a freshly started index-service (empty index directory, so an empty "
                 + "chunk cache) after an unmeasured replay of a separate warm-up topic by the same reader; the HTTP "
                 + "readers took turns going first; index-service start times (ms): "
-                + "%s. Raw readers: `S3ObjectStore` (AWS SDK v2, url-connection client, as in the service), bytes "
-                + "dropped. Everything runs on this one machine and goes through the latency proxy; S3Proxy serves "
+                + "%s. HTTP readers: `HttpURLConnection`, keep-alive. Raw readers: `S3ObjectStore` (AWS SDK v2, "
+                + "url-connection client, as in the service), bytes dropped. Everything runs on this one machine and goes through the latency proxy; S3Proxy serves "
                 + "from files the page cache holds.%n", starts));
         return md.toString();
     }
