@@ -326,9 +326,7 @@ public final class CompareCommand implements Callable<Integer> {
             String how = batches ? ", record batches" : ", JSON";
             settle();
             try {
-                ConsumeStats c = batches
-                        ? tierlog.consumeBatches(topic, partitions, recordCount, Duration.ofMinutes(10))
-                        : tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+                ConsumeStats c = readFromStart(tierlog, topic, batches);
                 recordConsume(batches ? HOT_CONSUME_BATCHES : HOT_CONSUME, system.name(), run, how, c);
             } catch (Exception e) {
                 // One read format failing (e.g. a build without binary reads) must not cost the other its row.
@@ -474,14 +472,19 @@ public final class CompareCommand implements Callable<Integer> {
         }
     }
 
+    /** Reads every partition of {@code topic} from its start, as JSON or as record batches. */
+    private ConsumeStats readFromStart(TierlogSystem tierlog, String topic, boolean batches) throws Exception {
+        return batches
+                ? tierlog.consumeBatches(topic, partitions, recordCount, Duration.ofMinutes(10))
+                : tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+    }
+
     /** One cold read of an evicted topic from offset 0, as JSON or as record batches; a failure is a note. */
     private void coldRead(TierlogSystem tierlog, String topic, boolean batches, int run, double evictSeconds) {
         String how = batches ? ", record batches" : ", JSON";
         settle();
         try {
-            ConsumeStats c = batches
-                    ? tierlog.consumeBatches(topic, partitions, recordCount, Duration.ofMinutes(10))
-                    : tierlog.consume(topic, partitions, recordCount, Duration.ofMinutes(10));
+            ConsumeStats c = readFromStart(tierlog, topic, batches);
             results.add(new Results.Key(batches ? COLD_REPLAY_BATCHES : COLD_REPLAY, "Tierlog", Durability.NEVER, 0),
                     Map.of("mbps", c.megabytesPerSecond(), "rps", c.recordsPerSecond(), "evictSeconds", evictSeconds));
             Workspace.log(String.format("run %d cold replay Tierlog%s: %.1f MB/s, %.0f rec/s (eviction took %.1f s)", run,
