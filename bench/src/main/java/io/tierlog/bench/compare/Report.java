@@ -55,8 +55,9 @@ public final class Report {
         double cores = firstNumber(machine.get("nproc"));
         if (cores > 0 && load > cores) {
             md.append(String.format(Locale.ROOT, "**Caution:** the 1-minute load average reached %.1f on %.0f cores during "
-                    + "this run: other work shared the CPUs and disk, so runs vary widely (see the ranges) and the ratios are "
-                    + "rough. Rerun on an idle machine before drawing conclusions.%n%n", load, cores));
+                    + "this run (sampled at its start and end; the benchmark's own broker, services, S3 server and clients "
+                    + "count too): the CPUs were oversubscribed, so runs vary widely (see the ranges) and the ratios are "
+                    + "rough.%n%n", load, cores));
         }
 
         md.append("#### Produce (acks after durability as stated; MB/s of value bytes)\n\n");
