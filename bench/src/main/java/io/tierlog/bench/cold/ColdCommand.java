@@ -73,12 +73,8 @@ public final class ColdCommand implements Callable<Integer> {
     @Option(names = "--mib", defaultValue = "128", description = "MiB of record values produced to the measured topic (default: ${DEFAULT-VALUE}).")
     int mib;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Runs per reader and latency; medians are reported (default: ${DEFAULT-VALUE}).")
-    int runs;
-
-    @Option(names = "--latency-ms", split = ",", defaultValue = "0,20",
-            description = "First-byte latencies injected per S3 response, ms (default: ${DEFAULT-VALUE}).")
-    List<Integer> latenciesMs;
+    @Mixin
+    ReplayRuns replay;
 
     @Option(names = "--segment-mib", defaultValue = "8", description = "segment.bytes of the topics, MiB (default: ${DEFAULT-VALUE}).")
     int segmentMib;
@@ -123,7 +119,7 @@ public final class ColdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (runs < 1 || segmentMib < 1 || latenciesMs.isEmpty()) {
+        if (replay.runs < 1 || segmentMib < 1 || replay.latenciesMs.isEmpty()) {
             throw new IllegalArgumentException("--runs and --segment-mib must be >= 1 and --latency-ms not empty");
         }
         if (mib <= segmentMib || warmupMib <= segmentMib) {
@@ -156,9 +152,9 @@ public final class ColdCommand implements Callable<Integer> {
                 // This JVM's clients warm up once on the warm-up topic's objects (the service JVMs do per start).
                 RangedGets.read(store, warmSegments, chunkBytes, fetchThreads);
                 RangedGets.read(store, warmSegments, chunkBytes, 1);
-                for (int latency : latenciesMs) {
+                for (int latency : replay.latenciesMs) {
                     proxy.delayResponses(Duration.ofMillis(latency));
-                    for (int run = 1; run <= runs; run++) {
+                    for (int run = 1; run <= replay.runs; run++) {
                         measureRun(s3, proxy, store, cold, segments, latency, run, results);
                     }
                 }
@@ -331,8 +327,8 @@ public final class ColdCommand implements Callable<Integer> {
     private Map<String, Object> settings(Path root) {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("mib", mib);
-        s.put("runs", runs);
-        s.put("latenciesMs", latenciesMs);
+        s.put("runs", replay.runs);
+        s.put("latenciesMs", replay.latenciesMs);
         s.put("segmentBytes", (long) segmentMib << 20);
         s.put("warmupMib", warmupMib);
         s.put("valueBytes", valueBytes);

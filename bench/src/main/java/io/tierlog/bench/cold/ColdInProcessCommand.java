@@ -20,6 +20,7 @@ import io.tierlog.tiering.SegmentEvictionListener;
 import io.tierlog.tiering.TieredStorage;
 import io.tierlog.tiering.TieringConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.URI;
@@ -56,12 +57,8 @@ public final class ColdInProcessCommand implements Callable<Integer> {
     @Option(names = "--mib", defaultValue = "128", description = "MiB of log tiered and replayed (default: ${DEFAULT-VALUE}).")
     int mib;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Runs per reader and latency; medians are reported (default: ${DEFAULT-VALUE}).")
-    int runs;
-
-    @Option(names = "--latency-ms", split = ",", defaultValue = "0,20",
-            description = "First-byte latencies injected per S3 response, ms (default: ${DEFAULT-VALUE}).")
-    List<Integer> latenciesMs;
+    @Mixin
+    ReplayRuns replay;
 
     private Path tmp;
     private int caches;
@@ -121,10 +118,10 @@ public final class ColdInProcessCommand implements Callable<Integer> {
             RangedGets.read(counted, segments, CHUNK, CONCURRENCY);
             replay(data, counted, tiering.withReadAhead(CONCURRENCY, CONCURRENCY), tp, bytes, clock);
             replay(data, counted, tiering.withReadAhead(0, 1), tp, bytes, clock);
-            for (int latency : latenciesMs) {
+            for (int latency : replay.latenciesMs) {
                 proxy.delayResponses(Duration.ofMillis(latency));
                 System.out.printf("%n== first-byte latency %d ms per request, %d repetitions, medians ==%n", latency,
-                        runs);
+                        replay.runs);
                 Result raw = median(() -> {
                     counted.resetCounts();
                     Replay r = RangedGets.read(counted, segments, CHUNK, CONCURRENCY);
@@ -181,7 +178,7 @@ public final class ColdInProcessCommand implements Callable<Integer> {
     /** Runs {@code run} {@code --runs} times and keeps the run with the median wall time (and the median first). */
     private Result median(Run run) throws Exception {
         List<Result> results = new ArrayList<>();
-        for (int i = 0; i < runs; i++) {
+        for (int i = 0; i < replay.runs; i++) {
             results.add(run.call());
         }
         results.sort(Comparator.comparingLong(Result::nanos));

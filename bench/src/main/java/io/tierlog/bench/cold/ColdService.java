@@ -1,13 +1,11 @@
 package io.tierlog.bench.cold;
 
-import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.ManagedProcess;
 import io.tierlog.bench.compare.Ports;
 import io.tierlog.bench.compare.TierlogService;
 
 import java.net.URI;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -18,7 +16,6 @@ import java.util.List;
  * {@code /q/health/ready}; {@link #close()} stops it (also on benchmark exit, through {@link ManagedProcess}).
  */
 final class ColdService implements AutoCloseable {
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(180); // a loaded 2-core machine starts JVMs slowly
 
     /** The read path's knobs, passed to the service so the raw baselines can use the very same values. */
     record ReadConfig(int chunkBytes, int readAheadChunks, int fetchThreads, long cacheBytes) {
@@ -51,21 +48,10 @@ final class ColdService implements AutoCloseable {
                 "-Dtierlog.tiering.chunk-bytes=" + read.chunkBytes(),
                 "-Dtierlog.tiering.read-ahead-chunks=" + read.readAheadChunks(),
                 "-Dtierlog.tiering.fetch-threads=" + read.fetchThreads(),
-                "-Dtierlog.tiering.cache-bytes=" + read.cacheBytes(),
-                "-Dtierlog.cold.s3.bucket=" + bucket,
-                "-Dtierlog.cold.s3.prefix=" + prefix,
-                "-Dtierlog.cold.store=s3"));
-        cmd.addAll(EmbeddedS3.quarkusClientArgs(s3Endpoint));
-        cmd.addAll(List.of("-jar", runJar.toAbsolutePath().toString()));
-        ManagedProcess process = ManagedProcess.start(name, cmd, runJar.getParent(), logFile);
-        URI base = URI.create("http://127.0.0.1:" + port);
-        try {
-            process.awaitHttpOk(base.resolve("/q/health/ready"), READY_TIMEOUT);
-        } catch (RuntimeException e) {
-            process.close();
-            throw e;
-        }
-        return new ColdService(process, base);
+                "-Dtierlog.tiering.cache-bytes=" + read.cacheBytes()));
+        TierlogService.Started started = TierlogService.startWithS3Cold(name, cmd, port, s3Endpoint, bucket, prefix,
+                runJar, runJar.getParent(), logFile);
+        return new ColdService(started.process(), started.baseUri());
     }
 
     URI baseUri() {

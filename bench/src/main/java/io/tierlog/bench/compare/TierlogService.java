@@ -36,14 +36,29 @@ public final class TierlogService implements AutoCloseable {
         cmd.addAll(List.of(
                 "-Dtierlog.fsync=" + durability.tierlogFsync(),
                 "-Dtierlog.tiering.interval=1s",
-                "-Dtierlog.retention.check-interval=1s",
+                "-Dtierlog.retention.check-interval=1s"));
+        Started started = startWithS3Cold("tierlog-" + durability.tierlogFsync(), cmd, port, s3.endpoint(), bucket,
+                durability.tierlogFsync(), runJar, dir, dir.resolve("index-service.log"));
+        return new TierlogService(started.process(), started.baseUri(), durability);
+    }
+
+    /** A started index-service process and where it answers. */
+    public record Started(ManagedProcess process, URI baseUri) {
+    }
+
+    /**
+     * Completes {@code cmd} (from {@link #jvmCommand}, plus the caller's settings) with the S3 cold tier and the jar,
+     * starts it and waits for {@code /q/health/ready}; a process that never gets ready is stopped.
+     */
+    public static Started startWithS3Cold(String name, List<String> cmd, int port, URI s3Endpoint, String bucket,
+                                          String prefix, Path runJar, Path workDir, Path logFile) {
+        cmd.addAll(List.of(
                 "-Dtierlog.cold.s3.bucket=" + bucket,
-                "-Dtierlog.cold.s3.prefix=" + durability.tierlogFsync(),
+                "-Dtierlog.cold.s3.prefix=" + prefix,
                 "-Dtierlog.cold.store=s3"));
-        cmd.addAll(EmbeddedS3.quarkusClientArgs(s3.endpoint()));
+        cmd.addAll(EmbeddedS3.quarkusClientArgs(s3Endpoint));
         cmd.addAll(List.of("-jar", runJar.toAbsolutePath().toString()));
-        ManagedProcess process = ManagedProcess.start("tierlog-" + durability.tierlogFsync(), cmd, dir,
-                dir.resolve("index-service.log"));
+        ManagedProcess process = ManagedProcess.start(name, cmd, workDir, logFile);
         URI base = URI.create("http://127.0.0.1:" + port);
         try {
             process.awaitHttpOk(base.resolve("/q/health/ready"), READY_TIMEOUT);
@@ -51,7 +66,7 @@ public final class TierlogService implements AutoCloseable {
             process.close();
             throw e;
         }
-        return new TierlogService(process, base, durability);
+        return new Started(process, base);
     }
 
     /** Fails with how to build it when the packaged index-service is missing; {@code hint} is appended. */
