@@ -40,7 +40,7 @@ class ColdBatchDecoderTest {
                     from, new ColdBatchDecoder.Budget(Integer.MAX_VALUE, Integer.MAX_VALUE), actual);
 
             assertThat(end).as("batch exhausted").isNull();
-            assertSame(actual, expected);
+            TieredStorageContractTest.assertSameRecords(actual, expected);
         }
     }
 
@@ -76,7 +76,7 @@ class ColdBatchDecoderTest {
                 }
                 assertThat(reads).isLessThanOrEqualTo(whole.size());
             }
-            assertSame(pieced, whole);
+            TieredStorageContractTest.assertSameRecords(pieced, whole);
         }
     }
 
@@ -154,22 +154,5 @@ class ColdBatchDecoderTest {
         byte[] b = new byte[n];
         random.nextBytes(b);
         return b;
-    }
-
-    private static void assertSame(List<LogRecord> actual, List<LogRecord> expected) {
-        assertThat(actual).hasSameSizeAs(expected);
-        for (int i = 0; i < expected.size(); i++) {
-            LogRecord a = actual.get(i);
-            LogRecord e = expected.get(i);
-            assertThat(a.offset()).isEqualTo(e.offset());
-            assertThat(a.timestamp()).isEqualTo(e.timestamp());
-            assertThat(a.key()).isEqualTo(e.key());
-            assertThat(a.value()).isEqualTo(e.value());
-            assertThat(a.headers()).hasSameSizeAs(e.headers());
-            for (int j = 0; j < e.headers().size(); j++) {
-                assertThat(a.headers().get(j).name()).isEqualTo(e.headers().get(j).name());
-                assertThat(a.headers().get(j).value()).isEqualTo(e.headers().get(j).value());
-            }
-        }
     }
 }
