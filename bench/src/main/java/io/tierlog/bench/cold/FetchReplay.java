@@ -1,10 +1,7 @@
 package io.tierlog.bench.cold;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-
 import io.tierlog.bench.http.BlockingHttp;
+import io.tierlog.bench.http.JsonFetchPage;
 
 import java.net.URI;
 import java.time.Duration;
@@ -19,8 +16,6 @@ import java.time.Duration;
  * its own, as a new consumer would); every blocking read is bounded by {@code timeout} too. Used from one thread.
  */
 final class FetchReplay {
-    private static final JsonFactory JSON = new JsonFactory();
-
     private FetchReplay() {
     }
 
@@ -44,44 +39,16 @@ final class FetchReplay {
                     throw new IllegalStateException("fetch at " + next + " answered " + r.status() + ": "
                             + r.text(2000));
                 }
-                long before = next;
-                try (JsonParser p = JSON.createParser(r.body())) {
-                    if (p.nextToken() != JsonToken.START_OBJECT) {
-                        throw new IllegalStateException("fetch response is not a JSON object");
-                    }
-                    while (p.nextToken() == JsonToken.FIELD_NAME) {
-                        String field = p.currentName();
-                        JsonToken t = p.nextToken();
-                        if ("records".equals(field) && t == JsonToken.START_ARRAY) {
-                            while (p.nextToken() == JsonToken.START_OBJECT) {
-                                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                                    String f = p.currentName();
-                                    JsonToken v = p.nextToken();
-                                    if ("offset".equals(f)) {
-                                        long offset = p.getLongValue();
-                                        if (offset != next) {
-                                            throw new IllegalStateException("fetch gave offset " + offset + " where "
-                                                    + next + " was expected");
-                                        }
-                                        next++;
-                                    } else if ("value".equals(f) && v == JsonToken.VALUE_STRING) {
-                                        valueBytes += p.getTextLength() + 2;
-                                        if (first < 0) {
-                                            first = System.nanoTime() - start;
-                                        }
-                                    } else {
-                                        p.skipChildren();
-                                    }
-                                }
-                            }
-                        } else {
-                            p.skipChildren();
-                        }
-                    }
+                long[] firstAt = {-1};
+                JsonFetchPage page = JsonFetchPage.read(r.body(), next, () -> firstAt[0] = System.nanoTime() - start);
+                if (first < 0) {
+                    first = firstAt[0];
                 }
-                if (next == before) {
+                if (page.records() == 0) {
                     throw new IllegalStateException("fetch at offset " + next + " returned no records");
                 }
+                valueBytes += page.valueBytes();
+                next = page.nextOffset();
             } finally {
                 if (next > last) {
                     r.disconnect();

@@ -1,13 +1,11 @@
 package io.tierlog.bench.compare;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.bench.batches.RecordBatchDecoder;
 import io.tierlog.bench.http.BlockingHttp;
+import io.tierlog.bench.http.JsonFetchPage;
 import io.tierlog.bench.kafka.KafkaSystem;
 import org.HdrHistogram.Histogram;
 
@@ -58,7 +56,6 @@ public final class TierlogSystem implements SystemUnderTest {
     private final Clock clock;
     private final HttpClient admin = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
-    private final JsonFactory jsonFactory = new JsonFactory();
 
     public TierlogSystem(TierlogService service) {
         this(service, Clock.systemUTC());
@@ -230,10 +227,10 @@ public final class TierlogSystem implements SystemUnderTest {
                         next = decoder.next();
                         checkNextOffsetHeader(r, decoder, u);
                     } else {
-                        FetchPage page = parseFetch(in);
-                        counts[p] += page.records;
-                        bytes[p] += page.valueBytes;
-                        next = page.nextOffset;
+                        JsonFetchPage page = JsonFetchPage.read(in, offset, null);
+                        counts[p] += page.records();
+                        bytes[p] += page.valueBytes();
+                        next = page.nextOffset();
                     }
                 }
                 if (next <= offset) {
@@ -266,45 +263,6 @@ public final class TierlogSystem implements SystemUnderTest {
             throw new IllegalStateException("Tierlog fetch " + u + ": Tierlog-Next-Offset " + header
                     + " but the last batch ends at " + decoder.batchesEnd());
         }
-    }
-
-    private record FetchPage(long records, long valueBytes, long nextOffset) {
-    }
-
-    /** Streams through a fetch response counting records and value bytes; only nextOffset is kept. */
-    private FetchPage parseFetch(InputStream in) throws IOException {
-        long records = 0;
-        long valueBytes = 0;
-        long nextOffset = -1;
-        try (JsonParser parser = jsonFactory.createParser(in)) {
-            if (parser.nextToken() != JsonToken.START_OBJECT) {
-                throw new IOException("fetch response is not a JSON object");
-            }
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String field = parser.currentName();
-                JsonToken t = parser.nextToken();
-                if ("records".equals(field) && t == JsonToken.START_ARRAY) {
-                    while (parser.nextToken() == JsonToken.START_OBJECT) {
-                        records++;
-                        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                            String f = parser.currentName();
-                            JsonToken v = parser.nextToken();
-                            if ("value".equals(f) && v == JsonToken.VALUE_STRING) {
-                                // A JSON string value was stored as its JSON text: the characters plus 2 quotes.
-                                valueBytes += parser.getTextLength() + 2;
-                            } else if (v.isStructStart()) {
-                                parser.skipChildren();
-                            }
-                        }
-                    }
-                } else if ("nextOffset".equals(field)) {
-                    nextOffset = parser.getLongValue();
-                } else if (t.isStructStart()) {
-                    parser.skipChildren();
-                }
-            }
-        }
-        return new FetchPage(records, valueBytes, nextOffset);
     }
 
     private long offsetAt(String topic, int partition, String at) throws Exception {
