@@ -81,6 +81,15 @@ public final class HotTier implements AutoCloseable {
         return indexer.offsetForTimestamp(tp, timestamp);
     }
 
+    /**
+     * The oldest hot segment's base offset, or -1 when the partition has none. One directory listing: every fetch
+     * and stream step asks, and {@link #stats} would also stat every segment file.
+     */
+    public long oldestSegmentBase(TopicPartition tp) {
+        List<Long> bases = SegmentFiles.segmentBases(dataDir.resolve(tp.dirName()));
+        return bases.isEmpty() ? -1 : bases.get(0);
+    }
+
     /** The oldest hot segment's base offset, bytes and segment count; zeros when the partition has no segment. */
     public HotStats stats(TopicPartition tp) {
         Path dir = dataDir.resolve(tp.dirName());

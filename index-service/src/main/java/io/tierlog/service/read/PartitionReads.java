@@ -50,11 +50,11 @@ public final class PartitionReads {
     }
 
     public long logStartOffset(TopicPartition tp) {
-        HotTier.HotStats stats = hot.stats(tp);
+        long oldestHot = hot.oldestSegmentBase(tp);
         if (cold == null) {
-            return stats.startOffset();
+            return Math.max(oldestHot, 0);
         }
-        return cold.tiers(tp, stats.segments() == 0 ? -1 : stats.startOffset()).logStartOffset();
+        return cold.tiers(tp, oldestHot).logStartOffset();
     }
 
     public PartitionState state(TopicPartition tp) {

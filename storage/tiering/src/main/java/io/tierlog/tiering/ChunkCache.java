@@ -8,11 +8,14 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Comparator;
@@ -326,7 +329,7 @@ final class ChunkCache implements AutoCloseable {
         Path target = file(id);
         Path tmp = dir.resolve(target.getFileName() + ".tmp-" + Thread.currentThread().getId());
         try {
-            Files.write(tmp, bytes);
+            writeFile(tmp, bytes);
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             // A full or broken cache disk degrades to uncached reads; it never fails the read.
@@ -353,6 +356,20 @@ final class ChunkCache implements AutoCloseable {
                 it.remove();
                 cachedBytes -= eldest.getValue();
                 deleteQuietly(file(eldest.getKey()));
+            }
+        }
+    }
+
+    /**
+     * One write of the whole chunk: {@code Files.write} goes through an output stream that issues one write call per
+     * 8 KiB, 128 system calls per MiB chunk on the replay's critical CPU.
+     */
+    private static void writeFile(Path file, byte[] bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
             }
         }
     }
