@@ -85,6 +85,15 @@ public abstract class ObjectStoreContractTest {
     }
 
     @Test
+    void putOfSeveralMebibytesFromMemoryRoundTrips() {
+        // Larger than the steps a store may write (and force) it in, and not a multiple of them.
+        byte[] bytes = randomBytes(2, 3 * 1024 * 1024 + 4321);
+        store.put(key("t/0/00000000000000000100.log"), bytes);
+        assertArrayEquals(bytes, store.get(key("t/0/00000000000000000100.log")));
+        assertEquals(bytes.length, store.head(key("t/0/00000000000000000100.log")).orElseThrow().size());
+    }
+
+    @Test
     void emptyObjectRoundTrips() {
         store.put(key("empty"), new byte[0]);
         assertArrayEquals(new byte[0], store.get(key("empty")));
