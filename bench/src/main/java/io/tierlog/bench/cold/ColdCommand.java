@@ -2,6 +2,7 @@ package io.tierlog.bench.cold;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.JitWarmup;
 import io.tierlog.bench.compare.MachineInfo;
 import io.tierlog.bench.compare.Payload;
 import io.tierlog.bench.compare.RunOptions;
@@ -30,6 +31,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * GET rate of the same S3 server, in one run (issue #4's benchmark). Starts on 127.0.0.1: an S3Proxy that counts
  * requests ({@link CountingS3}), the test kit's {@link FaultInjectingProxy} in front of it (to add first-byte
  * latency), and the index-service from {@code index-service/target/quarkus-app} with {@code tierlog.cold.store=s3}
- * through the proxy. Fills a topic, waits until it is cold, then per injected latency and per run measures:
+ * through the proxy. Fills the topics, waits until they are cold, then per injected latency and per run measures:
  * <ol>
  *   <li>SSE replay from offset 0 ({@link SseReplay});</li>
  *   <li>paged fetch replay, JSON ({@link FetchReplay});</li>
@@ -50,10 +52,15 @@ import java.util.concurrent.TimeUnit;
  *   <li>raw ranged GETs of the same segment objects, same chunk size, {@code fetch-threads} in flight;</li>
  *   <li>the same one GET at a time.</li>
  * </ol>
- * Each HTTP replay gets a freshly started service with an empty index directory, so its chunk cache (under the
- * index directory) is empty and its in-memory sidecar and manifest caches too; before the measured replay that
- * JVM replays a separate warm-up topic with the same reader (other objects, so it warms the JIT, not the cache).
- * The HTTP readers take turns going first from run to run. Writes
+ * The HTTP replays all go to one index-service, started after the fill with an empty index directory and tiering
+ * off, as a long-running service would serve them: warm (the HTTP readers first replay a separate warm-up topic,
+ * unmeasured, in rounds until the service's JIT compiler is quiet: see {@link JitWarmup}), but cold for the data
+ * read. Every
+ * measured HTTP replay reads its own topic, filled alike and never read before, so no chunk of it is in the
+ * service's chunk cache or its in-memory sidecar and manifest caches. (Until 2026-11-29 each replay ran on a freshly
+ * started service; profiles showed its JIT compiler threads taking a third of the service's CPU during the measured
+ * replay, on a 2-core machine where the S3 server and the client share those cores.) The HTTP readers take turns
+ * going first from run to run. Writes
  * {@code bench/results/cold-<timestamp>.json|md} and the generated block of {@code docs/BENCHMARKS.md}.
  */
 @Command(name = "cold", mixinStandardHelpOptions = true,
@@ -66,6 +73,7 @@ public final class ColdCommand implements Callable<Integer> {
     private static final String TOPIC = "replay";
     private static final String WARMUP_TOPIC = "warmup";
     private static final Duration REPLAY_TIMEOUT = Duration.ofMinutes(5);
+    private static final Duration WARMUP_LIMIT = Duration.ofSeconds(150);
 
     @Mixin
     RunOptions run;
@@ -79,7 +87,7 @@ public final class ColdCommand implements Callable<Integer> {
     @Option(names = "--segment-mib", defaultValue = "8", description = "segment.bytes of the topics, MiB (default: ${DEFAULT-VALUE}).")
     int segmentMib;
 
-    @Option(names = "--warmup-mib", defaultValue = "16", description = "MiB of the warm-up topic replayed before each measured replay (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup-mib", defaultValue = "640", description = "MiB of the warm-up topic the HTTP readers replay, unmeasured, in rounds until the service's JIT is quiet, before the measured replays; larger than the chunk cache, so that every warm-up replay reads from S3 (default: ${DEFAULT-VALUE}).")
     int warmupMib;
 
     @Option(names = "--value-bytes", defaultValue = "1024", description = "Record value size (default: ${DEFAULT-VALUE}).")
@@ -107,7 +115,7 @@ public final class ColdCommand implements Callable<Integer> {
     int fetchMaxBytes;
 
     @Option(names = "--readers", split = ",", defaultValue = "sse,fetch,batch-stream,batch-fetch",
-            description = "HTTP readers to measure, each replay on a fresh index-service (default: ${DEFAULT-VALUE}); "
+            description = "HTTP readers to measure, each replay on its own unread topic (default: ${DEFAULT-VALUE}); "
                     + "the raw and serial GET readers always run.")
     List<String> readers;
 
@@ -143,19 +151,28 @@ public final class ColdCommand implements Callable<Integer> {
             runJar = snapshotApp(root.resolve("index-service/target/quarkus-app"), work.resolve("index-service-app"),
                     settings);
             Workspace.log("S3Proxy on " + s3.endpoint() + ", latency proxy on " + proxy.endpoint());
-            Cold cold = fill(s3, proxy, results);
+            List<Cold> topics = fill(s3, proxy, results);
             try (ObjectStore store = S3ObjectStore.builder().endpointOverride(proxy.endpoint())
                     .region(EmbeddedS3.REGION).credentials(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)
-                    .pathStyle(true).bucket(BUCKET).keyPrefix(PREFIX).build()) {
-                List<RangedGets.Segment> segments = segments(store, TOPIC, cold);
+                    .pathStyle(true).bucket(BUCKET).keyPrefix(PREFIX).build();
+                 ColdService service = startService(proxy, false)) {
                 List<RangedGets.Segment> warmSegments = segments(store, WARMUP_TOPIC, null);
-                // This JVM's clients warm up once on the warm-up topic's objects (the service JVMs do per start).
+                // This JVM's clients warm up once on the warm-up topic's objects, and the service's with each reader.
                 RangedGets.read(store, warmSegments, chunkBytes, fetchThreads);
                 RangedGets.read(store, warmSegments, chunkBytes, 1);
+                long warmupLast = topics.get(0).warmupLastOffset();
+                JitWarmup.Outcome warm = JitWarmup.untilQuiet(List.of(service.pid()), WARMUP_LIMIT, round -> {
+                    for (ColdResults.Reader reader : httpReaders) {
+                        replay(reader, service.baseUri(), WARMUP_TOPIC, warmupLast, 0);
+                    }
+                });
+                settings.put("warmUp", warm.toString());
+                Workspace.log("index-service warm-up: " + warm);
+                Iterator<Cold> unread = topics.iterator();
                 for (int latency : replay.latenciesMs) {
                     proxy.delayResponses(Duration.ofMillis(latency));
                     for (int run = 1; run <= replay.runs; run++) {
-                        measureRun(s3, proxy, store, cold, segments, latency, run, results);
+                        measureRun(s3, service, store, unread, latency, run, results);
                     }
                 }
             }
@@ -166,6 +183,7 @@ public final class ColdCommand implements Callable<Integer> {
             }
         }
         settings.put("serviceStartMillis", startMillis);
+        settings.put("measuredTopics", measuredTopics());
         settings.put("wallClockSeconds", Duration.between(started, Instant.now()).toSeconds());
         ColdReport report = new ColdReport(results, machine, settings, timestamp);
         Path dir = root.resolve("bench/results");
@@ -183,44 +201,73 @@ public final class ColdCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The measured topic's cold range: offsets {@code [0, lastOffset]}, {@code bytes} of segment objects. */
-    record Cold(long lastOffset, long bytes, int segments, long warmupLastOffset) {
+    /** A measured topic's cold range: offsets {@code [0, lastOffset]}, {@code bytes} of segment objects. */
+    record Cold(String topic, long lastOffset, long bytes, int segments, long warmupLastOffset) {
+        /** Whether both topics hold the same cold range, so their replays measure the same work. */
+        boolean sameRangeAs(Cold other) {
+            return lastOffset == other.lastOffset && bytes == other.bytes && segments == other.segments;
+        }
+    }
+
+    /** Measured topics needed: one per HTTP replay, since a replay leaves its topic in the service's chunk cache. */
+    private int measuredTopics() {
+        return replay.latenciesMs.size() * replay.runs * httpReaders.size();
     }
 
     /**
-     * Fills the warm-up topic, then the measured one, with a tiering service (S3 without latency), and returns the
-     * measured topic's cold range. S3 requests are counted from the measured topic's creation until it is cold.
+     * Fills the warm-up topic, then the measured ones, with a tiering service (S3 without latency), and returns the
+     * measured topics' cold ranges. S3 requests are counted from the first measured topic's creation until it is
+     * cold; the others are filled after it, uncounted.
      */
-    private Cold fill(CountingS3 s3, FaultInjectingProxy proxy, ColdResults results) throws Exception {
+    private List<Cold> fill(CountingS3 s3, FaultInjectingProxy proxy, ColdResults results) throws Exception {
         proxy.delayResponses(Duration.ZERO);
         Payload payload = new Payload(valueBytes, 42);
         long segmentBytes = (long) segmentMib << 20;
+        long records = ((long) mib << 20) / valueBytes;
+        List<Cold> out = new ArrayList<>();
         try (ColdService service = startService(proxy, true)) {
             TopicFiller filler = new TopicFiller(service.baseUri());
             filler.create(WARMUP_TOPIC, segmentBytes);
             filler.produce(WARMUP_TOPIC, ((long) warmupMib << 20) / valueBytes, produceBatch, payload);
             JsonNode warm = filler.awaitCold(WARMUP_TOPIC, Duration.ofMinutes(3));
             Workspace.log("warm-up topic cold: " + warm);
+            long warmupLast = warm.path("hotStartOffset").asLong() - 1;
 
-            s3.reset();
-            long t0 = System.nanoTime();
-            filler.create(TOPIC, segmentBytes);
-            long records = filler.produce(TOPIC, ((long) mib << 20) / valueBytes, produceBatch, payload);
-            long produced = System.nanoTime() - t0;
-            JsonNode state = filler.awaitCold(TOPIC, Duration.ofMinutes(5));
-            long tiered = System.nanoTime() - t0;
-            CountingS3.Counts counts = s3.counts();
-            long coldBytes = state.path("coldBytes").asLong();
-            long hotStart = state.path("hotStartOffset").asLong();
-            results.fill(records, produced, tiered, state, counts);
-            Workspace.log(String.format("produced %d records in %.1f s; cold after %.1f s: %s; S3 requests %d = %s per GiB tiered",
-                    records, produced / 1e9, tiered / 1e9, state, counts.requests(), counts.perGibText(coldBytes)));
-            return new Cold(hotStart - 1, coldBytes, state.path("segments").path("cold").asInt(),
-                    warm.path("hotStartOffset").asLong() - 1);
+            int count = Math.max(1, measuredTopics());
+            for (int i = 1; i <= count; i++) {
+                String topic = TOPIC + "-" + i;
+                if (i == 1) {
+                    s3.reset();
+                }
+                long t0 = System.nanoTime();
+                filler.create(topic, segmentBytes);
+                filler.produce(topic, records, produceBatch, payload);
+                long produced = System.nanoTime() - t0;
+                JsonNode state = filler.awaitCold(topic, Duration.ofMinutes(5));
+                long tiered = System.nanoTime() - t0;
+                Cold cold = new Cold(topic, state.path("hotStartOffset").asLong() - 1, state.path("coldBytes").asLong(),
+                        state.path("segments").path("cold").asInt(), warmupLast);
+                if (i == 1) {
+                    CountingS3.Counts counts = s3.counts();
+                    results.fill(records, produced, tiered, state, counts);
+                    Workspace.log(String.format("%s: produced %d records in %.1f s; cold after %.1f s: %s; S3 requests %d = %s per GiB tiered",
+                            topic, records, produced / 1e9, tiered / 1e9, state, counts.requests(),
+                            counts.perGibText(cold.bytes())));
+                } else if (!cold.sameRangeAs(out.get(0))) {
+                    throw new IllegalStateException(topic + " went cold as " + state + ", unlike " + out.get(0));
+                }
+                out.add(cold);
+            }
+            Workspace.log(count + " measured topics cold (" + out.get(0).bytes() + " bytes of segment objects each)");
+            return out;
         }
     }
 
     /** The topic's cold segment objects in offset order, from its manifest; checked against the service's view. */
+    private static List<RangedGets.Segment> segments(ObjectStore store, Cold expected) {
+        return segments(store, expected.topic(), expected);
+    }
+
     private static List<RangedGets.Segment> segments(ObjectStore store, String topic, Cold expected) {
         Manifest m = new ManifestStore(store, Clock.systemUTC(), 10, Duration.ofHours(1))
                 .load(new TopicPartition(topic, 0));
@@ -235,16 +282,20 @@ public final class ColdCommand implements Callable<Integer> {
         return out;
     }
 
-    private void measureRun(CountingS3 s3, FaultInjectingProxy proxy, ObjectStore store, Cold cold,
-                            List<RangedGets.Segment> segments, int latency, int run, ColdResults results)
-            throws Exception {
+    private void measureRun(CountingS3 s3, ColdService service, ObjectStore store, Iterator<Cold> unread,
+                            int latency, int run, ColdResults results) throws Exception {
         String where = "latency " + latency + " ms, run " + run + ": ";
         // The HTTP readers take turns going first, so a drift in machine load does not always hit the same one.
         List<ColdResults.Reader> order = new ArrayList<>(httpReaders);
         Collections.rotate(order, -((run - 1) % order.size()));
+        Cold last = null;
         for (ColdResults.Reader reader : order) {
-            measure(results, latency, reader, where, () -> replayOnFreshService(s3, proxy, cold, reader));
+            Cold topic = unread.next();
+            measure(results, latency, reader, where, () -> measuredReplay(s3, service, topic, reader));
+            last = topic;
         }
+        // The raw readers GET the objects of the topic replayed last (S3Proxy serves every topic from the page cache).
+        List<RangedGets.Segment> segments = segments(store, last);
         measure(results, latency, ColdResults.Reader.RAW, where, () -> {
             s3.reset();
             return RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());
@@ -269,27 +320,21 @@ public final class ColdCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * Starts a service with an empty index directory (so an empty chunk cache) and tiering off, replays the warm-up
-     * topic with the same reader (unmeasured: JIT), then measures one replay of the cold range.
-     */
-    private Replay replayOnFreshService(CountingS3 s3, FaultInjectingProxy proxy, Cold cold, ColdResults.Reader reader)
+    /** One measured replay of a topic no reader has read before, with the service's counters around it. */
+    private Replay measuredReplay(CountingS3 s3, ColdService service, Cold topic, ColdResults.Reader reader)
             throws Exception {
-        try (ColdService service = startService(proxy, false)) {
-            HttpClient metricsClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            // Every replay closes its connection at the end, so the measured one opens its own, as a new consumer
-            // would.
-            replay(reader, service.baseUri(), WARMUP_TOPIC, cold.warmupLastOffset(), 0);
-            Map<String, Double> before = ServiceMetrics.scrape(metricsClient, service.baseUri());
-            s3.reset();
-            Replay r = replay(reader, service.baseUri(), TOPIC, cold.lastOffset(), cold.bytes());
-            if (r.records() != cold.lastOffset() + 1) {
-                throw new IllegalStateException("replay read " + r.records() + " records, expected " + (cold.lastOffset() + 1));
-            }
-            CountingS3.Counts counts = s3.counts();
-            return r.withCounts(counts).withService(ServiceMetrics.delta(before,
-                    ServiceMetrics.scrape(metricsClient, service.baseUri())));
+        HttpClient metricsClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        Map<String, Double> before = ServiceMetrics.scrape(metricsClient, service.baseUri());
+        s3.reset();
+        // Every replay opens its own connection and closes it at the end, as a new consumer would.
+        Replay r = replay(reader, service.baseUri(), topic.topic(), topic.lastOffset(), topic.bytes());
+        if (r.records() != topic.lastOffset() + 1) {
+            throw new IllegalStateException("replay of " + topic.topic() + " read " + r.records()
+                    + " records, expected " + (topic.lastOffset() + 1));
         }
+        CountingS3.Counts counts = s3.counts();
+        return r.withCounts(counts).withService(ServiceMetrics.delta(before,
+                ServiceMetrics.scrape(metricsClient, service.baseUri())));
     }
 
     /** One replay of {@code topic} from offset 0 through {@code last} by the given HTTP reader. */

@@ -155,14 +155,17 @@ final class ColdReport {
             md.append("\nNotes:\n");
             results.notes().forEach(n -> md.append("- ").append(n.replace('|', '/')).append('\n'));
         }
-        Object starts = settings.get("serviceStartMillis");
         md.append(String.format(Locale.ROOT, "%nRatios compare wall times over the same segment bytes. MB/s: 10^6 "
-                + "bytes/s. Each HTTP replay ran on a freshly started index-service (empty index directory, so an empty "
-                + "chunk cache) after an unmeasured replay of a separate warm-up topic by the same reader; the HTTP "
-                + "readers took turns going first; index-service start times (ms): "
-                + "%s. HTTP readers: `HttpURLConnection`, keep-alive. Raw readers: `S3ObjectStore` (AWS SDK v2, "
-                + "url-connection client, as in the service), bytes dropped. Everything runs on this one machine and goes through the latency proxy; S3Proxy serves "
-                + "from files the page cache holds.%n", starts));
+                + "bytes/s. All HTTP replays went to one index-service, started after the fill with an empty index "
+                + "directory and kept running, as a production service is: the HTTP readers first replayed a "
+                + "separate %d MiB warm-up topic (unmeasured; larger than the chunk cache, so read from S3 each time) "
+                + "in rounds until the service's JIT compiler was quiet (%s), then every measured replay read its own "
+                + "topic, filled alike and never read before, so none of its chunks was in the chunk cache. The HTTP "
+                + "readers took turns going first. HTTP readers: `HttpURLConnection`, keep-alive. Raw readers: "
+                + "`S3ObjectStore` (AWS SDK v2, url-connection client, as in the service), bytes dropped, on the "
+                + "objects of the run's last HTTP topic. Everything runs on this one machine and goes through the "
+                + "latency proxy; S3Proxy serves from files the page cache holds.%n",
+                ((Number) settings.get("warmupMib")).intValue(), settings.get("warmUp")));
         return md.toString();
     }
 

@@ -22,7 +22,7 @@ final class ColdResults {
         /** The name on the command line ({@code --readers}). */
         final String option;
         final String label;
-        /** Whether it reads through the index-service (each replay on a fresh one) rather than S3 directly. */
+        /** Whether it reads through the index-service (one long-running service) rather than S3 directly. */
         final boolean http;
 
         Reader(String option, String label, boolean http) {

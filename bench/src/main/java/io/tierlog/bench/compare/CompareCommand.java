@@ -83,6 +83,8 @@ public final class CompareCommand implements Callable<Integer> {
     boolean skipKafka;
 
     private final Results results = new Results();
+    /** How each system's warm-up ended, for the report's settings. */
+    private final List<String> warmups = new ArrayList<>();
     private final Map<String, String> buildInfo = new LinkedHashMap<>();
     private final List<SystemUnderTest> allSystems = new ArrayList<>();
     private Payload payload;
@@ -192,31 +194,40 @@ public final class CompareCommand implements Callable<Integer> {
     }
 
     /**
-     * An unmeasured produce and consume on every system first, so that the JIT compilers of the servers and of
-     * this JVM's clients are warm before the first measured run, whichever system that is.
+     * Unmeasured produce and consume on every system first, in rounds until its server's JIT compiler is quiet
+     * ({@link JitWarmup}), so that the servers (and this JVM's clients) are warm before the first measured run,
+     * whichever system that is. Each round: produce, consume (on Tierlog also as record batches, and a produce of
+     * record batches: that path has its own server and client code to compile), each into a fresh topic.
      */
     private void warmUp(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
         long n = Math.max(20_000, recordCount / 10);
         int producers = producerCounts.stream().max(Integer::compare).orElse(1);
+        Duration limit = quick ? Duration.ofSeconds(30) : Duration.ofSeconds(150);
         for (Durability d : Durability.values()) {
             for (SystemUnderTest system : order(1, d == Durability.ALWAYS ? kafka : null, tierlog.get(d))) {
-                String topic = "warmup-" + d.tierlogFsync();
                 try {
-                    system.createTopic(topic, partitions, d);
-                    system.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload));
-                    system.consume(topic, partitions, n, Duration.ofMinutes(5));
-                    if (system instanceof TierlogSystem tierlogSystem) {
-                        tierlogSystem.consumeBatches(topic, partitions, n, Duration.ofMinutes(5));
-                        // The binary produce path has its own server code (and client code) to compile.
-                        tierlogSystem.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload),
-                                ProduceBody.RECORD_BATCHES);
-                    }
-                    Workspace.log("warmed up " + system.name() + " (" + d + ") with " + n + " records");
+                    JitWarmup.Outcome outcome = JitWarmup.untilQuiet(system.serverPids(), limit, round -> {
+                        String topic = "warmup-" + d.tierlogFsync() + "-" + round;
+                        try {
+                            system.createTopic(topic, partitions, d);
+                            system.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload));
+                            system.consume(topic, partitions, n, Duration.ofMinutes(5));
+                            if (system instanceof TierlogSystem tierlogSystem) {
+                                tierlogSystem.consumeBatches(topic, partitions, n, Duration.ofMinutes(5));
+                                tierlogSystem.produce(topic, new ProduceSpec(n, producers, tierlogBatch, 0, payload),
+                                        ProduceBody.RECORD_BATCHES);
+                            }
+                        } finally {
+                            deleteQuietly(system, topic);
+                        }
+                    });
+                    String what = system.name() + " (" + d.label() + ") warm-up: " + outcome + ", " + n
+                            + " records per round";
+                    warmups.add(what);
+                    Workspace.log(what);
                 } catch (Exception e) {
                     results.note(system.name() + " (" + d.label() + ") warm-up failed: " + firstLine(e));
                     Workspace.log("FAILED warm-up " + system.name() + ": " + e);
-                } finally {
-                    deleteQuietly(system, topic);
                 }
             }
         }
@@ -592,6 +603,7 @@ public final class CompareCommand implements Callable<Integer> {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("mode", (quick ? "--quick" : "full") + (partialAfter == null ? "" : ", INCOMPLETE: only " + partialAfter));
         settings.put("records", recordCount);
+        settings.put("warmUp", warmups);
         settings.put("valueBytes", valueBytes);
         settings.put("partitions", partitions);
         settings.put("runs", runs);

@@ -47,6 +47,12 @@ public final class Report {
             }
             md.append("; run took ").append(settings.get("wallClockSeconds")).append(" s.\n\n");
         }
+        if (settings.get("warmUp") instanceof List<?> warmups && !warmups.isEmpty()) {
+            md.append("Warm-up before the first measured run, unmeasured, in rounds until the server JVM spent under ")
+                    .append(Math.round(JitWarmup.QUIET_FRACTION * 100))
+                    .append("% of a round compiling (a production server runs warm): ");
+            md.append(String.join("; ", warmups.stream().map(String::valueOf).toList())).append(".\n\n");
+        }
         md.append("Machine: ");
         List<String> parts = new ArrayList<>();
         machine.forEach((k, v) -> parts.add(k + ": `" + v + "`"));
