@@ -391,15 +391,7 @@ public final class FilesystemObjectStore implements ObjectStore {
     private Path writeTemp(byte[] bytes) {
         Path temp = newTempFile();
         try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            for (int at = 0; at < bytes.length; at += FORCE_STEP) {
-                ByteBuffer step = ByteBuffer.wrap(bytes, at, Math.min(FORCE_STEP, bytes.length - at));
-                while (step.hasRemaining()) {
-                    channel.write(step);
-                }
-                if (step.limit() < bytes.length) {
-                    channel.force(false);
-                }
-            }
+            writeInForcedSteps(channel, ByteBuffer.wrap(bytes), 0);
             channel.force(true);
             return temp;
         } catch (IOException e) {
@@ -416,20 +408,13 @@ public final class FilesystemObjectStore implements ObjectStore {
             CRC32C crc = new CRC32C();
             ByteBuffer buffer = ByteBuffer.allocate(COPY_BUFFER);
             long copied = 0;
-            long unforced = 0;
+            int unforced = 0;
             while (in.read(buffer) >= 0) {
                 buffer.flip();
                 crc.update(buffer.duplicate());
                 copied += buffer.remaining();
-                unforced += buffer.remaining();
-                while (buffer.hasRemaining()) {
-                    out.write(buffer);
-                }
+                unforced = writeInForcedSteps(out, buffer, unforced);
                 buffer.clear();
-                if (unforced >= FORCE_STEP) {
-                    out.force(false);
-                    unforced = 0;
-                }
             }
             if (copied != sizeBefore || in.size() != sizeBefore) {
                 throw new ChecksumMismatchException(
@@ -443,6 +428,28 @@ public final class FilesystemObjectStore implements ObjectStore {
         } catch (IOException e) {
             throw new ObjectStoreException("cannot copy " + source + " to " + temp, e);
         }
+    }
+
+    /**
+     * Writes all of {@code src}, forcing the file each time another {@link #FORCE_STEP} bytes have been written since
+     * the last force; {@code unforced} is how many were written before this call without one. Returns the count
+     * written since the last force, for the next call. The caller forces the rest when the file is complete.
+     */
+    private static int writeInForcedSteps(FileChannel out, ByteBuffer src, int unforced) throws IOException {
+        while (src.hasRemaining()) {
+            int n = Math.min(src.remaining(), FORCE_STEP - unforced);
+            ByteBuffer step = src.slice(src.position(), n);
+            while (step.hasRemaining()) {
+                out.write(step);
+            }
+            src.position(src.position() + n);
+            unforced += n;
+            if (unforced == FORCE_STEP) {
+                out.force(false);
+                unforced = 0;
+            }
+        }
+        return unforced;
     }
 
     /**
