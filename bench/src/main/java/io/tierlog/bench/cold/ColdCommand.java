@@ -55,12 +55,10 @@ import java.util.concurrent.TimeUnit;
  * The HTTP replays all go to one index-service, started after the fill with an empty index directory and tiering
  * off, as a long-running service would serve them: warm (the HTTP readers first replay a separate warm-up topic,
  * unmeasured, in rounds until the service's JIT compiler is quiet: see {@link JitWarmup}), but cold for the data
- * read. Every
- * measured HTTP replay reads its own topic, filled alike and never read before, so no chunk of it is in the
- * service's chunk cache or its in-memory sidecar and manifest caches. (Until 2026-11-29 each replay ran on a freshly
- * started service; profiles showed its JIT compiler threads taking a third of the service's CPU during the measured
- * replay, on a 2-core machine where the S3 server and the client share those cores.) The HTTP readers take turns
- * going first from run to run. Writes
+ * read. Every measured HTTP replay reads its own topic, filled alike and never read before, so no chunk of it is in
+ * the service's chunk cache or its in-memory sidecar and manifest caches. (A freshly started service per replay, as
+ * before, spent a third of its CPU in its JIT compiler threads during the measured replay.) The HTTP readers take
+ * turns going first from run to run. Writes
  * {@code bench/results/cold-<timestamp>.json|md} and the generated block of {@code docs/BENCHMARKS.md}.
  */
 @Command(name = "cold", mixinStandardHelpOptions = true,
@@ -264,10 +262,6 @@ public final class ColdCommand implements Callable<Integer> {
     }
 
     /** The topic's cold segment objects in offset order, from its manifest; checked against the service's view. */
-    private static List<RangedGets.Segment> segments(ObjectStore store, Cold expected) {
-        return segments(store, expected.topic(), expected);
-    }
-
     private static List<RangedGets.Segment> segments(ObjectStore store, String topic, Cold expected) {
         Manifest m = new ManifestStore(store, Clock.systemUTC(), 10, Duration.ofHours(1))
                 .load(new TopicPartition(topic, 0));
@@ -295,7 +289,7 @@ public final class ColdCommand implements Callable<Integer> {
             last = topic;
         }
         // The raw readers GET the objects of the topic replayed last (S3Proxy serves every topic from the page cache).
-        List<RangedGets.Segment> segments = segments(store, last);
+        List<RangedGets.Segment> segments = segments(store, last.topic(), last);
         measure(results, latency, ColdResults.Reader.RAW, where, () -> {
             s3.reset();
             return RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());

@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
  * {@code jcmd <pid> PerfCounter.print}: ~5 s of compile time per 8 s of hot-consume load at first, under 0.1 s after
  * ten such rounds), and throughput measured meanwhile was 20-40% lower than afterwards. A production server runs
  * warm, so the benchmarks measure warm servers: rounds of the warm-up workload repeat until, in one round, every
- * server JVM spent less than {@link #QUIET_FRACTION} of the round's wall time compiling, or the time limit is
- * reached. The same rule applies to Kafka's broker and to Tierlog's index-service.
+ * server JVM spent less than {@link #QUIET_FRACTION} of the round's wall time compiling, or until a round ends
+ * after the time limit (a round is never cut short). The same rule applies to Kafka's broker and to Tierlog's
+ * index-service.
  */
 public final class JitWarmup {
     /** Compile time per wall time below which a JVM counts as warm. */
@@ -39,18 +40,20 @@ public final class JitWarmup {
     private JitWarmup() {
     }
 
-    /** Runs rounds until every JVM in {@code pids} is quiet (see above), at least one round, at most {@code limit}. */
+    /**
+     * Runs rounds until every JVM in {@code pids} is quiet (see above): at least one, and no new one once
+     * {@code limit} has passed.
+     */
     public static Outcome untilQuiet(List<Long> pids, Duration limit, Round round) throws Exception {
         long start = System.nanoTime();
         int rounds = 0;
-        double fraction = 1;
         while (true) {
             double[] before = compileSeconds(pids);
             long t0 = System.nanoTime();
             round.run(++rounds);
             double wall = (System.nanoTime() - t0) / 1e9;
             double[] after = compileSeconds(pids);
-            fraction = 0;
+            double fraction = 0;
             for (int i = 0; i < pids.size(); i++) {
                 fraction = Math.max(fraction, (after[i] - before[i]) / wall);
             }
