@@ -1,5 +1,7 @@
 package io.tierlog.service;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
@@ -10,6 +12,7 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
+import io.tierlog.service.read.PooledReadMemory;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -78,8 +81,18 @@ public class Engine {
 
     @Produces
     @Singleton
-    PartitionReads reads(HotTier hot, ColdTier cold) {
-        return new PartitionReads(hot, cold);
+    PooledReadMemory readMemory(MeterRegistry registry) {
+        PooledReadMemory memory = new PooledReadMemory();
+        Gauge.builder("tierlog.read.memory", memory, PooledReadMemory::heldBytes).baseUnit("bytes")
+                .description("Direct memory held by batch fetches and streams until their bytes are written")
+                .register(registry);
+        return memory;
+    }
+
+    @Produces
+    @Singleton
+    PartitionReads reads(HotTier hot, ColdTier cold, PooledReadMemory memory) {
+        return new PartitionReads(hot, cold, memory);
     }
 
     @Produces

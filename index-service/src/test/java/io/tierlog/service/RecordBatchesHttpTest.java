@@ -5,6 +5,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.tierlog.service.api.RecordBatchesMedia;
+import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.read.PooledReadMemory;
 import io.tierlog.tiering.TieredStorage;
 import jakarta.inject.Inject;
 import org.apache.kafka.common.compress.Compression;
@@ -41,6 +43,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RecordBatchesHttpTest {
     @Inject
     TieredStorage tiered;
+    @Inject
+    PooledReadMemory readMemory;
+    @Inject
+    AppendWatcher watcher;
     @TestHTTPResource("/")
     URI base;
 
@@ -186,6 +192,79 @@ class RecordBatchesHttpTest {
                 .extract().jsonPath().getLong("offset")).isEqualTo(4);
         assertThat(given().get("/v1/topics/" + topic + "/partitions/0/offsets?at=latest").then().statusCode(200)
                 .extract().jsonPath().getLong("offset")).isEqualTo(1);
+    }
+
+    @Test
+    void longPollsWakeOnAppendAndEveryReadGivesItsMemoryBackEvenWhenTheClientLeaves() throws Exception {
+        String topic = "batches-mem-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}")
+                .post("/v1/topics").then().statusCode(201);
+        // About 6 MiB in batches of 100 records of 1 KiB: more than a stream's write queue and socket buffers hold.
+        String value = "v".repeat(1000);
+        for (int req = 0; req < 60; req++) {
+            byte[] batch = kafkaBatch(java.util.Collections.nCopies(100, "{\"n\":" + req + ",\"pad\":\"" + value + "\"}"));
+            assertThat(produce(topic, "partition=0", batch).statusCode()).isEqualTo(200);
+        }
+
+        // A long-poll at the end answers with the batch that wakes it.
+        var polled = http.sendAsync(HttpRequest.newBuilder(base.resolve("/v1/topics/" + topic
+                        + "/partitions/0/records?offset=6000&waitMs=20000")).header("Accept", RecordBatchesMedia.TYPE)
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        awaitWaiting(polled);
+        assertThat(produce(topic, "partition=0", kafkaBatch(List.of("{\"n\":\"late\"}"))).statusCode()).isEqualTo(200);
+        HttpResponse<byte[]> woken = polled.get(20, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(woken.statusCode()).isEqualTo(200);
+        assertThat(values(batches(woken.body()), 6000)).containsExactly("late");
+        assertThat(woken.headers().firstValue(RecordBatchesMedia.NEXT_OFFSET)).hasValue("6001");
+
+        // Problems from the route name their field, like the JSON fetch's.
+        assertProblemBytes(fetch(topic, "maxRecords=5"), 400, "offset");
+        assertProblemBytes(fetch(topic, "offset=0&maxBytes=0"), 400, "maxBytes");
+        assertProblemBytes(fetch(topic, 7, "offset=0"), 404, "partition");
+
+        // Large fetches, then a stream whose client reads a few bytes and hangs up while the service still has
+        // batches queued for it: all the memory comes back.
+        long next = 0;
+        while (next < 6001) {
+            List<RecordBatch> page = batches(fetch(topic, "offset=" + next + "&maxRecords=10000&maxBytes=4194304").body());
+            assertThat(page).isNotEmpty();
+            assertThat(page.get(0).baseOffset()).isEqualTo(next);
+            next = page.get(page.size() - 1).nextOffset();
+        }
+        HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(
+                base.resolve("/v1/topics/" + topic + "/partitions/0/stream?offset=0"))
+                .header("Accept", RecordBatchesMedia.TYPE).build(), HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream in = stream.body()) {
+            assertThat(in.readNBytes(1024)).hasSize(1024);
+            awaitHeld(held -> held > 0, "the stream to hold a batch it could not yet write");
+        }
+        awaitHeld(held -> held == 0, "every read buffer to be given back");
+    }
+
+    private void awaitHeld(java.util.function.LongPredicate condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.test(readMemory.heldBytes())) {
+            assertThat(System.nanoTime()).as("waiting for %s; held %d bytes", what, readMemory.heldBytes())
+                    .isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    /** Waits until the long-poll is parked (the fetch counter did not move; the request is in flight). */
+    private void awaitWaiting(java.util.concurrent.CompletableFuture<?> polled) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (watcher.watchedPartitions() == 0) {
+            assertThat(polled).as("the long-poll answered before anything was appended").isNotDone();
+            assertThat(System.nanoTime()).as("waiting for the long-poll to park").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    private static void assertProblemBytes(HttpResponse<byte[]> r, int status, String field) {
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        assertThat(r.statusCode()).as(body).isEqualTo(status);
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(body).contains(field);
     }
 
     private static void assertProblem(HttpResponse<String> r, int status, String field) {

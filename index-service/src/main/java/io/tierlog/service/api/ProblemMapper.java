@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.format.CorruptLogException;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
@@ -36,6 +38,23 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
             LOG.debugf("request rejected: %s %s", problem.type().slug(), problem.detail());
         }
         return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem.toJson()).build();
+    }
+
+    /**
+     * The same answer from a Vert.x route (streams and batch fetches write their own responses). Nothing is
+     * written if the response has already begun or the client is gone.
+     */
+    static void respond(HttpServerResponse response, Throwable thrown) {
+        Throwable e = unwrap(thrown);
+        Problem problem = toProblem(e);
+        if (problem.status() >= 500) {
+            LOG.errorf(e, "request failed: %s", problem.detail());
+        }
+        if (response.closed() || response.ended() || response.headWritten()) {
+            return;
+        }
+        response.setStatusCode(problem.status()).putHeader("Content-Type", Problem.MEDIA_TYPE)
+                .end(Buffer.buffer(problem.toJson()));
     }
 
     static Throwable unwrap(Throwable e) {

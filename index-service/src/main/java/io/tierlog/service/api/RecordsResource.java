@@ -5,19 +5,15 @@ import io.tierlog.ingest.Encoding;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.PartitionOffset;
 import io.tierlog.ingest.ProduceResult;
-import io.tierlog.log.BatchRead;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
-import io.tierlog.service.read.BatchFetch;
 import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -48,10 +44,6 @@ import java.util.concurrent.ExecutorService;
 @Path("/v1/topics/{topic}")
 @Tag(name = "records")
 public class RecordsResource {
-    public static final int DEFAULT_MAX_RECORDS = 500;
-    public static final int DEFAULT_MAX_BYTES = 1024 * 1024;
-    public static final int MAX_WAIT_MS = 30_000;
-
     private final IngestService ingest;
     private final TopicStore topics;
     private final PartitionReads reads;
@@ -139,33 +131,27 @@ public class RecordsResource {
                                            @QueryParam("maxRecords") String maxRecordsParam,
                                            @QueryParam("maxBytes") String maxBytesParam,
                                            @QueryParam("waitMs") String waitMsParam,
-                                           @QueryParam("encoding") String encodingParam,
-                                           @HeaderParam("Accept") String accept) {
+                                           @QueryParam("encoding") String encodingParam) {
+        // Requests that accept record batches never get here: BatchFetchRoute answers them, so that their bytes
+        // can go from file to socket in memory it gives back once written. This method answers JSON.
         // Parameter checks need no I/O and run on the calling (event-loop) thread; every file read runs on the
         // read pool, and a long-poll holds no thread while it waits.
-        if (offsetParam == null || offsetParam.isEmpty()) {
-            throw Requests.bad("offset", "offset is required");
-        }
-        long offset = Requests.queryLong(offsetParam, "offset", 0, 0, Long.MAX_VALUE);
-        int maxRecords = (int) Requests.queryLong(maxRecordsParam, "maxRecords", DEFAULT_MAX_RECORDS, 1,
+        FetchParams params = FetchParams.parse(offsetParam, maxRecordsParam, maxBytesParam, waitMsParam,
                 config.fetch().maxRecordsLimit());
-        int maxBytes = (int) Requests.queryLong(maxBytesParam, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE);
-        long waitMs = Requests.queryLong(waitMsParam, "waitMs", 0, 0, MAX_WAIT_MS);
-        if (RecordBatchesMedia.namedIn(accept)) {
-            RecordBatchesMedia.requireNoEncoding(encodingParam);
-            return fetchBatches(topic, partition, offset, maxRecords, maxBytes, waitMs);
-        }
         Encoding encoding = PartitionRequests.encoding(encodingParam);
+        long offset = params.offset();
+        int maxRecords = params.maxRecords();
+        int maxBytes = params.maxBytes();
         // The read and the rendering both happen inside the pool task. A stage chained with thenCompose would run
         // on whichever thread attaches it when the task is already done, which is often the event loop.
         return CompletableFuture.supplyAsync(() -> {
             long start = System.nanoTime();
             TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
             FetchResult first = reads.fetch(tp, offset, maxRecords, maxBytes);
-            if (!first.records().isEmpty() || waitMs == 0) {
+            if (!first.records().isEmpty() || params.waitMs() == 0) {
                 return CompletableFuture.completedFuture(respond(tp, first, encoding, start));
             }
-            return watcher.awaitBeyond(tp, offset, Duration.ofMillis(waitMs))
+            return watcher.awaitBeyond(tp, offset, Duration.ofMillis(params.waitMs()))
                     .thenApplyAsync(arrived -> respond(tp, reads.fetch(tp, offset, maxRecords, maxBytes), encoding,
                             System.nanoTime()), readPool);
         }, readPool).thenCompose(response -> response);
@@ -175,33 +161,6 @@ public class RecordsResource {
         byte[] body = FetchJson.render(tp, result, encoding);
         metrics.fetched(result.records().size(), body.length, System.nanoTime() - startNanos);
         return Response.ok(body, MediaType.APPLICATION_JSON).build();
-    }
-
-    private CompletionStage<Response> fetchBatches(String topic, String partition, long offset, int maxRecords,
-                                                   int maxBytes, long waitMs) {
-        return CompletableFuture.supplyAsync(() -> {
-            long start = System.nanoTime();
-            TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-            BatchFetch first = reads.fetchBatches(tp, offset, maxRecords, maxBytes);
-            if (!first.batches().isEmpty() || waitMs == 0) {
-                return CompletableFuture.completedFuture(respond(first, start));
-            }
-            return watcher.awaitBeyond(tp, offset, Duration.ofMillis(waitMs))
-                    .thenApplyAsync(arrived -> respond(reads.fetchBatches(tp, offset, maxRecords, maxBytes),
-                            System.nanoTime()), readPool);
-        }, readPool).thenCompose(response -> response);
-    }
-
-    private Response respond(BatchFetch fetch, long startNanos) {
-        BatchRead batches = fetch.batches();
-        metrics.fetched(batches.records(), batches.length(), System.nanoTime() - startNanos);
-        // The read's own array, wrapped without a copy; only its first length bytes are batches.
-        Buffer body = Buffer.buffer(Unpooled.wrappedBuffer(batches.bytes(), 0, batches.length()));
-        return Response.ok(body, RecordBatchesMedia.TYPE)
-                .header(RecordBatchesMedia.NEXT_OFFSET, fetch.nextOffset())
-                .header(RecordBatchesMedia.HIGH_WATERMARK, fetch.highWatermark())
-                .header(RecordBatchesMedia.LOG_START_OFFSET, fetch.logStartOffset())
-                .build();
     }
 
     @GET

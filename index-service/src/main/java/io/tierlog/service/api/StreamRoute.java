@@ -50,6 +50,7 @@ import java.util.concurrent.ExecutorService;
 public class StreamRoute {
     private static final Logger LOG = Logger.getLogger(StreamRoute.class);
     private static final int MAX_BATCH_BYTES = 1024 * 1024;
+    private static final Runnable NOTHING = () -> { };
     /** Counter of records written to stream connections ({@code tierlog_stream_records_total}). */
     public static final String RECORDS_SENT = "tierlog.stream.records";
 
@@ -133,12 +134,7 @@ public class StreamRoute {
     }
 
     private static void fail(RoutingContext ctx, Throwable e) {
-        Problem p = ProblemMapper.toProblem(ProblemMapper.unwrap(e));
-        if (p.status() >= 500) {
-            LOG.errorf(e, "stream request failed: %s", p.detail());
-        }
-        ctx.response().setStatusCode(p.status()).putHeader("Content-Type", Problem.MEDIA_TYPE)
-                .end(Buffer.buffer(p.toJson()));
+        ProblemMapper.respond(ctx.response(), e);
     }
 
     /**
@@ -154,6 +150,12 @@ public class StreamRoute {
         private final Encoding encoding;
         private volatile boolean closed;
         private volatile CompletableFuture<Boolean> waiting;
+        /**
+         * Gives back a buffer waiting for the write queue to drain, when the connection closes. Vert.x also runs the
+         * drain handler on a close (the queued writes fail), which gives it back too; this does not rely on that.
+         * Used on the connection's event loop only.
+         */
+        private Runnable parked;
         private long next;
 
         Session(RoutingContext ctx, Context context, TopicPartition tp, long start, Encoding encoding) {
@@ -183,6 +185,11 @@ public class StreamRoute {
 
         private void close() {
             closed = true;
+            Runnable release = parked;
+            parked = null;
+            if (release != null) {
+                release.run();
+            }
             CompletableFuture<Boolean> w = waiting;
             if (w != null) {
                 w.cancel(false);
@@ -198,8 +205,9 @@ public class StreamRoute {
                     BatchRead read = reads.fetchBatches(tp, next, batchRecords, MAX_BATCH_BYTES).batches();
                     if (!read.isEmpty()) {
                         next = read.nextOffset();
-                        writeThenContinue(Buffer.buffer(Unpooled.wrappedBuffer(read.bytes(), 0, read.length())),
-                                read.records());
+                        // The read's own memory, sent without a copy and given back once written (or dropped).
+                        writeThenContinue(Buffer.buffer(Unpooled.wrappedBuffer(read.buffer())), read.records(),
+                                read::close);
                         return;
                     }
                 } else {
@@ -207,7 +215,7 @@ public class StreamRoute {
                     if (!result.records().isEmpty()) {
                         next = result.nextOffset();
                         writeThenContinue(Buffer.buffer(FetchJson.sseEvents(tp, result.records(), encoding)),
-                                result.records().size());
+                                result.records().size(), NOTHING);
                         return;
                     }
                 }
@@ -228,7 +236,7 @@ public class StreamRoute {
                 if (Boolean.TRUE.equals(arrived) || encoding == null) {
                     pool.execute(this::step);
                 } else {
-                    writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)), 0);
+                    writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)), 0, NOTHING);
                 }
             });
         }
@@ -237,30 +245,34 @@ public class StreamRoute {
          * Writes a batch on the connection's context and reads the next one on the pool. Reading overlaps the
          * previous batch's draining: a batch that finds the write queue still full waits for its drain before it
          * is written, and no read starts until it is. So a stream holds at most the write queue plus one batch,
-         * and a slow client stops the reads.
+         * and a slow client stops the reads. {@code written} runs once the buffer is written or dropped.
          */
-        private void writeThenContinue(Buffer buf, int records) {
+        private void writeThenContinue(Buffer buf, int records, Runnable written) {
             context.runOnContext(v -> {
                 if (closed) {
+                    written.run();
                     return;
                 }
                 if (response.writeQueueFull()) {
                     // Same event loop as the drain notification, so the drain cannot slip in between.
+                    parked = written;
                     response.drainHandler(x -> {
                         response.drainHandler(null);
-                        writeAndReadOn(buf, records);
+                        parked = null;
+                        writeAndReadOn(buf, records, written);
                     });
                 } else {
-                    writeAndReadOn(buf, records);
+                    writeAndReadOn(buf, records, written);
                 }
             });
         }
 
-        private void writeAndReadOn(Buffer buf, int records) {
+        private void writeAndReadOn(Buffer buf, int records, Runnable written) {
             if (closed) {
+                written.run();
                 return;
             }
-            response.write(buf);
+            response.write(buf).onComplete(done -> written.run());
             recordsSent.increment(records);
             pool.execute(this::step);
         }

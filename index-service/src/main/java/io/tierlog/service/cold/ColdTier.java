@@ -3,6 +3,7 @@ package io.tierlog.service.cold;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.tiering.OffsetAndTimestamp;
@@ -44,9 +45,9 @@ public final class ColdTier {
     }
 
     /** Whole batches from the tier holding {@code offset}; see {@link TieredStorage#readBatches}. */
-    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes,
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory,
                                  TieredStorage.TierRead<BatchRead> hot) {
-        return timed(hotServed -> storage.readBatches(tp, offset, maxRecords, maxBytes, (o, n, b) -> {
+        return timed(hotServed -> storage.readBatches(tp, offset, maxRecords, maxBytes, memory, (o, n, b) -> {
             hotServed.run();
             return hot.read(o, n, b);
         }));

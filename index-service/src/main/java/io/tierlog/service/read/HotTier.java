@@ -5,6 +5,7 @@ import io.tierlog.index.LogIndex;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
+import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.segment.SegmentFiles;
@@ -59,9 +60,9 @@ public final class HotTier implements AutoCloseable {
         return hinted(tp, offset, (reader, hint) -> reader.read(offset, hint, maxRecords, maxBytes));
     }
 
-    /** Whole batches from {@code offset}, as stored; see {@link PartitionReader#readBatches}. */
-    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        return hinted(tp, offset, (reader, hint) -> reader.readBatches(offset, hint, maxRecords, maxBytes));
+    /** Whole batches from {@code offset}, as stored, read into {@code memory}; see {@link PartitionReader#readBatches}. */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory) {
+        return hinted(tp, offset, (reader, hint) -> reader.readBatches(offset, hint, maxRecords, maxBytes, memory));
     }
 
     /** Runs a read from the index's hint for {@code offset}; unhinted again if retention removed the hinted segment. */

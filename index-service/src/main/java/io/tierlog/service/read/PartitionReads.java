@@ -2,6 +2,7 @@ package io.tierlog.service.read;
 
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
@@ -31,14 +32,17 @@ public final class PartitionReads {
     private final HotTier hot;
     /** Null when the service runs without a cold tier (hot-only tests). */
     private final ColdTier cold;
+    private final ReadMemory memory;
 
     public PartitionReads(HotTier hot) {
-        this(hot, null);
+        this(hot, null, ReadMemory.HEAP);
     }
 
-    public PartitionReads(HotTier hot, ColdTier cold) {
+    /** @param memory where batch fetches put their bytes */
+    public PartitionReads(HotTier hot, ColdTier cold, ReadMemory memory) {
         this.hot = hot;
         this.cold = cold;
+        this.memory = memory;
     }
 
     public HotTier hot() {
@@ -95,14 +99,16 @@ public final class PartitionReads {
 
     /**
      * Whole batches from {@code offset}, as stored (see {@link BatchRead}), under the same range rule and tier
-     * routing as {@link #fetch}. Empty at {@code offset == highWatermark}.
+     * routing as {@link #fetch}. Empty at {@code offset == highWatermark}. The batches are in this reader's
+     * {@link ReadMemory}: the caller closes them once they are sent.
      *
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
         Routed<BatchRead> r = routed(tp, offset, maxRecords, maxBytes,
-                (o, n, b) -> hot.readBatches(tp, o, n, b),
-                (o, n, b) -> cold.readBatches(tp, o, n, b, (ho, hn, hb) -> hot.readBatches(tp, ho, hn, hb)),
+                (o, n, b) -> hot.readBatches(tp, o, n, b, memory),
+                (o, n, b) -> cold.readBatches(tp, o, n, b, memory,
+                        (ho, hn, hb) -> hot.readBatches(tp, ho, hn, hb, memory)),
                 () -> BatchRead.empty(offset));
         return new BatchFetch(r.read(), Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
     }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Reads one partition's hot segments without taking the writer lock, so reads never wait for appends.
@@ -62,6 +63,14 @@ public final class PartitionReader {
      * @return where the walk stopped: the position after the last batch visited (and its next offset)
      */
     public Position scan(Position start, BatchVisitor visitor) {
+        return scan(start, () -> null, visitor);
+    }
+
+    /**
+     * As {@link #scan(Position, BatchVisitor)}, reading each segment through the window {@code windows} supplies
+     * (null: a chunk window of the cursor's own). The walk also stops before a batch the window does not admit.
+     */
+    private Position scan(Position start, Supplier<SegmentCursor.Window> windows, BatchVisitor visitor) {
         List<Long> bases = segmentBases();
         int index = bases.indexOf(start.segmentBase());
         if (index < 0) {
@@ -77,7 +86,9 @@ public final class PartitionReader {
         while (true) {
             boolean last = index == bases.size() - 1;
             try (FileChannel ch = FileChannel.open(SegmentFiles.log(dir, segment), StandardOpenOption.READ)) {
-                SegmentCursor cursor = new SegmentCursor(ch, segment, position);
+                SegmentCursor.Window window = windows.get();
+                SegmentCursor cursor = window == null ? new SegmentCursor(ch, segment, position)
+                        : new SegmentCursor(ch, segment, position, window);
                 SegmentCursor.Step step;
                 while ((step = cursor.next()) == SegmentCursor.Step.BATCH) {
                     BatchInfo info = cursor.info();
@@ -91,6 +102,9 @@ public final class PartitionReader {
                     }
                     position = info.endPosition();
                     nextOffset = info.nextOffset();
+                }
+                if (step == SegmentCursor.Step.FULL) {
+                    return new Position(nextOffset, segment, position);
                 }
                 if (step == SegmentCursor.Step.CORRUPT) {
                     throw new CorruptLogException(where(segment), cursor.position(), cursor.problem());
@@ -150,18 +164,30 @@ public final class PartitionReader {
         return new ReadResult(out, next);
     }
 
+    /** {@link #readBatches(long, Position, int, int, ReadMemory)} into heap memory. */
+    public BatchRead readBatches(long fromOffset, Position hint, int maxRecords, int maxBytes) {
+        return readBatches(fromOffset, hint, maxRecords, maxBytes, ReadMemory.HEAP);
+    }
+
     /**
      * Whole batches holding offsets {@code >= fromOffset}, as stored (see {@link BatchRead}): batches are added until
      * {@code maxRecords} records or {@code maxBytes} bytes are reached, and at least one is returned if one is
-     * visible. Every batch passed the same checks as in {@link #read}; no record is decoded.
+     * visible. Every batch passed the same checks as in {@link #read}; no record is decoded. The file is read
+     * straight into {@code memory} and the batches are checked where they land ({@link BatchCollector}); the caller
+     * closes the result.
      *
      * @param hint as for {@link #read}
      * @throws IllegalArgumentException if {@code fromOffset} lies below the oldest hot segment
      */
-    public BatchRead readBatches(long fromOffset, Position hint, int maxRecords, int maxBytes) {
-        BatchRead.Builder out = new BatchRead.Builder(fromOffset, maxRecords, maxBytes);
-        scan(startFor(fromOffset, hint), out::add);
-        return out.build();
+    public BatchRead readBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, ReadMemory memory) {
+        BatchCollector out = new BatchCollector(fromOffset, maxRecords, maxBytes, memory);
+        try {
+            scan(startFor(fromOffset, hint), () -> out, out::add);
+            return out.build();
+        } catch (RuntimeException e) {
+            out.abandon();
+            throw e;
+        }
     }
 
     private Position startFor(long fromOffset, Position hint) {

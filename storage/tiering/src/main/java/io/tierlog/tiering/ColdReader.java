@@ -1,6 +1,8 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.BatchCollector;
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
@@ -137,7 +139,20 @@ public final class ColdReader {
      * @throws CorruptLogException if stored bytes fail validation
      */
     public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        return withManifest(tp, offset, m -> readBatchesOnce(tp, offset, maxRecords, maxBytes, m));
+        return readBatches(tp, offset, maxRecords, maxBytes, ReadMemory.HEAP);
+    }
+
+    /** As {@link #readBatches(TopicPartition, long, int, int)}, the batches copied into {@code memory}; the caller closes the result. */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory) {
+        return withManifest(tp, offset, m -> {
+            BatchCollector out = new BatchCollector(offset, maxRecords, maxBytes, memory);
+            try {
+                return readBatchesOnce(tp, offset, out, m);
+            } catch (RuntimeException e) {
+                out.abandon();
+                throw e;
+            }
+        });
     }
 
     /**
@@ -157,8 +172,7 @@ public final class ColdReader {
         }
     }
 
-    private BatchRead readBatchesOnce(TopicPartition tp, long offset, int maxRecords, int maxBytes, Manifest m) {
-        BatchRead.Builder out = new BatchRead.Builder(offset, maxRecords, maxBytes);
+    private BatchRead readBatchesOnce(TopicPartition tp, long offset, BatchCollector out, Manifest m) {
         List<ColdSegment> segments = m.segments();
         int index = m.segmentIndexFor(offset);
         if (index < 0) {

@@ -1,6 +1,7 @@
 package io.tierlog.tiering;
 
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.ReadMemory;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
@@ -174,7 +175,13 @@ public final class TieredStorage implements AutoCloseable {
      * {@link #read}, with {@code hot} reading e.g. {@link io.tierlog.log.PartitionReader#readBatches}.
      */
     public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, TierRead<BatchRead> hot) {
-        return route(tp, offset, maxRecords, maxBytes, (o, n, b) -> reader.readBatches(tp, o, n, b), hot);
+        return readBatches(tp, offset, maxRecords, maxBytes, ReadMemory.HEAP, hot);
+    }
+
+    /** As {@link #readBatches(TopicPartition, long, int, int, TierRead)}, cold batches copied into {@code memory}. */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory,
+                                 TierRead<BatchRead> hot) {
+        return route(tp, offset, maxRecords, maxBytes, (o, n, b) -> reader.readBatches(tp, o, n, b, memory), hot);
     }
 
     private <T> T route(TopicPartition tp, long offset, int maxRecords, int maxBytes, TierRead<T> cold,

@@ -22,23 +22,44 @@ import java.util.zip.CRC32C;
  *   <li>{@link Step#INCOMPLETE}: the bytes stop before the announced end of a batch. This is what an append in
  *       progress looks like to a reader, and what a writer killed mid-write leaves behind;</li>
  *   <li>{@link Step#CORRUPT}: a batch whose announced end lies within the file fails validation. A crash cannot
- *       produce this (bytes are written in order and the file grows with them), so it is corruption.</li>
+ *       produce this (bytes are written in order and the file grows with them), so it is corruption;</li>
+ *   <li>{@link Step#FULL}: a complete batch that the {@link Window} does not admit (a read that has all the bytes it
+ *       wants); the position stays before it.</li>
  * </ul>
  * The file size is sampled when the cursor is created and again when the cursor reaches it, so a reader sees
  * appends made while it walks. Not thread-safe; does not own the channel.
  */
 public final class SegmentCursor {
-    public enum Step { BATCH, END, INCOMPLETE, CORRUPT }
+    public enum Step { BATCH, END, INCOMPLETE, CORRUPT, FULL }
 
     private static final int DEFAULT_CHUNK = 256 * 1024;
+
+    /**
+     * The memory a cursor reads the file through. {@link ChunkWindow} reuses one chunk (most walks); a batch read
+     * passes memory it keeps the batches in, so they are read once, straight to where they are returned.
+     */
+    public interface Window {
+        /** A cursor starts reading a (new) file at {@code position}: bytes held from before are stale. */
+        void startAt(long position);
+
+        /**
+         * A view of the file's bytes {@code [position, position + n)}, which the cursor has checked lie within
+         * {@code fileSize}. Positions only grow between calls; bytes before {@code position} are no longer needed
+         * unless the window's owner kept them.
+         */
+        ByteBuffer view(FileChannel channel, long fileSize, long position, int n) throws IOException;
+
+        /** Whether a batch of {@code size} bytes is wanted; when not, the walk stops before it ({@link Step#FULL}). */
+        default boolean admits(long size) {
+            return true;
+        }
+    }
 
     private final FileChannel channel;
     private final long segmentBase;
     private long position;
     private long fileSize;
-    private final int chunkSize;
-    private ByteBuffer chunk;
-    private long chunkStart;
+    private final Window window;
     private ByteBuffer batch;
     private BatchInfo info;
     private String problem;
@@ -48,14 +69,16 @@ public final class SegmentCursor {
     }
 
     public SegmentCursor(FileChannel channel, long segmentBase, long position, int chunkSize) throws IOException {
+        this(channel, segmentBase, position, new ChunkWindow(chunkSize));
+    }
+
+    public SegmentCursor(FileChannel channel, long segmentBase, long position, Window window) throws IOException {
         this.channel = channel;
         this.segmentBase = segmentBase;
         this.position = position;
         this.fileSize = channel.size();
-        // Allocated on first read: a writer's cursor at the end of the log (every append) reads nothing, and
-        // zeroing a 256 KiB buffer per append cost more than appending a small batch.
-        this.chunkSize = chunkSize;
-        this.chunkStart = position;
+        this.window = window;
+        window.startAt(position);
     }
 
     public Step next() throws IOException {
@@ -65,7 +88,7 @@ public final class SegmentCursor {
         if (!available(RecordBatchCodec.LOG_OVERHEAD)) {
             return position == fileSize ? Step.END : Step.INCOMPLETE;
         }
-        ByteBuffer header = window(RecordBatchCodec.LOG_OVERHEAD);
+        ByteBuffer header = window.view(channel, fileSize, position, RecordBatchCodec.LOG_OVERHEAD);
         long size = RecordBatchCodec.announcedSize(header);
         if (size < RecordBatchCodec.HEADER_SIZE || size > Integer.MAX_VALUE - 8) {
             problem = "announced batch size " + size + " is impossible";
@@ -74,7 +97,10 @@ public final class SegmentCursor {
         if (!available(size)) {
             return Step.INCOMPLETE;
         }
-        ByteBuffer candidate = window((int) size);
+        if (!window.admits(size)) {
+            return Step.FULL;
+        }
+        ByteBuffer candidate = window.view(channel, fileSize, position, (int) size);
         String invalid = RecordBatchCodec.validate(candidate);
         if (invalid != null) {
             problem = invalid;
@@ -189,32 +215,5 @@ public final class SegmentCursor {
         }
         fileSize = channel.size();
         return position + n <= fileSize;
-    }
-
-    /** A view of {@code n} bytes at the position, reading from the file if the chunk does not hold them. */
-    private ByteBuffer window(int n) throws IOException {
-        if (chunk == null || position < chunkStart || position + n > chunkStart + chunk.limit()) {
-            // A chunk of up to chunkSize, but no larger than what the file holds from here (a short tail needs no
-            // 256 KiB buffer), and always large enough for the n bytes asked for (one batch may exceed chunkSize).
-            long capacity = Math.max(n, Math.min(chunkSize, fileSize - position));
-            if (chunk == null || chunk.capacity() < capacity) {
-                chunk = ByteBuffer.allocate((int) capacity);
-            }
-            chunk.clear();
-            chunkStart = position;
-            long want = Math.min(chunk.capacity(), fileSize - position);
-            chunk.limit((int) want);
-            while (chunk.hasRemaining()) {
-                if (channel.read(chunk, chunkStart + chunk.position()) < 0) {
-                    break;
-                }
-            }
-            chunk.flip();
-            if (chunk.limit() < n) {
-                throw new IOException("file shrank while reading at " + position);
-            }
-        }
-        int at = (int) (position - chunkStart);
-        return chunk.duplicate().position(at).limit(at + n).slice();
     }
 }

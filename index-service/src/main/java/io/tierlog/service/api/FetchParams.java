@@ -1,0 +1,23 @@
+package io.tierlog.service.api;
+
+/**
+ * The query parameters of a fetch (api.md, "Fetch"), checked before any I/O: the same rules for the JSON fetch
+ * ({@link RecordsResource}) and the record-batch fetch ({@link BatchFetchRoute}).
+ */
+record FetchParams(long offset, int maxRecords, int maxBytes, long waitMs) {
+    static final int DEFAULT_MAX_RECORDS = 500;
+    static final int DEFAULT_MAX_BYTES = 1024 * 1024;
+    static final int MAX_WAIT_MS = 30_000;
+
+    /** @throws io.tierlog.log.TierlogException 400 {@code bad-request} naming the parameter */
+    static FetchParams parse(String offset, String maxRecords, String maxBytes, String waitMs, int maxRecordsLimit) {
+        if (offset == null || offset.isEmpty()) {
+            throw Requests.bad("offset", "offset is required");
+        }
+        return new FetchParams(
+                Requests.queryLong(offset, "offset", 0, 0, Long.MAX_VALUE),
+                (int) Requests.queryLong(maxRecords, "maxRecords", DEFAULT_MAX_RECORDS, 1, maxRecordsLimit),
+                (int) Requests.queryLong(maxBytes, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE),
+                Requests.queryLong(waitMs, "waitMs", 0, 0, MAX_WAIT_MS));
+    }
+}
