@@ -85,9 +85,10 @@ public class RecordsResource {
             return produceBatches(topic, partitionParam, body);
         }
         // Returning a CompletionStage makes this endpoint non-blocking, so Quarkus REST buffers the body on the
-        // event loop before calling it; a blocking endpoint would read it through a blocking stream on the worker,
-        // one hand-off per network chunk, which cost several times the append itself for a 1 MB request. The
-        // append (file lock, write, fsync) then runs on the worker pool.
+        // event loop before calling it (up to quarkus.rest.input-buffer-size, set to hold a whole request); a
+        // blocking endpoint, or a larger body, is read through a blocking stream on a worker, one hand-off per
+        // network chunk, which cost several times the append itself for a 1 MB request. The append (file lock,
+        // write, fsync) then runs on the worker pool.
         long start = System.nanoTime();
         return vertx.executeBlocking(() -> {
             TopicAdmin.requirePublic(topic);
