@@ -15,20 +15,23 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
  * Topic metadata on the hot volume, one JSON file per topic under {@code <data-dir>/__metadata/topics/}.
  *
- * <p>The hot volume is shared by processes (ingest functions and the index-service), so nothing is cached
- * here: every call reads the file. Creation is atomic and exclusive across processes (a hard link, which fails
- * if the name exists); config updates replace the file atomically (rename). A reader therefore sees either the
- * old or the new file, never a partial one.
+ * <p>The hot volume is shared by processes (ingest functions and the index-service), so every call reads the
+ * file: a change made by another process is seen at once. Only the parse is reused, when the bytes read are exactly
+ * those parsed last time (every produce request looks its topic up, and parsing cost more than reading). Creation is
+ * atomic and exclusive across processes (a hard link, which fails if the name exists); config updates replace the
+ * file atomically (rename). A reader therefore sees either the old or the new file, never a partial one.
  *
  * <p>Thread-safe.
  */
@@ -37,6 +40,11 @@ public final class TopicStore {
 
     private final Path dir;
     private final Clock clock;
+    /** The last parse of each topic's file, by name. */
+    private final Map<String, Parsed> parsed = new ConcurrentHashMap<>();
+
+    private record Parsed(byte[] json, TopicMetadata topic) {
+    }
 
     public TopicStore(Path dataDir, Clock clock) {
         this.dir = dataDir.resolve("__metadata").resolve("topics");
@@ -61,8 +69,16 @@ public final class TopicStore {
     public Optional<TopicMetadata> find(String name) {
         Names.requireValidTopic(name);
         try {
-            return Optional.of(fromJson(Files.readAllBytes(file(name))));
+            byte[] json = Files.readAllBytes(file(name));
+            Parsed last = parsed.get(name);
+            if (last != null && Arrays.equals(last.json(), json)) {
+                return Optional.of(last.topic());
+            }
+            TopicMetadata topic = fromJson(json);
+            parsed.put(name, new Parsed(json, topic));
+            return Optional.of(topic);
         } catch (NoSuchFileException e) {
+            parsed.remove(name);
             return Optional.empty();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read topic " + name, e);

@@ -1,0 +1,40 @@
+package io.tierlog.log.topic;
+
+import io.tierlog.testkit.ManualClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Two stores on one directory stand for two processes sharing the hot volume. */
+class TopicStoreTest {
+    @TempDir
+    Path data;
+
+    private final ManualClock clock = new ManualClock(1_700_000_000_000L);
+
+    @Test
+    void anotherProcesssChangeIsSeenAtOnceAndAnUnchangedFileIsNotParsedAgain() {
+        TopicStore writer = new TopicStore(data, clock);
+        TopicStore reader = new TopicStore(data, clock);
+        TopicMetadata created = writer.create("orders", 8, TopicConfig.DEFAULTS);
+
+        TopicMetadata first = reader.get("orders");
+        assertThat(first).isEqualTo(created);
+        assertThat(reader.get("orders")).as("same bytes, same parse").isSameAs(first);
+
+        writer.updateConfig("orders", Map.of(TopicConfig.RETENTION_MS, 172_800_000L));
+        assertThat(reader.get("orders").config().retentionMs()).isEqualTo(172_800_000L);
+
+        // Deleted and created again, with the same size of file: a different topic, not the remembered one.
+        writer.delete("orders");
+        assertThat(reader.find("orders")).isEmpty();
+        TopicMetadata again = writer.create("orders", 9, TopicConfig.DEFAULTS);
+        assertThat(reader.get("orders")).isEqualTo(again);
+        assertThat(reader.get("orders").id()).isNotEqualTo(created.id());
+        assertThat(reader.get("orders").partitions()).isEqualTo(9);
+    }
+}
