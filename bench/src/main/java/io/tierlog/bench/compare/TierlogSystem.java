@@ -223,7 +223,7 @@ public final class TierlogSystem implements SystemUnderTest {
                     }
                     if (batches) {
                         RecordBatchDecoder.requireMediaType(r.header("Content-Type"), "Tierlog fetch " + u);
-                        decoder.decode(ByteBuffer.wrap(in.readAllBytes()));
+                        decoder.decode(ByteBuffer.wrap(r.bytes()));
                         next = decoder.next();
                         checkNextOffsetHeader(r, decoder, u);
                     } else {

@@ -34,6 +34,13 @@ class BlockingHttpTest {
                 out.write(body);
             }
         });
+        server.createContext("/sized", x -> {
+            byte[] body = sizedBody();
+            x.sendResponseHeaders(200, body.length);
+            try (OutputStream out = x.getResponseBody()) {
+                out.write(body);
+            }
+        });
         server.createContext("/missing", x -> {
             byte[] body = "{\"type\":\"not-found\"}".getBytes(StandardCharsets.UTF_8);
             x.sendResponseHeaders(404, body.length);
@@ -72,6 +79,25 @@ class BlockingHttpTest {
         }
         assertThat(clientPorts).hasSize(3);
         assertThat(clientPorts.stream().distinct()).hasSize(1);
+    }
+
+    @Test
+    void bytesReadsASizedBodyWholeAndAChunkedOneToItsEnd() throws Exception {
+        try (BlockingHttp.Response r = BlockingHttp.get(base.resolve("/sized"), TIMEOUT, TIMEOUT)) {
+            assertThat(r.bytes()).isEqualTo(sizedBody());
+        }
+        try (BlockingHttp.Response r = BlockingHttp.get(base.resolve("/ok"), TIMEOUT, TIMEOUT, "Accept", "x/y")) {
+            assertThat(new String(r.bytes(), StandardCharsets.UTF_8)).isEqualTo("accept=x/y");
+        }
+    }
+
+    /** 3 MiB and a bit, so that it arrives in many socket reads; every byte differs from its neighbours. */
+    private static byte[] sizedBody() {
+        byte[] body = new byte[3 * 1024 * 1024 + 17];
+        for (int i = 0; i < body.length; i++) {
+            body[i] = (byte) (i * 31 + (i >>> 8));
+        }
+        return body;
     }
 
     @Test
