@@ -239,6 +239,11 @@ class RecordBatchesHttpTest {
             awaitHeld(held -> held > 0, "the stream to hold a batch it could not yet write");
         }
         awaitHeld(held -> held == 0, "every read buffer to be given back");
+
+        // Fetches answered by the route are counted under the path's template, not one series per topic.
+        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertThat(metrics).contains("uri=\"/v1/topics/{topic}/partitions/{partition}/records\"")
+                .doesNotContain("uri=\"/v1/topics/" + topic);
     }
 
     private void awaitHeld(java.util.function.LongPredicate condition, String what) throws InterruptedException {
