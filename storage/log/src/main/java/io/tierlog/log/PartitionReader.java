@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * Reads one partition's hot segments without taking the writer lock, so reads never wait for appends.
@@ -63,14 +62,14 @@ public final class PartitionReader {
      * @return where the walk stopped: the position after the last batch visited (and its next offset)
      */
     public Position scan(Position start, BatchVisitor visitor) {
-        return scan(start, () -> null, visitor);
+        return scan(start, null, visitor);
     }
 
     /**
-     * As {@link #scan(Position, BatchVisitor)}, reading each segment through the window {@code windows} supplies
-     * (null: a chunk window of the cursor's own). The walk also stops before a batch the window does not admit.
+     * As {@link #scan(Position, BatchVisitor)}, reading every segment through {@code window} (null: each cursor
+     * reads through a chunk window of its own). The walk also stops before a batch the window does not admit.
      */
-    private Position scan(Position start, Supplier<SegmentCursor.Window> windows, BatchVisitor visitor) {
+    private Position scan(Position start, SegmentCursor.Window window, BatchVisitor visitor) {
         List<Long> bases = segmentBases();
         int index = bases.indexOf(start.segmentBase());
         if (index < 0) {
@@ -86,7 +85,6 @@ public final class PartitionReader {
         while (true) {
             boolean last = index == bases.size() - 1;
             try (FileChannel ch = FileChannel.open(SegmentFiles.log(dir, segment), StandardOpenOption.READ)) {
-                SegmentCursor.Window window = windows.get();
                 SegmentCursor cursor = window == null ? new SegmentCursor(ch, segment, position)
                         : new SegmentCursor(ch, segment, position, window);
                 SegmentCursor.Step step;
@@ -182,7 +180,7 @@ public final class PartitionReader {
     public BatchRead readBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, ReadMemory memory) {
         BatchCollector out = new BatchCollector(fromOffset, maxRecords, maxBytes, memory);
         try {
-            scan(startFor(fromOffset, hint), () -> out, out::add);
+            scan(startFor(fromOffset, hint), out, out::add);
             return out.build();
         } catch (RuntimeException e) {
             out.abandon();
