@@ -12,7 +12,6 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
-import io.tierlog.service.read.PooledReadMemory;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -81,17 +80,18 @@ public class Engine {
 
     @Produces
     @Singleton
-    PooledReadMemory readMemory(MeterRegistry registry) {
-        PooledReadMemory memory = new PooledReadMemory();
-        Gauge.builder("tierlog.read.memory", memory, PooledReadMemory::heldBytes).baseUnit("bytes")
-                .description("Direct memory held by batch fetches and streams until their bytes are written")
+    PooledDirectMemory directMemory(MeterRegistry registry) {
+        PooledDirectMemory memory = new PooledDirectMemory();
+        Gauge.builder("tierlog.direct.memory", memory, PooledDirectMemory::heldBytes).baseUnit("bytes")
+                .description("Direct memory held by record-batch fetches and streams until their bytes are written, and by "
+                        + "record-batch produce bodies until they are appended")
                 .register(registry);
         return memory;
     }
 
     @Produces
     @Singleton
-    PartitionReads reads(HotTier hot, ColdTier cold, PooledReadMemory memory) {
+    PartitionReads reads(HotTier hot, ColdTier cold, PooledDirectMemory memory) {
         return new PartitionReads(hot, cold, memory);
     }
 

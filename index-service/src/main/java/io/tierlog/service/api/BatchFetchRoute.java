@@ -30,7 +30,7 @@ import java.util.concurrent.ExecutorService;
  * long-poll and problems as the JSON fetch of {@link RecordsResource}, which answers every other Accept.
  *
  * <p>A Vert.x route rather than JAX-RS because the bytes' lifetime must be explicit: they are read from the segment
- * file straight into pooled direct memory ({@link io.tierlog.service.read.PooledReadMemory}), the event loop writes
+ * file straight into pooled direct memory ({@link io.tierlog.service.PooledDirectMemory}), the event loop writes
  * that memory to the socket as it is, and the memory goes back to the pool when the write completes, which only a
  * write's own future tells. JAX-RS would copy the bytes into a buffer of its own first.
  */

@@ -1,6 +1,5 @@
 package io.tierlog.service.api;
 
-import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.Encoding;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.PartitionOffset;
@@ -16,7 +15,6 @@ import io.tierlog.service.read.PartitionReads;
 import io.vertx.core.Vertx;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -27,7 +25,6 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -76,14 +73,10 @@ public class RecordsResource {
             + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
             + "appended as one batch, under offsets the log assigns. A producer id in the batch header makes that "
             + "append idempotent as the JSON producer fields do (baseSequence counts requests, +1 per request).")
-    public CompletionStage<Response> produce(@PathParam("topic") String topic,
-                                             @HeaderParam("Content-Type") String contentType,
-                                             @QueryParam("partition") String partitionParam, byte[] body) {
-        // One method for both formats, chosen by the Content-Type header alone: JAX-RS matching between two
-        // @Consumes methods sent requests without a Content-Type to the binary one.
-        if (RecordBatchesMedia.namedIn(contentType)) {
-            return produceBatches(topic, partitionParam, body);
-        }
+    public CompletionStage<Response> produce(@PathParam("topic") String topic, byte[] body) {
+        // Requests with Content-Type record-batches never get here: BatchProduceRoute answers them, so that their
+        // bytes reach the segment file with one copy. This method answers JSON, whatever the Content-Type says
+        // (api.md: a missing or other Content-Type is read as JSON).
         // Returning a CompletionStage makes this endpoint non-blocking, so Quarkus REST buffers the body on the
         // event loop before calling it (up to quarkus.rest.input-buffer-size, set to hold a whole request); a
         // blocking endpoint, or a larger body, is read through a blocking stream on a worker, one hand-off per
@@ -100,21 +93,6 @@ public class RecordsResource {
             ends.forEach((p, end) -> watcher.appended(new TopicPartition(topic, p), end));
             metrics.produced(result.offsets().size(), body.length, System.nanoTime() - start);
             return Response.ok(IngestService.toJson(result), MediaType.APPLICATION_JSON).build();
-        }, false).toCompletionStage();
-    }
-
-    private CompletionStage<Response> produceBatches(String topic, String partitionParam, byte[] body) {
-        long start = System.nanoTime();
-        if (partitionParam == null || partitionParam.isEmpty()) {
-            throw Requests.bad("partition", "partition is required with Content-Type " + RecordBatchesMedia.TYPE);
-        }
-        int partition = (int) Requests.queryLong(partitionParam, "partition", 0, 0, Integer.MAX_VALUE);
-        return vertx.executeBlocking(() -> {
-            TopicAdmin.requirePublic(topic);
-            BatchProduceResult result = ingest.produceBatches(topic, partition, ByteBuffer.wrap(body));
-            watcher.appended(new TopicPartition(topic, partition), result.lastOffset() + 1);
-            metrics.produced(result.recordCount(), body.length, System.nanoTime() - start);
-            return Response.ok(result.toJson(), MediaType.APPLICATION_JSON).build();
         }, false).toCompletionStage();
     }
 

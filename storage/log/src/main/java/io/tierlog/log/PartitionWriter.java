@@ -65,7 +65,12 @@ import java.util.function.LongFunction;
  */
 public final class PartitionWriter implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionWriter.class);
-    static final long CHECKPOINT_BYTES = 4L * 1024 * 1024;
+    /**
+     * Bounds the bytes a new writer scans from its checkpoint to the end of the log. Each checkpoint costs a file
+     * create, write, fsync, rename and directory fsync: at 4 MiB it took 14% of the produce workers' time with 1 MB
+     * batches; at 16 MiB a recovery scan is still a few tens of milliseconds from the page cache.
+     */
+    static final long CHECKPOINT_BYTES = 16L * 1024 * 1024;
     private static final int SNAPSHOTS_KEPT = 3;
     private static final int MAX_RETAINED_ENCODE_BUFFER = 8 * 1024 * 1024;
 

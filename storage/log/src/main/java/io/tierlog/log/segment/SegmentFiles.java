@@ -22,11 +22,27 @@ public final class SegmentFiles {
     }
 
     public static String logName(long baseOffset) {
-        return String.format("%020d%s", baseOffset, LOG_SUFFIX);
+        return name(baseOffset, LOG_SUFFIX);
     }
 
     public static String snapshotName(long offset) {
-        return String.format("%020d%s", offset, SNAPSHOT_SUFFIX);
+        return name(offset, SNAPSHOT_SUFFIX);
+    }
+
+    /**
+     * {@code offset} zero-padded to 20 digits, then {@code suffix}. Not {@code String.format}: a writer names its
+     * tail segment on every append, and the formatter's parsing cost 5% of a produce worker's time.
+     */
+    private static String name(long offset, String suffix) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0, was " + offset);
+        }
+        String digits = Long.toString(offset);
+        StringBuilder name = new StringBuilder(20 + suffix.length());
+        for (int i = digits.length(); i < 20; i++) {
+            name.append('0');
+        }
+        return name.append(digits).append(suffix).toString();
     }
 
     public static Path log(Path dir, long baseOffset) {

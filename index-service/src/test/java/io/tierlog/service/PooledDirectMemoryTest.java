@@ -1,4 +1,4 @@
-package io.tierlog.service.read;
+package io.tierlog.service;
 
 import io.tierlog.log.ReadBuffer;
 import org.junit.jupiter.api.Test;
@@ -6,10 +6,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Fetch-sized buffers come from pooled chunks, and the held-bytes gauge follows allocation and release. */
-class PooledReadMemoryTest {
+class PooledDirectMemoryTest {
     @Test
     void buffersUpToEightMebibytesArePooledAndHeldBytesReturnToZero() {
-        PooledReadMemory memory = new PooledReadMemory();
+        PooledDirectMemory memory = new PooledDirectMemory();
         for (int round = 0; round < 3; round++) {
             try (ReadBuffer oneMib = memory.allocate(1 << 20);
                  ReadBuffer fourMib = memory.allocate(4 << 20);

@@ -1,4 +1,4 @@
-package io.tierlog.service.read;
+package io.tierlog.service;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -8,27 +8,28 @@ import io.tierlog.log.ReadMemory;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Read memory from a Netty pooled direct allocator of its own. A hot batch fetch reads the segment file straight into
- * such a buffer and the event loop writes that buffer to the socket: heap memory would cost a copy out of the JDK's
- * temporary direct buffer on the read, and another into a direct one on the write. Pooled allocation neither zeroes
- * memory nor waits for the garbage collector to free it; the holder of a read closes it once its response is
- * written.
+ * Direct memory from a Netty pooled allocator of its own, for the record-batch paths whose bytes go between a file
+ * and a socket. A hot batch fetch reads the segment file straight into such a buffer and the event loop writes that
+ * buffer to the socket; a record-batch produce body is gathered into one and written to the segment from it. Heap
+ * memory would cost a copy through the JDK's temporary direct buffer on every file read or write, and another into
+ * a direct one on the socket write. Pooled allocation neither zeroes memory nor waits for the garbage collector to
+ * free it; the holder closes a buffer once its bytes are written (a fetch) or appended (a produce).
  *
  * <p>Why not the HTTP server's allocator ({@code PooledByteBufAllocator.DEFAULT}): Quarkus sets Netty's
  * {@code io.netty.allocator.maxOrder} to 3, so its chunks are 64 KiB and every larger buffer is "huge": allocated
  * with {@code ByteBuffer.allocateDirect}, zeroed, and freed again on release. A profile of 4 MiB fetches put that
  * zeroing at 44% of the read threads' time. This allocator has 8 MiB chunks ({@value #PAGE_SIZE}-byte pages,
- * order {@value #MAX_ORDER}), which hold every fetch up to 8 MiB; no per-thread caches, since a buffer is allocated
- * on a read thread and released on an event loop.
+ * order {@value #MAX_ORDER}), which hold every fetch and produce body up to 8 MiB; no per-thread caches, since a
+ * buffer is allocated on one thread and released on another (a read thread and an event loop, or the reverse).
  */
-public final class PooledReadMemory implements ReadMemory {
+public final class PooledDirectMemory implements ReadMemory {
     static final int PAGE_SIZE = 8192;
     static final int MAX_ORDER = 10;
 
     private final PooledByteBufAllocator allocator;
     private final AtomicLong heldBytes = new AtomicLong();
 
-    public PooledReadMemory() {
+    public PooledDirectMemory() {
         this.allocator = new PooledByteBufAllocator(true, 0, Math.max(1, Runtime.getRuntime().availableProcessors()),
                 PAGE_SIZE, MAX_ORDER, 0, 0, false);
     }
@@ -44,8 +45,9 @@ public final class PooledReadMemory implements ReadMemory {
     }
 
     /**
-     * Bytes handed out and not given back: reads whose responses are still being written. It returns to zero when
-     * the service is idle; a value that only grows is a leak ({@code tierlog_read_memory_bytes}).
+     * Bytes handed out and not given back: reads whose responses are still being written, produce bodies not yet
+     * appended. It returns to zero when
+     * the service is idle; a value that only grows is a leak ({@code tierlog_direct_memory_bytes}).
      */
     public long heldBytes() {
         return heldBytes.get();
