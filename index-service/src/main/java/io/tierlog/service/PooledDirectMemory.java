@@ -1,60 +1,117 @@
 package io.tierlog.service;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ReadMemory;
 
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Direct memory from a Netty pooled allocator of its own, for the record-batch paths whose bytes go between a file
- * and a socket. A hot batch fetch reads the segment file straight into such a buffer and the event loop writes that
- * buffer to the socket; a record-batch produce body is gathered into one and written to the segment from it. Heap
- * memory would cost a copy through the JDK's temporary direct buffer on every file read or write, and another into
- * a direct one on the socket write. Pooled allocation neither zeroes memory nor waits for the garbage collector to
- * free it; the holder closes a buffer once its bytes are written (a fetch) or appended (a produce).
+ * Direct memory for the record-batch paths whose bytes go between a file and a socket, kept for reuse. A hot batch
+ * fetch reads the segment file straight into such a buffer and the event loop writes that buffer to the socket; a
+ * record-batch produce body is gathered into one and written to the segment from it. Heap memory would cost a copy
+ * through the JDK's temporary direct buffer on every file read or write, and another into a direct one on the
+ * socket write. The holder closes a buffer once its bytes are written (a fetch) or appended (a produce).
  *
- * <p>Why not the HTTP server's allocator ({@code PooledByteBufAllocator.DEFAULT}): Quarkus sets Netty's
- * {@code io.netty.allocator.maxOrder} to 3, so its chunks are 64 KiB and every larger buffer is "huge": allocated
- * with {@code ByteBuffer.allocateDirect}, zeroed, and freed again on release. A profile of 4 MiB fetches put that
- * zeroing at 44% of the read threads' time. This allocator has 8 MiB chunks ({@value #PAGE_SIZE}-byte pages,
- * order {@value #MAX_ORDER}), which hold every fetch and produce body up to 8 MiB; no per-thread caches, since a
- * buffer is allocated on one thread and released on another (a read thread and an event loop, or the reverse).
+ * <p>Blocks come in power-of-two sizes from {@value #MIN_BLOCK} bytes to {@value #MAX_BLOCK} bytes; a request gets
+ * a view of exactly its size on the smallest block that holds it. A released block goes back on its size's free
+ * list (last in, first out, so the memory in use stays warm) as long as the idle blocks total at most
+ * {@code idleLimitBytes}; beyond that, and for requests above the largest size, memory is freed at once rather than
+ * left to the garbage collector.
+ *
+ * <p>Why not a Netty pooled allocator: its chunks are freed as soon as nothing is allocated in them, so under
+ * megabyte-sized buffers that come and go it allocated (and the JDK zeroed) a new chunk again and again; a profile
+ * of 8 producers of 1 MB batches put that zeroing at 12% of the event loops' time. The HTTP server's own allocator is
+ * worse still for this: Quarkus sets {@code io.netty.allocator.maxOrder} to 3, so every buffer above 64 KiB is
+ * allocated outside its pool.
  */
 public final class PooledDirectMemory implements ReadMemory {
-    static final int PAGE_SIZE = 8192;
-    static final int MAX_ORDER = 10;
+    static final int MIN_BLOCK = 4096;
+    static final int MAX_BLOCK = 8 << 20;
+    /** Idle blocks kept by default: a few concurrent 4 MiB fetches and 1 MiB produce bodies. */
+    public static final long DEFAULT_IDLE_LIMIT_BYTES = 64L << 20;
 
-    private final PooledByteBufAllocator allocator;
+    private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(MIN_BLOCK);
+    private static final int MAX_SHIFT = Integer.numberOfTrailingZeros(MAX_BLOCK);
+
+    private final long idleLimitBytes;
+    private final ConcurrentLinkedDeque<ByteBuffer>[] idle;
+    private final AtomicLong idleBytes = new AtomicLong();
     private final AtomicLong heldBytes = new AtomicLong();
+    private final AtomicLong freshBlocks = new AtomicLong();
 
     public PooledDirectMemory() {
-        this.allocator = new PooledByteBufAllocator(true, 0, Math.max(1, Runtime.getRuntime().availableProcessors()),
-                PAGE_SIZE, MAX_ORDER, 0, 0, false);
+        this(DEFAULT_IDLE_LIMIT_BYTES);
+    }
+
+    @SuppressWarnings("unchecked")
+    PooledDirectMemory(long idleLimitBytes) {
+        this.idleLimitBytes = idleLimitBytes;
+        this.idle = new ConcurrentLinkedDeque[MAX_SHIFT - MIN_SHIFT + 1];
+        for (int i = 0; i < idle.length; i++) {
+            idle[i] = new ConcurrentLinkedDeque<>();
+        }
     }
 
     @Override
     public ReadBuffer allocate(int capacity) {
-        ByteBuf buf = allocator.directBuffer(capacity, capacity);
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
+        }
+        int sizeClass = sizeClass(capacity);
+        ByteBuffer block = sizeClass < 0 ? null : idle[sizeClass].pollFirst();
+        if (block != null) {
+            idleBytes.addAndGet(-block.capacity());
+        } else {
+            block = ByteBuffer.allocateDirect(sizeClass < 0 ? capacity : MIN_BLOCK << sizeClass);
+            freshBlocks.incrementAndGet();
+        }
         heldBytes.addAndGet(capacity);
-        return new ReadBuffer(buf.nioBuffer(0, capacity), () -> {
+        ByteBuffer taken = block;
+        return new ReadBuffer(taken.slice(0, capacity), () -> {
             heldBytes.addAndGet(-capacity);
-            buf.release();
+            giveBack(taken, sizeClass);
         });
+    }
+
+    private void giveBack(ByteBuffer block, int sizeClass) {
+        if (sizeClass >= 0) {
+            if (idleBytes.addAndGet(block.capacity()) <= idleLimitBytes) {
+                idle[sizeClass].offerFirst(block);
+                return;
+            }
+            idleBytes.addAndGet(-block.capacity());
+        }
+        PlatformDependent.freeDirectBuffer(block);
+    }
+
+    /** Index of the smallest block size holding {@code capacity} bytes, or -1 above the largest. */
+    private static int sizeClass(int capacity) {
+        if (capacity > MAX_BLOCK) {
+            return -1;
+        }
+        int shift = capacity <= MIN_BLOCK ? MIN_SHIFT : 32 - Integer.numberOfLeadingZeros(capacity - 1);
+        return shift - MIN_SHIFT;
     }
 
     /**
      * Bytes handed out and not given back: reads whose responses are still being written, produce bodies not yet
-     * appended. It returns to zero when
-     * the service is idle; a value that only grows is a leak ({@code tierlog_direct_memory_bytes}).
+     * appended. It returns to zero when the service is idle; a value that only grows is a leak
+     * ({@code tierlog_direct_memory_bytes}).
      */
     public long heldBytes() {
         return heldBytes.get();
     }
 
-    /** Buffers allocated outside the pool's chunks (each one zeroed and freed again); for tests. */
-    long hugeAllocations() {
-        return allocator.metric().directArenas().stream().mapToLong(a -> a.numHugeAllocations()).sum();
+    /** Bytes in blocks kept for reuse; at most the idle limit. */
+    long idleBytes() {
+        return idleBytes.get();
+    }
+
+    /** Blocks allocated (and zeroed by the JDK) rather than reused, since start; for tests. */
+    long freshBlocks() {
+        return freshBlocks.get();
     }
 }
