@@ -75,7 +75,8 @@ final class RequestBody {
         return done.future();
     }
 
-    private static long declaredLength(HttpServerRequest request) {
+    /** The request's {@code Content-Length}, or -1 when it has none (chunked) or an unreadable one. */
+    static long declaredLength(HttpServerRequest request) {
         String declared = request.getHeader("Content-Length");
         try {
             return declared == null ? -1 : Long.parseLong(declared.trim());

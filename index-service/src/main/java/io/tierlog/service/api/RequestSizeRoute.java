@@ -29,13 +29,7 @@ public class RequestSizeRoute {
     }
 
     private void check(RoutingContext ctx) {
-        String declared = ctx.request().getHeader("Content-Length");
-        long length;
-        try {
-            length = declared == null ? -1 : Long.parseLong(declared.trim());
-        } catch (NumberFormatException e) {
-            length = -1;
-        }
+        long length = RequestBody.declaredLength(ctx.request());
         if (length <= maxRequestBytes) {
             ctx.next();
             return;
