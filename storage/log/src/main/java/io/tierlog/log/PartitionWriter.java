@@ -7,6 +7,7 @@ import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.format.RecordBatchCodec;
 import io.tierlog.log.io.AtomicFiles;
+import io.tierlog.log.io.GroupSync;
 import io.tierlog.log.producer.ProducerSnapshot;
 import io.tierlog.log.producer.ProducerStateTable;
 import io.tierlog.log.segment.SegmentCursor;
@@ -19,6 +20,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
@@ -52,7 +54,10 @@ import java.util.function.LongFunction;
  *   <li>Build the batch at the log's next offset: our encoding of the records, or a client's validated batch
  *       ({@link ClientBatch}) with that base offset stamped into its header, outside the CRC.</li>
  *   <li>Roll to a new segment if {@code segment.bytes} or {@code segment.ms} says so.</li>
- *   <li>Write the batch (one positional write), fsync per {@link FsyncPolicy}, release the lock, acknowledge.</li>
+ *   <li>Write the batch (one positional write), release the lock, fsync per {@link FsyncPolicy}, acknowledge.
+ *       Under {@code always} the fsync is a group commit ({@link GroupSync}): an append waits for a force that
+ *       began after its write, and one force covers every append written before it began, so the appenders queued
+ *       behind the lock write while it runs. A retry answered with its original offsets waits for a force too.</li>
  * </ol>
  * A process killed at any point leaves either no trace of the batch, a torn tail that the next writer truncates,
  * or the whole batch (then visible, but unacknowledged: a retry with the producer fields is deduplicated).
@@ -99,16 +104,35 @@ public final class PartitionWriter implements Closeable {
     private static final class Tail {
         final long segmentBase;
         final FileChannel channel;
+        /** Group commit of this segment's appends under {@code fsync=always}. */
+        final GroupSync sync;
         long position;
         long nextOffset;
         long segmentCreatedMs;
 
-        Tail(long segmentBase, FileChannel channel, long position, long nextOffset, long segmentCreatedMs) {
+        Tail(Path dir, long segmentBase, FileChannel channel, long position, long nextOffset, long segmentCreatedMs) {
             this.segmentBase = segmentBase;
             this.channel = channel;
+            Path file = SegmentFiles.log(dir, segmentBase);
+            this.sync = new GroupSync(() -> force(channel, file));
             this.position = position;
             this.nextOffset = nextOffset;
             this.segmentCreatedMs = segmentCreatedMs;
+        }
+    }
+
+    /**
+     * Forces a segment's data to disk. The writer may have rolled past the segment and closed this channel since the
+     * append that waits on it (a roll forces the old segment first, but the waiter cannot tell), so a closed channel
+     * falls back to forcing the file through a channel of its own.
+     */
+    private static void force(FileChannel channel, Path file) throws IOException {
+        try {
+            channel.force(false);
+        } catch (ClosedChannelException e) {
+            try (FileChannel again = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                again.force(false);
+            }
         }
     }
 
@@ -159,35 +183,59 @@ public final class PartitionWriter implements Closeable {
 
     /**
      * The one append core: lock, re-read the tail, producer check, then the batch {@code batchAt} builds for the
-     * log's next offset (called under the lock, so its base offset is final), roll, write.
+     * log's next offset (called under the lock, so its base offset is final), roll, write; then, with
+     * {@code fsync=always}, wait outside the lock for a force that covers the write ({@link GroupSync}), so that
+     * the next appender writes meanwhile and one force serves several appends.
      */
     private AppendResult append(ProducerIdentity producer, int recordCount, TopicConfig config,
                                 LongFunction<ByteBuffer> batchAt) {
+        AppendResult result;
+        GroupSync sync;
+        long durableEnd;
         mutex.lock();
         try (FileLock ignored = lockFile.lock()) {
-            refreshTail();
-            ProducerStateTable.Verdict verdict = producers.check(producer, recordCount);
-            if (verdict instanceof ProducerStateTable.Duplicate d) {
-                return new AppendResult(d.original().firstOffset(), d.original().lastOffset(), true);
-            }
-            if (verdict instanceof ProducerStateTable.OutOfOrder o) {
-                throw new TierlogException(ErrorType.OUT_OF_ORDER_SEQUENCE, "producer " + producer.producerId()
-                        + " sent sequence " + producer.sequence() + " to " + partition + "; expected " + o.expected(),
-                        Map.of("expectedSequence", o.expected(), "partition", partition.partition()));
-            }
-            if (verdict instanceof ProducerStateTable.Fenced f) {
-                throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer " + producer.producerId() + " epoch "
-                        + producer.epoch() + " is older than the current epoch " + f.currentEpoch() + " on " + partition,
-                        Map.of("currentEpoch", (int) f.currentEpoch(), "partition", partition.partition()));
-            }
-            ByteBuffer batch = batchAt.apply(tail.nextOffset);
-            maybeRoll(batch.remaining(), config);
-            return write(batch);
+            result = appendLocked(producer, recordCount, config, batchAt);
+            // A duplicate too: its original may have been written by a writer that died before its fsync, so the
+            // answer waits for the same force as a new append would.
+            sync = tail.sync;
+            durableEnd = tail.position;
+            sync.wrote(durableEnd);
         } catch (IOException e) {
             throw new UncheckedIOException("append to " + partition + " failed", e);
         } finally {
             mutex.unlock();
         }
+        if (fsync == FsyncPolicy.ALWAYS) {
+            try {
+                sync.awaitDurable(durableEnd);
+            } catch (IOException e) {
+                throw new UncheckedIOException("fsync of " + partition + " failed; the append is not acknowledged", e);
+            }
+        }
+        return result;
+    }
+
+    /** Caller holds the mutex and the file lock. */
+    private AppendResult appendLocked(ProducerIdentity producer, int recordCount, TopicConfig config,
+                                      LongFunction<ByteBuffer> batchAt) throws IOException {
+        refreshTail();
+        ProducerStateTable.Verdict verdict = producers.check(producer, recordCount);
+        if (verdict instanceof ProducerStateTable.Duplicate d) {
+            return new AppendResult(d.original().firstOffset(), d.original().lastOffset(), true);
+        }
+        if (verdict instanceof ProducerStateTable.OutOfOrder o) {
+            throw new TierlogException(ErrorType.OUT_OF_ORDER_SEQUENCE, "producer " + producer.producerId()
+                    + " sent sequence " + producer.sequence() + " to " + partition + "; expected " + o.expected(),
+                    Map.of("expectedSequence", o.expected(), "partition", partition.partition()));
+        }
+        if (verdict instanceof ProducerStateTable.Fenced f) {
+            throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer " + producer.producerId() + " epoch "
+                    + producer.epoch() + " is older than the current epoch " + f.currentEpoch() + " on " + partition,
+                    Map.of("currentEpoch", (int) f.currentEpoch(), "partition", partition.partition()));
+        }
+        ByteBuffer batch = batchAt.apply(tail.nextOffset);
+        maybeRoll(batch.remaining(), config);
+        return write(batch);
     }
 
     /**
@@ -226,7 +274,8 @@ public final class PartitionWriter implements Closeable {
         }
         batch.flip();
         long now = clock.millis();
-        if (fsync == FsyncPolicy.ALWAYS || (fsync == FsyncPolicy.INTERVAL && now - lastFsyncMs >= fsyncInterval.toMillis())) {
+        // fsync=always forces after the lock is released (append), as a group commit.
+        if (fsync == FsyncPolicy.INTERVAL && now - lastFsyncMs >= fsyncInterval.toMillis()) {
             tail.channel.force(false);
             lastFsyncMs = now;
         }
@@ -264,7 +313,7 @@ public final class PartitionWriter implements Closeable {
         if (tail != null) {
             tail.channel.close();
         }
-        tail = new Tail(base, channel, 0, base, now);
+        tail = new Tail(dir, base, channel, 0, base, now);
         LOG.debug("{}: rolled to segment {}", partition, base);
         checkpoint();
     }
@@ -321,7 +370,7 @@ public final class PartitionWriter implements Closeable {
             if (s != null && bases.contains(s.segmentBase())
                     && Files.size(SegmentFiles.log(dir, s.segmentBase())) >= s.position()) {
                 producers.load(s.producers());
-                tail = new Tail(s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
+                tail = new Tail(dir, s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
                         s.segmentCreatedMs());
                 return;
             }
@@ -330,7 +379,7 @@ public final class PartitionWriter implements Closeable {
         // which only means a retry of a batch that old is no longer recognised.
         producers.clear();
         long first = bases.get(0);
-        tail = new Tail(first, openForWrite(first), 0, first, clock.millis());
+        tail = new Tail(dir, first, openForWrite(first), 0, first, clock.millis());
     }
 
     private void scanForward() throws IOException {
@@ -376,7 +425,7 @@ public final class PartitionWriter implements Closeable {
                 return;
             }
             tail.channel.close();
-            tail = new Tail(successor, openForWrite(successor), 0, successor, clock.millis());
+            tail = new Tail(dir, successor, openForWrite(successor), 0, successor, clock.millis());
         }
     }
 

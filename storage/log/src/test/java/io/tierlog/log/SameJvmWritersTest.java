@@ -70,4 +70,46 @@ class SameJvmWritersTest {
         assertThat(all.records()).hasSize(2 * perWriter);
         assertThat(all.nextOffset()).isEqualTo(2L * perWriter);
     }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void concurrentAppendsUnderFsyncAlwaysShareForcesAndStayDenseAcrossRolls() throws Exception {
+        TopicPartition tp = new TopicPartition("group-commit", 0);
+        // Small segments: appends roll while others wait for a force of the segment they wrote.
+        TopicConfig config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 8 * 1024));
+        ManualClock clock = new ManualClock(1_700_000_000_000L);
+        int threads = 8;
+        int perThread = 150;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Long> offsets = new ArrayList<>();
+        try (PartitionWriter w = new PartitionWriter(data, tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1), clock)) {
+            List<Future<List<AppendResult>>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    List<AppendResult> acks = new ArrayList<>();
+                    for (int i = 0; i < perThread; i++) {
+                        acks.add(w.append(List.of(new AppendRecord(null, ("t" + thread + "-" + i)
+                                .getBytes(StandardCharsets.UTF_8), List.of(), clock.millis())), ProducerIdentity.NONE, config));
+                    }
+                    return acks;
+                }));
+            }
+            start.countDown();
+            for (Future<List<AppendResult>> f : futures) {
+                f.get(50, TimeUnit.SECONDS).forEach(r -> offsets.add(r.baseOffset()));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        int total = threads * perThread;
+        assertThat(offsets).doesNotHaveDuplicates().hasSize(total);
+        assertThat(offsets.stream().mapToLong(Long::longValue).max().orElseThrow()).isEqualTo(total - 1L);
+        ReadResult all = new PartitionReader(data, tp).read(0, null, 10_000, 1 << 24);
+        assertThat(all.records()).hasSize(total);
+        assertThat(io.tierlog.log.segment.SegmentFiles.segmentBases(data.resolve(tp.dirName())))
+                .as("the appends rolled segments").hasSizeGreaterThan(10);
+    }
 }
