@@ -176,8 +176,11 @@ public final class Tierer {
                     return false;
                 }
             } catch (ObjectNotFoundException e) {
+                if (!removeLeftovers(topic.name())) {
+                    // Another tierer published the descriptor meanwhile: check it as if it had been there.
+                    return publishTopic(topic);
+                }
                 known = null;
-                removeLeftovers(topic.name());
             } catch (IllegalArgumentException e) {
                 LOG.warn("topic {}: unreadable topic.json in the bucket is replaced: {}", topic.name(), e.getMessage());
                 known = null;
@@ -194,15 +197,27 @@ public final class Tierer {
      * A topic's descriptor is written before any of its segments and deleted before any of them, so objects under a
      * prefix without a descriptor belong to no live topic: the remains of an interrupted deletion. They must go
      * before this topic commits manifest versions, or the old, higher versions would be taken as current.
+     *
+     * <p>Another tierer (another node, or a restarted one) may publish the descriptor and start uploading at any
+     * moment, so the descriptor is looked for again after the listing: if it is still absent, nothing in the listing
+     * can be that tierer's, since it uploads only after its descriptor exists; if it is there now, nothing is
+     * deleted. Only listed keys are deleted. Without the second look, two tierers starting on a new topic at once
+     * had one delete the other's freshly committed segments and manifest.
+     *
+     * @return false, deleting nothing, if the topic's descriptor has appeared in the meantime
      */
-    private void removeLeftovers(String topic) {
+    private boolean removeLeftovers(String topic) {
         List<ObjectKey> leftovers = store.listAll(BucketLayout.topicPrefix(topic)).map(m -> m.key()).toList();
         if (!leftovers.isEmpty()) {
+            if (store.head(BucketLayout.topicMetadata(topic)).isPresent()) {
+                return false;
+            }
             LOG.warn("topic {}: removing {} objects left in the bucket by an interrupted deletion", topic,
                     leftovers.size());
             store.deleteAll(leftovers);
         }
         manifests.forgetTopic(topic);
+        return true;
     }
 
     void forgetTopic(String topic) {

@@ -349,6 +349,31 @@ abstract class TieredStorageContractTest {
         assertThat(segmentObjects()).isEqualTo(referenced(m));
     }
 
+    @Test
+    void aTiererThatFoundNoDescriptorNeverDeletesWhatAnotherPublishedMeanwhile() {
+        HotLog hot = hotLog(dataDir);
+        hot.append(200, 5, CONFIG);
+        List<Long> bases = hot.reader().segmentBases();
+        FaultyStore slow = new FaultyStore(backend);
+        TieredStorage a = storage(dataDir, slow, TIERING);
+        TieredStorage b = storage(dataDir, openStoreTracked(), TIERING);
+        // a finds no topic.json on the fresh bucket; before it lists the topic's prefix for leftovers of an
+        // interrupted deletion, b publishes the topic and commits every sealed segment.
+        java.util.concurrent.atomic.AtomicReference<Manifest> committedByB = new java.util.concurrent.atomic.AtomicReference<>();
+        slow.runBefore((op, key, n) -> op.equals("list") && n == 1, () -> {
+            assertThat(b.runTieringPass().segmentsCommitted()).isEqualTo(bases.size() - 1);
+            committedByB.set(b.manifests().load(tp));
+        });
+
+        assertThat(a.runTieringPass().segmentsCommitted()).isZero();
+
+        assertThat(committedByB.get()).as("b's pass ran inside a's").isNotNull();
+        Manifest m = a.manifests().load(tp);
+        assertThat(m.version()).isEqualTo(committedByB.get().version());
+        assertThat(m.segments()).isEqualTo(committedByB.get().segments());
+        assertThat(segmentObjects()).isEqualTo(referenced(m));
+    }
+
     ObjectStore openStoreTracked() {
         ObjectStore s = openStore();
         closeables.add(s::close);
