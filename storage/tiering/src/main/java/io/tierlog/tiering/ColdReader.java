@@ -25,12 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /**
@@ -38,10 +32,10 @@ import java.util.function.Function;
  *
  * <h2>Read path</h2>
  * The offset is resolved to a cold segment by the (cached) manifest, to a byte position by the segment's
- * sidecar (one small GET, cached in memory), then batches are read from the segment object in fixed-size chunks
- * through the {@link ChunkCache}. Each chunk touched schedules ranged GETs of the next
- * {@value #LOOKAHEAD_FACTOR} x {@code readAheadChunks} chunks (continuing into the next segment, whose sidecar is
- * then fetched in the background too), so a sequential replay finds its next chunks already fetched, with several
+ * sidecar (one small GET, cached in memory; not needed for a segment's first offset, which is at position 0), then
+ * batches are read from the segment object in fixed-size chunks through the {@link ChunkCache}. Each chunk touched
+ * schedules ranged GETs of the next {@value #LOOKAHEAD_FACTOR} x {@code readAheadChunks} chunks (continuing into
+ * the next segment, which a sequential reader enters at its first offset), so a sequential replay finds its next chunks already fetched, with several
  * GETs in flight, instead of paying one round trip per chunk, and crosses segment boundaries without a pipeline
  * bubble. How many of those GETs run at once is the fetch executor's size ({@code fetchThreads}); the window is
  * deeper than that on purpose: a reader busy decoding falls behind its GETs now and then, and with a window only as
@@ -58,7 +52,7 @@ import java.util.function.Function;
  * {@link ColdBatchDecoder}, since decoding is the reading thread's main cost.
  *
  * <h2>Background fetches</h2>
- * Read-ahead (chunks, next sidecar) runs on the fetch executor. A background fetch that fails is dropped and
+ * Read-ahead (chunks) runs on the fetch executor. A background fetch that fails is dropped and
  * counted nowhere: the read that needs the data fetches it itself, so a failed prefetch (a throttled or dropped
  * GET) costs that read a round trip and never fails it on its own.
  *
@@ -85,9 +79,6 @@ public final class ColdReader {
     private final ManifestStore manifests;
     private final ChunkCache chunks;
     private final int readAhead;
-    private final Executor background;
-    /** Sidecar GETs started by read-ahead, by index key; removed when done (successful ones are in {@link #sidecars}). */
-    private final Map<ObjectKey, CompletableFuture<SegmentSidecar>> sidecarFetches = new ConcurrentHashMap<>();
     /** Where reads that stopped inside a segment would continue. Guarded by itself. */
     private final Map<ResumeKey, Resume> resumes = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -104,16 +95,14 @@ public final class ColdReader {
             });
 
     /**
-     * @param readAhead  read-ahead depth: {@value #LOOKAHEAD_FACTOR} x this many chunks are requested ahead of a
-     *                   sequential reader (0: none, and no sidecar prefetch either)
-     * @param background runs sidecar prefetches (the chunk cache has its own fetch executor)
+     * @param readAhead read-ahead depth: {@value #LOOKAHEAD_FACTOR} x this many chunks are requested ahead of a
+     *                  sequential reader (0: none); the chunk cache runs the GETs on its fetch executor
      */
-    ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, int readAhead, Executor background) {
+    ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, int readAhead) {
         this.store = store;
         this.manifests = manifests;
         this.chunks = chunks;
         this.readAhead = readAhead * LOOKAHEAD_FACTOR;
-        this.background = background;
     }
 
     /**
@@ -213,7 +202,7 @@ public final class ColdReader {
     }
 
     private SegmentWalk walkFrom(TopicPartition tp, ColdSegment s, ColdSegment next, long offset) {
-        SegmentSidecar.Entry entry = sidecar(s).floor(offset);
+        SegmentSidecar.Entry entry = walkStart(s, offset);
         return new SegmentWalk(tp, s, next, entry.position(), entry.baseOffset());
     }
 
@@ -271,7 +260,7 @@ public final class ColdReader {
             if (resume != null) {
                 walk = new SegmentWalk(tp, s, next(segments, index), resume.position(), resume.baseOffset());
             } else {
-                SegmentSidecar.Entry entry = sidecar(s).floor(want);
+                SegmentSidecar.Entry entry = walkStart(s, want);
                 walk = new SegmentWalk(tp, s, next(segments, index), entry.position(), entry.baseOffset());
             }
             BatchView b;
@@ -355,26 +344,18 @@ public final class ColdReader {
         return i + 1 < segments.size() ? segments.get(i + 1) : null;
     }
 
+    /**
+     * The batch a walk for {@code offset} starts at in {@code s}. A segment's first batch is at position 0, so a read
+     * from a segment's first offset (offset 0, and every segment a sequential replay walks into) needs no sidecar: one
+     * dependent GET less before its first byte, and none per segment of a replay.
+     */
+    private SegmentSidecar.Entry walkStart(ColdSegment s, long offset) {
+        return offset <= s.baseOffset() ? new SegmentSidecar.Entry(s.baseOffset(), 0, -1) : sidecar(s).floor(offset);
+    }
+
     private SegmentSidecar sidecar(ColdSegment s) {
         SegmentSidecar cached = sidecars.get(s.indexKey());
-        if (cached != null) {
-            return cached;
-        }
-        CompletableFuture<SegmentSidecar> prefetch = sidecarFetches.get(s.indexKey());
-        if (prefetch != null) {
-            try {
-                return prefetch.join();
-            } catch (CompletionException | CancellationException e) {
-                // A failed background fetch is not this read's failure: fetch it ourselves below.
-            }
-        } else {
-            // A prefetch caches its sidecar before it leaves sidecarFetches: it may have finished meanwhile.
-            cached = sidecars.get(s.indexKey());
-            if (cached != null) {
-                return cached;
-            }
-        }
-        return fetchSidecar(s);
+        return cached != null ? cached : fetchSidecar(s);
     }
 
     private SegmentSidecar fetchSidecar(ColdSegment s) {
@@ -386,33 +367,6 @@ public final class ColdReader {
         }
         sidecars.put(s.indexKey(), parsed);
         return parsed;
-    }
-
-    /** Starts fetching {@code s}'s sidecar in the background unless it is cached or already being fetched. */
-    void prefetchSidecar(ColdSegment s) {
-        // In flight first, then cached: a prefetch finishing between the two looks is seen by one of them.
-        if (sidecarFetches.containsKey(s.indexKey()) || sidecars.containsKey(s.indexKey())) {
-            return;
-        }
-        CompletableFuture<SegmentSidecar> mine = new CompletableFuture<>();
-        if (sidecarFetches.putIfAbsent(s.indexKey(), mine) != null) {
-            return;
-        }
-        try {
-            background.execute(() -> {
-                try {
-                    mine.complete(fetchSidecar(s));
-                } catch (RuntimeException e) {
-                    LOG.debug("cold read-ahead: sidecar {} not prefetched: {}", s.indexKey(), e.toString());
-                    mine.completeExceptionally(e);
-                } finally {
-                    sidecarFetches.remove(s.indexKey(), mine);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            sidecarFetches.remove(s.indexKey(), mine);
-            mine.completeExceptionally(e);
-        }
     }
 
     private static TierlogException unavailable(TopicPartition tp, ObjectStoreUnavailableException e) {
@@ -573,10 +527,6 @@ public final class ColdReader {
                 if (c < count) {
                     chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), c);
                 } else if (nextSegment != null) {
-                    if (c == count) {
-                        // The next walk starts with a sidecar lookup; have it ready, or the pipeline stalls there.
-                        prefetchSidecar(nextSegment);
-                    }
                     chunks.prefetch(nextSegment.segmentKey(), nextSegment.sizeBytes(), c - count);
                 }
             }

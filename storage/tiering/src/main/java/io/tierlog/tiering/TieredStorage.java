@@ -72,7 +72,7 @@ public final class TieredStorage implements AutoCloseable {
                 config.readAheadChunks() * ColdReader.LOOKAHEAD_FACTOR + 1);
         this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), maxInFlight,
                 maxInFlight + 2, store, fetchers, stats);
-        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks(), fetchers);
+        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks());
         this.restorer = new ColdRestorer(dataDir, topics, store, manifests);
     }
 
