@@ -52,7 +52,9 @@ class S3ProxyTieringTest extends TieredStorageContractTest {
                 .pathStyle(true)
                 .bucket(bucket)
                 .keyPrefix("cluster-a")
-                .maxAttempts(2)
+                // Tests stop and restart S3Proxy (storeDown/storeUp); the JDK keeps the old server's closed
+                // connections for reuse, and each one costs an attempt. Two attempts were not always enough.
+                .maxAttempts(4)
                 .backoffBase(Duration.ofMillis(20))
                 .connectTimeout(Duration.ofSeconds(2))
                 .socketTimeout(Duration.ofSeconds(10))
