@@ -47,8 +47,10 @@ final class RequestBody {
             bytes.getBytes(bytes.readerIndex(), target);
         });
         request.exceptionHandler(e -> {
-            body.close();
-            done.tryFail(e);
+            // Only before the body was handed on: after that its holder owns (and closes) the buffer.
+            if (done.tryFail(e)) {
+                body.close();
+            }
         });
         request.endHandler(v -> {
             target.flip();

@@ -190,22 +190,24 @@ public final class PartitionWriter implements Closeable {
     private AppendResult append(ProducerIdentity producer, int recordCount, TopicConfig config,
                                 LongFunction<ByteBuffer> batchAt) {
         AppendResult result;
-        GroupSync sync;
-        long durableEnd;
+        GroupSync sync = null;
+        long durableEnd = 0;
         mutex.lock();
         try (FileLock ignored = lockFile.lock()) {
             result = appendLocked(producer, recordCount, config, batchAt);
-            // A duplicate too: its original may have been written by a writer that died before its fsync, so the
-            // answer waits for the same force as a new append would.
-            sync = tail.sync;
-            durableEnd = tail.position;
-            sync.wrote(durableEnd);
+            if (fsync == FsyncPolicy.ALWAYS) {
+                // A duplicate too: its original may have been written by a writer that died before its fsync, so
+                // the answer waits for the same force as a new append would.
+                sync = tail.sync;
+                durableEnd = tail.position;
+                sync.wrote(durableEnd);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("append to " + partition + " failed", e);
         } finally {
             mutex.unlock();
         }
-        if (fsync == FsyncPolicy.ALWAYS) {
+        if (sync != null) {
             try {
                 sync.awaitDurable(durableEnd);
             } catch (IOException e) {
