@@ -5,6 +5,7 @@ import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.JitWarmup;
 import io.tierlog.bench.compare.MachineInfo;
 import io.tierlog.bench.compare.Payload;
+import io.tierlog.bench.compare.ProcessCpu;
 import io.tierlog.bench.compare.RunOptions;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.log.TopicPartition;
@@ -285,26 +286,36 @@ public final class ColdCommand implements Callable<Integer> {
         Cold last = null;
         for (ColdResults.Reader reader : order) {
             Cold topic = unread.next();
-            measure(results, latency, reader, where, () -> measuredReplay(s3, service, topic, reader));
+            measure(results, latency, reader, where, service.pid(), () -> measuredReplay(s3, service, topic, reader));
             last = topic;
         }
         // The raw readers GET the objects of the topic replayed last (S3Proxy serves every topic from the page cache).
         List<RangedGets.Segment> segments = segments(store, last.topic(), last);
-        measure(results, latency, ColdResults.Reader.RAW, where, () -> {
+        measure(results, latency, ColdResults.Reader.RAW, where, service.pid(), () -> {
             s3.reset();
             return RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());
         });
-        measure(results, latency, ColdResults.Reader.SERIAL, where, () -> {
+        measure(results, latency, ColdResults.Reader.SERIAL, where, service.pid(), () -> {
             s3.reset();
             return RangedGets.read(store, segments, chunkBytes, 1).withCounts(s3.counts());
         });
     }
 
-    /** Runs one measurement; a failure goes into the report's notes and the run goes on with the next reader. */
+    /**
+     * Runs one measurement with the CPU the service and this JVM used during it; a failure goes into the report's
+     * notes and the run goes on with the next reader.
+     */
     private static void measure(ColdResults results, int latency, ColdResults.Reader reader, String where,
-                                Callable<Replay> measurement) {
+                                long servicePid, Callable<Replay> measurement) {
+        long benchmarkPid = ProcessHandle.current().pid();
         try {
+            double serviceBefore = ProcessCpu.seconds(servicePid);
+            double benchmarkBefore = ProcessCpu.seconds(benchmarkPid);
             Replay r = measurement.call();
+            if (serviceBefore >= 0 && benchmarkBefore >= 0) {
+                r = r.withCpu(new Replay.Cpu(ProcessCpu.seconds(servicePid) - serviceBefore,
+                        ProcessCpu.seconds(benchmarkPid) - benchmarkBefore));
+            }
             results.add(latency, reader, r);
             Workspace.log(where + describe(reader.label, r));
         } catch (Exception e) {

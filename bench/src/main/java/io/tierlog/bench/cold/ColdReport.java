@@ -61,6 +61,10 @@ final class ColdReport {
                     o.put("objectMBps", s.objectMbps());
                     o.put("valueMBps", s.valueMbps());
                     o.set("s3", counts(s.s3()));
+                    if (s.cpu() != null) {
+                        o.put("serviceCpuSeconds", s.cpu().serviceSeconds());
+                        o.put("benchmarkJvmCpuSeconds", s.cpu().benchmarkSeconds());
+                    }
                     if (s.service() != null) {
                         o.set("serviceColdReadMetrics", JSON.valueToTree(s.service()));
                     }
@@ -145,6 +149,7 @@ final class ColdReport {
                         v.get("tierlog_cold_range_gets_total")));
             }
         }
+        cpuTable(md);
         if (fill != null) {
             md.append(String.format(Locale.ROOT, "%nS3 requests per GiB tiered: %s (from the topic's creation until "
                             + "it was cold, %.1f s, including the 1 s tiering and retention passes over both topics; "
@@ -167,6 +172,28 @@ final class ColdReport {
                 + "latency proxy; S3Proxy serves from files the page cache holds.%n",
                 ((Number) settings.get("warmupMib")).intValue(), settings.get("warmUp")));
         return md.toString();
+    }
+
+    /**
+     * CPU per GiB replayed, by process, for the median replays: what each reader costs on the machine's cores,
+     * which on a small machine that runs S3Proxy, the service and the reader together bounds what it can achieve.
+     */
+    private void cpuTable(StringBuilder md) {
+        md.append("\nCPU seconds per GiB of segment objects during the median replays (`/proc/<pid>/stat`): the "
+                + "index-service, and the benchmark's JVM, which holds S3Proxy, the latency proxy and the reader "
+                + "(a raw reader's share is almost all S3Proxy's):\n\n"
+                + "| first-byte latency | reader | index-service | benchmark JVM | both |\n|---|---|---|---|---|\n");
+        for (Integer latency : results.samples().keySet()) {
+            for (ColdResults.Reader reader : ColdResults.Reader.values()) {
+                Replay m = results.median(latency, reader);
+                double[] perGib = m == null ? null : m.cpuSecondsPerGib();
+                if (perGib == null) {
+                    continue;
+                }
+                md.append(String.format(Locale.ROOT, "| %d ms | %s | %.1f | %.1f | %.1f |%n", latency, reader.label,
+                        perGib[0], perGib[1], perGib[0] + perGib[1]));
+            }
+        }
     }
 
     /** The median's MB/s, with the range of all runs when there are several. */

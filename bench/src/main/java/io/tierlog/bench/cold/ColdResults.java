@@ -91,6 +91,6 @@ final class ColdResults {
         List<Long> firsts = list.stream().map(Replay::firstNanos).sorted().toList();
         Replay mid = byTime.get((byTime.size() - 1) / 2);
         return new Replay(mid.nanos(), firsts.get((firsts.size() - 1) / 2), mid.records(), mid.valueBytes(),
-                mid.objectBytes(), mid.s3(), mid.service());
+                mid.objectBytes(), mid.s3(), mid.service(), mid.cpu());
     }
 }

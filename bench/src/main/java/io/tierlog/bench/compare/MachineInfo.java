@@ -3,15 +3,18 @@ package io.tierlog.bench.compare;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
-import java.util.Locale;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +34,8 @@ public final class MachineInfo {
         m.put("kernel", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         m.put("fsync (4 KiB write + fdatasync, median/p99 of 200)", fsyncLatency(dataDir));
+        m.put("fsync, 8 files at once (128 KiB write + fdatasync each, 100 per file, back to back)",
+                parallelFsyncLatency(dataDir, 8, 128 * 1024, 100));
         m.put("loadavg at start", loadAverage());
         return m;
     }
@@ -64,6 +69,66 @@ public final class MachineInfo {
         Arrays.sort(nanos);
         return String.format(Locale.ROOT, "%.2f ms / %.2f ms", nanos[nanos.length / 2] / 1e6,
                 nanos[nanos.length * 99 / 100] / 1e6);
+    }
+
+    /**
+     * The same with several files made durable at once, as a log with one file per partition does under
+     * {@code fsync=always} when producers write to several partitions: median and p99 per append, and appends per
+     * second over all files. With the disk busy this, not the single-file number, is the floor under the paced
+     * produce latency (a record waits for at most one request in flight, then for its own).
+     */
+    static String parallelFsyncLatency(Path dir, int files, int bytes, int appendsPerFile) {
+        long[] nanos = new long[files * appendsPerFile];
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> writers = new ArrayList<>();
+        List<IOException> failures = Collections.synchronizedList(new ArrayList<>());
+        for (int f = 0; f < files; f++) {
+            int file = f;
+            Thread writer = new Thread(() -> {
+                Path path = dir.resolve("fsync-probe-" + file);
+                ByteBuffer block = ByteBuffer.allocateDirect(bytes);
+                try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                        StandardOpenOption.APPEND)) {
+                    start.await();
+                    for (int i = 0; i < appendsPerFile; i++) {
+                        block.clear();
+                        long t0 = System.nanoTime();
+                        ch.write(block);
+                        ch.force(false);
+                        nanos[file * appendsPerFile + i] = System.nanoTime() - t0;
+                    }
+                } catch (IOException e) {
+                    failures.add(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    try {
+                        Files.deleteIfExists(path);
+                    } catch (IOException ignored) {
+                        // a leftover probe file in the work directory is harmless
+                    }
+                }
+            }, "fsync-probe-" + file);
+            writer.start();
+            writers.add(writer);
+        }
+        long t0 = System.nanoTime();
+        start.countDown();
+        try {
+            for (Thread w : writers) {
+                w.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown (interrupted)";
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (!failures.isEmpty()) {
+            return "unknown (" + failures.get(0).getMessage() + ")";
+        }
+        Arrays.sort(nanos);
+        return String.format(Locale.ROOT, "%.2f ms / %.2f ms, %.0f appends/s", nanos[nanos.length / 2] / 1e6,
+                nanos[nanos.length * 99 / 100] / 1e6, nanos.length / seconds);
     }
 
     public static String loadAverage() {

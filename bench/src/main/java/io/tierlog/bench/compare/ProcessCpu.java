@@ -42,6 +42,12 @@ public final class ProcessCpu {
         return false;
     }
 
+    /** CPU seconds (user + system) the process has used so far; negative where /proc is not readable. */
+    public static double seconds(long pid) {
+        long ticks = ticks(List.of(pid));
+        return ticks < 0 ? -1 : ticks / TICKS_PER_SECOND;
+    }
+
     /** Sum of user+system ticks of the processes; -1 where /proc is not readable. */
     static long ticks(List<Long> pids) {
         long sum = 0;

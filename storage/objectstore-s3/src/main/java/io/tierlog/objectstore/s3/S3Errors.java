@@ -49,7 +49,19 @@ final class S3Errors {
      */
     static ObjectStoreException unreachable(String operation, ObjectKey key, String bucket, RuntimeException e) {
         return new ObjectStoreUnavailableException(operation + " " + (key == null ? "" : key + " ") + "in bucket "
-                + bucket + " failed: S3 unreachable", e);
+                + bucket + " failed: S3 unreachable (" + rootCause(e) + ")", e);
+    }
+
+    /**
+     * The innermost cause, class and message: the SDK wraps a refused or reset connection several layers deep, and
+     * "unreachable" alone does not tell a stopped server from a timeout or a connection the server closed.
+     */
+    static String rootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
     }
 
     static ObjectStoreException translate(String operation, ObjectKey key, String bucket, SdkException e) {
@@ -65,7 +77,7 @@ final class S3Errors {
                 return new ChecksumMismatchException(what + ": response failed checksum validation", e);
             }
             // Connection refused/reset, timeouts, unreadable responses: S3 could not be reached, retries spent.
-            return new ObjectStoreUnavailableException(what + " failed: S3 unreachable", e);
+            return new ObjectStoreUnavailableException(what + " failed: S3 unreachable (" + rootCause(e) + ")", e);
         }
         int status = status(e);
         String code = code(e);

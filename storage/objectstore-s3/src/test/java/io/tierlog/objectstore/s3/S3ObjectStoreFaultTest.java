@@ -150,7 +150,10 @@ class S3ObjectStoreFaultTest {
             int port = server.port();
             server.stop();
             try {
-                assertThrows(ObjectStoreUnavailableException.class, () -> direct.head(KEY));
+                ObjectStoreUnavailableException refused =
+                        assertThrows(ObjectStoreUnavailableException.class, () -> direct.head(KEY));
+                // The reason is in the message, not only in a cause chain that a log line may not show.
+                assertTrue(refused.getMessage().contains("S3 unreachable (ConnectException"), refused.getMessage());
                 assertThrows(ObjectStoreUnavailableException.class, () -> direct.put(KEY, BYTES));
             } finally {
                 server.start();
