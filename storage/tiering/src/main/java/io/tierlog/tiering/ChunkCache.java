@@ -189,22 +189,6 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    /** Whether chunk {@code index} of {@code key} is cached (in memory or on disk) or being fetched. */
-    boolean fetchedOrInFlight(ObjectKey key, long index) {
-        ChunkId id = new ChunkId(key, index);
-        if (inFlight.containsKey(id) || pendingWrites.containsKey(id)) {
-            return true;
-        }
-        synchronized (recent) {
-            if (recent.containsKey(id)) {
-                return true;
-            }
-        }
-        synchronized (lru) {
-            return lru.containsKey(id);
-        }
-    }
-
     /** Starts fetching chunk {@code index} unless cached, in flight, or too many GETs are outstanding. */
     void prefetch(ObjectKey key, long size, long index) {
         if (index < 0 || index >= chunkCount(size) || inFlight.size() >= maxInFlight) {

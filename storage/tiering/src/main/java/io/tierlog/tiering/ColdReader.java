@@ -500,22 +500,17 @@ public final class ColdReader {
         private byte[] current;
 
         /**
-         * Chunk {@code index}, kept while batches are read from it. In a running replay the chunk is already
-         * fetched or in flight, and read-ahead is scheduled before waiting for it, so the window moves on at once.
-         * On a cold start (nothing fetched yet) the chunk's own GET goes first, alone: read-ahead GETs started
-         * beside it would share its bandwidth and delay the first record.
+         * Chunk {@code index}, kept while batches are read from it. Read-ahead is scheduled before waiting for it,
+         * so the window moves on at once. On a cold start (nothing fetched yet) the chunk's own GET is queued
+         * first and the read-ahead GETs right behind it, so the window fills during the first round trip instead
+         * of after it.
          */
         private byte[] chunk(long index) {
             if (index != currentIndex) {
-                boolean started = chunks.fetchedOrInFlight(segment.segmentKey(), index);
-                if (started) {
-                    readAhead(index);
-                }
+                chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), index);
+                readAhead(index);
                 current = chunks.get(segment.segmentKey(), segment.sizeBytes(), index);
                 currentIndex = index;
-                if (!started) {
-                    readAhead(index);
-                }
             }
             return current;
         }

@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
@@ -129,6 +130,29 @@ class ColdReadAheadTest {
         List<Long> ranges = store.rangesOf(second.segmentKey());
         assertThat(ranges).doesNotHaveDuplicates();
         assertThat(ranges).hasSize((int) ((second.sizeBytes() + CHUNK - 1) / CHUNK));
+    }
+
+    @Test
+    void aColdStartAsksForTheReadAheadWhileItsFirstChunkIsStillInFlight() {
+        TieredStorage ts = storage();
+        ColdSegment first = segments.get(0);
+        AtomicBoolean windowAskedFor = new AtomicBoolean();
+        // Hold the first chunk's GET until the next two chunks have been asked for: with the read-ahead scheduled
+        // only after the first chunk arrived, this never happens and the hook fails the read.
+        store.before = (op, key, range) -> {
+            if (op.equals("getRange") && key.equals(first.segmentKey()) && range.offset() == 0) {
+                awaitTrue(() -> store.rangesOf(first.segmentKey()).containsAll(List.of((long) CHUNK, 2L * CHUNK)),
+                        "read-ahead GETs while the first chunk is in flight");
+                windowAskedFor.set(true);
+            }
+        };
+
+        List<LogRecord> read = readAll(ts, 0, first.nextOffset(), 50, 1 << 20);
+
+        assertThat(windowAskedFor).isTrue();
+        assertThat(read).extracting(LogRecord::offset).containsExactlyElementsOf(
+                expected.subList(0, (int) first.nextOffset()).stream().map(LogRecord::offset).toList());
+        assertThat(store.rangesOf(first.segmentKey())).as("no chunk fetched twice").doesNotHaveDuplicates();
     }
 
     @Test
