@@ -123,21 +123,31 @@ final class PipelinedProducer implements AutoCloseable {
                     sent += count;
                     continue;
                 }
-                // Wait for a response, or for the arrival that makes a request worth sending (the first one with
-                // nothing in flight, else the one that fills a request), whichever comes first.
-                long due = waiting == 0 ? sent : Math.min(n, sent + spec.batchRecords()) - 1;
-                done = acks.poll(first + (long) (due * interval) - now, TimeUnit.NANOSECONDS);
-            } else if (done == null) {
-                done = acks.poll(ackWaitNanos, TimeUnit.NANOSECONDS);
-                if (done == null) {
-                    throw new IllegalStateException("Tierlog producer " + worker + ": no response within "
-                            + TimeUnit.NANOSECONDS.toSeconds(ackWaitNanos) + " s with " + inFlight + " in flight");
+                if (arrived == n) {
+                    // The rest has arrived and waits for the request in flight: nothing to wake up for but it.
+                    done = awaitAck(ackWaitNanos);
+                } else {
+                    // Wait for a response, or for the arrival that makes a request worth sending (the first one
+                    // with nothing in flight, else the one that fills a request), whichever comes first.
+                    long due = waiting == 0 ? sent : sent + spec.batchRecords() - 1;
+                    done = acks.poll(first + (long) (due * interval) - now, TimeUnit.NANOSECONDS);
                 }
+            } else if (done == null) {
+                done = awaitAck(ackWaitNanos);
             }
             if (done != null) {
                 complete(done);
             }
         }
+    }
+
+    private Ack awaitAck(long ackWaitNanos) throws InterruptedException {
+        Ack done = acks.poll(ackWaitNanos, TimeUnit.NANOSECONDS);
+        if (done == null) {
+            throw new IllegalStateException("Tierlog producer " + worker + ": no response within "
+                    + TimeUnit.NANOSECONDS.toSeconds(ackWaitNanos) + " s with " + inFlight + " in flight");
+        }
+        return done;
     }
 
     private void send(long firstRecord, int count) {
