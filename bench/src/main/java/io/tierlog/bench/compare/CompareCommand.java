@@ -382,11 +382,12 @@ public final class CompareCommand implements Callable<Integer> {
                 try {
                     system.createTopic(topic, partitions, Durability.ALWAYS);
                     settle();
+                    String writeback = MachineInfo.pendingWriteback();
                     ProduceStats s = producer.produce(topic, new ProduceSpec(n, bestProducers, tierlogBatch, target, payload));
                     results.add(new Results.Key(producer.halfPeakPhase(), system.name(), Durability.ALWAYS, bestProducers), Map.of(
                             "targetRps", target, "rps", s.recordsPerSecond(), "p50ms", s.p50Millis(), "p99ms", s.p99Millis()));
-                    Workspace.log(String.format("run %d half-peak %-22s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms",
-                            run, producer.label(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis()));
+                    Workspace.log(String.format("run %d half-peak %-22s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms (at its start: %s)",
+                            run, producer.label(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis(), writeback));
                 } catch (Exception e) {
                     results.note("run " + run + ": " + producer.label() + " half-peak latency run failed: " + firstLine(e));
                     Workspace.log("FAILED half-peak " + producer.label() + ": " + e);

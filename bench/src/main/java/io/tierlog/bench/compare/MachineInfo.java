@@ -131,6 +131,15 @@ public final class MachineInfo {
                 nanos[nanos.length * 99 / 100] / 1e6, nanos.length / seconds);
     }
 
+    /**
+     * Data the kernel has yet to write back ({@code Dirty} and {@code Writeback} of /proc/meminfo): an earlier
+     * phase's page-cache writes, flushed in the background, compete with a later phase's fsyncs.
+     */
+    public static String pendingWriteback() {
+        return "dirty " + firstMatch(Path.of("/proc/meminfo"), "Dirty:") + ", writeback "
+                + firstMatch(Path.of("/proc/meminfo"), "Writeback:");
+    }
+
     public static String loadAverage() {
         try {
             return Files.readString(Path.of("/proc/loadavg")).trim();
