@@ -22,9 +22,6 @@ record Replay(long nanos, long firstNanos, long records, long valueBytes, long o
      * reader costs beside what it achieves: a raw reader's CPU is almost all S3Proxy's.
      */
     record Cpu(double serviceSeconds, double benchmarkSeconds) {
-        double totalSeconds() {
-            return serviceSeconds + benchmarkSeconds;
-        }
     }
 
     Replay(long nanos, long firstNanos, long records, long valueBytes, long objectBytes) {

@@ -32,8 +32,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * multiplying: each partial request costs the service about as much as a full one (an HTTP exchange, a file lock
  * and, under {@code fsync=always}, an fsync of its partition's file), and sending every arrival at once kept all
  * windows full of small requests, whose fsyncs queued on the disk. At half of the peak rate with 8 producers this
- * took the p99 from 86 to 27-31 ms and the p50 from 26 to 8-9 ms (the same service, paced runs after warm-up). Unpaced, all records are there at once: full requests, each request's latency (from the moment
- * it is handed to the client, before its request is built, to its response) recorded once per record in it.
+ * took the p99 from 86 to 27-31 ms and the p50 from 26 to 8-9 ms (the same service, paced runs after warm-up).
+ * Unpaced, all records are there at once: full requests, each request's latency (from the moment it is handed to
+ * the client, before its request is built, to its response) recorded once per record in it.
  *
  * <p>{@link #run} is called on one thread, which alone touches the state and the histogram; responses are handed
  * to it through a queue by the sender threads. A failed request fails the run; requests still in flight then

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,12 +33,13 @@ class PipelinedProducerTest {
     private final AtomicInteger mostInServer = new AtomicInteger();
     private final CountDownLatch release = new CountDownLatch(1);
     private volatile CountDownLatch received;
+    private final ExecutorService handlers = Executors.newCachedThreadPool();
     private HttpServer server;
 
     @BeforeEach
     void startServer() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.setExecutor(Executors.newCachedThreadPool());
+        server.setExecutor(handlers);
         server.createContext("/", exchange -> {
             int now = inServer.incrementAndGet();
             mostInServer.accumulateAndGet(now, Math::max);
@@ -62,6 +64,7 @@ class PipelinedProducerTest {
     void stopServer() {
         release.countDown();
         server.stop(0);
+        handlers.shutdownNow();
     }
 
     @Test

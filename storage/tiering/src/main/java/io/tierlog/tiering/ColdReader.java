@@ -35,13 +35,13 @@ import java.util.function.Function;
  * sidecar (one small GET, cached in memory; not needed for a segment's first offset, which is at position 0), then
  * batches are read from the segment object in fixed-size chunks through the {@link ChunkCache}. Each chunk touched
  * schedules ranged GETs of the next {@value #LOOKAHEAD_FACTOR} x {@code readAheadChunks} chunks (continuing into
- * the next segment, which a sequential reader enters at its first offset), so a sequential replay finds its next chunks already fetched, with several
- * GETs in flight, instead of paying one round trip per chunk, and crosses segment boundaries without a pipeline
- * bubble. How many of those GETs run at once is the fetch executor's size ({@code fetchThreads}); the window is
- * deeper than that on purpose: a reader busy decoding falls behind its GETs now and then, and with a window only as
- * deep as the GETs in flight, every landed-but-unread chunk would be one GET fewer on the wire (measured: with an
- * 8-chunk window and 8 fetch threads the replay waited on about a quarter of its chunks, each time with all 8 in
- * flight, and spent the rest of its time with the network partly idle).
+ * the next segment, which a sequential reader enters at its first offset), so a sequential replay finds its next
+ * chunks already fetched, with several GETs in flight, instead of paying one round trip per chunk, and crosses
+ * segment boundaries without a pipeline bubble. How many of those GETs run at once is the fetch executor's size
+ * ({@code fetchThreads}); the window is deeper than that on purpose: a reader busy decoding falls behind its GETs
+ * now and then, and with a window only as deep as the GETs in flight, every landed-but-unread chunk would be one GET
+ * fewer on the wire (measured: with an 8-chunk window and 8 fetch threads the replay waited on about a quarter of
+ * its chunks, each time with all 8 in flight, and spent the rest of its time with the network partly idle).
  *
  * <h2>Sequential replay</h2>
  * A read that stops inside a segment leaves a resume hint keyed by its {@code nextOffset}: the batch holding that
