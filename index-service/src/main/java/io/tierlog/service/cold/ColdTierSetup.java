@@ -109,6 +109,12 @@ public class ColdTierSetup {
                 .description("Cold chunk reads served from the on-disk cache").register(registry);
         FunctionCounter.builder("tierlog_cold_cache_misses", s, TieringStats::cacheMisses)
                 .description("Cold chunk reads that needed a ranged GET").register(registry);
+        FunctionCounter.builder("tierlog_cold_cache_admissions_deferred", s, TieringStats::cacheAdmissionsDeferred)
+                .description("Fetched chunks not written to the on-disk cache on their first fetch (a scan's)")
+                .register(registry);
+        FunctionCounter.builder("tierlog_cold_cache_writes_dropped", s, TieringStats::cacheWritesDropped)
+                .description("Fetched chunks not written to the on-disk cache because its disk writes were behind")
+                .register(registry);
         FunctionCounter.builder("tierlog_cold_range_gets", s, TieringStats::rangeGets).register(registry);
         FunctionCounter.builder("tierlog_retention_hot_segments_evicted", s, TieringStats::hotSegmentsEvicted)
                 .register(registry);

@@ -14,7 +14,9 @@ import java.nio.channels.FileChannel;
  *
  * <p>It collects in one of two ways:
  * <ul>
- *   <li>{@link #add} copies a batch in (the cold tier, whose batches come out of its chunk cache);</li>
+ *   <li>{@link #add} copies a batch in (the cold tier, whose batches come out of its chunk cache); a batch the
+ *       caller has to assemble from pieces anyway (one spanning chunks) it assembles in {@link #room}, and
+ *       {@link #add} keeps it there;</li>
  *   <li>as a segment cursor's {@link SegmentCursor.Window}, it reads the file straight into its own buffer after the
  *       batches kept so far, and {@link #add} then keeps a batch where it lies, without a copy. Bytes read ahead past
  *       the last batch kept are overwritten by the next read or never returned. The hot read path works this way:
@@ -43,6 +45,8 @@ public final class BatchCollector implements SegmentCursor.Window {
     /** The file position of the byte after the kept ones, and how many bytes from there are buffered. */
     private long filePosition;
     private int buffered;
+    /** The memory last handed out by {@link #room}, until the next {@link #add}. */
+    private ByteBuffer room;
 
     public BatchCollector(long fromOffset, int maxRecords, int maxBytes, ReadMemory memory) {
         this.fromOffset = fromOffset;
@@ -72,14 +76,30 @@ public final class BatchCollector implements SegmentCursor.Window {
             }
             filePosition += size;
             buffered -= size;
-        } else {
+        } else if (batch != room || batch.position() != 0) {
             ensureCapacity(kept + size, Math.max(kept + size, Math.min(maxBytes, FIRST_CAPACITY_LIMIT)));
             buffer.memory().put(kept, batch, batch.position(), size);
         }
+        room = null;
         kept += size;
         records += (int) (info.lastOffset() - Math.max(info.baseOffset(), fromOffset) + 1);
         nextOffset = info.nextOffset();
         return records < maxRecords && kept < maxBytes;
+    }
+
+    /**
+     * Memory for one batch of {@code size} bytes, right after the batches kept: a caller assembling a batch from
+     * pieces fills it, and {@link #add} then keeps it where it lies instead of copying it (the buffer, position 0 to
+     * limit, must be passed as returned). Valid until the next {@link #add}, which may also pass it over (a batch
+     * below {@code fromOffset}) or turn it away; then the next batch overwrites it.
+     */
+    public ByteBuffer room(int size) {
+        if (windowed) {
+            throw new IllegalStateException("a window's batches arrive in place already");
+        }
+        ensureCapacity(kept + size, Math.max(kept + size, Math.min(maxBytes, FIRST_CAPACITY_LIMIT)));
+        room = buffer.memory().slice(kept, size);
+        return room;
     }
 
     /** True once a read needs nothing more. */

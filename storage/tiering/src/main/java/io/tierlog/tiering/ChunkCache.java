@@ -49,6 +49,17 @@ import java.util.stream.Stream;
  * {@link #get} that was waiting for it fetches the chunk itself once, so only the store's answer to the reader's
  * own request can fail a read.
  *
+ * <h2>Admission: a chunk goes to disk on its second fetch</h2>
+ * A chunk is written to the disk cache only when the store is asked for it a second time while the cache still
+ * remembers the first fetch (it remembers the last {@code maxBytes / chunkBytes} chunks fetched, by name only; the
+ * "ghost" list of 2Q). The cold tier's commonest read is a replay, a one-pass scan: each of its chunks is read once,
+ * from memory, right after its GET. Writing those to disk would cost a write per byte replayed (measured: the
+ * cache's writer thread was a fifth of the index-service's CPU during replays, and its writes share the disk with
+ * the hot tier's fsyncs), and a replay longer than the cache would evict every chunk other readers were re-reading
+ * while leaving behind only chunks no one asks for again. A range read again soon (a second consumer group behind
+ * the first, a consumer polling one cold position) is fetched twice and then served from disk. The first fetch of
+ * every chunk is counted in {@link TieringStats#cacheAdmissionsDeferred()}.
+ *
  * <p>A fetched chunk is handed to its waiters, and kept in a small in-memory set of recent chunks
  * ({@code memoryChunks} of them, at least the read-ahead window), <em>before</em> it is written to disk: a
  * sequential reader consumes each chunk from memory as soon as its GET returns and never waits for, or reads back,
@@ -88,6 +99,11 @@ final class ChunkCache implements AutoCloseable {
     private final LinkedHashMap<ChunkId, byte[]> recent;
     /** Chunks queued for their disk write (at most the writer's queue plus one per running write). */
     private final Map<ChunkId, byte[]> pendingWrites = new ConcurrentHashMap<>();
+    /**
+     * Chunks fetched once and not written to disk, oldest first: a second fetch while one is listed here admits it
+     * (see the class comment). Names only, bounded by the cache's capacity in chunks. Guarded by itself.
+     */
+    private final LinkedHashMap<ChunkId, Boolean> fetchedOnce;
     private final ThreadPoolExecutor writer;
 
     /**
@@ -118,6 +134,13 @@ final class ChunkCache implements AutoCloseable {
             @Override
             protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
                 return size() > recentMax;
+            }
+        };
+        int remembered = (int) Math.max(16, Math.min(1 << 20, maxBytes / chunkBytes));
+        this.fetchedOnce = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<ChunkId, Boolean> eldest) {
+                return size() > remembered;
             }
         };
         try {
@@ -264,7 +287,22 @@ final class ChunkCache implements AutoCloseable {
         // can leave the in-flight set before the (slower) disk write without anybody fetching it again.
         inFlight.remove(id, future);
         future.complete(bytes);
-        storeLater(id, bytes);
+        if (fetchedBefore(id)) {
+            storeLater(id, bytes);
+        } else {
+            stats.cacheAdmissionDeferred();
+        }
+    }
+
+    /** Whether the store was asked for this chunk recently; if not, remembers that it now was. */
+    private boolean fetchedBefore(ChunkId id) {
+        synchronized (fetchedOnce) {
+            if (fetchedOnce.remove(id) != null) {
+                return true;
+            }
+            fetchedOnce.put(id, Boolean.TRUE);
+            return false;
+        }
     }
 
     private void storeLater(ChunkId id, byte[] bytes) {
@@ -391,6 +429,9 @@ final class ChunkCache implements AutoCloseable {
         pendingWrites.clear();
         synchronized (recent) {
             recent.clear();
+        }
+        synchronized (fetchedOnce) {
+            fetchedOnce.clear();
         }
         synchronized (lru) {
             lru.clear();

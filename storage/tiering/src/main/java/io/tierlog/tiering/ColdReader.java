@@ -176,19 +176,18 @@ public final class ColdReader {
         long want = offset;
         while (index < segments.size() && !out.full()) {
             ColdSegment s = segments.get(index);
-            SegmentWalk walk = resume != null
-                    ? new SegmentWalk(tp, s, next(segments, index), resume.position(), resume.baseOffset())
-                    : walkFrom(tp, s, next(segments, index), want);
+            SegmentSidecar.Entry start = resume != null
+                    ? new SegmentSidecar.Entry(resume.baseOffset(), resume.position(), -1) : walkStart(s, want);
+            SegmentWalk walk = new SegmentWalk(tp, s, next(segments, index), start.position(), start.baseOffset(), out);
             resume = null;
             BatchView b;
-            while ((b = walk.next()) != null) {
-                if (!out.add(b.info(), b.bytes())) {
-                    break;
-                }
+            boolean more = true;
+            while (more && (b = walk.next()) != null) {
+                more = out.add(b.info(), b.bytes());
             }
-            if (b != null) {
+            if (!more || walk.refused()) {
                 BatchRead read = out.build();
-                // The walk is past the last batch taken unless the byte limit turned the last one it read away.
+                // The walk stands right after the last batch taken, or before the one the byte limit turned away.
                 if (read.nextOffset() == walk.expectedBase() && walk.position() < s.sizeBytes()) {
                     remember(tp, read.nextOffset(), new Resume(s.segmentKey(), walk.position(), walk.expectedBase(),
                             ColdBatchDecoder.Progress.START));
@@ -199,11 +198,6 @@ public final class ColdReader {
             index++;
         }
         return out.build();
-    }
-
-    private SegmentWalk walkFrom(TopicPartition tp, ColdSegment s, ColdSegment next, long offset) {
-        SegmentSidecar.Entry entry = walkStart(s, offset);
-        return new SegmentWalk(tp, s, next, entry.position(), entry.baseOffset());
     }
 
     /**
@@ -223,7 +217,8 @@ public final class ColdReader {
                 if (entry == null) {
                     continue;
                 }
-                SegmentWalk walk = new SegmentWalk(tp, s, next(segments, i), entry.position(), entry.baseOffset());
+                SegmentWalk walk = new SegmentWalk(tp, s, next(segments, i), entry.position(), entry.baseOffset(),
+                        null);
                 BatchView b;
                 while ((b = walk.next()) != null) {
                     if (b.info().maxTimestamp() < timestamp) {
@@ -258,10 +253,10 @@ public final class ColdReader {
             ColdSegment s = segments.get(index);
             SegmentWalk walk;
             if (resume != null) {
-                walk = new SegmentWalk(tp, s, next(segments, index), resume.position(), resume.baseOffset());
+                walk = new SegmentWalk(tp, s, next(segments, index), resume.position(), resume.baseOffset(), null);
             } else {
                 SegmentSidecar.Entry entry = walkStart(s, want);
-                walk = new SegmentWalk(tp, s, next(segments, index), entry.position(), entry.baseOffset());
+                walk = new SegmentWalk(tp, s, next(segments, index), entry.position(), entry.baseOffset(), null);
             }
             BatchView b;
             while (!budget.full() && (b = walk.next()) != null) {
@@ -385,20 +380,37 @@ public final class ColdReader {
     private record Resume(ObjectKey segmentKey, long position, long baseOffset, ColdBatchDecoder.Progress progress) {
     }
 
-    /** Walks validated batches of one cold segment object from a batch boundary. Not thread-safe. */
+    /**
+     * Walks validated batches of one cold segment object from a batch boundary. Not thread-safe.
+     *
+     * <p>A walk that feeds a {@link BatchCollector} (its sink) asks it first whether it takes a batch of the announced
+     * size, and stops before one it would turn away, without reading or checking it; the read's resume hint then
+     * points at that batch. A batch that spans chunks is assembled in the sink's own memory, where the sink keeps it,
+     * so each batch is copied once on its way out of the chunks.
+     */
     private final class SegmentWalk {
         private final TopicPartition tp;
         private final ColdSegment segment;
         private final ColdSegment nextSegment;
+        private final BatchCollector sink;
         private long position;
         private long expectedBase;
+        private boolean refused;
 
-        SegmentWalk(TopicPartition tp, ColdSegment segment, ColdSegment nextSegment, long position, long base) {
+        /** @param sink the collector the batches go to, or null: each batch then comes in memory of its own */
+        SegmentWalk(TopicPartition tp, ColdSegment segment, ColdSegment nextSegment, long position, long base,
+                    BatchCollector sink) {
             this.tp = tp;
             this.segment = segment;
             this.nextSegment = nextSegment;
+            this.sink = sink;
             this.position = position;
             this.expectedBase = base;
+        }
+
+        /** Whether the last {@link #next} stopped before a batch the sink does not take. */
+        boolean refused() {
+            return refused;
         }
 
         long position() {
@@ -409,8 +421,9 @@ public final class ColdReader {
             return expectedBase;
         }
 
-        /** The next valid batch, or null at the segment's end. */
+        /** The next valid batch, or null at the segment's end or before a batch the sink does not take. */
         BatchView next() {
+            refused = false;
             if (position >= segment.sizeBytes()) {
                 if (expectedBase != segment.nextOffset()) {
                     throw corrupt(position, "segment ends at offset " + (expectedBase - 1) + ", manifest says "
@@ -433,17 +446,25 @@ public final class ColdReader {
 
         private BatchView lastView;
 
-        /** Reads and validates the batch at the position; null on success (see {@link #lastView}), else why not. */
+        /**
+         * Reads and validates the batch at the position; null on success (see {@link #lastView}, null if the sink
+         * turned the batch away), else why not.
+         */
         private String tryRead() {
             if (position + RecordBatchCodec.LOG_OVERHEAD > segment.sizeBytes()) {
                 return "batch header runs past the end of the object";
             }
-            ByteBuffer header = bytes(position, RecordBatchCodec.LOG_OVERHEAD);
+            ByteBuffer header = bytes(position, RecordBatchCodec.LOG_OVERHEAD, null);
             long size = RecordBatchCodec.announcedSize(header);
             if (size < RecordBatchCodec.HEADER_SIZE || position + size > segment.sizeBytes()) {
                 return "announced batch size " + size + " is impossible at " + position;
             }
-            ByteBuffer batch = bytes(position, (int) size);
+            if (sink != null && !sink.admits(size)) {
+                refused = true;
+                lastView = null;
+                return null;
+            }
+            ByteBuffer batch = bytes(position, (int) size, sink);
             String invalid = RecordBatchCodec.validate(batch);
             if (invalid != null) {
                 return invalid;
@@ -468,8 +489,12 @@ public final class ColdReader {
             current = null;
         }
 
-        /** {@code n} bytes at {@code at}, assembled from chunks; schedules read-ahead on entering a new chunk. */
-        private ByteBuffer bytes(long at, int n) {
+        /**
+         * {@code n} bytes at {@code at}: a view of the chunk holding them, or, if they span chunks, assembled in
+         * {@code into}'s {@link BatchCollector#room} (or new memory, without one). Schedules read-ahead on entering a
+         * new chunk.
+         */
+        private ByteBuffer bytes(long at, int n, BatchCollector into) {
             int chunkBytes = chunks.chunkBytes();
             long firstChunk = at / chunkBytes;
             long lastChunk = (at + n - 1) / chunkBytes;
@@ -481,7 +506,7 @@ public final class ColdReader {
                 }
                 return ByteBuffer.wrap(c, from, n).slice();
             }
-            ByteBuffer out = ByteBuffer.allocate(n);
+            ByteBuffer out = into != null ? into.room(n) : ByteBuffer.allocate(n);
             long p = at;
             for (long ci = firstChunk; ci <= lastChunk; ci++) {
                 byte[] c = chunk(ci);

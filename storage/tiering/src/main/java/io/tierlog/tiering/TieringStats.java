@@ -22,6 +22,7 @@ public final class TieringStats {
     private final LongAdder cacheHits = new LongAdder();
     private final LongAdder cacheMisses = new LongAdder();
     private final LongAdder cacheWritesDropped = new LongAdder();
+    private final LongAdder cacheAdmissionsDeferred = new LongAdder();
     private final LongAdder rangeGets = new LongAdder();
     private final LongAdder rangeGetBytes = new LongAdder();
 
@@ -81,6 +82,14 @@ public final class TieringStats {
         return cacheWritesDropped.sum();
     }
 
+    /**
+     * Fetched chunks not written to the on-disk cache because the store had not been asked for them recently: each
+     * chunk of a one-pass scan (a replay) counts here once.
+     */
+    public long cacheAdmissionsDeferred() {
+        return cacheAdmissionsDeferred.sum();
+    }
+
     /** Ranged GETs of segment chunks issued to the store, and their bytes. */
     public long rangeGets() {
         return rangeGets.sum();
@@ -131,6 +140,10 @@ public final class TieringStats {
 
     void cacheWriteDropped() {
         cacheWritesDropped.increment();
+    }
+
+    void cacheAdmissionDeferred() {
+        cacheAdmissionsDeferred.increment();
     }
 
     void rangeGet(long bytes) {

@@ -129,10 +129,15 @@ abstract class TieredStorageContractTest {
      * last ended.
      */
     static List<LogRecord> readAllBatches(TieredStorage ts, HotLog hot, TopicPartition tp, long from, int maxRecords) {
+        return readAllBatches(ts, hot, tp, from, maxRecords, 1 << 20);
+    }
+
+    static List<LogRecord> readAllBatches(TieredStorage ts, HotLog hot, TopicPartition tp, long from, int maxRecords,
+                                          int maxBytes) {
         List<LogRecord> out = new ArrayList<>();
         long next = from;
         while (true) {
-            BatchRead r = ts.readBatches(tp, next, maxRecords, 1 << 20,
+            BatchRead r = ts.readBatches(tp, next, maxRecords, maxBytes,
                     (o, n, b) -> hot.reader().readBatches(o, null, n, b));
             if (r.isEmpty()) {
                 assertThat(r.nextOffset()).isEqualTo(next);
@@ -199,6 +204,11 @@ abstract class TieredStorageContractTest {
     void evictAllCommitted(TieredStorage ts) {
         topics.updateConfig("orders", Map.of(TopicConfig.LOCAL_RETENTION_BYTES, 0));
         ts.runRetentionPass();
+    }
+
+    /** Chunks of {@link #TIERING}'s size in the manifest's segment objects. */
+    static long chunks(Manifest m) {
+        return m.segments().stream().mapToLong(s -> (s.sizeBytes() + 4095) / 4096).sum();
     }
 
     Set<ObjectKey> segmentObjects() {
@@ -569,14 +579,17 @@ abstract class TieredStorageContractTest {
     }
 
     @Test
-    void sequentialReplayFetchesEachChunkOnceAndThenHitsTheCache() {
+    void aReplayFetchesEachChunkOnceAndARangeReadAgainIsCachedOnItsSecondFetch() {
         HotLog hot = hotLog(dataDir);
         hot.append(150, 5, CONFIG);
         TieredStorage ts = storage();
         tierFully(ts);
         evictAllCommitted(ts);
         Manifest m = ts.manifests().load(tp);
-        long chunks = m.segments().stream().mapToLong(s -> (s.sizeBytes() + 4095) / 4096).sum();
+        long chunks = chunks(m);
+        // More chunks than the cache keeps in memory (a few read-ahead windows), so a second replay cannot be served
+        // from memory alone.
+        assertThat(chunks).isGreaterThan(20);
 
         store.resetCounts();
         List<LogRecord> first = readAll(ts, hot, tp, 0);
@@ -584,11 +597,64 @@ abstract class TieredStorageContractTest {
         // Each read continues where the last stopped (a resume hint) or at a segment's first offset (position 0).
         assertThat(store.count("get")).as("no sidecar: every walk starts at a known position").isZero();
         assertThat(ts.stats().rangeGets()).isEqualTo(chunks);
+        assertThat(ts.stats().cacheAdmissionsDeferred()).as("a scan's chunks are not written to disk")
+                .isEqualTo(chunks);
 
         List<LogRecord> again = readAll(ts, hot, tp, 0);
-        assertThat(store.count("getRange")).as("served from the chunk cache").isEqualTo(chunks);
+        assertThat(store.count("getRange")).as("fetched again, and admitted this time").isEqualTo(2 * chunks);
         assertSameRecords(again, first);
+        assertThat(ts.stats().cacheAdmissionsDeferred()).isEqualTo(chunks);
+
+        List<LogRecord> third = readAll(ts, hot, tp, 0);
+        assertThat(store.count("getRange")).as("served from the chunk cache").isEqualTo(2 * chunks);
+        assertSameRecords(third, first);
         assertThat(ts.stats().cacheHits()).isGreaterThan(ts.stats().cacheMisses());
+    }
+
+    @Test
+    void wholeBatchReadsStoppedByTheByteLimitContinueWhereTheyStopped() {
+        HotLog hot = hotLog(dataDir);
+        hot.append(150, 5, CONFIG);
+        TieredStorage ts = storage();
+        tierFully(ts);
+        evictAllCommitted(ts);
+        List<LogRecord> expected = readAll(ts, hot, tp, 0);
+        int batchBytes = 5 * 150;
+        assertThat(expected.size()).isGreaterThan(ts.manifests().load(tp).segments().size() * 10);
+
+        store.resetCounts();
+        // Room for one batch and not two: every read stops before a batch the byte limit turns away.
+        List<LogRecord> oneByOne = readAllBatches(ts, hot, tp, 0, 1000, batchBytes * 3 / 2);
+        assertSameRecords(oneByOne, expected);
+        assertThat(store.count("get")).as("each read resumes at the batch the last one turned away: no sidecar")
+                .isZero();
+    }
+
+    @Test
+    void aScanLongerThanTheCacheLeavesTheChunksOtherReadersReuseInIt() {
+        HotLog reused = hotLog(dataDir);
+        reused.append(150, 5, CONFIG);
+        TopicPartition scannedTp = new TopicPartition("orders", 1);
+        HotLog scanned = new HotLog(dataDir, scannedTp, clock);
+        closeables.add(scanned);
+        scanned.append(400, 5, CONFIG);
+        int cacheChunks = 48;
+        TieredStorage ts = storage(dataDir, store, TIERING.withCacheBytes(cacheChunks * 4096L));
+        tierFully(ts);
+        evictAllCommitted(ts);
+        long reusedChunks = chunks(ts.manifests().load(tp));
+        long scannedChunks = chunks(ts.manifests().load(scannedTp));
+        // The re-read range fits the cache but not its memory (so its second read fetches again); the scan does not.
+        assertThat(reusedChunks).isBetween(21L, cacheChunks - 1L);
+        assertThat(scannedChunks).isGreaterThan(cacheChunks);
+
+        List<LogRecord> expected = readAll(ts, reused, tp, 0);
+        readAll(ts, reused, tp, 0); // read twice: now on disk
+        readAll(ts, scanned, scannedTp, 0); // one pass over more chunks than the cache holds
+
+        store.resetCounts();
+        assertSameRecords(readAll(ts, reused, tp, 0), expected);
+        assertThat(store.count("getRange")).as("the scan evicted none of the re-read chunks").isZero();
     }
 
     @Test
