@@ -264,7 +264,7 @@ public final class ColdCommand implements Callable<Integer> {
 
     /** The topic's cold segment objects in offset order, from its manifest; checked against the service's view. */
     private static List<RangedGets.Segment> segments(ObjectStore store, String topic, Cold expected) {
-        Manifest m = new ManifestStore(store, Clock.systemUTC(), 10, Duration.ofHours(1))
+        Manifest m = new ManifestStore(store, Clock.systemUTC(), 10, Duration.ofHours(1), Runnable::run)
                 .load(new TopicPartition(topic, 0));
         if (expected != null && (m.totalBytes() != expected.bytes() || m.coldEnd() != expected.lastOffset() + 1)) {
             throw new IllegalStateException("manifest of " + topic + " (" + m.totalBytes() + " bytes up to offset "

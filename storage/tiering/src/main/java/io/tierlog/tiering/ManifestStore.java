@@ -12,10 +12,14 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /**
@@ -36,7 +40,15 @@ import java.util.function.Function;
  * references become orphans, which are collected). Safety of hot deletion does not depend on this: hot segments
  * are deleted only after a fresh {@link #load} shows them committed.
  *
- * <p>Thread-safe. {@link #cached} serves reads from memory; {@link #load} always lists the bucket.
+ * <h2>Cache</h2>
+ * {@link #cached} serves the manifest last seen from memory. Once it is older than {@value #REFRESH_MS} ms (so that
+ * commits by other nodes are seen), the next {@link #cached} starts a reload on the refresh executor and still
+ * answers with what it has: every fetch asks for its partition's extent, and none should wait for a LIST and a GET
+ * (two S3 round trips, a synchronous stall per partition every 30 s before 2026-11-30), nor, while the store hangs,
+ * for their timeouts. A stale manifest is safe for reads, which reload on a miss. A reload that fails keeps the old
+ * manifest for another interval. Only a partition never seen waits for its first load.
+ *
+ * <p>Thread-safe. {@link #load} always lists the bucket.
  */
 public final class ManifestStore {
     private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
@@ -49,12 +61,17 @@ public final class ManifestStore {
     /** How long a cached manifest is served before {@link #cached} lists the bucket again. */
     static final long REFRESH_MS = 30_000;
 
-    private record Cached(Manifest manifest, long loadedAtMs) {
+    /** A manifest and when the bucket was last asked for a newer one. */
+    private record Cached(Manifest manifest, long checkedAtMs) {
     }
 
     private final Map<TopicPartition, Cached> cache = new ConcurrentHashMap<>();
+    private final Executor refresher;
+    /** Partitions with a reload queued or running on the refresher. */
+    private final Set<TopicPartition> refreshing = ConcurrentHashMap.newKeySet();
 
-    public ManifestStore(ObjectStore store, Clock clock, int keepVersions, Duration grace) {
+    /** @param refresher runs the reloads of stale manifests ({@code Runnable::run}: in the reading thread) */
+    public ManifestStore(ObjectStore store, Clock clock, int keepVersions, Duration grace, Executor refresher) {
         if (keepVersions < 1) {
             throw new IllegalArgumentException("keepVersions must be >= 1");
         }
@@ -62,6 +79,7 @@ public final class ManifestStore {
         this.clock = clock;
         this.keepVersions = keepVersions;
         this.grace = grace;
+        this.refresher = refresher;
     }
 
     /** The current manifest, freshly listed from the bucket ({@link Manifest#EMPTY} if none). Updates the cache. */
@@ -85,23 +103,50 @@ public final class ManifestStore {
     }
 
     /**
-     * The manifest this process last saw, reloaded when it has none or it is older than {@value #REFRESH_MS} ms (so
-     * commits by other nodes are seen). May be stale; fine for reads, which reload on a miss (see class).
+     * The manifest this process last saw; loaded now if it has none, reloaded in the background if it is older than
+     * {@value #REFRESH_MS} ms (see class). May be stale; fine for reads, which reload on a miss.
+     *
+     * @throws ObjectStoreUnavailableException only for a partition never loaded, while the store is unavailable
      */
     public Manifest cached(TopicPartition tp) {
         Cached c = cache.get(tp);
-        if (c == null || clock.millis() - c.loadedAtMs() > REFRESH_MS) {
-            try {
-                return load(tp);
-            } catch (ObjectStoreUnavailableException e) {
-                if (c == null) {
-                    throw e;
-                }
-                // During an outage a stale manifest is still the best answer for routing and extents.
-                return c.manifest();
-            }
+        if (c == null) {
+            return load(tp);
+        }
+        if (clock.millis() - c.checkedAtMs() > REFRESH_MS) {
+            refreshLater(tp);
         }
         return c.manifest();
+    }
+
+    /**
+     * Loads the manifests of these partitions in the background, so that their first reads find them in memory
+     * (a service that starts knowing its topics, from its volume or the bucket, warms them all).
+     */
+    public void warm(Collection<TopicPartition> partitions) {
+        partitions.forEach(this::refreshLater);
+    }
+
+    private void refreshLater(TopicPartition tp) {
+        if (!refreshing.add(tp)) {
+            return;
+        }
+        try {
+            refresher.execute(() -> {
+                try {
+                    load(tp);
+                } catch (RuntimeException e) {
+                    // Keep serving what we have, and look again after another interval rather than on every read.
+                    cache.computeIfPresent(tp, (k, c) -> new Cached(c.manifest(), clock.millis()));
+                    LOG.debug("{}: manifest reload failed; keeping version {}: {}", tp,
+                            peek(tp).map(Manifest::version).orElse(0L), e.toString());
+                } finally {
+                    refreshing.remove(tp);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            refreshing.remove(tp); // shutting down
+        }
     }
 
     /** The cached manifest, if this process has loaded one; never touches the store. */

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,6 +50,7 @@ public final class TieredStorage implements AutoCloseable {
     private final ColdReader reader;
     private final ColdRestorer restorer;
     private final ExecutorService fetchers;
+    private final ExecutorService manifestRefresher;
     private final ChunkCache cache;
 
     /**
@@ -61,7 +63,10 @@ public final class TieredStorage implements AutoCloseable {
         this.dataDir = dataDir;
         this.store = store;
         this.topics = new TopicStore(dataDir, clock);
-        this.manifests = new ManifestStore(store, clock, config.keepManifestVersions(), config.orphanGrace());
+        // One thread: reloads are rare (one per partition read per 30 s) and a hanging store should tie up one.
+        this.manifestRefresher = Executors.newSingleThreadExecutor(daemonThreads("tierlog-manifest-refresh"));
+        this.manifests = new ManifestStore(store, clock, config.keepManifestVersions(), config.orphanGrace(),
+                manifestRefresher);
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
@@ -116,9 +121,21 @@ public final class TieredStorage implements AutoCloseable {
         return deleted;
     }
 
-    /** Restores topics and hot start offsets from the bucket (see {@link ColdRestorer}). Run before serving. */
+    /**
+     * Restores topics and hot start offsets from the bucket (see {@link ColdRestorer}), then loads the manifests of
+     * every topic's partitions in the background, so that no first read after a start waits for one. Run before
+     * serving.
+     */
     public List<String> restoreFromBucket() {
-        return restorer.restore();
+        List<String> restored = restorer.restore();
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (TopicMetadata t : topics.list()) {
+            for (int p = 0; p < t.partitions(); p++) {
+                partitions.add(new TopicPartition(t.name(), p));
+            }
+        }
+        manifests.warm(partitions);
+        return restored;
     }
 
     /**
@@ -246,6 +263,7 @@ public final class TieredStorage implements AutoCloseable {
     /** Stops the fetch threads and empties the chunk cache; does not close the store. */
     @Override
     public void close() {
+        manifestRefresher.shutdownNow();
         fetchers.shutdownNow();
         try {
             fetchers.awaitTermination(5, TimeUnit.SECONDS);

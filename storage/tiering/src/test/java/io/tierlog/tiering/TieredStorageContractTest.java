@@ -533,6 +533,32 @@ abstract class TieredStorageContractTest {
     }
 
     @Test
+    void aRestartedNodeLoadsEveryPartitionsManifestBeforeItsFirstRead() throws InterruptedException {
+        HotLog hot = hotLog(dataDir);
+        hot.append(40, 5, CONFIG);
+        tierFully(storage());
+        Manifest m = backendManifest();
+        assertThat(m.isEmpty()).isFalse();
+
+        TieredStorage restarted = storage();
+        restarted.restoreFromBucket();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        TopicPartition idle = new TopicPartition("orders", 1);
+        while (restarted.manifests().peek(tp).isEmpty() || restarted.manifests().peek(idle).isEmpty()) {
+            assertThat(System.nanoTime()).as("manifests loaded in the background").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+        store.resetCounts();
+        assertThat(restarted.tiers(tp, hot.reader().segmentBases()).coldEnd()).isEqualTo(m.coldEnd());
+        assertThat(store.count("list") + store.count("get")).as("the first read asks the bucket nothing").isZero();
+    }
+
+    /** The partition's current manifest, read from the bucket by a store of its own. */
+    Manifest backendManifest() {
+        return new ManifestStore(backend, clock, 10, Duration.ofHours(1), Runnable::run).load(tp);
+    }
+
+    @Test
     void aCorruptedByteInAColdObjectIsAnErrorNeverData() {
         HotLog hot = hotLog(dataDir);
         hot.append(60, 5, CONFIG);
