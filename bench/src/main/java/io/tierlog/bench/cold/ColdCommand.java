@@ -72,7 +72,6 @@ public final class ColdCommand implements Callable<Integer> {
     private static final String TOPIC = "replay";
     private static final String WARMUP_TOPIC = "warmup";
     private static final Duration REPLAY_TIMEOUT = Duration.ofMinutes(5);
-    private static final Duration WARMUP_LIMIT = Duration.ofSeconds(150);
 
     @Mixin
     RunOptions run;
@@ -88,6 +87,11 @@ public final class ColdCommand implements Callable<Integer> {
 
     @Option(names = "--warmup-mib", defaultValue = "640", description = "MiB of the warm-up topic the HTTP readers replay, unmeasured, in rounds until the service's JIT is quiet, before the measured replays; larger than the chunk cache, so that every warm-up replay reads from S3 (default: ${DEFAULT-VALUE}).")
     int warmupMib;
+
+    // 300 s: with all four HTTP readers a round takes about 17 s, and the 150 s used until 2026-11-30 stopped after 8-9
+    // rounds with the service's JIT still compiling for 9-22% of the last round, i.e. during the measured replays.
+    @Option(names = "--warmup-seconds", defaultValue = "300", description = "Most seconds of JIT warm-up rounds before the measured replays (default: ${DEFAULT-VALUE}).")
+    int warmupSeconds;
 
     @Option(names = "--value-bytes", defaultValue = "1024", description = "Record value size (default: ${DEFAULT-VALUE}).")
     int valueBytes;
@@ -160,7 +164,7 @@ public final class ColdCommand implements Callable<Integer> {
                 RangedGets.read(store, warmSegments, chunkBytes, fetchThreads);
                 RangedGets.read(store, warmSegments, chunkBytes, 1);
                 long warmupLast = topics.get(0).warmupLastOffset();
-                JitWarmup.Outcome warm = JitWarmup.untilQuiet(List.of(service.pid()), WARMUP_LIMIT, round -> {
+                JitWarmup.Outcome warm = JitWarmup.untilQuiet(List.of(service.pid()), Duration.ofSeconds(warmupSeconds), round -> {
                     for (ColdResults.Reader reader : httpReaders) {
                         replay(reader, service.baseUri(), WARMUP_TOPIC, warmupLast, 0);
                     }
@@ -381,6 +385,7 @@ public final class ColdCommand implements Callable<Integer> {
         s.put("latenciesMs", replay.latenciesMs);
         s.put("segmentBytes", (long) segmentMib << 20);
         s.put("warmupMib", warmupMib);
+        s.put("warmupSeconds", warmupSeconds);
         s.put("valueBytes", valueBytes);
         s.put("produceBatchRecords", produceBatch);
         s.put("chunkBytes", chunkBytes);
