@@ -275,6 +275,12 @@ final class ChunkCache implements AutoCloseable {
             long length = Math.min(chunkBytes, size - start);
             bytes = store.getRange(id.key(), ByteRange.of(start, length));
             stats.rangeGet(bytes.length);
+            if (fetchedBefore(id)) {
+                // Queued before anyone can see the chunk, so a reader that saw it also sees it cached (and counted).
+                storeLater(id, bytes);
+            } else {
+                stats.cacheAdmissionDeferred();
+            }
             synchronized (recent) {
                 recent.put(id, bytes);
             }
@@ -283,15 +289,10 @@ final class ChunkCache implements AutoCloseable {
             future.completeExceptionally(e);
             return;
         }
-        // Waiters get the bytes now; the disk copy only serves later reads. The chunk is in `recent` already, so it
-        // can leave the in-flight set before the (slower) disk write without anybody fetching it again.
+        // Waiters get the bytes now; a disk copy, if any, is written later by the cache's writer thread. The chunk
+        // is in `recent` already, so it can leave the in-flight set without anybody fetching it again.
         inFlight.remove(id, future);
         future.complete(bytes);
-        if (fetchedBefore(id)) {
-            storeLater(id, bytes);
-        } else {
-            stats.cacheAdmissionDeferred();
-        }
     }
 
     /** Whether the store was asked for this chunk recently; if not, remembers that it now was. */

@@ -200,6 +200,14 @@ abstract class TieredStorageContractTest {
         return last;
     }
 
+    /** A tiered storage over the test's volume with every sealed segment tiered and its hot copy evicted. */
+    TieredStorage allCold() {
+        TieredStorage ts = storage();
+        tierFully(ts);
+        evictAllCommitted(ts);
+        return ts;
+    }
+
     /** Drops every hot segment the manifest holds (local.retention.bytes = 0). */
     void evictAllCommitted(TieredStorage ts) {
         topics.updateConfig("orders", Map.of(TopicConfig.LOCAL_RETENTION_BYTES, 0));
@@ -253,9 +261,7 @@ abstract class TieredStorageContractTest {
         HotLog hot = hotLog(dataDir);
         hot.append(300, 5, CONFIG);
         List<LogRecord> expected = hot.readHot(0);
-        TieredStorage ts = storage();
-        tierFully(ts);
-        evictAllCommitted(ts);
+        TieredStorage ts = allCold();
         Manifest m = ts.manifests().load(tp);
         assertThat(m.segments()).hasSizeGreaterThan(3);
 
@@ -562,9 +568,7 @@ abstract class TieredStorageContractTest {
     void aCorruptedByteInAColdObjectIsAnErrorNeverData() {
         HotLog hot = hotLog(dataDir);
         hot.append(60, 5, CONFIG);
-        TieredStorage ts = storage();
-        tierFully(ts);
-        evictAllCommitted(ts);
+        TieredStorage ts = allCold();
         ColdSegment s = ts.manifests().load(tp).segments().get(1);
         byte[] bytes = backend.get(s.segmentKey());
         bytes[bytes.length / 2] ^= 0x5A;
@@ -608,9 +612,7 @@ abstract class TieredStorageContractTest {
     void aReplayFetchesEachChunkOnceAndARangeReadAgainIsCachedOnItsSecondFetch() {
         HotLog hot = hotLog(dataDir);
         hot.append(150, 5, CONFIG);
-        TieredStorage ts = storage();
-        tierFully(ts);
-        evictAllCommitted(ts);
+        TieredStorage ts = allCold();
         Manifest m = ts.manifests().load(tp);
         long chunks = chunks(m);
         // More chunks than the cache keeps in memory (a few read-ahead windows), so a second replay cannot be served
@@ -641,9 +643,7 @@ abstract class TieredStorageContractTest {
     void wholeBatchReadsStoppedByTheByteLimitContinueWhereTheyStopped() {
         HotLog hot = hotLog(dataDir);
         hot.append(150, 5, CONFIG);
-        TieredStorage ts = storage();
-        tierFully(ts);
-        evictAllCommitted(ts);
+        TieredStorage ts = allCold();
         List<LogRecord> expected = readAll(ts, hot, tp, 0);
         int batchBytes = 5 * 150;
         assertThat(expected.size()).isGreaterThan(ts.manifests().load(tp).segments().size() * 10);
