@@ -95,7 +95,10 @@ public interface TierlogConfig {
         @WithDefault("1048576")
         int chunkBytes();
 
-        /** Bound of the on-disk cold chunk cache under {@code <index-dir>/cold-cache}. */
+        /**
+         * Bound of the on-disk cold chunk cache under {@code <index-dir>/cold-cache}; a chunk is written there on its
+         * second fetch (a one-pass replay writes nothing), and this many bytes' worth of chunk names are remembered.
+         */
         @WithDefault("536870912")
         long cacheBytes();
 
