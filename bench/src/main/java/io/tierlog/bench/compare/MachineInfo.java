@@ -136,8 +136,13 @@ public final class MachineInfo {
      * phase's page-cache writes, flushed in the background, compete with a later phase's fsyncs.
      */
     public static String pendingWriteback() {
-        return "dirty " + firstMatch(Path.of("/proc/meminfo"), "Dirty:") + ", writeback "
-                + firstMatch(Path.of("/proc/meminfo"), "Writeback:");
+        List<String> meminfo;
+        try {
+            meminfo = Files.readAllLines(Path.of("/proc/meminfo")); // once: both numbers from one instant
+        } catch (IOException e) {
+            return "unknown";
+        }
+        return "dirty " + field(meminfo, "Dirty:") + ", writeback " + field(meminfo, "Writeback:");
     }
 
     public static String loadAverage() {
@@ -150,11 +155,16 @@ public final class MachineInfo {
 
     private static String firstMatch(Path file, String prefix) {
         try {
-            return Files.readAllLines(file).stream().filter(l -> l.startsWith(prefix))
-                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
+            return field(Files.readAllLines(file), prefix);
         } catch (IOException e) {
             return "unknown";
         }
+    }
+
+    /** What follows the colon of the first line starting with {@code prefix}. */
+    private static String field(List<String> lines, String prefix) {
+        return lines.stream().filter(l -> l.startsWith(prefix))
+                .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse("unknown");
     }
 
     private static String command(List<String> cmd) {

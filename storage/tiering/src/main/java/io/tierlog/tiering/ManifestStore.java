@@ -121,10 +121,15 @@ public final class ManifestStore {
 
     /**
      * Loads the manifests of these partitions in the background, so that their first reads find them in memory
-     * (a service that starts knowing its topics, from its volume or the bucket, warms them all).
+     * (a service that starts knowing its topics, from its volume or the bucket, warms them all). Partitions already
+     * in memory (the restore loads those it starts at the cold end) are left to the usual refresh.
      */
     public void warm(Collection<TopicPartition> partitions) {
-        partitions.forEach(this::refreshLater);
+        for (TopicPartition tp : partitions) {
+            if (!cache.containsKey(tp)) {
+                refreshLater(tp);
+            }
+        }
     }
 
     private void refreshLater(TopicPartition tp) {

@@ -115,6 +115,10 @@ class ManifestRefreshTest {
         assertThat(reader.cached(TP).logStartOffset()).isEqualTo(3);
         assertThat(reader.cached(other)).isEqualTo(Manifest.EMPTY);
         assertThat(readerSide.count("list") + readerSide.count("get")).as("served from memory").isZero();
+        reader.warm(List.of(TP, other));
+        quiet();
+        assertThat(readerSide.count("list") + readerSide.count("get")).as("warming what is loaded asks nothing")
+                .isZero();
     }
 
     private void commitOnOtherNode(long logStartOffset) {
