@@ -9,6 +9,7 @@ import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.cold.ColdTier;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
@@ -47,12 +48,13 @@ public class Engine {
 
     @Produces
     @Singleton
-    IngestService ingest(TierlogConfig config, Clock clock) {
+    IngestService ingest(TierlogConfig config, Clock clock, ServiceMetrics metrics) {
         createDirectory(config.dataDir());
         LOG.infof("hot volume %s, fsync=%s, index %s", config.dataDir().toAbsolutePath(), config.fsync(),
                 config.indexDir().toAbsolutePath());
         return new IngestService(new IngestConfig(config.dataDir(), FsyncPolicy.parse(config.fsync()),
-                config.fsyncInterval(), config.maxRequestBytes()), clock, new SecureRandom().nextInt());
+                config.fsyncInterval(), config.maxRequestBytes()), clock, new SecureRandom()::nextInt,
+                metrics.syncMeters());
     }
 
     void closeIngest(@Disposes IngestService ingest) {

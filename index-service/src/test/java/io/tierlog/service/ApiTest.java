@@ -340,7 +340,8 @@ class ApiTest {
         String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
         assertThat(metrics).contains("tierlog_produce_requests_total", "tierlog_produce_bytes_total",
                 "tierlog_fetch_records_total", "tierlog_fetch_latency_seconds_bucket",
-                "tierlog_produce_latency_seconds_bucket",
+                "tierlog_produce_latency_seconds_bucket", "tierlog_log_fsync_seconds_bucket",
+                "tierlog_produce_durable_wait_seconds_bucket",
                 "tierlog_partition_high_watermark{partition=\"0\",topic=\"" + topic + "\"} 2.0",
                 "tierlog_group_lag{group=\"" + group + "\",partition=\"0\",topic=\"" + topic + "\"} 2.0",
                 "tierlog_group_total_lag{group=\"" + group + "\"} 2.0");

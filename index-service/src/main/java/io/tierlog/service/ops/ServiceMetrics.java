@@ -4,9 +4,11 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.tierlog.log.SyncMeters;
 import jakarta.inject.Singleton;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Produce and fetch meters (Prometheus names in brackets): request counters
@@ -27,6 +29,8 @@ public class ServiceMetrics {
     private final Counter fetchBytes;
     private final Timer fetchLatency;
     private final DistributionSummary fetchBatch;
+    private final Timer fsync;
+    private final Timer durableWait;
 
     public ServiceMetrics(MeterRegistry registry) {
         produceRequests = Counter.builder("tierlog.produce.requests").description("Produce requests answered 200")
@@ -43,6 +47,15 @@ public class ServiceMetrics {
         fetchLatency = latency("tierlog.fetch.latency", "Fetch read latency (long-poll wait excluded)", registry);
         fetchBatch = DistributionSummary.builder("tierlog.fetch.batch.records").description("Records per fetch")
                 .register(registry);
+        fsync = latency("tierlog.log.fsync", "fsync of hot segment data", registry);
+        durableWait = latency("tierlog.produce.durable.wait",
+                "Time an append waited after its write for the fsync covering it (fsync=always)", registry);
+    }
+
+    /** The writers' reports, recorded into {@code tierlog_log_fsync_seconds} and {@code tierlog_produce_durable_wait_seconds}. */
+    public SyncMeters syncMeters() {
+        return new SyncMeters(nanos -> fsync.record(nanos, TimeUnit.NANOSECONDS),
+                nanos -> durableWait.record(nanos, TimeUnit.NANOSECONDS));
     }
 
     private static Timer latency(String name, String description, MeterRegistry registry) {

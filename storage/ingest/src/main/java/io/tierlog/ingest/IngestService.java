@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.AppendResult;
+import io.tierlog.log.SyncMeters;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.Names;
 import io.tierlog.log.PartitionWriter;
@@ -47,6 +48,7 @@ public final class IngestService implements Closeable {
     private final IngestConfig config;
     private final TopicStore topics;
     private final Clock clock;
+    private final SyncMeters syncMeters;
     private final ProduceRequestParser parser = new ProduceRequestParser();
     private final Partitioner partitioner;
     /** Writers are keyed by topic id, so a topic deleted and re-created never reuses a stale writer. */
@@ -65,8 +67,14 @@ public final class IngestService implements Closeable {
      * Only the topic metadata directory is created here (no handle is kept).
      */
     public IngestService(IngestConfig config, Clock clock, IntSupplier partitionerSeed) {
+        this(config, clock, partitionerSeed, SyncMeters.NONE);
+    }
+
+    /** @param syncMeters where every partition writer reports its fsyncs and its appends' waits for them */
+    public IngestService(IngestConfig config, Clock clock, IntSupplier partitionerSeed, SyncMeters syncMeters) {
         this.config = config;
         this.clock = clock;
+        this.syncMeters = syncMeters;
         this.topics = new TopicStore(config.dataDir(), clock);
         this.partitioner = new Partitioner(partitionerSeed);
     }
@@ -184,7 +192,8 @@ public final class IngestService implements Closeable {
 
     private PartitionWriter writer(TopicMetadata topic, int partition) {
         return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> new PartitionWriter(
-                config.dataDir(), new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock));
+                config.dataDir(), new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock,
+                syncMeters));
     }
 
     /** Closes and forgets the writers of a topic (call before deleting its files). */

@@ -84,6 +84,7 @@ public final class PartitionWriter implements Closeable {
     private final FsyncPolicy fsync;
     private final Duration fsyncInterval;
     private final Clock clock;
+    private final SyncMeters syncMeters;
     /**
      * The JDK allows one fcntl lock per file per JVM: a second channel locking the same file in this JVM gets
      * {@code OverlappingFileLockException} instead of waiting. Every writer of a partition directory in this JVM
@@ -110,34 +111,55 @@ public final class PartitionWriter implements Closeable {
         long nextOffset;
         long segmentCreatedMs;
 
-        Tail(Path dir, long segmentBase, FileChannel channel, long position, long nextOffset, long segmentCreatedMs) {
+        Tail(long segmentBase, FileChannel channel, GroupSync sync, long position, long nextOffset,
+             long segmentCreatedMs) {
             this.segmentBase = segmentBase;
             this.channel = channel;
-            Path file = SegmentFiles.log(dir, segmentBase);
-            this.sync = new GroupSync(() -> force(channel, file));
+            this.sync = sync;
             this.position = position;
             this.nextOffset = nextOffset;
             this.segmentCreatedMs = segmentCreatedMs;
         }
     }
 
+    /** The tail at segment {@code base}, open on {@code channel}, with its group commit. */
+    private Tail tail(long base, FileChannel channel, long position, long nextOffset, long segmentCreatedMs) {
+        Path file = SegmentFiles.log(dir, base);
+        return new Tail(base, channel, new GroupSync(() -> forceClosedOrNot(channel, file)), position, nextOffset,
+                segmentCreatedMs);
+    }
+
     /**
-     * Forces a segment's data to disk. The writer may have rolled past the segment and closed this channel since the
-     * append that waits on it (a roll forces the old segment first, but the waiter cannot tell), so a closed channel
-     * falls back to forcing the file through a channel of its own.
+     * Forces a segment's data to disk for a group commit. The writer may have rolled past the segment and closed
+     * this channel since the append that waits on it (a roll forces the old segment first, but the waiter cannot
+     * tell), so a closed channel falls back to forcing the file through a channel of its own.
      */
-    private static void force(FileChannel channel, Path file) throws IOException {
+    private void forceClosedOrNot(FileChannel channel, Path file) throws IOException {
         try {
-            channel.force(false);
+            force(channel);
         } catch (ClosedChannelException e) {
             try (FileChannel again = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                again.force(false);
+                force(again);
             }
         }
     }
 
+    /** Every fsync of segment data goes through here, so that {@link SyncMeters#forceNanos} sees each one. */
+    private void force(FileChannel channel) throws IOException {
+        long start = System.nanoTime();
+        channel.force(false);
+        syncMeters.forceNanos().accept(System.nanoTime() - start);
+    }
+
     public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
                            Clock clock) {
+        this(dataDir, partition, fsync, fsyncInterval, clock, SyncMeters.NONE);
+    }
+
+    /** @param syncMeters told the duration of every fsync of segment data and every append's wait for one */
+    public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
+                           Clock clock, SyncMeters syncMeters) {
+        this.syncMeters = syncMeters;
         this.partition = partition;
         this.dir = dataDir.resolve(partition.dirName());
         this.fsync = fsync;
@@ -209,7 +231,9 @@ public final class PartitionWriter implements Closeable {
         }
         if (sync != null) {
             try {
+                long waitStart = System.nanoTime();
                 sync.awaitDurable(durableEnd);
+                syncMeters.durableWaitNanos().accept(System.nanoTime() - waitStart);
             } catch (IOException e) {
                 throw new UncheckedIOException("fsync of " + partition + " failed; the append is not acknowledged", e);
             }
@@ -278,7 +302,7 @@ public final class PartitionWriter implements Closeable {
         long now = clock.millis();
         // fsync=always forces after the lock is released (append), as a group commit.
         if (fsync == FsyncPolicy.INTERVAL && now - lastFsyncMs >= fsyncInterval.toMillis()) {
-            tail.channel.force(false);
+            force(tail.channel);
             lastFsyncMs = now;
         }
         BatchInfo info = RecordBatchCodec.info(tail.segmentBase, tail.position, batch);
@@ -300,7 +324,7 @@ public final class PartitionWriter implements Closeable {
         boolean old = clock.millis() - tail.segmentCreatedMs >= config.segmentMs();
         if (full || old) {
             // Seal the old segment durably before anything can tier it, whatever the fsync policy.
-            tail.channel.force(false);
+            force(tail.channel);
             openSegment(tail.nextOffset);
         }
     }
@@ -315,7 +339,7 @@ public final class PartitionWriter implements Closeable {
         if (tail != null) {
             tail.channel.close();
         }
-        tail = new Tail(dir, base, channel, 0, base, now);
+        tail = tail(base, channel, 0, base, now);
         LOG.debug("{}: rolled to segment {}", partition, base);
         checkpoint();
     }
@@ -372,7 +396,7 @@ public final class PartitionWriter implements Closeable {
             if (s != null && bases.contains(s.segmentBase())
                     && Files.size(SegmentFiles.log(dir, s.segmentBase())) >= s.position()) {
                 producers.load(s.producers());
-                tail = new Tail(dir, s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
+                tail = tail(s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
                         s.segmentCreatedMs());
                 return;
             }
@@ -381,7 +405,7 @@ public final class PartitionWriter implements Closeable {
         // which only means a retry of a batch that old is no longer recognised.
         producers.clear();
         long first = bases.get(0);
-        tail = new Tail(dir, first, openForWrite(first), 0, first, clock.millis());
+        tail = tail(first, openForWrite(first), 0, first, clock.millis());
     }
 
     private void scanForward() throws IOException {
@@ -427,7 +451,7 @@ public final class PartitionWriter implements Closeable {
                 return;
             }
             tail.channel.close();
-            tail = new Tail(dir, successor, openForWrite(successor), 0, successor, clock.millis());
+            tail = tail(successor, openForWrite(successor), 0, successor, clock.millis());
         }
     }
 
@@ -452,7 +476,7 @@ public final class PartitionWriter implements Closeable {
         mutex.lock();
         try {
             if (tail != null) {
-                tail.channel.force(false);
+                force(tail.channel);
             }
             closeTail();
             lockFile.close();
