@@ -359,6 +359,17 @@ public final class CompareCommand implements Callable<Integer> {
      * Paced at half of each side's own peak (fsync always), with the producer count that reached the peak: Kafka,
      * Tierlog with JSON bodies and Tierlog with record batches, each at half of its own full-throttle peak.
      */
+    /** Results hold numbers JSON can carry: a quantile of no observations (NaN) or past the last bucket is left out. */
+    private static void putFinite(Map<String, Double> sample, String metric, double value) {
+        if (Double.isFinite(value)) {
+            sample.put(metric, value);
+        }
+    }
+
+    private static ServiceHistogram histogramSince(String before, String after, String name) {
+        return ServiceHistogram.parse(after, name).since(ServiceHistogram.parse(before, name));
+    }
+
     private void halfPeakPhase(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
         double seconds = quick ? 5 : 20;
         for (int run = 1; run <= runs; run++) {
@@ -383,11 +394,29 @@ public final class CompareCommand implements Callable<Integer> {
                     system.createTopic(topic, partitions, Durability.ALWAYS);
                     settle();
                     String writeback = MachineInfo.pendingWriteback();
+                    String before = system instanceof TierlogSystem t ? t.metrics() : null;
                     ProduceStats s = producer.produce(topic, new ProduceSpec(n, bestProducers, tierlogBatch, target, payload));
-                    results.add(new Results.Key(producer.halfPeakPhase(), system.name(), Durability.ALWAYS, bestProducers), Map.of(
+                    Map<String, Double> sample = new LinkedHashMap<>(Map.of(
                             "targetRps", target, "rps", s.recordsPerSecond(), "p50ms", s.p50Millis(), "p99ms", s.p99Millis()));
-                    Workspace.log(String.format("run %d half-peak %-22s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms (at its start: %s)",
-                            run, producer.label(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis(), writeback));
+                    String serverSide = "";
+                    if (before != null) {
+                        // What the service saw of the same requests: its own latency, and the part of it spent
+                        // waiting for the fsync that made each append durable.
+                        String after = ((TierlogSystem) system).metrics();
+                        ServiceHistogram latency = histogramSince(before, after, "tierlog_produce_latency_seconds");
+                        ServiceHistogram wait = histogramSince(before, after, "tierlog_produce_durable_wait_seconds");
+                        putFinite(sample, "serviceP50ms", latency.quantileMillis(0.5));
+                        putFinite(sample, "serviceP99ms", latency.quantileMillis(0.99));
+                        putFinite(sample, "fsyncWaitP50ms", wait.quantileMillis(0.5));
+                        putFinite(sample, "fsyncWaitP99ms", wait.quantileMillis(0.99));
+                        serverSide = String.format("; in the service, %.0f requests: p50 <= %.2f ms, p99 <= %.2f ms, "
+                                + "of which waiting for fsync p50 <= %.2f ms, p99 <= %.2f ms", latency.count(),
+                                latency.quantileMillis(0.5), latency.quantileMillis(0.99), wait.quantileMillis(0.5),
+                                wait.quantileMillis(0.99));
+                    }
+                    results.add(new Results.Key(producer.halfPeakPhase(), system.name(), Durability.ALWAYS, bestProducers), sample);
+                    Workspace.log(String.format("run %d half-peak %-22s producers=%d at %.0f rec/s: achieved %.0f, p50 %.2f ms, p99 %.2f ms%s (at its start: %s)",
+                            run, producer.label(), bestProducers, target, s.recordsPerSecond(), s.p50Millis(), s.p99Millis(), serverSide, writeback));
                 } catch (Exception e) {
                     results.note("run " + run + ": " + producer.label() + " half-peak latency run failed: " + firstLine(e));
                     Workspace.log("FAILED half-peak " + producer.label() + ": " + e);

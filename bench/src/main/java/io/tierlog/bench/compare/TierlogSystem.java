@@ -272,6 +272,14 @@ public final class TierlogSystem implements SystemUnderTest {
         return json.readTree(r.body()).get("offset").asLong();
     }
 
+    /** GET /q/metrics: the service's Prometheus scrape. */
+    public String metrics() throws Exception {
+        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/q/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        expect(r, 200, "metrics");
+        return r.body();
+    }
+
     /** GET /v1/topics/{topic}: the topic with its partitionStates. */
     public JsonNode describe(String topic) throws Exception {
         HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic))).build(),
