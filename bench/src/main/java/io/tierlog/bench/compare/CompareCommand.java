@@ -355,10 +355,6 @@ public final class CompareCommand implements Callable<Integer> {
                 c.megabytesPerSecond(), c.recordsPerSecond()));
     }
 
-    /**
-     * Paced at half of each side's own peak (fsync always), with the producer count that reached the peak: Kafka,
-     * Tierlog with JSON bodies and Tierlog with record batches, each at half of its own full-throttle peak.
-     */
     /** Results hold numbers JSON can carry: a quantile of no observations (NaN) or past the last bucket is left out. */
     private static void putFinite(Map<String, Double> sample, String metric, double value) {
         if (Double.isFinite(value)) {
@@ -370,6 +366,10 @@ public final class CompareCommand implements Callable<Integer> {
         return ServiceHistogram.parse(after, name).since(ServiceHistogram.parse(before, name));
     }
 
+    /**
+     * Paced at half of each side's own peak (fsync always), with the producer count that reached the peak: Kafka,
+     * Tierlog with JSON bodies and Tierlog with record batches, each at half of its own full-throttle peak.
+     */
     private void halfPeakPhase(KafkaSystem kafka, Map<Durability, TierlogSystem> tierlog) {
         double seconds = quick ? 5 : 20;
         for (int run = 1; run <= runs; run++) {
@@ -394,7 +394,8 @@ public final class CompareCommand implements Callable<Integer> {
                     system.createTopic(topic, partitions, Durability.ALWAYS);
                     settle();
                     String writeback = MachineInfo.pendingWriteback();
-                    String before = system instanceof TierlogSystem t ? t.metrics() : null;
+                    TierlogSystem tierlogSide = system instanceof TierlogSystem t ? t : null;
+                    String before = tierlogSide != null ? tierlogSide.metrics() : null;
                     ProduceStats s = producer.produce(topic, new ProduceSpec(n, bestProducers, tierlogBatch, target, payload));
                     Map<String, Double> sample = new LinkedHashMap<>(Map.of(
                             "targetRps", target, "rps", s.recordsPerSecond(), "p50ms", s.p50Millis(), "p99ms", s.p99Millis()));
@@ -402,7 +403,7 @@ public final class CompareCommand implements Callable<Integer> {
                     if (before != null) {
                         // What the service saw of the same requests: its own latency, and the part of it spent
                         // waiting for the fsync that made each append durable.
-                        String after = ((TierlogSystem) system).metrics();
+                        String after = tierlogSide.metrics();
                         ServiceHistogram latency = histogramSince(before, after, "tierlog_produce_latency_seconds");
                         ServiceHistogram wait = histogramSince(before, after, "tierlog_produce_durable_wait_seconds");
                         putFinite(sample, "serviceP50ms", latency.quantileMillis(0.5));
