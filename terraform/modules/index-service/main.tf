@@ -7,15 +7,16 @@ locals {
   object_resources = local.bucket_prefix == "" ? ["${var.cold_bucket_arn}/*"] : ["${var.cold_bucket_arn}/${local.bucket_prefix}/*"]
 
   environment = {
-    TIERLOG_DATA_DIR          = var.data_dir
-    TIERLOG_INDEX_DIR         = var.index_dir
-    TIERLOG_FSYNC             = var.fsync
-    TIERLOG_COLD_STORE        = "s3"
-    TIERLOG_COLD_S3_BUCKET    = var.cold_bucket_name
-    TIERLOG_COLD_S3_PREFIX    = var.cold_prefix
-    TIERLOG_MAX_REQUEST_BYTES = tostring(var.max_request_bytes)
-    QUARKUS_HTTP_PORT         = tostring(local.port)
-    QUARKUS_S3_AWS_REGION     = data.aws_region.current.region
+    TIERLOG_DATA_DIR               = var.data_dir
+    TIERLOG_INDEX_DIR              = var.index_dir
+    TIERLOG_FSYNC                  = var.fsync
+    TIERLOG_COLD_STORE             = "s3"
+    TIERLOG_COLD_S3_BUCKET         = var.cold_bucket_name
+    TIERLOG_COLD_S3_PREFIX         = var.cold_prefix
+    TIERLOG_MAX_REQUEST_BYTES      = tostring(var.max_request_bytes)
+    TIERLOG_PRODUCER_ID_EXPIRATION = "${var.producer_id_expiration_ms}ms"
+    QUARKUS_HTTP_PORT              = tostring(local.port)
+    QUARKUS_S3_AWS_REGION          = data.aws_region.current.region
   }
 
   # AWS Distro for OpenTelemetry: scrape the service's Prometheus endpoint and write the Tierlog

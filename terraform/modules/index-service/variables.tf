@@ -166,3 +166,9 @@ variable "tags" {
   type        = map(string)
   default     = {}
 }
+
+variable "producer_id_expiration_ms" {
+  description = "TIERLOG_PRODUCER_ID_EXPIRATION: how long an idempotent producer is remembered after its last request (Kafka's producer.id.expiration.ms). Set it alike on the function and the service: both write the same partitions."
+  type        = number
+  default     = 86400000
+}

@@ -101,13 +101,14 @@ resource "aws_lambda_function" "this" {
 
   environment {
     variables = {
-      TIERLOG_DATA_DIR          = var.mount_path
-      TIERLOG_FSYNC             = var.fsync
-      TIERLOG_COLD_STORE        = "s3"
-      TIERLOG_COLD_S3_BUCKET    = var.cold_bucket_name
-      TIERLOG_COLD_S3_PREFIX    = var.cold_prefix
-      TIERLOG_MAX_REQUEST_BYTES = tostring(var.max_request_bytes)
-      JAVA_TOOL_OPTIONS         = var.java_tool_options
+      TIERLOG_DATA_DIR                  = var.mount_path
+      TIERLOG_FSYNC                     = var.fsync
+      TIERLOG_COLD_STORE                = "s3"
+      TIERLOG_COLD_S3_BUCKET            = var.cold_bucket_name
+      TIERLOG_COLD_S3_PREFIX            = var.cold_prefix
+      TIERLOG_MAX_REQUEST_BYTES         = tostring(var.max_request_bytes)
+      TIERLOG_PRODUCER_ID_EXPIRATION_MS = tostring(var.producer_id_expiration_ms)
+      JAVA_TOOL_OPTIONS                 = var.java_tool_options
     }
   }
 

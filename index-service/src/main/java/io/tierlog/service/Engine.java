@@ -53,7 +53,8 @@ public class Engine {
         LOG.infof("hot volume %s, fsync=%s, index %s", config.dataDir().toAbsolutePath(), config.fsync(),
                 config.indexDir().toAbsolutePath());
         return new IngestService(new IngestConfig(config.dataDir(), FsyncPolicy.parse(config.fsync()),
-                config.fsyncInterval(), config.maxRequestBytes()), clock, new SecureRandom()::nextInt,
+                config.fsyncInterval(), config.maxRequestBytes(), config.producerIdExpiration()), clock,
+                new SecureRandom()::nextInt,
                 metrics.syncMeters());
     }
 

@@ -35,6 +35,13 @@ public interface TierlogConfig {
     @WithDefault("8388608")
     int maxRequestBytes();
 
+    /**
+     * How long an idempotent producer is remembered after its last request (Kafka's {@code producer.id.expiration.ms},
+     * with its default): a retry later than this is appended again.
+     */
+    @WithDefault("1d")
+    Duration producerIdExpiration();
+
     Cold cold();
 
     Tiering tiering();

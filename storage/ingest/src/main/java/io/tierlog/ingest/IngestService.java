@@ -193,7 +193,7 @@ public final class IngestService implements Closeable {
     private PartitionWriter writer(TopicMetadata topic, int partition) {
         return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> new PartitionWriter(
                 config.dataDir(), new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock,
-                syncMeters));
+                syncMeters, config.producerIdExpiration()));
     }
 
     /** Closes and forgets the writers of a topic (call before deleting its files). */

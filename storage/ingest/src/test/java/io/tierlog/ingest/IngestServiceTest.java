@@ -167,6 +167,21 @@ class IngestServiceTest {
     }
 
     @Test
+    void aProducerIdleForTheExpirationIsForgottenAndItsRetryAppendedAgain() {
+        service.close();
+        service = new IngestService(new IngestConfig(data, FsyncPolicy.ALWAYS, Duration.ofSeconds(1), MAX_REQUEST_BYTES,
+                Duration.ofMinutes(10)), clock, 0);
+        ProduceResult original = produce(producerBody("p1", 0, 0, "a"));
+        clock.advance(Duration.ofMinutes(10).minusMillis(1));
+        assertThat(produce(producerBody("p1", 0, 0, "a"))).isEqualTo(new ProduceResult(original.offsets(), true));
+
+        clock.advance(Duration.ofMillis(1));
+        ProduceResult late = produce(producerBody("p1", 0, 0, "a"));
+        assertThat(late.duplicate()).isFalse();
+        assertThat(late.offsets()).extracting(PartitionOffset::offset).containsExactly(original.offsets().get(0).offset() + 1);
+    }
+
+    @Test
     void aTopicCreatedByAnotherProcessIsSeenAtOnce() {
         try (IngestService other = newService()) {
             other.topics().create("late", 1, TopicConfig.DEFAULTS);

@@ -94,7 +94,7 @@ public final class PartitionWriter implements Closeable {
 
     private final ReentrantLock mutex;
     private final FileChannel lockFile;
-    private final ProducerStateTable producers = new ProducerStateTable();
+    private final ProducerStateTable producers;
 
     /** This writer's belief about the end of the log; verified against the disk under the lock. */
     private Tail tail;
@@ -159,6 +159,17 @@ public final class PartitionWriter implements Closeable {
     /** @param syncMeters told the duration of every fsync of segment data and every append's wait for one */
     public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
                            Clock clock, SyncMeters syncMeters) {
+        this(dataDir, partition, fsync, fsyncInterval, clock, syncMeters, ProducerStateTable.DEFAULT_EXPIRATION);
+    }
+
+    /**
+     * @param syncMeters           told the duration of every fsync of segment data and every append's wait for one
+     * @param producerIdExpiration how long an idempotent producer is remembered after its last batch
+     *                             ({@link ProducerStateTable}, "Expiry")
+     */
+    public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
+                           Clock clock, SyncMeters syncMeters, Duration producerIdExpiration) {
+        this.producers = new ProducerStateTable(producerIdExpiration);
         this.syncMeters = syncMeters;
         this.partition = partition;
         this.dir = dataDir.resolve(partition.dirName());
@@ -245,7 +256,7 @@ public final class PartitionWriter implements Closeable {
     private AppendResult appendLocked(ProducerIdentity producer, int recordCount, TopicConfig config,
                                       LongFunction<ByteBuffer> batchAt) throws IOException {
         refreshTail();
-        ProducerStateTable.Verdict verdict = producers.check(producer, recordCount);
+        ProducerStateTable.Verdict verdict = producers.check(producer, recordCount, clock.millis());
         if (verdict instanceof ProducerStateTable.Duplicate d) {
             return new AppendResult(d.original().firstOffset(), d.original().lastOffset(), true);
         }
@@ -306,7 +317,7 @@ public final class PartitionWriter implements Closeable {
             lastFsyncMs = now;
         }
         BatchInfo info = RecordBatchCodec.info(tail.segmentBase, tail.position, batch);
-        producers.apply(info);
+        producers.apply(info, now);
         tail.position = info.endPosition();
         tail.nextOffset = info.nextOffset();
         bytesSinceCheckpoint += size;
@@ -345,6 +356,7 @@ public final class PartitionWriter implements Closeable {
     }
 
     private void checkpoint() {
+        producers.expire(clock.millis());
         new ProducerSnapshot(tail.segmentBase, tail.position, tail.nextOffset, tail.segmentCreatedMs,
                 producers.entries()).writeTo(dir);
         bytesSinceCheckpoint = 0;
@@ -395,7 +407,7 @@ public final class PartitionWriter implements Closeable {
             ProducerSnapshot s = ProducerSnapshot.read(dir, snapshots.get(i)).orElse(null);
             if (s != null && bases.contains(s.segmentBase())
                     && Files.size(SegmentFiles.log(dir, s.segmentBase())) >= s.position()) {
-                producers.load(s.producers());
+                producers.load(s.producers(), clock.millis());
                 tail = tail(s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
                         s.segmentCreatedMs());
                 return;
@@ -409,6 +421,7 @@ public final class PartitionWriter implements Closeable {
     }
 
     private void scanForward() throws IOException {
+        long now = clock.millis();
         while (true) {
             SegmentCursor cursor = new SegmentCursor(tail.channel, tail.segmentBase, tail.position);
             boolean firstBatch = tail.position == 0;
@@ -423,7 +436,7 @@ public final class PartitionWriter implements Closeable {
                     tail.segmentCreatedMs = Math.min(tail.segmentCreatedMs, info.maxTimestamp());
                     firstBatch = false;
                 }
-                producers.apply(info);
+                producers.apply(info, now);
                 tail.position = info.endPosition();
                 tail.nextOffset = info.nextOffset();
             }

@@ -40,6 +40,7 @@ public record ProducerSnapshot(long segmentBase, long position, long nextOffset,
             ObjectNode p = list.addObject();
             p.put("id", id);
             p.put("epoch", e.epoch());
+            p.put("lastSeenMs", e.lastSeenMs());
             ArrayNode batches = p.putArray("batches");
             for (ProducerStateTable.AppendedBatch b : e.batches()) {
                 batches.addObject().put("sequence", b.sequence()).put("firstOffset", b.firstOffset())
@@ -64,7 +65,9 @@ public record ProducerSnapshot(long segmentBase, long position, long nextOffset,
                     batches.add(new ProducerStateTable.AppendedBatch(b.get("sequence").asInt(),
                             b.get("firstOffset").asLong(), b.get("lastOffset").asLong()));
                 }
-                producers.put(p.get("id").asLong(), new ProducerStateTable.Entry((short) p.get("epoch").asInt(), batches));
+                JsonNode seen = p.get("lastSeenMs"); // absent in checkpoints written before producers expired
+                producers.put(p.get("id").asLong(), new ProducerStateTable.Entry((short) p.get("epoch").asInt(),
+                        seen == null ? ProducerStateTable.UNKNOWN_LAST_SEEN : seen.asLong(), batches));
             }
             return Optional.of(new ProducerSnapshot(root.get("segmentBase").asLong(), root.get("position").asLong(),
                     root.get("nextOffset").asLong(), root.get("segmentCreatedMs").asLong(), producers));

@@ -1,0 +1,62 @@
+package io.tierlog.service;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.path.json.JsonPath;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code tierlog.producer-id-expiration} reaches the partition writers: a retry within it is answered as a
+ * duplicate, and once the producer has been idle for it the same request is a first request again.
+ */
+@QuarkusTest
+@TestProfile(ProducerExpiryApiTest.ShortExpiration.class)
+class ProducerExpiryApiTest {
+    private static final Duration EXPIRATION = Duration.ofSeconds(3);
+
+    public static class ShortExpiration implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            String dir = "target/producer-expiry-test-" + UUID.randomUUID();
+            return Map.of("tierlog.data-dir", dir + "/hot", "tierlog.index-dir", dir + "/index",
+                    "tierlog.cold.filesystem.dir", dir + "/cold",
+                    "tierlog.producer-id-expiration", EXPIRATION.toSeconds() + "s");
+        }
+    }
+
+    @Test
+    void aRetryIsADuplicateUntilTheProducerHasBeenIdleForTheExpiration() throws InterruptedException {
+        String topic = "expiry-" + UUID.randomUUID().toString().substring(0, 8);
+        ApiTest.createTopic(topic, 1, null);
+        String body = "{\"records\":[{\"partition\":0,\"value\":1}],"
+                + "\"producer\":{\"id\":\"lambda-7\",\"epoch\":0,\"sequence\":0}}";
+
+        long sent = System.nanoTime();
+        JsonPath first = produce(topic, body);
+        assertThat(first.getBoolean("duplicate")).isFalse();
+        assertThat(first.getLong("offsets[0].offset")).isZero();
+        assertThat(produce(topic, body).getBoolean("duplicate")).isTrue();
+
+        // Retry until the service has forgotten the producer (a retry before that changes nothing).
+        long deadline = sent + Duration.ofSeconds(30).toNanos();
+        JsonPath again = produce(topic, body);
+        while (again.getBoolean("duplicate") && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            again = produce(topic, body);
+        }
+        assertThat(again.getBoolean("duplicate")).as("appended again after the expiration").isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - sent)).isGreaterThanOrEqualTo(EXPIRATION);
+        assertThat(again.getLong("offsets[0].offset")).isEqualTo(1);
+    }
+
+    private static JsonPath produce(String topic, String body) {
+        return ApiTest.produce(topic, body).then().statusCode(200).extract().jsonPath();
+    }
+}
