@@ -122,6 +122,44 @@ class RecordBatchesHttpTest {
     }
 
     @Test
+    void compressedBatchesAreServedAsSentAndDecompressedForJsonAcrossTiers() throws Exception {
+        String topic = "zipped-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON)
+                .body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"segment.bytes\":4096,"
+                        + "\"local.retention.bytes\":0}}")
+                .post("/v1/topics").then().statusCode(201);
+        List<String> expected = new ArrayList<>();
+        String[] codecs = {"gzip", "snappy", "lz4", "zstd"};
+        for (int req = 0; req < 40; req++) {
+            List<String> values = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                int n = req * 10 + i;
+                values.add("{\"n\":" + n + ",\"pad\":\"" + "z".repeat(400) + "\"}");
+                expected.add(String.valueOf(n));
+            }
+            HttpResponse<String> r = produce(topic, "partition=0",
+                    kafkaBatch(Compression.of(codecs[req % codecs.length]).build(), values));
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+        // Each batch is stored compressed: 40 batches of 4 KiB of values fit in a few segments of 4096 bytes.
+        assertThat(ColdTierHttpTest.fetchAll(topic, 0, 1000)).isEqualTo(expected);
+        tiered.runTieringPass();
+        tiered.runRetentionPass();
+        JsonPath state = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath();
+        assertThat(state.getInt("partitionStates[0].segments.cold")).isPositive();
+        assertThat(state.getLong("partitionStates[0].hotStartOffset")).isPositive();
+        assertThat(state.getLong("partitionStates[0].coldBytes") + state.getLong("partitionStates[0].hotBytes"))
+                .as("bytes stored").isLessThan(40 * 10 * 400 / 4);
+
+        // JSON decompresses them, from the cold tier and the hot one; the binary media type passes them on as sent.
+        assertThat(ColdTierHttpTest.fetchAll(topic, 0, 7)).isEqualTo(expected);
+        assertThat(fetchAllBatches(topic, 0, 15)).isEqualTo(expected);
+        HttpResponse<byte[]> first = fetch(topic, "offset=0&maxRecords=40");
+        assertThat(batches(first.body())).extracting(b -> b.compressionType().name)
+                .containsExactly("gzip", "snappy", "lz4", "zstd");
+    }
+
+    @Test
     void badRequestsStayProblemJsonAndJsonStaysTheDefault() throws Exception {
         String topic = "batches-bad-" + UUID.randomUUID().toString().substring(0, 8);
         given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}")
@@ -326,7 +364,12 @@ class RecordBatchesHttpTest {
 
     /** One uncompressed batch as a Kafka producer builds it (base offset 0, CreateTime, no producer id). */
     private static byte[] kafkaBatch(List<String> values) {
-        MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(1 << 16), Compression.NONE,
+        return kafkaBatch(Compression.NONE, values);
+    }
+
+    /** {@link #kafkaBatch(List)} compressed with {@code compression}, as a producer with compression.type builds it. */
+    private static byte[] kafkaBatch(Compression compression, List<String> values) {
+        MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(1 << 16), compression,
                 TimestampType.CREATE_TIME, 0L);
         long t = System.currentTimeMillis();
         for (String v : values) {

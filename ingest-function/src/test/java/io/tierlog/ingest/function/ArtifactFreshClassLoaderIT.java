@@ -12,17 +12,20 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicStore;
+import org.apache.kafka.common.compress.Compression;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -71,9 +74,19 @@ class ArtifactFreshClassLoaderIT {
         assertThat(loader.loadClass("org.apache.kafka.clients.producer.internals.BuiltInPartitioner").getClassLoader())
                 .isSameAs(loader);
         for (String absent : new String[]{"org.rocksdb.RocksDB", "io.quarkus.runtime.Quarkus",
-                "software.amazon.awssdk.services.s3.S3Client", "com.github.luben.zstd.Zstd", "org.xerial.snappy.Snappy",
-                "net.jpountz.lz4.LZ4Factory"}) {
+                "software.amazon.awssdk.services.s3.S3Client"}) {
             assertThatThrownBy(() -> loader.loadClass(absent)).as(absent).isInstanceOf(ClassNotFoundException.class);
+        }
+        // The codecs of compressed batches, with the natives of Lambda's two architectures and no other.
+        for (String codec : new String[]{"com.github.luben.zstd.Zstd", "org.xerial.snappy.Snappy",
+                "net.jpountz.lz4.LZ4Factory"}) {
+            assertThat(loader.loadClass(codec).getClassLoader()).as(codec).isSameAs(loader);
+        }
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(JAR.toFile())) {
+            List<String> natives = jar.stream().map(java.util.jar.JarEntry::getName)
+                    .filter(n -> n.endsWith(".so") || n.endsWith(".dll") || n.endsWith(".dylib") || n.endsWith(".a"))
+                    .toList();
+            assertThat(natives).hasSize(6).allMatch(n -> n.matches(".*(amd64|x86_64|aarch64)/[^/]+\\.so"));
         }
         assertThat(Files.size(JAR)).isLessThan(10L * 1024 * 1024);
     }
@@ -142,6 +155,25 @@ class ArtifactFreshClassLoaderIT {
             assertThat(new String(stored.key(), StandardCharsets.UTF_8)).isEqualTo("sensor-9");
             assertThat(new String(stored.value(), StandardCharsets.UTF_8)).isEqualTo("{\"temp\":21." + (5 + 2 * i) + "}");
             assertThat(stored.timestamp()).isEqualTo(1732867200000L + i);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"gzip", "snappy", "lz4", "zstd"})
+    void producesCompressedKafkaRecordBatches(String codec) throws Throwable {
+        byte[] batch = RecordBatchBodies.batch(Compression.of(codec).build(), Producer.NONE, 1732867200000L, "sensor-9",
+                "{\"temp\":21.5}", "{\"temp\":21.7}");
+        long[] before = ends("orders", 2);
+
+        Response r = Events.response(function.invoke(Events.recordBatches("orders", 0, batch, "api-" + codec),
+                "req-" + codec));
+
+        assertThat(r.status()).as("%s", r.body()).isEqualTo(200);
+        assertThat(r.body().get("offsets")).hasSize(2);
+        assertThat(ends("orders", 2)).containsExactly(before[0] + 2, before[1]);
+        for (int i = 0; i < 2; i++) {
+            LogRecord stored = read("orders", 0, before[0] + i);
+            assertThat(new String(stored.value(), StandardCharsets.UTF_8)).isEqualTo("{\"temp\":21." + (5 + 2 * i) + "}");
         }
     }
 

@@ -251,8 +251,11 @@ class BatchProduceTest {
                 bad("trailing bytes", () -> concat(values("x"), ByteBuffer.allocate(5)), "5 trailing bytes"),
                 bad("trailing garbage", () -> concat(values("x"), ByteBuffer.wrap(new byte[40]).putInt(8, 1000).clear()),
                         "batch 1 at byte"),
-                bad("gzip", () -> values(KafkaBatches.builder(Compression.gzip().build(), TimestampType.CREATE_TIME,
-                        -1, (short) -1, -1, false), "zipped"), "only uncompressed batches are accepted for now"),
+                bad("unknown codec", () -> patched(values("x"), b -> b.putShort(21, (short) 5)),
+                        "compression codec id 5"),
+                bad("gzip that does not decompress", () -> patched(values(KafkaBatches.builder(
+                        Compression.gzip().build(), TimestampType.CREATE_TIME, -1, (short) -1, -1, false), "zipped"),
+                        b -> b.put(61, (byte) 0)), "gzip-compressed records do not decompress"),
                 bad("LogAppendTime", () -> values(KafkaBatches.builder(Compression.NONE, TimestampType.LOG_APPEND_TIME,
                         -1, (short) -1, -1, false), "x"), "only CreateTime"),
                 bad("transactional", () -> values(KafkaBatches.builder(Compression.NONE, TimestampType.CREATE_TIME,

@@ -15,8 +15,8 @@ import java.util.List;
  * {@link RecordBatchCodec}) straight from its bytes into {@link LogRecord}s. Equivalent to
  * {@link RecordBatchCodec#decode} (which goes through kafka-clients' record objects, byte buffer slices and
  * header arrays, and then copies), but cheaper: a cold replay decodes every byte it serves on the reading thread,
- * so this cost bounds its throughput. Batches this decoder does not handle (compressed ones, which Tierlog never
- * writes) go to {@link RecordBatchCodec#decode}.
+ * so this cost bounds its throughput. Batches this decoder does not handle (compressed ones, as a client's
+ * record batches may be) go to {@link RecordBatchCodec#decode}.
  *
  * <p>Also lets a reader that stopped inside a batch resume at a record's byte position instead of parsing the
  * records before it again ({@link Progress}).

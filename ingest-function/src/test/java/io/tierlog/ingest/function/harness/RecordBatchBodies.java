@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Binary produce bodies ({@code application/vnd.tierlog.record-batches}) as a Kafka producer builds them: one
- * uncompressed RecordBatch v2 from kafka-clients' own {@link MemoryRecordsBuilder}, base offset 0, CreateTime,
+ * RecordBatch v2 (uncompressed unless asked) from kafka-clients' own {@link MemoryRecordsBuilder}, base offset 0, CreateTime,
  * partition leader epoch 0 (a producer does not know it).
  */
 public final class RecordBatchBodies {
@@ -25,12 +25,17 @@ public final class RecordBatchBodies {
 
     /** One batch of records keyed {@code key} (null for none) with {@code values}, timestamped t0, t0+1, ... */
     public static byte[] batch(Producer producer, long t0, String key, String... values) {
+        return batch(Compression.NONE, producer, t0, key, values);
+    }
+
+    /** {@link #batch(Producer, long, String, String...)} compressed with {@code compression}. */
+    public static byte[] batch(Compression compression, Producer producer, long t0, String key, String... values) {
         int capacity = 1024;
         for (String v : values) {
             capacity += 64 + (v == null ? 0 : v.length() * 3) + (key == null ? 0 : key.length() * 3);
         }
         MemoryRecordsBuilder b = new MemoryRecordsBuilder(ByteBuffer.allocate(capacity), RecordBatch.MAGIC_VALUE_V2,
-                Compression.NONE, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producer.id(),
+                compression, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producer.id(),
                 producer.epoch(), producer.sequence(), false, false, 0, capacity);
         for (int i = 0; i < values.length; i++) {
             b.append(t0 + i, bytes(key), bytes(values[i]));

@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 
 /**
  * One RecordBatch v2 built by a client and accepted by {@link ClientBatchValidator}: magic 2, CRC32C valid,
- * uncompressed, CreateTime, not transactional, not control, dense offset deltas {@code 0..recordCount-1}, every
- * record timestamp {@code >= 0}, {@code maxTimestamp} equal to the largest record timestamp, and producer fields
- * that are either Kafka's "none" ({@code -1/-1/-1}) or an id, epoch and sequence {@code >= 0}. Only the validator
+ * uncompressed or compressed with one of Kafka's codecs, CreateTime, not transactional, not control, dense offset
+ * deltas {@code 0..recordCount-1}, every record timestamp {@code >= 0}, {@code maxTimestamp} equal to the largest
+ * record timestamp, and producer fields that are either Kafka's "none" ({@code -1/-1/-1}) or an id, epoch and sequence {@code >= 0}. Only the validator
  * creates instances, so holding one means the bytes passed every check.
  *
  * <p>The batch's base offset and partition leader epoch are placeholders: they lie outside the CRC (as in Kafka,

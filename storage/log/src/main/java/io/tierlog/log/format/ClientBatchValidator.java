@@ -3,11 +3,14 @@ package io.tierlog.log.format;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -15,6 +18,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
@@ -29,7 +33,7 @@ import java.util.zip.CRC32C;
  * {@link RecordBatchCodec}) must have:
  * <ul>
  *   <li>a length field that fits the body, magic 2 and a matching CRC32C;</li>
- *   <li>attributes: no compression (only uncompressed batches are accepted for now), CreateTime, not
+ *   <li>attributes: uncompressed or compressed with gzip, snappy, lz4 or zstd (Kafka's codecs), CreateTime, not
  *       transactional, not a control batch, no delete horizon, no unknown bits;</li>
  *   <li>{@code recordCount > 0} and {@code lastOffsetDelta == recordCount - 1}; records that parse exactly to the
  *       batch's end, each with offset delta equal to its index (dense), record attributes 0, a key and value of
@@ -46,12 +50,20 @@ import java.util.zip.CRC32C;
  * body (which is also its offset minus the base offset). The baseOffset and partitionLeaderEpoch fields are not
  * checked: they lie outside the CRC and the writer overwrites them.
  *
+ * <h2>Compressed batches</h2>
+ * A compressed batch's records are decompressed (kafka-clients' codecs) and walked like an uncompressed batch's,
+ * so every rule above holds inside it too; a payload that does not decompress is a {@code bad-request}. What one
+ * body decompresses to is bounded by {@link #MAX_DECOMPRESSED_BYTES} ({@code request-too-large} beyond it), so a
+ * small body cannot make the service hold an unbounded amount of memory. The batch is stored compressed, as sent;
+ * readers decompress it (the JSON answers) or pass it on as is (the record-batch media type).
+ *
  * <h2>Zero copy, or one rebuild</h2>
  * A body of one batch whose timestamps are all set is appended as the client's bytes (only the header fields
  * outside the CRC are stamped). A body of several batches is merged into one batch, and a batch with a -1 timestamp
  * is re-encoded with the append time: the request then still lands as one batch, which is what makes it atomic for
  * readers (a reader shows a batch only when it is complete) and for a writer killed mid-write (a torn batch is
- * truncated whole; a request written as several batches could leave its first batches behind).
+ * truncated whole; a request written as several batches could leave its first batches behind). A rebuilt batch is
+ * compressed with the body's codec when all its batches share one, else stored uncompressed.
  *
  * <p>Stateless and thread-safe.
  */
@@ -64,6 +76,12 @@ public final class ClientBatchValidator {
     private static final int CONTROL_FLAG = 0x20;
     private static final int DELETE_HORIZON_FLAG = 0x40;
     private static final String[] CODECS = {"none", "gzip", "snappy", "lz4", "zstd"};
+    /**
+     * The most the records of one body may decompress to. Kafka's producer sends at most 1 MiB per request
+     * ({@code max.request.size}) and codecs gain a few times on typical data; 64 MiB leaves room for highly
+     * compressible batches while bounding what a request can make the service hold.
+     */
+    public static final int MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
     /**
      * The most a record's encoding can grow when re-encoded into a merged batch: its timestamp delta (at least 1
      * byte) becomes at most a 10-byte varlong, its offset delta at most a 5-byte varint, and its length varint grows
@@ -94,6 +112,8 @@ public final class ClientBatchValidator {
         Walk walk = new Walk(maxMessageBytes);
         long idempotentProducer = -1;
         ProducerIdentity producer = ProducerIdentity.NONE;
+        int decompressed = 0;
+        int commonCodec = -1; // the codec all batches so far share; 0 (none) once two differ
         int pos = 0;
         while (pos < size) {
             String where = "batch " + batches.size() + " at byte " + pos;
@@ -119,7 +139,14 @@ public final class ClientBatchValidator {
                 idempotentProducer = batches.size();
                 producer = batchProducer;
             }
-            walk.records(batch, where);
+            int codec = batch.getShort(RecordBatchCodec.ATTRIBUTES_OFFSET) & COMPRESSION_MASK;
+            if (codec == 0) {
+                walk.records(batch, batch, RecordBatchCodec.HEADER_SIZE, where);
+            } else {
+                decompressed += walk.records(batch, decompress(batch, codec, MAX_DECOMPRESSED_BYTES - decompressed,
+                        where), 0, where);
+            }
+            commonCodec = commonCodec < 0 || commonCodec == codec ? codec : 0;
             batches.add(batch);
             pos += (int) announced;
         }
@@ -135,8 +162,10 @@ public final class ClientBatchValidator {
             }
             return new ClientBatch(only, walk.records, producer, 1, false);
         }
-        return new ClientBatch(rebuild(batches, walk.records, producer, nowMs), walk.records, producer,
-                batches.size(), true);
+        // Merged batches keep the codec they all share; mixed ones (or uncompressed ones) are stored uncompressed.
+        ByteBuffer rebuilt = rebuild(batches, walk.records, decompressed, CompressionType.forId(commonCodec), producer,
+                nowMs);
+        return new ClientBatch(rebuilt, walk.records, producer, batches.size(), true);
     }
 
     private static void requireMagic(byte magic, String where) {
@@ -155,9 +184,9 @@ public final class ClientBatchValidator {
         }
         int attributes = batch.getShort(RecordBatchCodec.ATTRIBUTES_OFFSET);
         int codec = attributes & COMPRESSION_MASK;
-        if (codec != 0) {
-            throw bad(where + ": compressed with " + (codec < CODECS.length ? CODECS[codec] : "codec id " + codec)
-                    + "; only uncompressed batches are accepted for now");
+        if (codec >= CODECS.length) {
+            throw bad(where + ": compression codec id " + codec + "; expected 0 (none), 1 (gzip), 2 (snappy), 3 (lz4) "
+                    + "or 4 (zstd)");
         }
         if ((attributes & LOG_APPEND_TIME_FLAG) != 0) {
             throw bad(where + ": timestamp type LogAppendTime; only CreateTime batches are accepted");
@@ -205,6 +234,45 @@ public final class ClientBatchValidator {
     }
 
     /**
+     * The records of a compressed batch, decompressed: at most {@code limit} bytes, else {@code request-too-large}
+     * (read in steps, so a bomb is stopped at the limit, not after it has been inflated).
+     */
+    private static ByteBuffer decompress(ByteBuffer batch, int codec, int limit, String where) {
+        ByteBuffer compressed = batch.duplicate().position(RecordBatchCodec.HEADER_SIZE).slice();
+        byte[] out = new byte[Math.min(limit, Math.max(1024, compressed.remaining() * 4))];
+        int n = 0;
+        try (InputStream in = Compression.of(CompressionType.forId(codec)).build()
+                .wrapForInput(compressed, RecordBatch.MAGIC_VALUE_V2, BufferSupplier.NO_CACHING)) {
+            while (true) {
+                if (n == out.length) {
+                    if (n >= limit) {
+                        if (in.read() < 0) {
+                            break;
+                        }
+                        throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, BODY + ": " + where + ": its "
+                                + CODECS[codec] + "-compressed records decompress to more than the "
+                                + MAX_DECOMPRESSED_BYTES + " bytes one request may hold",
+                                Map.of("field", BODY, "maxDecompressedBytes", MAX_DECOMPRESSED_BYTES));
+                    }
+                    out = Arrays.copyOf(out, (int) Math.min(limit, 2L * out.length));
+                }
+                int r = in.read(out, n, out.length - n);
+                if (r < 0) {
+                    break;
+                }
+                n += r;
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof TierlogException t) {
+                throw t;
+            }
+            // Codecs report a corrupt stream in their own ways (IOException, KafkaException, native errors).
+            throw bad(where + ": its " + CODECS[codec] + "-compressed records do not decompress (" + e + ")");
+        }
+        return ByteBuffer.wrap(out, 0, n).slice();
+    }
+
+    /**
      * The record walk: parses every record of a batch without allocating (varints read in place), checking the
      * structure, dense offsets, timestamps and payload sizes. Counts records across the batches of one body.
      */
@@ -229,11 +297,16 @@ public final class ClientBatchValidator {
             this.maxMessageBytes = maxMessageBytes;
         }
 
-        void records(ByteBuffer batch, String batchWhere) {
-            b = batch;
+        /**
+         * Walks the records of {@code batch} (whose header holds their count and timestamps), which lie in
+         * {@code recordBytes} from {@code start} to its limit: the batch itself past its header, or its decompressed
+         * records. Returns the bytes walked.
+         */
+        int records(ByteBuffer batch, ByteBuffer recordBytes, int start, String batchWhere) {
+            b = recordBytes;
             this.batchWhere = batchWhere;
-            end = batch.limit();
-            p = RecordBatchCodec.HEADER_SIZE;
+            end = recordBytes.limit();
+            p = start;
             int count = batch.getInt(RecordBatchCodec.RECORD_COUNT_OFFSET);
             long baseTimestamp = batch.getLong(RecordBatchCodec.BASE_TIMESTAMP_OFFSET);
             long maxTimestamp = RecordBatch.NO_TIMESTAMP;
@@ -288,6 +361,7 @@ public final class ClientBatchValidator {
                 throw bad(batchWhere + ": maxTimestamp " + headerMax + " but the largest record timestamp is "
                         + maxTimestamp);
             }
+            return end - start;
         }
 
         private long timestamp(long baseTimestamp, long delta) {
@@ -388,11 +462,14 @@ public final class ClientBatchValidator {
     }
 
     /**
-     * Re-encodes validated batches as one batch with the given producer fields, replacing -1 timestamps with
-     * {@code nowMs}. Keys, values and headers are passed to kafka-clients' builder as views, not copies.
+     * Re-encodes validated batches as one batch with the given producer fields and codec, replacing -1 timestamps
+     * with {@code nowMs}. Keys, values and headers are passed to kafka-clients' builder as views, not copies.
+     * {@code decompressed} is what the compressed batches among them decompressed to: the uncompressed size the
+     * buffer is sized for (the builder grows it, should a codec's output ever be larger).
      */
-    private static ByteBuffer rebuild(List<ByteBuffer> batches, int records, ProducerIdentity producer, long nowMs) {
-        long bound = RecordBatchCodec.HEADER_SIZE + (long) MAX_REENCODE_GROWTH_PER_RECORD * records;
+    private static ByteBuffer rebuild(List<ByteBuffer> batches, int records, int decompressed, CompressionType codec,
+                                      ProducerIdentity producer, long nowMs) {
+        long bound = RecordBatchCodec.HEADER_SIZE + (long) MAX_REENCODE_GROWTH_PER_RECORD * records + decompressed;
         for (ByteBuffer b : batches) {
             bound += b.remaining();
         }
@@ -400,9 +477,10 @@ public final class ClientBatchValidator {
             throw bad(records + " records are too large to merge into one batch");
         }
         ByteBuffer buffer = ByteBuffer.allocate((int) bound);
-        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, RecordBatch.MAGIC_VALUE_V2, Compression.NONE,
-                TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP, producer.producerId(), producer.epoch(),
-                producer.sequence(), false, false, RecordBatchCodec.NO_PARTITION_LEADER_EPOCH, buffer.capacity());
+        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, RecordBatch.MAGIC_VALUE_V2,
+                Compression.of(codec).build(), TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP,
+                producer.producerId(), producer.epoch(), producer.sequence(), false, false,
+                RecordBatchCodec.NO_PARTITION_LEADER_EPOCH, buffer.capacity());
         for (ByteBuffer batch : batches) {
             for (org.apache.kafka.common.record.internal.Record r : RecordBatchCodec.asBatch(batch)) {
                 long timestamp = r.timestamp() == RecordBatch.NO_TIMESTAMP ? nowMs : r.timestamp();

@@ -34,7 +34,9 @@ import java.util.List;
  *     57     4  recordCount
  *     61     …  records (varint-encoded, with headers)
  * </pre>
- * Batches are written uncompressed with CreateTime timestamps. Stateless and thread-safe.
+ * Our own batches (the JSON produce path) are written uncompressed with CreateTime timestamps; a client's record
+ * batches may arrive compressed ({@link ClientBatchValidator}) and are stored so, and {@link #decode} decompresses
+ * them through kafka-clients' codecs. Stateless and thread-safe.
  */
 public final class RecordBatchCodec {
     public static final int LOG_OVERHEAD = 12;
