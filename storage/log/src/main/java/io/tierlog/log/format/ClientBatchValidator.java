@@ -262,11 +262,10 @@ public final class ClientBatchValidator {
                 }
                 n += r;
             }
+        } catch (TierlogException e) {
+            throw e;
         } catch (IOException | RuntimeException e) {
-            if (e instanceof TierlogException t) {
-                throw t;
-            }
-            // Codecs report a corrupt stream in their own ways (IOException, KafkaException, native errors).
+            // Codecs report a corrupt stream in their own ways (IOException, KafkaException, the natives' exceptions).
             throw bad(where + ": its " + CODECS[codec] + "-compressed records do not decompress (" + e + ")");
         }
         return ByteBuffer.wrap(out, 0, n).slice();
