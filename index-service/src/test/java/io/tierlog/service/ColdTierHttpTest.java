@@ -43,11 +43,7 @@ class ColdTierHttpTest {
 
     @Test
     void replayFromZeroCrossesColdHotAndLiveOverHttp() throws Exception {
-        String topic = "cold-" + UUID.randomUUID().toString().substring(0, 8);
-        given().contentType(ContentType.JSON)
-                .body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"segment.bytes\":4096,"
-                        + "\"local.retention.bytes\":0}}")
-                .post("/v1/topics").then().statusCode(201);
+        String topic = createTieringTopic("cold");
         String pad = "x".repeat(150);
         // Recent timestamps: the default retention.ms (7 days) would otherwise delete the cold segments at once.
         long t0 = System.currentTimeMillis() - 60_000;
@@ -122,6 +118,20 @@ class ColdTierHttpTest {
         assertThat(coldStore.listAll(topic + "/").count()).isGreaterThan(0);
         given().delete("/v1/topics/" + topic).then().statusCode(204);
         assertThat(coldStore.listAll(topic + "/").count()).isZero();
+    }
+
+    /**
+     * Creates a one-partition topic named {@code prefix-<random>} whose segments roll every 4 KiB and leave the hot
+     * tier as soon as they are tiered ({@code local.retention.bytes=0}), so a tiering and a retention pass make all
+     * but the active segment cold. Returns its name.
+     */
+    static String createTieringTopic(String prefix) {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON)
+                .body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"segment.bytes\":4096,"
+                        + "\"local.retention.bytes\":0}}")
+                .post("/v1/topics").then().statusCode(201);
+        return topic;
     }
 
     /** Fetches from {@code from} to the high watermark; returns each record's value.n. */

@@ -56,11 +56,7 @@ class RecordBatchesHttpTest {
 
     @Test
     void fetchAndStreamServeStoredBatchesAcrossColdHotAndLive() throws Exception {
-        String topic = "batches-" + UUID.randomUUID().toString().substring(0, 8);
-        given().contentType(ContentType.JSON)
-                .body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"segment.bytes\":4096,"
-                        + "\"local.retention.bytes\":0}}")
-                .post("/v1/topics").then().statusCode(201);
+        String topic = ColdTierHttpTest.createTieringTopic("batches");
         long t0 = System.currentTimeMillis() - 60_000;
         String pad = "y".repeat(150);
         for (int req = 0; req < 60; req++) {
@@ -123,11 +119,7 @@ class RecordBatchesHttpTest {
 
     @Test
     void compressedBatchesAreServedAsSentAndDecompressedForJsonAcrossTiers() throws Exception {
-        String topic = "zipped-" + UUID.randomUUID().toString().substring(0, 8);
-        given().contentType(ContentType.JSON)
-                .body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"segment.bytes\":4096,"
-                        + "\"local.retention.bytes\":0}}")
-                .post("/v1/topics").then().statusCode(201);
+        String topic = ColdTierHttpTest.createTieringTopic("zipped");
         List<String> expected = new ArrayList<>();
         String[] codecs = {"gzip", "snappy", "lz4", "zstd"};
         for (int req = 0; req < 40; req++) {

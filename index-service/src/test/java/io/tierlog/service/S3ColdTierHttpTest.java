@@ -70,11 +70,7 @@ class S3ColdTierHttpTest {
 
     @Test
     void coldReadsAnswer503WhileS3IsDownAndRecoverWhenItReturns() {
-        String topic = "s3cold-" + UUID.randomUUID().toString().substring(0, 8);
-        given().contentType(ContentType.JSON)
-                .body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"segment.bytes\":4096,"
-                        + "\"local.retention.bytes\":0}}")
-                .post("/v1/topics").then().statusCode(201);
+        String topic = ColdTierHttpTest.createTieringTopic("s3cold");
         String pad = "y".repeat(200);
         for (int req = 0; req < 30; req++) {
             given().contentType(ContentType.JSON)
