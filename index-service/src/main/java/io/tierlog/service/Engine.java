@@ -54,8 +54,7 @@ public class Engine {
                 config.indexDir().toAbsolutePath());
         return new IngestService(new IngestConfig(config.dataDir(), FsyncPolicy.parse(config.fsync()),
                 config.fsyncInterval(), config.maxRequestBytes(), config.producerIdExpiration()), clock,
-                new SecureRandom()::nextInt,
-                metrics.syncMeters());
+                new SecureRandom()::nextInt, metrics.syncMeters());
     }
 
     void closeIngest(@Disposes IngestService ingest) {

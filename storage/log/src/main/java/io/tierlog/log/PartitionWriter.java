@@ -153,13 +153,7 @@ public final class PartitionWriter implements Closeable {
 
     public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
                            Clock clock) {
-        this(dataDir, partition, fsync, fsyncInterval, clock, SyncMeters.NONE);
-    }
-
-    /** @param syncMeters told the duration of every fsync of segment data and every append's wait for one */
-    public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
-                           Clock clock, SyncMeters syncMeters) {
-        this(dataDir, partition, fsync, fsyncInterval, clock, syncMeters, ProducerStateTable.DEFAULT_EXPIRATION);
+        this(dataDir, partition, fsync, fsyncInterval, clock, SyncMeters.NONE, ProducerStateTable.DEFAULT_EXPIRATION);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.tierlog.log;
 
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ProducerIdentity;
+import io.tierlog.log.producer.ProducerStateTable;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;
@@ -53,7 +54,8 @@ class SyncMetersTest {
     }
 
     private PartitionWriter writer(FsyncPolicy policy) {
-        return new PartitionWriter(data, new TopicPartition("meters", 0), policy, Duration.ofSeconds(1), clock, meters);
+        return new PartitionWriter(data, new TopicPartition("meters", 0), policy, Duration.ofSeconds(1), clock, meters,
+                ProducerStateTable.DEFAULT_EXPIRATION);
     }
 
     private void append(PartitionWriter writer, String value, TopicConfig config) {
