@@ -13,6 +13,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ClientBatch;
 import io.tierlog.log.format.ClientBatchValidator;
+import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 
@@ -34,10 +35,13 @@ import java.util.function.IntSupplier;
  * per partition and answers offsets in request order. The Lambda handler and the index-service's produce endpoint
  * both call this class; neither has produce logic of its own.
  *
- * <p>Guarantees: nothing is appended unless every record passes validation (names, partitions, sizes); the records
- * of one request that land in one partition form one batch, so they become visible together with dense offsets;
- * partitions are appended in ascending order, and a failure part-way (a producer conflict in a later partition)
- * leaves the earlier partitions' batches in place, which a retry with the same producer fields deduplicates.
+ * <p>Guarantees: nothing is appended unless every record passes validation (names, partitions, sizes, producer
+ * sequences per partition touched); the records of one request that land in one partition form one batch, so they
+ * become visible together with dense offsets. The partitions of one request are appended together
+ * ({@link PartitionWriter#appendAll}): every partition's producer sequence is checked, under every partition's lock,
+ * before anything is written, so a conflict in any of them appends nothing. Only a crash between the partitions'
+ * writes leaves some of them written, unacknowledged: the retry with the same producer fields answers those with
+ * their original offsets and appends only the missing ones.
  *
  * <p>Topic metadata is read from the shared volume on every request, so a topic created, reconfigured or deleted
  * by another process is seen at once. Thread-safe.
@@ -128,13 +132,23 @@ public final class IngestService implements Closeable {
             partitionOf[i] = p;
             byPartition.computeIfAbsent(p, k -> new ArrayList<>()).add(record);
         }
-        var producer = request.producer().map(ProducerRef::toIdentity).orElse(io.tierlog.log.format.ProducerIdentity.NONE);
+        // One sequence per partition touched, all checked under the partitions' locks before anything is appended.
+        Map<Integer, ProducerIdentity> producers = request.producer()
+                .map(ref -> ref.identities(byPartition.keySet())).orElse(Map.of());
+        String producerName = request.producer().map(ProducerRef::id).orElse(null);
+        List<PartitionWriter.Part> parts = new ArrayList<>(byPartition.size());
+        for (Map.Entry<Integer, List<AppendRecord>> e : byPartition.entrySet()) {
+            parts.add(PartitionWriter.Part.of(writer(topic, e.getKey()), e.getValue(),
+                    producers.getOrDefault(e.getKey(), ProducerIdentity.NONE), producerName, topic.config()));
+        }
+        List<AppendResult> results = PartitionWriter.appendAll(parts);
         Map<Integer, long[]> nextOffset = new TreeMap<>();
         boolean allDuplicates = true;
-        for (Map.Entry<Integer, List<AppendRecord>> e : byPartition.entrySet()) {
-            AppendResult result = writer(topic, e.getKey()).append(e.getValue(), producer, topic.config());
+        int i = 0;
+        for (int p : byPartition.keySet()) {
+            AppendResult result = results.get(i++);
             allDuplicates &= result.duplicate();
-            nextOffset.put(e.getKey(), new long[]{result.baseOffset()});
+            nextOffset.put(p, new long[]{result.baseOffset()});
         }
         List<PartitionOffset> offsets = new ArrayList<>(partitionOf.length);
         for (int p : partitionOf) {

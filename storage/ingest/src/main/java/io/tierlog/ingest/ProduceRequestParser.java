@@ -1,9 +1,11 @@
 package io.tierlog.ingest;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -18,6 +20,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Parses a produce request body (shared/api.md). Every error is a {@code bad-request} whose detail names the
@@ -34,8 +37,14 @@ import java.util.Optional;
  * <p>Thread-safe.
  */
 public final class ProduceRequestParser {
+    /**
+     * The deepest JSON nesting a request body may have (objects and arrays; Jackson's own default is 1,000). Deeper
+     * bodies are malformed JSON: {@code bad-request}.
+     */
+    public static final int MAX_NESTING_DEPTH = 500;
     private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
             .build();
 
     public ProduceRequest parse(byte[] body) {
@@ -50,8 +59,10 @@ public final class ProduceRequestParser {
                 throw e;
             }
         } catch (JsonProcessingException e) {
-            throw bad("body", "body is not valid JSON: " + e.getOriginalMessage() + " at line "
-                    + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
+            // A broken constraint (nesting too deep) carries no location.
+            JsonLocation at = e.getLocation();
+            throw bad("body", "body is not valid JSON: " + e.getOriginalMessage()
+                    + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()));
         } catch (IOException e) {
             throw bad("body", "body could not be read: " + e.getMessage());
         }
@@ -214,6 +225,9 @@ public final class ProduceRequestParser {
         }
 
         private ProduceRecord decode(RawRecord r, String path, Encoding encoding) {
+            if (r.value() == null) {
+                throw bad(path + ".value", path + ".value is required (a tombstone is an explicit \"value\": null)");
+            }
             byte[] key = text(r.key(), path + ".key", encoding);
             byte[] value = value(r.value(), path + ".value", encoding);
             List<Header> headers = new ArrayList<>(r.headers().size());
@@ -224,7 +238,7 @@ public final class ProduceRequestParser {
                     r.timestamp());
         }
 
-        /** A value: absent or null → null (a tombstone); else its JSON text, or its base64-decoded bytes. */
+        /** A value: null → null (a tombstone); else its JSON text, or its base64-decoded bytes. */
         private byte[] value(RawToken v, String path, Encoding encoding) {
             if (v == null || v.isNull()) {
                 return null;
@@ -276,11 +290,12 @@ public final class ProduceRequestParser {
             }
             if (t != JsonToken.START_OBJECT) {
                 p.skipChildren();
-                throw bad("producer", "producer must be an object with id, epoch and sequence");
+                throw bad("producer", "producer must be an object with id, epoch and sequence (or sequences)");
             }
             String id = null;
             Long epoch = null;
             Long sequence = null;
+            Map<Integer, Integer> sequences = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken v = p.nextToken();
@@ -288,6 +303,7 @@ public final class ProduceRequestParser {
                     case "id" -> id = optionalText(v, "producer.id");
                     case "epoch" -> epoch = integer(v, "producer.epoch", 0, Short.MAX_VALUE);
                     case "sequence" -> sequence = integer(v, "producer.sequence", 0, Integer.MAX_VALUE);
+                    case "sequences" -> sequences = sequences(v);
                     default -> throw unknown("producer." + field);
                 }
             }
@@ -297,10 +313,45 @@ public final class ProduceRequestParser {
             if (epoch == null) {
                 throw bad("producer.epoch", "producer.epoch is required");
             }
+            if (sequence != null && sequences != null) {
+                throw bad("producer.sequences", "give producer.sequence (records in one partition) or "
+                        + "producer.sequences (one entry per partition), not both");
+            }
+            if (sequences != null) {
+                return Optional.of(new ProducerRef(id, epoch.intValue(), sequences));
+            }
             if (sequence == null) {
-                throw bad("producer.sequence", "producer.sequence is required");
+                throw bad("producer.sequence", "producer.sequence is required (producer.sequences when the records "
+                        + "land in several partitions)");
             }
             return Optional.of(new ProducerRef(id, epoch.intValue(), sequence.intValue()));
+        }
+
+        /** {@code {"<partition>": sequence, ...}}: partition numbers as decimal keys, sequences in [0, 2^31-1]. */
+        private Map<Integer, Integer> sequences(JsonToken t) throws IOException {
+            if (t != JsonToken.START_OBJECT) {
+                p.skipChildren();
+                throw bad("producer.sequences", "producer.sequences must be an object {\"<partition>\": sequence}");
+            }
+            Map<Integer, Integer> out = new TreeMap<>();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String key = p.currentName();
+                String path = "producer.sequences." + key;
+                if (!key.matches("0|[1-9][0-9]{0,9}") || Long.parseLong(key) > Integer.MAX_VALUE) {
+                    p.nextToken();
+                    p.skipChildren();
+                    throw bad(path, "producer.sequences keys must be partition numbers: '" + key + "'");
+                }
+                Long sequence = integer(p.nextToken(), path, 0, Integer.MAX_VALUE);
+                if (sequence == null) {
+                    throw bad(path, path + " must be an integer");
+                }
+                out.put(Integer.parseInt(key), sequence.intValue());
+            }
+            if (out.isEmpty()) {
+                throw bad("producer.sequences", "producer.sequences must not be empty");
+            }
+            return out;
         }
 
         private String optionalText(JsonToken t, String path) throws IOException {

@@ -28,6 +28,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,6 +64,10 @@ import java.util.function.LongFunction;
  * </ol>
  * A process killed at any point leaves either no trace of the batch, a torn tail that the next writer truncates,
  * or the whole batch (then visible, but unacknowledged: a retry with the producer fields is deduplicated).
+ *
+ * <h2>Several partitions</h2>
+ * {@link #appendAll} appends one request's batches to several partitions: it takes every lock first, in one order,
+ * and checks every partition's producer fields before writing any, so a sequence conflict appends nothing.
  *
  * <h2>Checkpoints</h2>
  * On every roll, and every {@value #CHECKPOINT_BYTES} bytes appended by this writer, the writer publishes a
@@ -191,8 +198,8 @@ public final class PartitionWriter implements Closeable {
      * @throws CorruptLogException if the log's tail holds a corrupt batch; nothing is appended
      */
     public AppendResult append(List<AppendRecord> records, ProducerIdentity producer, TopicConfig config) {
-        return append(producer, records.size(), config,
-                baseOffset -> RecordBatchCodec.encode(baseOffset, records, producer, encodeBuffer(records)));
+        return appendAll(List.of(Part.of(this, records, producer, String.valueOf(producer.producerId()), config)))
+                .get(0);
     }
 
     /**
@@ -205,67 +212,159 @@ public final class PartitionWriter implements Closeable {
      * @throws CorruptLogException if the log's tail holds a corrupt batch; nothing is appended
      */
     public AppendResult append(ClientBatch batch, TopicConfig config) {
-        return append(batch.producer(), batch.recordCount(), config, batch::stampedAt);
+        return appendAll(List.of(new Part(this, batch.producer(), String.valueOf(batch.producer().producerId()),
+                batch.recordCount(), config, batch::stampedAt))).get(0);
     }
 
     /**
-     * The one append core: lock, re-read the tail, producer check, then the batch {@code batchAt} builds for the
-     * log's next offset (called under the lock, so its base offset is final), roll, write; then, with
-     * {@code fsync=always}, wait outside the lock for a force that covers the write ({@link GroupSync}), so that
-     * the next appender writes meanwhile and one force serves several appends.
+     * One partition's share of a produce request for {@link #appendAll}: its records, the producer fields with this
+     * partition's sequence, and the producer id as the client named it (problem details name that, not the 64-bit
+     * id derived from it).
      */
-    private AppendResult append(ProducerIdentity producer, int recordCount, TopicConfig config,
-                                LongFunction<ByteBuffer> batchAt) {
-        AppendResult result;
-        GroupSync sync = null;
-        long durableEnd = 0;
-        mutex.lock();
-        try (FileLock ignored = lockFile.lock()) {
-            result = appendLocked(producer, recordCount, config, batchAt);
-            if (fsync == FsyncPolicy.ALWAYS) {
-                // A duplicate too: its original may have been written by a writer that died before its fsync, so
-                // the answer waits for the same force as a new append would.
-                sync = tail.sync;
-                durableEnd = tail.position;
-                sync.wrote(durableEnd);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("append to " + partition + " failed", e);
-        } finally {
-            mutex.unlock();
+    public static final class Part {
+        private final PartitionWriter writer;
+        private final ProducerIdentity producer;
+        private final String producerName;
+        private final int recordCount;
+        private final TopicConfig config;
+        /** Builds the batch for the log's next offset; called under the lock, so its base offset is final. */
+        private final LongFunction<ByteBuffer> batchAt;
+
+        private Part(PartitionWriter writer, ProducerIdentity producer, String producerName, int recordCount,
+                     TopicConfig config, LongFunction<ByteBuffer> batchAt) {
+            this.writer = writer;
+            this.producer = producer;
+            this.producerName = producerName;
+            this.recordCount = recordCount;
+            this.config = config;
+            this.batchAt = batchAt;
         }
-        if (sync != null) {
-            try {
-                long waitStart = System.nanoTime();
-                sync.awaitDurable(durableEnd);
-                syncMeters.durableWaitNanos().accept(System.nanoTime() - waitStart);
-            } catch (IOException e) {
-                throw new UncheckedIOException("fsync of " + partition + " failed; the append is not acknowledged", e);
-            }
+
+        public static Part of(PartitionWriter writer, List<AppendRecord> records, ProducerIdentity producer,
+                              String producerName, TopicConfig config) {
+            return new Part(writer, producer, producerName, records.size(), config,
+                    baseOffset -> RecordBatchCodec.encode(baseOffset, records, producer, writer.encodeBuffer(records)));
         }
-        return result;
     }
 
-    /** Caller holds the mutex and the file lock. */
-    private AppendResult appendLocked(ProducerIdentity producer, int recordCount, TopicConfig config,
-                                      LongFunction<ByteBuffer> batchAt) throws IOException {
-        refreshTail();
-        ProducerStateTable.Verdict verdict = producers.check(producer, recordCount, clock.millis());
-        if (verdict instanceof ProducerStateTable.Duplicate d) {
-            return new AppendResult(d.original().firstOffset(), d.original().lastOffset(), true);
+    /**
+     * Appends one batch to each part's partition as one decision: every partition's lock is taken (in one global
+     * order, the partition directories' order, so that writers locking several partitions cannot deadlock), every
+     * tail is brought up to date, and every part's producer fields are checked before anything is written. A
+     * conflict in any partition ({@code out-of-order-sequence}, {@code fenced-producer}) or a corrupt tail appends
+     * nothing at all. A part that is a retry of a batch already in its partition appends nothing and answers that
+     * batch's offsets ({@link AppendResult#duplicate()}); the others are appended. So after a crash between the
+     * writes of two partitions, the retried request appends only what is missing.
+     *
+     * <p>Atomic against conflicts, not against crashes: a process killed between two partitions' writes leaves
+     * the earlier ones in place, unacknowledged (a retry deduplicates them). With {@code fsync=always} the answer
+     * waits, outside the locks, for a group-commit force of every partition written or answered ({@link GroupSync}).
+     *
+     * @param parts at most one per writer, each writer's partition distinct
+     * @return one result per part, in the order of {@code parts}
+     */
+    public static List<AppendResult> appendAll(List<Part> parts) {
+        int n = parts.size();
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
         }
+        Arrays.sort(order, Comparator.comparing(i -> parts.get(i).writer.dir));
+        AppendResult[] results = new AppendResult[n];
+        GroupSync[] syncs = new GroupSync[n];
+        long[] durableEnds = new long[n];
+        List<PartitionWriter> mutexesHeld = new ArrayList<>(n);
+        List<FileLock> locksHeld = new ArrayList<>(n);
+        try {
+            for (int i : order) {
+                PartitionWriter w = parts.get(i).writer;
+                w.mutex.lock();
+                mutexesHeld.add(w);
+                locksHeld.add(w.lockFile.lock());
+            }
+            ProducerStateTable.Verdict[] verdicts = new ProducerStateTable.Verdict[n];
+            for (int i : order) {
+                verdicts[i] = parts.get(i).writer.refreshAndCheck(parts.get(i));
+            }
+            for (int i : order) {
+                Part part = parts.get(i);
+                PartitionWriter w = part.writer;
+                results[i] = verdicts[i] instanceof ProducerStateTable.Duplicate d
+                        ? new AppendResult(d.original().firstOffset(), d.original().lastOffset(), true)
+                        : w.write(part);
+                if (w.fsync == FsyncPolicy.ALWAYS) {
+                    // A duplicate too: its original may have been written by a writer that died before its fsync,
+                    // so the answer waits for the same force as a new append would.
+                    syncs[i] = w.tail.sync;
+                    durableEnds[i] = w.tail.position;
+                    syncs[i].wrote(durableEnds[i]);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("append to " + parts.get(0).writer.partition + " failed", e);
+        } finally {
+            releaseAll(locksHeld, mutexesHeld);
+        }
+        for (int i = 0; i < n; i++) {
+            if (syncs[i] != null) {
+                PartitionWriter w = parts.get(i).writer;
+                try {
+                    long waitStart = System.nanoTime();
+                    syncs[i].awaitDurable(durableEnds[i]);
+                    w.syncMeters.durableWaitNanos().accept(System.nanoTime() - waitStart);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("fsync of " + w.partition
+                            + " failed; the append is not acknowledged", e);
+                }
+            }
+        }
+        return List.of(results);
+    }
+
+    private static void releaseAll(List<FileLock> locks, List<PartitionWriter> mutexes) {
+        IOException failure = null;
+        for (int i = locks.size() - 1; i >= 0; i--) {
+            try {
+                locks.get(i).release();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+        for (int i = mutexes.size() - 1; i >= 0; i--) {
+            mutexes.get(i).mutex.unlock();
+        }
+        if (failure != null) {
+            throw new UncheckedIOException("releasing a partition lock failed", failure);
+        }
+    }
+
+    /**
+     * Brings the tail up to date and judges the part's producer fields; throws on a conflict. Caller holds the
+     * mutex and the file lock.
+     */
+    private ProducerStateTable.Verdict refreshAndCheck(Part part) throws IOException {
+        refreshTail();
+        ProducerIdentity producer = part.producer;
+        ProducerStateTable.Verdict verdict = producers.check(producer, part.recordCount, clock.millis());
         if (verdict instanceof ProducerStateTable.OutOfOrder o) {
-            throw new TierlogException(ErrorType.OUT_OF_ORDER_SEQUENCE, "producer " + producer.producerId()
-                    + " sent sequence " + producer.sequence() + " to " + partition + "; expected " + o.expected(),
+            throw new TierlogException(ErrorType.OUT_OF_ORDER_SEQUENCE, "producer '" + part.producerName + "' epoch "
+                    + producer.epoch() + " sent sequence " + producer.sequence() + " to partition "
+                    + partition.partition() + "; expected " + o.expected(),
                     Map.of("expectedSequence", o.expected(), "partition", partition.partition()));
         }
         if (verdict instanceof ProducerStateTable.Fenced f) {
-            throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer " + producer.producerId() + " epoch "
-                    + producer.epoch() + " is older than the current epoch " + f.currentEpoch() + " on " + partition,
+            throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer '" + part.producerName + "' epoch "
+                    + producer.epoch() + " is older than the current epoch " + f.currentEpoch() + " on partition "
+                    + partition.partition(),
                     Map.of("currentEpoch", (int) f.currentEpoch(), "partition", partition.partition()));
         }
-        ByteBuffer batch = batchAt.apply(tail.nextOffset);
-        maybeRoll(batch.remaining(), config);
+        return verdict;
+    }
+
+    /** Builds the part's batch at the log's next offset, rolls if due, writes it. Caller holds the lock. */
+    private AppendResult write(Part part) throws IOException {
+        ByteBuffer batch = part.batchAt.apply(tail.nextOffset);
+        maybeRoll(batch.remaining(), part.config);
         return write(batch);
     }
 
@@ -311,7 +410,7 @@ public final class PartitionWriter implements Closeable {
             lastFsyncMs = now;
         }
         BatchInfo info = RecordBatchCodec.info(tail.segmentBase, tail.position, batch);
-        producers.apply(info, now);
+        producers.applyAppended(info, now);
         tail.position = info.endPosition();
         tail.nextOffset = info.nextOffset();
         bytesSinceCheckpoint += size;
@@ -384,8 +483,13 @@ public final class PartitionWriter implements Closeable {
             openSegment(0);
             return;
         }
-        recoverFromCheckpoint(bases);
-        scanForward();
+        // Batches after a checkpoint of the old format, or with none, may number sequences per request.
+        producers.replayingLegacy(!recoverFromCheckpoint(bases));
+        try {
+            scanForward();
+        } finally {
+            producers.replayingLegacy(false);
+        }
         // Successors are followed by name; a newer segment that is not in that chain means a gap in the offsets.
         List<Long> after = SegmentFiles.segmentBases(dir);
         if (after.get(after.size() - 1) != tail.segmentBase) {
@@ -394,7 +498,11 @@ public final class PartitionWriter implements Closeable {
         }
     }
 
-    private void recoverFromCheckpoint(List<Long> bases) throws IOException {
+    /**
+     * Positions the tail at the newest usable checkpoint, or at the oldest hot segment without one. Returns whether
+     * the producer table came from a checkpoint of Kafka-numbered sequences (see {@link ProducerStateTable}).
+     */
+    private boolean recoverFromCheckpoint(List<Long> bases) throws IOException {
         closeTail();
         List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
         for (int i = snapshots.size() - 1; i >= 0; i--) {
@@ -404,7 +512,7 @@ public final class PartitionWriter implements Closeable {
                 producers.load(s.producers(), clock.millis());
                 tail = tail(s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
                         s.segmentCreatedMs());
-                return;
+                return !s.perRequestSequences();
             }
         }
         // No usable checkpoint: rebuild from the oldest hot segment. Producer state of evicted segments is gone,
@@ -412,6 +520,7 @@ public final class PartitionWriter implements Closeable {
         producers.clear();
         long first = bases.get(0);
         tail = tail(first, openForWrite(first), 0, first, clock.millis());
+        return false;
     }
 
     private void scanForward() throws IOException {

@@ -42,8 +42,8 @@ import java.util.zip.CRC32C;
  *       a record without a timestamp), and {@code maxTimestamp} equal to the largest record timestamp (the time
  *       index trusts it);</li>
  *   <li>producer fields {@code -1/-1/-1} (no idempotence) or id, epoch and sequence all {@code >= 0}. An idempotent
- *       body must be exactly one batch: its {@code baseSequence} is the request's sequence in Tierlog's per-request
- *       numbering (shared/api.md), not Kafka's per-record numbering.</li>
+ *       body must be exactly one batch: its {@code baseSequence} is the sequence of its first record in Kafka's
+ *       numbering (a sequence counts records per producer and partition), as a Kafka producer sets it.</li>
  * </ul>
  * Every record's payload (key, value, header names and values; the JSON path's measure) must be at most
  * {@code max.message.bytes}, else {@code record-too-large} naming {@code records[i]}, the record's index in the
@@ -153,7 +153,7 @@ public final class ClientBatchValidator {
         if (idempotentProducer >= 0 && batches.size() > 1) {
             throw bad("it holds " + batches.size() + " batches and batch " + idempotentProducer + " carries producerId "
                     + producer.producerId() + ": an idempotent request must be exactly one batch, whose baseSequence "
-                    + "is the request's sequence");
+                    + "is the sequence of its first record");
         }
         if (batches.size() == 1 && !walk.missingTimestamp) {
             ByteBuffer only = batches.get(0);
