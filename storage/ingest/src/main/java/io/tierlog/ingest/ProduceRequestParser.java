@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.format.Header;
@@ -58,8 +59,11 @@ public final class ProduceRequestParser {
                 }
                 throw e;
             }
+        } catch (StreamConstraintsException e) {
+            throw bad("body", "body is not valid JSON: it nests deeper than the limit of " + MAX_NESTING_DEPTH
+                    + " levels");
         } catch (JsonProcessingException e) {
-            // A broken constraint (nesting too deep) carries no location.
+            // Other constraint errors carry no location either.
             JsonLocation at = e.getLocation();
             throw bad("body", "body is not valid JSON: " + e.getOriginalMessage()
                     + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()));
@@ -225,15 +229,15 @@ public final class ProduceRequestParser {
         }
 
         private ProduceRecord decode(RawRecord r, String path, Encoding encoding) {
-            if (r.value() == null) {
-                throw bad(path + ".value", path + ".value is required (a tombstone is an explicit \"value\": null)");
-            }
             byte[] key = text(r.key(), path + ".key", encoding);
-            byte[] value = value(r.value(), path + ".value", encoding);
             List<Header> headers = new ArrayList<>(r.headers().size());
             for (RawHeader h : r.headers()) {
                 headers.add(new Header(h.name(), text(h.value(), path + ".headers." + h.name(), encoding)));
             }
+            if (r.value() == null) {
+                throw bad(path + ".value", path + ".value is required (a tombstone is an explicit \"value\": null)");
+            }
+            byte[] value = value(r.value(), path + ".value", encoding);
             return new ProduceRecord(key, value, headers, r.partition() == null ? null : r.partition().intValue(),
                     r.timestamp());
         }

@@ -178,17 +178,18 @@ class BatchProduceTest {
         assertThat(service.produceBatches(TOPIC, 0, first.rewind())).isEqualTo(new BatchProduceResult(0, 0, 2, true));
         assertThat(fileSizes()).isEqualTo(sizes);
 
-        // JSON producer id "77" is the same producer as producerId 77: its next sequence is 1.
+        // JSON producer id "77" is the same producer as producerId 77: two records took sequences 0 and 1, so its
+        // next sequence is 2 (Kafka's numbering).
         assertThat(service.produce(TOPIC, bytes("{\"records\": [{\"value\": \"c\", \"partition\": 0}],"
-                + " \"producer\": {\"id\": \"77\", \"epoch\": 0, \"sequence\": 1}}")).offsets())
+                + " \"producer\": {\"id\": \"77\", \"epoch\": 0, \"sequence\": 2}}")).offsets())
                 .containsExactly(new PartitionOffset(0, 2));
 
-        TierlogException gap = fail(0, values(idempotent(77, 0, 3), "gap"));
+        TierlogException gap = fail(0, values(idempotent(77, 0, 4), "gap"));
         assertThat(gap.type()).isEqualTo(ErrorType.OUT_OF_ORDER_SEQUENCE);
-        assertThat(gap.extra()).containsEntry("expectedSequence", 2);
+        assertThat(gap.extra()).containsEntry("expectedSequence", 3);
 
         assertThat(service.produceBatches(TOPIC, 0, values(idempotent(77, 1, 0), "d")).baseOffset()).isEqualTo(3);
-        TierlogException fenced = fail(0, values(idempotent(77, 0, 2), "late"));
+        TierlogException fenced = fail(0, values(idempotent(77, 0, 3), "late"));
         assertThat(fenced.type()).isEqualTo(ErrorType.FENCED_PRODUCER);
         assertThat(fenced.extra()).containsEntry("currentEpoch", 1);
 

@@ -127,21 +127,27 @@ class IngestServiceTest {
         assertThat(retry.offsets()).isEqualTo(firstOffsets);
         assertThat(values(partition)).containsExactly("\"a\"", "\"b\"");
 
-        TierlogException gap = fail(producerBody("p1", 0, 2, "c"));
+        // Kafka's numbering: two records took sequences 0 and 1, so the next request starts at 2.
+        TierlogException gap = fail(producerBody("p1", 0, 1, "c"));
         assertThat(gap.type()).isEqualTo(ErrorType.OUT_OF_ORDER_SEQUENCE);
         assertThat(gap.type().status()).isEqualTo(409);
-        assertThat(gap.extra()).containsEntry("expectedSequence", 1);
+        assertThat(gap.extra()).containsEntry("expectedSequence", 2);
+        assertThat(gap.getMessage()).contains("'p1'");
         assertThat(values(partition)).hasSize(2);
 
-        ProduceResult next = produce(producerBody("p1", 0, 1, "c"));
+        ProduceResult next = produce(producerBody("p1", 0, 2, "c"));
         assertThat(next.duplicate()).isFalse();
         assertThat(next.offsets()).containsExactly(new PartitionOffset(partition, 2));
 
-        // A new epoch may start at any sequence; the old epoch is then fenced.
-        assertThat(produce(producerBody("p1", 1, 40, "d")).offsets()).containsExactly(new PartitionOffset(partition, 3));
-        TierlogException fenced = fail(producerBody("p1", 0, 2, "late"));
+        // A new epoch starts at sequence 0; the old epoch is then fenced.
+        TierlogException notZero = fail(producerBody("p1", 1, 40, "d"));
+        assertThat(notZero.type()).isEqualTo(ErrorType.OUT_OF_ORDER_SEQUENCE);
+        assertThat(notZero.extra()).containsEntry("expectedSequence", 0);
+        assertThat(produce(producerBody("p1", 1, 0, "d")).offsets()).containsExactly(new PartitionOffset(partition, 3));
+        TierlogException fenced = fail(producerBody("p1", 0, 3, "late"));
         assertThat(fenced.type()).isEqualTo(ErrorType.FENCED_PRODUCER);
         assertThat(fenced.type().status()).isEqualTo(409);
+        assertThat(fenced.getMessage()).contains("'p1'");
         assertThat(values(partition)).containsExactly("\"a\"", "\"b\"", "\"c\"", "\"d\"");
 
         // Another producer id has its own sequence space.
@@ -160,9 +166,9 @@ class IngestServiceTest {
         assertThat(retry.duplicate()).isTrue();
         assertThat(retry.offsets()).extracting(PartitionOffset::offset).containsExactly(1L, 2L);
         assertThat(produce(producerBody("p1", 3, 10, "a")).offsets()).isEqualTo(original.offsets());
-        assertThat(fail(producerBody("p1", 3, 13, "x")).type()).isEqualTo(ErrorType.OUT_OF_ORDER_SEQUENCE);
-        assertThat(fail(producerBody("p1", 2, 12, "x")).type()).isEqualTo(ErrorType.FENCED_PRODUCER);
-        assertThat(produce(producerBody("p1", 3, 12, "d")).offsets()).extracting(PartitionOffset::offset)
+        assertThat(fail(producerBody("p1", 3, 14, "x")).type()).isEqualTo(ErrorType.OUT_OF_ORDER_SEQUENCE);
+        assertThat(fail(producerBody("p1", 2, 13, "x")).type()).isEqualTo(ErrorType.FENCED_PRODUCER);
+        assertThat(produce(producerBody("p1", 3, 13, "d")).offsets()).extracting(PartitionOffset::offset)
                 .containsExactly(3L);
     }
 

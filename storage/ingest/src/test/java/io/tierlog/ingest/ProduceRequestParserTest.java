@@ -86,9 +86,40 @@ class ProduceRequestParserTest {
     }
 
     @Test
-    void nullOrMissingValueIsATombstone() {
-        ProduceRequest r = parse("{\"records\": [{\"key\": \"k\", \"value\": null}, {\"key\": \"k\"}]}");
+    void anExplicitNullValueIsATombstone() {
+        ProduceRequest r = parse("{\"records\": [{\"key\": \"k\", \"value\": null}]}");
         assertThat(r.records()).allSatisfy(x -> assertThat(x.value()).isNull());
+    }
+
+    @Test
+    void aRecordWithoutValueIsRejectedNotStoredAsATombstone() {
+        TierlogException e = catchThrowableOfType(TierlogException.class,
+                () -> parse("{\"records\": [{\"value\": 1}, {\"key\": \"k\"}]}"));
+        assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+        assertThat(e.extra()).containsEntry("field", "records[1].value");
+        assertThat(e.getMessage()).contains("records[1].value").contains("\"value\": null");
+    }
+
+    @Test
+    void producerSequencesPerPartition() {
+        ProduceRequest r = parse("{\"records\": [{\"value\": 1, \"partition\": 0}, {\"value\": 2, \"partition\": 2}],"
+                + " \"producer\": {\"id\": \"p\", \"epoch\": 1, \"sequences\": {\"0\": 5, \"2\": 0}}}");
+        assertThat(r.producer()).contains(new ProducerRef("p", 1, java.util.Map.of(0, 5, 2, 0)));
+    }
+
+    @Test
+    void jsonNestedDeeperThanTheLimitIsABadRequestNamingTheBody() {
+        int depth = 1_000;
+        String body = "{\"records\": [{\"value\": " + "[".repeat(depth) + "]".repeat(depth) + "}]}";
+        TierlogException e = catchThrowableOfType(TierlogException.class, () -> parse(body));
+        assertThat(e).isNotNull();
+        assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+        assertThat(e.extra()).containsEntry("field", "body");
+        assertThat(e.getMessage()).contains("nests deeper than the limit of 500");
+        // At the limit itself it parses (the record array and object are two of the levels).
+        int fits = ProduceRequestParser.MAX_NESTING_DEPTH - 3;
+        assertThat(parse("{\"records\": [{\"value\": " + "[".repeat(fits) + "]".repeat(fits) + "}]}").records())
+                .hasSize(1);
     }
 
     @Test
@@ -152,6 +183,14 @@ class ProduceRequestParserTest {
             "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0}}|producer.sequence",
             "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": -1}}|producer.sequence",
             "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": 0.5}}|producer.sequence",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": 1}}|producer.sequences",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": {}}}|producer.sequences",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": {\"x\": 1}}}|producer.sequences.x",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": {\"01\": 1}}}|producer.sequences.01",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": {\"0\": -1}}}|producer.sequences.0",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": {\"0\": null}}}|producer.sequences.0",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": 0, \"sequences\": {\"0\": 0}}}|producer.sequences",
+            "{\"records\": [{\"key\": \"k\"}]}|records[0].value",
     })
     void everyBadRequestNamesItsField(String body, String field) {
         TierlogException e = catchThrowableOfType(TierlogException.class,
@@ -168,7 +207,7 @@ class ProduceRequestParserTest {
         TierlogException e = catchThrowableOfType(TierlogException.class, () -> parse(
                 "{\"records\": [{}], \"producer\": {\"id\": \"" + "p".repeat(257) + "\", \"epoch\": 0, \"sequence\": 0}}"));
         assertThat(e.extra()).containsEntry("field", "producer.id");
-        assertThat(parse("{\"records\": [{}], \"producer\": {\"id\": \"" + "p".repeat(256)
+        assertThat(parse("{\"records\": [{\"value\": 1}], \"producer\": {\"id\": \"" + "p".repeat(256)
                 + "\", \"epoch\": 32767, \"sequence\": 2147483647}}").producer()).isPresent();
     }
 

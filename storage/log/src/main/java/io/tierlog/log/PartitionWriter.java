@@ -410,7 +410,7 @@ public final class PartitionWriter implements Closeable {
             lastFsyncMs = now;
         }
         BatchInfo info = RecordBatchCodec.info(tail.segmentBase, tail.position, batch);
-        producers.applyAppended(info, now);
+        producers.apply(info, now);
         tail.position = info.endPosition();
         tail.nextOffset = info.nextOffset();
         bytesSinceCheckpoint += size;
@@ -484,11 +484,17 @@ public final class PartitionWriter implements Closeable {
             return;
         }
         // Batches after a checkpoint of the old format, or with none, may number sequences per request.
-        producers.replayingLegacy(!recoverFromCheckpoint(bases));
+        boolean legacy = !recoverFromCheckpoint(bases);
+        producers.replayingLegacy(legacy);
         try {
             scanForward();
         } finally {
             producers.replayingLegacy(false);
+        }
+        if (legacy) {
+            // From here on batches are Kafka-numbered: a checkpoint of the current format marks where, so that the
+            // next process does not replay these batches as legacy again.
+            checkpoint();
         }
         // Successors are followed by name; a newer segment that is not in that chain means a gap in the offsets.
         List<Long> after = SegmentFiles.segmentBases(dir);

@@ -31,7 +31,7 @@ import java.util.Map;
  * version, or batches replayed without a current checkpoint) is marked {@code legacy}: a retry of one of its
  * batches is still a {@link Duplicate} (the range s .. s+n-1 of a request with sequence s and n records is what
  * its retry brings), but any other sequence of the current epoch is accepted as a new start, as for an unknown
- * producer. The first batch this writer appends for the producer ends that; see ADR 0002.
+ * producer. The next batch appended for the producer ends that; see ADR 0002.
  *
  * <h2>Expiry</h2>
  * A producer not seen for {@code expiration} is forgotten, as Kafka forgets it after {@code producer.id.expiration.ms}
@@ -153,22 +153,15 @@ public final class ProducerStateTable {
         return first == expected ? new Append() : new OutOfOrder(expected);
     }
 
-    /** Records a batch read back from the log (appended by any writer), seen at {@code nowMs}. */
+    /**
+     * Records an appended batch (this writer's, or one read back from the log), seen at {@code nowMs}. Its producer
+     * is legacy afterwards exactly when the batch comes from a replay of unknown numbering
+     * ({@link #replayingLegacy}): any other batch was checked, by some writer, under Kafka's numbering.
+     */
     public void apply(BatchInfo batch, long nowMs) {
         MutableEntry entry = applyEntry(batch, nowMs);
-        if (entry != null && replayingLegacy) {
-            entry.legacy = true;
-        }
-    }
-
-    /**
-     * Records a batch this writer appended after {@link #check} accepted it: its sequences are Kafka-numbered, so a
-     * legacy entry becomes an ordinary one.
-     */
-    public void applyAppended(BatchInfo batch, long nowMs) {
-        MutableEntry entry = applyEntry(batch, nowMs);
         if (entry != null) {
-            entry.legacy = false;
+            entry.legacy = replayingLegacy;
         }
     }
 

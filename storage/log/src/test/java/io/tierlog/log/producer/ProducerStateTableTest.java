@@ -23,9 +23,9 @@ class ProducerStateTableTest {
         table.apply(batch(7, 0, 0, 1, T0), T0);
 
         assertThat(table.check(request(7, 0), 2, T0 + EXPIRATION_MS - 1))
-                .isEqualTo(new ProducerStateTable.Duplicate(new ProducerStateTable.AppendedBatch(0, 0, 1)));
+                .isEqualTo(new ProducerStateTable.Duplicate(new ProducerStateTable.AppendedBatch(0, 1, 0, 1)));
         assertThat(table.check(request(7, 5), 1, T0 + EXPIRATION_MS - 1))
-                .isEqualTo(new ProducerStateTable.OutOfOrder(1));
+                .isEqualTo(new ProducerStateTable.OutOfOrder(2));
         // Forgotten: any sequence is a first request again, and the entry is gone.
         assertThat(table.check(request(7, 5), 1, T0 + EXPIRATION_MS)).isEqualTo(new ProducerStateTable.Append());
         assertThat(table.size()).isZero();
@@ -64,16 +64,75 @@ class ProducerStateTableTest {
     @Test
     void aCheckpointEntryWithoutALastSightingCountsAsSeenWhenLoaded() {
         Map<Long, ProducerStateTable.Entry> old = Map.of(
-                7L, new ProducerStateTable.Entry((short) 0, ProducerStateTable.UNKNOWN_LAST_SEEN,
-                        List.of(new ProducerStateTable.AppendedBatch(3, 10, 12))),
-                8L, new ProducerStateTable.Entry((short) 0, T0 - EXPIRATION_MS,
-                        List.of(new ProducerStateTable.AppendedBatch(0, 13, 13))));
+                7L, new ProducerStateTable.Entry((short) 0, ProducerStateTable.UNKNOWN_LAST_SEEN, false,
+                        List.of(new ProducerStateTable.AppendedBatch(3, 5, 10, 12))),
+                8L, new ProducerStateTable.Entry((short) 0, T0 - EXPIRATION_MS, false,
+                        List.of(new ProducerStateTable.AppendedBatch(0, 0, 13, 13))));
 
         table.load(old, T0);
 
         assertThat(table.entries()).containsOnlyKeys(7L);
         assertThat(table.entries().get(7L).lastSeenMs()).isEqualTo(T0);
         assertThat(table.check(request(7, 3), 3, T0 + EXPIRATION_MS - 1)).isInstanceOf(ProducerStateTable.Duplicate.class);
+    }
+
+    @Test
+    void aSequenceCountsRecordsAsInKafka() {
+        table.apply(batch(7, 0, 0, 2, T0), T0); // three records: sequences 0, 1, 2
+
+        assertThat(table.check(request(7, 1), 1, T0)).isEqualTo(new ProducerStateTable.OutOfOrder(3));
+        assertThat(table.check(request(7, 4), 1, T0)).isEqualTo(new ProducerStateTable.OutOfOrder(3));
+        assertThat(table.check(request(7, 3), 5, T0)).isEqualTo(new ProducerStateTable.Append());
+        // A duplicate is a batch with the same first and last sequence; same first sequence, other count, is not.
+        assertThat(table.check(request(7, 0), 3, T0)).isInstanceOf(ProducerStateTable.Duplicate.class);
+        assertThat(table.check(request(7, 0), 2, T0)).isEqualTo(new ProducerStateTable.OutOfOrder(3));
+    }
+
+    @Test
+    void aNewEpochStartsAtSequenceZeroAndFencesTheOld() {
+        table.apply(batch(7, 0, 0, 0, T0), T0);
+
+        assertThat(table.check(new ProducerIdentity(7, (short) 1, 5), 1, T0)).isEqualTo(new ProducerStateTable.OutOfOrder(0));
+        assertThat(table.check(new ProducerIdentity(7, (short) 1, 0), 1, T0)).isEqualTo(new ProducerStateTable.Append());
+        table.apply(new BatchInfo(0, 0, 100, 1, 1, T0, 7, (short) 1, 0), T0);
+        assertThat(table.check(request(7, 1), 1, T0)).isEqualTo(new ProducerStateTable.Fenced((short) 1));
+    }
+
+    @Test
+    void sequencesWrapFromIntegerMaxValueToZero() {
+        assertThat(ProducerStateTable.incrementSequence(Integer.MAX_VALUE, 1)).isZero();
+        assertThat(ProducerStateTable.incrementSequence(Integer.MAX_VALUE - 1, 3)).isEqualTo(1);
+        // Three records from MAX-1: MAX-1, MAX, 0; the next batch starts at 1.
+        table.apply(batch(7, Integer.MAX_VALUE - 1, 0, 2, T0), T0);
+        assertThat(table.check(request(7, 1), 1, T0)).isEqualTo(new ProducerStateTable.Append());
+        assertThat(table.check(request(7, Integer.MAX_VALUE - 1), 3, T0))
+                .isEqualTo(new ProducerStateTable.Duplicate(
+                        new ProducerStateTable.AppendedBatch(Integer.MAX_VALUE - 1, 0, 0, 2)));
+    }
+
+    @Test
+    void aLegacyEntryAnswersRetriesAndTakesItsNextBatchAsANewStartOnce() {
+        // From a checkpoint of per-request numbering: request 5 carried two records.
+        table.load(Map.of(7L, new ProducerStateTable.Entry((short) 0, T0, true,
+                List.of(new ProducerStateTable.AppendedBatch(5, 6, 10, 11)))), T0);
+
+        assertThat(table.check(request(7, 5), 2, T0)).isInstanceOf(ProducerStateTable.Duplicate.class);
+        assertThat(table.check(request(7, 6), 1, T0)).as("the old client's next request")
+                .isEqualTo(new ProducerStateTable.Append());
+        table.apply(batch(7, 6, 12, 12), T0);
+        assertThat(table.entries().get(7L).legacy()).isFalse();
+        assertThat(table.check(request(7, 9), 1, T0)).isEqualTo(new ProducerStateTable.OutOfOrder(7));
+    }
+
+    @Test
+    void batchesReplayedWithoutAKnownCheckpointMakeTheirProducersLegacy() {
+        table.replayingLegacy(true);
+        table.apply(batch(7, 0, 0, 2, T0), T0);
+        table.replayingLegacy(false);
+        table.apply(batch(8, 0, 3, 5, T0), T0);
+
+        assertThat(table.check(request(7, 1), 1, T0)).isEqualTo(new ProducerStateTable.Append());
+        assertThat(table.check(request(8, 1), 1, T0)).isEqualTo(new ProducerStateTable.OutOfOrder(3));
     }
 
     @Test
