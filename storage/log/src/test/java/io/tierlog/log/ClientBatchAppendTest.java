@@ -90,20 +90,21 @@ class ClientBatchAppendTest {
     void producerStateFromClientBatchesSurvivesARestart() throws IOException {
         TopicConfig config = TopicConfig.DEFAULTS;
         try (PartitionWriter w = writer()) {
-            for (int seq = 0; seq < 3; seq++) {
-                assertThat(w.append(clientBatch(kafkaBuilder(42, 3, seq), "s" + seq, "t" + seq), config))
-                        .isEqualTo(new AppendResult(2L * seq, 2L * seq + 1, false));
+            // Kafka's numbering: each batch of two records starts two sequences after the previous one.
+            for (int n = 0; n < 3; n++) {
+                assertThat(w.append(clientBatch(kafkaBuilder(42, 3, 2 * n), "s" + n, "t" + n), config))
+                        .isEqualTo(new AppendResult(2L * n, 2L * n + 1, false));
             }
         }
         try (PartitionWriter w = writer()) {
-            assertThat(w.append(clientBatch(kafkaBuilder(42, 3, 1), "s1", "t1"), config))
+            assertThat(w.append(clientBatch(kafkaBuilder(42, 3, 2), "s1", "t1"), config))
                     .isEqualTo(new AppendResult(2, 3, true));
             TierlogException gap = catchThrowableOfType(TierlogException.class,
-                    () -> w.append(clientBatch(kafkaBuilder(42, 3, 4), "gap"), config));
+                    () -> w.append(clientBatch(kafkaBuilder(42, 3, 7), "gap"), config));
             assertThat(gap.type()).isEqualTo(ErrorType.OUT_OF_ORDER_SEQUENCE);
-            assertThat(gap.extra()).containsEntry("expectedSequence", 3);
+            assertThat(gap.extra()).containsEntry("expectedSequence", 6);
             // Our own batches of the same producer continue its sequence.
-            assertThat(w.append(List.of(record("own")), new ProducerIdentity(42, (short) 3, 3), config).baseOffset())
+            assertThat(w.append(List.of(record("own")), new ProducerIdentity(42, (short) 3, 6), config).baseOffset())
                     .isEqualTo(6);
         }
         assertThat(KafkaSegments.readAll(new PartitionReader(data, TP).directory())).hasSize(7)

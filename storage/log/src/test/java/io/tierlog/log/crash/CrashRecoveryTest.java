@@ -111,7 +111,7 @@ class CrashRecoveryTest {
             assertThat(info.baseOffset()).as("dense offsets (seed %d)", seed).isEqualTo(nextOffset[0]);
             assertThat(info.producerId()).isEqualTo(CrashWriterMain.PRODUCER_ID);
             assertThat(info.baseSequence()).as("batch %d's sequence: each sequence once, in order (seed %d)",
-                    seq, seed).isEqualTo(seq);
+                    seq, seed).isEqualTo(CrashWriterMain.firstSequence(seq));
             List<LogRecord> records = new ArrayList<>();
             RecordBatchCodec.decode(batch, 0, Integer.MAX_VALUE, records);
             assertThat(records).hasSize(CrashWriterMain.recordCount(seq));

@@ -26,7 +26,8 @@ import java.util.Map;
 
 /**
  * The idempotent producer that {@link CrashRecoveryTest} kills with SIGKILL. It appends batch after batch with
- * {@code fsync=always}, producer id {@value #PRODUCER_ID}, epoch 0 and sequence = batch number; the content of
+ * {@code fsync=always}, producer id {@value #PRODUCER_ID}, epoch 0 and Kafka's numbering (batch {@code seq} starts at
+ * {@link #firstSequence}, the records of the batches before it); the content of
  * batch {@code seq} is a pure function of {@code seq}. Only after {@code append} returns does it write the ack
  * line {@code <seq> <baseOffset> <lastOffset> <duplicate>} (one write(2) call).
  *
@@ -73,7 +74,7 @@ public final class CrashWriterMain {
             System.out.println("ready " + seq + " " + args[5]);
             System.out.flush();
             for (long n = 0; stopAfter < 0 || n < stopAfter; n++, seq++) {
-                ProducerIdentity producer = new ProducerIdentity(PRODUCER_ID, (short) 0, seq);
+                ProducerIdentity producer = new ProducerIdentity(PRODUCER_ID, (short) 0, firstSequence(seq));
                 AppendResult r = client
                         ? writer.append(ClientBatchValidator.validate(RecordBatchCodec.encode(0, batch(seq), producer),
                                 Integer.MAX_VALUE, BASE_TIMESTAMP), config)
@@ -114,6 +115,15 @@ public final class CrashWriterMain {
         String[] lines = new String(Arrays.copyOf(bytes, end), StandardCharsets.UTF_8).split("\n");
         String last = lines[lines.length - 1];
         return last.isEmpty() ? 0 : Integer.parseInt(last.split(" ")[0]) + 1;
+    }
+
+    /** The producer sequence of batch {@code seq}'s first record: a sequence counts records (Kafka's numbering). */
+    static int firstSequence(int seq) {
+        int sum = 0;
+        for (int i = 0; i < seq; i++) {
+            sum += recordCount(i);
+        }
+        return sum;
     }
 
     /** 1..97 records of 600 bytes: batches big enough that a kill can land inside the write. */

@@ -54,7 +54,8 @@ class KafkaInteropTest {
                     record("user-7", null)), new ProducerIdentity(77, (short) 3, 9), TopicConfig.DEFAULTS));
             results.add(writer.append(List.of(record(null, "no-key-1"), record(null, "no-key-2"), record("k", "v",
                     new Header("a", bytes("1")), new Header("b", null))), ProducerIdentity.NONE, TopicConfig.DEFAULTS));
-            results.add(writer.append(List.of(record("user-42", "second")), new ProducerIdentity(77, (short) 3, 10),
+            // Kafka's numbering: the first batch's two records took sequences 9 and 10.
+            results.add(writer.append(List.of(record("user-42", "second")), new ProducerIdentity(77, (short) 3, 11),
                     TopicConfig.DEFAULTS));
         }
         assertThat(results).extracting(AppendResult::baseOffset).containsExactly(0L, 2L, 5L);
@@ -69,10 +70,11 @@ class KafkaInteropTest {
                 .contains("compresscodec: none"));
         assertThat(dump).doesNotContain("isvalid: false");
         assertThat(batchLines.get(0)).contains("baseOffset: 0 lastOffset: 1 count: 2 baseSequence: 9")
+                .as("Kafka's own tool numbers the records' sequences as we do").contains("lastSequence: 10")
                 .contains("producerId: 77 producerEpoch: 3").contains("position: 0");
         assertThat(batchLines.get(1)).contains("baseOffset: 2 lastOffset: 4 count: 3 baseSequence: -1")
                 .contains("producerId: -1 producerEpoch: -1");
-        assertThat(batchLines.get(2)).contains("baseOffset: 5 lastOffset: 5 count: 1 baseSequence: 10")
+        assertThat(batchLines.get(2)).contains("baseOffset: 5 lastOffset: 5 count: 1 baseSequence: 11")
                 .contains("producerId: 77 producerEpoch: 3");
 
         List<String> recordLines = dump.lines().filter(l -> l.startsWith("| offset:")).toList();

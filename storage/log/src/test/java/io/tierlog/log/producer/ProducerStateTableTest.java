@@ -119,7 +119,7 @@ class ProducerStateTableTest {
         assertThat(table.check(request(7, 5), 2, T0)).isInstanceOf(ProducerStateTable.Duplicate.class);
         assertThat(table.check(request(7, 6), 1, T0)).as("the old client's next request")
                 .isEqualTo(new ProducerStateTable.Append());
-        table.apply(batch(7, 6, 12, 12), T0);
+        table.apply(batch(7, 6, 12, 12, T0), T0);
         assertThat(table.entries().get(7L).legacy()).isFalse();
         assertThat(table.check(request(7, 9), 1, T0)).isEqualTo(new ProducerStateTable.OutOfOrder(7));
     }
