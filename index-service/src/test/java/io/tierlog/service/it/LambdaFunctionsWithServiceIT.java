@@ -52,8 +52,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>The topic is created over the service's HTTP API (small segments, so the functions roll segments while the
  *       service reads them); the functions see it on the shared volume.</li>
  *   <li>Producers send API Gateway v2 events through the instances: {@value #IDEMPOTENT_PRODUCERS} idempotent
- *       producers with keys (each producer's keys hash to one partition, because the sequence counts requests per
- *       (producer, partition)), two per partition, each spreading its requests over the instances and retrying some
+ *       producers with keys (each producer's keys hash to one partition, so that each request carries one
+ *       {@code producer.sequence}, counting records per (producer, partition) as Kafka does), two per partition, each spreading its requests over the instances and retrying some
  *       on another instance, at once and a few requests later; and a keyed producer without producer fields whose
  *       requests span every partition.</li>
  *   <li>While they produce, one reader per partition pages through the service's fetch API and long-polls when it
@@ -230,6 +230,7 @@ class LambdaFunctionsWithServiceIT {
         KeysFor keys = new KeysFor(producerId, partition);
         List<String> events = new ArrayList<>();
         List<JsonNode> answers = new ArrayList<>();
+        int sequence = 0; // Kafka's numbering: the records this producer sent to its partition so far
         for (int seq = 0; seq < REQUESTS; seq++) {
             ObjectNode body = Events.JSON.createObjectNode();
             ArrayNode records = body.putArray("records");
@@ -241,7 +242,8 @@ class LambdaFunctionsWithServiceIT {
                 contents.add(c);
                 records.addObject().put("key", c.key()).set("value", value);
             }
-            body.putObject("producer").put("id", producerId).put("epoch", 0).put("sequence", seq);
+            body.putObject("producer").put("id", producerId).put("epoch", 0).put("sequence", sequence);
+            sequence += contents.size();
             String event = Events.produce(TOPIC, body.toString(), producerId + "-" + seq);
             int instance = (client + seq) % INSTANCES;
             Response r = invoke(instance, event);

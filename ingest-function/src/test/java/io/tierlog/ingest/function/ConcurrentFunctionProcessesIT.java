@@ -126,6 +126,7 @@ class ConcurrentFunctionProcessesIT {
     private int idempotentProducer(int client, Map<String, Acked> acked) throws Exception {
         String producerId = "producer-" + client;
         int duplicates = 0;
+        int sequence = 0; // Kafka's numbering: counts the records sent to the producer's one partition
         for (int seq = 0; seq < REQUESTS; seq++) {
             ObjectNode body = Events.JSON.createObjectNode();
             ArrayNode records = body.putArray("records");
@@ -136,7 +137,8 @@ class ConcurrentFunctionProcessesIT {
                 values.add(v);
                 records.addObject().set("value", Events.JSON.readTree(v));
             }
-            body.putObject("producer").put("id", producerId).put("epoch", 0).put("sequence", seq);
+            body.putObject("producer").put("id", producerId).put("epoch", 0).put("sequence", sequence);
+            sequence += count;
             String event = Events.produce(TOPIC, body.toString(), producerId + "-" + seq);
             int instance = (client + seq) % INSTANCES;
             Response r = send(instance, event);

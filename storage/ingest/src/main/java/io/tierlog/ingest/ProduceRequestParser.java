@@ -344,7 +344,7 @@ public final class ProduceRequestParser {
                 if (!key.matches("0|[1-9][0-9]{0,9}") || Long.parseLong(key) > Integer.MAX_VALUE) {
                     p.nextToken();
                     p.skipChildren();
-                    throw bad(path, "producer.sequences keys must be partition numbers: '" + key + "'");
+                    throw bad(path, path + ": producer.sequences keys must be partition numbers");
                 }
                 Long sequence = integer(p.nextToken(), path, 0, Integer.MAX_VALUE);
                 if (sequence == null) {
