@@ -21,9 +21,11 @@ import java.util.Base64;
  *
  * <p>{@code json}: a value whose bytes are one valid UTF-8 JSON text is embedded as JSON, byte for byte as
  * stored (surrounding whitespace trimmed); any other value is a base64 string flagged
- * {@code "valueEncoding": "base64"}. Keys and header values are UTF-8 strings (a key that is not valid UTF-8 is
- * base64 with {@code "keyEncoding": "base64"}, a header value that is not is base64). {@code base64}: keys,
- * values and header values are base64 strings.
+ * {@code "valueEncoding": "base64"}. Keys and header values are UTF-8 strings; a key that is not valid UTF-8 is
+ * base64 with {@code "keyEncoding": "base64"}, and if any header value is not, every header value of that record
+ * is base64 with {@code "headersEncoding": "base64"} (one marker for the record's headers, so a client never has
+ * to guess which of them is which). {@code base64}: keys, values and header values are base64 strings, with no
+ * markers.
  *
  * <p>This is the fetch and stream hot path, so stored bytes are checked and copied as bytes: nothing is decoded
  * to a {@code String} and encoded back. Stateless and thread-safe.
@@ -74,18 +76,22 @@ public final class RecordJson {
             }
             lineBreaks = writeJsonValue(g, r.value());
         }
+        boolean headersAsText = encoding == Encoding.JSON && headerValuesAreUtf8(r);
         g.writeFieldName(HEADERS);
         g.writeStartObject();
         for (Header h : r.headers()) {
             g.writeFieldName(h.name());
             byte[] v = h.value();
-            if (encoding == Encoding.JSON && v != null && Utf8.isValid(v, 0, v.length)) {
+            if (headersAsText && v != null) {
                 g.writeUTF8String(v, 0, v.length);
             } else {
                 writeBase64OrNull(g, v);
             }
         }
         g.writeEndObject();
+        if (encoding == Encoding.JSON && !headersAsText) {
+            g.writeStringField("headersEncoding", "base64");
+        }
         g.writeEndObject();
         return lineBreaks;
     }
@@ -251,6 +257,16 @@ public final class RecordJson {
         private static UnsupportedOperationException quotedUnsupported() {
             return new UnsupportedOperationException("raw JSON text is never written as a quoted string");
         }
+    }
+
+    private static boolean headerValuesAreUtf8(LogRecord r) {
+        for (Header h : r.headers()) {
+            byte[] v = h.value();
+            if (v != null && !Utf8.isValid(v, 0, v.length)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static void writeBase64OrNull(JsonGenerator g, byte[] bytes) throws IOException {

@@ -1,10 +1,14 @@
 package io.tierlog.service.api;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.ingest.JsonLimits;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 
@@ -19,7 +23,8 @@ import java.util.Set;
  * error names its field the same way and a client that forgets {@code Content-Type} is still understood.
  */
 public final class Requests {
-    static final ObjectMapper JSON = new ObjectMapper()
+    static final ObjectMapper JSON = new ObjectMapper(
+            JsonFactory.builder().streamReadConstraints(JsonLimits.READ).build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
@@ -31,9 +36,12 @@ public final class Requests {
         JsonNode root;
         try {
             root = body == null || body.length == 0 ? null : JSON.readTree(body);
+        } catch (StreamConstraintsException e) {
+            throw bad("body", JsonLimits.TOO_DEEP);
         } catch (JsonProcessingException e) {
-            throw bad("body", "body is not valid JSON: " + e.getOriginalMessage() + " at line "
-                    + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr());
+            JsonLocation at = e.getLocation(); // absent from constraint errors
+            throw bad("body", "body is not valid JSON: " + e.getOriginalMessage()
+                    + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()));
         } catch (IOException e) {
             throw bad("body", "body could not be read: " + e.getMessage());
         }

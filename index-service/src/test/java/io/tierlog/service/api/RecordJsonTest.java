@@ -44,18 +44,29 @@ class RecordJsonTest {
     }
 
     @Test
-    void keysAndHeadersAreStringsWhenValidUtf8ElseBase64() throws Exception {
+    void keysAndHeadersAreStringsWhenValidUtf8ElseBase64AndFlagged() throws Exception {
         byte[] bad = {(byte) 0xFF, 1};
-        LogRecord rec = new LogRecord(7, 1234, bytes("k\"\u00e9\n"), null,
+        LogRecord text = new LogRecord(7, 1234, bytes("k\"\u00e9\n"), null,
+                List.of(new Header("h", bytes("v\\")), new Header("n", null)));
+        JsonNode t = render(text, Encoding.JSON);
+        assertThat(t.get("offset").asLong()).isEqualTo(7);
+        assertThat(t.get("timestamp").asLong()).isEqualTo(1234);
+        assertThat(t.get("key").asText()).isEqualTo("k\"\u00e9\n");
+        assertThat(t.get("value").isNull()).isTrue();
+        assertThat(t.get("headers").get("h").asText()).isEqualTo("v\\");
+        assertThat(t.get("headers").get("n").isNull()).isTrue();
+        assertThat(t.has("headersEncoding")).isFalse();
+        assertThat(t.has("keyEncoding")).isFalse();
+
+        // One header value that is not UTF-8: every header value of the record is base64, and the record says so.
+        LogRecord rec = new LogRecord(8, 1234, bytes("k"), null,
                 List.of(new Header("h", bytes("v\\")), new Header("b", bad), new Header("n", null)));
         JsonNode r = render(rec, Encoding.JSON);
-        assertThat(r.get("offset").asLong()).isEqualTo(7);
-        assertThat(r.get("timestamp").asLong()).isEqualTo(1234);
-        assertThat(r.get("key").asText()).isEqualTo("k\"\u00e9\n");
-        assertThat(r.get("value").isNull()).isTrue();
-        assertThat(r.get("headers").get("h").asText()).isEqualTo("v\\");
+        assertThat(r.get("headersEncoding").asText()).isEqualTo("base64");
+        assertThat(Base64.getDecoder().decode(r.get("headers").get("h").asText())).isEqualTo(bytes("v\\"));
         assertThat(Base64.getDecoder().decode(r.get("headers").get("b").asText())).isEqualTo(bad);
         assertThat(r.get("headers").get("n").isNull()).isTrue();
+        assertThat(r.get("key").asText()).as("the key keeps its own encoding").isEqualTo("k");
         JsonNode badKey = render(new LogRecord(0, 0, bad, bytes("1"), List.of()), Encoding.JSON);
         assertThat(badKey.get("keyEncoding").asText()).isEqualTo("base64");
         assertThat(Base64.getDecoder().decode(badKey.get("key").asText())).isEqualTo(bad);
@@ -69,6 +80,7 @@ class RecordJsonTest {
         assertThat(r.get("value").asText()).isEqualTo(Base64.getEncoder().encodeToString(bytes("{\"a\":1}")));
         assertThat(r.get("headers").get("h").asText()).isEqualTo(Base64.getEncoder().encodeToString(bytes("v")));
         assertThat(r.has("valueEncoding")).isFalse();
+        assertThat(r.has("headersEncoding")).isFalse();
     }
 
     @Test

@@ -53,7 +53,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       service reads them); the functions see it on the shared volume.</li>
  *   <li>Producers send API Gateway v2 events through the instances: {@value #IDEMPOTENT_PRODUCERS} idempotent
  *       producers with keys (each producer's keys hash to one partition, so that each request carries one
- *       {@code producer.sequence}, counting records per (producer, partition) as Kafka does), two per partition, each spreading its requests over the instances and retrying some
+ *       {@code producer.sequence}, counting records per (producer, partition) as Kafka does), two per partition,
+ *       each spreading its requests over the instances and retrying some
  *       on another instance, at once and a few requests later; and a keyed producer without producer fields whose
  *       requests span every partition.</li>
  *   <li>While they produce, one reader per partition pages through the service's fetch API and long-polls when it

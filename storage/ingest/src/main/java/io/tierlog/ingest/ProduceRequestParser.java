@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import io.tierlog.log.ErrorType;
@@ -38,14 +37,9 @@ import java.util.TreeMap;
  * <p>Thread-safe.
  */
 public final class ProduceRequestParser {
-    /**
-     * The deepest JSON nesting a request body may have (objects and arrays; Jackson's own default is 1,000). Deeper
-     * bodies are malformed JSON: {@code bad-request}.
-     */
-    public static final int MAX_NESTING_DEPTH = 500;
     private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build())
+            .streamReadConstraints(JsonLimits.READ)
             .build();
 
     public ProduceRequest parse(byte[] body) {
@@ -60,8 +54,7 @@ public final class ProduceRequestParser {
                 throw e;
             }
         } catch (StreamConstraintsException e) {
-            throw bad("body", "body is not valid JSON: it nests deeper than the limit of " + MAX_NESTING_DEPTH
-                    + " levels");
+            throw bad("body", JsonLimits.TOO_DEEP);
         } catch (JsonProcessingException e) {
             // Other constraint errors carry no location either.
             JsonLocation at = e.getLocation();

@@ -117,7 +117,7 @@ class ProduceRequestParserTest {
         assertThat(e.extra()).containsEntry("field", "body");
         assertThat(e.getMessage()).contains("nests deeper than the limit of 500");
         // At the limit itself it parses (the record array and object are two of the levels).
-        int fits = ProduceRequestParser.MAX_NESTING_DEPTH - 3;
+        int fits = JsonLimits.MAX_NESTING_DEPTH - 3;
         assertThat(parse("{\"records\": [{\"value\": " + "[".repeat(fits) + "]".repeat(fits) + "}]}").records())
                 .hasSize(1);
     }
