@@ -84,6 +84,19 @@ public final class Scopes {
         return false;
     }
 
+    /** Whether these scopes allow {@code op} on at least one non-internal resource of {@code kind}. */
+    public boolean allowsSome(Operation op, Resource.Kind kind) {
+        if (admin) {
+            return true;
+        }
+        for (Scope s : scopes) {
+            if (s.kind() == kind && s.operation() == op) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean impliesDescribe(Scope s, Operation op) {
         return op == Operation.DESCRIBE && s.kind() == Resource.Kind.TOPIC
                 && (s.operation() == Operation.PRODUCE || s.operation() == Operation.FETCH);

@@ -90,6 +90,7 @@ class ScopesTest {
         assertThat(az.authorize(p, Operation.FETCH, Resource.topic("orders")).allowed()).isTrue();
         assertThat(az.authorize(p, Operation.PRODUCE, Resource.topic("orders")).reason())
                 .isEqualTo("no scope grants produce on topic:orders");
+        assertThat(az.authorize(p, Operation.PRODUCE, Resource.topic("orders")).resource()).isEqualTo("topic:orders");
         assertThat(az.authorize(p, Operation.FETCH, Resource.topic("__consumer_offsets")).reason())
                 .contains("internal");
         assertThat(az.authorize(p, Operation.ADMIN, Resource.CLUSTER).reason()).contains("admin:cluster");
