@@ -54,6 +54,11 @@ public interface TierlogConfig {
 
     Groups groups();
 
+    Auth auth();
+
+    /** Cross-origin access for browsers (docs/security.md). */
+    Cors cors();
+
     interface Cold {
         /** {@code filesystem} (the embedded default) or {@code s3}. */
         @WithDefault("filesystem")
@@ -154,5 +159,48 @@ public interface TierlogConfig {
         /** Partitions of the internal {@code __consumer_offsets} topic, created on first start. */
         @WithDefault("16")
         int offsetsTopicPartitions();
+    }
+
+    /** Identity and access (docs/security.md, ADR 0008). */
+    interface Auth {
+        /** {@code none} (the embedded single-machine default: loopback only) or {@code token}. */
+        @WithDefault("none")
+        String mode();
+
+        /** A file holding an {@code admin:cluster} token (surrounding whitespace ignored). */
+        Optional<Path> bootstrapTokenFile();
+
+        /** In {@code none} mode, allow listening on a non-loopback address. */
+        @WithDefault("false")
+        boolean allowAnonymous();
+
+        /** Failed authentications per client address and minute before 429 {@code too-many-failures}; 0: no limit. */
+        @WithDefault("30")
+        int maxFailuresPerMinute();
+
+        /** How often each instance re-reads the minted tokens on the hot volume (the contract allows 2 s). */
+        @WithDefault("1s")
+        Duration tokenRefreshInterval();
+
+        Jwt jwt();
+
+        interface Jwt {
+            /** The OIDC issuer ({@code iss}); JWTs are accepted only when it and the JWKS URL are set. */
+            Optional<String> issuer();
+
+            Optional<String> jwksUrl();
+
+            /** The expected {@code aud} (or Cognito's {@code client_id}); unset: not checked. */
+            Optional<String> audience();
+
+            /** Shortest time between two JWKS fetches caused by unknown key ids. */
+            @WithDefault("10s")
+            Duration jwksMinRefreshInterval();
+        }
+    }
+
+    interface Cors {
+        /** Origins allowed to call from a browser ({@code https://app.example.com}, or {@code *}); empty: none. */
+        Optional<java.util.List<String>> origins();
     }
 }
