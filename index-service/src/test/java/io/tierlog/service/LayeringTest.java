@@ -1,0 +1,79 @@
+package io.tierlog.service;
+
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * The layering of the modules (docs/architecture.md, "Modules"), checked on every {@code mvn verify}. This module's
+ * test class path holds every storage library and the service, so the rules that relate them live here; the ingest
+ * function's own rules are in its module's LayeringTest. Test classes are left out: a test may reach further.
+ */
+@AnalyzeClasses(packages = "io.tierlog", importOptions = ImportOption.DoNotIncludeTests.class)
+class LayeringTest {
+    /**
+     * The packages of the plain libraries under storage/. A new storage module adds its package here; the
+     * deployables (io.tierlog.service, io.tierlog.ingest.function) are not storage. A rule whose classes are missing
+ * fails (ArchUnit's failOnEmptyShould), so a renamed package cannot make a rule pass vacuously.
+     */
+    static final String[] STORAGE = {
+            "io.tierlog.log..", "io.tierlog.ingest", "io.tierlog.index..", "io.tierlog.tiering..",
+            "io.tierlog.objectstore..", "io.tierlog.testkit.."};
+
+    /** Storage is a library the deployables use, so it cannot know about them or about the HTTP stack they run. */
+    @ArchTest
+    static final ArchRule storageKnowsNoServiceNorHttpStack = noClasses().that().resideInAnyPackage(STORAGE)
+            .should().dependOnClassesThat().resideInAnyPackage(
+                    "io.tierlog.service..", "io.tierlog.ingest.function..",
+                    "io.quarkus..", "jakarta.ws..", "io.vertx..");
+
+    /** The object-store SPI is what a cloud adapter implements; only the adapter (objectstore.s3) may use a cloud SDK. */
+    @ArchTest
+    static final ArchRule objectStoreSpiHasNoCloudSdk = noClasses().that().resideInAPackage("io.tierlog.objectstore")
+            .should().dependOnClassesThat().resideInAnyPackage("software.amazon..", "com.amazonaws..");
+
+    /**
+     * A package named {@code internal} belongs to the module whose package encloses it
+     * ({@code io.tierlog.log.internal.segment} to {@code io.tierlog.log}); only that module's classes may use it.
+     */
+    @ArchTest
+    static final ArchRule internalsStayInTheirModule = classes().should(useOnlyTheirOwnInternals());
+
+    static ArchCondition<JavaClass> useOnlyTheirOwnInternals() {
+        return new ArchCondition<>("use no other module's ..internal.. packages") {
+            @Override
+            public void check(JavaClass origin, ConditionEvents events) {
+                for (Dependency d : origin.getDirectDependenciesFromSelf()) {
+                    String target = d.getTargetClass().getPackageName();
+                    String owner = internalOwner(target);
+                    if (owner != null && !inModule(origin.getPackageName(), owner)) {
+                        events.add(SimpleConditionEvent.violated(d, d.getDescription()
+                                + " reaches into the internals of " + owner));
+                    }
+                }
+            }
+        };
+    }
+
+    /** The package that owns an {@code internal} package, or null if {@code pkg} is not an io.tierlog internal one. */
+    static String internalOwner(String pkg) {
+        if (!pkg.startsWith("io.tierlog.")) {
+            return null;
+        }
+        int at = ("." + pkg + ".").indexOf(".internal.");
+        return at < 0 ? null : pkg.substring(0, at - 1);
+    }
+
+    private static boolean inModule(String pkg, String module) {
+        return pkg.equals(module) || pkg.startsWith(module + ".");
+    }
+}
