@@ -7,7 +7,8 @@ import java.util.Set;
  * One member heartbeat, protocol-neutral (api.md, "Consumer groups that share work").
  *
  * @param memberId         null to join
- * @param memberEpoch      0 to join, the member's current epoch, or -1 to leave
+ * @param memberEpoch      0 to join (with a known memberId: a fenced member rejoining, its partitions released),
+ *                         the member's current epoch, or -1 to leave
  * @param topics           the topics subscribed to, by name
  * @param sessionTimeoutMs how long without a heartbeat before the member is removed
  * @param ownedPartitions  the partitions the member still consumes; null when the client did not say (then it is
@@ -21,5 +22,10 @@ public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, lo
     public Heartbeat {
         topics = Set.copyOf(topics);
         ownedPartitions = ownedPartitions == null ? null : List.copyOf(ownedPartitions);
+    }
+
+    /** This heartbeat with another epoch. */
+    public Heartbeat withEpoch(int epoch) {
+        return new Heartbeat(memberId, epoch, topics, sessionTimeoutMs, ownedPartitions, clientId);
     }
 }
