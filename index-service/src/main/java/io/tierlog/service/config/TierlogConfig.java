@@ -159,6 +159,13 @@ public interface TierlogConfig {
         /** Partitions of the internal {@code __consumer_offsets} topic, created on first start. */
         @WithDefault("16")
         int offsetsTopicPartitions();
+
+        /**
+         * How far apart the clocks of the instances sharing the hot volume may be; added to every member's session
+         * timeout before it is expired, so no instance expires a member early (docs/adr/0009-group-membership.md).
+         */
+        @WithDefault("1s")
+        Duration maxClockSkew();
     }
 
     /** Identity and access (docs/security.md, ADR 0008). */

@@ -125,6 +125,26 @@ public class GroupOffsets {
         refresh();
     }
 
+    /**
+     * Removes every committed offset of {@code group} (one batch of tombstones); false when it had none.
+     * The caller holds the group's lock ({@code GroupCoordinator#delete}), so no commit races with it.
+     */
+    public boolean delete(String group) {
+        List<CommittedOffset> current = offsets(group);
+        if (current.isEmpty()) {
+            return false;
+        }
+        long now = clock.millis();
+        int target = Partitioner.forKey(group.getBytes(StandardCharsets.UTF_8), partitions);
+        List<ProduceRecord> tombstones = new ArrayList<>(current.size());
+        for (CommittedOffset o : current) {
+            tombstones.add(new ProduceRecord(key(group, o.topic(), o.partition()), null, List.of(), target, now));
+        }
+        ingest.produce(TOPIC, new ProduceRequest(tombstones, Optional.empty()));
+        refresh();
+        return true;
+    }
+
     /** The group's committed offsets, ordered by topic and partition; empty for a group that never committed. */
     public List<CommittedOffset> offsets(String group) {
         Names.requireValidGroup(group);
@@ -210,13 +230,24 @@ public class GroupOffsets {
             if (topic.isEmpty() || o.partition() >= topic.get().partitions()) {
                 continue;
             }
-            long hw = reads.highWatermark(new TopicPartition(o.topic(), o.partition()));
-            out.add(new PartitionLag(o.topic(), o.partition(), o.offset(), hw, Math.max(0, hw - o.offset())));
+            TopicPartition tp = new TopicPartition(o.topic(), o.partition());
+            long hw = reads.highWatermark(tp);
+            long lag = Math.max(0, hw - o.offset());
+            out.add(new PartitionLag(o.topic(), o.partition(), o.offset(), hw, lag, lag == 0 ? 0 : lagMs(tp, o.offset())));
         }
         return out;
     }
 
-    public record PartitionLag(String topic, int partition, long committedOffset, long highWatermark, long lag) {
+    /** Now minus the timestamp of the first unconsumed record (the first retained one if retention passed it). */
+    private long lagMs(TopicPartition tp, long committed) {
+        long from = Math.max(committed, reads.logStartOffset(tp));
+        FetchResult r = reads.fetch(tp, from, 1, 1);
+        return r.records().isEmpty() ? 0 : Math.max(0, clock.millis() - r.records().get(0).timestamp());
+    }
+
+    /** @param lagMs now minus the timestamp of the first unconsumed record; 0 when caught up */
+    public record PartitionLag(String topic, int partition, long committedOffset, long highWatermark, long lag,
+                               long lagMs) {
     }
 
     /** Group → total lag, for every group. */

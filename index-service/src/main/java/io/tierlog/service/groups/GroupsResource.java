@@ -5,7 +5,19 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.service.api.Requests;
+import io.tierlog.groups.GroupCoordinator;
+import io.tierlog.groups.GroupDescription;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.Names;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.read.PartitionReads;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
@@ -19,30 +31,43 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
-/** Consumer groups (api.md, "Consumer groups"): commit, read back, lag, list. Adapts HTTP to {@link GroupOffsets}. */
+/**
+ * Consumer groups (api.md, "Consumer groups"): commit (fenced while the group has members), read back, lag, list,
+ * heartbeat, describe, delete, reset. Adapts HTTP to {@link GroupOffsets} and {@link GroupCoordinator}.
+ */
 @Path("/v1/groups")
 @Produces(MediaType.APPLICATION_JSON)
 @Tag(name = "groups")
 public class GroupsResource {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final Set<String> BODY_FIELDS = Set.of("offsets");
+    private static final Set<String> BODY_FIELDS = Set.of("offsets", "memberId", "memberEpoch");
+    private static final Set<String> RESET_FIELDS = Set.of("topics", "to", "timestamp");
     private static final Set<String> ENTRY_FIELDS = Set.of("topic", "partition", "offset");
 
     private final GroupOffsets groups;
+    private final GroupCoordinator coordinator;
+    private final TopicStore topics;
+    private final PartitionReads reads;
 
-    public GroupsResource(GroupOffsets groups) {
+    public GroupsResource(GroupOffsets groups, GroupCoordinator coordinator, TopicStore topics, PartitionReads reads) {
         this.groups = groups;
+        this.coordinator = coordinator;
+        this.topics = topics;
+        this.reads = reads;
     }
 
     @PUT
     @Path("{group}/offsets")
     @Consumes(MediaType.WILDCARD)
-    @Operation(summary = "Commit offsets", description = "Body {\"offsets\": [{\"topic\", \"partition\", \"offset\"}]}; "
-            + "offset = the next offset the group will read. 204. 416 offset-out-of-range above the high watermark.")
+    @Operation(summary = "Commit offsets", description = "Body {\"offsets\": [{\"topic\", \"partition\", \"offset\"}], "
+            + "\"memberId\", \"memberEpoch\"}; offset = the next offset the group will read. 204. 416 offset-out-of-range "
+            + "above the high watermark. While the group has members, a commit without memberId and memberEpoch, with "
+            + "another epoch, or for a partition the member does not hold: 409 fenced-member.")
     public Response commit(@PathParam("group") String group, byte[] body) {
-        io.tierlog.log.Names.requireValidGroup(group);
+        Names.requireValidGroup(group);
         ObjectNode req = Requests.object(body, BODY_FIELDS);
         JsonNode arr = req.get("offsets");
         if (arr == null || !arr.isArray()) {
@@ -68,7 +93,20 @@ public class GroupsResource {
             }
             offsets.add(new CommittedOffset(topic, (int) partition, offset));
         }
-        groups.commit(group, offsets);
+        String memberId = HeartbeatJson.optionalText(req, "memberId");
+        JsonNode epochNode = req.get("memberEpoch");
+        Integer memberEpoch = null;
+        if (epochNode != null && !epochNode.isNull()) {
+            long epoch = Requests.asLong(epochNode, "memberEpoch");
+            if (epoch < 0 || epoch > Integer.MAX_VALUE) {
+                throw Requests.bad("memberEpoch", "memberEpoch must be a member's epoch (>= 0): " + epoch);
+            }
+            memberEpoch = (int) epoch;
+        }
+        List<TopicPartition> partitions = offsets.stream()
+                .map(o -> new TopicPartition(Names.requireValidTopic(o.topic()), o.partition())).toList();
+        // The check and the append run under the group's lock: a partition cannot move between them.
+        coordinator.commitAs(group, memberId, memberEpoch, partitions, () -> groups.commit(group, offsets));
         return Response.noContent().build();
     }
 
@@ -87,7 +125,8 @@ public class GroupsResource {
 
     @GET
     @Path("{group}/lag")
-    @Operation(summary = "Lag of a group", description = "Per committed partition: highWatermark - committedOffset.")
+    @Operation(summary = "Lag of a group", description = "Per committed partition: lag = highWatermark - committedOffset; "
+            + "lagMs = now - the timestamp of the first unconsumed record, 0 when caught up.")
     public ObjectNode lag(@PathParam("group") String group) {
         List<GroupOffsets.PartitionLag> lags = groups.lag(group);
         ObjectNode root = NODES.objectNode();
@@ -97,9 +136,101 @@ public class GroupsResource {
         for (GroupOffsets.PartitionLag l : lags) {
             arr.addObject().put("topic", l.topic()).put("partition", l.partition())
                     .put("committedOffset", l.committedOffset()).put("highWatermark", l.highWatermark())
-                    .put("lag", l.lag());
+                    .put("lag", l.lag()).put("lagMs", l.lagMs());
         }
         return root;
+    }
+
+    @POST
+    @Path("{group}/heartbeat")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Heartbeat: join, stay or leave", description = "Body {\"memberId\": null | id, \"memberEpoch\": "
+            + "0 | N | -1, \"topics\", \"sessionTimeoutMs\", \"ownedPartitions\": [{\"topic\", \"partitions\"}], "
+            + "\"clientId\"}. Answers the member's full current assignment; the service assigns (balanced, sticky) and "
+            + "moves a partition only after its owner stopped listing it or expired. 404 unknown-member (join again), "
+            + "409 fenced-member (another epoch: drop all partitions, heartbeat with memberEpoch 0).")
+    public ObjectNode heartbeat(@PathParam("group") String group, byte[] body) {
+        Names.requireValidGroup(group);
+        return HeartbeatJson.answer(coordinator.heartbeat(group, HeartbeatJson.parse(body)));
+    }
+
+    @GET
+    @Path("{group}")
+    @Operation(summary = "Describe a group", description = "State (empty, stable, reconciling), group epoch and members "
+            + "with their assignments. 404 unknown-group without members or offsets.")
+    public ObjectNode describe(@PathParam("group") String group) {
+        Names.requireValidGroup(group);
+        Optional<GroupDescription> d = coordinator.describe(group);
+        if (d.isPresent() && !d.get().members().isEmpty()) {
+            return HeartbeatJson.description(d.get());
+        }
+        if (d.isEmpty() && groups.offsets(group).isEmpty()) {
+            throw unknownGroup(group);
+        }
+        return HeartbeatJson.description(new GroupDescription(group, GroupDescription.State.EMPTY,
+                d.map(GroupDescription::groupEpoch).orElse(0L), List.of()));
+    }
+
+    @DELETE
+    @Path("{group}")
+    @Operation(summary = "Delete a group", description = "Removes its offsets and membership. 204; 409 group-not-empty "
+            + "while it has members; 404 unknown-group with neither.")
+    public Response delete(@PathParam("group") String group) {
+        Names.requireValidGroup(group);
+        coordinator.delete(group, () -> groups.delete(group));
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("{group}/offsets/reset")
+    @Consumes(MediaType.WILDCARD)
+    @Operation(summary = "Reset a group's offsets", description = "Body {\"topics\": [...], \"to\": \"earliest\" | "
+            + "\"latest\" | \"timestamp\", \"timestamp\": epoch ms}; every partition of each topic. Answers as GET "
+            + "offsets. 409 group-not-empty while the group has members.")
+    public ObjectNode reset(@PathParam("group") String group, byte[] body) {
+        Names.requireValidGroup(group);
+        ObjectNode req = Requests.object(body, RESET_FIELDS);
+        JsonNode topicsNode = req.get("topics");
+        if (topicsNode == null || !topicsNode.isArray() || topicsNode.isEmpty()) {
+            throw Requests.bad("topics", "topics must be a non-empty array of topic names");
+        }
+        String to = Requests.requiredText(req, "to", "to");
+        if (!Set.of("earliest", "latest", "timestamp").contains(to)) {
+            throw Requests.bad("to", "to must be earliest, latest or timestamp: " + to);
+        }
+        long timestamp = "timestamp".equals(to) ? Requests.requiredLong(req, "timestamp", "timestamp") : 0;
+        if (!"timestamp".equals(to) && req.has("timestamp")) {
+            throw Requests.bad("timestamp", "timestamp is only for \"to\": \"timestamp\"");
+        }
+        List<TopicMetadata> metas = new ArrayList<>();
+        for (int i = 0; i < topicsNode.size(); i++) {
+            if (!topicsNode.get(i).isTextual()) {
+                throw Requests.bad("topics[" + i + "]", "topics[" + i + "] must be a string");
+            }
+            metas.add(topics.get(TopicAdmin.requirePublic(topicsNode.get(i).asText())));
+        }
+        coordinator.whileEmpty(group, () -> {
+            List<CommittedOffset> offsets = new ArrayList<>();
+            for (TopicMetadata t : metas) {
+                for (int p = 0; p < t.partitions(); p++) {
+                    TopicPartition tp = new TopicPartition(t.name(), p);
+                    long offset = switch (to) {
+                        case "earliest" -> reads.logStartOffset(tp);
+                        case "latest" -> reads.highWatermark(tp);
+                        default -> reads.offsetForTimestamp(tp, timestamp);
+                    };
+                    offsets.add(new CommittedOffset(t.name(), p, offset));
+                }
+            }
+            groups.commit(group, offsets);
+            return null;
+        });
+        return offsets(group);
+    }
+
+    private static TierlogException unknownGroup(String group) {
+        return new TierlogException(ErrorType.UNKNOWN_GROUP, "group " + group + " has no members and no offsets",
+                Map.of("group", group));
     }
 
     @GET

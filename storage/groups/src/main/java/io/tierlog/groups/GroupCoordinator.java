@@ -1,0 +1,368 @@
+package io.tierlog.groups;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.Names;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Consumer-group membership and assignment, protocol-neutral (HTTP heartbeats today; a Kafka listener's group
+ * APIs would be a second door): members, member epochs, the group epoch, the target assignment, each member's
+ * current assignment, session expiry and reconciliation, as Kafka's KIP-848 protocol.
+ *
+ * <p><b>Stateless per call:</b> every call is one locked read-modify-write of the group's file in
+ * {@link GroupStateStore}; nothing is kept in memory between calls, so any process on the same hot volume
+ * answers any member, and a restart or kill -9 loses nothing that was answered.
+ *
+ * <p><b>One owner per partition:</b> a member <i>holds</i> the partitions it was granted plus those it was asked
+ * to give up that its last heartbeat still listed in {@code ownedPartitions}. A partition is granted only when no
+ * other member holds it, so it moves only after its owner stopped listing it, left, or expired.
+ *
+ * <p><b>Expiry and clocks:</b> {@code lastHeartbeatMs} is the receiving process's clock. A member expires when the
+ * deciding process's clock passes {@code lastHeartbeatMs + sessionTimeoutMs + maxClockSkew}, so with clocks
+ * apart by at most {@code maxClockSkew} no process expires a member before a full session timeout has really
+ * passed since its heartbeat arrived. A client must stop consuming once {@code sessionTimeoutMs} passed since it
+ * <i>sent</i> its last answered heartbeat (measured on its own monotonic clock), which is earlier. Commits are
+ * checked under the same lock ({@link #commitAs}), so a member that was fenced or expired cannot commit.
+ *
+ * <p>Thread-safe.
+ */
+public final class GroupCoordinator {
+    public static final long MIN_SESSION_TIMEOUT_MS = 100;
+    public static final long MAX_SESSION_TIMEOUT_MS = 30 * 60_000L;
+    /** Heartbeats come a third of the session timeout apart, at most this far apart. */
+    public static final long MAX_HEARTBEAT_INTERVAL_MS = 5_000;
+
+    private final GroupStateStore store;
+    private final PartitionCounts partitionCounts;
+    private final Clock clock;
+    private final long maxClockSkewMs;
+
+    /**
+     * @param maxClockSkew how far apart the clocks of the processes sharing the volume may be; added to every
+     *                     session timeout before a member is expired
+     */
+    public GroupCoordinator(GroupStateStore store, PartitionCounts partitionCounts, Clock clock,
+                            Duration maxClockSkew) {
+        this.store = store;
+        this.partitionCounts = partitionCounts;
+        this.clock = clock;
+        this.maxClockSkewMs = maxClockSkew.toMillis();
+    }
+
+    /**
+     * Joins, heartbeats or leaves, and answers with the member's full current assignment.
+     *
+     * @throws TierlogException {@code unknown-member} (unknown or expired id), {@code fenced-member} (an epoch
+     *                          other than the member's current one), {@code invalid-group}, {@code invalid-topic}
+     *                          or {@code bad-request}; the stored state is then unchanged
+     */
+    public HeartbeatAnswer heartbeat(String group, Heartbeat hb) {
+        Names.requireValidGroup(group);
+        validate(hb);
+        return store.update(group, s -> {
+            long now = clock.millis();
+            boolean retarget = expire(s, now);
+            if (hb.memberEpoch() == Heartbeat.LEAVE) {
+                GroupState.Member m = s.members.remove(requireMember(s, hb.memberId()).memberId);
+                retarget(s);
+                return new HeartbeatAnswer(m.memberId, Heartbeat.LEAVE, 0, List.of());
+            }
+            GroupState.Member m;
+            if (hb.memberId() == null) {
+                if (hb.memberEpoch() != 0) {
+                    throw bad("memberEpoch", "memberEpoch must be 0 to join (memberId null): " + hb.memberEpoch());
+                }
+                m = new GroupState.Member();
+                m.memberId = UUID.randomUUID().toString();
+                s.members.put(m.memberId, m);
+                retarget = true;
+            } else {
+                m = requireMember(s, hb.memberId());
+                if (hb.memberEpoch() == 0 && m.memberEpoch != 0) {
+                    // A fenced member rejoining under its id, as KIP-848: it dropped everything when fenced, so
+                    // its holds are released now instead of at its session's end. Its epoch keeps growing, so
+                    // no request of its earlier life can pass for one of the new.
+                    m.assigned.clear();
+                    m.revoking.clear();
+                    m.memberEpoch++;
+                } else if (hb.memberEpoch() != m.memberEpoch) {
+                    throw new TierlogException(ErrorType.FENCED_MEMBER, "member " + m.memberId + " is at epoch "
+                            + m.memberEpoch + ", not " + hb.memberEpoch(),
+                            Map.of("memberId", m.memberId, "memberEpoch", m.memberEpoch));
+                }
+            }
+            m.lastHeartbeatMs = now;
+            m.sessionTimeoutMs = hb.sessionTimeoutMs();
+            m.clientId = hb.clientId();
+            TreeSet<String> topics = new TreeSet<>(hb.topics());
+            if (!topics.equals(m.topics)) {
+                m.topics = topics;
+                retarget = true;
+            }
+            if (retarget || !currentCounts(s).equals(s.partitionCounts)) {
+                retarget(s);
+            }
+            reconcile(s, m, owned(hb));
+            return new HeartbeatAnswer(m.memberId, m.memberEpoch, heartbeatInterval(m.sessionTimeoutMs),
+                    GroupState.toList(m.assigned));
+        });
+    }
+
+    /** The group's members and assignment (expired members left out), or empty when it has no state. */
+    public java.util.Optional<GroupDescription> describe(String group) {
+        Names.requireValidGroup(group);
+        return store.update(group, s -> {
+            if (expire(s, clock.millis())) {
+                retarget(s);
+            }
+            if (s.members.isEmpty() && s.groupEpoch == 0) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(describe(group, s));
+        });
+    }
+
+    /**
+     * Runs {@code commit} under the group's lock if the member may commit {@code partitions}: always while the
+     * group has no members; otherwise only with the current epoch of a member that holds every one of them.
+     *
+     * @throws TierlogException {@code fenced-member} (no member id while the group has members, another epoch, or
+     *                          a partition the member does not hold) or {@code unknown-member}; nothing is run
+     */
+    public void commitAs(String group, String memberId, Integer memberEpoch, Collection<TopicPartition> partitions,
+                         Runnable commit) {
+        Names.requireValidGroup(group);
+        store.update(group, s -> {
+            if (expire(s, clock.millis())) {
+                retarget(s);
+            }
+            if (!s.members.isEmpty()) {
+                if (memberId == null || memberEpoch == null) {
+                    throw fenced(memberId, "the group has members: a commit must name memberId and memberEpoch");
+                }
+                GroupState.Member m = requireMember(s, memberId);
+                if (memberEpoch != m.memberEpoch) {
+                    throw fenced(memberId, "member " + memberId + " is at epoch " + m.memberEpoch + ", not "
+                            + memberEpoch);
+                }
+                Set<TopicPartition> holds = m.holds();
+                for (TopicPartition tp : partitions) {
+                    if (!holds.contains(tp)) {
+                        throw fenced(memberId, "partition " + tp.topic() + "/" + tp.partition()
+                                + " is not assigned to member " + memberId);
+                    }
+                }
+            }
+            commit.run();
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code action} under the group's lock if the group has no (live) members.
+     *
+     * @throws TierlogException {@code group-not-empty}
+     */
+    public <T> T whileEmpty(String group, Supplier<T> action) {
+        Names.requireValidGroup(group);
+        return store.update(group, s -> {
+            requireEmpty(group, s);
+            return action.get();
+        });
+    }
+
+    /**
+     * Deletes the group: under its lock, when it has no members, runs {@code deleteOffsets} (which says whether
+     * there were any) and removes the membership state.
+     *
+     * @throws TierlogException {@code group-not-empty}, or {@code unknown-group} when it had neither members nor
+     *                          offsets
+     */
+    public void delete(String group, BooleanSupplier deleteOffsets) {
+        Names.requireValidGroup(group);
+        store.update(group, s -> {
+            requireEmpty(group, s);
+            boolean hadOffsets = deleteOffsets.getAsBoolean();
+            s.deleted = true;
+            if (!hadOffsets) {
+                throw new TierlogException(ErrorType.UNKNOWN_GROUP, "group " + group + " has no members and no offsets",
+                        Map.of("group", group));
+            }
+            return null;
+        });
+    }
+
+    private void requireEmpty(String group, GroupState s) {
+        if (expire(s, clock.millis())) {
+            retarget(s);
+        }
+        if (!s.members.isEmpty()) {
+            throw new TierlogException(ErrorType.GROUP_NOT_EMPTY, "group " + group + " has " + s.members.size()
+                    + " member(s)", Map.of("group", group));
+        }
+    }
+
+    static long heartbeatInterval(long sessionTimeoutMs) {
+        return Math.max(1, Math.min(MAX_HEARTBEAT_INTERVAL_MS, sessionTimeoutMs / 3));
+    }
+
+    /** Removes members whose session expired by this process's clock; true if any was. */
+    private boolean expire(GroupState s, long now) {
+        boolean any = false;
+        for (Iterator<GroupState.Member> it = s.members.values().iterator(); it.hasNext(); ) {
+            GroupState.Member m = it.next();
+            if (now > m.lastHeartbeatMs + m.sessionTimeoutMs + maxClockSkewMs) {
+                it.remove();
+                any = true;
+            }
+        }
+        return any;
+    }
+
+    private Map<String, Integer> currentCounts(GroupState s) {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (GroupState.Member m : s.members.values()) {
+            for (String t : m.topics) {
+                counts.computeIfAbsent(t, partitionCounts::partitions);
+            }
+        }
+        return counts;
+    }
+
+    /** Recomputes the target assignment from the members' previous targets; a new group epoch. */
+    private void retarget(GroupState s) {
+        s.groupEpoch++;
+        s.partitionCounts = new TreeMap<>(currentCounts(s));
+        Map<String, Set<String>> subscriptions = new TreeMap<>();
+        Map<String, Set<TopicPartition>> previous = new HashMap<>();
+        s.members.forEach((id, m) -> {
+            subscriptions.put(id, m.topics);
+            previous.put(id, GroupState.toSet(m.target));
+        });
+        StickyBalancedAssignor.assign(subscriptions, s.partitionCounts, previous)
+                .forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));
+    }
+
+    /**
+     * Moves member {@code m}'s current assignment towards its target: partitions it no longer lists are released;
+     * those leaving its target are taken back (held until it stops listing them); those entering its target are
+     * granted only if no other member holds them. The member's epoch grows when its assignment changed.
+     */
+    private static void reconcile(GroupState s, GroupState.Member m, Set<TopicPartition> owned) {
+        Set<TopicPartition> target = GroupState.toSet(m.target);
+        Set<TopicPartition> assigned = GroupState.toSet(m.assigned);
+        Set<TopicPartition> revoking = GroupState.toSet(m.revoking);
+        if (owned != null) {
+            revoking.retainAll(owned);
+        }
+        boolean changed = false;
+        for (Iterator<TopicPartition> it = assigned.iterator(); it.hasNext(); ) {
+            TopicPartition tp = it.next();
+            if (!target.contains(tp)) {
+                it.remove();
+                changed = true;
+                if (owned == null || owned.contains(tp)) {
+                    revoking.add(tp);
+                }
+            }
+        }
+        Set<TopicPartition> heldByOthers = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        s.members.values().forEach(o -> {
+            if (o != m) {
+                heldByOthers.addAll(o.holds());
+            }
+        });
+        for (TopicPartition tp : target) {
+            if (!assigned.contains(tp) && (revoking.remove(tp) || !heldByOthers.contains(tp))) {
+                assigned.add(tp);
+                changed = true;
+            }
+        }
+        m.assigned = GroupState.toMap(assigned);
+        m.revoking = GroupState.toMap(revoking);
+        if (changed) {
+            m.memberEpoch++;
+        }
+    }
+
+    private static GroupDescription describe(String group, GroupState s) {
+        List<GroupDescription.MemberDescription> members = new ArrayList<>();
+        boolean stable = true;
+        for (GroupState.Member m : s.members.values()) {
+            members.add(new GroupDescription.MemberDescription(m.memberId, m.clientId, m.memberEpoch,
+                    GroupState.toList(m.assigned), m.lastHeartbeatMs));
+            stable &= m.assigned.equals(m.target) && m.revoking.values().stream().allMatch(Set::isEmpty);
+        }
+        GroupDescription.State state = members.isEmpty() ? GroupDescription.State.EMPTY
+                : stable ? GroupDescription.State.STABLE : GroupDescription.State.RECONCILING;
+        return new GroupDescription(group, state, s.groupEpoch, members);
+    }
+
+    private static Set<TopicPartition> owned(Heartbeat hb) {
+        if (hb.ownedPartitions() == null) {
+            return null;
+        }
+        Set<TopicPartition> owned = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        hb.ownedPartitions().forEach(tps -> tps.partitions().forEach(p -> owned.add(new TopicPartition(tps.topic(), p))));
+        return owned;
+    }
+
+    private static GroupState.Member requireMember(GroupState s, String memberId) {
+        GroupState.Member m = memberId == null ? null : s.members.get(memberId);
+        if (m == null) {
+            throw new TierlogException(ErrorType.UNKNOWN_MEMBER, "member " + memberId
+                    + " is not in the group (unknown, left or expired): join again with memberId null",
+                    memberId == null ? Map.of() : Map.of("memberId", memberId));
+        }
+        return m;
+    }
+
+    private static void validate(Heartbeat hb) {
+        if (hb.memberEpoch() < Heartbeat.LEAVE) {
+            throw bad("memberEpoch", "memberEpoch must be -1, 0 or a member's epoch: " + hb.memberEpoch());
+        }
+        if (hb.memberEpoch() == Heartbeat.LEAVE) {
+            return;
+        }
+        if (hb.sessionTimeoutMs() < MIN_SESSION_TIMEOUT_MS || hb.sessionTimeoutMs() > MAX_SESSION_TIMEOUT_MS) {
+            throw bad("sessionTimeoutMs", "sessionTimeoutMs must be in [" + MIN_SESSION_TIMEOUT_MS + ", "
+                    + MAX_SESSION_TIMEOUT_MS + "]: " + hb.sessionTimeoutMs());
+        }
+        hb.topics().forEach(Names::requireValidTopic);
+        if (hb.ownedPartitions() != null) {
+            for (TopicPartitions tps : hb.ownedPartitions()) {
+                Names.requireValidTopic(tps.topic());
+                for (int p : tps.partitions()) {
+                    if (p < 0) {
+                        throw bad("ownedPartitions", "ownedPartitions: partition must be >= 0: " + p);
+                    }
+                }
+            }
+        }
+    }
+
+    private static TierlogException bad(String field, String detail) {
+        return new TierlogException(ErrorType.BAD_REQUEST, detail, Map.of("field", field));
+    }
+
+    private static TierlogException fenced(String memberId, String detail) {
+        return new TierlogException(ErrorType.FENCED_MEMBER, detail,
+                memberId == null ? Map.of() : Map.of("memberId", memberId));
+    }
+}

@@ -1,0 +1,75 @@
+package io.tierlog.groups;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.tierlog.log.TopicPartition;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The durable state of one group, as stored in its state file (JSON, public fields bound by Jackson). Mutable
+ * and not thread-safe: an instance lives only inside one locked read-modify-write of {@link GroupStateStore}.
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+final class GroupState {
+    /** Grows whenever the target assignment is recomputed (membership, subscriptions or partition counts). */
+    public long groupEpoch;
+    /** Partition counts of the subscribed topics when the target was last computed. */
+    public TreeMap<String, Integer> partitionCounts = new TreeMap<>();
+    public TreeMap<String, Member> members = new TreeMap<>();
+    /** Set by a change that removes the group's state; never stored. */
+    @JsonIgnore
+    boolean deleted;
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    static final class Member {
+        public String memberId;
+        public String clientId;
+        public int memberEpoch;
+        public long lastHeartbeatMs;
+        public long sessionTimeoutMs;
+        public TreeSet<String> topics = new TreeSet<>();
+        /** Where the assignor wants this member's partitions to be. */
+        public TreeMap<String, TreeSet<Integer>> target = new TreeMap<>();
+        /** Granted and not taken back: what the member is told it owns. */
+        public TreeMap<String, TreeSet<Integer>> assigned = new TreeMap<>();
+        /** Taken back but still listed by the member's last heartbeat: still its own, given to no one else. */
+        public TreeMap<String, TreeSet<Integer>> revoking = new TreeMap<>();
+
+        /** Every partition this member may be consuming: assigned plus revoking. */
+        Set<TopicPartition> holds() {
+            Set<TopicPartition> s = toSet(assigned);
+            s.addAll(toSet(revoking));
+            return s;
+        }
+    }
+
+    static Set<TopicPartition> toSet(Map<String, TreeSet<Integer>> m) {
+        Set<TopicPartition> s = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        m.forEach((t, ps) -> ps.forEach(p -> s.add(new TopicPartition(t, p))));
+        return s;
+    }
+
+    static TreeMap<String, TreeSet<Integer>> toMap(Iterable<TopicPartition> tps) {
+        TreeMap<String, TreeSet<Integer>> m = new TreeMap<>();
+        for (TopicPartition tp : tps) {
+            m.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition());
+        }
+        return m;
+    }
+
+    static List<TopicPartitions> toList(Map<String, TreeSet<Integer>> m) {
+        List<TopicPartitions> out = new ArrayList<>();
+        m.forEach((t, ps) -> {
+            if (!ps.isEmpty()) {
+                out.add(new TopicPartitions(t, List.copyOf(ps)));
+            }
+        });
+        return out;
+    }
+}

@@ -1,0 +1,96 @@
+package io.tierlog.groups;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierlog.log.Names;
+import io.tierlog.log.io.AtomicFiles;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * Each group's state as one JSON file, {@code <data-dir>/__groups/<group>/state.json}, changed only by a
+ * read-modify-write under an exclusive lock on the sibling {@code .lock} file ({@link FileChannel#lock()}, which
+ * NFSv4 and EFS honour across hosts, as the partition writer's lock). Nothing is cached: every call reads the
+ * file, so every process on the volume sees the same state, and a process that dies (kill -9) holds nothing
+ * another one needs (the kernel drops its lock).
+ *
+ * <p>Durability: a changed state is written to a temporary file, fsynced, renamed over the old one and the
+ * directory fsynced ({@link AtomicFiles#replace}) before {@link #update} returns, so an answer built from it
+ * survives a crash; a reader sees the whole old or the whole new file. The {@code .lock} file is never deleted
+ * (a waiter would otherwise lock an unlinked file while a newcomer locks a new one).
+ *
+ * <p>Thread-safe: threads of one process are serialized by a per-group mutex first (a JVM may not hold two
+ * {@link FileLock}s on one file).
+ */
+public final class GroupStateStore {
+    static final String DIR = "__groups";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Map<Path, ReentrantLock> JVM_MUTEXES = new ConcurrentHashMap<>();
+
+    private final Path root;
+
+    public GroupStateStore(Path dataDir) {
+        this.root = dataDir.resolve(DIR);
+        try {
+            Files.createDirectories(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + root, e);
+        }
+    }
+
+    /**
+     * Runs {@code change} on the group's current state under the group's lock, writes the state back durably if
+     * {@code change} altered it, and returns what {@code change} returned. An exception from {@code change}
+     * leaves the stored state as it was; a state marked {@link GroupState#deleted} is removed.
+     */
+    <T> T update(String group, Function<GroupState, T> change) {
+        Path dir = root.resolve(Names.requireValidGroup(group));
+        try {
+            Files.createDirectories(dir);
+            ReentrantLock mutex = JVM_MUTEXES.computeIfAbsent(dir.toAbsolutePath().normalize(), k -> new ReentrantLock());
+            mutex.lock();
+            try (FileChannel lockFile = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE);
+                 FileLock ignored = lockFile.lock()) {
+                Path file = dir.resolve("state.json");
+                byte[] before = read(file);
+                GroupState state = before == null ? new GroupState() : JSON.readValue(before, GroupState.class);
+                T result = change.apply(state);
+                if (state.deleted) {
+                    if (Files.deleteIfExists(file)) {
+                        AtomicFiles.fsyncDirectory(dir);
+                    }
+                    return result;
+                }
+                byte[] after = JSON.writeValueAsBytes(state);
+                if (before == null ? !state.members.isEmpty() || state.groupEpoch != 0 : !Arrays.equals(before, after)) {
+                    AtomicFiles.replace(file, after);
+                }
+                return result;
+            } finally {
+                mutex.unlock();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot update the state of group " + group, e);
+        }
+    }
+
+    private static byte[] read(Path file) throws IOException {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.tierlog.groups;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.testkit.ManualClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IntSummaryStatistics;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two coordinators on one directory whose clocks are up to a second apart, and clients that join, heartbeat at
+ * random moments (some too late), die, leave and rejoin. After every step, no two live clients consume the same
+ * partition; at the end, a quiet period converges to a balanced, complete assignment.
+ */
+class GroupCoordinatorChaosTest {
+    static final long SESSION = 3_000;
+    static final int PARTITIONS = 24;
+
+    @TempDir
+    Path dir;
+
+    /** A client as the protocol asks it to behave: it consumes its last answer's partitions while its lease holds. */
+    static final class Client {
+        String memberId;
+        int epoch;
+        Set<Integer> owns = new TreeSet<>();
+        long lastAnsweredSendMs = Long.MIN_VALUE;
+        boolean alive = true;
+
+        Set<Integer> consuming(long now) {
+            if (!alive || now - lastAnsweredSendMs > SESSION) {
+                return Set.of(); // a client whose lease ran out stops consuming
+            }
+            return owns;
+        }
+    }
+
+    @Test
+    void noPartitionEverHasTwoConsumers() {
+        for (long seed = 1; seed <= 3; seed++) {
+            run(seed, seed % 2 == 0 ? 1_000 : -1_000);
+        }
+    }
+
+    private void run(long seed, long skewMs) {
+        Path groupDir = dir.resolve("run" + seed);
+        ManualClock trueTime = new ManualClock();
+        ManualClock other = new ManualClock(trueTime.millis() + skewMs);
+        GroupStateStore store1 = new GroupStateStore(groupDir);
+        GroupCoordinator[] coordinators = {
+                new GroupCoordinator(store1, t -> PARTITIONS, trueTime, Duration.ofMillis(Math.abs(skewMs))),
+                new GroupCoordinator(new GroupStateStore(groupDir), t -> PARTITIONS, other, Duration.ofMillis(Math.abs(skewMs)))};
+        Random random = new Random(seed);
+        List<Client> clients = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            clients.add(new Client());
+        }
+        for (int step = 0; step < 600; step++) {
+            long dt = random.nextInt(1200);
+            trueTime.advanceMillis(dt);
+            other.advanceMillis(dt);
+            int action = random.nextInt(100);
+            List<Client> alive = clients.stream().filter(c -> c.alive).toList();
+            if (action < 3 && alive.size() > 1) {
+                alive.get(random.nextInt(alive.size())).alive = false; // kill -9
+            } else if (action < 6 && clients.size() < 12) {
+                clients.add(new Client());
+            } else if (action < 8 && !alive.isEmpty()) {
+                Client c = alive.get(random.nextInt(alive.size()));
+                if (c.memberId != null) {
+                    try {
+                        coordinators[random.nextInt(2)].heartbeat("g", new Heartbeat(c.memberId, -1, Set.of(), 0, null, null));
+                    } catch (TierlogException e) {
+                        assertThat(e.type()).isEqualTo(ErrorType.UNKNOWN_MEMBER);
+                    }
+                    c.memberId = null;
+                    c.epoch = 0;
+                    c.owns = new TreeSet<>();
+                }
+            } else if (!alive.isEmpty()) {
+                heartbeat(alive.get(random.nextInt(alive.size())), coordinators[random.nextInt(2)], trueTime.millis());
+            }
+            assertNoTwoConsumers(clients, trueTime.millis(), seed, step);
+        }
+        // Quiet: every live client heartbeats in turn until nothing changes.
+        for (int round = 0; round < 20; round++) {
+            trueTime.advanceMillis(SESSION / 3);
+            other.advanceMillis(SESSION / 3);
+            for (Client c : clients) {
+                if (c.alive) {
+                    heartbeat(c, coordinators[round % 2], trueTime.millis());
+                }
+            }
+            assertNoTwoConsumers(clients, trueTime.millis(), seed, -round);
+        }
+        Map<Integer, Integer> owners = new HashMap<>();
+        List<Client> alive = clients.stream().filter(c -> c.alive).toList();
+        alive.forEach(c -> c.owns.forEach(p -> owners.merge(p, 1, Integer::sum)));
+        assertThat(owners).as("seed %d: every partition consumed once", seed).hasSize(PARTITIONS);
+        IntSummaryStatistics counts = alive.stream().mapToInt(c -> c.owns.size()).summaryStatistics();
+        assertThat(counts.getMax() - counts.getMin()).as("seed %d balanced: %s", seed, counts).isLessThanOrEqualTo(1);
+    }
+
+    private static void heartbeat(Client c, GroupCoordinator coordinator, long now) {
+        List<TopicPartitions> owned = List.of(new TopicPartitions("orders", List.copyOf(c.consuming(now))));
+        if (c.consuming(now).isEmpty()) {
+            c.owns = new TreeSet<>();
+        }
+        try {
+            HeartbeatAnswer a = coordinator.heartbeat("g", new Heartbeat(c.memberId, c.memberId == null ? 0 : c.epoch,
+                    Set.of("orders"), SESSION, owned, null));
+            c.memberId = a.memberId();
+            c.epoch = a.memberEpoch();
+            c.owns = new TreeSet<>();
+            a.assignment().forEach(tps -> c.owns.addAll(tps.partitions()));
+            c.lastAnsweredSendMs = now;
+        } catch (TierlogException e) {
+            c.owns = new TreeSet<>();
+            if (e.type() == ErrorType.UNKNOWN_MEMBER) {
+                c.memberId = null;
+                c.epoch = 0;
+            } else {
+                assertThat(e.type()).isEqualTo(ErrorType.FENCED_MEMBER);
+                c.epoch = 0; // rejoin under the same id
+            }
+        }
+    }
+
+    private static void assertNoTwoConsumers(List<Client> clients, long now, long seed, int step) {
+        Map<Integer, Integer> owners = new HashMap<>();
+        for (Client c : clients) {
+            for (int p : c.consuming(now)) {
+                assertThat(owners.merge(p, 1, Integer::sum)).as("seed %d step %d: partition %d has two consumers",
+                        seed, step, p).isEqualTo(1);
+            }
+        }
+    }
+}
