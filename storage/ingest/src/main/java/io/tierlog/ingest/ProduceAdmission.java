@@ -166,9 +166,9 @@ public final class ProduceAdmission {
         return Optional.empty();
     }
 
-    /** The latest volume sample, if one succeeded. */
-    public Optional<VolumeSample> lastSample() {
-        return Optional.ofNullable(sample);
+    /** The hot volume as last sampled, sampling it first if the sample is due (all zero if it cannot be measured). */
+    public VolumeSample volume() {
+        return currentSample();
     }
 
     public double maxUsedRatio() {
