@@ -56,6 +56,25 @@ resource "aws_cloudwatch_metric_alarm" "tiering_upload_errors" {
   tags                = var.tags
 }
 
+# Backpressure: produce answers 503 hot-tier-full (hot volume over tierlog.hot.max-used-ratio, upload backlog over
+# tierlog.tiering.max-pending-bytes, or out of space). From the gauge tierlog_hot_tier_full (1 while refusing).
+resource "aws_cloudwatch_metric_alarm" "hot_tier_full" {
+  alarm_name          = "${var.name}-hot-tier-full"
+  alarm_description   = "Produce is refused with 503 hot-tier-full: free the hot volume or fix tiering (see /q/health/ready, check tierlog-hot-tier)."
+  namespace           = var.metrics_namespace
+  metric_name         = "tierlog_hot_tier_full"
+  dimensions          = local.service_dimension
+  statistic           = "Maximum"
+  period              = var.period
+  evaluation_periods  = var.hot_tier_full_evaluation_periods
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = 0
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = var.alarm_actions
+  ok_actions          = var.ok_actions
+  tags                = var.tags
+}
+
 # 5xx rate of the HTTP API in percent of requests.
 resource "aws_cloudwatch_metric_alarm" "api_5xx_rate" {
   alarm_name          = "${var.name}-api-5xx-rate"

@@ -89,3 +89,9 @@ variable "tags" {
   type        = map(string)
   default     = {}
 }
+
+variable "hot_tier_full_evaluation_periods" {
+  description = "Consecutive periods in which produce was refused with 503 hot-tier-full before the hot-tier-full alarm fires."
+  type        = number
+  default     = 1
+}

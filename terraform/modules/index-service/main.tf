@@ -15,6 +15,7 @@ locals {
     TIERLOG_COLD_S3_PREFIX         = var.cold_prefix
     TIERLOG_MAX_REQUEST_BYTES      = tostring(var.max_request_bytes)
     TIERLOG_PRODUCER_ID_EXPIRATION = "${var.producer_id_expiration_ms}ms"
+    TIERLOG_SHUTDOWN_TIMEOUT       = "${var.shutdown_timeout_seconds}s"
     QUARKUS_HTTP_PORT              = tostring(local.port)
     QUARKUS_S3_AWS_REGION          = data.aws_region.current.region
   }
@@ -45,7 +46,7 @@ locals {
         metric_declarations = [
           {
             dimensions            = [["service"]]
-            metric_name_selectors = ["tierlog_group_total_lag", "tierlog_tiering_pending_segments", "tierlog_tiering_pending_bytes", "tierlog_tiering_upload_errors_total"]
+            metric_name_selectors = ["tierlog_group_total_lag", "tierlog_tiering_pending_segments", "tierlog_tiering_pending_bytes", "tierlog_tiering_upload_errors_total", "tierlog_hot_tier_full"]
           },
           {
             dimensions            = [["service", "group"]]
@@ -223,6 +224,8 @@ resource "aws_ecs_task_definition" "this" {
       portMappings = [{ containerPort = local.port, protocol = "tcp" }]
       environment  = [for k, v in local.environment : { name = k, value = v }]
       mountPoints  = [{ sourceVolume = "hot", containerPath = var.data_dir, readOnly = false }]
+      # SIGKILL comes this long after SIGTERM: above the service's own bound, so it always finishes its answers.
+      stopTimeout = var.shutdown_timeout_seconds + 10
       healthCheck = {
         command     = var.container_health_check_command
         interval    = 15

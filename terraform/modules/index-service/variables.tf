@@ -172,3 +172,14 @@ variable "producer_id_expiration_ms" {
   type        = number
   default     = 86400000
 }
+
+variable "shutdown_timeout_seconds" {
+  description = "tierlog.shutdown.timeout: longest time from SIGTERM to exit; the container's stopTimeout is 10 s more (Fargate allows at most 120)."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.shutdown_timeout_seconds >= 1 && var.shutdown_timeout_seconds <= 110
+    error_message = "shutdown_timeout_seconds must be between 1 and 110 (stopTimeout = it + 10 <= 120)."
+  }
+}

@@ -2,9 +2,12 @@ package io.tierlog.service;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
+import io.tierlog.ingest.ProduceAdmission;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.cold.ColdTier;
@@ -13,6 +16,8 @@ import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
+import io.tierlog.tiering.TieredStorage;
+import io.tierlog.tiering.TieringStats;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -29,12 +34,16 @@ import java.time.Clock;
  * Builds the engine's parts once, from {@link TierlogConfig}: the produce path ({@link IngestService}, the
  * code the Lambda runs), the tier-agnostic read path, the append watcher and the threads they use.
  *
- * <p>Stopping, in this order. Quarkus closes the HTTP server first: open streams and waiting long-polls lose their
- * connections then (an SSE client resumes elsewhere with {@code Last-Event-ID}; ServiceShutdownIT shows both end
- * promptly). Then, on {@link ShutdownEvent}, the append watcher releases every waiter still registered and stops
- * polling ({@link AppendWatcher#close}), and {@link ServiceThreads#stop} lets the read steps already queued finish,
- * within a bound. Only after that is the RocksDB index closed: the {@link HotTier} disposer stops the threads again
- * first (a no-op by then), as CDI does not order the destruction of singletons.
+ * <p>Stopping (SIGTERM), in this order, within {@code tierlog.shutdown.timeout} (Quarkus' graceful shutdown,
+ * {@code quarkus.shutdown.timeout}, is set to it). At once, from a JVM shutdown hook of ours that runs beside
+ * Quarkus' own: the append watcher releases every waiter ({@link AppendWatcher#close}), so each waiting long-poll
+ * is answered 200 with what is there (usually nothing) and each stream ends after a {@code retry:} line. Meanwhile
+ * Quarkus answers new requests 503 and waits for those in flight: produces finish their appends and are answered.
+ * Only then does it close the HTTP server and fire {@link ShutdownEvent}, on which the watcher is closed again (a
+ * no-op, or the first close when stopped otherwise than by a signal) and {@link ServiceThreads#stop} lets the read
+ * steps already queued finish, within a bound. Then the partition writers are closed (forcing what is unsynced) and
+ * the RocksDB index: the {@link HotTier} disposer stops the threads again first (a no-op by then), as CDI does not
+ * order the destruction of singletons. ServiceShutdownIT shows the whole sequence on the packaged service.
  */
 @Singleton
 public class Engine {
@@ -48,13 +57,22 @@ public class Engine {
 
     @Produces
     @Singleton
-    IngestService ingest(TierlogConfig config, Clock clock, ServiceMetrics metrics) {
+    IngestService ingest(TierlogConfig config, Clock clock, ServiceMetrics metrics, ProduceAdmission admission) {
         createDirectory(config.dataDir());
         LOG.infof("hot volume %s, fsync=%s, index %s", config.dataDir().toAbsolutePath(), config.fsync(),
                 config.indexDir().toAbsolutePath());
         return new IngestService(new IngestConfig(config.dataDir(), FsyncPolicy.parse(config.fsync()),
                 config.fsyncInterval(), config.maxRequestBytes(), config.producerIdExpiration()), clock,
-                new SecureRandom()::nextInt, metrics.syncMeters());
+                new SecureRandom()::nextInt, metrics.syncMeters(), admission);
+    }
+
+    /** Backpressure of the hot tier: the volume's fill and the upload backlog (503 {@code hot-tier-full}). */
+    @Produces
+    @Singleton
+    ProduceAdmission admission(TierlogConfig config, Clock clock, TieredStorage cold) {
+        TieringStats stats = cold.stats();
+        return new ProduceAdmission(config.dataDir(), config.hot().maxUsedRatio(), stats::backlogExceeded,
+                ProduceAdmission.DEFAULT_RETRY_AFTER, clock);
     }
 
     void closeIngest(@Disposes IngestService ingest) {
@@ -107,7 +125,22 @@ public class Engine {
         watcher.close();
     }
 
-    /** The first step of stopping; see the class comment. */
+    /**
+     * Registers the first step of stopping (see the class comment) as a JVM shutdown hook: Quarkus runs its graceful
+     * shutdown from its own hook before any CDI event, and that shutdown waits for every request in flight, waiting
+     * long-polls and streams included, so they must be released from outside it. Not in tests and dev mode, whose
+     * applications stop without a signal, many times per JVM.
+     */
+    void drainOnSignal(@Observes StartupEvent event, AppendWatcher watcher) {
+        if (LaunchMode.current() == LaunchMode.NORMAL) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                LOG.info("stopping: releasing long-polls and streams; requests in flight are answered");
+                watcher.close();
+            }, "tierlog-drain"));
+        }
+    }
+
+    /** The second step of stopping; see the class comment. */
     void stopping(@Observes ShutdownEvent event, AppendWatcher watcher, ServiceThreads threads) {
         long started = System.nanoTime();
         watcher.close();

@@ -22,6 +22,12 @@ public record Problem(ErrorType type, String detail, Map<String, ?> extra) {
         return new Problem(t, detail, Map.of());
     }
 
+    /** The {@code Retry-After} seconds a 429 or 503 carries ({@link TierlogException#RETRY_AFTER_SECONDS}). */
+    public java.util.OptionalLong retryAfterSeconds() {
+        return extra.get(TierlogException.RETRY_AFTER_SECONDS) instanceof Number n
+                ? java.util.OptionalLong.of(n.longValue()) : java.util.OptionalLong.empty();
+    }
+
     public int status() {
         return type.status();
     }

@@ -22,7 +22,8 @@ import java.util.concurrent.ExecutionException;
  * ({@link TierlogException}) keep their slug, status and extra fields; JAX-RS errors (unknown path 404, wrong
  * method 405, unsupported media type 415) and JSON parse errors (400 {@code bad-request} naming the field)
  * are translated; anything else is a 500 {@code internal-error}. Only 5xx are logged, at ERROR, since only
- * they need a person; 4xx are the client's business and logged at DEBUG.
+ * they need a person (not 503 {@code hot-tier-full}: backpressure); 4xx are the client's business and logged at
+ * DEBUG. A problem carrying {@code retryAfterSeconds} (429, 503) also gets the {@code Retry-After} header.
  */
 @Provider
 public final class ProblemMapper implements ExceptionMapper<Throwable> {
@@ -32,12 +33,15 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
     public Response toResponse(Throwable thrown) {
         Throwable e = unwrap(thrown);
         Problem problem = toProblem(e);
-        if (problem.status() >= 500) {
+        if (needsAPerson(problem)) {
             LOG.errorf(e, "request failed: %s", problem.detail());
         } else {
             LOG.debugf("request rejected: %s %s", problem.type().slug(), problem.detail());
         }
-        return Response.status(problem.status()).type(Problem.MEDIA_TYPE).entity(problem.toJson()).build();
+        Response.ResponseBuilder response = Response.status(problem.status()).type(Problem.MEDIA_TYPE)
+                .entity(problem.toJson());
+        problem.retryAfterSeconds().ifPresent(s -> response.header("Retry-After", s));
+        return response.build();
     }
 
     /**
@@ -47,14 +51,23 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
     static void respond(HttpServerResponse response, Throwable thrown) {
         Throwable e = unwrap(thrown);
         Problem problem = toProblem(e);
-        if (problem.status() >= 500) {
+        if (needsAPerson(problem)) {
             LOG.errorf(e, "request failed: %s", problem.detail());
         }
         if (response.closed() || response.ended() || response.headWritten()) {
             return;
         }
+        problem.retryAfterSeconds().ifPresent(s -> response.putHeader("Retry-After", Long.toString(s)));
         response.setStatusCode(problem.status()).putHeader("Content-Type", Problem.MEDIA_TYPE)
                 .end(Buffer.buffer(problem.toJson()));
+    }
+
+    /**
+     * A 5xx, except backpressure: 503 {@code hot-tier-full} is the service working as designed, and
+     * {@link io.tierlog.ingest.ProduceAdmission} logs each episode once at WARN rather than every refused request.
+     */
+    private static boolean needsAPerson(Problem problem) {
+        return problem.status() >= 500 && problem.type() != ErrorType.HOT_TIER_FULL;
     }
 
     static Throwable unwrap(Throwable e) {

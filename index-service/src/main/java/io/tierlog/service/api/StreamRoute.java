@@ -36,7 +36,8 @@ import java.util.concurrent.ExecutorService;
  * then tailing live appends. Start: {@code Last-Event-ID: K} resumes at K+1; else {@code ?offset=N|earliest|latest}
  * (default {@code latest}) or {@code ?timestamp=T}. A comment line is sent after every
  * {@code tierlog.stream.heartbeat-interval} without records. If retention overtakes a stream, an
- * {@code event: error} carrying the offset-out-of-range problem ends it. With
+ * {@code event: error} carrying the offset-out-of-range problem ends it; when the service stops, a
+ * {@code retry:} line ends it. With
  * {@code Accept: application/vnd.tierlog.record-batches} the body is the stored record batches back to back instead
  * ({@link RecordBatchesMedia}); such a stream has no heartbeat, and an error breaks it off without its final chunk.
  *
@@ -51,6 +52,8 @@ public class StreamRoute {
     private static final Logger LOG = Logger.getLogger(StreamRoute.class);
     private static final int MAX_BATCH_BYTES = 1024 * 1024;
     private static final Runnable NOTHING = () -> { };
+    /** The {@code retry:} an SSE stream ends with when the service stops: reconnect soon, to whichever node answers. */
+    static final int SHUTDOWN_RETRY_MILLIS = 1000;
     /** Counter of records written to stream connections ({@code tierlog_stream_records_total}). */
     public static final String RECORDS_SENT = "tierlog.stream.records";
 
@@ -200,6 +203,10 @@ public class StreamRoute {
             if (closed) {
                 return;
             }
+            if (watcher.isClosed()) {
+                endForShutdown();
+                return;
+            }
             try {
                 if (encoding == null) {
                     BatchRead read = reads.fetchBatches(tp, next, batchRecords, MAX_BATCH_BYTES).batches();
@@ -233,7 +240,9 @@ public class StreamRoute {
                 if (closed) {
                     return;
                 }
-                if (Boolean.TRUE.equals(arrived) || encoding == null) {
+                if (!Boolean.TRUE.equals(arrived) && watcher.isClosed()) {
+                    endForShutdown();
+                } else if (Boolean.TRUE.equals(arrived) || encoding == null) {
                     pool.execute(this::step);
                 } else {
                     writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)), 0, NOTHING);
@@ -275,6 +284,25 @@ public class StreamRoute {
             response.write(buf).onComplete(done -> written.run());
             recordsSent.increment(records);
             pool.execute(this::step);
+        }
+
+        /**
+         * The service is stopping: ends the stream cleanly so that the graceful stop need not wait for it. An SSE
+         * client is told to reconnect in a second ({@code retry:}), with {@code Last-Event-ID}, to another node or to
+         * this one restarted; a batch stream ends with its final chunk, after whole batches only.
+         */
+        private void endForShutdown() {
+            context.runOnContext(v -> {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                if (encoding == null) {
+                    response.end();
+                } else {
+                    response.end(": service stopping\nretry: " + SHUTDOWN_RETRY_MILLIS + "\n\n");
+                }
+            });
         }
 
         private void end(RuntimeException e) {

@@ -59,6 +59,12 @@ public interface TierlogConfig {
     /** Cross-origin access for browsers (docs/security.md). */
     Cors cors();
 
+    Hot hot();
+
+    Quota quota();
+
+    Shutdown shutdown();
+
     interface Cold {
         /** {@code filesystem} (the embedded default) or {@code s3}. */
         @WithDefault("filesystem")
@@ -153,6 +159,28 @@ public interface TierlogConfig {
         /** Records read per replay step; bounds the memory one stream holds while its client is slow. */
         @WithDefault("500")
         int batchRecords();
+    }
+
+    interface Hot {
+        /**
+         * Produce answers 503 {@code hot-tier-full} while the hot volume's used share (1 - usable/total) is above
+         * this; 1 turns the check off (a write that fails for lack of space is still refused cleanly).
+         */
+        @WithDefault("0.90")
+        double maxUsedRatio();
+    }
+
+    /** Per-principal byte-rate quotas (Kafka's {@code producer_byte_rate} / {@code consumer_byte_rate}); unset: none. */
+    interface Quota {
+        java.util.OptionalLong produceBytesPerSecond();
+
+        java.util.OptionalLong fetchBytesPerSecond();
+    }
+
+    interface Shutdown {
+        /** Longest time from SIGTERM to exit: in-flight requests are answered within it (quarkus.shutdown.timeout). */
+        @WithDefault("10s")
+        Duration timeout();
     }
 
     interface Groups {

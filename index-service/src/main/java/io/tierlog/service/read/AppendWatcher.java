@@ -25,11 +25,11 @@ import java.util.function.ToLongFunction;
  * <p>A waiter is completed with {@code true} once the end exceeds its offset, with {@code false} at its timeout,
  * and never blocks a thread while waiting. Thread-safe.
  *
- * <p>Shutdown: {@link #close} completes every waiter with {@code false} at once, so no continuation is left waiting
- * out its timeout (a long-poll whose connection is still open is answered with what is there). After close no
- * wake-ups happen and nothing is scheduled on the (possibly already stopped) scheduler: a new waiter completes with
- * {@code false} at its timeout only, so a stream session that keeps stepping while the service winds down waits a
- * heartbeat interval per step rather than spinning.
+ * <p>Shutdown: {@link #close} (called on SIGTERM, before the HTTP server stops taking requests) completes every
+ * waiter with {@code false} at once, so no continuation is left waiting out its timeout: a long-poll is answered
+ * with what is there, a stream ends ({@link #isClosed}). After close no wake-ups happen and nothing is scheduled on
+ * the (possibly already stopped) scheduler, and a new waiter is completed with {@code false} at once, so that a
+ * request that slipped in just before the server stopped accepting does not hold the graceful stop for its wait.
  */
 public final class AppendWatcher implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AppendWatcher.class);
@@ -55,12 +55,12 @@ public final class AppendWatcher implements AutoCloseable {
      * or with {@code false} after {@code timeout}. Cancelling the future unregisters the waiter.
      */
     public CompletableFuture<Boolean> awaitBeyond(TopicPartition tp, long offset, Duration timeout) {
+        if (closed) {
+            return CompletableFuture.completedFuture(false);
+        }
         CompletableFuture<Boolean> future = new CompletableFuture<>();
         // The JDK's own delayer thread, not the scheduler, so timeouts still fire while the service stops.
         future.completeOnTimeout(false, timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (closed) {
-            return future;
-        }
         Waiter w = new Waiter(offset, future);
         waiters.computeIfAbsent(tp, k -> ConcurrentHashMap.newKeySet()).add(w);
         future.whenComplete((r, e) -> remove(tp, w));
@@ -133,6 +133,11 @@ public final class AppendWatcher implements AutoCloseable {
             // A deleted topic or a segment removed mid-scan: the waiters time out or their next read reports it.
             LOG.debugf(e, "%s: cannot read the end of the partition for waiters", tp);
         }
+    }
+
+    /** True once {@link #close} ran: the service is stopping, and readers should answer or end rather than wait. */
+    public boolean isClosed() {
+        return closed;
     }
 
     /** Number of partitions with waiters (for tests and metrics). */

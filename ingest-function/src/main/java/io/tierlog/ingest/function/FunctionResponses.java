@@ -17,11 +17,15 @@ final class FunctionResponses {
         return response(status, Map.of("Content-Type", "application/json"), body);
     }
 
-    /** The shared problem+json rendering; a 405 also names the allowed method in {@code Allow}. */
+    /**
+     * The shared problem+json rendering; a 405 also names the allowed method in {@code Allow}, a 503
+     * {@code hot-tier-full} the {@code Retry-After}.
+     */
     static APIGatewayV2HTTPResponse problem(TierlogException e) {
-        Map<String, String> headers = e.type() == ErrorType.METHOD_NOT_ALLOWED
+        Map<String, String> headers = new java.util.HashMap<>(e.type() == ErrorType.METHOD_NOT_ALLOWED
                 ? Map.of("Content-Type", ProblemJson.MEDIA_TYPE, "Allow", ProduceRoute.ALLOWED_METHOD)
-                : Map.of("Content-Type", ProblemJson.MEDIA_TYPE);
+                : Map.of("Content-Type", ProblemJson.MEDIA_TYPE));
+        e.retryAfterSeconds().ifPresent(s -> headers.put("Retry-After", Long.toString(s)));
         return response(e.type().status(), headers, ProblemJson.render(e));
     }
 

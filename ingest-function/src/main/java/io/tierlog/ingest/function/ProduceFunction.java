@@ -5,6 +5,7 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
+import io.tierlog.ingest.ProduceAdmission;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -49,13 +50,20 @@ public final class ProduceFunction implements Closeable {
 
     /**
      * Builds the function from {@code TIERLOG_DATA_DIR} (the EFS mount), {@code TIERLOG_FSYNC},
-     * {@code TIERLOG_FSYNC_INTERVAL_MS} and {@code TIERLOG_MAX_REQUEST_BYTES}; see {@link IngestConfig}.
+     * {@code TIERLOG_FSYNC_INTERVAL_MS} and {@code TIERLOG_MAX_REQUEST_BYTES}; see {@link IngestConfig}; and
+     * {@code TIERLOG_HOT_MAX_USED_RATIO} (default 0.90, see {@link ProduceAdmission}).
      */
     public static ProduceFunction fromEnvironment(Map<String, String> env) {
         IngestConfig config = IngestConfig.fromEnvironment(env);
         // The seed supplier runs on the first unkeyed request, i.e. after a SnapStart restore, so restored copies
         // of one snapshot draw different seeds; SecureRandom is reseeded by the runtime on restore as well.
-        IngestService ingest = new IngestService(config, Clock.systemUTC(), () -> new SecureRandom().nextInt());
+        // Backpressure as in the service, less the upload backlog, which only the index-service's tierer knows.
+        double maxUsedRatio = Double.parseDouble(env.getOrDefault("TIERLOG_HOT_MAX_USED_RATIO",
+                String.valueOf(ProduceAdmission.DEFAULT_MAX_USED_RATIO)));
+        ProduceAdmission admission = new ProduceAdmission(config.dataDir(), maxUsedRatio, () -> false,
+                ProduceAdmission.DEFAULT_RETRY_AFTER, Clock.systemUTC());
+        IngestService ingest = new IngestService(config, Clock.systemUTC(), () -> new SecureRandom().nextInt(),
+                io.tierlog.log.SyncMeters.NONE, admission);
         LOG.atInfo().addKeyValue("dataDir", config.dataDir().toString())
                 .addKeyValue("fsync", config.fsync().name().toLowerCase(java.util.Locale.ROOT))
                 .addKeyValue("maxRequestBytes", config.maxRequestBytes())
@@ -79,7 +87,12 @@ public final class ProduceFunction implements Closeable {
             };
             return FunctionResponses.json(200, answer);
         } catch (TierlogException e) {
-            if (e.type().status() >= 500) {
+            if (e.type() == ErrorType.HOT_TIER_FULL) {
+                // Backpressure, not a fault: the client retries after Retry-After.
+                LOG.atWarn().addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
+                        .addKeyValue("reason", e.extra().get("reason")).addKeyValue("detail", e.getMessage())
+                        .log("produce refused");
+            } else if (e.type().status() >= 500) {
                 LOG.atError().setCause(e).addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
                         .log("produce failed");
             } else {

@@ -55,6 +55,7 @@ public final class IngestService implements Closeable {
     private final SyncMeters syncMeters;
     private final ProduceRequestParser parser = new ProduceRequestParser();
     private final Partitioner partitioner;
+    private final ProduceAdmission admission;
     /** Writers are keyed by topic id, so a topic deleted and re-created never reuses a stale writer. */
     private final Map<WriterKey, PartitionWriter> writers = new ConcurrentHashMap<>();
 
@@ -76,6 +77,13 @@ public final class IngestService implements Closeable {
 
     /** @param syncMeters where every partition writer reports its fsyncs and its appends' waits for them */
     public IngestService(IngestConfig config, Clock clock, IntSupplier partitionerSeed, SyncMeters syncMeters) {
+        this(config, clock, partitionerSeed, syncMeters, ProduceAdmission.noSpaceOnly(config.dataDir(), clock));
+    }
+
+    /** @param admission decides before every append whether the hot tier takes it (503 {@code hot-tier-full}) */
+    public IngestService(IngestConfig config, Clock clock, IntSupplier partitionerSeed, SyncMeters syncMeters,
+                         ProduceAdmission admission) {
+        this.admission = admission;
         this.config = config;
         this.clock = clock;
         this.syncMeters = syncMeters;
@@ -91,6 +99,10 @@ public final class IngestService implements Closeable {
         return config;
     }
 
+    public ProduceAdmission admission() {
+        return admission;
+    }
+
     /** Produces a raw request body: size limit, JSON parsing, then {@link #produce(String, ProduceRequest)}. */
     public ProduceResult produce(String topic, byte[] body) {
         Names.requireValidTopic(topic);
@@ -103,6 +115,10 @@ public final class IngestService implements Closeable {
     }
 
     public ProduceResult produce(String topicName, ProduceRequest request) {
+        return admission.admitted(() -> produceAdmitted(topicName, request));
+    }
+
+    private ProduceResult produceAdmitted(String topicName, ProduceRequest request) {
         TopicMetadata topic = topics.get(Names.requireValidTopic(topicName));
         long now = clock.millis();
         int[] partitionOf = new int[request.records().size()];
@@ -185,7 +201,7 @@ public final class IngestService implements Closeable {
         TopicMetadata topic = topics.get(topicName);
         topic.requirePartition(partition);
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
-        AppendResult result = writer(topic, partition).append(batch, topic.config());
+        AppendResult result = admission.admitted(() -> writer(topic, partition).append(batch, topic.config()));
         return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate());
     }
 

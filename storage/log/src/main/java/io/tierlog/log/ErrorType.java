@@ -30,7 +30,11 @@ public enum ErrorType {
     OFFSET_OUT_OF_RANGE("offset-out-of-range", 416, "Offset out of range"),
     CORRUPT_RECORD("corrupt-record", 500, "Corrupt record"),
     INTERNAL("internal-error", 500, "Internal error"),
-    COLD_TIER_UNAVAILABLE("cold-tier-unavailable", 503, "Cold tier unavailable");
+    COLD_TIER_UNAVAILABLE("cold-tier-unavailable", 503, "Cold tier unavailable"),
+    /** Produce refused while the hot volume is too full or the upload backlog too long; nothing appended. */
+    HOT_TIER_FULL("hot-tier-full", 503, "Hot tier full"),
+    /** A principal over its produce or fetch byte-rate quota; nothing appended or returned. */
+    QUOTA_EXCEEDED("quota-exceeded", 429, "Quota exceeded");
 
     private final String slug;
     private final int status;

@@ -300,8 +300,12 @@ public final class PartitionWriter implements Closeable {
                     syncs[i].wrote(durableEnds[i]);
                 }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("append to " + parts.get(0).writer.partition + " failed", e);
+        } catch (IOException | UncheckedIOException e) {
+            if (NoSpaceLeft.causedBy(e)) {
+                throw NoSpaceLeft.refusal(parts.get(0).writer.partition, e);
+            }
+            throw e instanceof UncheckedIOException u ? u
+                    : new UncheckedIOException("append to " + parts.get(0).writer.partition + " failed", (IOException) e);
         } finally {
             releaseAll(locksHeld, mutexesHeld);
         }
@@ -313,6 +317,11 @@ public final class PartitionWriter implements Closeable {
                     syncs[i].awaitDurable(durableEnds[i]);
                     w.syncMeters.durableWaitNanos().accept(System.nanoTime() - waitStart);
                 } catch (IOException e) {
+                    // Written but not durable (NFS and EFS may report ENOSPC only here): not acknowledged, like a
+                    // crash before the fsync; a retry with the producer fields is deduplicated.
+                    if (NoSpaceLeft.causedBy(e)) {
+                        throw NoSpaceLeft.refusal(w.partition, e);
+                    }
                     throw new UncheckedIOException("fsync of " + w.partition
                             + " failed; the append is not acknowledged", e);
                 }
@@ -399,8 +408,13 @@ public final class PartitionWriter implements Closeable {
     private AppendResult write(ByteBuffer batch) throws IOException {
         int size = batch.remaining();
         long position = tail.position;
-        while (batch.hasRemaining()) {
-            position += tail.channel.write(batch, position);
+        try {
+            while (batch.hasRemaining()) {
+                position += tail.channel.write(batch, position);
+            }
+        } catch (IOException e) {
+            truncateFailedWrite(e);
+            throw e;
         }
         batch.flip();
         long now = clock.millis();
@@ -415,9 +429,33 @@ public final class PartitionWriter implements Closeable {
         tail.nextOffset = info.nextOffset();
         bytesSinceCheckpoint += size;
         if (bytesSinceCheckpoint >= CHECKPOINT_BYTES) {
-            checkpoint();
+            try {
+                checkpoint();
+            } catch (UncheckedIOException e) {
+                // The batch is written: failing the append now would refuse a request that is in the log. A checkpoint
+                // only shortens a later recovery scan, so it is retried after the next append instead.
+                LOG.warn("{}: checkpoint at offset {} failed; retried on the next append", partition, tail.nextOffset, e);
+            }
         }
         return new AppendResult(info.baseOffset(), info.lastOffset(), false);
+    }
+
+    /**
+     * Takes a batch whose write failed part-way (typically {@code ENOSPC}) back out of the segment, so that the next
+     * append, by this writer or another, starts at the same end and the partition stays usable. The bytes were
+     * never acknowledged and a reader never serves an incomplete batch. If the truncation fails too, the next
+     * append's scan truncates the same bytes as a torn tail.
+     */
+    private void truncateFailedWrite(IOException cause) {
+        try {
+            if (tail.channel.size() > tail.position) {
+                tail.channel.truncate(tail.position);
+            }
+            LOG.warn("{}: write at {} in segment {} failed ({}); truncated back, nothing appended", partition,
+                    tail.position, tail.segmentBase, cause.getMessage());
+        } catch (IOException e) {
+            cause.addSuppressed(e);
+        }
     }
 
     private void maybeRoll(int batchSize, TopicConfig config) throws IOException {

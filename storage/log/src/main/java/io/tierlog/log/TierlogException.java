@@ -36,6 +36,18 @@ public class TierlogException extends RuntimeException {
         return extra;
     }
 
+    /**
+     * The extra member that tells a client when to retry ({@code 503 hot-tier-full}, {@code 429 quota-exceeded}):
+     * whole seconds, also sent as the {@code Retry-After} header by every adapter.
+     */
+    public static final String RETRY_AFTER_SECONDS = "retryAfterSeconds";
+
+    /** The {@value #RETRY_AFTER_SECONDS} member, if this failure carries one. */
+    public java.util.OptionalLong retryAfterSeconds() {
+        return extra.get(RETRY_AFTER_SECONDS) instanceof Number n ? java.util.OptionalLong.of(n.longValue())
+                : java.util.OptionalLong.empty();
+    }
+
     public static TierlogException badRequest(String detail) {
         return new TierlogException(ErrorType.BAD_REQUEST, detail);
     }
