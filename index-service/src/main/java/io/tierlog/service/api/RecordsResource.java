@@ -68,7 +68,8 @@ public class RecordsResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Produce records", description = "Body {\"records\": [{key, value, headers, partition, "
             + "timestamp}], \"encoding\": json|base64, \"producer\": {id, epoch, sequence | sequences: "
-            + "{\"<partition>\": s}}}; a sequence counts records per (producer, partition), as in Kafka. 200 {\"offsets\": [...]}. "
+            + "{\"<partition>\": s}}}; a sequence counts records per (producer, partition), as in Kafka. "
+            + "200 {\"offsets\": [...]}. "
             + "413 request-too-large / record-too-large; 409 out-of-order-sequence / fenced-producer. With Content-Type "
             + RecordBatchesMedia.TYPE + " and ?partition=P (required) the body is one or more uncompressed Kafka "
             + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
