@@ -67,12 +67,14 @@ public class RecordsResource {
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Produce records", description = "Body {\"records\": [{key, value, headers, partition, "
-            + "timestamp}], \"encoding\": json|base64, \"producer\": {id, epoch, sequence}}. 200 {\"offsets\": [...]}. "
+            + "timestamp}], \"encoding\": json|base64, \"producer\": {id, epoch, sequence | sequences: "
+            + "{\"<partition>\": s}}}; a sequence counts records per (producer, partition), as in Kafka. "
+            + "200 {\"offsets\": [...]}. "
             + "413 request-too-large / record-too-large; 409 out-of-order-sequence / fenced-producer. With Content-Type "
             + RecordBatchesMedia.TYPE + " and ?partition=P (required) the body is one or more uncompressed Kafka "
             + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
             + "appended as one batch, under offsets the log assigns. A producer id in the batch header makes that "
-            + "append idempotent as the JSON producer fields do (baseSequence counts requests, +1 per request).")
+            + "append idempotent as the JSON producer fields do (baseSequence as a Kafka producer sets it).")
     public CompletionStage<Response> produce(@PathParam("topic") String topic, byte[] body) {
         // Requests with Content-Type record-batches never get here: BatchProduceRoute answers them, so that their
         // bytes reach the segment file with one copy. This method answers JSON, whatever the Content-Type says
