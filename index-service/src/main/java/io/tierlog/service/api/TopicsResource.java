@@ -3,7 +3,10 @@ package io.tierlog.service.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.access.Principal;
+import io.tierlog.access.Resource;
 import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.service.security.AccessControl;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.read.PartitionState;
 import jakarta.ws.rs.Consumes;
@@ -13,9 +16,11 @@ import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import io.vertx.ext.web.RoutingContext;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -34,16 +39,18 @@ public class TopicsResource {
 
     private final TopicAdmin admin;
     private final PartitionReads reads;
+    private final AccessControl access;
 
-    public TopicsResource(TopicAdmin admin, PartitionReads reads) {
+    public TopicsResource(TopicAdmin admin, PartitionReads reads, AccessControl access) {
         this.admin = admin;
         this.reads = reads;
+        this.access = access;
     }
 
     @POST
     @Operation(summary = "Create a topic", description = "Body {\"name\", \"partitions\": 1..1024, \"config\": {...}}. "
             + "201 with the topic; 409 topic-exists; 400 invalid-topic / invalid-config / bad-request.")
-    public Response create(byte[] body) {
+    public Response create(byte[] body, @Context RoutingContext ctx) {
         ObjectNode req = Requests.object(body, CREATE_FIELDS);
         String name = Requests.requiredText(req, "name", "name");
         long partitions = Requests.requiredLong(req, "partitions", "partitions");
@@ -51,16 +58,23 @@ public class TopicsResource {
             throw Requests.bad("partitions", "partitions must be in 1.." + TopicMetadata.MAX_PARTITIONS + ": " + partitions);
         }
         Map<String, Object> config = configMap(req.get("config"), "config");
+        // the name is in the body, so the access filter could only check for some create scope
+        access.require(ctx, io.tierlog.access.Operation.CREATE, Resource.topic(name));
         TopicMetadata topic = admin.create(name, (int) partitions, config);
         return Response.created(URI.create("/v1/topics/" + topic.name())).entity(describe(topic)).build();
     }
 
     @GET
-    @Operation(summary = "List topics", description = "Internal topics (names starting with __) are not listed.")
-    public ObjectNode list() {
+    @Operation(summary = "List topics", description = "The topics the caller may describe; internal topics (names "
+            + "starting with __) are not listed.")
+    public ObjectNode list(@Context RoutingContext ctx) {
+        Principal caller = AccessControl.principal(ctx);
         ObjectNode root = Requests.JSON.createObjectNode();
         ArrayNode arr = root.putArray("topics");
         for (TopicMetadata t : admin.listPublic()) {
+            if (!caller.allows(io.tierlog.access.Operation.DESCRIBE, Resource.topic(t.name()))) {
+                continue;
+            }
             arr.addObject().put("name", t.name()).put("partitions", t.partitions());
         }
         return root;

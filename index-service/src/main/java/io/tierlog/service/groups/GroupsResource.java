@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.access.Principal;
+import io.tierlog.access.Resource;
 import io.tierlog.service.api.Requests;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.GroupDescription;
@@ -15,6 +17,8 @@ import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.api.TopicAdmin;
 import io.tierlog.service.read.PartitionReads;
+import io.tierlog.service.security.AccessControl;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.POST;
@@ -22,6 +26,7 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -234,11 +239,16 @@ public class GroupsResource {
     }
 
     @GET
-    @Operation(summary = "List groups", description = "Every group with a committed offset, with its total lag.")
-    public ObjectNode list() {
+    @Operation(summary = "List groups", description = "Every group with a committed offset that the caller may read, "
+            + "with its total lag.")
+    public ObjectNode list(@Context RoutingContext ctx) {
+        Principal caller = AccessControl.principal(ctx);
         ObjectNode root = NODES.objectNode();
         ArrayNode arr = root.putArray("groups");
         for (Map.Entry<String, Long> e : groups.totalLags().entrySet()) {
+            if (!caller.allows(io.tierlog.access.Operation.READ, Resource.group(e.getKey()))) {
+                continue;
+            }
             arr.addObject().put("group", e.getKey()).put("totalLag", e.getValue());
         }
         return root;

@@ -1,0 +1,194 @@
+package io.tierlog.service.security;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.StartupEvent;
+import io.tierlog.access.Authenticator;
+import io.tierlog.access.Authorizer;
+import io.tierlog.access.Decision;
+import io.tierlog.access.FailureLimiter;
+import io.tierlog.access.JwksKeys;
+import io.tierlog.access.JwtVerifier;
+import io.tierlog.access.Operation;
+import io.tierlog.access.Principal;
+import io.tierlog.access.Requirement;
+import io.tierlog.access.Resource;
+import io.tierlog.access.Secrets;
+import io.tierlog.access.TokenStore;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.service.config.TierlogConfig;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.jboss.logging.Logger;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The service's identity and access wiring (docs/security.md): the mode ({@code none} or {@code token}), the minted
+ * tokens on the hot volume (re-read every {@code tierlog.auth.token-refresh-interval}), the bootstrap token, the
+ * JWT issuer, the failed-attempt limiter, and the one authorization check with its audit log line
+ * (category {@code io.tierlog.audit}) and counters {@code tierlog_auth_failures_total{reason}} and
+ * {@code tierlog_auth_denied_total{operation}}. Secrets are never logged. Thread-safe.
+ */
+@Singleton
+public class AccessControl {
+    static final Logger AUDIT = Logger.getLogger("io.tierlog.audit");
+
+    private final boolean tokenMode;
+    private final boolean allowAnonymous;
+    private final TokenStore tokens;
+    private final Authenticator authenticator;
+    private final Authorizer authorizer = new Authorizer();
+    private final FailureLimiter limiter;
+    private final MeterRegistry registry;
+    private final Clock clock;
+
+    @Inject
+    public AccessControl(TierlogConfig config, MeterRegistry registry) {
+        this(config, registry, Clock.systemUTC());
+    }
+
+    AccessControl(TierlogConfig config, MeterRegistry registry, Clock clock) {
+        TierlogConfig.Auth auth = config.auth();
+        String mode = auth.mode().toLowerCase(Locale.ROOT);
+        if (!mode.equals("none") && !mode.equals("token")) {
+            throw new IllegalArgumentException("tierlog.auth.mode must be none or token, not '" + auth.mode() + "'");
+        }
+        this.tokenMode = mode.equals("token");
+        this.allowAnonymous = auth.allowAnonymous();
+        this.registry = registry;
+        this.clock = clock;
+        this.tokens = new TokenStore(TokenStore.directoryIn(config.dataDir()), clock, new Secrets(new SecureRandom()));
+        this.limiter = new FailureLimiter(auth.maxFailuresPerMinute(), clock);
+        Optional<String> bootstrap = auth.bootstrapTokenFile().map(Authenticator::readBootstrapToken);
+        this.authenticator = new Authenticator(tokens, jwt(auth.jwt(), clock), bootstrap);
+        if (tokenMode) {
+            tokens.startRefresher(auth.tokenRefreshInterval());
+        }
+    }
+
+    private static Optional<JwtVerifier> jwt(TierlogConfig.Auth.Jwt jwt, Clock clock) {
+        if (jwt.issuer().isEmpty() && jwt.jwksUrl().isEmpty()) {
+            return Optional.empty();
+        }
+        if (jwt.issuer().isEmpty() || jwt.jwksUrl().isEmpty()) {
+            throw new IllegalArgumentException("JWTs need both tierlog.auth.jwt.issuer and tierlog.auth.jwt.jwks-url");
+        }
+        JwksKeys keys = new JwksKeys(URI.create(jwt.jwksUrl().get()), clock, Duration.ofMinutes(10),
+                jwt.jwksMinRefreshInterval());
+        return Optional.of(new JwtVerifier(jwt.issuer().get(), jwt.audience(), keys, clock));
+    }
+
+    /**
+     * Refuses to start an open ({@code none}) service on a non-loopback address unless
+     * {@code tierlog.auth.allow-anonymous=true}: anyone who reaches the port could otherwise do anything.
+     */
+    void checkBinding(@Observes StartupEvent start) {
+        String host = ConfigProvider.getConfig().getOptionalValue("quarkus.http.host", String.class).orElse("0.0.0.0");
+        if (!tokenMode && !allowAnonymous && !loopback(host)) {
+            throw new IllegalStateException("tierlog.auth.mode=none on non-loopback address " + host
+                    + ": set tierlog.auth.mode=token (docs/security.md), or tierlog.auth.allow-anonymous=true to "
+                    + "let anyone who reaches this address use the service");
+        }
+        AUDIT.infof("auth mode=%s host=%s", tokenMode ? "token" : "none", host);
+    }
+
+    static boolean loopback(String host) {
+        try {
+            for (InetAddress a : InetAddress.getAllByName(host)) {
+                if (!a.isLoopbackAddress()) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    public boolean tokenMode() {
+        return tokenMode;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    public TokenStore tokens() {
+        return tokens;
+    }
+
+    Authenticator authenticator() {
+        return authenticator;
+    }
+
+    FailureLimiter limiter() {
+        return limiter;
+    }
+
+    /** The one check: allowed, or the denial counted and audited. */
+    Decision authorize(Principal principal, List<Requirement> requirements, String method, String path) {
+        Decision d = authorizer.authorize(principal, requirements);
+        if (!d.allowed()) {
+            denied(d, method + " " + path);
+        }
+        return d;
+    }
+
+    /**
+     * For a handler that learns the resource name from the body (creating a topic): throws 403 {@code forbidden}
+     * unless the request's principal may {@code op} on {@code resource}.
+     */
+    public void require(RoutingContext ctx, Operation op, Resource resource) {
+        Principal p = principal(ctx);
+        Decision d = authorizer.authorize(p, op, resource);
+        if (!d.allowed()) {
+            denied(d, ctx.request().method() + " " + ctx.normalizedPath());
+            throw forbidden(d);
+        }
+    }
+
+    /** The request's principal (anonymous when the filter did not run, which only happens outside /v1). */
+    public static Principal principal(RoutingContext ctx) {
+        Principal p = ctx == null ? null : ctx.get(Principal.CONTEXT_KEY);
+        return p == null ? Principal.ANONYMOUS : p;
+    }
+
+    static TierlogException forbidden(Decision d) {
+        return new TierlogException(ErrorType.FORBIDDEN, "not allowed to " + d.operation() + " " + d.resource(),
+                Map.<String, Object>of("operation", d.operation(), "resource", d.resource()));
+    }
+
+    private void denied(Decision d, String request) {
+        AUDIT.infof("access denied principal=%s operation=%s resource=%s reason=\"%s\" request=\"%s\"",
+                d.principal().name(), d.operation(), d.resource(), d.reason(), request);
+        Counter.builder("tierlog.auth.denied").description("Requests refused 403 forbidden, by operation")
+                .tag("operation", d.operation()).register(registry).increment();
+    }
+
+    void authenticationFailed(String reason, String detail, String address, String request) {
+        AUDIT.infof("authentication failed reason=%s address=%s request=\"%s\" detail=\"%s\"", reason, address,
+                request, detail);
+        Counter.builder("tierlog.auth.failures").description("Requests refused 401 or 429, by reason")
+                .tag("reason", reason).register(registry).increment();
+    }
+
+    @PreDestroy
+    void close() {
+        tokens.close();
+    }
+}
