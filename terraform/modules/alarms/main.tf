@@ -21,6 +21,25 @@ resource "aws_cloudwatch_metric_alarm" "consumer_lag" {
   tags                = var.tags
 }
 
+# Consumer lag in time, from tierlog_group_lag_seconds (the age of the first unconsumed record of each partition of
+# each group): the worst partition of any group. Says "minutes behind" where the record count cannot.
+resource "aws_cloudwatch_metric_alarm" "consumer_lag_seconds" {
+  alarm_name          = "${var.name}-consumer-lag-seconds"
+  alarm_description   = "A consumer group is more than ${var.consumer_lag_seconds_threshold} s behind on some partition."
+  namespace           = var.metrics_namespace
+  metric_name         = "tierlog_group_lag_seconds"
+  dimensions          = local.service_dimension
+  statistic           = "Maximum"
+  period              = var.period
+  evaluation_periods  = var.evaluation_periods
+  comparison_operator = "GreaterThanThreshold"
+  threshold           = var.consumer_lag_seconds_threshold
+  treat_missing_data  = "notBreaching"
+  alarm_actions       = var.alarm_actions
+  ok_actions          = var.ok_actions
+  tags                = var.tags
+}
+
 # Tiering backlog: sealed segments not yet uploaded. Growth means the hot volume fills up.
 resource "aws_cloudwatch_metric_alarm" "tiering_backlog" {
   alarm_name          = "${var.name}-tiering-backlog"

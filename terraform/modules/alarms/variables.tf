@@ -48,6 +48,12 @@ variable "consumer_lag_threshold" {
   default     = 100000
 }
 
+variable "consumer_lag_seconds_threshold" {
+  description = "Seconds behind (age of the first unconsumed record) of the worst group partition that raise the consumer-lag-seconds alarm."
+  type        = number
+  default     = 300
+}
+
 variable "tiering_backlog_threshold" {
   description = "Sealed segments waiting for upload that raise the tiering-backlog alarm."
   type        = number

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Gauges refreshed every {@value #REFRESH_SECONDS} s on the read pool (never on scrape, so a scrape costs no I/O):
  * {@code tierlog_partition_high_watermark{topic,partition}} for every public topic, and
- * {@code tierlog_group_lag{group,topic,partition}} and {@code tierlog_group_total_lag{group}} for every group.
+ * {@code tierlog_group_lag{group,topic,partition}}, {@code tierlog_group_lag_seconds{group,topic,partition}} (the
+ * age of the first unconsumed record) and {@code tierlog_group_total_lag{group}} for every group.
  * Gauges of deleted topics and vanished partitions are removed.
  */
 @Singleton
@@ -40,6 +41,7 @@ public class LogGauges {
     private final Map<Tags, Held> highWatermarks = new HashMap<>();
     private final Map<Tags, Held> groupLags = new HashMap<>();
     private final Map<Tags, Held> totalLags = new HashMap<>();
+    private final Map<Tags, Held> groupLagSeconds = new HashMap<>();
 
     private record Held(AtomicLong value, Gauge gauge) {
     }
@@ -85,6 +87,9 @@ public class LogGauges {
             for (GroupOffsets.PartitionLag l : groups.lag(g)) {
                 Tags tags = Tags.of("group", g, "topic", l.topic(), "partition", Integer.toString(l.partition()));
                 set(groupLags, "tierlog.group.lag", "High watermark minus committed offset", tags, l.lag());
+                setMillisAsSeconds(groupLagSeconds, "tierlog.group.lag.seconds",
+                        "Now minus the timestamp of the first unconsumed record, in seconds; 0 when caught up", tags,
+                        l.lagMs());
                 seenLag.add(tags);
                 total += l.lag();
             }
@@ -93,6 +98,7 @@ public class LogGauges {
             seenTotal.add(tags);
         }
         prune(groupLags, seenLag);
+        prune(groupLagSeconds, seenLag);
         prune(totalLags, seenTotal);
     }
 
@@ -102,6 +108,15 @@ public class LogGauges {
             Gauge g = Gauge.builder(name, v, AtomicLong::get).description(description).tags(t).register(registry);
             return new Held(v, g);
         }).value().set(value);
+    }
+
+    /** A gauge in seconds over a value kept in milliseconds. */
+    private void setMillisAsSeconds(Map<Tags, Held> held, String name, String description, Tags tags, long millis) {
+        held.computeIfAbsent(tags, t -> {
+            AtomicLong v = new AtomicLong();
+            Gauge g = Gauge.builder(name, v, ms -> ms.get() / 1000.0).description(description).tags(t).register(registry);
+            return new Held(v, g);
+        }).value().set(millis);
     }
 
     private void prune(Map<Tags, Held> held, Set<Tags> seen) {
