@@ -10,6 +10,7 @@ import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.ProduceAdmission;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.api.DrainRoute;
 import io.tierlog.service.cold.ColdTier;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.ServiceMetrics;
@@ -36,9 +37,10 @@ import java.time.Clock;
  *
  * <p>Stopping (SIGTERM), in this order, within {@code tierlog.shutdown.timeout} (Quarkus' graceful shutdown,
  * {@code quarkus.shutdown.timeout}, is set to it). At once, from a JVM shutdown hook of ours that runs beside
- * Quarkus' own: the append watcher releases every waiter ({@link AppendWatcher#close}), so each waiting long-poll
- * is answered 200 with what is there (usually nothing) and each stream ends after a {@code retry:} line. Meanwhile
- * Quarkus answers new requests 503 and waits for those in flight: produces finish their appends and are answered.
+ * Quarkus' own: new requests are answered 503 {@code service-stopping} ({@link DrainRoute}), and the append watcher
+ * releases every waiter ({@link AppendWatcher#close}), so each waiting long-poll is answered 200 with what is there
+ * (usually nothing) and each stream ends after a {@code retry:} line. Meanwhile Quarkus waits for the requests in
+ * flight: produces finish their appends and are answered.
  * Only then does it close the HTTP server and fire {@link ShutdownEvent}, on which the watcher is closed again (a
  * no-op, or the first close when stopped otherwise than by a signal) and {@link ServiceThreads#stop} lets the read
  * steps already queued finish, within a bound. Then the partition writers are closed (forcing what is unsynced) and
@@ -131,10 +133,11 @@ public class Engine {
      * long-polls and streams included, so they must be released from outside it. Not in tests and dev mode, whose
      * applications stop without a signal, many times per JVM.
      */
-    void drainOnSignal(@Observes StartupEvent event, AppendWatcher watcher) {
+    void drainOnSignal(@Observes StartupEvent event, AppendWatcher watcher, DrainRoute drain) {
         if (LaunchMode.current() == LaunchMode.NORMAL) {
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                LOG.info("stopping: releasing long-polls and streams; requests in flight are answered");
+                LOG.info("stopping: new requests refused, long-polls and streams released, requests in flight answered");
+                drain.drain();
                 watcher.close();
             }, "tierlog-drain"));
         }

@@ -33,6 +33,8 @@ public enum ErrorType {
     COLD_TIER_UNAVAILABLE("cold-tier-unavailable", 503, "Cold tier unavailable"),
     /** Produce refused while the hot volume is too full or the upload backlog too long; nothing appended. */
     HOT_TIER_FULL("hot-tier-full", 503, "Hot tier full"),
+    /** The service is stopping (SIGTERM): a request arriving now is refused, untouched; retry on another node. */
+    SERVICE_STOPPING("service-stopping", 503, "Service stopping"),
     /** A principal over its produce or fetch byte-rate quota; nothing appended or returned. */
     QUOTA_EXCEEDED("quota-exceeded", 429, "Quota exceeded");
 
