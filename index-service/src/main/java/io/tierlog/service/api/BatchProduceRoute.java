@@ -22,10 +22,9 @@ import jakarta.inject.Singleton;
  * they are. {@link RecordsResource} answers every other Content-Type, and documents this one in the OpenAPI.
  *
  * <p>A Vert.x route rather than JAX-RS so that the body goes from the network to the segment file with one copy in
- * between ({@link RequestBody}): with Quarkus REST a 1 MB body was gathered, copied to a byte array and copied again
- * by the JDK into a temporary direct buffer for the file write, and in a profile of 8 producers those copies and
- * the zeroing of their arrays took about a tenth of the service's CPU. The append (file lock, write, fsync) runs on
- * the worker pool, as the JSON produce's does.
+ * between ({@link RequestBody}): Quarkus REST gathers a body, copies it to a byte array, and the JDK copies that
+ * again into a temporary direct buffer for the file write, a cost that shows under load (docs/BENCHMARKS.md). The
+ * append (file lock, write, fsync) runs on the worker pool, as the JSON produce's does.
  */
 @Singleton
 public class BatchProduceRoute {

@@ -40,8 +40,7 @@ import java.util.function.Function;
  * segment boundaries without a pipeline bubble. How many of those GETs run at once is the fetch executor's size
  * ({@code fetchThreads}); the window is deeper than that on purpose: a reader busy decoding falls behind its GETs
  * now and then, and with a window only as deep as the GETs in flight, every landed-but-unread chunk would be one GET
- * fewer on the wire (measured: with an 8-chunk window and 8 fetch threads the replay waited on about a quarter of
- * its chunks, each time with all 8 in flight, and spent the rest of its time with the network partly idle).
+ * fewer on the wire, leaving the network partly idle (docs/BENCHMARKS.md, "Cold replay").
  *
  * <h2>Sequential replay</h2>
  * A read that stops inside a segment leaves a resume hint keyed by its {@code nextOffset}: the batch holding that
@@ -528,9 +527,8 @@ public final class ColdReader {
          * Chunk {@code index}, kept while batches are read from it. Read-ahead is scheduled before waiting for it,
          * so the window moves on at once. On a cold start (nothing fetched yet) the chunk's own GET is queued
          * first and the read-ahead GETs right behind it, so the window fills during the first round trip instead
-         * of after it. Through the fetch threads rather than on this one: with the chunk's GET on this thread beside
-         * the read-ahead's, the first record came no sooner than with the read-ahead after it (in-process, 20 ms
-         * per response: 50 ms both ways, 32-36 ms this way; {@code tierlog-bench cold-inprocess}).
+         * of after it. Through the fetch threads rather than on this one: a GET on this thread beside the
+         * read-ahead's brought the first record no sooner (docs/BENCHMARKS.md, "Cold replay").
          */
         private byte[] chunk(long index) {
             if (index != currentIndex) {
