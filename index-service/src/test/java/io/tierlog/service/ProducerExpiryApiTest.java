@@ -33,16 +33,31 @@ class ProducerExpiryApiTest {
 
     @Test
     void aRetryIsADuplicateUntilTheProducerHasBeenIdleForTheExpiration() throws InterruptedException {
-        String topic = "expiry-" + UUID.randomUUID().toString().substring(0, 8);
-        ApiTest.createTopic(topic, 1, null);
-        String body = "{\"records\":[{\"partition\":0,\"value\":1}],"
-                + "\"producer\":{\"id\":\"lambda-7\",\"epoch\":0,\"sequence\":0}}";
-
-        long sent = System.nanoTime();
-        JsonPath first = produce(topic, body);
-        assertThat(first.getBoolean("duplicate")).isFalse();
-        assertThat(first.getLong("offsets[0].offset")).isZero();
-        assertThat(produce(topic, body).getBoolean("duplicate")).isTrue();
+        // The retry must come within the expiration of the first append for the duplicate check to mean anything;
+        // on a loaded machine a first request can take longer than that, so such an attempt is repeated.
+        String topic = null;
+        String body = null;
+        long sent = 0;
+        for (int attempt = 0; attempt < 3 && topic == null; attempt++) {
+            String t = "expiry-" + UUID.randomUUID().toString().substring(0, 8);
+            ApiTest.createTopic(t, 1, null);
+            String b = "{\"records\":[{\"partition\":0,\"value\":1}],"
+                    + "\"producer\":{\"id\":\"lambda-7\",\"epoch\":0,\"sequence\":0}}";
+            long s = System.nanoTime();
+            JsonPath first = produce(t, b);
+            assertThat(first.getBoolean("duplicate")).isFalse();
+            assertThat(first.getLong("offsets[0].offset")).isZero();
+            JsonPath retry = produce(t, b);
+            long took = System.nanoTime() - s;
+            if (took < EXPIRATION.toNanos()) {
+                assertThat(retry.getBoolean("duplicate")).as("retry answered %d ms after the first was sent",
+                        took / 1_000_000).isTrue();
+                topic = t;
+                body = b;
+                sent = s;
+            }
+        }
+        assertThat(topic).as("a first request and its retry answered within %s", EXPIRATION).isNotNull();
 
         // Retry until the service has forgotten the producer (a retry before that changes nothing).
         long deadline = sent + Duration.ofSeconds(30).toNanos();
