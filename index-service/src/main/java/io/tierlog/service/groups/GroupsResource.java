@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.service.api.Requests;
+import io.tierlog.service.api.doc.ApiSchemas;
+import io.tierlog.service.api.doc.ProblemResponses;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PUT;
@@ -14,6 +16,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.util.ArrayList;
@@ -41,6 +47,13 @@ public class GroupsResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Commit offsets", description = "Body {\"offsets\": [{\"topic\", \"partition\", \"offset\"}]}; "
             + "offset = the next offset the group will read. 204. 416 offset-out-of-range above the high watermark.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.OffsetCommit.class)))
+    @APIResponse(responseCode = "204", description = "Committed, all or nothing")
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_PARTITION)
+    @APIResponse(responseCode = "416", ref = ProblemResponses.OFFSET_OUT_OF_RANGE)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public Response commit(@PathParam("group") String group, byte[] body) {
         io.tierlog.log.Names.requireValidGroup(group);
         ObjectNode req = Requests.object(body, BODY_FIELDS);
@@ -75,6 +88,11 @@ public class GroupsResource {
     @GET
     @Path("{group}/offsets")
     @Operation(summary = "Committed offsets of a group", description = "Empty for a group that never committed.")
+    @APIResponse(responseCode = "200", description = "The group's committed offsets",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ApiSchemas.GroupOffsets.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode offsets(@PathParam("group") String group) {
         ObjectNode root = NODES.objectNode();
         root.put("group", group);
@@ -88,6 +106,10 @@ public class GroupsResource {
     @GET
     @Path("{group}/lag")
     @Operation(summary = "Lag of a group", description = "Per committed partition: highWatermark - committedOffset.")
+    @APIResponse(responseCode = "200", description = "The group's lag",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.GroupLag.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode lag(@PathParam("group") String group) {
         List<GroupOffsets.PartitionLag> lags = groups.lag(group);
         ObjectNode root = NODES.objectNode();
@@ -104,6 +126,9 @@ public class GroupsResource {
 
     @GET
     @Operation(summary = "List groups", description = "Every group with a committed offset, with its total lag.")
+    @APIResponse(responseCode = "200", description = "Every group",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.GroupList.class)))
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode list() {
         ObjectNode root = NODES.objectNode();
         ArrayNode arr = root.putArray("groups");
