@@ -24,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasKey;
 import static org.hamcrest.Matchers.not;
 
 /** Every endpoint of api.md over a real socket: success paths and each 4xx with its problem type and fields. */
@@ -93,6 +94,28 @@ class ApiTest {
         // The name is free again, and the new topic starts empty.
         createTopic(name, 2, null);
         given().get("/v1/topics/" + name).then().body("partitionStates[1].highWatermark", equalTo(0));
+    }
+
+    @Test
+    void settingOnlyRetentionMsIsEnoughAndLocalRetentionIsDescribedAsMinusTwo() {
+        // Kafka's local.retention.* default -2 ("same as the total"): one hour in all means one hour hot too,
+        // where a one-day hot default used to refuse it (local may not exceed the total).
+        String name = unique("hour");
+        given().body("{\"name\":\"" + name + "\",\"partitions\":1,\"config\":{\"retention.ms\":3600000}}")
+                .post("/v1/topics").then().statusCode(201)
+                .body("config.'retention.ms'", equalTo(3600000))
+                .body("config.'local.retention.ms'", equalTo(-2))
+                .body("config.'local.retention.bytes'", equalTo(-2));
+        given().body("{\"retention.ms\": 60000, \"retention.bytes\": 1000000}").patch("/v1/topics/" + name + "/config")
+                .then().statusCode(200).body("'retention.ms'", equalTo(60000)).body("'local.retention.ms'", equalTo(-2));
+        given().body("{\"local.retention.ms\": 30000}").patch("/v1/topics/" + name + "/config")
+                .then().statusCode(200).body("'local.retention.ms'", equalTo(30000));
+        given().body("{\"local.retention.ms\": -2}").patch("/v1/topics/" + name + "/config")
+                .then().statusCode(200).body("'local.retention.ms'", equalTo(-2));
+        expectProblem(given().body("{\"local.retention.bytes\": -3}").patch("/v1/topics/" + name + "/config"), 400,
+                "invalid-config");
+        given().get("/v1/topics/" + name).then().body("config.'local.retention.ms'", equalTo(-2))
+                .body("config.'local.retention.bytes'", equalTo(-2));
     }
 
     @Test
@@ -231,7 +254,16 @@ class ApiTest {
         given().get(base + "?offset=1").then().statusCode(200).body("records[0].offset", equalTo(1));
         given().get("/v1/topics/" + topic + "/partitions/0/offsets?at=earliest").then().body("offset", equalTo(logStart));
 
-        expectProblem(given().get(base + "?offset=-1"), 400, "bad-request");
+        // A negative offset is outside the bounds like any other: 416 with both of them, on every fetch form.
+        for (String negative : List.of("-1", String.valueOf(Long.MIN_VALUE))) {
+            given().get(base + "?offset=" + negative).then().statusCode(416).contentType("application/problem+json")
+                    .body("type", equalTo("offset-out-of-range")).body("logStartOffset", equalTo(logStart))
+                    .body("highWatermark", equalTo(3));
+            given().get(base + "?offset=" + negative + "&waitMs=1000").then().statusCode(416)
+                    .body("logStartOffset", equalTo(logStart)).body("highWatermark", equalTo(3));
+            given().accept("application/vnd.tierlog.record-batches").get(base + "?offset=" + negative).then()
+                    .statusCode(416).body("type", equalTo("offset-out-of-range")).body("highWatermark", equalTo(3));
+        }
         expectProblem(given().get(base), 400, "bad-request");
         given().get(base + "?offset=abc").then().statusCode(400).body("field", equalTo("offset"));
         given().get(base + "?offset=1&maxRecords=10001").then().statusCode(400).body("field", equalTo("maxRecords"));
@@ -249,12 +281,15 @@ class ApiTest {
         produce(topic, "{\"records\":[{\"value\":0,\"timestamp\":1000},{\"value\":1,\"timestamp\":2000},"
                 + "{\"value\":2,\"timestamp\":3000}]}").then().statusCode(200);
         String base = "/v1/topics/" + topic + "/partitions/0/offsets";
-        given().get(base + "?timestamp=1500").then().statusCode(200).body("offset", equalTo(1)).body("timestamp", equalTo(1500));
-        given().get(base + "?timestamp=0").then().body("offset", equalTo(0));
-        given().get(base + "?timestamp=3000").then().body("offset", equalTo(2));
-        given().get(base + "?timestamp=3001").then().body("offset", equalTo(3));
-        given().get(base + "?at=earliest").then().body("offset", equalTo(0));
-        given().get(base + "?at=latest").then().body("offset", equalTo(3));
+        // Kafka's ListOffsets: the found record's own timestamp, not the one asked for.
+        given().get(base + "?timestamp=1500").then().statusCode(200).body("offset", equalTo(1)).body("timestamp", equalTo(2000));
+        given().get(base + "?timestamp=0").then().body("offset", equalTo(0)).body("timestamp", equalTo(1000));
+        given().get(base + "?timestamp=3000").then().body("offset", equalTo(2)).body("timestamp", equalTo(3000));
+        // None at or after T: the high watermark, and -1 for the timestamp.
+        given().get(base + "?timestamp=3001").then().body("offset", equalTo(3)).body("timestamp", equalTo(-1));
+        // earliest / latest are offsets only: no timestamp member at all.
+        given().get(base + "?at=earliest").then().body("offset", equalTo(0)).body("$", not(hasKey("timestamp")));
+        given().get(base + "?at=latest").then().body("offset", equalTo(3)).body("$", not(hasKey("timestamp")));
         given().get(base + "?at=middle").then().statusCode(400).body("field", equalTo("at"));
         given().get(base).then().statusCode(400).body("type", equalTo("bad-request"));
         given().get(base + "?timestamp=x").then().statusCode(400).body("field", equalTo("timestamp"));

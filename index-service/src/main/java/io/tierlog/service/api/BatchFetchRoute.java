@@ -93,9 +93,10 @@ public class BatchFetchRoute {
         if (!first.batches().isEmpty() || params.waitMs() == 0) {
             return CompletableFuture.completedFuture(new TimedFetch(first, start));
         }
-        return watcher.awaitBeyond(tp, params.offset(), Duration.ofMillis(params.waitMs()))
-                .thenApplyAsync(arrived -> new TimedFetch(reads.fetchBatches(tp, params.offset(), params.maxRecords(),
-                        params.maxBytes()), System.nanoTime()), readPool);
+        // Resolved again after the wait: a topic deleted meanwhile answers 404 unknown-topic, not 416.
+        return PartitionRequests.awaitBeyond(watcher, topics, tp, params.offset(), Duration.ofMillis(params.waitMs()))
+                .thenApplyAsync(arrived -> new TimedFetch(reads.fetchBatches(PartitionRequests.resolve(topics, topic,
+                        partition), params.offset(), params.maxRecords(), params.maxBytes()), System.nanoTime()), readPool);
     }
 
     /** On the connection's event loop: headers, then the read's own memory as the body, given back once written. */

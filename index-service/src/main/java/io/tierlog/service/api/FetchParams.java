@@ -15,7 +15,8 @@ record FetchParams(long offset, int maxRecords, int maxBytes, long waitMs) {
             throw Requests.bad("offset", "offset is required");
         }
         return new FetchParams(
-                Requests.queryLong(offset, "offset", 0, 0, Long.MAX_VALUE),
+                // Any integer: one outside the log's bounds (negative ones too) is the read's 416 with the bounds.
+                Requests.queryLong(offset, "offset", 0, Long.MIN_VALUE, Long.MAX_VALUE),
                 (int) Requests.queryLong(maxRecords, "maxRecords", DEFAULT_MAX_RECORDS, 1, maxRecordsLimit),
                 (int) Requests.queryLong(maxBytes, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE),
                 Requests.queryLong(waitMs, "waitMs", 0, 0, MAX_WAIT_MS));

@@ -6,8 +6,11 @@ import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.read.AppendWatcher;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /** Resolves {@code {topic}/partitions/{p}} path segments to a partition that exists, or the api.md 4xx. */
 public final class PartitionRequests {
@@ -25,6 +28,21 @@ public final class PartitionRequests {
         }
         meta.requirePartition(p);
         return new TopicPartition(topic, p);
+    }
+
+    /**
+     * {@link AppendWatcher#awaitBeyond}, completed with false at once if the topic is gone once the waiter is
+     * registered. {@link TopicAdmin} removes a topic's metadata, then wakes its waiters; checking after registering
+     * closes the gap in which a reader found the topic, then registered after that wake-up and would wait out
+     * its whole timeout.
+     */
+    public static CompletableFuture<Boolean> awaitBeyond(AppendWatcher watcher, TopicStore topics, TopicPartition tp,
+                                                         long offset, Duration timeout) {
+        CompletableFuture<Boolean> waiting = watcher.awaitBeyond(tp, offset, timeout);
+        if (topics.find(tp.topic()).isEmpty()) {
+            waiting.complete(false);
+        }
+        return waiting;
     }
 
     public static Encoding encoding(String raw) {

@@ -13,6 +13,7 @@ import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 import org.jboss.logging.Logger;
 
+import java.nio.file.FileSystemException;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -21,9 +22,10 @@ import java.util.concurrent.ExecutionException;
  * The service's one exception mapper: every failure becomes an api.md problem+json. Contract errors
  * ({@link TierlogException}) keep their slug, status and extra fields; JAX-RS errors (unknown path 404, wrong
  * method 405, unsupported media type 415) and JSON parse errors (400 {@code bad-request} naming the field)
- * are translated; anything else is a 500 {@code internal-error}. Only 5xx are logged, at ERROR, since only
- * they need a person (not 503 {@code hot-tier-full}: backpressure); 4xx are the client's business and logged at
- * DEBUG. A problem carrying {@code retryAfterSeconds} (429, 503) also gets the {@code Retry-After} header.
+ * are translated; anything else is a 500 {@code internal-error} saying what failed, never where (no path: see
+ * {@link io.tierlog.ingest.ServerErrorDetail}). Only 5xx are logged, at ERROR, since only they need a person
+ * (not 503 {@code hot-tier-full}: backpressure); 4xx are the client's business and logged at DEBUG. A problem
+ * carrying {@code retryAfterSeconds} (429, 503) also gets the {@code Retry-After} header.
  */
 @Provider
 public final class ProblemMapper implements ExceptionMapper<Throwable> {
@@ -93,7 +95,26 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
             int status = w.getResponse().getStatus();
             return new Problem(typeFor(status), w.getMessage() == null ? "HTTP " + status : w.getMessage(), Map.of());
         }
-        return Problem.of(ErrorType.INTERNAL, e.getClass().getSimpleName() + ": " + e.getMessage());
+        return Problem.of(ErrorType.INTERNAL, describeFailure(e));
+    }
+
+    /**
+     * What failed, for a 500: the exception's message and its root cause's kind (a file system's reason, such as
+     * "File name too long", or the exception class). Paths in it are removed when the problem is rendered
+     * ({@link io.tierlog.ingest.ServerErrorDetail}); the log keeps the whole exception.
+     */
+    static String describeFailure(Throwable e) {
+        String what = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root == e) {
+            return e.getMessage() == null ? what : e.getClass().getSimpleName() + ": " + what;
+        }
+        String why = root instanceof FileSystemException fs && fs.getReason() != null ? fs.getReason()
+                : root.getClass().getSimpleName();
+        return what + " (" + why + ")";
     }
 
     private static JsonProcessingException jsonCause(Throwable e) {

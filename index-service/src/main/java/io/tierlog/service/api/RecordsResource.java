@@ -9,9 +9,12 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.ServiceMetrics;
+import io.tierlog.service.api.doc.ApiSchemas;
+import io.tierlog.service.api.doc.ProblemResponses;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
+import io.tierlog.tiering.OffsetAndTimestamp;
 import io.vertx.core.Vertx;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -23,6 +26,12 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.time.Duration;
@@ -71,10 +80,22 @@ public class RecordsResource {
             + "{\"<partition>\": s}}}; a sequence counts records per (producer, partition), as in Kafka. "
             + "200 {\"offsets\": [...]}. "
             + "413 request-too-large / record-too-large; 409 out-of-order-sequence / fenced-producer. With Content-Type "
-            + RecordBatchesMedia.TYPE + " and ?partition=P (required) the body is one or more uncompressed Kafka "
-            + "RecordBatch v2 batches, as a Kafka producer builds them; they are validated (CRC, offsets, sizes) and "
-            + "appended as one batch, under offsets the log assigns. A producer id in the batch header makes that "
-            + "append idempotent as the JSON producer fields do (baseSequence as a Kafka producer sets it).")
+            + RecordBatchesMedia.TYPE + " and ?partition=P (required) the body is one or more Kafka RecordBatch v2 "
+            + "batches as a Kafka producer builds them, uncompressed or compressed with gzip, snappy, lz4 or zstd "
+            + "(stored compressed); they are validated (CRC, offsets, sizes) and appended as one batch, under offsets "
+            + "the log assigns. A producer id in the batch header makes that append idempotent as the JSON producer "
+            + "fields do (baseSequence as a Kafka producer sets it: it counts records).")
+    @RequestBody(required = true, content = {
+            @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.ProduceRequest.class)),
+            @Content(mediaType = RecordBatchesMedia.TYPE, schema = @Schema(implementation = ApiSchemas.RecordBatches.class))})
+    @APIResponse(responseCode = "200", description = "Appended (durable by the fsync policy), or a duplicate retry",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ApiSchemas.ProduceResponse.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_PARTITION)
+    @APIResponse(responseCode = "409", ref = ProblemResponses.PRODUCER_CONFLICT)
+    @APIResponse(responseCode = "413", ref = ProblemResponses.TOO_LARGE)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public CompletionStage<Response> produce(@PathParam("topic") String topic, byte[] body) {
         // Requests with Content-Type record-batches never get here: BatchProduceRoute answers them, so that their
         // bytes reach the segment file with one copy. This method answers JSON, whatever the Content-Type says
@@ -107,6 +128,22 @@ public class RecordsResource {
             + RecordBatchesMedia.TYPE + " the body is the stored Kafka RecordBatch v2 bytes, whole batches (the first "
             + "may start below offset), and the extent is in the Tierlog-Next-Offset, Tierlog-High-Watermark and "
             + "Tierlog-Log-Start-Offset headers.")
+    @APIResponse(responseCode = "200", description = "Records from offset (none at the high watermark once waitMs "
+            + "has passed)", content = {
+            @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.FetchResponse.class)),
+            @Content(mediaType = RecordBatchesMedia.TYPE, schema = @Schema(implementation = ApiSchemas.RecordBatches.class))},
+            headers = {
+            @Header(name = RecordBatchesMedia.NEXT_OFFSET, description = "Record batches only",
+                    schema = @Schema(type = SchemaType.INTEGER)),
+            @Header(name = RecordBatchesMedia.HIGH_WATERMARK, description = "Record batches only",
+                    schema = @Schema(type = SchemaType.INTEGER)),
+            @Header(name = RecordBatchesMedia.LOG_START_OFFSET, description = "Record batches only",
+                    schema = @Schema(type = SchemaType.INTEGER))})
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_PARTITION)
+    @APIResponse(responseCode = "416", ref = ProblemResponses.OFFSET_OUT_OF_RANGE)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
+    @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public CompletionStage<Response> fetch(@PathParam("topic") String topic, @PathParam("partition") String partition,
                                            @QueryParam("offset") String offsetParam,
                                            @QueryParam("maxRecords") String maxRecordsParam,
@@ -132,9 +169,10 @@ public class RecordsResource {
             if (!first.records().isEmpty() || params.waitMs() == 0) {
                 return CompletableFuture.completedFuture(respond(tp, first, encoding, start));
             }
-            return watcher.awaitBeyond(tp, offset, Duration.ofMillis(params.waitMs()))
-                    .thenApplyAsync(arrived -> respond(tp, reads.fetch(tp, offset, maxRecords, maxBytes), encoding,
-                            System.nanoTime()), readPool);
+            // Resolved again after the wait: a topic deleted meanwhile answers 404 unknown-topic, not 416.
+            return PartitionRequests.awaitBeyond(watcher, topics, tp, offset, Duration.ofMillis(params.waitMs()))
+                    .thenApplyAsync(arrived -> respond(tp, reads.fetch(PartitionRequests.resolve(topics, topic,
+                            partition), offset, maxRecords, maxBytes), encoding, System.nanoTime()), readPool);
         }, readPool).thenCompose(response -> response);
     }
 
@@ -147,8 +185,16 @@ public class RecordsResource {
     @GET
     @Path("partitions/{partition}/offsets")
     @Produces(MediaType.APPLICATION_JSON)
-    @Operation(summary = "Look up an offset", description = "?timestamp=T → the first record with timestamp >= T "
-            + "(highWatermark when none); ?at=earliest|latest → logStartOffset / highWatermark.")
+    @Operation(summary = "Look up an offset", description = "?timestamp=T → {offset, timestamp}: the first record "
+            + "with timestamp >= T and that record's own timestamp, as Kafka's ListOffsets (offset = highWatermark, "
+            + "timestamp = -1 when none); ?at=earliest|latest → {offset}: logStartOffset / highWatermark.")
+    @APIResponse(responseCode = "200", description = "The offset",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ApiSchemas.OffsetLookup.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_PARTITION)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
+    @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public Map<String, Object> offsets(@PathParam("topic") String topic, @PathParam("partition") String partition,
                                        @QueryParam("timestamp") String timestampParam, @QueryParam("at") String at) {
         if ((timestampParam == null) == (at == null)) {
@@ -165,8 +211,9 @@ public class RecordsResource {
             return out;
         }
         long timestamp = Requests.queryLong(timestampParam, "timestamp", 0, Long.MIN_VALUE, Long.MAX_VALUE);
-        out.put("offset", reads.offsetForTimestamp(tp, timestamp));
-        out.put("timestamp", timestamp);
+        OffsetAndTimestamp found = reads.listOffset(tp, timestamp);
+        out.put("offset", found.offset());
+        out.put("timestamp", found.timestamp());
         return out;
     }
 }

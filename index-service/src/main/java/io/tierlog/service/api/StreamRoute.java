@@ -130,7 +130,7 @@ public class StreamRoute {
         } else if (offset.equalsIgnoreCase("earliest")) {
             start = lso;
         } else {
-            start = Requests.queryLong(offset.toLowerCase(Locale.ROOT), "offset", 0, 0, Long.MAX_VALUE);
+            start = Requests.queryLong(offset.toLowerCase(Locale.ROOT), "offset", 0, Long.MIN_VALUE, Long.MAX_VALUE);
         }
         PartitionReads.requireInRange(tp, start, lso, hw);
         return start;
@@ -226,11 +226,13 @@ public class StreamRoute {
                         return;
                     }
                 }
+                // Caught up: a topic deleted meanwhile ends the stream (unknown-topic) rather than tailing nothing.
+                topics.get(tp.topic());
             } catch (RuntimeException e) {
-                end(e);
+                end(topicGoneOr(e));
                 return;
             }
-            CompletableFuture<Boolean> w = watcher.awaitBeyond(tp, next, heartbeat);
+            CompletableFuture<Boolean> w = PartitionRequests.awaitBeyond(watcher, topics, tp, next, heartbeat);
             waiting = w;
             if (closed) {
                 w.cancel(false);
@@ -303,6 +305,18 @@ public class StreamRoute {
                     response.end(": service stopping\nretry: " + SHUTDOWN_RETRY_MILLIS + "\n\n");
                 }
             });
+        }
+
+        /** A read of a topic being deleted may fail in any way; once its metadata is gone, say so (404). */
+        private RuntimeException topicGoneOr(RuntimeException e) {
+            if (e instanceof TierlogException t && t.type() == ErrorType.UNKNOWN_TOPIC) {
+                return e;
+            }
+            try {
+                return topics.find(tp.topic()).isPresent() ? e : TopicStore.unknownTopic(tp.topic());
+            } catch (RuntimeException unreadable) {
+                return e;
+            }
         }
 
         private void end(RuntimeException e) {

@@ -11,6 +11,7 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectStoreException;
 import io.tierlog.service.cold.ColdTier;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
@@ -33,7 +34,8 @@ import java.util.Map;
  * the metadata file goes first (every process then sees the topic as unknown and stops appending), then this
  * process's writers are closed, then the partition directories and the derived index state are removed. A
  * crash after the first step leaves orphan directories that a re-created topic of the same name does not
- * reuse: creation clears them first.
+ * reuse: creation clears them first. Long-polls and streams waiting on the topic are woken once the metadata is
+ * gone, so they answer 404 or end at once.
  *
  * <p>Thread-safe.
  */
@@ -48,9 +50,12 @@ public class TopicAdmin {
     private final Path dataDir;
 
     private final ColdTier cold;
+    private final AppendWatcher watcher;
 
-    public TopicAdmin(TopicStore topics, IngestService ingest, HotTier hot, ColdTier cold, TierlogConfig config) {
+    public TopicAdmin(TopicStore topics, IngestService ingest, HotTier hot, ColdTier cold, AppendWatcher watcher,
+                      TierlogConfig config) {
         this.topics = topics;
+        this.watcher = watcher;
         this.ingest = ingest;
         this.hot = hot;
         this.cold = cold;
@@ -113,6 +118,7 @@ public class TopicAdmin {
         ingest.forgetTopic(name);
         topics.delete(name);
         ingest.forgetTopic(name);
+        wakeReaders(topic);
         for (int p = 0; p < topic.partitions(); p++) {
             deleteTree(dataDir.resolve(new TopicPartition(name, p).dirName()));
         }
@@ -125,6 +131,16 @@ public class TopicAdmin {
                     name, e.getMessage());
         }
         LOG.infof("topic %s (%d partitions) deleted", name, topic.partitions());
+    }
+
+    /**
+     * Ends this process's long-polls and streams on a deleted topic at once rather than at their timeout: each
+     * waiter is woken as if records had arrived, and its next step finds the topic gone (404, or the stream's end).
+     */
+    private void wakeReaders(TopicMetadata topic) {
+        for (int p = 0; p < topic.partitions(); p++) {
+            watcher.appended(new TopicPartition(topic.name(), p), Long.MAX_VALUE);
+        }
     }
 
     private static void deleteTree(Path dir) {

@@ -7,6 +7,8 @@ import io.tierlog.access.Principal;
 import io.tierlog.access.Resource;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.service.security.AccessControl;
+import io.tierlog.service.api.doc.ApiSchemas;
+import io.tierlog.service.api.doc.ProblemResponses;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.read.PartitionState;
 import jakarta.ws.rs.Consumes;
@@ -22,6 +24,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import io.vertx.ext.web.RoutingContext;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.net.URI;
@@ -50,6 +56,13 @@ public class TopicsResource {
     @POST
     @Operation(summary = "Create a topic", description = "Body {\"name\", \"partitions\": 1..1024, \"config\": {...}}. "
             + "201 with the topic; 409 topic-exists; 400 invalid-topic / invalid-config / bad-request.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.TopicCreate.class)))
+    @APIResponse(responseCode = "201", description = "Created; Location names the topic",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.Topic.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "409", ref = ProblemResponses.TOPIC_EXISTS)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public Response create(byte[] body, @Context RoutingContext ctx) {
         ObjectNode req = Requests.object(body, CREATE_FIELDS);
         String name = Requests.requiredText(req, "name", "name");
@@ -67,6 +80,9 @@ public class TopicsResource {
     @GET
     @Operation(summary = "List topics", description = "The topics the caller may describe; internal topics (names "
             + "starting with __) are not listed.")
+    @APIResponse(responseCode = "200", description = "Every public topic the caller may describe",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.TopicList.class)))
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode list(@Context RoutingContext ctx) {
         Principal caller = AccessControl.principal(ctx);
         ObjectNode root = Requests.JSON.createObjectNode();
@@ -82,7 +98,14 @@ public class TopicsResource {
 
     @GET
     @Path("{topic}")
-    @Operation(summary = "Describe a topic", description = "Config and per-partition state across both tiers.")
+    @Operation(summary = "Describe a topic", description = "Config (as stored: local.retention.* -2 means the same "
+            + "as retention.*) and per-partition state across both tiers.")
+    @APIResponse(responseCode = "200", description = "The topic",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.Topic.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
+    @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public ObjectNode get(@PathParam("topic") String topic) {
         return describe(admin.get(topic));
     }
@@ -91,6 +114,14 @@ public class TopicsResource {
     @Path("{topic}/config")
     @Operation(summary = "Change topic config", description = "Body: {\"retention.ms\": ..., ...}. 200 with the new "
             + "config; 400 invalid-config for an unknown key or a bad value.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.TopicConfig.class)))
+    @APIResponse(responseCode = "200", description = "The whole new config",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ApiSchemas.TopicConfig.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode patchConfig(@PathParam("topic") String topic, byte[] body) {
         admin.get(topic);
         Map<String, Object> changes = configMap(Requests.object(body, null), "body");
@@ -99,7 +130,13 @@ public class TopicsResource {
 
     @DELETE
     @Path("{topic}")
-    @Operation(summary = "Delete a topic", description = "204; its hot and cold data and index entries are removed.")
+    @Operation(summary = "Delete a topic", description = "204; its hot and cold data and index entries are removed. "
+            + "Reads of it answer 404 unknown-topic at once; waiting long-polls answer 404 and streams end.")
+    @APIResponse(responseCode = "204", description = "Deleted")
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
+    @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public Response delete(@PathParam("topic") String topic) {
         admin.delete(topic);
         return Response.noContent().build();

@@ -19,6 +19,8 @@ import io.tierlog.service.api.TopicAdmin;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.security.AccessControl;
 import io.vertx.ext.web.RoutingContext;
+import io.tierlog.service.api.doc.ApiSchemas;
+import io.tierlog.service.api.doc.ProblemResponses;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.POST;
@@ -31,6 +33,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.util.ArrayList;
@@ -71,6 +77,13 @@ public class GroupsResource {
             + "\"memberId\", \"memberEpoch\"}; offset = the next offset the group will read. 204. 416 offset-out-of-range "
             + "above the high watermark. While the group has members, a commit without memberId and memberEpoch, with "
             + "another epoch, or for a partition the member does not hold: 409 fenced-member.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.OffsetCommit.class)))
+    @APIResponse(responseCode = "204", description = "Committed, all or nothing")
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_PARTITION)
+    @APIResponse(responseCode = "416", ref = ProblemResponses.OFFSET_OUT_OF_RANGE)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public Response commit(@PathParam("group") String group, byte[] body) {
         Names.requireValidGroup(group);
         ObjectNode req = Requests.object(body, BODY_FIELDS);
@@ -118,6 +131,11 @@ public class GroupsResource {
     @GET
     @Path("{group}/offsets")
     @Operation(summary = "Committed offsets of a group", description = "Empty for a group that never committed.")
+    @APIResponse(responseCode = "200", description = "The group's committed offsets",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = ApiSchemas.GroupOffsets.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode offsets(@PathParam("group") String group) {
         ObjectNode root = NODES.objectNode();
         root.put("group", group);
@@ -132,6 +150,10 @@ public class GroupsResource {
     @Path("{group}/lag")
     @Operation(summary = "Lag of a group", description = "Per committed partition: lag = highWatermark - committedOffset; "
             + "lagMs = now - the timestamp of the first unconsumed record, 0 when caught up.")
+    @APIResponse(responseCode = "200", description = "The group's lag",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.GroupLag.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode lag(@PathParam("group") String group) {
         List<GroupOffsets.PartitionLag> lags = groups.lag(group);
         ObjectNode root = NODES.objectNode();
@@ -241,6 +263,9 @@ public class GroupsResource {
     @GET
     @Operation(summary = "List groups", description = "Every group with a committed offset that the caller may read, "
             + "with its total lag.")
+    @APIResponse(responseCode = "200", description = "Every group",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.GroupList.class)))
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode list(@Context RoutingContext ctx) {
         Principal caller = AccessControl.principal(ctx);
         ObjectNode root = NODES.objectNode();

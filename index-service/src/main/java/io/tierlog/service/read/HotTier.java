@@ -9,6 +9,7 @@ import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.tiering.OffsetAndTimestamp;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.BiFunction;
 
@@ -80,6 +82,11 @@ public final class HotTier implements AutoCloseable {
     /** The first offset whose record timestamp is {@code >= timestamp}; empty when there is none. */
     public OptionalLong offsetForTimestamp(TopicPartition tp, long timestamp) {
         return indexer.offsetForTimestamp(tp, timestamp);
+    }
+
+    /** The first record whose timestamp is {@code >= timestamp}, as its offset and own timestamp; or empty. */
+    public Optional<OffsetAndTimestamp> firstAtOrAfter(TopicPartition tp, long timestamp) {
+        return indexer.firstRecordAtOrAfter(tp, timestamp).map(r -> new OffsetAndTimestamp(r.offset(), r.timestamp()));
     }
 
     /**

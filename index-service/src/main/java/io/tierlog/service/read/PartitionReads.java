@@ -8,6 +8,7 @@ import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.service.cold.ColdTier;
+import io.tierlog.tiering.OffsetAndTimestamp;
 import io.tierlog.tiering.PartitionTiers;
 import io.tierlog.tiering.TieredStorage;
 
@@ -29,6 +30,8 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class PartitionReads {
+    /** Kafka's ListOffsets timestamp when no record matches. */
+    public static final long NO_TIMESTAMP = -1;
     private final HotTier hot;
     /** Null when the service runs without a cold tier (hot-only tests). */
     private final ColdTier cold;
@@ -144,16 +147,24 @@ public final class PartitionReads {
 
     /** The first offset with a timestamp {@code >= timestamp}, or the high watermark when there is none. */
     public long offsetForTimestamp(TopicPartition tp, long timestamp) {
+        return listOffset(tp, timestamp).offset();
+    }
+
+    /**
+     * Kafka's ListOffsets by timestamp: the first record with a timestamp {@code >= timestamp}, as its offset and
+     * its own timestamp, in either tier; {@code (highWatermark, -1)} when there is none.
+     */
+    public OffsetAndTimestamp listOffset(TopicPartition tp, long timestamp) {
         long hw = hot.highWatermark(tp);
         if (cold != null) {
             // Cold segments hold the older records, so a cold match is the first one (checked against the
             // manifest's timestamps in memory first: no store request unless a cold segment can match).
             var found = cold.offsetForTimestamp(tp, timestamp);
             if (found.isPresent() && found.get().offset() >= logStartOffset(tp)) {
-                return found.get().offset();
+                return found.get();
             }
         }
-        return hot.offsetForTimestamp(tp, timestamp).orElse(hw);
+        return hot.firstAtOrAfter(tp, timestamp).orElse(new OffsetAndTimestamp(hw, NO_TIMESTAMP));
     }
 
     public static void requireInRange(TopicPartition tp, long offset, long start, long hw) {

@@ -149,16 +149,27 @@ public final class HotIndexer {
      * @throws CorruptLogException if a batch on the way fails validation
      */
     public OptionalLong offsetForTimestamp(TopicPartition tp, long timestamp) {
+        Optional<LogRecord> found = firstRecordAtOrAfter(tp, timestamp);
+        return found.isEmpty() ? OptionalLong.empty() : OptionalLong.of(found.get().offset());
+    }
+
+    /**
+     * The first record (in offset order) whose timestamp is {@code >= timestamp} in the hot log, or empty: what
+     * {@link #offsetForTimestamp} finds, with the record itself, whose own timestamp Kafka's ListOffsets answers.
+     *
+     * @throws CorruptLogException if a batch on the way fails validation
+     */
+    public Optional<LogRecord> firstRecordAtOrAfter(TopicPartition tp, long timestamp) {
         PartitionReader reader = new PartitionReader(dataDir, tp);
         for (int attempt = 1; ; attempt++) {
             catchUp(tp);
             Optional<Position> start = index.forTimestamp(tp, timestamp).or(() -> index.indexedEnd(tp));
             if (start.isEmpty()) {
-                return OptionalLong.empty();
+                return Optional.empty();
             }
             List<Long> bases = reader.segmentBases();
             if (bases.isEmpty()) {
-                return OptionalLong.empty();
+                return Optional.empty();
             }
             Position from = start.get();
             if (from.segmentBase() < bases.get(0)) {
@@ -178,8 +189,8 @@ public final class HotIndexer {
         }
     }
 
-    private static OptionalLong firstAtOrAfter(PartitionReader reader, Position from, long timestamp) {
-        long[] found = {-1};
+    private static Optional<LogRecord> firstAtOrAfter(PartitionReader reader, Position from, long timestamp) {
+        LogRecord[] found = {null};
         scan(reader, from, (info, batch) -> {
             if (info.maxTimestamp() < timestamp) {
                 return true;
@@ -189,13 +200,13 @@ public final class HotIndexer {
             RecordBatchCodec.decode(batch, info.baseOffset(), Integer.MAX_VALUE, records);
             for (LogRecord r : records) {
                 if (r.timestamp() >= timestamp) {
-                    found[0] = r.offset();
+                    found[0] = r;
                     return false;
                 }
             }
             return true;
         });
-        return found[0] < 0 ? OptionalLong.empty() : OptionalLong.of(found[0]);
+        return Optional.ofNullable(found[0]);
     }
 
     /** {@link PartitionReader#scan}, reporting a start segment that retention just removed as a gone segment. */

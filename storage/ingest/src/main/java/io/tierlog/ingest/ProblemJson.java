@@ -38,7 +38,8 @@ public final class ProblemJson {
         doc.put("type", type.slug());
         doc.put("title", type.title());
         doc.put("status", type.status());
-        doc.put("detail", detail);
+        // A 5xx says what failed, not where: whatever raised it, no file path reaches the client.
+        doc.put("detail", type.status() >= 500 ? ServerErrorDetail.withoutPaths(detail) : detail);
         extra.forEach((k, v) -> {
             if (!STANDARD.contains(k)) {
                 doc.put(k, v);

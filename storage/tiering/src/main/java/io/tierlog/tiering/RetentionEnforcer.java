@@ -36,6 +36,7 @@ import java.util.concurrent.locks.Lock;
  * Hot segments not yet uploaded are never deleted by it: nothing leaves the log before it reached S3.
  *
  * <h2>Local retention ({@code local.retention.ms}, {@code local.retention.bytes}: the hot tier)</h2>
+ * Their -2 (the default) means the total's value ({@link TopicConfig#effectiveLocalRetentionMs()}).
  * Evicts sealed hot segments oldest first, and only those whose offsets a freshly listed manifest shows
  * committed (and whose segment object exists): never the active segment, never an un-uploaded one. Segments
  * below {@code logStartOffset} are evicted too. Each eviction is reported to the {@link SegmentEvictionListener}
@@ -211,13 +212,16 @@ public final class RetentionEnforcer {
         if (next > m.coldEnd()) {
             return false; // not (wholly) committed to the cold tier
         }
-        if (config.localRetentionBytes() != -1 && hotBytes > config.localRetentionBytes()) {
+        // -2 (the default) resolves to the total: a user who sets only retention.ms gets it on the hot tier too.
+        long localBytes = config.effectiveLocalRetentionBytes();
+        long localMs = config.effectiveLocalRetentionMs();
+        if (localBytes != -1 && hotBytes > localBytes) {
             return true;
         }
-        if (config.localRetentionMs() != -1) {
+        if (localMs != -1) {
             Optional<ColdSegment> cold = m.segmentFor(base);
             long maxTs = cold.map(ColdSegment::maxTimestamp).orElse(Long.MAX_VALUE);
-            return maxTs < clock.millis() - config.localRetentionMs();
+            return maxTs < clock.millis() - localMs;
         }
         return false;
     }

@@ -15,6 +15,8 @@ import java.util.UUID;
  * Small files that other processes read while we write them: written to a uniquely named temporary file in
  * the same directory, fsynced, then published by a single atomic directory operation, so a reader sees the
  * whole old file or the whole new one. Temporary files start with {@code .tmp-} and are never mistaken for data.
+ * Their names do not contain the target's name (only a UUID), so any target whose own name fits the file system's
+ * 255-byte limit can be written, e.g. the metadata of a topic with a 249-character name.
  */
 public final class AtomicFiles {
     public static final String TEMP_PREFIX = ".tmp-";
@@ -54,7 +56,7 @@ public final class AtomicFiles {
     }
 
     private static Path writeTemp(Path target, byte[] bytes) {
-        Path tmp = target.resolveSibling(TEMP_PREFIX + target.getFileName() + "-" + UUID.randomUUID());
+        Path tmp = target.resolveSibling(TEMP_PREFIX + UUID.randomUUID());
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.wrap(bytes);
             while (buf.hasRemaining()) {

@@ -13,7 +13,10 @@ import java.util.Set;
  * <ul>
  *   <li>{@code retention.ms}, {@code retention.bytes}: the whole log, hot plus cold.</li>
  *   <li>{@code local.retention.ms}, {@code local.retention.bytes}: the hot tier only; a hot segment is evicted
- *       by them only after its upload is committed. Never larger than the totals.</li>
+ *       by them only after its upload is committed. Never larger than the totals. {@code -2} (the default, as in
+ *       Kafka) means "the same as the total": it is stored and described as -2, and
+ *       {@link #effectiveLocalRetentionMs()} / {@link #effectiveLocalRetentionBytes()} resolve it, so that a user who
+ *       changes only {@code retention.ms} gets that retention on the hot tier too.</li>
  *   <li>{@code segment.bytes}, {@code segment.ms}: when the active segment rolls (and so becomes eligible
  *       for tiering).</li>
  *   <li>{@code max.message.bytes}: the largest single record (key + value + headers) accepted.</li>
@@ -30,6 +33,8 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
     public static final String SEGMENT_BYTES = "segment.bytes";
     public static final String SEGMENT_MS = "segment.ms";
     public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
+    /** Kafka's value of {@code local.retention.*} for "the same as the total" ({@code retention.*}). */
+    public static final long SAME_AS_TOTAL = -2;
     public static final Set<String> KEYS = Set.of(RETENTION_MS, RETENTION_BYTES, LOCAL_RETENTION_MS,
             LOCAL_RETENTION_BYTES, SEGMENT_BYTES, SEGMENT_MS, MAX_MESSAGE_BYTES);
 
@@ -38,17 +43,18 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
     static final int MAX_SEGMENT_BYTES = Integer.MAX_VALUE;
 
     /**
-     * Defaults: 7 days in all (Kafka's {@code retention.ms}), one day hot, 128 MiB or one hour per segment so
-     * that sealed segments reach S3 within the hour, Kafka's 1 MiB (+ batch overhead) record limit.
+     * Defaults: 7 days in all (Kafka's {@code retention.ms}), the hot tier as long as the total (Kafka's -2),
+     * 128 MiB or one hour per segment so that sealed segments reach S3 within the hour, Kafka's 1 MiB (+ batch
+     * overhead) record limit.
      */
     public static final TopicConfig DEFAULTS = new TopicConfig(
-            7L * 24 * 3600 * 1000, -1, 24L * 3600 * 1000, -1, 128L * 1024 * 1024, 3600L * 1000, 1048588);
+            7L * 24 * 3600 * 1000, -1, SAME_AS_TOTAL, SAME_AS_TOTAL, 128L * 1024 * 1024, 3600L * 1000, 1048588);
 
     public TopicConfig {
         requireLimit(RETENTION_MS, retentionMs, 1);
         requireLimit(RETENTION_BYTES, retentionBytes, 0);
-        requireLimit(LOCAL_RETENTION_MS, localRetentionMs, 0);
-        requireLimit(LOCAL_RETENTION_BYTES, localRetentionBytes, 0);
+        requireLocalLimit(LOCAL_RETENTION_MS, localRetentionMs);
+        requireLocalLimit(LOCAL_RETENTION_BYTES, localRetentionBytes);
         if (segmentBytes < MIN_SEGMENT_BYTES || segmentBytes > MAX_SEGMENT_BYTES) {
             throw invalid(SEGMENT_BYTES, segmentBytes, "must be in [" + MIN_SEGMENT_BYTES + ", " + MAX_SEGMENT_BYTES + "]");
         }
@@ -67,12 +73,28 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
         }
     }
 
-    /** True when {@code local} is a larger limit than {@code total} (-1 = unlimited). */
+    /** True when {@code local} is a larger limit than {@code total} (-1 = unlimited, -2 = same as the total). */
     private static boolean notLarger(long local, long total) {
-        if (total == -1) {
+        if (total == -1 || local == SAME_AS_TOTAL) {
             return false;
         }
         return local == -1 || local > total;
+    }
+
+    /** How long a record stays hot: {@code local.retention.ms}, or {@code retention.ms} where that is -2. */
+    public long effectiveLocalRetentionMs() {
+        return localRetentionMs == SAME_AS_TOTAL ? retentionMs : localRetentionMs;
+    }
+
+    /** How many bytes a partition keeps hot: {@code local.retention.bytes}, or {@code retention.bytes} where -2. */
+    public long effectiveLocalRetentionBytes() {
+        return localRetentionBytes == SAME_AS_TOTAL ? retentionBytes : localRetentionBytes;
+    }
+
+    private static void requireLocalLimit(String key, long value) {
+        if (value != -1 && value != SAME_AS_TOTAL && value < 0) {
+            throw invalid(key, value, "must be -2 (same as the total), -1 (unlimited) or >= 0");
+        }
     }
 
     private static void requireLimit(String key, long value, long min) {

@@ -87,8 +87,13 @@ public final class TopicStore {
 
     /** The topic, or {@code unknown-topic}. */
     public TopicMetadata get(String name) {
-        return find(name).orElseThrow(() -> new TierlogException(ErrorType.UNKNOWN_TOPIC,
-                "topic '" + name + "' does not exist", Map.of("topic", name)));
+        return find(name).orElseThrow(() -> unknownTopic(name));
+    }
+
+    /** The contract's 404 {@code unknown-topic} for {@code name}. */
+    public static TierlogException unknownTopic(String name) {
+        return new TierlogException(ErrorType.UNKNOWN_TOPIC, "topic '" + name + "' does not exist",
+                Map.of("topic", name));
     }
 
     public TopicMetadata updateConfig(String name, Map<String, ?> changes) {

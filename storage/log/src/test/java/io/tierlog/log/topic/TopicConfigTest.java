@@ -11,10 +11,13 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 class TopicConfigTest {
     @Test
-    void defaultsAreKafkasExceptTheHotTierAndSegmentTime() {
+    void defaultsAreKafkasExceptSegmentTime() {
         TopicConfig d = TopicConfig.DEFAULTS;
         assertThat(d.retentionMs()).isEqualTo(7L * 24 * 3600 * 1000);
-        assertThat(d.localRetentionMs()).isEqualTo(24L * 3600 * 1000);
+        assertThat(d.localRetentionMs()).isEqualTo(-2);
+        assertThat(d.localRetentionBytes()).isEqualTo(-2);
+        assertThat(d.effectiveLocalRetentionMs()).isEqualTo(7L * 24 * 3600 * 1000);
+        assertThat(d.effectiveLocalRetentionBytes()).isEqualTo(-1);
         assertThat(d.segmentBytes()).isEqualTo(128L * 1024 * 1024);
         assertThat(d.maxMessageBytes()).isEqualTo(1048588);
         assertThat(d.toMap()).containsOnlyKeys(TopicConfig.KEYS);
@@ -54,6 +57,22 @@ class TopicConfigTest {
                 .isEqualTo(1000);
         assertThat(TopicConfig.DEFAULTS.with(Map.of("retention.ms", -1, "local.retention.ms", -1)).localRetentionMs())
                 .isEqualTo(-1);
+    }
+
+    @Test
+    void localRetentionMinusTwoFollowsTheTotalWhateverItIsSetTo() {
+        // Kafka's -2: setting only retention.ms (below the old one-day hot default) is accepted and applies hot too.
+        TopicConfig oneHour = TopicConfig.DEFAULTS.with(Map.of("retention.ms", 3_600_000));
+        assertThat(oneHour.localRetentionMs()).isEqualTo(-2);
+        assertThat(oneHour.effectiveLocalRetentionMs()).isEqualTo(3_600_000);
+        assertThat(oneHour.toMap()).containsEntry("local.retention.ms", -2L);
+        TopicConfig bytes = TopicConfig.DEFAULTS.with(Map.of("retention.bytes", 5000, "local.retention.bytes", "-2"));
+        assertThat(bytes.effectiveLocalRetentionBytes()).isEqualTo(5000);
+        assertThat(TopicConfig.DEFAULTS.with(Map.of("retention.ms", -1)).effectiveLocalRetentionMs()).isEqualTo(-1);
+        // An explicit value still wins, and -3 is no Kafka value.
+        assertThat(oneHour.with(Map.of("local.retention.ms", 60_000)).effectiveLocalRetentionMs()).isEqualTo(60_000);
+        assertThat(invalid(Map.of("local.retention.ms", -3)).extra()).containsEntry("key", "local.retention.ms");
+        assertThat(invalid(Map.of("local.retention.bytes", -3)).extra()).containsEntry("key", "local.retention.bytes");
     }
 
     @Test
