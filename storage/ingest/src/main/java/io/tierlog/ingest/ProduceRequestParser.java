@@ -56,7 +56,7 @@ public final class ProduceRequestParser {
         } catch (StreamConstraintsException e) {
             throw bad("body", JsonLimits.TOO_DEEP);
         } catch (JsonProcessingException e) {
-            // Other constraint errors carry no location either.
+            // Not every parser error carries a location.
             JsonLocation at = e.getLocation();
             throw bad("body", "body is not valid JSON: " + e.getOriginalMessage()
                     + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr()));
