@@ -19,9 +19,14 @@ final class FunctionResponses {
 
     /** The shared problem+json rendering; a 405 also names the allowed method in {@code Allow}. */
     static APIGatewayV2HTTPResponse problem(TierlogException e) {
-        Map<String, String> headers = e.type() == ErrorType.METHOD_NOT_ALLOWED
-                ? Map.of("Content-Type", ProblemJson.MEDIA_TYPE, "Allow", ProduceRoute.ALLOWED_METHOD)
-                : Map.of("Content-Type", ProblemJson.MEDIA_TYPE);
+        Map<String, String> headers = switch (e.type()) {
+            case METHOD_NOT_ALLOWED -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE, "Allow", ProduceRoute.ALLOWED_METHOD);
+            case UNAUTHORIZED -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE,
+                    "WWW-Authenticate", "Bearer realm=\"tierlog\"");
+            case TOO_MANY_FAILURES -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE,
+                    "Retry-After", String.valueOf(e.extra().get("retryAfterSeconds")));
+            default -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE);
+        };
         return response(e.type().status(), headers, ProblemJson.render(e));
     }
 
