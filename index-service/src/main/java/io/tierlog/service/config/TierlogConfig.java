@@ -170,6 +170,12 @@ public interface TierlogConfig {
         /** A file holding an {@code admin:cluster} token (surrounding whitespace ignored). */
         Optional<Path> bootstrapTokenFile();
 
+        /**
+         * The bootstrap token itself, for deployments that inject secrets as environment variables
+         * ({@code TIERLOG_AUTH_BOOTSTRAP_TOKEN} from Secrets Manager in ECS); used when no file is set.
+         */
+        Optional<String> bootstrapToken();
+
         /** In {@code none} mode, allow listening on a non-loopback address. */
         @WithDefault("false")
         boolean allowAnonymous();
