@@ -184,8 +184,11 @@ public interface TierlogConfig {
         @WithDefault("30")
         int maxFailuresPerMinute();
 
-        /** How often each instance re-reads the minted tokens on the hot volume (the contract allows 2 s). */
-        @WithDefault("1s")
+        /**
+         * How often each instance re-reads the minted tokens on the hot volume. The contract allows 2 s; half a second
+         * leaves room for a loaded machine's scheduling delays (1 s measured 2.02 s once on a 2-core host at load 10).
+         */
+        @WithDefault("500ms")
         Duration tokenRefreshInterval();
 
         Jwt jwt();

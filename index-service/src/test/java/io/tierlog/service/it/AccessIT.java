@@ -228,9 +228,15 @@ class AccessIT {
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.body()).contains("tierlog_auth_failures_total{reason=\"missing\"}")
                 .contains("tierlog_auth_denied_total{operation=\"describe\"}");
+        JsonNode doomed = mint("doomed", "fetch:topic:orders", null);
+        assertThat(send(a, "DELETE", "/v1/tokens/" + doomed.get("id").asText(), null, BOOTSTRAP).statusCode())
+                .isEqualTo(204);
+        assertThat(send(a, "DELETE", "/v1/tokens/" + doomed.get("id").asText(), null, BOOTSTRAP).statusCode())
+                .as("already revoked").isEqualTo(404);
         String log = Files.readString(a.log());
         assertThat(log).contains("access denied principal=token:").contains("resource=topic:__consumer_offsets")
-                .contains("token minted id=").contains("token revoked id=").doesNotContain(BOOTSTRAP);
+                .contains("token minted id=").contains("token revoked id=" + doomed.get("id").asText())
+                .doesNotContain(BOOTSTRAP).doesNotContain(doomed.get("token").asText());
     }
 
     @Test
