@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * instances revoking at once, or one revoking while another re-reads, cannot lose a revocation.
  *
  * <p><b>Visibility.</b> The minting or revoking instance updates its view at once; the others re-read the directory
- * every {@code refresh} period ({@link #startRefresher}, 1 s by default, inside the contract's 2 s).
+ * every refresh period ({@link #startRefresher}; the service uses 500 ms, inside the contract's 2 s).
  *
  * <p><b>Lookup.</b> By the SHA-256 of the presented secret in a hash map (the map's timing depends on the hash, which
  * tells an attacker nothing about any stored secret), then a constant-time comparison. Lookups are lock-free
