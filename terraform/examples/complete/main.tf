@@ -40,6 +40,8 @@ module "ingest_function" {
   name = "${var.name}-ingest"
   # The shaded jar of `mvn -pl ingest-function -am package`.
   artifact_path                  = "${path.module}/../../../ingest-function/target/tierlog-ingest-function.jar"
+  jwt_issuer                     = var.jwt_issuer
+  jwt_audience                   = try(var.jwt_audience[0], null)
   memory_size                    = var.lambda_memory_size
   timeout                        = var.lambda_timeout
   reserved_concurrent_executions = var.lambda_reserved_concurrency
@@ -74,6 +76,8 @@ module "index_service" {
   cold_bucket_arn      = module.cold_bucket.bucket_arn
   cold_prefix          = var.cold_prefix
   cold_kms_key_arn     = var.kms_key_arn
+  jwt_issuer           = var.jwt_issuer
+  jwt_audience         = try(var.jwt_audience[0], null)
 }
 
 module "http_api" {

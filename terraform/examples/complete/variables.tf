@@ -75,9 +75,9 @@ variable "lambda_reserved_concurrency" {
 }
 
 variable "authorization_type" {
-  description = "Authorization of the API routes: NONE, AWS_IAM or JWT."
+  description = "Authorization of the API routes: JWT (default), AWS_IAM or NONE. The services check tokens either way."
   type        = string
-  default     = "NONE"
+  default     = "JWT"
 }
 
 variable "jwt_issuer" {

@@ -39,9 +39,9 @@ variable "lb_security_group_id" {
 }
 
 variable "authorization_type" {
-  description = "Authorization of every route: NONE, AWS_IAM (SigV4-signed requests) or JWT (needs jwt_issuer and jwt_audience)."
+  description = "Authorization of every route: JWT (the default; needs jwt_issuer and jwt_audience), AWS_IAM (SigV4-signed requests) or NONE (the services still check tokens)."
   type        = string
-  default     = "NONE"
+  default     = "JWT"
 
   validation {
     condition     = contains(["NONE", "AWS_IAM", "JWT"], var.authorization_type)

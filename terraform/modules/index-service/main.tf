@@ -18,6 +18,14 @@ locals {
     TIERLOG_SHUTDOWN_TIMEOUT       = "${var.shutdown_timeout_seconds}s"
     QUARKUS_HTTP_PORT              = tostring(local.port)
     QUARKUS_S3_AWS_REGION          = data.aws_region.current.region
+    # Every request needs a token (docs/security.md); the service listens beyond loopback only in this mode.
+    TIERLOG_AUTH_MODE = "token"
+    QUARKUS_HTTP_HOST = "0.0.0.0"
+  }
+  jwt_environment = var.jwt_issuer == null ? {} : {
+    TIERLOG_AUTH_JWT_ISSUER   = var.jwt_issuer
+    TIERLOG_AUTH_JWT_JWKS_URL = coalesce(var.jwt_jwks_url, "${trimsuffix(var.jwt_issuer, "/")}/.well-known/jwks.json")
+    TIERLOG_AUTH_JWT_AUDIENCE = var.jwt_audience
   }
 
   # AWS Distro for OpenTelemetry: scrape the service's Prometheus endpoint and write the Tierlog
@@ -31,6 +39,9 @@ locals {
           scrape_configs = [{
             job_name       = "tierlog"
             metrics_path   = "/q/metrics"
+            # /q/metrics needs admin:cluster in token mode; the collector presents the bootstrap token, injected
+            # from Secrets Manager into its environment ($${...} is the collector's own env expansion).
+            authorization = { type = "Bearer", credentials = "$${env:TIERLOG_METRICS_TOKEN}" }
             static_configs = [{ targets = ["localhost:${local.port}"], labels = { service = var.name } }]
           }]
         }
@@ -111,6 +122,46 @@ resource "aws_iam_role" "execution" {
 resource "aws_iam_role_policy_attachment" "execution" {
   role       = aws_iam_role.execution.name
   policy_arn = "arn:aws:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy"
+}
+
+# The bootstrap admin token (docs/security.md): generated here, stored only in Secrets Manager, injected by ECS into
+# the service's (and the metrics collector's) environment at start. Rotating it: raise bootstrap_token_version, then
+# start new tasks.
+data "aws_secretsmanager_random_password" "bootstrap" {
+  password_length     = 48
+  exclude_punctuation = true
+  include_space       = false
+}
+
+resource "aws_secretsmanager_secret" "bootstrap" {
+  name_prefix             = "${var.name}-bootstrap-token-"
+  description             = "Tierlog bootstrap admin token (admin:cluster) of ${var.name}."
+  kms_key_id              = var.secret_kms_key_arn
+  recovery_window_in_days = 7
+  tags                    = var.tags
+}
+
+resource "aws_secretsmanager_secret_version" "bootstrap" {
+  secret_id = aws_secretsmanager_secret.bootstrap.id
+  # Write-only (Terraform >= 1.11): sent once per secret_string_wo_version, so later plans, which draw a new
+  # random value, change nothing. Raise the version to rotate.
+  secret_string_wo         = data.aws_secretsmanager_random_password.bootstrap.random_password
+  secret_string_wo_version = var.bootstrap_token_version
+}
+
+# ECS reads the secret when it starts a task: the execution role may read this one secret and nothing else.
+data "aws_iam_policy_document" "execution_secrets" {
+  statement {
+    sid       = "BootstrapToken"
+    actions   = ["secretsmanager:GetSecretValue"]
+    resources = [aws_secretsmanager_secret.bootstrap.arn]
+  }
+}
+
+resource "aws_iam_role_policy" "execution_secrets" {
+  name   = "bootstrap-token"
+  role   = aws_iam_role.execution.id
+  policy = data.aws_iam_policy_document.execution_secrets.json
 }
 
 # Task role: what the service and its collector do. S3 only on the cold-tier prefix, EFS only through
@@ -222,7 +273,8 @@ resource "aws_ecs_task_definition" "this" {
       image        = var.container_image
       essential    = true
       portMappings = [{ containerPort = local.port, protocol = "tcp" }]
-      environment  = [for k, v in local.environment : { name = k, value = v }]
+      environment  = [for k, v in merge(local.environment, local.jwt_environment) : { name = k, value = v }]
+      secrets      = [{ name = "TIERLOG_AUTH_BOOTSTRAP_TOKEN", valueFrom = aws_secretsmanager_secret.bootstrap.arn }]
       mountPoints  = [{ sourceVolume = "hot", containerPath = var.data_dir, readOnly = false }]
       # SIGKILL comes this long after SIGTERM: above the service's own bound, so it always finishes its answers.
       stopTimeout = var.shutdown_timeout_seconds + 10
@@ -247,6 +299,7 @@ resource "aws_ecs_task_definition" "this" {
       image       = var.otel_collector_image
       essential   = false
       environment = [{ name = "AOT_CONFIG_CONTENT", value = local.collector_config }]
+      secrets     = [{ name = "TIERLOG_METRICS_TOKEN", valueFrom = aws_secretsmanager_secret.bootstrap.arn }]
       logConfiguration = {
         logDriver = "awslogs"
         options = {

@@ -42,3 +42,8 @@ output "metrics_service_dimension" {
   description = "Value of the `service` dimension on the exported metrics."
   value       = var.name
 }
+
+output "bootstrap_token_secret_arn" {
+  description = "ARN of the Secrets Manager secret holding the bootstrap admin token (read it to mint scoped tokens)."
+  value       = aws_secretsmanager_secret.bootstrap.arn
+}

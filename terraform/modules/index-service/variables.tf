@@ -183,3 +183,33 @@ variable "shutdown_timeout_seconds" {
     error_message = "shutdown_timeout_seconds must be between 1 and 110 (stopTimeout = it + 10 <= 120)."
   }
 }
+
+variable "jwt_issuer" {
+  description = "OIDC issuer whose JWTs the service accepts (tierlog.auth.jwt.issuer), e.g. a Cognito user pool URL; null: minted tokens only."
+  type        = string
+  default     = null
+}
+
+variable "jwt_jwks_url" {
+  description = "JWKS URL of that issuer; null: <issuer>/.well-known/jwks.json (Cognito's)."
+  type        = string
+  default     = null
+}
+
+variable "jwt_audience" {
+  description = "Expected aud (or Cognito client_id) of the JWTs; null: not checked."
+  type        = string
+  default     = null
+}
+
+variable "secret_kms_key_arn" {
+  description = "KMS key encrypting the bootstrap token secret; null: the account's aws/secretsmanager key."
+  type        = string
+  default     = null
+}
+
+variable "bootstrap_token_version" {
+  description = "Version of the generated bootstrap token; raising it writes a new random token to the secret."
+  type        = number
+  default     = 1
+}

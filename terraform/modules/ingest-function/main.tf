@@ -100,7 +100,7 @@ resource "aws_lambda_function" "this" {
   reserved_concurrent_executions = var.reserved_concurrent_executions
 
   environment {
-    variables = {
+    variables = merge({
       TIERLOG_DATA_DIR                  = var.mount_path
       TIERLOG_FSYNC                     = var.fsync
       TIERLOG_COLD_STORE                = "s3"
@@ -109,7 +109,14 @@ resource "aws_lambda_function" "this" {
       TIERLOG_MAX_REQUEST_BYTES         = tostring(var.max_request_bytes)
       TIERLOG_PRODUCER_ID_EXPIRATION_MS = tostring(var.producer_id_expiration_ms)
       JAVA_TOOL_OPTIONS                 = var.java_tool_options
-    }
+      # Behind API Gateway's JWT authorizer the verified claims decide; invoked directly, the function verifies
+      # bearer tokens itself (minted tokens on the hot volume, or JWTs of jwt_issuer).
+      TIERLOG_AUTH_MODE = "token"
+      }, var.jwt_issuer == null ? {} : {
+      TIERLOG_AUTH_JWT_ISSUER   = var.jwt_issuer
+      TIERLOG_AUTH_JWT_JWKS_URL = "${trimsuffix(var.jwt_issuer, "/")}/.well-known/jwks.json"
+      TIERLOG_AUTH_JWT_AUDIENCE = var.jwt_audience
+    })
   }
 
   vpc_config {

@@ -130,3 +130,15 @@ variable "producer_id_expiration_ms" {
   type        = number
   default     = 86400000
 }
+
+variable "jwt_issuer" {
+  description = "OIDC issuer whose JWTs the function verifies when invoked without API Gateway's authorizer; null: minted tokens only."
+  type        = string
+  default     = null
+}
+
+variable "jwt_audience" {
+  description = "Expected aud (or Cognito client_id) of those JWTs; null: not checked."
+  type        = string
+  default     = null
+}

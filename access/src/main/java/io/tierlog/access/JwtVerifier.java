@@ -102,10 +102,6 @@ public final class JwtVerifier {
             List<String> scp = claims.getStringListClaimValue("scp");
             all.append(' ').append(String.join(" ", scp));
         }
-        StringBuilder stripped = new StringBuilder();
-        for (String s : all.toString().trim().split("\\s+")) {
-            stripped.append(s.substring(s.lastIndexOf('/') + 1)).append(' ');
-        }
-        return Scopes.parseLenient(stripped.toString());
+        return Scopes.fromOAuthScope(all.toString());
     }
 }

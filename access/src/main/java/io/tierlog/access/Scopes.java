@@ -53,6 +53,20 @@ public final class Scopes {
         return new Scopes(out);
     }
 
+    /**
+     * An OAuth 2 {@code scope} claim's Tierlog scopes: space-separated; an issuer's resource-server prefix up to the
+     * last {@code /} (as Cognito writes custom scopes) is dropped; entries that are not Tierlog scopes grant nothing.
+     */
+    public static Scopes fromOAuthScope(String claim) {
+        StringBuilder stripped = new StringBuilder();
+        if (claim != null) {
+            for (String s : claim.trim().split("\\s+")) {
+                stripped.append(s.substring(s.lastIndexOf('/') + 1)).append(' ');
+            }
+        }
+        return parseLenient(stripped.toString());
+    }
+
     /** These scopes and {@code more}'s. */
     public Scopes with(Scopes more) {
         List<Scope> all = new ArrayList<>(scopes);

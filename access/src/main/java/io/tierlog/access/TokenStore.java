@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * instances revoking at once, or one revoking while another re-reads, cannot lose a revocation.
  *
  * <p><b>Visibility.</b> The minting or revoking instance updates its view at once; the others re-read the directory
- * every {@code refresh} period ({@link #startRefresher}, 1 s by default, inside the contract's 2 s).
+ * every refresh period ({@link #startRefresher}; the service uses 500 ms, inside the contract's 2 s).
  *
  * <p><b>Lookup.</b> By the SHA-256 of the presented secret in a hash map (the map's timing depends on the hash, which
  * tells an attacker nothing about any stored secret), then a constant-time comparison. Lookups are lock-free
@@ -56,6 +56,7 @@ public final class TokenStore implements AutoCloseable {
     private final Object writeLock = new Object();
     private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of());
     private ScheduledExecutorService refresher;
+    private volatile long refreshedAt;
 
     /** The outcome of presenting a secret: the record, or why there is none. */
     public record Lookup(TokenRecord record, AuthFailure failure) {
@@ -125,6 +126,18 @@ public final class TokenStore implements AutoCloseable {
                 throw new UncheckedIOException("cannot list the token directory", e);
             }
             snapshot = new Snapshot(Map.copyOf(byHash), Map.copyOf(byId));
+            refreshedAt = clock.millis();
+        }
+    }
+
+    /**
+     * Re-reads the directory when the last read is older than {@code maxAge}: for processes that are frozen between
+     * requests (Lambda), where a background refresher would not run, so each request sees tokens at most
+     * {@code maxAge} old.
+     */
+    public void refreshIfOlderThan(Duration maxAge) {
+        if (clock.millis() - refreshedAt >= maxAge.toMillis()) {
+            refresh();
         }
     }
 

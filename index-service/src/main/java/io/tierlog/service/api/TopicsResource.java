@@ -71,7 +71,9 @@ public class TopicsResource {
             throw Requests.bad("partitions", "partitions must be in 1.." + TopicMetadata.MAX_PARTITIONS + ": " + partitions);
         }
         Map<String, Object> config = configMap(req.get("config"), "config");
-        // the name is in the body, so the access filter could only check for some create scope
+        // the name is in the body, so the access filter could only check for some create scope; no one may create
+        // an internal topic (400 for admins too), so that is said first
+        TopicAdmin.requirePublic(name);
         access.require(ctx, io.tierlog.access.Operation.CREATE, Resource.topic(name));
         TopicMetadata topic = admin.create(name, (int) partitions, config);
         return Response.created(URI.create("/v1/topics/" + topic.name())).entity(describe(topic)).build();

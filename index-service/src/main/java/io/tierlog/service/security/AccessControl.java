@@ -74,7 +74,8 @@ public class AccessControl {
         this.clock = clock;
         this.tokens = new TokenStore(TokenStore.directoryIn(config.dataDir()), clock, new Secrets(new SecureRandom()));
         this.limiter = new FailureLimiter(auth.maxFailuresPerMinute(), clock);
-        Optional<String> bootstrap = auth.bootstrapTokenFile().map(Authenticator::readBootstrapToken);
+        Optional<String> bootstrap = auth.bootstrapTokenFile().map(Authenticator::readBootstrapToken)
+                .or(() -> auth.bootstrapToken().map(String::strip).filter(t -> !t.isEmpty()));
         this.authenticator = new Authenticator(tokens, jwt(auth.jwt(), clock), bootstrap);
         if (tokenMode) {
             tokens.startRefresher(auth.tokenRefreshInterval());

@@ -204,8 +204,11 @@ class AccessIT {
                 .statusCode()).isEqualTo(403);
         assertThat(send(a, "GET", "/v1/topics/__consumer_offsets/partitions/0/records?offset=0", null, everything)
                 .statusCode()).isEqualTo(403);
+        // no one creates internal topics, admins included: that is a bad name (400), said before authorization
         assertThat(send(a, "POST", "/v1/topics", "{\"name\":\"__mine\",\"partitions\":1}", everything).statusCode())
-                .isEqualTo(403);
+                .isEqualTo(400);
+        assertThat(send(a, "POST", "/v1/topics", "{\"name\":\"not-mine\",\"partitions\":1}",
+                mint("m only", "create:topic:m*", null).get("token").asText()).statusCode()).isEqualTo(403);
         assertThat(send(a, "GET", "/v1/topics/__consumer_offsets", null, BOOTSTRAP).statusCode()).isEqualTo(200);
 
         String ordersOnly = mint("orders only", "fetch:topic:orders", null).get("token").asText();
@@ -225,9 +228,15 @@ class AccessIT {
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.body()).contains("tierlog_auth_failures_total{reason=\"missing\"}")
                 .contains("tierlog_auth_denied_total{operation=\"describe\"}");
+        JsonNode doomed = mint("doomed", "fetch:topic:orders", null);
+        assertThat(send(a, "DELETE", "/v1/tokens/" + doomed.get("id").asText(), null, BOOTSTRAP).statusCode())
+                .isEqualTo(204);
+        assertThat(send(a, "DELETE", "/v1/tokens/" + doomed.get("id").asText(), null, BOOTSTRAP).statusCode())
+                .as("already revoked").isEqualTo(404);
         String log = Files.readString(a.log());
         assertThat(log).contains("access denied principal=token:").contains("resource=topic:__consumer_offsets")
-                .contains("token minted id=").contains("token revoked id=").doesNotContain(BOOTSTRAP);
+                .contains("token minted id=").contains("token revoked id=" + doomed.get("id").asText())
+                .doesNotContain(BOOTSTRAP).doesNotContain(doomed.get("token").asText());
     }
 
     @Test

@@ -22,9 +22,14 @@ final class FunctionResponses {
      * {@code hot-tier-full} the {@code Retry-After}.
      */
     static APIGatewayV2HTTPResponse problem(TierlogException e) {
-        Map<String, String> headers = new java.util.HashMap<>(e.type() == ErrorType.METHOD_NOT_ALLOWED
-                ? Map.of("Content-Type", ProblemJson.MEDIA_TYPE, "Allow", ProduceRoute.ALLOWED_METHOD)
-                : Map.of("Content-Type", ProblemJson.MEDIA_TYPE));
+        Map<String, String> headers = new java.util.HashMap<>(switch (e.type()) {
+            case METHOD_NOT_ALLOWED -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE, "Allow", ProduceRoute.ALLOWED_METHOD);
+            case UNAUTHORIZED -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE,
+                    "WWW-Authenticate", "Bearer realm=\"tierlog\"");
+            case TOO_MANY_FAILURES -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE,
+                    "Retry-After", String.valueOf(e.extra().get("retryAfterSeconds")));
+            default -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE);
+        });
         e.retryAfterSeconds().ifPresent(s -> headers.put("Retry-After", Long.toString(s)));
         return response(e.type().status(), headers, ProblemJson.render(e));
     }

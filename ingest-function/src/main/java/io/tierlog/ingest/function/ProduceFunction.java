@@ -42,10 +42,18 @@ public final class ProduceFunction implements Closeable {
 
     private final IngestService ingest;
     private final RequestBodies bodies;
+    private final FunctionAccess access;
 
+    /** A function in the open {@code none} auth mode. */
     public ProduceFunction(IngestService ingest) {
+        this(ingest, Map.of());
+    }
+
+    /** A function whose auth mode and keys come from {@code env} ({@link FunctionAccess}). */
+    public ProduceFunction(IngestService ingest, Map<String, String> env) {
         this.ingest = ingest;
         this.bodies = new RequestBodies(ingest.config().maxRequestBytes());
+        this.access = new FunctionAccess(env, Clock.systemUTC());
     }
 
     /**
@@ -68,7 +76,7 @@ public final class ProduceFunction implements Closeable {
                 .addKeyValue("fsync", config.fsync().name().toLowerCase(java.util.Locale.ROOT))
                 .addKeyValue("maxRequestBytes", config.maxRequestBytes())
                 .log("ingest function initialised");
-        return new ProduceFunction(ingest);
+        return new ProduceFunction(ingest, env);
     }
 
     /** Handles one event; never throws (every failure is an HTTP answer). */
@@ -79,8 +87,11 @@ public final class ProduceFunction implements Closeable {
             MDC.put("apiRequestId", event.getRequestContext().getRequestId());
         }
         try {
+            // who, then where, then whether: 401 before 404, as the index-service answers
+            io.tierlog.access.Principal caller = access.authenticate(event);
             String topic = ProduceRoute.topicOf(event);
             MDC.put("topic", topic);
+            access.authorizeProduce(caller, topic);
             byte[] answer = switch (bodies.formatOf(event.getHeaders())) {
                 case JSON -> produceJson(topic, event, started);
                 case RECORD_BATCHES -> produceBatches(topic, event, started);

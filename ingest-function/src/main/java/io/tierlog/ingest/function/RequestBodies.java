@@ -36,7 +36,7 @@ final class RequestBodies {
 
     /**
      * The body format named by Content-Type (header names compared case-insensitively; API Gateway lowercases
-     * them, direct invocations may not): absent or JSON ({@code application/json} or any {@code +json} type) is
+     * them, direct invocations may not): JSON ({@code application/json} or any {@code +json} type) is
      * {@link Format#JSON}, as the index-service's {@code @Consumes(application/json)} answers;
      * {@value #RECORD_BATCHES} (any case, parameters ignored) is {@link Format#RECORD_BATCHES}; anything else is
      * 415 {@code unsupported-media-type} naming {@code Content-Type}.
@@ -44,7 +44,9 @@ final class RequestBodies {
     Format formatOf(Map<String, String> headers) {
         String contentType = header(headers, "content-type");
         if (contentType == null) {
-            return Format.JSON;
+            // a body without a type is what a browser may post cross-origin unasked (docs/security.md)
+            throw new TierlogException(ErrorType.UNSUPPORTED_MEDIA_TYPE, "Content-Type is required: application/json or "
+                    + RECORD_BATCHES, Map.of("field", "Content-Type"));
         }
         String media = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
         if (media.equals("application/json") || media.endsWith("+json")) {
