@@ -191,7 +191,7 @@ public class GroupsResource {
         if (d.isPresent() && !d.get().members().isEmpty()) {
             return HeartbeatJson.description(d.get());
         }
-        if (d.isEmpty() && groups.offsets(group).isEmpty()) {
+        if (groups.offsets(group).isEmpty()) {
             throw unknownGroup(group);
         }
         return HeartbeatJson.description(new GroupDescription(group, GroupDescription.State.EMPTY,

@@ -3,6 +3,8 @@ package io.tierlog.service.groups;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
+import io.tierlog.service.ops.LogGauges;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -19,6 +21,8 @@ import static org.hamcrest.Matchers.not;
 /** Consumer groups that share work (api.md), over a real socket: members split a topic, join, leave, expire, fence. */
 @QuarkusTest
 class GroupMembershipApiTest {
+    @Inject
+    LogGauges gauges;
 
     /** A consumer as the protocol asks: it owns what its last answer gave it. */
     static final class Member {
@@ -227,6 +231,10 @@ class GroupMembershipApiTest {
         long lagMs = lag.getLong("partitions[0].lagMs");
         assertThat(lagMs).isBetween(0L, System.currentTimeMillis() - before + 1);
         assertThat(lag.getLong("partitions[0].lag")).isEqualTo(2);
+        gauges.refresh();
+        assertThat(given().get("/q/metrics").then().statusCode(200).extract().asString())
+                .containsPattern("tierlog_group_lag_seconds\\{group=\"" + group + "\",partition=\"0\",topic=\"" + topic
+                        + "\"} [0-9.E-]+");
         given().contentType("application/json").body("{\"offsets\":[{\"topic\":\"" + topic + "\",\"partition\":0,\"offset\":2}]}")
                 .put(path).then().statusCode(204);
         given().get("/v1/groups/" + group + "/lag").then().statusCode(200).body("partitions[0].lagMs", equalTo(0));

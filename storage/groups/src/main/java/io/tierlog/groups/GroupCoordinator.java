@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -125,16 +126,19 @@ public final class GroupCoordinator {
     }
 
     /** The group's members and assignment (expired members left out), or empty when it has no state. */
-    public java.util.Optional<GroupDescription> describe(String group) {
+    public Optional<GroupDescription> describe(String group) {
         Names.requireValidGroup(group);
+        if (!store.exists(group)) {
+            return Optional.empty(); // a look at a group that never had members creates nothing
+        }
         return store.update(group, s -> {
             if (expire(s, clock.millis())) {
                 retarget(s);
             }
             if (s.members.isEmpty() && s.groupEpoch == 0) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
-            return java.util.Optional.of(describe(group, s));
+            return Optional.of(describe(group, s));
         });
     }
 

@@ -58,7 +58,7 @@ public final class GroupStateStore {
         Path dir = root.resolve(Names.requireValidGroup(group));
         try {
             Files.createDirectories(dir);
-            ReentrantLock mutex = JVM_MUTEXES.computeIfAbsent(dir.toAbsolutePath().normalize(), k -> new ReentrantLock());
+            ReentrantLock mutex = JVM_MUTEXES.computeIfAbsent(dir.toRealPath(), k -> new ReentrantLock());
             mutex.lock();
             try (FileChannel lockFile = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE);
@@ -84,6 +84,11 @@ public final class GroupStateStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot update the state of group " + group, e);
         }
+    }
+
+    /** Whether the group has a state file (a read without the lock: a hint, not a decision). */
+    boolean exists(String group) {
+        return Files.exists(root.resolve(Names.requireValidGroup(group)).resolve("state.json"));
     }
 
     private static byte[] read(Path file) throws IOException {

@@ -26,7 +26,7 @@ import java.util.TreeSet;
  * partition it owns and commits after each one through {@link GroupCoordinator#commitAs} (the commit is a file per
  * partition, standing in for {@code __consumer_offsets}). It logs, flushed per line:
  * {@code G p micros} when it starts owning p, {@code R p micros} when it stops, {@code P p offset} per record
- * processed, {@code C p next} per commit. It leaves and exits when its stdin closes.
+ * processed, {@code C p next} per commit, {@code F p offset type} per refused commit. It leaves and exits when its stdin closes.
  *
  * <p>Args: dataDir name sessionTimeoutMs log
  */
@@ -110,7 +110,8 @@ public final class ConsumerMain {
                             () -> AtomicFiles.replace(commitFile(dir, p), Long.toString(offset + 1).getBytes(StandardCharsets.UTF_8)));
                     log.println("C " + p + " " + (offset + 1));
                 } catch (TierlogException e) {
-                    release(log, owns); // fenced: drop everything, heartbeat again at once
+                    log.println("F " + p + " " + offset + " " + e.type().slug());
+                    release(log, owns); // fenced or expired: drop everything, heartbeat again at once
                     epoch = 0;
                     nextHeartbeat = System.nanoTime();
                     break;
