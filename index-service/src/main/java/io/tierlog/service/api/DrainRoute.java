@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Once the service is stopping ({@link #drain}, on SIGTERM), answers every new request 503
  * {@code service-stopping} with {@code Retry-After: 1} and {@code Connection: close}, before any other route
- * (authentication included) and without reading its body: nothing of it is done, so a retry elsewhere is safe.
+ * (authentication included); its body is read and dropped first, so that the answer is not lost to a reset.
+ * Nothing of the request is done, so a retry elsewhere is safe.
  * Quarkus' graceful shutdown by itself keeps serving new requests while it waits for those in flight, and a
  * producer that keeps sending would then meet the closing server mid-request. Requests already past this route
  * are answered normally. Thread-safe.
@@ -36,7 +37,7 @@ public class DrainRoute {
             return;
         }
         ctx.response().putHeader("Connection", "close");
-        ProblemMapper.respond(ctx.response(), new TierlogException(ErrorType.SERVICE_STOPPING,
+        ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.SERVICE_STOPPING,
                 "the service is stopping; retry the request (nothing of it was done)",
                 Map.of(TierlogException.RETRY_AFTER_SECONDS, 1L)));
     }

@@ -65,11 +65,28 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
     }
 
     /**
-     * A 5xx, except backpressure: 503 {@code hot-tier-full} is the service working as designed, and
-     * {@link io.tierlog.ingest.ProduceAdmission} logs each episode once at WARN rather than every refused request.
+     * A 5xx, except backpressure and stopping: 503 {@code hot-tier-full} and {@code service-stopping} are the
+     * service working as designed ({@link io.tierlog.ingest.ProduceAdmission} logs each episode once at WARN).
      */
     private static boolean needsAPerson(Problem problem) {
-        return problem.status() >= 500 && problem.type() != ErrorType.HOT_TIER_FULL;
+        return problem.status() >= 500 && problem.type() != ErrorType.HOT_TIER_FULL
+                && problem.type() != ErrorType.SERVICE_STOPPING;
+    }
+
+    /**
+     * {@link #respond} once the request's body has been read and dropped: a server that answers and closes while
+     * body bytes are still unread makes the kernel reset the connection, and the client may then lose the answer.
+     */
+    static void respondAfterBody(io.vertx.ext.web.RoutingContext ctx, Throwable thrown) {
+        io.vertx.core.http.HttpServerRequest request = ctx.request();
+        if (request.isEnded()) {
+            respond(ctx.response(), thrown);
+            return;
+        }
+        request.handler(ignored -> { });
+        request.exceptionHandler(ignored -> { });
+        request.endHandler(v -> respond(ctx.response(), thrown));
+        request.resume();
     }
 
     static Throwable unwrap(Throwable e) {

@@ -23,7 +23,7 @@ import java.util.Optional;
  * {@code POST .../records}) and {@code tierlog.quota.fetch-bytes-per-second} (response bytes of
  * {@code GET .../partitions/{p}/records}, JSON or record batches), each unlimited when unset; see
  * {@link ByteRateQuota} for the semantics. A principal over its quota gets 429 {@code quota-exceeded} with
- * {@code Retry-After} before anything of its request is read, appended or fetched. SSE streams are checked when they
+ * {@code Retry-After}; nothing of its request is parsed, appended or fetched. SSE streams are checked when they
  * open, but the bytes they send are not counted.
  *
  * <p>The principal is what the authentication filter put under {@value #PRINCIPAL_KEY} in the routing context
@@ -106,11 +106,8 @@ public class QuotaRoute {
         }
         rejected.increment();
         long seconds = wait.get().toSeconds();
-        if (!ctx.request().isEnded()) {
-            // The body is not read, so the connection cannot be reused.
-            ctx.response().putHeader("Connection", "close");
-        }
-        ProblemMapper.respond(ctx.response(), new TierlogException(ErrorType.QUOTA_EXCEEDED, what
+        // The body is read and dropped (never parsed or appended), so the connection stays usable.
+        ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED, what
                 + " byte-rate quota of " + quota.bytesPerSecond() + " bytes per second exceeded; retry after "
                 + seconds + " s", Map.of("quota", what, "bytesPerSecond", quota.bytesPerSecond(),
                 TierlogException.RETRY_AFTER_SECONDS, seconds)));

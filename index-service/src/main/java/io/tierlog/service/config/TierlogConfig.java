@@ -96,8 +96,8 @@ public interface TierlogConfig {
 
         /**
          * Bytes of sealed hot segments awaiting upload above which the backlog is reported (metric
-         * {@code tierlog_tiering_pending_bytes}, readiness detail, WARN). Nothing is deleted and produce keeps
-         * working; the hot segments are kept until they are uploaded.
+         * {@code tierlog_tiering_pending_bytes}, readiness detail, WARN) and produce is refused with 503
+         * {@code hot-tier-full} until it is back under; nothing is deleted, the hot segments are kept until uploaded.
          */
         @WithDefault("10737418240")
         long maxPendingBytes();

@@ -115,6 +115,7 @@ class GracefulShutdownIT {
                     }
                     if (o.unanswered()) {
                         unansweredProduces.incrementAndGet();
+                        System.out.println("unanswered produce: " + o);
                     } else if (o.refused()) {
                         refusedProduces.incrementAndGet();
                     } else {

@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.fail;
  * <p>Asserted: the process exits within {@link #STOP_BOUND} (in this test 0.28 to 0.55 s after SIGTERM, on the shared
  * 2-core machine at load average 8 to 10) with 143 (Quarkus' SIGTERM exit) or 0; both streams end (end of stream or
  * a reset, not a client timeout); the long-poll is answered or its connection closed within the bound instead of
- * waiting out its 30 s (today: closed, as Quarkus closes the HTTP server before the service's own stop steps); the
+ * waiting out its 30 s (answered 200 since the drain on SIGTERM, GracefulShutdownIT); the
  * service logged its own stop step and "stopped in"; and the log has no ERROR line and no stack trace (a read racing
  * the RocksDB close, a task rejected by a stopped pool, a JVM crash would each leave one).
  *

@@ -99,10 +99,6 @@ public final class IngestService implements Closeable {
         return config;
     }
 
-    public ProduceAdmission admission() {
-        return admission;
-    }
-
     /** Produces a raw request body: size limit, JSON parsing, then {@link #produce(String, ProduceRequest)}. */
     public ProduceResult produce(String topic, byte[] body) {
         Names.requireValidTopic(topic);

@@ -54,7 +54,8 @@ import java.util.random.RandomGenerator;
  * When the store is unavailable the pass stops, and the next pass waits an exponentially growing, fully jittered
  * delay ({@link Backoff}, measured on the injected clock: nothing sleeps, the hot tier is never blocked). The hot
  * segments stay until they are committed; when their bytes exceed {@link TieringConfig#maxPendingBytes()} the
- * backlog is reported ({@link TieringStats#backlogExceeded()}, a WARN) and produce keeps working.
+ * backlog is reported ({@link TieringStats#backlogExceeded()}, a WARN), and the service's produce admission
+ * refuses appends with 503 {@code hot-tier-full} until the backlog is back under the limit.
  *
  * <p>Thread-safe: passes are serialized (a manual pass and the scheduler's never interleave).
  */
@@ -323,8 +324,8 @@ public final class Tierer {
         boolean exceeded = bytes > config.maxPendingBytes();
         if (exceeded && !stats.backlogExceeded()) {
             LOG.warn("tiering backlog of {} bytes in {} sealed segments exceeds tierlog.tiering.max-pending-bytes = {};"
-                    + " produce continues and the hot segments are kept until they are uploaded", bytes, segments,
-                    config.maxPendingBytes());
+                    + " produce is refused (503 hot-tier-full) and the hot segments are kept until they are uploaded",
+                    bytes, segments, config.maxPendingBytes());
         } else if (!exceeded && stats.backlogExceeded()) {
             LOG.info("tiering backlog back to {} bytes, below the limit of {}", bytes, config.maxPendingBytes());
         }
