@@ -54,6 +54,8 @@ public interface TierlogConfig {
 
     Groups groups();
 
+    Kafka kafka();
+
     interface Cold {
         /** {@code filesystem} (the embedded default) or {@code s3}. */
         @WithDefault("filesystem")
@@ -154,5 +156,27 @@ public interface TierlogConfig {
         /** Partitions of the internal {@code __consumer_offsets} topic, created on first start. */
         @WithDefault("16")
         int offsetsTopicPartitions();
+    }
+
+    /** The Kafka wire-protocol listener (docs/kafka.md). */
+    interface Kafka {
+        /** False: no listener is opened. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** TCP port; 0 picks a free one (tests), which Metadata then advertises. */
+        @WithDefault("9092")
+        int port();
+
+        /** Interface the listener binds to. */
+        @WithDefault("0.0.0.0")
+        String host();
+
+        /** Host name given to clients in Metadata; unset: the bind host, or this machine's name for 0.0.0.0. */
+        Optional<String> advertisedHost();
+
+        /** The largest request frame read; a larger one closes the connection before it is buffered. */
+        @WithDefault("104857600")
+        int maxRequestBytes();
     }
 }
