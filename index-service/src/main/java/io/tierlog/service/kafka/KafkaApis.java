@@ -21,6 +21,7 @@ import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
@@ -91,7 +92,7 @@ public class KafkaApis {
         Map<ApiKeys, Short> m = new EnumMap<>(ApiKeys.class);
         for (ApiKeys k : List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
                 ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.DESCRIBE_CLUSTER,
-                ApiKeys.FIND_COORDINATOR)) {
+                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -177,6 +178,7 @@ public class KafkaApis {
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             case CREATE_TOPICS -> on(workers, () -> cluster.createTopics((CreateTopicsRequest) request, version));
             case DELETE_TOPICS -> on(workers, () -> cluster.deleteTopics((DeleteTopicsRequest) request, version));
+            case DESCRIBE_CONFIGS -> on(reads, () -> cluster.describeConfigs((DescribeConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(describeCluster());
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
             case OFFSET_COMMIT -> on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));

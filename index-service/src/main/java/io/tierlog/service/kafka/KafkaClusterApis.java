@@ -8,6 +8,11 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.api.TopicAdmin;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
@@ -28,7 +33,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Metadata, CreateTopics and DeleteTopics over the same {@link TopicStore} and {@link TopicAdmin} as HTTP. This
+ * Metadata, CreateTopics, DeleteTopics and DescribeConfigs over the same {@link TopicStore} and {@link TopicAdmin} as HTTP. This
  * instance is the only broker and leads every partition (leader epoch unknown, -1, so clients skip epoch
  * validation); topics are never created by Metadata (auto-create is off). Blocking: runs on a pool thread.
  */
@@ -162,5 +167,43 @@ public class KafkaClusterApis {
             out.responses().add(result);
         }
         return new DeleteTopicsResponse(out);
+    }
+
+    /**
+     * Every topic config with its value and whether it is the default, as Kafka lists them; a broker (this
+     * instance) has no configs to list. Other resource types are INVALID_REQUEST.
+     */
+    DescribeConfigsResponse describeConfigs(DescribeConfigsRequest request) {
+        DescribeConfigsResponseData out = new DescribeConfigsResponseData();
+        for (DescribeConfigsRequestData.DescribeConfigsResource asked : request.data().resources()) {
+            DescribeConfigsResponseData.DescribeConfigsResult result = new DescribeConfigsResponseData.DescribeConfigsResult()
+                    .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
+            try {
+                if (asked.resourceType() == ConfigResource.Type.TOPIC.id()) {
+                    Map<String, Long> values = kafkaTopics.byName(asked.resourceName()).config().toMap();
+                    Map<String, Long> defaults = TopicConfig.DEFAULTS.toMap();
+                    values.forEach((key, value) -> {
+                        if (asked.configurationKeys() == null || asked.configurationKeys().contains(key)) {
+                            boolean isDefault = value.equals(defaults.get(key));
+                            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                                    .setName(key).setValue(Long.toString(value)).setReadOnly(false)
+                                    .setConfigSource(isDefault ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id()
+                                            : DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id())
+                                    .setConfigType(key.equals(TopicConfig.MAX_MESSAGE_BYTES)
+                                            ? DescribeConfigsResponse.ConfigType.INT.id()
+                                            : DescribeConfigsResponse.ConfigType.LONG.id())
+                                    .setIsSensitive(false));
+                        }
+                    });
+                } else if (asked.resourceType() != ConfigResource.Type.BROKER.id()) {
+                    result.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("only topic and broker configs are described");
+                }
+            } catch (RuntimeException e) {
+                result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));
+            }
+            out.results().add(result);
+        }
+        return new DescribeConfigsResponse(out);
     }
 }
