@@ -104,6 +104,7 @@ class IndexLossIT {
         Path log = work.resolve(name + ".log");
         app = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
                 "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
+                "-Dtierlog.kafka.port=0", "-Dtierlog.kafka.host=127.0.0.1",
                 "-Dtierlog.data-dir=" + work.resolve("hot"), "-Dtierlog.index-dir=" + index,
                 "-Dtierlog.cold.filesystem.dir=" + work.resolve("cold"), "-Dtierlog.fsync=never",
                 "-jar", jar).redirectErrorStream(true).redirectOutput(log.toFile()).start();

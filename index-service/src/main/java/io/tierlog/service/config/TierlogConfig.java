@@ -65,6 +65,8 @@ public interface TierlogConfig {
 
     Shutdown shutdown();
 
+    Kafka kafka();
+
     interface Cold {
         /** {@code filesystem} (the embedded default) or {@code s3}. */
         @WithDefault("filesystem")
@@ -246,5 +248,27 @@ public interface TierlogConfig {
     interface Cors {
         /** Origins allowed to call from a browser ({@code https://app.example.com}, or {@code *}); empty: none. */
         Optional<java.util.List<String>> origins();
+    }
+
+    /** The Kafka wire-protocol listener (docs/kafka.md). */
+    interface Kafka {
+        /** False: no listener is opened. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** TCP port; 0 picks a free one (tests), which Metadata then advertises. */
+        @WithDefault("9092")
+        int port();
+
+        /** Interface the listener binds to. */
+        @WithDefault("0.0.0.0")
+        String host();
+
+        /** Host name given to clients in Metadata; unset: the bind host, or this machine's name for 0.0.0.0. */
+        Optional<String> advertisedHost();
+
+        /** The largest request frame read; a larger one closes the connection before it is buffered. */
+        @WithDefault("104857600")
+        int maxRequestBytes();
     }
 }

@@ -36,6 +36,7 @@ record PackagedService(Process process, int port, Path log) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
+                "-Dtierlog.kafka.port=0", "-Dtierlog.kafka.host=127.0.0.1",
                 "-Dtierlog.data-dir=" + dataDir, "-Dtierlog.index-dir=" + work.resolve("index"),
                 "-Dtierlog.cold.filesystem.dir=" + work.resolve("cold"), "-Dtierlog.fsync=never"));
         cmd.addAll(List.of(properties));

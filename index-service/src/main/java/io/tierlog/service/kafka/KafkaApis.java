@@ -1,0 +1,248 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.ServiceThreads;
+import io.tierlog.service.config.TierlogConfig;
+import io.vertx.core.Vertx;
+import jakarta.inject.Singleton;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.jboss.logging.Logger;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
+
+/**
+ * Parses one Kafka request frame with kafka-clients' own classes, answers it, and encodes the answer
+ * ({@link Frames}). Every API and version listed in {@link #SUPPORTED} is answered; any other known API is answered
+ * with {@code UNSUPPORTED_VERSION} (ApiVersions at a version above ours with its version-0 answer, as Kafka does),
+ * so a client never loses its connection over an API it probes.
+ *
+ * <p>Threads: called on a connection's event loop. Nothing here blocks it: reads (fetch, list offsets, metadata)
+ * run on {@link ServiceThreads#reads()}, appends and topic changes on Quarkus' worker pool. The returned future
+ * completes on whichever thread finished the work, with the encoded response frame, or {@code null} when Kafka sends
+ * none (produce with acks=0). Thread-safe.
+ */
+@Singleton
+public class KafkaApis {
+    private static final Logger LOG = Logger.getLogger(KafkaApis.class);
+
+    /** What this listener implements: API → highest version (lowest = kafka-clients' oldest). */
+    static final Map<ApiKeys, Short> SUPPORTED = supported();
+
+    private final KafkaProduce produce;
+    private final KafkaFetch fetch;
+    private final KafkaClusterApis cluster;
+    private final KafkaGroupOffsets groupOffsets;
+    private final Executor reads;
+    private final Executor workers;
+    private final String clusterId;
+    private volatile Broker broker = new Broker(0, "localhost", -1);
+
+    public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
+                     ServiceThreads threads, Vertx vertx, TierlogConfig config) {
+        this.produce = produce;
+        this.fetch = fetch;
+        this.cluster = cluster;
+        this.groupOffsets = groupOffsets;
+        this.reads = threads.reads();
+        this.workers = task -> vertx.executeBlocking(() -> {
+            task.run();
+            return null;
+        }, false);
+        // Stable for a data directory, so clients that remember a cluster id see the same one after a restart.
+        UUID id = UUID.nameUUIDFromBytes(config.dataDir().toAbsolutePath().normalize().toString()
+                .getBytes(StandardCharsets.UTF_8));
+        this.clusterId = new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
+    }
+
+    private static Map<ApiKeys, Short> supported() {
+        Map<ApiKeys, Short> m = new EnumMap<>(ApiKeys.class);
+        for (ApiKeys k : List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
+                ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.DESCRIBE_CLUSTER,
+                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS)) {
+            m.put(k, k.latestVersion());
+        }
+        // Versions 10+ name topics by id; by name is what we implement.
+        m.put(ApiKeys.OFFSET_COMMIT, (short) Math.min(9, ApiKeys.OFFSET_COMMIT.latestVersion()));
+        m.put(ApiKeys.OFFSET_FETCH, (short) Math.min(9, ApiKeys.OFFSET_FETCH.latestVersion()));
+        return m;
+    }
+
+    void serveAs(Broker broker) {
+        this.broker = broker;
+        cluster.serveAs(broker, clusterId);
+    }
+
+    /** A frame that is not a Kafka request this listener can read: its connection is closed. */
+    static final class MalformedRequest extends Exception {
+        MalformedRequest(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** @param frame one request without its size prefix */
+    CompletableFuture<ByteBuffer> handle(ByteBuffer frame) throws MalformedRequest {
+        RequestHeader header;
+        try {
+            header = RequestHeader.parse(frame);
+        } catch (RuntimeException e) {
+            throw new MalformedRequest("unreadable request header: " + e.getMessage());
+        }
+        ApiKeys api = header.apiKey();
+        short version = header.apiVersion();
+        if (api == ApiKeys.API_VERSIONS && !supports(api, version)) {
+            // Kafka's rule (KIP-511): an unknown ApiVersions version is answered at version 0, listing ours.
+            return CompletableFuture.completedFuture(Frames.encode(header.toResponseHeader(),
+                    apiVersions(Errors.UNSUPPORTED_VERSION), (short) 0));
+        }
+        if (!api.isVersionSupported(version)) {
+            throw new MalformedRequest(api + " version " + version + " is unknown to this listener's kafka-clients");
+        }
+        AbstractRequest request;
+        try {
+            request = AbstractRequest.parseRequest(api, version, new ByteBufferAccessor(frame)).request;
+        } catch (RuntimeException e) {
+            throw new MalformedRequest("unreadable " + api + " v" + version + " request: " + e.getMessage());
+        }
+        CompletableFuture<Reply> reply;
+        if (!supports(api, version)) {
+            reply = CompletableFuture.completedFuture(new Reply(request.getErrorResponse(0,
+                    new UnsupportedVersionException(api + " v" + version + " is not supported by Tierlog"))));
+        } else {
+            try {
+                reply = dispatch(request, version);
+            } catch (RuntimeException e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+        }
+        return reply.handle((r, error) -> {
+            if (error != null) {
+                if (!(KafkaErrors.unwrap(error) instanceof org.apache.kafka.common.errors.ApiException)
+                        && !(KafkaErrors.unwrap(error) instanceof io.tierlog.log.TierlogException)) {
+                    LOG.warnf(error, "Kafka %s v%d from %s failed", api, version, header.clientId());
+                }
+                r = new Reply(request.getErrorResponse(0, KafkaErrors.exception(error)));
+            }
+            try {
+                return r.body() == null ? null : Frames.encode(header.toResponseHeader(), r.body(), version);
+            } finally {
+                r.release().run();
+            }
+        });
+    }
+
+    private static boolean supports(ApiKeys api, short version) {
+        Short max = SUPPORTED.get(api);
+        return max != null && version >= api.oldestVersion() && version <= max;
+    }
+
+    private CompletableFuture<Reply> dispatch(AbstractRequest request, short version) {
+        return switch (request.apiKey()) {
+            case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
+            case METADATA -> on(reads, () -> cluster.metadata((MetadataRequest) request, version));
+            case PRODUCE -> produce.produce((ProduceRequest) request, version, workers);
+            case FETCH -> fetch.fetch((FetchRequest) request, version);
+            case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
+            case CREATE_TOPICS -> on(workers, () -> cluster.createTopics((CreateTopicsRequest) request, version));
+            case DELETE_TOPICS -> on(workers, () -> cluster.deleteTopics((DeleteTopicsRequest) request, version));
+            case DESCRIBE_CONFIGS -> on(reads, () -> cluster.describeConfigs((DescribeConfigsRequest) request));
+            case DESCRIBE_CLUSTER -> done(describeCluster());
+            case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
+            case OFFSET_COMMIT -> on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
+            case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));
+            default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
+        };
+    }
+
+    private static CompletableFuture<Reply> done(AbstractResponse response) {
+        return CompletableFuture.completedFuture(new Reply(response));
+    }
+
+    private static CompletableFuture<Reply> on(Executor executor, Supplier<AbstractResponse> work) {
+        return CompletableFuture.supplyAsync(() -> new Reply(work.get()), executor);
+    }
+
+    static ApiVersionsResponseData apiVersions(Errors error) {
+        ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
+        SUPPORTED.forEach((api, max) -> keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(api.id)
+                .setMinVersion(api.oldestVersion()).setMaxVersion(max)));
+        return new ApiVersionsResponseData().setErrorCode(error.code()).setApiKeys(keys).setThrottleTimeMs(0);
+    }
+
+    private DescribeClusterResponse describeCluster() {
+        Broker b = broker;
+        DescribeClusterResponseData.DescribeClusterBrokerCollection brokers =
+                new DescribeClusterResponseData.DescribeClusterBrokerCollection();
+        brokers.add(new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(b.nodeId()).setHost(b.host())
+                .setPort(b.port()).setRack(null));
+        return new DescribeClusterResponse(new DescribeClusterResponseData().setClusterId(clusterId)
+                .setControllerId(b.nodeId()).setBrokers(brokers));
+    }
+
+    /** This node coordinates every group; transactions have no coordinator here. */
+    private FindCoordinatorResponse findCoordinator(FindCoordinatorRequest request, short version) {
+        Broker b = broker;
+        FindCoordinatorRequestData data = request.data();
+        if (version < 4) {
+            FindCoordinatorResponseData out = new FindCoordinatorResponseData();
+            if (data.keyType() != 0) {
+                out.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1);
+            } else {
+                out.setErrorCode(Errors.NONE.code()).setNodeId(b.nodeId()).setHost(b.host()).setPort(b.port());
+            }
+            return new FindCoordinatorResponse(out);
+        }
+        List<FindCoordinatorResponseData.Coordinator> coordinators = new ArrayList<>();
+        for (String key : data.coordinatorKeys()) {
+            FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator().setKey(key);
+            if (data.keyType() != 0) {
+                c.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1);
+            } else {
+                c.setNodeId(b.nodeId()).setHost(b.host()).setPort(b.port());
+            }
+            coordinators.add(c);
+        }
+        return new FindCoordinatorResponse(new FindCoordinatorResponseData().setCoordinators(coordinators));
+    }
+
+    /** A response and what to give back once it is encoded (the pooled memory of fetched batches). */
+    record Reply(ApiMessage body, Runnable release) {
+        Reply(AbstractResponse response) {
+            this(response == null ? null : response.data(), () -> {
+            });
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.topic.TopicConfig;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.api.TopicAdmin;
+import jakarta.inject.Singleton;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsResponse;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.CreateTopicsResponseData;
+import org.apache.kafka.common.message.DeleteTopicsRequestData;
+import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Metadata, CreateTopics, DeleteTopics and DescribeConfigs over the same {@link TopicStore} and {@link TopicAdmin} as HTTP. This
+ * instance is the only broker and leads every partition (leader epoch unknown, -1, so clients skip epoch
+ * validation); topics are never created by Metadata (auto-create is off). Blocking: runs on a pool thread.
+ */
+@Singleton
+public class KafkaClusterApis {
+    private final TopicStore topics;
+    private final TopicAdmin admin;
+    private final KafkaTopics kafkaTopics;
+    private volatile Broker broker = new Broker(0, "localhost", -1);
+    private volatile String clusterId = "";
+
+    public KafkaClusterApis(TopicStore topics, TopicAdmin admin) {
+        this.topics = topics;
+        this.admin = admin;
+        this.kafkaTopics = new KafkaTopics(topics);
+    }
+
+    void serveAs(Broker broker, String clusterId) {
+        this.broker = broker;
+        this.clusterId = clusterId;
+    }
+
+    MetadataResponse metadata(MetadataRequest request, short version) {
+        Broker b = broker;
+        MetadataResponseData out = new MetadataResponseData().setClusterId(clusterId).setControllerId(b.nodeId());
+        out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(b.nodeId()).setHost(b.host())
+                .setPort(b.port()).setRack(null));
+        MetadataRequestData data = request.data();
+        if (data.topics() == null) {
+            for (TopicMetadata t : admin.listPublic()) {
+                out.topics().add(describe(t, version));
+            }
+        } else {
+            for (MetadataRequestData.MetadataRequestTopic asked : data.topics()) {
+                try {
+                    out.topics().add(describe(kafkaTopics.resolve(asked.name(), asked.topicId()), version));
+                } catch (RuntimeException e) {
+                    MetadataResponseData.MetadataResponseTopic missing = new MetadataResponseData.MetadataResponseTopic()
+                            .setName(asked.name()).setErrorCode(KafkaErrors.of(e).code());
+                    if (version >= 10 && asked.topicId() != null) {
+                        missing.setTopicId(asked.topicId());
+                    }
+                    out.topics().add(missing);
+                }
+            }
+        }
+        return new MetadataResponse(out, version);
+    }
+
+    private MetadataResponseData.MetadataResponseTopic describe(TopicMetadata t, short version) {
+        int node = broker.nodeId();
+        MetadataResponseData.MetadataResponseTopic topic = new MetadataResponseData.MetadataResponseTopic()
+                .setName(t.name()).setIsInternal(false);
+        if (version >= 10) {
+            topic.setTopicId(KafkaTopics.idOf(t));
+        }
+        for (int p = 0; p < t.partitions(); p++) {
+            topic.partitions().add(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p)
+                    .setLeaderId(node).setLeaderEpoch(-1).setReplicaNodes(List.of(node)).setIsrNodes(List.of(node))
+                    .setOfflineReplicas(List.of()));
+        }
+        return topic;
+    }
+
+    CreateTopicsResponse createTopics(CreateTopicsRequest request, short version) {
+        CreateTopicsRequestData data = request.data();
+        CreateTopicsResponseData out = new CreateTopicsResponseData();
+        for (CreateTopicsRequestData.CreatableTopic asked : data.topics()) {
+            CreateTopicsResponseData.CreatableTopicResult result = new CreateTopicsResponseData.CreatableTopicResult()
+                    .setName(asked.name());
+            int partitions = asked.numPartitions() == -1 ? 1 : asked.numPartitions();
+            try {
+                if (asked.replicationFactor() != 1 && asked.replicationFactor() != -1) {
+                    result.setErrorCode(Errors.INVALID_REPLICATION_FACTOR.code()).setErrorMessage(
+                            "replication factor must be 1 or -1: durability is the volume's and the object store's");
+                } else if (!asked.assignments().isEmpty()) {
+                    result.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("manual replica assignment is not supported");
+                } else if (partitions < 1 || partitions > TopicMetadata.MAX_PARTITIONS) {
+                    result.setErrorCode(Errors.INVALID_PARTITIONS.code())
+                            .setErrorMessage("partitions must be in 1.." + TopicMetadata.MAX_PARTITIONS + ": " + partitions);
+                } else {
+                    Map<String, String> config = new LinkedHashMap<>();
+                    asked.configs().forEach(c -> config.put(c.name(), c.value()));
+                    if (data.validateOnly()) {
+                        TopicAdmin.requirePublic(asked.name());
+                        TopicConfig.DEFAULTS.with(config);
+                        if (topics.find(asked.name()).isPresent()) {
+                            throw new TierlogException(ErrorType.TOPIC_EXISTS, "topic '" + asked.name() + "' exists");
+                        }
+                    } else {
+                        TopicMetadata created = admin.create(asked.name(), partitions, config);
+                        if (version >= 7) {
+                            result.setTopicId(KafkaTopics.idOf(created));
+                        }
+                    }
+                    result.setNumPartitions(partitions).setReplicationFactor((short) 1);
+                }
+            } catch (RuntimeException e) {
+                result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));
+            }
+            out.topics().add(result);
+        }
+        return new CreateTopicsResponse(out);
+    }
+
+    DeleteTopicsResponse deleteTopics(DeleteTopicsRequest request, short version) {
+        DeleteTopicsRequestData data = request.data();
+        List<DeleteTopicsRequestData.DeleteTopicState> asked = new ArrayList<>(data.topics());
+        data.topicNames().forEach(n -> asked.add(new DeleteTopicsRequestData.DeleteTopicState().setName(n)));
+        DeleteTopicsResponseData out = new DeleteTopicsResponseData();
+        for (DeleteTopicsRequestData.DeleteTopicState one : asked) {
+            DeleteTopicsResponseData.DeletableTopicResult result = new DeleteTopicsResponseData.DeletableTopicResult()
+                    .setName(one.name());
+            if (version >= 6 && one.topicId() != null && !Uuid.ZERO_UUID.equals(one.topicId())) {
+                result.setTopicId(one.topicId());
+            }
+            try {
+                TopicMetadata topic = kafkaTopics.resolve(one.name(), one.topicId());
+                result.setName(topic.name());
+                if (version >= 6) {
+                    result.setTopicId(KafkaTopics.idOf(topic));
+                }
+                admin.delete(topic.name());
+            } catch (RuntimeException e) {
+                result.setErrorCode(KafkaErrors.of(e).code());
+                if (version >= 5) {
+                    result.setErrorMessage(KafkaErrors.message(e));
+                }
+            }
+            out.responses().add(result);
+        }
+        return new DeleteTopicsResponse(out);
+    }
+
+    /**
+     * Every topic config with its value and whether it is the default, as Kafka lists them; a broker (this
+     * instance) has no configs to list. Other resource types are INVALID_REQUEST.
+     */
+    DescribeConfigsResponse describeConfigs(DescribeConfigsRequest request) {
+        DescribeConfigsResponseData out = new DescribeConfigsResponseData();
+        for (DescribeConfigsRequestData.DescribeConfigsResource asked : request.data().resources()) {
+            DescribeConfigsResponseData.DescribeConfigsResult result = new DescribeConfigsResponseData.DescribeConfigsResult()
+                    .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
+            try {
+                if (asked.resourceType() == ConfigResource.Type.TOPIC.id()) {
+                    Map<String, Long> values = kafkaTopics.byName(asked.resourceName()).config().toMap();
+                    Map<String, Long> defaults = TopicConfig.DEFAULTS.toMap();
+                    values.forEach((key, value) -> {
+                        if (asked.configurationKeys() == null || asked.configurationKeys().contains(key)) {
+                            boolean isDefault = value.equals(defaults.get(key));
+                            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                                    .setName(key).setValue(Long.toString(value)).setReadOnly(false)
+                                    .setConfigSource(isDefault ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id()
+                                            : DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id())
+                                    .setConfigType(key.equals(TopicConfig.MAX_MESSAGE_BYTES)
+                                            ? DescribeConfigsResponse.ConfigType.INT.id()
+                                            : DescribeConfigsResponse.ConfigType.LONG.id())
+                                    .setIsSensitive(false));
+                        }
+                    });
+                } else if (asked.resourceType() != ConfigResource.Type.BROKER.id()) {
+                    result.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("only topic and broker configs are described");
+                }
+            } catch (RuntimeException e) {
+                result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));
+            }
+            out.results().add(result);
+        }
+        return new DescribeConfigsResponse(out);
+    }
+}

@@ -1,0 +1,91 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.tierlog.service.config.TierlogConfig;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Kafka wire-protocol listener (docs/kafka.md, ADR 0013): a Vert.x TCP server on {@code tierlog.kafka.port}
+ * whose connections are each a {@link KafkaConnection}, all answered by one {@link KafkaApis}.
+ *
+ * <p>Opened on startup when {@code tierlog.kafka.enabled} (a bind failure fails the start, as the HTTP port's does),
+ * closed first thing on shutdown so that no new request reaches the engine while it stops.
+ */
+@Singleton
+public class KafkaListener {
+    private static final Logger LOG = Logger.getLogger(KafkaListener.class);
+
+    private final Vertx vertx;
+    private final KafkaApis apis;
+    private final TierlogConfig.Kafka config;
+    private volatile NetServer server;
+    private volatile Broker broker;
+
+    public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config) {
+        this.vertx = vertx;
+        this.apis = apis;
+        this.config = config.kafka();
+    }
+
+    void start(@Observes StartupEvent event) throws Exception {
+        if (!config.enabled()) {
+            LOG.info("Kafka listener disabled (tierlog.kafka.enabled=false)");
+            return;
+        }
+        NetServer s = vertx.createNetServer(new NetServerOptions().setHost(config.host()).setPort(config.port())
+                .setTcpNoDelay(true));
+        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes()).start());
+        server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        broker = new Broker(0, advertisedHost(), server.actualPort());
+        apis.serveAs(broker);
+        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d", config.host(), server.actualPort(), broker.host(),
+                broker.port());
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        NetServer s = server;
+        if (s != null) {
+            server = null;
+            try {
+                s.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.debugf(e, "closing the Kafka listener");
+            }
+        }
+    }
+
+    /** The port the listener is bound to (for tests that bind port 0); -1 when it is not open. */
+    public int port() {
+        NetServer s = server;
+        return s == null ? -1 : s.actualPort();
+    }
+
+    /** This instance as Metadata describes it; null until the listener is open. */
+    public Broker broker() {
+        return broker;
+    }
+
+    private String advertisedHost() {
+        if (config.advertisedHost().isPresent()) {
+            return config.advertisedHost().get();
+        }
+        if (!"0.0.0.0".equals(config.host()) && !"::".equals(config.host())) {
+            return config.host();
+        }
+        try {
+            return InetAddress.getLocalHost().getCanonicalHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+}

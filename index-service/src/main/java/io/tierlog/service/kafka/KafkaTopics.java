@@ -1,0 +1,51 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.api.TopicAdmin;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicIdException;
+
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Topics as Kafka clients name them: by name (older request versions) or by topic id (Fetch 13+, Produce 13+,
+ * DeleteTopics 6+), the id being the topic's own {@link TopicMetadata#id()}, so it changes when a topic is deleted
+ * and re-created, as in Kafka. Internal {@code __} topics are not visible over Kafka (their records are Tierlog's
+ * own format, not Kafka's). Reads the shared volume on every call, as the HTTP API does.
+ */
+final class KafkaTopics {
+    private final TopicStore topics;
+
+    KafkaTopics(TopicStore topics) {
+        this.topics = topics;
+    }
+
+    static Uuid idOf(TopicMetadata topic) {
+        UUID id = topic.id();
+        return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    /** By name when one is given, else by id. */
+    TopicMetadata resolve(String name, Uuid id) {
+        if (name != null && !name.isEmpty()) {
+            return byName(name);
+        }
+        if (id == null || Uuid.ZERO_UUID.equals(id)) {
+            throw new TierlogException(ErrorType.UNKNOWN_TOPIC, "a topic name or id is required");
+        }
+        return topics.list().stream().filter(t -> !TopicAdmin.isInternal(t.name()) && idOf(t).equals(id)).findFirst()
+                .orElseThrow(() -> new UnknownTopicIdException("unknown topic id " + id));
+    }
+
+    TopicMetadata byName(String name) {
+        if (TopicAdmin.isInternal(name)) {
+            throw new TierlogException(ErrorType.UNKNOWN_TOPIC, "topic '" + name + "' does not exist",
+                    Map.of("topic", name));
+        }
+        return topics.get(name);
+    }
+}

@@ -1,0 +1,75 @@
+package io.tierlog.service.kafka;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/** kafka-clients 4.4.0 pointed at the listener, configured as a test wants them. */
+final class KafkaClients {
+    private KafkaClients() {
+    }
+
+    static String bootstrap(int port) {
+        return "127.0.0.1:" + port;
+    }
+
+    /** acks as given, no idempotence (not offered by the listener yet), short timeouts so a failure is quick. */
+    static KafkaProducer<String, String> producer(int port, String acks, String compression) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));
+        p.put(ProducerConfig.ACKS_CONFIG, acks);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    static KafkaConsumer<String, String> consumer(int port, Map<String, String> extra) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.putAll(extra);
+        return new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+    }
+
+    static Admin admin(int port) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return Admin.create(p);
+    }
+
+    /** assign() + seekToBeginning, then polls until {@code expected} records have arrived (or 30 s passed). */
+    static List<ConsumerRecord<String, String>> readFromStart(int port, String topic, int partition, int expected) {
+        try (KafkaConsumer<String, String> consumer = consumer(port, Map.of())) {
+            TopicPartition tp = new TopicPartition(topic, partition);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            List<ConsumerRecord<String, String>> out = new ArrayList<>();
+            Instant deadline = Instant.now().plusSeconds(30);
+            while (out.size() < expected && Instant.now().isBefore(deadline)) {
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+            return out;
+        }
+    }
+}

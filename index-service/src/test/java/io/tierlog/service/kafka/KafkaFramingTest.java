@@ -1,0 +1,194 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ObjectSerializationCache;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.RequestHeaderData;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.Test;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The listener's framing over raw sockets: an oversize or garbage frame closes only its own connection, an API or
+ * version the listener lacks is answered with UNSUPPORTED_VERSION on a connection that stays open.
+ */
+@QuarkusTest
+class KafkaFramingTest {
+    @Inject
+    KafkaListener listener;
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket("127.0.0.1", listener.port());
+        s.setSoTimeout(20_000);
+        return s;
+    }
+
+    private static void send(Socket s, RequestHeader header, AbstractRequest request) throws IOException {
+        ByteBuffer body = request.serializeWithHeader(header);
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        out.writeInt(body.remaining());
+        out.write(body.array(), body.arrayOffset() + body.position(), body.remaining());
+        out.flush();
+    }
+
+    private static ByteBuffer receive(Socket s) throws IOException {
+        DataInputStream in = new DataInputStream(s.getInputStream());
+        byte[] frame = new byte[in.readInt()];
+        in.readFully(frame);
+        return ByteBuffer.wrap(frame);
+    }
+
+    private static ApiVersionsResponse apiVersions(Socket s, int correlationId) throws IOException {
+        RequestHeader header = new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "raw", correlationId);
+        send(s, header, new ApiVersionsRequest.Builder().build((short) 3));
+        return (ApiVersionsResponse) AbstractResponse.parseResponse(receive(s), header);
+    }
+
+    private static boolean closedByPeer(Socket s) throws IOException {
+        try {
+            return s.getInputStream().read() == -1;
+        } catch (java.net.SocketException reset) {
+            return true;
+        }
+    }
+
+    @Test
+    void oversizeFrameClosesOnlyItsConnection() throws Exception {
+        try (Socket bystander = connect(); Socket big = connect()) {
+            assertThat(apiVersions(bystander, 1).data().errorCode()).isZero();
+            DataOutputStream out = new DataOutputStream(big.getOutputStream());
+            out.writeInt(200 * 1024 * 1024); // over the 100 MiB default: refused on its size alone
+            out.write(new byte[1024]);
+            out.flush();
+            assertThat(closedByPeer(big)).isTrue();
+            assertThat(apiVersions(bystander, 2).data().errorCode()).isZero();
+        }
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            assertThat(admin.describeCluster().nodes().get()).hasSize(1);
+        }
+    }
+
+    @Test
+    void garbageFrameClosesOnlyItsConnection() throws Exception {
+        try (Socket bystander = connect(); Socket garbage = connect()) {
+            byte[] junk = new byte[64];
+            new Random(42).nextBytes(junk);
+            junk[0] = 0x7f; // an API key no Kafka has
+            DataOutputStream out = new DataOutputStream(garbage.getOutputStream());
+            out.writeInt(junk.length);
+            out.write(junk);
+            out.flush();
+            assertThat(closedByPeer(garbage)).isTrue();
+            assertThat(apiVersions(bystander, 1).data().errorCode()).isZero();
+        }
+        try (Socket truncated = connect()) {
+            // A Metadata header whose client id claims more bytes than the frame holds.
+            DataOutputStream out = new DataOutputStream(truncated.getOutputStream());
+            out.writeInt(12);
+            out.writeShort(ApiKeys.METADATA.id);
+            out.writeShort(9);
+            out.writeInt(5);
+            out.writeShort(500);
+            out.writeShort(0);
+            out.flush();
+            assertThat(closedByPeer(truncated)).isTrue();
+        }
+    }
+
+    @Test
+    void unimplementedApisAreAnsweredUnsupportedAndTheConnectionStays() throws Exception {
+        try (Socket s = connect()) {
+            ApiVersionsResponse versions = apiVersions(s, 1);
+            assertThat(versions.data().apiKeys().find(ApiKeys.PRODUCE.id)).isNotNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.JOIN_GROUP.id)).isNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.INIT_PRODUCER_ID.id)).isNull();
+
+            RequestHeader join = new RequestHeader(ApiKeys.JOIN_GROUP, (short) 5, "raw", 2);
+            send(s, join, new JoinGroupRequest.Builder(new JoinGroupRequestData().setGroupId("g")
+                    .setProtocolType("consumer").setMemberId("").setSessionTimeoutMs(10000)
+                    .setRebalanceTimeoutMs(10000)).build((short) 5));
+            JoinGroupResponse joined = (JoinGroupResponse) AbstractResponse.parseResponse(receive(s), join);
+            assertThat(joined.error()).isEqualTo(Errors.UNSUPPORTED_VERSION);
+
+            // ApiVersions at a version from the future: answered at version 0 with ours (KIP-511).
+            sendRaw(s, ApiKeys.API_VERSIONS, (short) 99, 3, new ApiVersionsRequestData()
+                    .setClientSoftwareName("raw").setClientSoftwareVersion("1"));
+            ByteBuffer answer = receive(s);
+            assertThat(answer.getInt()).isEqualTo(3);
+            ApiVersionsResponseData v0 = new ApiVersionsResponseData(new ByteBufferAccessor(answer), (short) 0);
+            assertThat(v0.errorCode()).isEqualTo(Errors.UNSUPPORTED_VERSION.code());
+            assertThat(v0.apiKeys().find(ApiKeys.API_VERSIONS.id).maxVersion()).isGreaterThanOrEqualTo((short) 3);
+
+            assertThat(apiVersions(s, 4).data().errorCode()).isZero();
+        }
+    }
+
+    @Test
+    void aSlowResponseHoldsBackLaterOnesOnItsConnection() throws Exception {
+        String topic = "order-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        io.restassured.RestAssured.given().contentType(io.restassured.http.ContentType.JSON)
+                .body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics").then().statusCode(201);
+        try (Socket s = connect()) {
+            // A fetch at the end of an empty partition waits 1.5 s; the ApiVersions behind it is ready at once.
+            FetchRequestData fetch = new FetchRequestData().setReplicaId(-1).setMaxWaitMs(1500).setMinBytes(1)
+                    .setMaxBytes(1 << 20).setTopics(java.util.List.of(new FetchRequestData.FetchTopic().setTopic(topic)
+                            .setPartitions(java.util.List.of(new FetchRequestData.FetchPartition().setPartition(0)
+                                    .setFetchOffset(0).setPartitionMaxBytes(1 << 20)))));
+            long start = System.nanoTime();
+            sendRaw(s, ApiKeys.FETCH, (short) 12, 100, fetch);
+            for (int i = 1; i <= 40; i++) {
+                // More than the in-flight limit: reading pauses, then resumes as answers go out.
+                send(s, new RequestHeader(ApiKeys.API_VERSIONS, (short) 3, "raw", 100 + i),
+                        new ApiVersionsRequest.Builder().build((short) 3));
+            }
+            for (int i = 0; i <= 40; i++) {
+                ByteBuffer frame = receive(s);
+                assertThat(frame.getInt(0)).isEqualTo(100 + i);
+                if (i == 0) {
+                    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(1400));
+                }
+            }
+        }
+    }
+
+    /** A request frame written from the message classes directly (for versions the request builders refuse). */
+    private static void sendRaw(Socket s, ApiKeys api, short version, int correlationId, ApiMessage body)
+            throws IOException {
+        RequestHeaderData header = new RequestHeaderData().setRequestApiKey(api.id).setRequestApiVersion(version)
+                .setClientId("raw").setCorrelationId(correlationId);
+        short headerVersion = api.requestHeaderVersion(version);
+        ObjectSerializationCache cache = new ObjectSerializationCache();
+        ByteBuffer frame = ByteBuffer.allocate(header.size(cache, headerVersion) + body.size(cache, version));
+        ByteBufferAccessor w = new ByteBufferAccessor(frame);
+        header.write(w, cache, headerVersion);
+        body.write(w, cache, version);
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        out.writeInt(frame.capacity());
+        out.write(frame.array());
+        out.flush();
+    }
+}

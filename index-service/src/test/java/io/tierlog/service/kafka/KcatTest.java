@@ -1,0 +1,75 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * kcat (librdkafka: a second, independent implementation of the protocol) against the listener: metadata,
+ * produce with and without compression, consume from the beginning, the same offsets as HTTP. Skipped where kcat
+ * is not on the PATH.
+ */
+@QuarkusTest
+class KcatTest {
+    @Inject
+    KafkaListener listener;
+
+    @BeforeEach
+    void requireKcat() {
+        boolean found = false;
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            found |= Files.isExecutable(Path.of(dir, "kcat"));
+        }
+        Assumptions.assumeTrue(found, "kcat is not on the PATH");
+    }
+
+    private List<String> kcat(String stdin, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("kcat", "-b", "127.0.0.1:" + listener.port()));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (var in = p.getOutputStream()) {
+            if (stdin != null) {
+                in.write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("kcat finished").isTrue();
+        assertThat(p.exitValue()).as("kcat %s exit code; output:%n%s", command, out).isZero();
+        return out.lines().toList();
+    }
+
+    @Test
+    void kcatProducesAndConsumes() throws Exception {
+        String topic = "kcat-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics")
+                .then().statusCode(201);
+
+        assertThat(String.join("\n", kcat(null, "-L", "-t", topic))).contains(topic).contains("1 partitions");
+
+        kcat("{\"n\":0}\n{\"n\":1}\n", "-P", "-t", topic, "-p", "0");
+        kcat("{\"n\":2}\n{\"n\":3}\n", "-P", "-t", topic, "-p", "0", "-z", "lz4");
+        kcat("{\"n\":4}\n", "-P", "-t", topic, "-p", "0", "-z", "gzip");
+
+        List<String> consumed = kcat(null, "-C", "-t", topic, "-p", "0", "-o", "beginning", "-e", "-f", "%o %s\\n");
+        assertThat(consumed).containsExactly("0 {\"n\":0}", "1 {\"n\":1}", "2 {\"n\":2}", "3 {\"n\":3}", "4 {\"n\":4}");
+        given().get("/v1/topics/" + topic + "/partitions/0/records?offset=3").then().statusCode(200)
+                .body("records[0].offset", org.hamcrest.Matchers.equalTo(3))
+                .body("records[0].value.n", org.hamcrest.Matchers.equalTo(3));
+    }
+}
