@@ -150,19 +150,36 @@ public final class ShareGroups {
         }
         Map<Long, LogRecord> byOffset = read(tp, lease.granted);
         List<LeasedRecord> out = new ArrayList<>();
+        List<Granted> gone = new ArrayList<>();
         int redeliveries = 0;
         for (Granted g : lease.granted) {
             LogRecord r = byOffset.get(g.offset());
             if (r == null) {
-                continue; // gone (compaction, retention): not delivered; its lease runs out and it is passed over
+                gone.add(g); // removed by compaction or retention since: nothing to deliver
+                continue;
             }
             redeliveries += g.deliveryCount() > 1 ? 1 : 0;
             String id = new LeaseId(group, tp.topic(), tp.partition(), g.offset(), lease.incarnation, g.deliveryCount())
                     .encode();
-            out.add(new LeasedRecord(id, tp.partition(), g.deliveryCount(), r));
+            out.add(new LeasedRecord(id, tp.partition(), g.deliveryCount(), g.leaseUntilMs(), r));
+        }
+        if (!gone.isEmpty()) {
+            passOver(group, tp, config, lease.incarnation, gone);
         }
         meters.leased(out.size(), redeliveries);
         return out;
+    }
+
+    /** Marks leased records that no longer exist as done, so they hold no place in the window. */
+    private void passOver(String group, TopicPartition tp, ShareGroupConfig config, long incarnation,
+                          List<Granted> gone) {
+        withState(group, tp, config, false, sp -> {
+            if (sp.state().incarnation == incarnation) {
+                long now = clock.millis();
+                gone.forEach(g -> sp.ack(now, g.offset(), g.deliveryCount(), AckType.ACCEPT, config));
+            }
+            return null;
+        });
     }
 
     private Map<Long, LogRecord> read(TopicPartition tp, List<Granted> granted) {
