@@ -54,6 +54,9 @@ public interface TierlogConfig {
 
     Groups groups();
 
+    /** Share groups (docs/share-groups.md). */
+    Share share();
+
     Auth auth();
 
     /** Cross-origin access for browsers (docs/security.md). */
@@ -183,6 +186,15 @@ public interface TierlogConfig {
         /** Longest time from SIGTERM to exit: in-flight requests are answered within it (quarkus.shutdown.timeout). */
         @WithDefault("10s")
         Duration timeout();
+    }
+
+    interface Share {
+        /**
+         * The most records of one share-partition in flight at once (Kafka's group.share.partition.max.record.locks):
+         * when the window above the start offset is this long, no record beyond it is leased.
+         */
+        @WithDefault("2000")
+        int maxInFlightRecords();
     }
 
     interface Groups {

@@ -1,0 +1,148 @@
+package io.tierlog.service.sharegroups;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.ingest.Encoding;
+import io.tierlog.service.api.RecordJson;
+import io.tierlog.service.api.Requests;
+import io.tierlog.sharegroups.Ack;
+import io.tierlog.sharegroups.AckResult;
+import io.tierlog.sharegroups.AckType;
+import io.tierlog.sharegroups.LeasedRecord;
+import io.tierlog.sharegroups.ShareDescription;
+import io.tierlog.sharegroups.ShareGroupConfig;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** The share-group request parsing and answer rendering of api.md, "Share groups". Stateless and thread-safe. */
+final class ShareJson {
+    private static final JsonFactory FACTORY = new JsonFactory();
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final Set<String> ACKS_FIELDS = Set.of("acks");
+    private static final Set<String> ACK_FIELDS = Set.of("lease", "type");
+
+    private ShareJson() {
+    }
+
+    /** An optional integer field within {@code [min, max]}. */
+    static long optionalLong(JsonNode req, String name, long dflt, long min, long max) {
+        JsonNode n = req.get(name);
+        if (n == null || n.isNull()) {
+            return dflt;
+        }
+        long v = Requests.asLong(n, name);
+        if (v < min || v > max) {
+            throw Requests.bad(name, name + " must be in [" + min + ", " + max + "]: " + v);
+        }
+        return v;
+    }
+
+    static List<Ack> acks(byte[] body) {
+        ObjectNode req = Requests.object(body, ACKS_FIELDS);
+        JsonNode arr = req.get("acks");
+        if (arr == null || !arr.isArray()) {
+            throw Requests.bad("acks", "acks must be an array");
+        }
+        List<Ack> out = new ArrayList<>();
+        for (int i = 0; i < arr.size(); i++) {
+            String path = "acks[" + i + "]";
+            JsonNode e = arr.get(i);
+            if (!e.isObject()) {
+                throw Requests.bad(path, path + " must be an object");
+            }
+            e.fieldNames().forEachRemaining(n -> {
+                if (!ACK_FIELDS.contains(n)) {
+                    throw Requests.bad(path + "." + n, "unknown field '" + path + "." + n + "'");
+                }
+            });
+            String lease = Requests.requiredText(e, "lease", path + ".lease");
+            String typeText = Requests.requiredText(e, "type", path + ".type");
+            AckType type = AckType.parse(typeText);
+            if (type == null) {
+                throw Requests.bad(path + ".type", path + ".type must be accept, release, reject or renew: " + typeText);
+            }
+            out.add(new Ack(lease, type));
+        }
+        return out;
+    }
+
+    static ShareGroupConfig config(byte[] body) {
+        ObjectNode req = Requests.object(body, null);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> m = MAPPER.convertValue(req, Map.class);
+        return ShareGroupConfig.parse(m);
+    }
+
+    /**
+     * {@code {"records": [...]}}: each record as fetch renders it ({@link RecordJson}, values byte for byte as
+     * stored), with {@code lease}, {@code partition} and {@code deliveryCount} spliced in front of its fields.
+     */
+    static byte[] leased(List<LeasedRecord> records) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256 + records.size() * 256);
+        out.writeBytes("{\"records\":[".getBytes(StandardCharsets.US_ASCII));
+        ByteArrayOutputStream one = new ByteArrayOutputStream(256);
+        boolean first = true;
+        for (LeasedRecord r : records) {
+            one.reset();
+            try (JsonGenerator g = FACTORY.createGenerator(one)) {
+                RecordJson.write(g, null, 0, r.record(), Encoding.JSON);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            byte[] rec = one.toByteArray(); // starts with '{'
+            String head = (first ? "" : ",") + "{\"lease\":\"" + r.lease() + "\",\"partition\":" + r.partition()
+                    + ",\"deliveryCount\":" + r.deliveryCount() + ",";
+            out.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
+            out.write(rec, 1, rec.length - 1);
+            first = false;
+        }
+        out.writeBytes("]}".getBytes(StandardCharsets.US_ASCII));
+        return out.toByteArray();
+    }
+
+    static ObjectNode results(List<AckResult> results) {
+        ObjectNode root = NODES.objectNode();
+        ArrayNode arr = root.putArray("results");
+        for (AckResult r : results) {
+            ObjectNode o = arr.addObject().put("lease", r.lease()).put("ok", r.ok());
+            if (!r.ok()) {
+                o.put("error", r.error());
+            }
+        }
+        return root;
+    }
+
+    static ObjectNode config(String group, ShareGroupConfig config) {
+        ObjectNode root = NODES.objectNode();
+        root.put("group", group);
+        root.set("config", MAPPER.valueToTree(config.toMap()));
+        return root;
+    }
+
+    static ObjectNode description(ShareDescription d) {
+        ObjectNode root = config(d.group(), d.config());
+        ArrayNode topics = root.putArray("topics");
+        for (ShareDescription.Topic t : d.topics()) {
+            ObjectNode tn = topics.addObject().put("topic", t.topic());
+            ArrayNode ps = tn.putArray("partitions");
+            for (ShareDescription.Partition p : t.partitions()) {
+                ps.addObject().put("partition", p.partition()).put("startOffset", p.startOffset())
+                        .put("available", p.available()).put("leased", p.leased()).put("lag", p.lag());
+            }
+        }
+        return root;
+    }
+}

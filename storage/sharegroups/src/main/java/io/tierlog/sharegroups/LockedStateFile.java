@@ -1,0 +1,104 @@
+package io.tierlog.sharegroups;
+
+import io.tierlog.log.io.AtomicFiles;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * A small state file changed only by read-modify-write under an exclusive lock, the pattern of storage/groups'
+ * {@code GroupStateStore} made reusable: the lock is a {@link FileLock} on a sibling {@code .lock} file (NFSv4 and
+ * EFS honour it across hosts; the kernel drops it when a process dies), taken after a per-file JVM mutex (a JVM may
+ * not hold two locks on one file). Nothing is cached: every {@link #update} reads the file.
+ *
+ * <p>Durability: {@link Session#write} replaces the file by temp file, fsync, rename and directory fsync
+ * ({@link AtomicFiles#replace}) before it returns, so an answer built after it survives a crash, and a reader sees the
+ * whole old or the whole new content. A session may write several times (a change that must be durable before a side
+ * effect, then the outcome). The {@code .lock} file is never deleted while the directory lives.
+ */
+final class LockedStateFile {
+    private static final Map<Path, ReentrantLock> JVM_MUTEXES = new ConcurrentHashMap<>();
+
+    private final Path file;
+    private final Path lock;
+
+    LockedStateFile(Path file) {
+        this.file = file;
+        this.lock = file.resolveSibling(file.getFileName() + ".lock");
+    }
+
+    /** The locked view of the file during one {@link #update}. */
+    interface Session {
+        /** The current content, null when the file does not exist. */
+        byte[] read();
+
+        /** Durably replaces the content (see the class comment). */
+        void write(byte[] bytes);
+
+        /** Removes the file durably. */
+        void delete();
+    }
+
+    /** Runs {@code change} holding the lock (blocking until it is free) and returns its result. */
+    <T> T update(Function<Session, T> change) {
+        try {
+            Files.createDirectories(file.getParent());
+            ReentrantLock mutex = JVM_MUTEXES.computeIfAbsent(file.toAbsolutePath().normalize(), k -> new ReentrantLock());
+            mutex.lock();
+            try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = channel.lock()) {
+                return change.apply(new Session() {
+                    @Override
+                    public byte[] read() {
+                        return readIfExists(file);
+                    }
+
+                    @Override
+                    public void write(byte[] bytes) {
+                        AtomicFiles.replace(file, bytes);
+                    }
+
+                    @Override
+                    public void delete() {
+                        try {
+                            if (Files.deleteIfExists(file)) {
+                                AtomicFiles.fsyncDirectory(file.getParent());
+                            }
+                        } catch (IOException e) {
+                            throw new UncheckedIOException("cannot delete a share-group state file", e);
+                        }
+                    }
+                });
+            } finally {
+                mutex.unlock();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock a share-group state file", e);
+        }
+    }
+
+    /** The content without the lock: a whole old or new version (renames are atomic), null when absent. */
+    byte[] readUnlocked() {
+        return readIfExists(file);
+    }
+
+    private static byte[] readIfExists(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read a share-group state file", e);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.tierlog.sharegroups;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.Names;
+import io.tierlog.log.TierlogException;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A share group's settings (Kafka's names where Kafka has one). {@code start}: where a share-partition first touched
+ * begins ({@code earliest} = the log start, {@code latest} = the high watermark; Kafka's
+ * {@code share.auto.offset.reset}, default latest). {@code max.delivery.attempts}: deliveries without an accept after
+ * which a record is treated as rejected ({@code group.share.delivery.count.limit}, default 5).
+ * {@code redelivery.delay.ms}: how long a released record waits before it is leased again. {@code dead.letter.topic}:
+ * where rejected records are produced, or null.
+ */
+public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redeliveryDelayMs, String deadLetterTopic) {
+    public static final ShareGroupConfig DEFAULTS = new ShareGroupConfig("latest", 5, 0, null);
+    static final int MAX_DELIVERY_ATTEMPTS_LIMIT = 100;
+    static final long MAX_REDELIVERY_DELAY_MS = 24 * 3600_000L;
+
+    public ShareGroupConfig {
+        if (!"earliest".equals(start) && !"latest".equals(start)) {
+            throw invalid("start", "start must be earliest or latest: " + start);
+        }
+        if (maxDeliveryAttempts < 1 || maxDeliveryAttempts > MAX_DELIVERY_ATTEMPTS_LIMIT) {
+            throw invalid("max.delivery.attempts", "max.delivery.attempts must be 1.." + MAX_DELIVERY_ATTEMPTS_LIMIT
+                    + ": " + maxDeliveryAttempts);
+        }
+        if (redeliveryDelayMs < 0 || redeliveryDelayMs > MAX_REDELIVERY_DELAY_MS) {
+            throw invalid("redelivery.delay.ms", "redelivery.delay.ms must be 0.." + MAX_REDELIVERY_DELAY_MS + ": "
+                    + redeliveryDelayMs);
+        }
+        if (deadLetterTopic != null) {
+            try {
+                Names.requireValidTopic(deadLetterTopic);
+            } catch (TierlogException e) {
+                throw invalid("dead.letter.topic", "dead.letter.topic is not a valid topic name: " + deadLetterTopic);
+            }
+        }
+    }
+
+    /**
+     * The config a PUT body describes: every key it omits takes its default. Values as Jackson binds JSON (String,
+     * Integer/Long, null).
+     *
+     * @throws TierlogException {@code invalid-config} naming the key, for an unknown key or a bad value
+     */
+    public static ShareGroupConfig parse(Map<String, Object> body) {
+        for (String key : body.keySet()) {
+            if (!DEFAULTS.toMap().containsKey(key)) {
+                throw invalid(key, "unknown share-group config key '" + key + "'");
+            }
+        }
+        Object start = body.getOrDefault("start", DEFAULTS.start);
+        if (!(start instanceof String s)) {
+            throw invalid("start", "start must be earliest or latest");
+        }
+        Object dlt = body.getOrDefault("dead.letter.topic", null);
+        if (dlt != null && !(dlt instanceof String)) {
+            throw invalid("dead.letter.topic", "dead.letter.topic must be a topic name or null");
+        }
+        return new ShareGroupConfig(s, (int) whole(body, "max.delivery.attempts", DEFAULTS.maxDeliveryAttempts),
+                whole(body, "redelivery.delay.ms", DEFAULTS.redeliveryDelayMs), (String) dlt);
+    }
+
+    private static long whole(Map<String, Object> body, String key, long dflt) {
+        Object v = body.getOrDefault(key, dflt);
+        if (v instanceof Integer || v instanceof Long) {
+            long l = ((Number) v).longValue();
+            if (l < Integer.MIN_VALUE || l > Integer.MAX_VALUE && key.equals("max.delivery.attempts")) {
+                throw invalid(key, key + " is out of range: " + l);
+            }
+            return l;
+        }
+        throw invalid(key, key + " must be a whole number");
+    }
+
+    /** The config under its external key names (the JSON of PUT and GET). */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("start", start);
+        m.put("max.delivery.attempts", maxDeliveryAttempts);
+        m.put("redelivery.delay.ms", redeliveryDelayMs);
+        m.put("dead.letter.topic", deadLetterTopic);
+        return m;
+    }
+
+    private static TierlogException invalid(String key, String detail) {
+        return new TierlogException(ErrorType.INVALID_CONFIG, detail, Map.of("field", key));
+    }
+}

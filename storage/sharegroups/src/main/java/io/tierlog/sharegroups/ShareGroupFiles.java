@@ -1,0 +1,86 @@
+package io.tierlog.sharegroups;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierlog.log.Names;
+import io.tierlog.log.TopicPartition;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * Where share groups live on the hot volume: {@code <data-dir>/__share_groups/<group>/config.json} and one state file
+ * per share-partition, {@code <data-dir>/__share_groups/<group>/<topic>/<partition>.json}, each beside its
+ * {@code .lock} file ({@link LockedStateFile}). Lock files are left in place when a group is deleted: removing one
+ * while another process waits on it would let two processes hold "the" lock at once. Thread-safe (stateless).
+ */
+final class ShareGroupFiles {
+    static final String DIR = "__share_groups";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path root;
+
+    ShareGroupFiles(Path dataDir) {
+        this.root = dataDir.resolve(DIR);
+    }
+
+    LockedStateFile config(String group) {
+        return new LockedStateFile(groupDir(group).resolve("config.json"));
+    }
+
+    LockedStateFile partition(String group, TopicPartition tp) {
+        return new LockedStateFile(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))
+                .resolve(tp.partition() + ".json"));
+    }
+
+    /** The share-partitions of {@code group} with a state file, by topic. */
+    Map<String, List<Integer>> partitions(String group) {
+        Map<String, List<Integer>> out = new TreeMap<>();
+        Path dir = groupDir(group);
+        if (!Files.isDirectory(dir)) {
+            return out;
+        }
+        try (Stream<Path> topics = Files.list(dir)) {
+            for (Path t : topics.filter(Files::isDirectory).toList()) {
+                List<Integer> ps = new ArrayList<>();
+                try (Stream<Path> files = Files.list(t)) {
+                    files.map(f -> f.getFileName().toString()).filter(n -> n.matches("[0-9]+\\.json"))
+                            .forEach(n -> ps.add(Integer.parseInt(n.substring(0, n.length() - 5))));
+                }
+                if (!ps.isEmpty()) {
+                    ps.sort(null);
+                    out.put(t.getFileName().toString(), ps);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list the share-partitions of group " + group, e);
+        }
+        return out;
+    }
+
+    private Path groupDir(String group) {
+        return root.resolve(Names.requireValidGroup(group));
+    }
+
+    static <T> T read(byte[] bytes, Class<T> type) {
+        try {
+            return JSON.readValue(bytes, type);
+        } catch (IOException e) {
+            throw new UncheckedIOException("corrupt share-group state", e);
+        }
+    }
+
+    static byte[] write(Object value) {
+        try {
+            return JSON.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot encode share-group state", e);
+        }
+    }
+}

@@ -1,0 +1,443 @@
+package io.tierlog.sharegroups;
+
+import io.tierlog.ingest.IngestService;
+import io.tierlog.ingest.Partitioner;
+import io.tierlog.ingest.ProduceRecord;
+import io.tierlog.ingest.ProduceRequest;
+import io.tierlog.ingest.ProducerRef;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.Header;
+import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.sharegroups.SharePartition.Archived;
+import io.tierlog.sharegroups.SharePartition.Granted;
+import io.tierlog.sharegroups.SharePartitionState.DeadLetter;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * Share groups (Kafka's KIP-932 over HTTP): records of a topic leased one by one to many consumers, acknowledged one
+ * by one. Every call is stateless: it reads and writes the share-partition's state file under its lock
+ * ({@link ShareGroupFiles}), so any number of processes on the hot volume serve the same groups, and a process that
+ * dies holds nothing. Thread-safe.
+ *
+ * <p>Durability: a lease or an ack is in the state file (fsynced) before the call returns, so a crash loses nothing
+ * answered. A record archived with a dead-letter topic set is first written into the state as a pending dead letter
+ * with its dead-letter partition and an idempotent-producer sequence, then produced through {@link IngestService}
+ * (durable by the fsync policy), then removed from the pending list, all before the call returns. A crash between
+ * the produce and the removal leaves it pending; the next call on that share-partition, in any process, produces it
+ * again with the same producer id and sequence, which the log answers as a duplicate: each archived record lands in
+ * the dead-letter topic once (as long as the producer id is remembered, {@code producer.id.expiration}).
+ */
+public final class ShareGroups {
+    private static final System.Logger LOG = System.getLogger(ShareGroups.class.getName());
+
+    private final ShareGroupFiles files;
+    private final TopicStore topics;
+    private final ShareRecords records;
+    private final IngestService ingest;
+    private final Clock clock;
+    private final int maxInFlight;
+    private final long graceMs;
+    private final ShareMeters meters;
+    private final SecureRandom random = new SecureRandom();
+    private final AtomicInteger rotation = new AtomicInteger();
+    private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
+
+    /** What this process last saw of a share-partition, for gauges. */
+    public record Snapshot(String group, TopicPartition tp, long startOffset, long endOffset, int available, int leased) {
+    }
+
+    /**
+     * @param maxInFlight the most records of a share-partition in flight (leased, available for redelivery, or done
+     *                    above an undone one) at once (Kafka's {@code group.share.partition.max.record.locks})
+     * @param clockSkew   how far apart the clocks of the processes may be: an expired lease is re-leased only this
+     *                    much later (see {@link SharePartition})
+     */
+    public ShareGroups(Path dataDir, TopicStore topics, ShareRecords records, IngestService ingest, Clock clock,
+                       int maxInFlight, Duration clockSkew, ShareMeters meters) {
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("tierlog.share.max-in-flight-records must be >= 1: " + maxInFlight);
+        }
+        this.files = new ShareGroupFiles(dataDir);
+        this.topics = topics;
+        this.records = records;
+        this.ingest = ingest;
+        this.clock = clock;
+        this.maxInFlight = maxInFlight;
+        this.graceMs = clockSkew.toMillis();
+        this.meters = meters;
+    }
+
+    /**
+     * Sets the group's config (replacing the previous one).
+     *
+     * @throws TierlogException {@code invalid-config} for a dead-letter topic that does not exist
+     */
+    public ShareGroupConfig configure(String group, ShareGroupConfig config) {
+        if (config.deadLetterTopic() != null && topics.find(config.deadLetterTopic()).isEmpty()) {
+            throw new TierlogException(ErrorType.INVALID_CONFIG, "dead.letter.topic " + config.deadLetterTopic()
+                    + " does not exist", Map.of("field", "dead.letter.topic"));
+        }
+        files.config(group).update(s -> {
+            s.write(ShareGroupFiles.write(config.toMap()));
+            return null;
+        });
+        return config;
+    }
+
+    /** The group's config: as last set, or the defaults. */
+    public ShareGroupConfig config(String group) {
+        return storedConfig(group).orElse(ShareGroupConfig.DEFAULTS);
+    }
+
+    private Optional<ShareGroupConfig> storedConfig(String group) {
+        byte[] bytes = files.config(group).readUnlocked();
+        if (bytes == null) {
+            return Optional.empty();
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> m = ShareGroupFiles.read(bytes, Map.class);
+        return Optional.of(ShareGroupConfig.parse(m));
+    }
+
+    /**
+     * Leases up to {@code maxRecords} records of {@code topic}, from its partitions in turn (each call starts at the
+     * next partition, so concurrent consumers spread). Returns at once, possibly with nothing.
+     *
+     * @throws TierlogException {@code unknown-topic}
+     */
+    public List<LeasedRecord> lease(String group, String topic, int maxRecords, long leaseMs) {
+        TopicMetadata meta = topics.get(topic);
+        ShareGroupConfig config = config(group);
+        int n = meta.partitions();
+        int first = Math.floorMod(rotation.getAndIncrement(), n);
+        List<LeasedRecord> out = new ArrayList<>();
+        for (int i = 0; i < n && out.size() < maxRecords; i++) {
+            TopicPartition tp = new TopicPartition(topic, (first + i) % n);
+            out.addAll(leasePartition(group, tp, config, maxRecords - out.size(), leaseMs));
+        }
+        return out;
+    }
+
+    private List<LeasedRecord> leasePartition(String group, TopicPartition tp, ShareGroupConfig config, int max,
+                                              long leaseMs) {
+        record Lease(long incarnation, List<Granted> granted) {
+        }
+        Lease lease = withState(group, tp, config, true, sp -> {
+            long now = clock.millis();
+            List<Granted> granted = sp.lease(now, max, leaseMs, records.highWatermark(tp), maxInFlight);
+            return new Lease(sp.state().incarnation, granted);
+        });
+        if (lease == null || lease.granted.isEmpty()) {
+            return List.of();
+        }
+        Map<Long, LogRecord> byOffset = read(tp, lease.granted);
+        List<LeasedRecord> out = new ArrayList<>();
+        List<Granted> gone = new ArrayList<>();
+        int redeliveries = 0;
+        for (Granted g : lease.granted) {
+            LogRecord r = byOffset.get(g.offset());
+            if (r == null) {
+                gone.add(g); // removed by compaction or retention since: nothing to deliver
+                continue;
+            }
+            redeliveries += g.deliveryCount() > 1 ? 1 : 0;
+            String id = new LeaseId(group, tp.topic(), tp.partition(), g.offset(), lease.incarnation, g.deliveryCount())
+                    .encode();
+            out.add(new LeasedRecord(id, tp.partition(), g.deliveryCount(), g.leaseUntilMs(), r));
+        }
+        if (!gone.isEmpty()) {
+            passOver(group, tp, config, lease.incarnation, gone);
+        }
+        meters.leased(out.size(), redeliveries);
+        return out;
+    }
+
+    /** Marks leased records that no longer exist as done, so they hold no place in the window. */
+    private void passOver(String group, TopicPartition tp, ShareGroupConfig config, long incarnation,
+                          List<Granted> gone) {
+        withState(group, tp, config, false, sp -> {
+            if (sp.state().incarnation == incarnation) {
+                long now = clock.millis();
+                gone.forEach(g -> sp.ack(now, g.offset(), g.deliveryCount(), AckType.ACCEPT, config));
+            }
+            return null;
+        });
+    }
+
+    private Map<Long, LogRecord> read(TopicPartition tp, List<Granted> granted) {
+        long lo = granted.stream().mapToLong(Granted::offset).min().orElseThrow();
+        long hi = granted.stream().mapToLong(Granted::offset).max().orElseThrow();
+        Map<Long, LogRecord> byOffset = new TreeMap<>();
+        long next = lo;
+        while (next <= hi) {
+            List<LogRecord> batch = records.read(tp, next, (int) Math.min(hi - next + 1, 10_000));
+            if (batch.isEmpty()) {
+                break;
+            }
+            for (LogRecord r : batch) {
+                byOffset.put(r.offset(), r);
+            }
+            next = batch.get(batch.size() - 1).offset() + 1;
+        }
+        return byOffset;
+    }
+
+    /**
+     * Applies acknowledgements of records of {@code topic}, in order; one result per ack, in the same order.
+     *
+     * @throws TierlogException {@code bad-request} naming {@code acks[i].lease} for a lease string this service did
+     *                          not hand out for this group and topic (nothing is applied)
+     */
+    public List<AckResult> acknowledge(String group, String topic, List<Ack> acks) {
+        TopicMetadata meta = topics.get(topic);
+        Map<Integer, List<Integer>> byPartition = new TreeMap<>();
+        List<LeaseId> ids = new ArrayList<>();
+        for (int i = 0; i < acks.size(); i++) {
+            int index = i;
+            LeaseId id = LeaseId.decode(acks.get(i).lease())
+                    .filter(l -> l.group().equals(group) && l.topic().equals(topic))
+                    .filter(l -> l.partition() >= 0 && l.partition() < meta.partitions())
+                    .orElseThrow(() -> new TierlogException(ErrorType.BAD_REQUEST, "acks[" + index + "].lease is not a "
+                            + "lease of share group " + group + " on topic " + topic, Map.of("field",
+                            "acks[" + index + "].lease")));
+            ids.add(id);
+            byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>()).add(i);
+        }
+        ShareGroupConfig config = config(group);
+        AckResult[] results = new AckResult[acks.size()];
+        for (Map.Entry<Integer, List<Integer>> e : byPartition.entrySet()) {
+            TopicPartition tp = new TopicPartition(topic, e.getKey());
+            List<AckResult> partResults = withState(group, tp, config, false, sp -> {
+                long now = clock.millis();
+                List<AckResult> rs = new ArrayList<>();
+                List<Archived> archived = new ArrayList<>();
+                for (int i : e.getValue()) {
+                    LeaseId id = ids.get(i);
+                    String lease = acks.get(i).lease();
+                    if (id.incarnation() != sp.state().incarnation) {
+                        rs.add(AckResult.expired(lease));
+                        continue;
+                    }
+                    SharePartition.AckOutcome o = sp.ack(now, id.offset(), id.deliveryCount(), acks.get(i).type(),
+                            config);
+                    rs.add(o.ok() ? AckResult.ok(lease) : AckResult.expired(lease));
+                    if (o.archived() != null) {
+                        archived.add(o.archived());
+                    }
+                }
+                addDeadLetters(tp, sp.state(), archived, config);
+                return rs;
+            });
+            for (int k = 0; k < e.getValue().size(); k++) {
+                int i = e.getValue().get(k);
+                results[i] = partResults == null ? AckResult.expired(acks.get(i).lease()) : partResults.get(k);
+            }
+        }
+        return Arrays.asList(results);
+    }
+
+    /**
+     * One locked read-modify-write of a share-partition: produces pending dead letters left by a crash, settles
+     * (retention, lease expiry), runs {@code change}, writes the state if it changed, then produces the dead letters
+     * it added and writes again. Without {@code create}, a share-partition with no state answers null.
+     */
+    private <T> T withState(String group, TopicPartition tp, ShareGroupConfig config, boolean create,
+                            Function<SharePartition, T> change) {
+        return files.partition(group, tp).update(session -> {
+            byte[] before = session.read();
+            SharePartitionState state;
+            if (before != null) {
+                state = ShareGroupFiles.read(before, SharePartitionState.class);
+            } else if (create) {
+                state = new SharePartitionState();
+                state.incarnation = random.nextLong() & Long.MAX_VALUE;
+                state.startOffset = "earliest".equals(config.start()) ? records.logStartOffset(tp)
+                        : records.highWatermark(tp);
+                state.endOffset = state.startOffset;
+            } else {
+                return null;
+            }
+            SharePartition sp = new SharePartition(state);
+            flushDeadLetters(group, tp, state, session, before);
+            sp.skipTo(records.logStartOffset(tp));
+            addDeadLetters(tp, state, sp.expire(clock.millis(), graceMs, config.maxDeliveryAttempts()), config);
+            T result = change.apply(sp);
+            byte[] after = ShareGroupFiles.write(state);
+            if (before == null || !Arrays.equals(before, after)) {
+                session.write(after);
+            }
+            if (!state.deadLetters.isEmpty()) {
+                flushDeadLetters(group, tp, state, session, after);
+            }
+            snapshots.put(group + "/" + tp, new Snapshot(group, tp, state.startOffset, state.endOffset,
+                    sp.available(clock.millis()), sp.leased()));
+            return result;
+        });
+    }
+
+    /** Fixes each archived record's dead-letter partition and producer sequence (the key picks the partition). */
+    private void addDeadLetters(TopicPartition tp, SharePartitionState state, List<Archived> archived,
+                                ShareGroupConfig config) {
+        if (archived.isEmpty() || config.deadLetterTopic() == null) {
+            return;
+        }
+        Optional<TopicMetadata> dlq = topics.find(config.deadLetterTopic());
+        if (dlq.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "dead-letter topic {0} does not exist: {1} records of {2} dropped",
+                    config.deadLetterTopic(), archived.size(), tp);
+            return;
+        }
+        int partitions = dlq.get().partitions();
+        for (Archived a : archived) {
+            List<LogRecord> r = records.read(tp, a.offset(), 1);
+            if (r.isEmpty() || r.get(0).offset() != a.offset()) {
+                continue; // removed by retention or compaction meanwhile: nothing to dead-letter
+            }
+            byte[] key = r.get(0).key();
+            DeadLetter d = new DeadLetter();
+            d.offset = a.offset();
+            d.reason = a.reason();
+            d.deliveryCount = a.deliveryCount();
+            d.topic = config.deadLetterTopic();
+            d.partition = key != null ? Partitioner.forKey(key, partitions) : (int) Math.floorMod(a.offset(), partitions);
+            d.sequence = state.deadLetterSequences.getOrDefault(d.partition, 0);
+            state.deadLetterSequences.put(d.partition, d.sequence + 1);
+            state.deadLetters.add(d);
+        }
+    }
+
+    /** Produces the pending dead letters in order, then writes the state without them. */
+    private void flushDeadLetters(String group, TopicPartition tp, SharePartitionState state,
+                                  LockedStateFile.Session session, byte[] written) {
+        if (state.deadLetters.isEmpty()) {
+            return;
+        }
+        String producerId = "tierlog-share-" + group + "-" + tp.topic() + "-" + tp.partition() + "-" + state.incarnation;
+        int produced = 0;
+        while (!state.deadLetters.isEmpty()) {
+            DeadLetter d = state.deadLetters.get(0);
+            List<LogRecord> r = records.read(tp, d.offset, 1);
+            if (!r.isEmpty() && r.get(0).offset() == d.offset) {
+                try {
+                    ingest.produce(d.topic, new ProduceRequest(List.of(deadLetterRecord(tp, r.get(0), d)),
+                            Optional.of(new ProducerRef(producerId, 0, d.sequence))));
+                    produced++;
+                } catch (TierlogException e) {
+                    if (e.type() != ErrorType.UNKNOWN_TOPIC && e.type() != ErrorType.UNKNOWN_PARTITION) {
+                        saveIfChanged(state, session, written);
+                        throw e;
+                    }
+                    LOG.log(System.Logger.Level.WARNING, "dead-letter topic {0} is gone: record {1} of {2} dropped",
+                            d.topic, d.offset, tp);
+                }
+            }
+            state.deadLetters.remove(0);
+        }
+        saveIfChanged(state, session, written);
+        meters.deadLettered(produced);
+    }
+
+    private static void saveIfChanged(SharePartitionState state, LockedStateFile.Session session, byte[] written) {
+        byte[] now = ShareGroupFiles.write(state);
+        if (written == null || !Arrays.equals(written, now)) {
+            session.write(now);
+        }
+    }
+
+    private static ProduceRecord deadLetterRecord(TopicPartition tp, LogRecord r, DeadLetter d) {
+        List<Header> headers = new ArrayList<>(r.headers());
+        headers.add(header("tierlog.dlq.topic", tp.topic()));
+        headers.add(header("tierlog.dlq.partition", Integer.toString(tp.partition())));
+        headers.add(header("tierlog.dlq.offset", Long.toString(d.offset)));
+        headers.add(header("tierlog.dlq.reason", d.reason));
+        headers.add(header("tierlog.dlq.delivery-count", Integer.toString(d.deliveryCount)));
+        return new ProduceRecord(r.key(), r.value(), headers, d.partition, null);
+    }
+
+    private static Header header(String name, String value) {
+        return new Header(name, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The group as it stands, or empty when it has neither a config nor any share-partition. */
+    public Optional<ShareDescription> describe(String group) {
+        Optional<ShareGroupConfig> stored = storedConfig(group);
+        Map<String, List<Integer>> parts = files.partitions(group);
+        if (stored.isEmpty() && parts.isEmpty()) {
+            return Optional.empty();
+        }
+        ShareGroupConfig config = stored.orElse(ShareGroupConfig.DEFAULTS);
+        long now = clock.millis();
+        List<ShareDescription.Topic> out = new ArrayList<>();
+        for (Map.Entry<String, List<Integer>> t : parts.entrySet()) {
+            List<ShareDescription.Partition> ps = new ArrayList<>();
+            for (int p : t.getValue()) {
+                TopicPartition tp = new TopicPartition(t.getKey(), p);
+                byte[] bytes = files.partition(group, tp).readUnlocked();
+                if (bytes == null) {
+                    continue;
+                }
+                SharePartition sp = new SharePartition(ShareGroupFiles.read(bytes, SharePartitionState.class));
+                long hw;
+                try {
+                    sp.skipTo(records.logStartOffset(tp));
+                    hw = records.highWatermark(tp);
+                } catch (TierlogException gone) {
+                    hw = sp.state().endOffset; // the topic was deleted: show the state as it was left
+                }
+                sp.expire(now, graceMs, config.maxDeliveryAttempts()); // a copy: only for the counts
+                ps.add(new ShareDescription.Partition(p, sp.state().startOffset, sp.available(now), sp.leased(),
+                        sp.lag(hw)));
+            }
+            out.add(new ShareDescription.Topic(t.getKey(), ps));
+        }
+        return Optional.of(new ShareDescription(group, config, out));
+    }
+
+    /**
+     * Removes the group's config and every share-partition state; outstanding leases die with it (a later group of
+     * the same name has other incarnations). Returns false when there was nothing to remove.
+     */
+    public boolean delete(String group) {
+        boolean existed = false;
+        for (Map.Entry<String, List<Integer>> t : files.partitions(group).entrySet()) {
+            for (int p : t.getValue()) {
+                TopicPartition tp = new TopicPartition(t.getKey(), p);
+                existed |= files.partition(group, tp).update(s -> {
+                    boolean had = s.read() != null;
+                    s.delete();
+                    return had;
+                });
+                snapshots.remove(group + "/" + tp);
+            }
+        }
+        existed |= files.config(group).update(s -> {
+            boolean had = s.read() != null;
+            s.delete();
+            return had;
+        });
+        return existed;
+    }
+
+    /** What this process last saw of each share-partition it served (for gauges). */
+    public List<Snapshot> snapshots() {
+        return List.copyOf(snapshots.values());
+    }
+}

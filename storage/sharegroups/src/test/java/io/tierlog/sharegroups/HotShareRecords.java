@@ -1,0 +1,36 @@
+package io.tierlog.sharegroups;
+
+import io.tierlog.log.PartitionReader;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.LogRecord;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** Share-group reads straight from the hot tier's segment files (the service adds the cold tier). */
+final class HotShareRecords implements ShareRecords {
+    private final Path dataDir;
+
+    HotShareRecords(Path dataDir) {
+        this.dataDir = dataDir;
+    }
+
+    @Override
+    public long logStartOffset(TopicPartition tp) {
+        List<Long> bases = new PartitionReader(dataDir, tp).segmentBases();
+        return bases.isEmpty() ? 0 : bases.get(0);
+    }
+
+    @Override
+    public long highWatermark(TopicPartition tp) {
+        return new PartitionReader(dataDir, tp).end(null).offset();
+    }
+
+    @Override
+    public List<LogRecord> read(TopicPartition tp, long offset, int maxRecords) {
+        if (offset >= highWatermark(tp)) {
+            return List.of();
+        }
+        return new PartitionReader(dataDir, tp).read(offset, null, maxRecords, Integer.MAX_VALUE).records();
+    }
+}

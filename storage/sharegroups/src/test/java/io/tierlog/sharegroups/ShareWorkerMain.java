@@ -1,0 +1,61 @@
+package io.tierlog.sharegroups;
+
+import io.tierlog.ingest.IngestConfig;
+import io.tierlog.ingest.IngestService;
+import io.tierlog.log.FsyncPolicy;
+
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A share-group worker process for {@link ShareGroupsMultiProcessTest}: leases records of topic "t" for group "g",
+ * and accepts, releases, rejects or forgets each (forgotten ones come back when their lease runs out), writing an
+ * audit line per lease answer and per acknowledgement answer, flushed at once. Exits when the group has no lag.
+ * Args: data dir, audit file, seed.
+ */
+public final class ShareWorkerMain {
+    static final long LEASE_MS = 400;
+
+    public static void main(String[] args) throws Exception {
+        Path dir = Path.of(args[0]);
+        Random rnd = new Random(Long.parseLong(args[2]));
+        try (PrintStream audit = new PrintStream(new FileOutputStream(args[1], true), true);
+             IngestService ingest = new IngestService(new IngestConfig(dir, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
+                     1 << 20), Clock.systemUTC(), 11)) {
+            ShareGroups shares = new ShareGroups(dir, ingest.topics(), new HotShareRecords(dir), ingest,
+                    Clock.systemUTC(), 50, Duration.ZERO, ShareMeters.NONE);
+            while (true) {
+                List<LeasedRecord> got = shares.lease("g", "t", 1 + rnd.nextInt(3), LEASE_MS);
+                if (got.isEmpty()) {
+                    long lag = shares.describe("g").orElseThrow().topics().stream()
+                            .flatMap(t -> t.partitions().stream()).mapToLong(ShareDescription.Partition::lag).sum();
+                    if (lag == 0) {
+                        return;
+                    }
+                    Thread.sleep(20); // a client's backoff, not a test's synchronisation
+                    continue;
+                }
+                for (LeasedRecord l : got) {
+                    audit.println("L " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
+                            + l.leaseUntilMs());
+                }
+                for (LeasedRecord l : got) {
+                    int roll = rnd.nextInt(100);
+                    AckType type = roll < 70 ? AckType.ACCEPT : roll < 85 ? AckType.RELEASE : roll < 90 ? AckType.REJECT
+                            : null;
+                    if (type == null) {
+                        continue; // forgotten: the lease runs out
+                    }
+                    AckResult r = shares.acknowledge("g", "t", List.of(new Ack(l.lease(), type))).get(0);
+                    audit.println("A " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
+                            + type + " " + r.ok());
+                }
+            }
+        }
+    }
+}
