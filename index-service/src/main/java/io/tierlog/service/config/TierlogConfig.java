@@ -272,9 +272,8 @@ public interface TierlogConfig {
         @WithDefault("9092")
         int port();
 
-        /** Interface the listener binds to. */
-        @WithDefault("0.0.0.0")
-        String host();
+        /** Interface the listener binds to; unset: the HTTP server's ({@code quarkus.http.host}). */
+        Optional<String> host();
 
         /** Host name given to clients in Metadata; unset: the bind host, or this machine's name for 0.0.0.0. */
         Optional<String> advertisedHost();

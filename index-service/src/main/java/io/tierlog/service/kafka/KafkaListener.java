@@ -3,11 +3,13 @@ package io.tierlog.service.kafka;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.security.AccessControl;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import java.net.InetAddress;
@@ -28,6 +30,8 @@ public class KafkaListener {
     private final Vertx vertx;
     private final KafkaApis apis;
     private final TierlogConfig.Kafka config;
+    private final TierlogConfig.Auth auth;
+    private final String host;
     private volatile NetServer server;
     private volatile Broker broker;
 
@@ -35,6 +39,9 @@ public class KafkaListener {
         this.vertx = vertx;
         this.apis = apis;
         this.config = config.kafka();
+        this.auth = config.auth();
+        this.host = this.config.host().orElseGet(() -> ConfigProvider.getConfig()
+                .getOptionalValue("quarkus.http.host", String.class).orElse("0.0.0.0"));
     }
 
     void start(@Observes StartupEvent event) throws Exception {
@@ -42,13 +49,24 @@ public class KafkaListener {
             LOG.info("Kafka listener disabled (tierlog.kafka.enabled=false)");
             return;
         }
-        NetServer s = vertx.createNetServer(new NetServerOptions().setHost(config.host()).setPort(config.port())
+        if ("token".equals(auth.mode())) {
+            // The listener has no SASL yet: opening it would let anyone past the tokens that guard HTTP.
+            LOG.warn("Kafka listener not opened: tierlog.auth.mode=token needs SASL, which the listener does not "
+                    + "speak yet (docs/kafka.md)");
+            return;
+        }
+        if (!auth.allowAnonymous() && !AccessControl.loopback(host)) {
+            throw new IllegalStateException("tierlog.auth.mode=none with the Kafka listener on non-loopback address "
+                    + host + ": set tierlog.kafka.enabled=false, bind it to loopback (tierlog.kafka.host), or set "
+                    + "tierlog.auth.allow-anonymous=true to let anyone who reaches it use the service");
+        }
+        NetServer s = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(config.port())
                 .setTcpNoDelay(true));
         s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes()).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         broker = new Broker(0, advertisedHost(), server.actualPort());
         apis.serveAs(broker);
-        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d", config.host(), server.actualPort(), broker.host(),
+        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d", host, server.actualPort(), broker.host(),
                 broker.port());
     }
 
@@ -79,8 +97,8 @@ public class KafkaListener {
         if (config.advertisedHost().isPresent()) {
             return config.advertisedHost().get();
         }
-        if (!"0.0.0.0".equals(config.host()) && !"::".equals(config.host())) {
-            return config.host();
+        if (!"0.0.0.0".equals(host) && !"::".equals(host)) {
+            return host;
         }
         try {
             return InetAddress.getLocalHost().getCanonicalHostName();

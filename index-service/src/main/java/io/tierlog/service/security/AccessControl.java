@@ -108,7 +108,7 @@ public class AccessControl {
         AUDIT.infof("auth mode=%s host=%s", tokenMode ? "token" : "none", host);
     }
 
-    static boolean loopback(String host) {
+    public static boolean loopback(String host) {
         try {
             for (InetAddress a : InetAddress.getAllByName(host)) {
                 if (!a.isLoopbackAddress()) {
