@@ -176,7 +176,7 @@ class GroupFailoverIT {
             long stopped = System.nanoTime();
             awaitOwned(consumers.subList(1, 3), 6, 30);
             long movedMs = (System.nanoTime() - stopped) / 1_000_000;
-            System.out.println("partitions of the stopped consumer moved " + movedMs + " ms after its last heartbeat");
+            System.out.println("partitions of the stopped consumer moved " + movedMs + " ms after it stopped heartbeating");
             assertThat(movedMs).isLessThan(SESSION_MS + 1_000 + SESSION_MS / 3 + 2_000);
             HttpResponse<String> late = b.send(http, "PUT", "/v1/groups/workers/offsets", "{\"memberId\":\""
                     + dead.memberId + "\",\"memberEpoch\":" + dead.epoch

@@ -342,6 +342,9 @@ public final class GroupCoordinator {
             throw bad("memberEpoch", "memberEpoch must be -1, 0 or a member's epoch: " + hb.memberEpoch());
         }
         if (hb.memberEpoch() == Heartbeat.LEAVE) {
+            if (hb.memberId() == null) {
+                throw bad("memberId", "memberId is required to leave (memberEpoch -1)");
+            }
             return;
         }
         if (hb.sessionTimeoutMs() < MIN_SESSION_TIMEOUT_MS || hb.sessionTimeoutMs() > MAX_SESSION_TIMEOUT_MS) {

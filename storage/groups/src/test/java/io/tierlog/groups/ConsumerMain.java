@@ -37,6 +37,8 @@ public final class ConsumerMain {
     static final int RECORDS = 150;
 
     private static volatile boolean stop;
+    /** Wall-clock end of the lease of the last answered heartbeat: its send time plus the session timeout. */
+    private static long leaseEndMicros;
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
@@ -63,6 +65,7 @@ public final class ConsumerMain {
         Set<Integer> owns = new TreeSet<>();
         long lastAnsweredSend = 0;
         long nextHeartbeat = 0;
+        leaseEndMicros = Long.MAX_VALUE;
         while (!stop) {
             long now = System.nanoTime();
             if (!owns.isEmpty() && now - lastAnsweredSend > session * 1_000_000) {
@@ -71,6 +74,7 @@ public final class ConsumerMain {
             }
             if (now >= nextHeartbeat) {
                 long sent = System.nanoTime();
+                long sentMicros = micros();
                 try {
                     HeartbeatAnswer a = coordinator.heartbeat(GROUP, new Heartbeat(memberId, epoch, Set.of(TOPIC), session,
                             List.of(new TopicPartitions(TOPIC, List.copyOf(owns))), name));
@@ -88,6 +92,7 @@ public final class ConsumerMain {
                     memberId = a.memberId();
                     epoch = a.memberEpoch();
                     lastAnsweredSend = sent;
+                    leaseEndMicros = sentMicros + session * 1_000;
                     nextHeartbeat = sent + a.heartbeatIntervalMs() * 1_000_000;
                 } catch (TierlogException e) {
                     release(log, owns);
@@ -100,6 +105,11 @@ public final class ConsumerMain {
                 }
             }
             for (int p : List.copyOf(owns)) {
+                if (micros() > leaseEndMicros) {
+                    release(log, owns); // never process past the lease: the service may have expired us
+                    epoch = 0;
+                    break;
+                }
                 long offset = committed(dir, p);
                 if (offset >= RECORDS) {
                     continue;
@@ -126,9 +136,11 @@ public final class ConsumerMain {
         log.println("EXIT");
     }
 
+    /** Logs the release of {@code partitions}: now, or when the lease ended if that was earlier. */
     private static void release(PrintStream log, Set<Integer> partitions) {
+        long at = Math.min(micros(), leaseEndMicros);
         for (int p : partitions) {
-            log.println("R " + p + " " + micros());
+            log.println("R " + p + " " + at);
         }
         partitions.clear();
     }

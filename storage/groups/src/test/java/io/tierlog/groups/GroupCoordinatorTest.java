@@ -164,6 +164,8 @@ class GroupCoordinatorTest {
                 .extracting(e -> ((TierlogException) e).type()).isEqualTo(ErrorType.BAD_REQUEST);
         assertThatThrownBy(() -> coordinator.heartbeat("g", new Heartbeat(null, 2, Set.of("orders"), SESSION, null, null)))
                 .extracting(e -> ((TierlogException) e).type()).isEqualTo(ErrorType.BAD_REQUEST);
+        assertThatThrownBy(() -> coordinator.heartbeat("g", new Heartbeat(null, -1, Set.of(), 0, null, null)))
+                .extracting(e -> ((TierlogException) e).type()).isEqualTo(ErrorType.BAD_REQUEST);
         assertThatThrownBy(() -> coordinator.heartbeat("g", new Heartbeat(null, 0, Set.of("bad/topic"), SESSION, null, null)))
                 .extracting(e -> ((TierlogException) e).type()).isEqualTo(ErrorType.INVALID_TOPIC);
         assertThat(coordinator.describe("g")).isEmpty();
