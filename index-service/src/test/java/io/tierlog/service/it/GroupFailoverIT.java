@@ -122,7 +122,9 @@ class GroupFailoverIT {
             return 100; // no instance answered; try again soon
         }
 
-        private void release(Set<Integer> partitions, long at) {
+        /** Ownership ends now, or when the lease ended (a consumer consumes nothing past its lease) if earlier. */
+        private void release(Set<Integer> partitions, long now) {
+            long at = lastAnsweredSend == 0 ? now : Math.min(now, lastAnsweredSend + SESSION_MS * 1_000_000);
             for (int p : partitions) {
                 intervals.add(new Interval(index, p, since[p], at));
             }
