@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Four worker processes (separate JVMs, so separate file locks) share one group on one data dir; they accept,
+ * Four worker processes (separate JVMs, so separate file locks; two threads each) share one group on one data dir; they accept,
  * release, reject and forget records at random, and one of them is killed with SIGKILL mid-way. From the audit of
  * every lease and ack answer: each record is accepted exactly once or dead-lettered exactly once (never both), and
  * no record was granted to a second holder before the previous lease ended (by release, or by running out).

@@ -9,8 +9,12 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * A share-group worker process for {@link ShareGroupsMultiProcessTest}: leases records of topic "t" for group "g",
@@ -23,38 +27,56 @@ public final class ShareWorkerMain {
 
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[0]);
-        Random rnd = new Random(Long.parseLong(args[2]));
+        long seed = Long.parseLong(args[2]);
         try (PrintStream audit = new PrintStream(new FileOutputStream(args[1], true), true);
              IngestService ingest = new IngestService(new IngestConfig(dir, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
                      1 << 20), Clock.systemUTC(), 11)) {
             ShareGroups shares = new ShareGroups(dir, ingest.topics(), new HotShareRecords(dir), ingest,
                     Clock.systemUTC(), 50, Duration.ZERO, ShareMeters.NONE);
-            while (true) {
-                List<LeasedRecord> got = shares.lease("g", "t", 1 + rnd.nextInt(3), LEASE_MS);
-                if (got.isEmpty()) {
-                    long lag = shares.describe("g").orElseThrow().topics().stream()
-                            .flatMap(t -> t.partitions().stream()).mapToLong(ShareDescription.Partition::lag).sum();
-                    if (lag == 0) {
-                        return;
-                    }
-                    Thread.sleep(20); // a client's backoff, not a test's synchronisation
-                    continue;
+            // Two threads per process: a thread waiting for one share-partition's lock while another holds a second
+            // one is what makes the kernel's per-process deadlock detection fire (see LockedStateFile).
+            ExecutorService threads = Executors.newFixedThreadPool(2);
+            List<Future<?>> loops = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                Random rnd = new Random(seed * 31 + t);
+                loops.add(threads.submit(() -> {
+                    work(shares, audit, rnd);
+                    return null;
+                }));
+            }
+            for (Future<?> f : loops) {
+                f.get();
+            }
+            threads.shutdown();
+        }
+    }
+
+    private static void work(ShareGroups shares, PrintStream audit, Random rnd) throws InterruptedException {
+        while (true) {
+            List<LeasedRecord> got = shares.lease("g", "t", 1 + rnd.nextInt(3), LEASE_MS);
+            if (got.isEmpty()) {
+                long lag = shares.describe("g").orElseThrow().topics().stream()
+                        .flatMap(t -> t.partitions().stream()).mapToLong(ShareDescription.Partition::lag).sum();
+                if (lag == 0) {
+                    return;
                 }
-                for (LeasedRecord l : got) {
-                    audit.println("L " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
-                            + l.leaseUntilMs());
+                Thread.sleep(20); // a client's backoff, not a test's synchronisation
+                continue;
+            }
+            for (LeasedRecord l : got) {
+                audit.println("L " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
+                        + l.leaseUntilMs());
+            }
+            for (LeasedRecord l : got) {
+                int roll = rnd.nextInt(100);
+                AckType type = roll < 70 ? AckType.ACCEPT : roll < 85 ? AckType.RELEASE : roll < 90 ? AckType.REJECT
+                        : null;
+                if (type == null) {
+                    continue; // forgotten: the lease runs out
                 }
-                for (LeasedRecord l : got) {
-                    int roll = rnd.nextInt(100);
-                    AckType type = roll < 70 ? AckType.ACCEPT : roll < 85 ? AckType.RELEASE : roll < 90 ? AckType.REJECT
-                            : null;
-                    if (type == null) {
-                        continue; // forgotten: the lease runs out
-                    }
-                    AckResult r = shares.acknowledge("g", "t", List.of(new Ack(l.lease(), type))).get(0);
-                    audit.println("A " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
-                            + type + " " + r.ok());
-                }
+                AckResult r = shares.acknowledge("g", "t", List.of(new Ack(l.lease(), type))).get(0);
+                audit.println("A " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
+                        + type + " " + r.ok());
             }
         }
     }
