@@ -44,10 +44,13 @@ public final class ShareWorkerMain {
                     return null;
                 }));
             }
-            for (Future<?> f : loops) {
-                f.get();
+            try {
+                for (Future<?> f : loops) {
+                    f.get(); // a failed loop fails the process (exit status 1)
+                }
+            } finally {
+                threads.shutdownNow(); // its idle threads would keep a failed process alive
             }
-            threads.shutdown();
         }
     }
 
