@@ -148,7 +148,13 @@ public class KafkaApis {
                 reply = CompletableFuture.failedFuture(e);
             }
         }
+        boolean answered = !(request instanceof ProduceRequest produceRequest && produceRequest.acks() == 0);
         return reply.handle((r, error) -> {
+            if (error != null && !answered) {
+                // acks=0: the client reads no answer, so an error answer would break its response order.
+                LOG.warnf(error, "Kafka produce with acks=0 from %s failed", header.clientId());
+                return null;
+            }
             if (error != null) {
                 if (!(KafkaErrors.unwrap(error) instanceof org.apache.kafka.common.errors.ApiException)
                         && !(KafkaErrors.unwrap(error) instanceof io.tierlog.log.TierlogException)) {
