@@ -93,6 +93,8 @@ public final class TierlogService implements AutoCloseable {
         cmd.addAll(List.of(
                 "-Dquarkus.http.host=127.0.0.1",
                 "-Dquarkus.http.port=" + port,
+                // The HTTP benchmarks need no Kafka listener, and its default port is the Kafka broker's beside it.
+                "-Dtierlog.kafka.enabled=false",
                 "-Dquarkus.log.level=WARN",
                 "-Dtierlog.data-dir=" + hotDir.toAbsolutePath(),
                 "-Dtierlog.index-dir=" + indexDir.toAbsolutePath()));
