@@ -27,7 +27,8 @@ class LayeringTest {
      */
     static final String[] STORAGE = {
             "io.tierlog.log..", "io.tierlog.ingest", "io.tierlog.index..", "io.tierlog.tiering..",
-            "io.tierlog.objectstore..", "io.tierlog.testkit..", "io.tierlog.sharegroups.."};
+            "io.tierlog.objectstore..", "io.tierlog.testkit..", "io.tierlog.sharegroups..", "io.tierlog.groups..",
+            "io.tierlog.access.."};
 
     /** Storage is a library the deployables use, so it cannot know about them or about the HTTP stack they run. */
     @ArchTest

@@ -37,10 +37,25 @@ class OpenApiDocumentTest {
             entry("GET /v1/topics/{topic}/partitions/{partition}/offsets", Set.of("200", "400", "404", "500", "503")),
             entry("GET /v1/topics/{topic}/partitions/{partition}/stream",
                     Set.of("200", "400", "404", "416", "500", "503")),
-            entry("PUT /v1/groups/{group}/offsets", Set.of("204", "400", "404", "416", "500")),
+            entry("PUT /v1/groups/{group}/offsets", Set.of("204", "400", "404", "409", "416", "500")),
             entry("GET /v1/groups/{group}/offsets", Set.of("200", "400", "500")),
             entry("GET /v1/groups/{group}/lag", Set.of("200", "400", "500")),
-            entry("GET /v1/groups", Set.of("200", "500")));
+            entry("GET /v1/groups", Set.of("200", "500")),
+            entry("POST /v1/groups/{group}/heartbeat", Set.of("200", "400", "404", "409", "500")),
+            entry("GET /v1/groups/{group}", Set.of("200", "400", "404", "500")),
+            entry("DELETE /v1/groups/{group}", Set.of("204", "400", "404", "409", "500")),
+            entry("POST /v1/groups/{group}/offsets/reset", Set.of("200", "400", "404", "409", "500")),
+            entry("POST /v1/tokens", Set.of("201", "400", "500")),
+            entry("GET /v1/tokens", Set.of("200", "500")),
+            entry("DELETE /v1/tokens/{id}", Set.of("204", "404", "500")),
+            entry("POST /v1/share-groups/{group}/topics/{topic}/lease", Set.of("200", "400", "404", "500")),
+            entry("POST /v1/share-groups/{group}/topics/{topic}/acks", Set.of("200", "400", "404", "500")),
+            entry("PUT /v1/share-groups/{group}/config", Set.of("200", "400", "500")),
+            entry("GET /v1/share-groups/{group}", Set.of("200", "400", "404", "500")),
+            entry("DELETE /v1/share-groups/{group}", Set.of("204", "400", "500")));
+
+    /** What every /v1 operation can answer before its resource runs (access filter, quotas, shutdown). */
+    private static final Set<String> EVERY_V1 = Set.of("401", "403", "429", "503");
 
     @Test
     void everyOperationDocumentsItsStatusesAndSchemas() throws Exception {
@@ -76,6 +91,13 @@ class OpenApiDocumentTest {
         Set<String> expected = EXPECTED.get(name);
         if (expected != null && !statuses.containsAll(expected)) {
             problems.add(name + ": documents " + statuses + ", expected at least " + expected);
+        }
+        if (name.contains(" /v1/") && !statuses.containsAll(EVERY_V1)) {
+            problems.add(name + ": documents " + statuses + ", every /v1 operation can answer " + EVERY_V1);
+        }
+        if (Set.of("POST", "PUT", "PATCH").contains(name.substring(0, name.indexOf(' ')))
+                && name.contains(" /v1/") && !statuses.contains("415")) {
+            problems.add(name + ": takes a body but does not document 415");
         }
         if (statuses.stream().noneMatch(s -> s.startsWith("4") || s.startsWith("5"))) {
             problems.add(name + ": no error status documented");

@@ -25,7 +25,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Drives one {@link TierlogService} over its HTTP API (shared/api.md). Produce and consume go through
+ * Drives one {@link TierlogService} over its HTTP API (docs/api.md). Produce and consume go through
  * {@link BlockingHttp} (the JDK's blocking {@code HttpURLConnection}, HTTP/1.1, keep-alive: the async
  * {@code java.net.http.HttpClient} read bodies at about half its speed here, see that class); topic admin and
  * offset look-ups use the JDK's {@link HttpClient}:

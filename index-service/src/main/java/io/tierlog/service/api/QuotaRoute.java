@@ -26,8 +26,8 @@ import java.util.Optional;
  * {@code Retry-After}; nothing of its request is parsed, appended or fetched. SSE streams are checked when they
  * open, but the bytes they send are not counted.
  *
- * <p>The principal is what the authentication filter put under {@value #PRINCIPAL_KEY} in the routing context
- * ({@link #principalOf}), else the client's IP address. Runs after that filter (order -1000) and before every other
+ * <p>The principal is what the access filter put under {@value #PRINCIPAL_KEY} in the routing context
+ * ({@link #principalOf}); {@code none} mode's shared anonymous caller, or none at all, counts by client IP address. Runs after that filter (order -1000) and before every other
  * route of these paths.
  */
 @Singleton
@@ -62,16 +62,24 @@ public class QuotaRoute {
     }
 
     /**
-     * The quota key of a request: the authenticated principal's name ({@link Principal#getName()}, else its
-     * {@code toString()}), else the remote IP address. The two never collide (different prefixes).
+     * The quota key of a request: the authenticated principal's name (token mode: {@code token:<id>},
+     * {@code jwt:<sub>}, {@code bootstrap}), else the client's IP address; {@code none} mode's shared
+     * {@code anonymous} principal counts per address too, or every client would share one quota.
      */
     static String principalOf(RoutingContext ctx) {
-        Object p = ctx.get(PRINCIPAL_KEY);
-        if (p != null) {
-            return "principal:" + (p instanceof Principal named ? named.getName() : p.toString());
-        }
         SocketAddress remote = ctx.request().remoteAddress();
-        return "address:" + (remote == null ? "unknown" : remote.hostAddress());
+        return quotaKey(ctx.get(PRINCIPAL_KEY), remote == null ? null : remote.hostAddress());
+    }
+
+    /** {@link #principalOf} without Vert.x: the two kinds of key never collide (different prefixes). */
+    static String quotaKey(Object principal, String address) {
+        String name = principal instanceof io.tierlog.access.Principal p ? p.name()
+                : principal instanceof Principal named ? named.getName()
+                : principal == null ? null : principal.toString();
+        if (name == null || principal == io.tierlog.access.Principal.ANONYMOUS) {
+            return "address:" + (address == null ? "unknown" : address);
+        }
+        return "principal:" + name;
     }
 
     private void produce(RoutingContext ctx) {

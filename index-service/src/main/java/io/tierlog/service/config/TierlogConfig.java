@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The service's fixed configuration keys (shared/api.md, "Configuration"), each also settable as an environment
+ * The service's fixed configuration keys (docs/api.md, "Configuration"), each also settable as an environment
  * variable ({@code tierlog.data-dir} → {@code TIERLOG_DATA_DIR}). The cold-tier and tiering keys exist from the
  * start so that deployments can set them before the cold tier is wired in; until then they are read but unused.
  */

@@ -82,6 +82,7 @@ public class GroupsResource {
     @APIResponse(responseCode = "204", description = "Committed, all or nothing")
     @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
     @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_PARTITION)
+    @APIResponse(responseCode = "409", ref = ProblemResponses.FENCED_MEMBER)
     @APIResponse(responseCode = "416", ref = ProblemResponses.OFFSET_OUT_OF_RANGE)
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public Response commit(@PathParam("group") String group, byte[] body) {
@@ -176,6 +177,14 @@ public class GroupsResource {
             + "\"clientId\"}. Answers the member's full current assignment; the service assigns (balanced, sticky) and "
             + "moves a partition only after its owner stopped listing it or expired. 404 unknown-member (join again), "
             + "409 fenced-member (another epoch: drop all partitions, heartbeat with memberEpoch 0).")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.Heartbeat.class)))
+    @APIResponse(responseCode = "200", description = "The member's assignment",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.HeartbeatAnswer.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_MEMBER)
+    @APIResponse(responseCode = "409", ref = ProblemResponses.FENCED_MEMBER)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode heartbeat(@PathParam("group") String group, byte[] body) {
         Names.requireValidGroup(group);
         return HeartbeatJson.answer(coordinator.heartbeat(group, HeartbeatJson.parse(body)));
@@ -185,6 +194,11 @@ public class GroupsResource {
     @Path("{group}")
     @Operation(summary = "Describe a group", description = "State (empty, stable, reconciling), group epoch and members "
             + "with their assignments. 404 unknown-group without members or offsets.")
+    @APIResponse(responseCode = "200", description = "The group",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.GroupDescription.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_GROUP)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode describe(@PathParam("group") String group) {
         Names.requireValidGroup(group);
         Optional<GroupDescription> d = coordinator.describe(group);
@@ -202,6 +216,11 @@ public class GroupsResource {
     @Path("{group}")
     @Operation(summary = "Delete a group", description = "Removes its offsets and membership. 204; 409 group-not-empty "
             + "while it has members; 404 unknown-group with neither.")
+    @APIResponse(responseCode = "204", description = "Deleted")
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_GROUP)
+    @APIResponse(responseCode = "409", ref = ProblemResponses.GROUP_NOT_EMPTY)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public Response delete(@PathParam("group") String group) {
         Names.requireValidGroup(group);
         coordinator.delete(group, () -> groups.delete(group));
@@ -214,6 +233,15 @@ public class GroupsResource {
     @Operation(summary = "Reset a group's offsets", description = "Body {\"topics\": [...], \"to\": \"earliest\" | "
             + "\"latest\" | \"timestamp\", \"timestamp\": epoch ms}; every partition of each topic. Answers as GET "
             + "offsets. 409 group-not-empty while the group has members.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.OffsetReset.class)))
+    @APIResponse(responseCode = "200", description = "The group's committed offsets after the reset",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.GroupOffsets.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
+    @APIResponse(responseCode = "409", ref = ProblemResponses.GROUP_NOT_EMPTY)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
+    @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public ObjectNode reset(@PathParam("group") String group, byte[] body) {
         Names.requireValidGroup(group);
         ObjectNode req = Requests.object(body, RESET_FIELDS);

@@ -24,6 +24,12 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import io.tierlog.service.api.doc.ApiSchemas;
+import io.tierlog.service.api.doc.ProblemResponses;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.util.Map;
@@ -55,6 +61,12 @@ public class TokensResource {
     @Operation(summary = "Mint a token", description = "Body {\"name\", \"scopes\": \"produce:topic:orders* ...\", "
             + "\"expiresAt\": epoch ms (optional)}. 201 {\"id\", \"name\", \"scopes\", \"expiresAt\", \"token\"}: the "
             + "secret token is shown only here. Needs admin:cluster.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.TokenMint.class)))
+    @APIResponse(responseCode = "201", description = "The minted token, with its secret",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.MintedToken.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public Response mint(byte[] body, @Context RoutingContext ctx) {
         ObjectNode req = Requests.object(body, FIELDS);
         String name = Requests.requiredText(req, "name", "name");
@@ -91,6 +103,9 @@ public class TokensResource {
     @GET
     @Operation(summary = "List tokens", description = "{\"tokens\": [{\"id\", \"name\", \"scopes\", \"expiresAt\"}]}, "
             + "revoked ones left out, secrets never shown. Needs admin:cluster.")
+    @APIResponse(responseCode = "200", description = "The tokens",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.TokenList.class)))
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode list() {
         ObjectNode root = NODES.objectNode();
         ArrayNode arr = root.putArray("tokens");
@@ -104,6 +119,9 @@ public class TokensResource {
     @Path("{id}")
     @Operation(summary = "Revoke a token", description = "204; every instance refuses it within 2 s. 404 not-found "
             + "for an unknown or already revoked id. Needs admin:cluster.")
+    @APIResponse(responseCode = "204", description = "Revoked")
+    @APIResponse(responseCode = "404", ref = ProblemResponses.NOT_FOUND)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public Response revoke(@PathParam("id") String id, @Context RoutingContext ctx) {
         if (!tokens.revoke(id)) {
             throw new TierlogException(ErrorType.NOT_FOUND, "no token with id '" + shorten(id) + "'",

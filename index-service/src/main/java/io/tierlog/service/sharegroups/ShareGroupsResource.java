@@ -26,6 +26,12 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.Operation;
+import io.tierlog.service.api.doc.ApiSchemas;
+import io.tierlog.service.api.doc.ProblemResponses;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.time.Duration;
@@ -80,6 +86,14 @@ public class ShareGroupsResource {
             + "all optional. Answers {\"records\": [{\"lease\", \"partition\", \"offset\", \"deliveryCount\", "
             + "\"timestamp\", \"key\", \"value\", \"headers\"}]}; each record goes to no one else until it is "
             + "acknowledged or its lease expires. waitMs (max 30000) long-polls while nothing is available.")
+    @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.ShareLease.class)))
+    @APIResponse(responseCode = "200", description = "The leased records, possibly none",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.LeasedRecords.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
+    @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public CompletionStage<Response> lease(@PathParam("group") String group, @PathParam("topic") String topic,
                                            byte[] body) {
         Names.requireValidGroup(group);
@@ -121,6 +135,13 @@ public class ShareGroupsResource {
     @Operation(summary = "Acknowledge leased records", description = "Body {\"acks\": [{\"lease\", \"type\": \"accept\" "
             + "| \"release\" | \"reject\" | \"renew\"}]}. Answers {\"results\": [{\"lease\", \"ok\": true} | {\"lease\", "
             + "\"ok\": false, \"error\": \"lease-expired\"}]} in the same order; a refused ack changes nothing.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.ShareAcks.class)))
+    @APIResponse(responseCode = "200", description = "One result per ack",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.ShareAckResults.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public CompletionStage<ObjectNode> acks(@PathParam("group") String group, @PathParam("topic") String topic,
                                             byte[] body) {
         Names.requireValidGroup(group);
@@ -135,6 +156,12 @@ public class ShareGroupsResource {
     @Operation(summary = "Configure a share group", description = "Body {\"start\": \"earliest\" | \"latest\", "
             + "\"max.delivery.attempts\": 5, \"redelivery.delay.ms\": 0, \"dead.letter.topic\": null | topic}; keys "
             + "left out take these defaults (start: latest). 400 invalid-config naming the key.")
+    @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+            schema = @Schema(implementation = ApiSchemas.ShareGroupConfig.class)))
+    @APIResponse(responseCode = "200", description = "The group's config",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.ShareGroupConfigAnswer.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public CompletionStage<ObjectNode> configure(@PathParam("group") String group, byte[] body) {
         Names.requireValidGroup(group);
         var config = ShareJson.config(body);
@@ -149,6 +176,11 @@ public class ShareGroupsResource {
     @Path("{group}")
     @Operation(summary = "Describe a share group", description = "Its config and, per share-partition touched, "
             + "startOffset, available, leased and lag. 404 unknown-group.")
+    @APIResponse(responseCode = "200", description = "The share group",
+            content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.ShareGroupDescription.class)))
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_GROUP)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public CompletionStage<ObjectNode> describe(@PathParam("group") String group) {
         Names.requireValidGroup(group);
         return CompletableFuture.supplyAsync(() -> ShareJson.description(shares.describe(group).orElseThrow(() ->
@@ -160,6 +192,9 @@ public class ShareGroupsResource {
     @Path("{group}")
     @Operation(summary = "Delete a share group", description = "Its config and every share-partition's state; "
             + "outstanding leases die with it. 204, also when there was nothing.")
+    @APIResponse(responseCode = "204", description = "Deleted, also when there was nothing")
+    @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
+    @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public CompletionStage<Response> delete(@PathParam("group") String group) {
         Names.requireValidGroup(group);
         return CompletableFuture.supplyAsync(() -> {

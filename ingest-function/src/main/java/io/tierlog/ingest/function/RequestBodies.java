@@ -22,7 +22,7 @@ final class RequestBodies {
 
     /** The two bodies a produce request may carry. */
     enum Format {
-        /** shared/api.md's JSON produce body (also when Content-Type is absent). */
+        /** docs/api.md's JSON produce body (also when Content-Type is absent). */
         JSON,
         /** {@value RequestBodies#RECORD_BATCHES}: whole Kafka batches for one partition. */
         RECORD_BATCHES

@@ -10,7 +10,7 @@ import java.util.List;
  * order. {@code duplicate} is true when the request was an idempotent producer's retry and nothing was appended
  * (the offsets are then the original ones).
  *
- * <p>The HTTP answer is shared/api.md's produce response, the same as for a JSON request: one
+ * <p>The HTTP answer is docs/api.md's produce response, the same as for a JSON request: one
  * {@code {"partition", "offset"}} entry per record, in body order ({@link #toJson()}). It is about 30 bytes per record
  * (30 KB for 1000 records); a client that wants less can read {@code offsets[0]} and the count, since the offsets
  * are dense. A compact form is deliberately not invented here, so that every produce answer has one shape.
@@ -50,7 +50,7 @@ public record BatchProduceResult(int partition, long baseOffset, int recordCount
     }
 
     /**
-     * shared/api.md's produce response, byte for byte what {@link IngestService#toJson(ProduceResult)} renders for
+     * docs/api.md's produce response, byte for byte what {@link IngestService#toJson(ProduceResult)} renders for
      * {@link #toProduceResult()}: {@code {"offsets":[{"partition":P,"offset":O},...],"duplicate":false}}. Written
      * directly (no JSON tree), since it is all digits and fixed text.
      */

@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * How keys, values and header values travel in JSON (shared/api.md): {@code json} — values are any JSON and are
+ * How keys, values and header values travel in JSON (docs/api.md): {@code json} — values are any JSON and are
  * stored as their compact JSON text, keys and header values are strings stored as UTF-8; {@code base64} — all three
  * are base64 strings of raw bytes.
  */

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The produce path's settings, with shared/api.md's keys: {@code tierlog.data-dir}, {@code tierlog.fsync},
+ * The produce path's settings, with docs/api.md's keys: {@code tierlog.data-dir}, {@code tierlog.fsync},
  * {@code tierlog.fsync-interval} and {@code tierlog.max-request-bytes} (default 8 MiB); and
  * {@code tierlog.producer-id-expiration} (default one day, Kafka's {@code producer.id.expiration.ms}): how long an
  * idempotent producer is remembered after its last request.

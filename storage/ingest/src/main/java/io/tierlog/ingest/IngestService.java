@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
- * The produce path, in plain Java: validates a request against shared/api.md, partitions it, appends one batch
+ * The produce path, in plain Java: validates a request against docs/api.md, partitions it, appends one batch
  * per partition and answers offsets in request order. The Lambda handler and the index-service's produce endpoint
  * both call this class; neither has produce logic of its own.
  *

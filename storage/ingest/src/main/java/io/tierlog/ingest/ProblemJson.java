@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Renders the RFC 7807 problem documents of shared/api.md, one way for every adapter (the Lambda handler and the
+ * Renders the RFC 7807 problem documents of docs/api.md, one way for every adapter (the Lambda handler and the
  * index-service's exception mapper), so that a client sees byte-identical errors whichever front answered:
  * {@code {"type": <slug>, "title", "status", "detail", ...extra}} in that member order, compact JSON, UTF-8,
  * served as {@value #MEDIA_TYPE}.

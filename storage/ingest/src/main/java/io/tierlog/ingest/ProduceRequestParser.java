@@ -23,7 +23,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Parses a produce request body (shared/api.md). Every error is a {@code bad-request} whose detail names the
+ * Parses a produce request body (docs/api.md). Every error is a {@code bad-request} whose detail names the
  * field by its JSON path, e.g. {@code records[3].partition must be an integer}. Unknown fields are rejected, so
  * a misspelt {@code "partiton"} is an error rather than a silently ignored option; so are duplicate fields.
  *

@@ -1,7 +1,7 @@
 package io.tierlog.log;
 
 /**
- * The error kinds of the public contract (shared/api.md), each with its problem+json {@code type} slug and
+ * The error kinds of the public contract (docs/api.md), each with its problem+json {@code type} slug and
  * HTTP status. The engine raises them through {@link TierlogException}; every adapter (the Quarkus
  * exception mapper, the Lambda handler) renders them the same way.
  */

@@ -122,7 +122,9 @@ public final class ApiSchemas {
     }
 
     @Schema(name = "PartitionLag")
-    public record PartitionLag(String topic, int partition, long committedOffset, long highWatermark, long lag) {
+    public record PartitionLag(String topic, int partition, long committedOffset, long highWatermark, long lag,
+                               @Schema(description = "now - the timestamp of the first unconsumed record; 0 when "
+                                       + "caught up") long lagMs) {
     }
 
     @Schema(name = "GroupLag")
@@ -135,5 +137,118 @@ public final class ApiSchemas {
 
     @Schema(name = "GroupList")
     public record GroupList(List<GroupSummary> groups) {
+    }
+
+    // Identity and access
+
+    @Schema(name = "TokenMint")
+    public record TokenMint(@Schema(required = true, description = "1..200 characters") String name,
+                            @Schema(required = true, description = "Space-separated scopes, e.g. "
+                                    + "\"produce:topic:orders* fetch:topic:orders*\"") String scopes,
+                            @Schema(description = "Epoch ms, in the future; none = never expires") Long expiresAt) {
+    }
+
+    @Schema(name = "TokenInfo", description = "A minted token without its secret")
+    public record TokenInfo(String id, String name, String scopes, Long expiresAt) {
+    }
+
+    @Schema(name = "MintedToken", description = "The secret token is in this answer and nowhere else")
+    public record MintedToken(String id, String name, String scopes, Long expiresAt, String token) {
+    }
+
+    @Schema(name = "TokenList", description = "Revoked tokens left out, secrets never shown")
+    public record TokenList(List<TokenInfo> tokens) {
+    }
+
+    // Consumer groups that share work
+
+    @Schema(name = "TopicPartitions")
+    public record TopicPartitions(@Schema(required = true) String topic, @Schema(required = true) List<Integer> partitions) {
+    }
+
+    @Schema(name = "Heartbeat", description = "memberEpoch 0 (with memberId null) joins, N stays, -1 leaves")
+    public record Heartbeat(String memberId, @Schema(required = true) int memberEpoch, List<String> topics,
+                            Long sessionTimeoutMs, List<TopicPartitions> ownedPartitions, String clientId) {
+    }
+
+    @Schema(name = "HeartbeatAnswer", description = "The member's full current assignment; heartbeatIntervalMs is "
+            + "absent after a leave")
+    public record HeartbeatAnswer(String memberId, int memberEpoch, Long heartbeatIntervalMs,
+                                  List<TopicPartitions> assignment) {
+    }
+
+    @Schema(name = "GroupMember")
+    public record GroupMember(String memberId, String clientId, int memberEpoch, List<TopicPartitions> assignment,
+                              long lastHeartbeatMs) {
+    }
+
+    @Schema(name = "GroupDescription")
+    public record GroupDescription(String group,
+                                   @Schema(enumeration = {"empty", "stable", "reconciling"}) String state,
+                                   long groupEpoch, List<GroupMember> members) {
+    }
+
+    @Schema(name = "OffsetReset")
+    public record OffsetReset(@Schema(required = true) List<String> topics,
+                              @Schema(required = true, enumeration = {"earliest", "latest", "timestamp"}) String to,
+                              @Schema(description = "Epoch ms; only with to = timestamp") Long timestamp) {
+    }
+
+    // Share groups
+
+    @Schema(name = "ShareLease", description = "All optional")
+    public record ShareLease(@Schema(defaultValue = "100") Integer maxRecords,
+                             @Schema(defaultValue = "30000", maximum = "3600000") Long leaseMs,
+                             @Schema(defaultValue = "0", maximum = "30000") Long waitMs) {
+    }
+
+    @Schema(name = "LeasedRecord", description = "A fetched record (as in fetch) with its lease")
+    public record LeasedRecord(String lease, int partition, long offset, int deliveryCount, long timestamp, String key,
+                               Object value, Map<String, String> headers) {
+    }
+
+    @Schema(name = "LeasedRecords")
+    public record LeasedRecords(List<LeasedRecord> records) {
+    }
+
+    @Schema(name = "ShareAck")
+    public record ShareAck(@Schema(required = true) String lease,
+                           @Schema(required = true, enumeration = {"accept", "release", "reject", "renew"}) String type) {
+    }
+
+    @Schema(name = "ShareAcks")
+    public record ShareAcks(@Schema(required = true) List<ShareAck> acks) {
+    }
+
+    @Schema(name = "ShareAckResult")
+    public record ShareAckResult(String lease, boolean ok,
+                                 @Schema(description = "Present when ok is false, e.g. lease-expired") String error) {
+    }
+
+    @Schema(name = "ShareAckResults", description = "One result per ack, in request order")
+    public record ShareAckResults(List<ShareAckResult> results) {
+    }
+
+    @Schema(name = "ShareGroupConfig", description = "Keys left out take these defaults")
+    public record ShareGroupConfig(@Schema(enumeration = {"earliest", "latest"}, defaultValue = "latest") String start,
+                                   @Schema(name = "max.delivery.attempts", defaultValue = "5") Integer maxDeliveryAttempts,
+                                   @Schema(name = "redelivery.delay.ms", defaultValue = "0") Long redeliveryDelayMs,
+                                   @Schema(name = "dead.letter.topic") String deadLetterTopic) {
+    }
+
+    @Schema(name = "ShareGroupConfigAnswer")
+    public record ShareGroupConfigAnswer(String group, ShareGroupConfig config) {
+    }
+
+    @Schema(name = "SharePartition")
+    public record SharePartition(int partition, long startOffset, long available, long leased, long lag) {
+    }
+
+    @Schema(name = "ShareTopic")
+    public record ShareTopic(String topic, List<SharePartition> partitions) {
+    }
+
+    @Schema(name = "ShareGroupDescription")
+    public record ShareGroupDescription(String group, ShareGroupConfig config, List<ShareTopic> topics) {
     }
 }

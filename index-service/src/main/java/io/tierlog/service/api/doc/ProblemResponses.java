@@ -17,6 +17,17 @@ public final class ProblemResponses {
     public static final String OFFSET_OUT_OF_RANGE = "OffsetOutOfRange";
     public static final String INTERNAL = "InternalError";
     public static final String COLD_TIER_UNAVAILABLE = "ColdTierUnavailable";
+    public static final String NOT_FOUND = "NotFound";
+    public static final String UNKNOWN_GROUP = "UnknownGroup";
+    public static final String UNKNOWN_MEMBER = "UnknownMember";
+    public static final String FENCED_MEMBER = "FencedMember";
+    public static final String GROUP_NOT_EMPTY = "GroupNotEmpty";
+    /** Added to every /v1 operation by {@link SharedResponsesFilter}, not by annotations. */
+    public static final String UNAUTHORIZED = "Unauthorized";
+    public static final String FORBIDDEN = "Forbidden";
+    public static final String UNSUPPORTED_MEDIA_TYPE = "UnsupportedMediaType";
+    public static final String TOO_MANY_REQUESTS = "TooManyRequests";
+    public static final String SERVICE_UNAVAILABLE = "ServiceUnavailable";
 
     private ProblemResponses() {
     }
