@@ -125,6 +125,12 @@ public class TopicsResource {
     @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public ObjectNode patchConfig(@PathParam("topic") String topic, byte[] body) {
+        if (TopicAdmin.isInternal(topic)) {
+            // admins included: a small retention on __consumer_offsets would lose every group's offsets
+            throw new io.tierlog.log.TierlogException(io.tierlog.log.ErrorType.FORBIDDEN,
+                    "the config of internal topics cannot be changed over the API: " + topic,
+                    Map.of("operation", "alter", "resource", "topic:" + topic));
+        }
         admin.get(topic);
         Map<String, Object> changes = configMap(Requests.object(body, null), "body");
         return configJson(admin.updateConfig(topic, changes));

@@ -210,6 +210,8 @@ class AccessIT {
         assertThat(send(a, "POST", "/v1/topics", "{\"name\":\"not-mine\",\"partitions\":1}",
                 mint("m only", "create:topic:m*", null).get("token").asText()).statusCode()).isEqualTo(403);
         assertThat(send(a, "GET", "/v1/topics/__consumer_offsets", null, BOOTSTRAP).statusCode()).isEqualTo(200);
+        assertThat(send(a, "PATCH", "/v1/topics/__consumer_offsets/config", "{\"retention.ms\":1}", BOOTSTRAP)
+                .statusCode()).as("no one changes an internal topic's config, admins included").isEqualTo(403);
 
         String ordersOnly = mint("orders only", "fetch:topic:orders", null).get("token").asText();
         assertThat(send(a, "POST", "/v1/topics", "{\"name\":\"hidden\",\"partitions\":1}", BOOTSTRAP).statusCode())
