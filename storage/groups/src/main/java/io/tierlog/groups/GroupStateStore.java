@@ -3,6 +3,7 @@ package io.tierlog.groups;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierlog.log.Names;
 import io.tierlog.log.io.AtomicFiles;
+import io.tierlog.log.io.FileLocks;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,7 +63,7 @@ public final class GroupStateStore {
             mutex.lock();
             try (FileChannel lockFile = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE);
-                 FileLock ignored = lockFile.lock()) {
+                 FileLock ignored = FileLocks.lock(lockFile)) {
                 Path file = dir.resolve("state.json");
                 byte[] before = read(file);
                 GroupState state = before == null ? new GroupState() : JSON.readValue(before, GroupState.class);

@@ -7,6 +7,7 @@ import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.format.RecordBatchCodec;
 import io.tierlog.log.io.AtomicFiles;
+import io.tierlog.log.io.FileLocks;
 import io.tierlog.log.io.GroupSync;
 import io.tierlog.log.producer.ProducerSnapshot;
 import io.tierlog.log.producer.ProducerStateTable;
@@ -280,7 +281,7 @@ public final class PartitionWriter implements Closeable {
                 PartitionWriter w = parts.get(i).writer;
                 w.mutex.lock();
                 mutexesHeld.add(w);
-                locksHeld.add(w.lockFile.lock());
+                locksHeld.add(FileLocks.lock(w.lockFile));
             }
             ProducerStateTable.Verdict[] verdicts = new ProducerStateTable.Verdict[n];
             for (int i : order) {

@@ -1,6 +1,7 @@
 package io.tierlog.sharegroups;
 
 import io.tierlog.log.io.AtomicFiles;
+import io.tierlog.log.io.FileLocks;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -29,7 +29,6 @@ import java.util.function.Function;
  */
 final class LockedStateFile {
     private static final Map<Path, ReentrantLock> JVM_MUTEXES = new ConcurrentHashMap<>();
-    private static final int MAX_DEADLOCK_RETRIES = 10_000;
 
     private final Path file;
     private final Path lock;
@@ -58,7 +57,7 @@ final class LockedStateFile {
             ReentrantLock mutex = JVM_MUTEXES.computeIfAbsent(file.toAbsolutePath().normalize(), k -> new ReentrantLock());
             mutex.lock();
             try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock ignored = lock(channel)) {
+                 FileLock ignored = FileLocks.lock(channel)) {
                 return change.apply(new Session() {
                     @Override
                     public byte[] read() {
@@ -86,30 +85,6 @@ final class LockedStateFile {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lock a share-group state file", e);
-        }
-    }
-
-    /**
-     * Blocks until the lock is held. Linux's deadlock detection for POSIX locks works per process, not per thread:
-     * process A (thread 1 holding file X, thread 2 waiting for Y) and process B (holding Y, waiting for X) look like
-     * a cycle, and the kernel fails one wait with EDEADLK although each thread holds at most one of these locks and
-     * nothing is stuck. Such a wait is simply tried again, after a short random pause that lets the cycle clear.
-     */
-    private static FileLock lock(FileChannel channel) throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                return channel.lock();
-            } catch (IOException e) {
-                if (attempt >= MAX_DEADLOCK_RETRIES || !String.valueOf(e.getMessage()).contains("deadlock")) {
-                    throw e;
-                }
-                try {
-                    Thread.sleep(1 + ThreadLocalRandom.current().nextInt(5));
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-            }
         }
     }
 
