@@ -270,23 +270,25 @@ class RecordBatchesHttpTest {
         String topic = "batches-mem-" + UUID.randomUUID().toString().substring(0, 8);
         given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}")
                 .post("/v1/topics").then().statusCode(201);
-        // About 6 MiB in batches of 100 records of 1 KiB: more than a stream's write queue and socket buffers hold.
+        // About 12 MiB in batches of 100 records of 1 KiB: more than a stream's write queue and the socket buffers
+        // of a fresh connection hold (a pooled one may have grown its receive window to tcp_rmem's maximum).
         String value = "v".repeat(1000);
-        for (int req = 0; req < 60; req++) {
+        int records = 12_000;
+        for (int req = 0; req < records / 100; req++) {
             byte[] batch = kafkaBatch(java.util.Collections.nCopies(100, "{\"n\":" + req + ",\"pad\":\"" + value + "\"}"));
             assertThat(produce(topic, "partition=0", batch).statusCode()).isEqualTo(200);
         }
 
         // A long-poll at the end answers with the batch that wakes it.
         var polled = http.sendAsync(HttpRequest.newBuilder(base.resolve("/v1/topics/" + topic
-                        + "/partitions/0/records?offset=6000&waitMs=20000")).header("Accept", RecordBatchesMedia.TYPE)
+                        + "/partitions/0/records?offset=" + records + "&waitMs=20000")).header("Accept", RecordBatchesMedia.TYPE)
                 .build(), HttpResponse.BodyHandlers.ofByteArray());
         awaitWaiting(polled);
         assertThat(produce(topic, "partition=0", kafkaBatch(List.of("{\"n\":\"late\"}"))).statusCode()).isEqualTo(200);
         HttpResponse<byte[]> woken = polled.get(20, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(woken.statusCode()).isEqualTo(200);
-        assertThat(values(batches(woken.body()), 6000)).containsExactly("late");
-        assertThat(woken.headers().firstValue(RecordBatchesMedia.NEXT_OFFSET)).hasValue("6001");
+        assertThat(values(batches(woken.body()), records)).containsExactly("late");
+        assertThat(woken.headers().firstValue(RecordBatchesMedia.NEXT_OFFSET)).hasValue(Integer.toString(records + 1));
 
         // Problems from the route name their field, like the JSON fetch's.
         assertProblemBytes(fetch(topic, "maxRecords=5"), 400, "offset");
@@ -296,13 +298,14 @@ class RecordBatchesHttpTest {
         // Large fetches, then a stream whose client reads a few bytes and hangs up while the service still has
         // batches queued for it: all the memory comes back.
         long next = 0;
-        while (next < 6001) {
+        while (next < records + 1) {
             List<RecordBatch> page = batches(fetch(topic, "offset=" + next + "&maxRecords=10000&maxBytes=4194304").body());
             assertThat(page).isNotEmpty();
             assertThat(page.get(0).baseOffset()).isEqualTo(next);
             next = page.get(page.size() - 1).nextOffset();
         }
-        HttpResponse<InputStream> stream = http.send(HttpRequest.newBuilder(
+        HttpClient freshConnection = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpResponse<InputStream> stream = freshConnection.send(HttpRequest.newBuilder(
                 base.resolve("/v1/topics/" + topic + "/partitions/0/stream?offset=0"))
                 .header("Accept", RecordBatchesMedia.TYPE).build(), HttpResponse.BodyHandlers.ofInputStream());
         try (InputStream in = stream.body()) {
