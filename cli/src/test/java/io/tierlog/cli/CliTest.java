@@ -111,12 +111,18 @@ class CliTest {
         assertThat(record.path("offset").asLong()).isEqualTo(2);
         assertThat(record.path("partition").asInt()).isZero();
 
-        Run jsonLines = tierlog("{\"key\": \"k\", \"value\": {\"a\": 1}, \"headers\": {\"h\": \"v\"}, \"timestamp\": 5000}\n",
-                "produce", topic, "--format", "json", "--partition", "1");
+        long tomorrow = System.currentTimeMillis() + 86_400_000L; // later than every record before it
+        Run jsonLines = tierlog("{\"key\": \"k\", \"value\": {\"a\": 1}, \"headers\": {\"h\": \"v\"}, \"timestamp\": "
+                + tomorrow + "}\n", "produce", topic, "--format", "json", "--partition", "1");
         assertThat(jsonLines.code()).as(jsonLines.err()).isZero();
-        Run byTime = tierlog(null, "consume", topic, "-p", "1", "--from-timestamp", "1970-01-01T00:00:04Z",
+        Run byTime = tierlog(null, "consume", topic, "-p", "1", "--from-timestamp",
+                java.time.Instant.ofEpochMilli(tomorrow - 1000).toString(),
                 "--max-records", "1", "--format", "json");
-        assertThat(JSON.readTree(byTime.out()).path("value").asText()).isEqualTo("{\"a\":1}");
+        JsonNode late = JSON.readTree(byTime.out());
+        assertThat(late.path("value").asText()).isEqualTo("{\"a\":1}");
+        assertThat(late.path("key").asText()).isEqualTo("k");
+        assertThat(late.path("headers").path("h").asText()).isEqualTo("v");
+        assertThat(late.path("timestamp").asLong()).isEqualTo(tomorrow);
 
         String group = TestService.uniqueName("cli-group");
         Run first = tierlog(null, "consume", topic, "--group", group, "--max-records", "30");
