@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * 100,000 records sent while the service is killed (SIGKILL, mid-stream) and started again on the same port and
- * data: the producer retries through refused connections and lost answers, every send completes, and every record
+ * data (it is ready again when the test ends): the producer retries through refused connections and lost answers, every send completes, and every record
  * is in the log exactly once, at the offset its future reported.
  */
 @Tag("slow")
@@ -25,9 +25,12 @@ class CrashRestartTest {
 
     @Test
     void everyRecordOnceAcrossAKillAndRestart() throws Exception {
-        try (TestService service = TestService.start("crash")) {
+        // The shared service (the other test classes run before or after, never during): a second one would cost
+        // a start-up more on a machine where it takes 10-30 s.
+        TestService service = TestService.shared();
+        {
             TierlogClient client = service.adminClient();
-            String topic = "crash";
+            String topic = TestService.uniqueName("crash");
             client.admin().createTopic(topic, 4, null);
             AtomicInteger acked = new AtomicInteger();
             List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(RECORDS);
