@@ -127,8 +127,12 @@ public final class Consumer implements AutoCloseable {
             if (left <= 0) {
                 return List.of();
             }
+            long wait = Math.min(left, TimeUnit.SECONDS.toNanos(1));
+            if (membership != null && !active.isEmpty()) {
+                wait = Math.max(0, Math.min(wait, membership.nanosToSessionEnd() + 1_000_000)); // wake for the session's end
+            }
             try {
-                Object signal = wake.poll(Math.min(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+                Object signal = wake.poll(wait, TimeUnit.NANOSECONDS);
                 if (signal != null) {
                     wake.clear();
                 }
@@ -233,6 +237,7 @@ public final class Consumer implements AutoCloseable {
         if (membership == null) {
             return;
         }
+        membership.checkSession();
         if (membership.takeLost()) {
             Set<TopicPartition> lost = new TreeSet<>(active.keySet());
             active.clear();

@@ -109,7 +109,8 @@ final class GroupMembership implements AutoCloseable {
         }
         if (id != null) {
             try {
-                http.call("POST", "/v1/groups/" + Admin.path(group) + "/heartbeat", body(id, -1, Set.of()), false);
+                http.call("POST", "/v1/groups/" + Admin.path(group) + "/heartbeat", body(id, -1, Set.of()), false, 0,
+                        sessionTimeout);
             } catch (TierlogException alreadyGone) {
                 // expired or fenced already: nothing to leave
             }
@@ -145,8 +146,9 @@ final class GroupMembership implements AutoCloseable {
             }
             long sent = System.nanoTime();
             try {
+                // One attempt, bounded by the session: this loop retries at its own pace, inside the session.
                 JsonNode a = http.call("POST", "/v1/groups/" + Admin.path(group) + "/heartbeat",
-                        body(id, epoch, reported), false);
+                        body(id, epoch, reported), false, 0, sessionTimeout);
                 failures = 0;
                 Set<TopicPartition> now = new TreeSet<>();
                 for (JsonNode t : a.path("assignment")) {
@@ -184,13 +186,11 @@ final class GroupMembership implements AutoCloseable {
         }
     }
 
-    /** No answer (or a retriable error): past the session since the last answered send, consume nothing. */
+    /** No answer (or a retriable error): retried soon; the session is watched by {@link #checkSession}. */
     private void failed(int failures) {
         long backoff = Math.min(1000, 50L << Math.min(failures, 5));
         synchronized (this) {
-            if (System.nanoTime() - lastAnsweredSendNanos > sessionTimeout.toNanos() && !assignment.isEmpty()) {
-                loseAll();
-            }
+            checkSession();
             try {
                 wait(backoff); // pace retries; a close or a drop wakes it
             } catch (InterruptedException e) {
@@ -198,6 +198,23 @@ final class GroupMembership implements AutoCloseable {
             }
             heartbeatNow = true;
         }
+    }
+
+    /**
+     * Once a session has passed since the last answered heartbeat was sent, the service may have expired the member
+     * and given its partitions to others: everything is lost from that instant. {@link Consumer#poll} calls this
+     * (it wakes up for the deadline, {@link #nanosToSessionEnd}), so the loss does not wait for a heartbeat attempt
+     * that may hang.
+     */
+    synchronized void checkSession() {
+        if ((!assignment.isEmpty() || !owned.isEmpty()) && nanosToSessionEnd() < 0) {
+            loseAll();
+        }
+    }
+
+    /** Time left of the session started by the last answered heartbeat's sending (negative: over). */
+    synchronized long nanosToSessionEnd() {
+        return lastAnsweredSendNanos + sessionTimeout.toNanos() - System.nanoTime();
     }
 
     /** Under this: everything is gone; the consumer will stop reading it and report nothing owned. */

@@ -88,9 +88,17 @@ public final class HttpTransport {
      * @throws UnavailableException when the service could not be reached
      */
     public JsonNode call(String method, String pathAndQuery, Object body, boolean idempotent) {
+        return call(method, pathAndQuery, body, idempotent, maxRetries, requestTimeout);
+    }
+
+    /**
+     * {@link #call(String, String, Object, boolean)} with at most {@code retries} retries (0: one attempt), each
+     * attempt given up after {@code timeout}.
+     */
+    JsonNode call(String method, String pathAndQuery, Object body, boolean idempotent, int retries, Duration timeout) {
         byte[] bytes = body == null ? null : toJson(body);
         for (int attempt = 0; ; attempt++) {
-            HttpRequest.Builder b = request(pathAndQuery).header("Accept", JSON_TYPE);
+            HttpRequest.Builder b = request(pathAndQuery).timeout(timeout).header("Accept", JSON_TYPE);
             if (bytes == null) {
                 b.method(method, HttpRequest.BodyPublishers.noBody());
             } else {
@@ -118,7 +126,7 @@ public final class HttpTransport {
                 Thread.currentThread().interrupt();
                 throw new TierlogException("interrupted", e);
             }
-            if (attempt >= maxRetries) {
+            if (attempt >= retries) {
                 throw failure;
             }
             sleep(backoff.delayMillis(attempt, retryAfter));
