@@ -20,7 +20,9 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
@@ -107,7 +109,8 @@ public class KafkaApis {
                 ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID,
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.JOIN_GROUP,
                 ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.LIST_GROUPS,
-                ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE)) {
+                ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.CREATE_PARTITIONS,
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -202,6 +205,9 @@ public class KafkaApis {
             case CREATE_TOPICS -> on(workers, () -> cluster.createTopics((CreateTopicsRequest) request, version));
             case DELETE_TOPICS -> on(workers, () -> cluster.deleteTopics((DeleteTopicsRequest) request, version));
             case DESCRIBE_CONFIGS -> on(reads, () -> cluster.describeConfigs((DescribeConfigsRequest) request));
+            case CREATE_PARTITIONS -> on(workers, () -> cluster.createPartitions((CreatePartitionsRequest) request));
+            case INCREMENTAL_ALTER_CONFIGS -> on(workers,
+                    () -> cluster.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(describeCluster());
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
             case OFFSET_COMMIT -> on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
