@@ -3,7 +3,7 @@ package io.tierlog.service;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.LogGauges;
 import jakarta.inject.Inject;

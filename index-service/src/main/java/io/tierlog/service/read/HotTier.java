@@ -8,7 +8,7 @@ import io.tierlog.log.Position;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.tiering.OffsetAndTimestamp;
 
 import java.io.IOException;

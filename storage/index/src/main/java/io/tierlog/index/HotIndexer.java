@@ -7,7 +7,7 @@ import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -6,7 +6,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

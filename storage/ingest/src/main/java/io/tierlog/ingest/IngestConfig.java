@@ -1,7 +1,7 @@
 package io.tierlog.ingest;
 
 import io.tierlog.log.FsyncPolicy;
-import io.tierlog.log.producer.ProducerStateTable;
+import io.tierlog.log.internal.producer.ProducerStateTable;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -97,7 +97,7 @@ class HotTierFullTest {
         // The failed write was taken back out: the last segment ends exactly at the last acknowledged batch.
         io.tierlog.log.Position end = new PartitionReader(data, TP).end(null);
         assertThat(end.offset()).isEqualTo(acked.size());
-        assertThat(Files.size(io.tierlog.log.segment.SegmentFiles.log(data.resolve(TP.dirName()), end.segmentBase())))
+        assertThat(Files.size(io.tierlog.log.internal.segment.SegmentFiles.log(data.resolve(TP.dirName()), end.segmentBase())))
                 .isEqualTo(end.position());
 
         // Remembered until the next sample: refused without writing, nothing appended.
@@ -109,7 +109,7 @@ class HotTierFullTest {
         // produce goes on at the next dense offset.
         long oldest = new PartitionReader(data, TP).segmentBases().get(0);
         long next = new PartitionReader(data, TP).segmentBases().get(1);
-        Files.delete(io.tierlog.log.segment.SegmentFiles.log(data.resolve(TP.dirName()), oldest));
+        Files.delete(io.tierlog.log.internal.segment.SegmentFiles.log(data.resolve(TP.dirName()), oldest));
         clock.advance(ProduceAdmission.SAMPLE_INTERVAL);
         int n = acked.size();
         ProduceResult after = service.produce(TOPIC, body(n));

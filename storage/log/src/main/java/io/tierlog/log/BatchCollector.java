@@ -1,7 +1,7 @@
 package io.tierlog.log;
 
 import io.tierlog.log.format.BatchInfo;
-import io.tierlog.log.segment.SegmentCursor;
+import io.tierlog.log.internal.segment.SegmentCursor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

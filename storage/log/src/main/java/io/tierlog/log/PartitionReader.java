@@ -4,9 +4,9 @@ import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.producer.ProducerSnapshot;
-import io.tierlog.log.segment.SegmentCursor;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.producer.ProducerSnapshot;
+import io.tierlog.log.internal.segment.SegmentCursor;
+import io.tierlog.log.internal.segment.SegmentFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;

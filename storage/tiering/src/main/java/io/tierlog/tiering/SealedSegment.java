@@ -3,8 +3,8 @@ package io.tierlog.tiering;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
-import io.tierlog.log.segment.SegmentCursor;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentCursor;
+import io.tierlog.log.internal.segment.SegmentFiles;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -5,7 +5,7 @@ import io.tierlog.log.ReadMemory;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectKey;

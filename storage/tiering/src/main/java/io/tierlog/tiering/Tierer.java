@@ -2,7 +2,7 @@ package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.CorruptLogException;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectKey;

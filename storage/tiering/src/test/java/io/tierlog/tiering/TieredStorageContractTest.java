@@ -8,7 +8,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
