@@ -43,6 +43,15 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage("software.amazon..", "com.amazonaws..");
 
     /**
+     * The hot log has one owner (docs/architecture.md, "Modules"): outside storage/log, everything goes through its
+     * public face ({@code HotLog}, {@code PartitionWriter}, {@code PartitionReader} and their results); segment
+     * files, cursors, group commit and producer state are its {@code internal} packages.
+     */
+    @ArchTest
+    static final ArchRule hotLogInternalsStayInTheLog = noClasses().that().resideOutsideOfPackage("io.tierlog.log..")
+            .should().dependOnClassesThat().resideInAPackage("io.tierlog.log.internal..");
+
+    /**
      * A package named {@code internal} belongs to the module whose package encloses it
      * ({@code io.tierlog.log.internal.segment} to {@code io.tierlog.log}); only that module's classes may use it.
      */
