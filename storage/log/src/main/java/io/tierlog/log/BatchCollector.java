@@ -24,6 +24,9 @@ import java.nio.channels.FileChannel;
  * </ul>
  * {@link #build} hands the memory to the {@link BatchRead}; {@link #abandon} gives it back when the read fails. Not
  * thread-safe.
+ *
+ * <p>Public because the cold tier ({@code ColdReader}) builds its {@link BatchRead}s with it too, so both tiers answer
+ * batch reads under one rule; the segment-cursor side is this module's own.
  */
 public final class BatchCollector implements SegmentCursor.Window {
     /** Read-ahead per file read: enough to keep system calls few, small enough that a stopping read wastes little. */
