@@ -54,7 +54,6 @@ public final class IngestService implements Closeable {
     private final TopicStore topics;
     private final Clock clock;
     private final SyncMeters syncMeters;
-    private final ProduceRequestParser parser = new ProduceRequestParser();
     private final Partitioner partitioner;
     private final ProduceAdmission admission;
     private final HotLog hotLog;
@@ -102,17 +101,19 @@ public final class IngestService implements Closeable {
         return config;
     }
 
-    /** Produces a raw request body: size limit, JSON parsing, then {@link #produce(String, ProduceRequest)}. */
-    public ProduceResult produce(String topic, byte[] body) {
-        Names.requireValidTopic(topic);
-        if (body.length > config.maxRequestBytes()) {
-            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.length
+    /**
+     * Refuses a request body over {@code max.request.bytes} ({@code request-too-large}, with
+     * {@code maxRequestBytes}); every produce edge checks it before parsing or appending anything.
+     */
+    public void requireWithinRequestLimit(long bodyBytes) {
+        if (bodyBytes > config.maxRequestBytes()) {
+            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + bodyBytes
                     + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
                     Map.of("maxRequestBytes", config.maxRequestBytes()));
         }
-        return produce(topic, parser.parse(body));
     }
 
+    /** Appends a parsed produce request (the JSON body is parsed by the HTTP edges: io.tierlog.http.JsonProduce). */
     public ProduceResult produce(String topicName, ProduceRequest request) {
         return admission.admitted(() -> produceAdmitted(topicName, request));
     }
@@ -192,11 +193,7 @@ public final class IngestService implements Closeable {
      */
     public BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body) {
         Names.requireValidTopic(topicName);
-        if (body.remaining() > config.maxRequestBytes()) {
-            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.remaining()
-                    + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
-                    Map.of("maxRequestBytes", config.maxRequestBytes()));
-        }
+        requireWithinRequestLimit(body.remaining());
         TopicMetadata topic = topics.get(topicName);
         topic.requirePartition(partition);
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());

@@ -1,4 +1,4 @@
-package io.tierlog.ingest;
+package io.tierlog.http;
 
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -11,6 +11,9 @@ import java.util.Base64;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import io.tierlog.ingest.ProduceRecord;
+import io.tierlog.ingest.ProduceRequest;
+import io.tierlog.ingest.ProducerRef;
 
 class ProduceRequestParserTest {
     private final ProduceRequestParser parser = new ProduceRequestParser();
@@ -197,7 +200,7 @@ class ProduceRequestParserTest {
                 () -> parser.parse(body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8)));
         assertThat(e).as("parse of %s", body).isNotNull();
         assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
-        assertThat(e.type().status()).isEqualTo(400);
+        assertThat(ProblemType.of(e.type()).status()).isEqualTo(400);
         assertThat(e.extra()).containsEntry("field", field);
         assertThat(e.getMessage()).contains(field);
     }

@@ -1,5 +1,6 @@
 package io.tierlog.ingest;
 
+import io.tierlog.http.JsonProduce;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.HotLog;
@@ -84,7 +85,7 @@ class HotTierFullTest {
         TierlogException refused = null;
         for (int n = 0; refused == null; n++) {
             try {
-                service.produce(TOPIC, body(n));
+                JsonProduce.produce(service, TOPIC, body(n));
                 acked.add(value(n));
             } catch (TierlogException e) {
                 refused = e;
@@ -102,7 +103,7 @@ class HotTierFullTest {
         assertThat(new HotLog(data).segmentBytes(TP, end.segmentBase())).isEqualTo(end.position());
 
         // Remembered until the next sample: refused without writing, nothing appended.
-        assertThatThrownBy(() -> service.produce(TOPIC, body(10_000))).isInstanceOf(TierlogException.class)
+        assertThatThrownBy(() -> JsonProduce.produce(service, TOPIC, body(10_000))).isInstanceOf(TierlogException.class)
                 .extracting(e -> ((TierlogException) e).type()).isEqualTo(ErrorType.HOT_TIER_FULL);
         assertReadsExactly(acked);
 
@@ -113,7 +114,7 @@ class HotTierFullTest {
         assertThat(new HotLog(data).evictBelow(TP, next)).extracting(HotSegment::baseOffset).containsExactly(oldest);
         clock.advance(ProduceAdmission.SAMPLE_INTERVAL);
         int n = acked.size();
-        ProduceResult after = service.produce(TOPIC, body(n));
+        ProduceResult after = JsonProduce.produce(service, TOPIC, body(n));
         acked.add(value(n));
         assertThat(after.offsets().get(0).offset()).isEqualTo(n);
 
@@ -122,21 +123,21 @@ class HotTierFullTest {
         service = start(ProduceAdmission.noSpaceOnly(data, clock));
         ReadResult all = new PartitionReader(data, TP).read(next, null, 100_000, Integer.MAX_VALUE);
         assertThat(all.records()).extracting(HotTierFullTest::text).containsExactlyElementsOf(acked.subList((int) next, acked.size()));
-        assertThat(service.produce(TOPIC, body(n + 1)).offsets().get(0).offset()).isEqualTo(n + 1);
+        assertThat(JsonProduce.produce(service, TOPIC, body(n + 1)).offsets().get(0).offset()).isEqualTo(n + 1);
     }
 
     @Test
     void theUsedRatioRefusesBeforeTheVolumeIsFullAndIsSampledAtMostOncePerInterval() throws IOException {
         ProduceAdmission admission = new ProduceAdmission(data, 0.5, () -> false, Duration.ofSeconds(3), clock);
         service = start(admission);
-        service.produce(TOPIC, body(0));
+        JsonProduce.produce(service, TOPIC, body(0));
         Path filler = data.resolve("filler");
         fill(filler, VOLUME_BYTES * 6 / 10);
 
         // The sample taken by the first produce is still fresh: admitted.
-        service.produce(TOPIC, body(1));
+        JsonProduce.produce(service, TOPIC, body(1));
         clock.advance(ProduceAdmission.SAMPLE_INTERVAL);
-        TierlogException e = catchThrowableOfType(() -> service.produce(TOPIC, body(2)), TierlogException.class);
+        TierlogException e = catchThrowableOfType(() -> JsonProduce.produce(service, TOPIC, body(2)), TierlogException.class);
         assertThat(e.type()).isEqualTo(ErrorType.HOT_TIER_FULL);
         assertThat(e.extra()).containsEntry("reason", "used-ratio").containsEntry(TierlogException.RETRY_AFTER_SECONDS, 3L);
         assertThat(e.getMessage()).contains("tierlog.hot.max-used-ratio");
@@ -147,7 +148,7 @@ class HotTierFullTest {
         Files.delete(filler);
         assertThat(admission.refusal()).as("stale sample until the interval passes").isPresent();
         clock.advance(ProduceAdmission.SAMPLE_INTERVAL);
-        assertThat(service.produce(TOPIC, body(2)).offsets().get(0).offset()).isEqualTo(2);
+        assertThat(JsonProduce.produce(service, TOPIC, body(2)).offsets().get(0).offset()).isEqualTo(2);
         assertThat(admission.refusal()).isEmpty();
     }
 
@@ -156,7 +157,7 @@ class HotTierFullTest {
         boolean[] backlog = {true};
         ProduceAdmission admission = new ProduceAdmission(data, 1.0, () -> backlog[0], Duration.ofSeconds(1), clock);
         service = start(admission);
-        TierlogException e = catchThrowableOfType(() -> service.produce(TOPIC, body(0)), TierlogException.class);
+        TierlogException e = catchThrowableOfType(() -> JsonProduce.produce(service, TOPIC, body(0)), TierlogException.class);
         assertThat(e.type()).isEqualTo(ErrorType.HOT_TIER_FULL);
         assertThat(e.extra()).containsEntry("reason", "tiering-backlog");
         TierlogException batches = catchThrowableOfType(() -> service.produceBatches(TOPIC, 0,
@@ -164,7 +165,7 @@ class HotTierFullTest {
         assertThat(batches.type()).isEqualTo(ErrorType.HOT_TIER_FULL);
         assertThat(admission.rejected(ProduceAdmission.Reason.TIERING_BACKLOG)).isEqualTo(2);
         backlog[0] = false;
-        assertThat(service.produce(TOPIC, body(0)).offsets().get(0).offset()).isZero();
+        assertThat(JsonProduce.produce(service, TOPIC, body(0)).offsets().get(0).offset()).isZero();
     }
 
     private void assertReadsExactly(List<String> values) {

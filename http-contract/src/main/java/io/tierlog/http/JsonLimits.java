@@ -1,4 +1,4 @@
-package io.tierlog.ingest;
+package io.tierlog.http;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
 

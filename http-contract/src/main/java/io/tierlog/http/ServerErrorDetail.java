@@ -1,4 +1,4 @@
-package io.tierlog.ingest;
+package io.tierlog.http;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -1,5 +1,7 @@
 package io.tierlog.ingest;
 
+import io.tierlog.http.ProblemType;
+import io.tierlog.http.JsonProduce;
 import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
@@ -76,8 +78,8 @@ class IngestServiceTest {
         String body = "{\"records\": [{\"value\": \"" + "x".repeat(MAX_REQUEST_BYTES) + "\", \"partition\": 0}]}";
         TierlogException e = fail(body);
         assertThat(e.type()).isEqualTo(ErrorType.REQUEST_TOO_LARGE);
-        assertThat(e.type().status()).isEqualTo(413);
-        assertThat(e.type().slug()).isEqualTo("request-too-large");
+        assertThat(ProblemType.of(e.type()).status()).isEqualTo(413);
+        assertThat(ProblemType.of(e.type()).slug()).isEqualTo("request-too-large");
         assertNothingAppended();
     }
 
@@ -87,7 +89,7 @@ class IngestServiceTest {
                 + " {\"value\": \"" + "x".repeat(120) + "\", \"partition\": 2}, {\"value\": \"fine\", \"partition\": 0}]}";
         TierlogException e = fail(body);
         assertThat(e.type()).isEqualTo(ErrorType.RECORD_TOO_LARGE);
-        assertThat(e.type().status()).isEqualTo(413);
+        assertThat(ProblemType.of(e.type()).status()).isEqualTo(413);
         assertThat(e.extra()).containsEntry("field", "records[2]");
         assertThat(e.getMessage()).contains("records[2]").contains("max.message.bytes");
         assertNothingAppended();
@@ -96,18 +98,18 @@ class IngestServiceTest {
     @Test
     void unknownTopicUnknownPartitionAndInvalidTopicAreRejectedWithNothingAppended() {
         TierlogException unknownTopic = catchThrowableOfType(TierlogException.class,
-                () -> service.produce("nope", bytes("{\"records\": [{\"value\": 1}]}")));
+                () -> JsonProduce.produce(service, "nope", bytes("{\"records\": [{\"value\": 1}]}")));
         assertThat(unknownTopic.type()).isEqualTo(ErrorType.UNKNOWN_TOPIC);
-        assertThat(unknownTopic.type().status()).isEqualTo(404);
+        assertThat(ProblemType.of(unknownTopic.type()).status()).isEqualTo(404);
 
         TierlogException unknownPartition = fail("{\"records\": [{\"value\": 1, \"partition\": 0},"
                 + " {\"value\": 2, \"partition\": 3}]}");
         assertThat(unknownPartition.type()).isEqualTo(ErrorType.UNKNOWN_PARTITION);
-        assertThat(unknownPartition.type().status()).isEqualTo(404);
+        assertThat(ProblemType.of(unknownPartition.type()).status()).isEqualTo(404);
         assertThat(unknownPartition.extra()).containsEntry("partition", 3);
 
         TierlogException invalid = catchThrowableOfType(TierlogException.class,
-                () -> service.produce("../etc", bytes("{\"records\": [{\"value\": 1}]}")));
+                () -> JsonProduce.produce(service, "../etc", bytes("{\"records\": [{\"value\": 1}]}")));
         assertThat(invalid.type()).isEqualTo(ErrorType.INVALID_TOPIC);
 
         TierlogException bad = fail("{\"records\": [{\"value\": 1, \"partition\": 0}, {\"partition\": \"x\"}]}");
@@ -130,7 +132,7 @@ class IngestServiceTest {
         // Kafka's numbering: two records took sequences 0 and 1, so the next request starts at 2.
         TierlogException gap = fail(producerBody("p1", 0, 1, "c"));
         assertThat(gap.type()).isEqualTo(ErrorType.OUT_OF_ORDER_SEQUENCE);
-        assertThat(gap.type().status()).isEqualTo(409);
+        assertThat(ProblemType.of(gap.type()).status()).isEqualTo(409);
         assertThat(gap.extra()).containsEntry("expectedSequence", 2);
         assertThat(gap.getMessage()).contains("'p1'");
         assertThat(values(partition)).hasSize(2);
@@ -146,7 +148,7 @@ class IngestServiceTest {
         assertThat(produce(producerBody("p1", 1, 0, "d")).offsets()).containsExactly(new PartitionOffset(partition, 3));
         TierlogException fenced = fail(producerBody("p1", 0, 3, "late"));
         assertThat(fenced.type()).isEqualTo(ErrorType.FENCED_PRODUCER);
-        assertThat(fenced.type().status()).isEqualTo(409);
+        assertThat(ProblemType.of(fenced.type()).status()).isEqualTo(409);
         assertThat(fenced.getMessage()).contains("'p1'");
         assertThat(values(partition)).containsExactly("\"a\"", "\"b\"", "\"c\"", "\"d\"");
 
@@ -192,7 +194,7 @@ class IngestServiceTest {
         try (IngestService other = newService()) {
             other.topics().create("late", 1, TopicConfig.DEFAULTS);
         }
-        assertThat(service.produce("late", bytes("{\"records\": [{\"value\": 1}]}")).offsets())
+        assertThat(JsonProduce.produce(service, "late", bytes("{\"records\": [{\"value\": 1}]}")).offsets())
                 .containsExactly(new PartitionOffset(0, 0));
     }
 
@@ -206,7 +208,7 @@ class IngestServiceTest {
     }
 
     private ProduceResult produce(String body) {
-        return service.produce("orders", bytes(body));
+        return JsonProduce.produce(service, "orders", bytes(body));
     }
 
     private TierlogException fail(String body) {

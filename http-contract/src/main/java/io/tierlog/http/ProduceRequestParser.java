@@ -1,4 +1,4 @@
-package io.tierlog.ingest;
+package io.tierlog.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -21,6 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import io.tierlog.ingest.ProduceRecord;
+import io.tierlog.ingest.ProduceRequest;
+import io.tierlog.ingest.ProducerRef;
 
 /**
  * Parses a produce request body (docs/api.md). Every error is a {@code bad-request} whose detail names the

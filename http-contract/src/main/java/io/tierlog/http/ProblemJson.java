@@ -1,4 +1,4 @@
-package io.tierlog.ingest;
+package io.tierlog.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,7 +20,7 @@ import java.util.Set;
  * by Jackson's default mapping (numbers, strings, booleans, lists, maps). Stateless and thread-safe.
  */
 public final class ProblemJson {
-    public static final String MEDIA_TYPE = "application/problem+json";
+    public static final String MEDIA_TYPE = MediaTypes.PROBLEM_JSON;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> STANDARD = Set.of("type", "title", "status", "detail");
 
@@ -32,14 +32,19 @@ public final class ProblemJson {
         return render(e.type(), e.getMessage(), e.extra());
     }
 
+    /** The problem document for the error kind {@code kind} ({@link ProblemType#of}). */
+    public static byte[] render(ErrorType kind, String detail, Map<String, ?> extra) {
+        return render(ProblemType.of(kind), detail, extra);
+    }
+
     /** The problem document for {@code type} with a human-readable {@code detail} and extra members. */
-    public static byte[] render(ErrorType type, String detail, Map<String, ?> extra) {
+    public static byte[] render(ProblemType type, String detail, Map<String, ?> extra) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("type", type.slug());
         doc.put("title", type.title());
         doc.put("status", type.status());
         // A 5xx says what failed, not where: whatever raised it, no file path reaches the client.
-        doc.put("detail", type.status() >= 500 ? ServerErrorDetail.withoutPaths(detail) : detail);
+        doc.put("detail", type.isServerError() ? ServerErrorDetail.withoutPaths(detail) : detail);
         extra.forEach((k, v) -> {
             if (!STANDARD.contains(k)) {
                 doc.put(k, v);

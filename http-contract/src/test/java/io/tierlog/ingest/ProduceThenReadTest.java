@@ -1,5 +1,6 @@
 package io.tierlog.ingest;
 
+import io.tierlog.http.JsonProduce;
 import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -49,7 +50,7 @@ class ProduceThenReadTest {
                         .append(1000 + n).append("}");
             }
             body.append("]}");
-            service.produce("events", body.toString().getBytes(StandardCharsets.UTF_8));
+            JsonProduce.produce(service, "events", body.toString().getBytes(StandardCharsets.UTF_8));
         }
         reader = new PartitionReader(data, TP);
         assertThat(reader.segmentBases()).hasSizeGreaterThan(1);

@@ -1,5 +1,6 @@
 package io.tierlog.ingest;
 
+import io.tierlog.http.JsonProduce;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -111,7 +112,7 @@ class KafkaNumberedIdempotenceTest {
         produce(body("other", 0, 0, rec(0, "earlier")));
         try (IngestService crashed = newService()) {
             // What the crashed process had written: partition 0's share of the request, with its sequence.
-            crashed.produce(TOPIC, bytes(body("c", 0, 0, rec(0, "a"), rec(0, "b"))));
+            JsonProduce.produce(crashed, TOPIC, bytes(body("c", 0, 0, rec(0, "a"), rec(0, "b"))));
         }
         String request = body("c", 0, Map.of(0, 0, 1, 0), rec(0, "a"), rec(1, "x"), rec(0, "b"));
 
@@ -281,7 +282,7 @@ class KafkaNumberedIdempotenceTest {
     }
 
     private ProduceResult produce(String body) {
-        return service.produce(TOPIC, bytes(body));
+        return JsonProduce.produce(service, TOPIC, bytes(body));
     }
 
     private TierlogException fail(String body) {

@@ -1,5 +1,6 @@
 package io.tierlog.ingest;
 
+import io.tierlog.http.JsonProduce;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -117,11 +118,11 @@ class BatchProduceTest {
 
     @Test
     void offsetsStayDenseAcrossJsonAndBinaryAppends() {
-        service.produce(TOPIC, bytes("{\"records\": [{\"value\": \"j0\", \"partition\": 0},"
+        JsonProduce.produce(service, TOPIC, bytes("{\"records\": [{\"value\": \"j0\", \"partition\": 0},"
                 + " {\"value\": \"j1\", \"partition\": 0}]}"));
         // A producer writes baseOffset 0; the log stamps its own.
         assertThat(service.produceBatches(TOPIC, 0, values("b2", "b3", "b4")).baseOffset()).isEqualTo(2);
-        assertThat(service.produce(TOPIC, bytes("{\"records\": [{\"value\": \"j5\", \"partition\": 0}]}")).offsets())
+        assertThat(JsonProduce.produce(service, TOPIC, bytes("{\"records\": [{\"value\": \"j5\", \"partition\": 0}]}")).offsets())
                 .containsExactly(new PartitionOffset(0, 5));
         assertThat(service.produceBatches(TOPIC, 0, values("b6")).baseOffset()).isEqualTo(6);
 
@@ -180,7 +181,7 @@ class BatchProduceTest {
 
         // JSON producer id "77" is the same producer as producerId 77: two records took sequences 0 and 1, so its
         // next sequence is 2 (Kafka's numbering).
-        assertThat(service.produce(TOPIC, bytes("{\"records\": [{\"value\": \"c\", \"partition\": 0}],"
+        assertThat(JsonProduce.produce(service, TOPIC, bytes("{\"records\": [{\"value\": \"c\", \"partition\": 0}],"
                 + " \"producer\": {\"id\": \"77\", \"epoch\": 0, \"sequence\": 2}}")).offsets())
                 .containsExactly(new PartitionOffset(0, 2));
 
