@@ -7,6 +7,7 @@ import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.LogFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -72,7 +73,7 @@ class HotIndexerTest {
             assertThat(index.indexedEnd(TP)).contains(end);
             // Every new offset is readable through its hint right after the catch-up.
             for (long offset = before.offset(); offset < end.offset(); offset++) {
-                ReadResult read = log.reader.read(offset, indexer.hint(TP, offset).orElseThrow(), 1, Integer.MAX_VALUE);
+                ReadResult read = log.reader().read(offset, indexer.hint(TP, offset).orElseThrow(), 1, Integer.MAX_VALUE);
                 assertThat(read.records()).extracting(LogRecord::offset).containsExactly(offset);
             }
         }
@@ -86,7 +87,7 @@ class HotIndexerTest {
         log.appendRandom(1);
         Position hint = indexer.hint(TP, end.offset()).orElseThrow();
         assertThat(hint).isEqualTo(end);
-        ReadResult read = log.reader.read(end.offset(), hint, 10, Integer.MAX_VALUE);
+        ReadResult read = log.reader().read(end.offset(), hint, 10, Integer.MAX_VALUE);
         assertThat(read.records()).isNotEmpty();
         assertThat(read.records().get(0).offset()).isEqualTo(end.offset());
     }
@@ -132,11 +133,11 @@ class HotIndexerTest {
         List<BatchInfo> all = log.batches();
         index.dropSegmentsBelow(TP, 0);
         assertFloorsMatch(all);
-        List<Long> bases = log.reader.segmentBases();
+        List<Long> bases = log.reader().segmentBases();
         assertThat(bases).hasSizeGreaterThan(6);
         long kept = bases.get(4);
         for (long base : bases.subList(0, 4)) {
-            Files.delete(SegmentFiles.log(log.reader.directory(), base));
+            Files.delete(SegmentFiles.log(log.reader().directory(), base));
         }
         index.dropSegmentsBelow(TP, kept);
 
@@ -164,11 +165,11 @@ class HotIndexerTest {
         log.appendRandom(60);
         Position indexed = indexer.catchUp(TP);
         log.appendRandom(400);
-        List<Long> bases = log.reader.segmentBases();
+        List<Long> bases = log.reader().segmentBases();
         int cut = bases.indexOf(indexed.segmentBase()) + 2;
         assertThat(cut).isLessThan(bases.size() - 1);
         for (long base : bases.subList(0, cut)) {
-            Files.delete(SegmentFiles.log(log.reader.directory(), base));
+            Files.delete(SegmentFiles.log(log.reader().directory(), base));
         }
 
         List<BatchInfo> retained = log.batches();
@@ -185,7 +186,7 @@ class HotIndexerTest {
         // A batch in the middle of a sealed segment, with a record byte flipped: the CRC32C no longer matches.
         BatchInfo victim = batches.stream().filter(b -> b.segmentBase() != lastSegment && b.position() > 0
                 && b.sizeInBytes() > 200).skip(40).findFirst().orElseThrow();
-        flipByte(SegmentFiles.log(log.reader.directory(), victim.segmentBase()), victim.endPosition() - 7);
+        flipByte(SegmentFiles.log(log.reader().directory(), victim.segmentBase()), victim.endPosition() - 7);
 
         assertThatThrownBy(() -> indexer.catchUp(TP)).isInstanceOf(CorruptLogException.class);
         Position victimStart = new Position(victim.baseOffset(), victim.segmentBase(), victim.position());
@@ -203,7 +204,7 @@ class HotIndexerTest {
         log.appendRandom(300);
         indexer.catchUp(TP);
         log.close();
-        IndexAgainstBruteForceTest.deleteRecursively(log.reader.directory());
+        IndexAgainstBruteForceTest.deleteRecursively(log.reader().directory());
 
         log = new LogFixture(dataDir, TP, 64 * 1024, 99);
         log.appendRandom(40);
@@ -225,7 +226,7 @@ class HotIndexerTest {
 
     /** floor() equals brute force for every offset of {@code batches}, and nothing else is indexed before them. */
     private void assertFloorsMatch(List<BatchInfo> batches) {
-        List<Position> entries = LogFixture.expectedEntries(batches, INTERVAL);
+        List<Position> entries = ExpectedIndex.entries(batches, INTERVAL);
         long first = batches.get(0).baseOffset();
         long end = batches.get(batches.size() - 1).nextOffset();
         for (long offset = first; offset < end; offset++) {
