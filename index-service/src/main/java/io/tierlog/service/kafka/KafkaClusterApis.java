@@ -65,7 +65,8 @@ public class KafkaClusterApis {
         this.clusterId = clusterId;
     }
 
-    MetadataResponse metadata(MetadataRequest request, short version) {
+    /** @param visible the topics a listing of all topics shows (the caller may describe them) */
+    MetadataResponse metadata(MetadataRequest request, short version, java.util.function.Predicate<String> visible) {
         Broker b = broker;
         MetadataResponseData out = new MetadataResponseData().setClusterId(clusterId).setControllerId(b.nodeId());
         out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(b.nodeId()).setHost(b.host())
@@ -73,7 +74,9 @@ public class KafkaClusterApis {
         MetadataRequestData data = request.data();
         if (data.topics() == null) {
             for (TopicMetadata t : admin.listPublic()) {
-                out.topics().add(describe(t, version));
+                if (visible.test(t.name())) {
+                    out.topics().add(describe(t, version));
+                }
             }
         } else {
             for (MetadataRequestData.MetadataRequestTopic asked : data.topics()) {
