@@ -27,7 +27,6 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
-import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
@@ -45,9 +44,10 @@ import java.util.function.Consumer;
  * IncrementalAlterConfigs) as over HTTP; on groups, read for membership, OffsetFetch and the describes, commit for
  * OffsetCommit, delete for OffsetDelete. ApiVersions, InitProducerId, FindCoordinator and DescribeCluster need only
  * an authenticated caller. Listings (Metadata of all topics, ListGroups) show only what the caller may describe or
- * read.
+ * read; Metadata naming topics answers TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka
+ * does (clients ask for all their topics in one Metadata request).
  *
- * <p>A request naming anything the caller may not use is refused whole, with TOPIC_, GROUP_ or
+ * <p>Any other request naming anything the caller may not use is refused whole, with TOPIC_, GROUP_ or
  * CLUSTER_AUTHORIZATION_FAILED on every part of it (Kafka refuses per topic; whole-request refusal never serves
  * part of a request the caller should not make). Stateless.
  */
@@ -95,6 +95,11 @@ final class KafkaAccess {
         return caller.allows(Operation.DESCRIBE, Resource.topic(topic));
     }
 
+    /** For Metadata naming a topic: whether the caller may describe it; a refusal is audited. */
+    boolean allowsDescribe(Principal caller, String topic, String clientId) {
+        return access.allows(caller, Operation.DESCRIBE, Resource.topic(topic), "kafka Metadata client=" + clientId);
+    }
+
     /** For ListGroups: whether the caller may see the group (read). */
     boolean mayReadGroup(Principal caller, String group) {
         return caller.allows(Operation.READ, Resource.group(group));
@@ -113,12 +118,6 @@ final class KafkaAccess {
                     .forEach(t -> topic.accept(t.topic(), t.topicId(), Operation.FETCH, out));
             case LIST_OFFSETS -> ((ListOffsetsRequest) request).data().topics()
                     .forEach(t -> topic.accept(t.name(), null, Operation.FETCH, out));
-            case METADATA -> {
-                var asked = ((MetadataRequest) request).data().topics();
-                if (asked != null) {
-                    asked.forEach(t -> topic.accept(t.name(), t.topicId(), Operation.DESCRIBE, out));
-                }
-            }
             case CREATE_TOPICS -> ((CreateTopicsRequest) request).data().topics()
                     .forEach(t -> out.accept(new Need(Operation.CREATE, Resource.topic(t.name()))));
             case DELETE_TOPICS -> {

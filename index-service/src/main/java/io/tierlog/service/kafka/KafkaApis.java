@@ -254,7 +254,8 @@ public class KafkaApis {
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
             case METADATA -> on(reads, () -> cluster.metadata((MetadataRequest) request, version,
-                    topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
+                    topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
+                    topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
             case PRODUCE -> produce.produce((ProduceRequest) request, version, workers);
             case SASL_HANDSHAKE -> done(sasl.handshake((SaslHandshakeRequest) request, session));
             case SASL_AUTHENTICATE -> on(workers,

@@ -137,6 +137,7 @@ class KafkaSaslTest {
                 + "required token=\"" + token + "\";");
         p.put(SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS, TierlogTokenCallback.class.getName());
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
         return p;
     }
 
