@@ -98,7 +98,14 @@ public final class ProduceRequestParser {
         }
 
         ProduceRequest request() throws IOException {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
+            JsonToken first = p.nextToken();
+            // Jackson detects UTF-16 and UTF-32 bodies and reads them through a char-based parser without byte
+            // offsets, but the spans of keys and values are byte offsets into the body. RFC 8259 (section 8.1) has
+            // JSON between systems in UTF-8, so anything else is refused here (the fuzzer found the 500 it was).
+            if (first != null && p.currentTokenLocation().getByteOffset() < 0) {
+                throw bad("body", "body must be JSON in UTF-8; it looks like UTF-16 or UTF-32");
+            }
+            if (first != JsonToken.START_OBJECT) {
                 throw bad("body", "body must be a JSON object with a 'records' array");
             }
             String encodingText = null;

@@ -202,6 +202,21 @@ class ProduceRequestParserTest {
         assertThat(e.getMessage()).contains(field);
     }
 
+    /** Found by ProduceRequestParserJazzerTest: a UTF-16 body was an ArrayIndexOutOfBoundsException (a 500). */
+    @ParameterizedTest
+    @CsvSource({"UTF-16LE", "UTF-16BE", "UTF-16", "UTF-32LE", "UTF-32BE"})
+    void aBodyInAnotherUnicodeEncodingThanUtf8IsABadRequestNamingTheBody(String charset) {
+        byte[] body = "{\"records\": [{\"value\": {\"a\": 1}, \"key\": \"k\"}]}".getBytes(java.nio.charset.Charset.forName(charset));
+        TierlogException e = catchThrowableOfType(TierlogException.class, () -> parser.parse(body));
+        assertThat(e).as(charset).isNotNull();
+        assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+        assertThat(e.extra()).containsEntry("field", "body");
+        assertThat(e.getMessage()).contains("UTF-8");
+        // A UTF-8 byte order mark is still UTF-8: Jackson skips it.
+        byte[] bom = "\uFEFF{\"records\": [{\"value\": {\"a\": 1}}]}".getBytes(StandardCharsets.UTF_8);
+        assertThat(text(parser.parse(bom).records().get(0).value())).isEqualTo("{\"a\":1}");
+    }
+
     @Test
     void producerIdLongerThan256CharactersIsRejected() {
         TierlogException e = catchThrowableOfType(TierlogException.class, () -> parse(
