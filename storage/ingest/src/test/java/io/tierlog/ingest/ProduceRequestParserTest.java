@@ -191,6 +191,11 @@ class ProduceRequestParserTest {
             "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": {\"0\": null}}}|producer.sequences.0",
             "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": 0, \"sequences\": {\"0\": 0}}}|producer.sequences",
             "{\"records\": [{\"key\": \"k\"}]}|records[0].value",
+            // an empty member name is shown as "" (found by ProduceRequestParserJazzerTest: the field was blank)
+            "{\"\": [{\"key\": \"k\"}]}|\"\"",
+            "{\"records\": [{\"value\": 1, \"\": 2}]}|records[0].\"\"",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": 0, \"\": 1}}|producer.\"\"",
+            "{\"records\": [{\"value\": 1, \"headers\": {\"\": 5}}]}|records[0].headers.\"\"",
     })
     void everyBadRequestNamesItsField(String body, String field) {
         TierlogException e = catchThrowableOfType(TierlogException.class,
@@ -202,7 +207,7 @@ class ProduceRequestParserTest {
         assertThat(e.getMessage()).contains(field);
     }
 
-    /** Found by ProduceRequestParserJazzerTest: a UTF-16 body was an ArrayIndexOutOfBoundsException (a 500). */
+    /** Seen while writing ProduceRequestParserJazzerTest: a UTF-16 body was an ArrayIndexOutOfBoundsException (a 500). */
     @ParameterizedTest
     @CsvSource({"UTF-16LE", "UTF-16BE", "UTF-16", "UTF-32LE", "UTF-32BE"})
     void aBodyInAnotherUnicodeEncodingThanUtf8IsABadRequestNamingTheBody(String charset) {
