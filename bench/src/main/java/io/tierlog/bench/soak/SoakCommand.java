@@ -91,6 +91,9 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--segment-bytes", defaultValue = "1048576", description = "segment.bytes of the topic: small, so segments roll, tier and are evicted all the time (default: ${DEFAULT-VALUE}).")
     long segmentBytes;
 
+    @Option(names = "--nmt", description = "Start the service with -XX:NativeMemoryTracking=summary and record its categories with each full GC.")
+    boolean nmt;
+
     @Option(names = "--heap", defaultValue = "512m", description = "The service's -Xms/-Xmx (default: ${DEFAULT-VALUE}).")
     String heap;
 
@@ -116,6 +119,9 @@ public final class SoakCommand implements Callable<Integer> {
             s3.createBucket(BUCKET);
             int port = Ports.freeLoopbackPort();
             List<String> cmd = TierlogService.jvmCommand(port, work.resolve("hot"), work.resolve("index"));
+            if (nmt) {
+                cmd.add("-XX:NativeMemoryTracking=summary");
+            }
             cmd.addAll(List.of("-Xms" + heap, "-Xmx" + heap, "-Xlog:gc:file=" + gcLogFile,
                     "-Dtierlog.tiering.interval=2s", "-Dtierlog.retention.check-interval=5s"));
             TierlogService.Started service = TierlogService.startWithS3Cold("tierlog-soak", cmd, port, s3.endpoint(),
@@ -142,6 +148,9 @@ public final class SoakCommand implements Callable<Integer> {
                         if (System.nanoTime() >= nextFullGc) {
                             fullGc(process.pid());
                             nextFullGc += TimeUnit.SECONDS.toNanos(fullGcSeconds);
+                            if (nmt) {
+                                sampler.nativeMemory(NativeMemory.committedMib(process.pid()));
+                            }
                         }
                         Sample s = sampler.sample((System.nanoTime() - t0) / 1e9);
                         samples.add(s);
@@ -265,6 +274,17 @@ public final class SoakCommand implements Callable<Integer> {
         sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::fetchP99Ms).row("fetch p99 (ms)", "ms")).append('\n');
         sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::producedPerSecond).row("produced records/s", "rec/s")).append('\n');
         sb.append(Trend.of(window, Sample::elapsedSeconds, s -> s.s3Objects()).row("S3 objects", "objects")).append('\n');
+        if (nmt) {
+            sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::nmtNonHeapMib).row("NMT: all but the heap (MiB)", "MiB")).append('\n');
+            sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::nmtCodeMib).row("NMT: code cache (MiB)", "MiB")).append('\n');
+            sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::nmtClassMib).row("NMT: class metadata (MiB)", "MiB")).append('\n');
+            sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::nmtThreadMib).row("NMT: thread stacks (MiB)", "MiB")).append('\n');
+            sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::nmtGcMib).row("NMT: GC (MiB)", "MiB")).append('\n');
+            sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::nmtOtherMib).row("NMT: other (direct, MiB)", "MiB")).append('\n');
+            sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::nmtMallocLikeMib).row("NMT: internal+symbol+arena (MiB)", "MiB")).append('\n');
+            sb.append(Trend.of(window, Sample::elapsedSeconds, s -> s.rssMib() - s.nmtNonHeapMib())
+                    .row("RSS - NMT non-heap: touched heap + native memory outside NMT (MiB)", "MiB")).append('\n');
+        }
         sb.append(String.format(Locale.ROOT, "%nRecords produced and acknowledged: %d. Read-back: %s%n", produced, readBack));
         long serverErrors = samples.isEmpty() ? 0 : samples.get(samples.size() - 1).serverErrors();
         sb.append("5xx answers: ").append(serverErrors).append(". Errors by kind: ")
@@ -288,6 +308,23 @@ public final class SoakCommand implements Callable<Integer> {
         private final SoakLoad.Delta stream = new SoakLoad.Delta();
         private double lastElapsed;
         private double liveAfterFullGc = Double.NaN;
+        private Map<String, Double> nativeMemory = Map.of();
+
+        void nativeMemory(Map<String, Double> committedMib) {
+            this.nativeMemory = committedMib;
+        }
+
+        private double nmt(String... categories) {
+            double sum = 0;
+            for (String c : categories) {
+                Double v = nativeMemory.get(c);
+                if (v == null) {
+                    return Double.NaN;
+                }
+                sum += v;
+            }
+            return sum;
+        }
 
         Sampler(URI base, long pid, GcLog gcLog, SoakLoad load, Path s3Bucket) {
             this.metrics = base.resolve("/q/metrics");
@@ -315,7 +352,9 @@ public final class SoakCommand implements Callable<Integer> {
                     produced.next(load.producedRecords.sum()) / interval, tail.next(load.tailRecords.sum()) / interval,
                     replay.next(load.replayRecords.sum()) / interval, longPoll.next(load.longPollRecords.sum()) / interval,
                     stream.next(load.streamRecords.sum()) / interval, load.errors.sum(), load.serverErrors.sum(),
-                    countFiles(s3Bucket), ProcessProbe.loadAverage1());
+                    countFiles(s3Bucket), ProcessProbe.loadAverage1(),
+                    nmt("Total") - nmt("Java Heap"), nmt("Code"), nmt("Class"), nmt("Thread"), nmt("GC"), nmt("Other"),
+                    nmt("Internal") + nmt("Symbol") + nmt("Arena Chunk"));
         }
 
         private String scrape() {
