@@ -40,7 +40,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * {@code scale}: one packaged index-service (cold tier in an embedded S3Proxy) with a 10-partition topic and
  * {@code --wide-topics} x {@code --wide-partitions} partitions (default 10 x 100 = 1,000), in one run: produce
- * throughput for a fixed time with every request to the next partition in rotation (so every partition is written),
+ * throughput for a fixed time (at least one full rotation) with every request to the next partition in rotation (so
+ * every partition is written),
  * then fetch throughput reading every partition back to its end, first on the 10 partitions, then on the 1,000,
  * then on the 10 again (so drift of a shared machine shows), after an unmeasured warm-up. The service's RSS, open
  * files and threads are sampled every second; the report gives each phase's peak and end. Writes
@@ -60,11 +61,17 @@ public final class ScaleCommand implements Callable<Integer> {
     @Mixin
     RunOptions run;
 
-    @Option(names = "--seconds", defaultValue = "60", description = "Produce time per measured phase (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seconds", defaultValue = "60", description = "Produce time per measured phase, longer when a full rotation over the phase's partitions takes longer (default: ${DEFAULT-VALUE}).")
     int seconds;
 
-    @Option(names = "--warmup-seconds", defaultValue = "30", description = "Unmeasured produce and fetch on the 10 partitions first (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup-seconds", defaultValue = "60", description = "Unmeasured produce and fetch on the 10 partitions first, then one rotation over the wide set (default: ${DEFAULT-VALUE}).")
     int warmupSeconds;
+
+    @Option(names = "--rounds", defaultValue = "2", description = "Alternations of a 10- and a wide phase, followed by one more 10-partition phase (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--fetch-records", defaultValue = "100", description = "maxRecords of a fetch: the same page size for both sets, so fetch rates compare records, not page sizes (default: ${DEFAULT-VALUE}).")
+    int fetchRecords;
 
     @Option(names = "--wide-topics", defaultValue = "10", description = "Topics of the wide set (default: ${DEFAULT-VALUE}).")
     int wideTopics;
@@ -72,7 +79,7 @@ public final class ScaleCommand implements Callable<Integer> {
     @Option(names = "--wide-partitions", defaultValue = "100", description = "Partitions per topic of the wide set (default: ${DEFAULT-VALUE}).")
     int widePartitions;
 
-    @Option(names = "--producers", defaultValue = "2", description = "Producer threads, one request in flight each (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--producers", defaultValue = "4", description = "Producer threads, one request in flight each (default: ${DEFAULT-VALUE}).")
     int producers;
 
     @Option(names = "--readers", defaultValue = "2", description = "Reader threads (default: ${DEFAULT-VALUE}).")
@@ -143,10 +150,14 @@ public final class ScaleCommand implements Callable<Integer> {
                 rssAfterCreate = probe.rssBytes() / 1048576.0;
                 filesAfterCreate = probe.openFiles();
                 Workspace.log("scale: topics created; warm-up " + warmupSeconds + " s");
-                runPhase("warm-up", base, narrow, warmupSeconds, probe);
-                phases.add(runPhase("10 partitions", base, narrow, seconds, probe));
-                phases.add(runPhase(wide.size() + " partitions", base, wide, seconds, probe));
-                phases.add(runPhase("10 partitions again", base, narrow, seconds, probe));
+                // Both sets' code paths compiled before anything counts; the JIT of a loaded 2-core machine is slow.
+                runPhase("warm-up 10", base, narrow, warmupSeconds, probe);
+                runPhase("warm-up " + wide.size(), base, wide, 0, probe);
+                for (int r = 1; r <= rounds; r++) {
+                    phases.add(runPhase("10 partitions #" + r, base, narrow, seconds, probe));
+                    phases.add(runPhase(wide.size() + " partitions #" + r, base, wide, seconds, probe));
+                }
+                phases.add(runPhase("10 partitions #" + (rounds + 1), base, narrow, seconds, probe));
             }
         } finally {
             if (run.deleteWorkDir()) {
@@ -185,6 +196,8 @@ public final class ScaleCommand implements Callable<Integer> {
         AtomicLong errors = new AtomicLong();
         AtomicInteger next = new AtomicInteger();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        // Every partition of the set is written: the phase goes on past its time until a full rotation is done.
+        int rotation = targets.size();
         String value = "\"" + "v".repeat(Math.max(1, valueBytes - 2)) + "\"";
         StringBuilder records = new StringBuilder();
         for (int i = 0; i < recordsPerRequest; i++) {
@@ -194,8 +207,12 @@ public final class ScaleCommand implements Callable<Integer> {
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < producers; i++) {
             Thread t = new Thread(() -> {
-                while (System.nanoTime() < end) {
-                    Target target = targets.get(Math.floorMod(next.getAndIncrement(), targets.size()));
+                while (true) {
+                    int k = next.getAndIncrement();
+                    if (System.nanoTime() >= end && k >= rotation) {
+                        break;
+                    }
+                    Target target = targets.get(Math.floorMod(k, targets.size()));
                     byte[] body = ("{\"records\":[" + records.toString().replace("{\"value\"",
                             "{\"partition\":" + target.partition() + ",\"value\"") + "]}")
                             .getBytes(StandardCharsets.US_ASCII);
@@ -230,7 +247,7 @@ public final class ScaleCommand implements Callable<Integer> {
             Thread t = new Thread(() -> {
                 for (int k = nextTarget.getAndIncrement(); k < targets.size(); k = nextTarget.getAndIncrement()) {
                     try {
-                        read.addAndGet(readToEnd(base, targets.get(k), startOffsets[k]));
+                        read.addAndGet(readToEnd(base, targets.get(k), startOffsets[k], fetchRecords));
                     } catch (IOException | RuntimeException e) {
                         errors.incrementAndGet();
                         Workspace.log("scale: read of " + targets.get(k) + " failed: " + e);
@@ -269,11 +286,11 @@ public final class ScaleCommand implements Callable<Integer> {
     }
 
     /** Fetches {@code t} from {@code offset} until a page reaches the high watermark; returns the records read. */
-    private static long readToEnd(URI base, Target t, long offset) throws IOException {
+    private static long readToEnd(URI base, Target t, long offset, int maxRecords) throws IOException {
         long n = 0;
         while (true) {
             try (BlockingHttp.Response r = BlockingHttp.get(base.resolve("/v1/topics/" + t.topic() + "/partitions/"
-                    + t.partition() + "/records?offset=" + offset + "&maxRecords=2000"), CONNECT, READ)) {
+                    + t.partition() + "/records?offset=" + offset + "&maxRecords=" + maxRecords), CONNECT, READ)) {
                 JsonNode page = JSON.readTree(r.bytes());
                 if (r.status() != 200) {
                     throw new IOException("fetch of " + t + " answered " + r.status() + ": " + page);
@@ -331,9 +348,11 @@ public final class ScaleCommand implements Callable<Integer> {
         sb.append(String.format(Locale.ROOT, "One index-service (heap %s, fsync always, cold tier S3Proxy), topics: "
                         + "`narrow` (10 partitions) and %d x %d partitions. Each phase: %d producer(s) with one request in "
                         + "flight each, %d records of %d bytes per request, every request to the next partition in "
-                        + "rotation, for %d s; then %d reader(s) fetch (maxRecords 2000) every partition of the phase back "
-                        + "to its end. Warm-up: %d s on the 10 partitions, not reported.%n%n", heap, wideTopics,
-                widePartitions, producers, recordsPerRequest, valueBytes, seconds, readers, warmupSeconds));
+                        + "rotation, for %d s or until every partition of the set got a request, whichever is later; then %d reader(s) fetch (maxRecords %d) every partition of the phase back "
+                        + "to its end. Warm-up (not reported): %d s on the 10 partitions, then one rotation over the wide set. "
+                        + "Phases: 10 and wide alternating, %d round(s), then 10 once more.%n%n", heap, wideTopics,
+                widePartitions, producers, recordsPerRequest, valueBytes, seconds, readers, fetchRecords, warmupSeconds,
+                rounds));
         sb.append("Machine: ");
         machine.forEach((k, v) -> {
             if (!k.startsWith("fsync")) {
@@ -349,15 +368,16 @@ public final class ScaleCommand implements Callable<Integer> {
                     p.name(), p.partitions(), p.produced(), p.producePerSecond(), p.readPerSecond(), p.rssPeakMib(),
                     p.rssEndMib(), p.filesPeak(), p.filesEnd(), p.threadsPeak(), p.errors(), p.loadStart(), p.loadEnd()));
         }
-        if (phases.size() == 3) {
-            Phase a = phases.get(0);
-            Phase w = phases.get(1);
-            Phase b = phases.get(2);
-            double narrowProduce = (a.producePerSecond() + b.producePerSecond()) / 2;
-            double narrowRead = (a.readPerSecond() + b.readPerSecond()) / 2;
-            sb.append(String.format(Locale.ROOT, "%nRatio %d / 10 partitions (against the mean of the two 10-partition "
-                            + "phases): produce %.2f, fetch %.2f.%n", w.partitions(), w.producePerSecond() / narrowProduce,
-                    w.readPerSecond() / narrowRead));
+        List<Phase> narrowPhases = phases.stream().filter(p -> p.partitions() == 10).toList();
+        List<Phase> widePhases = phases.stream().filter(p -> p.partitions() != 10).toList();
+        if (!narrowPhases.isEmpty() && !widePhases.isEmpty()) {
+            double np = narrowPhases.stream().mapToDouble(Phase::producePerSecond).average().orElseThrow();
+            double nr = narrowPhases.stream().mapToDouble(Phase::readPerSecond).average().orElseThrow();
+            double wp = widePhases.stream().mapToDouble(Phase::producePerSecond).average().orElseThrow();
+            double wr = widePhases.stream().mapToDouble(Phase::readPerSecond).average().orElseThrow();
+            sb.append(String.format(Locale.ROOT, "%nMeans: 10 partitions produce %.0f rec/s, fetch %.0f rec/s; %d "
+                            + "partitions produce %.0f rec/s, fetch %.0f rec/s. Ratio %d / 10: produce %.2f, fetch %.2f.%n",
+                    np, nr, widePhases.get(0).partitions(), wp, wr, widePhases.get(0).partitions(), wp / np, wr / nr));
         }
         return sb.toString();
     }

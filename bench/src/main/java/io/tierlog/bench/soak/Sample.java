@@ -14,21 +14,21 @@ public record Sample(double elapsedSeconds, String utc, double rssMib, double he
                      double tailReadPerSecond, double replayPerSecond, double longPollPerSecond,
                      double streamPerSecond, long errors, long serverErrors, long s3Objects, double load1,
                      double nmtNonHeapMib, double nmtCodeMib, double nmtClassMib, double nmtThreadMib,
-                     double nmtGcMib, double nmtOtherMib, double nmtMallocLikeMib) {
+                     double nmtGcMib, double nmtOtherMib, double nmtMallocLikeMib, double rssHeapMappingMib) {
 
     public static final String CSV_HEADER = "elapsed_s,utc,rss_mib,heap_used_mib,heap_after_gc_mib,"
             + "live_after_full_gc_mib,gc_pauses,direct_mib,netty_direct_mib,open_files,threads,produce_p99_ms,"
             + "fetch_p99_ms,produced_rps,tail_read_rps,replay_rps,long_poll_rps,stream_rps,errors,server_errors,"
             + "s3_objects,load1,nmt_nonheap_mib,nmt_code_mib,nmt_class_mib,nmt_thread_mib,nmt_gc_mib,nmt_other_mib,"
-            + "nmt_internal_symbol_arena_mib";
+            + "nmt_internal_symbol_arena_mib,rss_heap_mib";
 
     public String csv() {
-        return String.format(Locale.ROOT, "%.0f,%s,%.1f,%.1f,%s,%s,%d,%s,%s,%d,%d,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%.2f,%s,%s,%s,%s,%s,%s,%s",
+        return String.format(Locale.ROOT, "%.0f,%s,%.1f,%.1f,%s,%s,%d,%s,%s,%d,%d,%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%d,%d,%d,%.2f,%s,%s,%s,%s,%s,%s,%s,%s",
                 elapsedSeconds, utc, rssMib, heapUsedMib, num(heapAfterGcMib), num(liveAfterFullGcMib), gcPauses,
                 num(directMib), num(nettyDirectMib), openFiles, threads, num(produceP99Ms), num(fetchP99Ms),
                 producedPerSecond, tailReadPerSecond, replayPerSecond, longPollPerSecond, streamPerSecond, errors,
                 serverErrors, s3Objects, load1, num(nmtNonHeapMib), num(nmtCodeMib), num(nmtClassMib),
-                num(nmtThreadMib), num(nmtGcMib), num(nmtOtherMib), num(nmtMallocLikeMib));
+                num(nmtThreadMib), num(nmtGcMib), num(nmtOtherMib), num(nmtMallocLikeMib), num(rssHeapMappingMib));
     }
 
     private static String num(double v) {

@@ -263,6 +263,9 @@ public final class SoakCommand implements Callable<Integer> {
         sb.append(String.format(Locale.ROOT, "Trend over the last %.0f minutes (samples from %.0f s on):%n%n", trendMinutes, Math.max(0, from)));
         sb.append("| figure | samples | first | last | min | max | slope |\n|---|---|---|---|---|---|---|\n");
         sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::rssMib).row("RSS (MiB)", "MiB")).append('\n');
+        sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::rssHeapMappingMib).row("RSS of the heap (MiB)", "MiB")).append('\n');
+        sb.append(Trend.of(window, Sample::elapsedSeconds, s -> s.rssHeapMappingMib() < 0 || Double.isNaN(s.rssHeapMappingMib())
+                ? Double.NaN : s.rssMib() - s.rssHeapMappingMib()).row("RSS outside the heap (MiB)", "MiB")).append('\n');
         sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::liveAfterFullGcMib).row("heap after full GC (MiB)", "MiB")).append('\n');
         sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::heapAfterGcMib).row("heap after any GC (MiB)", "MiB")).append('\n');
         sb.append(Trend.of(window, Sample::elapsedSeconds, Sample::heapUsedMib).row("heap used (MiB)", "MiB")).append('\n');
@@ -326,6 +329,8 @@ public final class SoakCommand implements Callable<Integer> {
             return sum;
         }
 
+        private long[] heapRange;
+
         Sampler(URI base, long pid, GcLog gcLog, SoakLoad load, Path s3Bucket) {
             this.metrics = base.resolve("/q/metrics");
             this.probe = new ProcessProbe(pid);
@@ -354,7 +359,15 @@ public final class SoakCommand implements Callable<Integer> {
                     stream.next(load.streamRecords.sum()) / interval, load.errors.sum(), load.serverErrors.sum(),
                     countFiles(s3Bucket), ProcessProbe.loadAverage1(),
                     nmt("Total") - nmt("Java Heap"), nmt("Code"), nmt("Class"), nmt("Thread"), nmt("GC"), nmt("Other"),
-                    nmt("Internal") + nmt("Symbol") + nmt("Arena Chunk"));
+                    nmt("Internal") + nmt("Symbol") + nmt("Arena Chunk"),
+                    mib(probe.heapRssBytes(heapRange())));
+        }
+
+        private long[] heapRange() {
+            if (heapRange == null) {
+                heapRange = probe.heapRange();
+            }
+            return heapRange;
         }
 
         private String scrape() {
