@@ -17,10 +17,11 @@ import java.nio.channels.FileChannel;
  *   <li>{@link #add} copies a batch in (the cold tier, whose batches come out of its chunk cache); a batch the
  *       caller has to assemble from pieces anyway (one spanning chunks) it assembles in {@link #room}, and
  *       {@link #add} keeps it there;</li>
- *   <li>as a segment cursor's window ({@link #window}, this module's only), it reads the file straight into its own buffer after the
- *       batches kept so far, and {@link #add} then keeps a batch where it lies, without a copy. Bytes read ahead past
- *       the last batch kept are overwritten by the next read or never returned. The hot read path works this way:
- *       with {@link ReadMemory} a server can send, the only copies between file and socket are the kernel's.</li>
+ *   <li>as a segment cursor's window ({@link #window}, this module's only), it reads the file straight into its own
+ *       buffer after the batches kept so far, and {@link #add} then keeps a batch where it lies, without a copy. Bytes
+ *       read ahead past the last batch kept are overwritten by the next read or never returned. The hot read path
+ *       works this way: with {@link ReadMemory} a server can send, the only copies between file and socket are the
+ *       kernel's.</li>
  * </ul>
  * {@link #build} hands the memory to the {@link BatchRead}; {@link #abandon} gives it back when the read fails. Not
  * thread-safe.
