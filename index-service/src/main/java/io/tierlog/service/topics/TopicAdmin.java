@@ -99,6 +99,12 @@ public class TopicAdmin {
         return topics.updateConfig(name, changes);
     }
 
+    /** Grows a public topic's partition count ({@link TopicStore#increasePartitions}). */
+    public TopicMetadata increasePartitions(String name, int partitions) {
+        requirePublic(name);
+        return topics.increasePartitions(name, partitions);
+    }
+
     public void delete(String name) {
         requirePublic(name);
         TopicMetadata topic = topics.get(name);
