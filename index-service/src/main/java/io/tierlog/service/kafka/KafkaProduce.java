@@ -2,18 +2,15 @@ package io.tierlog.service.kafka;
 
 import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestService;
-import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.ops.ServiceMetrics;
-import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.ops.PostAppend;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -43,14 +40,12 @@ public class KafkaProduce {
     private static final long FIRST_PRODUCER_ID = 1L << 40;
     private final SecureRandom ids = new SecureRandom();
     private final IngestService ingest;
-    private final AppendWatcher watcher;
-    private final ServiceMetrics metrics;
+    private final PostAppend postAppend;
     private final KafkaTopics topics;
 
-    public KafkaProduce(IngestService ingest, TopicStore topics, AppendWatcher watcher, ServiceMetrics metrics) {
+    public KafkaProduce(IngestService ingest, TopicStore topics, PostAppend postAppend) {
         this.ingest = ingest;
-        this.watcher = watcher;
-        this.metrics = metrics;
+        this.postAppend = postAppend;
         this.topics = new KafkaTopics(topics);
     }
 
@@ -115,15 +110,14 @@ public class KafkaProduce {
     }
 
     private long append(String topic, ProduceRequestData.PartitionProduceData partition) {
-        if (!(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
+        ByteBuffer body = KafkaRecords.batches(partition.records());
+        if (body == null) {
             throw Errors.CORRUPT_MESSAGE.exception("partition " + partition.index() + " carries no record batch");
         }
         long start = System.nanoTime();
-        ByteBuffer body = records.buffer().duplicate();
         int length = body.remaining();
         BatchProduceResult result = ingest.produceBatches(topic, partition.index(), body);
-        watcher.appended(new TopicPartition(topic, partition.index()), result.lastOffset() + 1);
-        metrics.produced(result.recordCount(), length, System.nanoTime() - start);
+        postAppend.appended(topic, result, length, start);
         return result.baseOffset();
     }
 }

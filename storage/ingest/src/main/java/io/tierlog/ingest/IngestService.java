@@ -1,8 +1,5 @@
 package io.tierlog.ingest;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.HotLog;
@@ -20,7 +17,6 @@ import io.tierlog.log.topic.TopicStore;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -48,13 +44,11 @@ import java.util.function.IntSupplier;
  * by another process is seen at once. Thread-safe.
  */
 public final class IngestService implements Closeable {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final IngestConfig config;
     private final TopicStore topics;
     private final Clock clock;
     private final SyncMeters syncMeters;
-    private final ProduceRequestParser parser = new ProduceRequestParser();
     private final Partitioner partitioner;
     private final ProduceAdmission admission;
     private final HotLog hotLog;
@@ -102,17 +96,19 @@ public final class IngestService implements Closeable {
         return config;
     }
 
-    /** Produces a raw request body: size limit, JSON parsing, then {@link #produce(String, ProduceRequest)}. */
-    public ProduceResult produce(String topic, byte[] body) {
-        Names.requireValidTopic(topic);
-        if (body.length > config.maxRequestBytes()) {
-            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.length
+    /**
+     * Refuses a request body over {@code max.request.bytes} ({@code request-too-large}, with
+     * {@code maxRequestBytes}); every produce edge checks it before parsing or appending anything.
+     */
+    public void requireWithinRequestLimit(long bodyBytes) {
+        if (bodyBytes > config.maxRequestBytes()) {
+            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + bodyBytes
                     + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
                     Map.of("maxRequestBytes", config.maxRequestBytes()));
         }
-        return produce(topic, parser.parse(body));
     }
 
+    /** Appends a parsed produce request (the JSON body is parsed by the HTTP edges: io.tierlog.http.JsonProduce). */
     public ProduceResult produce(String topicName, ProduceRequest request) {
         return admission.admitted(() -> produceAdmitted(topicName, request));
     }
@@ -192,31 +188,12 @@ public final class IngestService implements Closeable {
      */
     public BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body) {
         Names.requireValidTopic(topicName);
-        if (body.remaining() > config.maxRequestBytes()) {
-            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.remaining()
-                    + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
-                    Map.of("maxRequestBytes", config.maxRequestBytes()));
-        }
+        requireWithinRequestLimit(body.remaining());
         TopicMetadata topic = topics.get(topicName);
         topic.requirePartition(partition);
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
         AppendResult result = admission.admitted(() -> writer(topic, partition).append(batch, topic.config()));
         return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate());
-    }
-
-    /** The api.md response body: {@code {"offsets": [{"partition", "offset"}...], "duplicate": bool}}. */
-    public static byte[] toJson(ProduceResult result) {
-        ObjectNode root = JSON.createObjectNode();
-        ArrayNode offsets = root.putArray("offsets");
-        for (PartitionOffset o : result.offsets()) {
-            offsets.addObject().put("partition", o.partition()).put("offset", o.offset());
-        }
-        root.put("duplicate", result.duplicate());
-        try {
-            return JSON.writeValueAsBytes(root);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private PartitionWriter writer(TopicMetadata topic, int partition) {
