@@ -35,7 +35,7 @@ import java.util.function.IntSupplier;
  * <p>Guarantees: nothing is appended unless every record passes validation (names, partitions, sizes, producer
  * sequences per partition touched); the records of one request that land in one partition form one batch, so they
  * become visible together with dense offsets. The partitions of one request are appended together
- * ({@link PartitionWriter#appendAll}): every partition's producer sequence is checked, under every partition's lock,
+ * ({@link HotLog#append}): every partition's producer sequence is checked, under every partition's lock,
  * before anything is written, so a conflict in any of them appends nothing. Only a crash between the partitions'
  * writes leaves some of them written, unacknowledged: the retry with the same producer fields answers those with
  * their original offsets and appends only the missing ones.

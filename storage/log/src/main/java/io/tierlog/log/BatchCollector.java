@@ -17,10 +17,11 @@ import java.nio.channels.FileChannel;
  *   <li>{@link #add} copies a batch in (the cold tier, whose batches come out of its chunk cache); a batch the
  *       caller has to assemble from pieces anyway (one spanning chunks) it assembles in {@link #room}, and
  *       {@link #add} keeps it there;</li>
- *   <li>as a segment cursor's {@link SegmentCursor.Window}, it reads the file straight into its own buffer after the
- *       batches kept so far, and {@link #add} then keeps a batch where it lies, without a copy. Bytes read ahead past
- *       the last batch kept are overwritten by the next read or never returned. The hot read path works this way:
- *       with {@link ReadMemory} a server can send, the only copies between file and socket are the kernel's.</li>
+ *   <li>as a segment cursor's window ({@link #window}, this module's only), it reads the file straight into its own
+ *       buffer after the batches kept so far, and {@link #add} then keeps a batch where it lies, without a copy. Bytes
+ *       read ahead past the last batch kept are overwritten by the next read or never returned. The hot read path
+ *       works this way: with {@link ReadMemory} a server can send, the only copies between file and socket are the
+ *       kernel's.</li>
  * </ul>
  * {@link #build} hands the memory to the {@link BatchRead}; {@link #abandon} gives it back when the read fails. Not
  * thread-safe.
@@ -28,7 +29,7 @@ import java.nio.channels.FileChannel;
  * <p>Public because the cold tier ({@code ColdReader}) builds its {@link BatchRead}s with it too, so both tiers answer
  * batch reads under one rule; the segment-cursor side is this module's own.
  */
-public final class BatchCollector implements SegmentCursor.Window {
+public final class BatchCollector {
     /** Read-ahead per file read: enough to keep system calls few, small enough that a stopping read wastes little. */
     private static final int READ_STEP = 256 * 1024;
     /** The most a read reserves before it knows it needs more: larger reads grow as batches arrive. */
@@ -110,20 +111,40 @@ public final class BatchCollector implements SegmentCursor.Window {
         return kept > 0 && (records >= maxRecords || kept >= maxBytes);
     }
 
-    @Override
+    /** Whether a batch of {@code size} bytes is wanted: the first always is, later ones while under {@code maxBytes}. */
     public boolean admits(long size) {
         return kept == 0 || kept + size <= maxBytes;
     }
 
-    @Override
-    public void startAt(long position) {
+    /** This collector as the memory a segment cursor reads through (the hot read path); see the class comment. */
+    SegmentCursor.Window window() {
+        return window;
+    }
+
+    private final SegmentCursor.Window window = new SegmentCursor.Window() {
+        @Override
+        public void startAt(long position) {
+            BatchCollector.this.startAt(position);
+        }
+
+        @Override
+        public ByteBuffer view(FileChannel channel, long fileSize, long position, int n) throws IOException {
+            return BatchCollector.this.view(channel, fileSize, position, n);
+        }
+
+        @Override
+        public boolean admits(long size) {
+            return BatchCollector.this.admits(size);
+        }
+    };
+
+    private void startAt(long position) {
         windowed = true;
         filePosition = position;
         buffered = 0;
     }
 
-    @Override
-    public ByteBuffer view(FileChannel channel, long fileSize, long position, int n) throws IOException {
+    private ByteBuffer view(FileChannel channel, long fileSize, long position, int n) throws IOException {
         if (position < filePosition) {
             throw new IllegalStateException("window asked for position " + position + " behind " + filePosition);
         }

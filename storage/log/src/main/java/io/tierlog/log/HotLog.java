@@ -102,7 +102,15 @@ public final class HotLog {
         return new PartitionWriter(dataDir, tp, fsync, fsyncInterval, clock, syncMeters, producerIdExpiration);
     }
 
-    /** Appends one request's batches to several partitions as one decision; see {@link PartitionWriter#appendAll}. */
+    /**
+     * Appends one request's batches, one per partition, as one decision: every partition's lock is taken (in one
+     * global order), every part's producer fields are checked, and only then is anything written, so a sequence
+     * conflict or a corrupt tail in any partition appends nothing. Atomic against conflicts, not crashes: see
+     * {@link PartitionWriter}, "Several partitions".
+     *
+     * @param parts at most one per writer, each writer's partition distinct
+     * @return one result per part, in the order of {@code parts}
+     */
     public List<AppendResult> append(List<PartitionWriter.Part> parts) {
         return PartitionWriter.appendAll(parts);
     }

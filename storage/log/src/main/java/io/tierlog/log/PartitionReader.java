@@ -233,7 +233,7 @@ public final class PartitionReader {
     public BatchRead readBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, ReadMemory memory) {
         BatchCollector out = new BatchCollector(fromOffset, maxRecords, maxBytes, memory);
         try {
-            scan(startFor(fromOffset, hint), out, out::add);
+            scan(startFor(fromOffset, hint), out.window(), out::add);
             return out.build();
         } catch (RuntimeException e) {
             out.abandon();

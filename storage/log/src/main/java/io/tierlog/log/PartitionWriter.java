@@ -247,7 +247,7 @@ public final class PartitionWriter implements Closeable {
      * @param parts at most one per writer, each writer's partition distinct
      * @return one result per part, in the order of {@code parts}
      */
-    public static List<AppendResult> appendAll(List<Part> parts) {
+    static List<AppendResult> appendAll(List<Part> parts) {
         int n = parts.size();
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
