@@ -10,8 +10,9 @@ import java.util.Objects;
  * @param clientId           shown in the group's description
  * @param autoOffsetReset    where a partition without a committed offset (or whose position fell out of the log)
  *                           starts
- * @param autoCommit         commit the positions of returned records every {@code autoCommitInterval}, before a
- *                           revocation and on close (at-least-once)
+ * @param autoCommit         for a subscribed consumer: commit the positions of returned records every
+ *                           {@code autoCommitInterval}, before a revocation and on close (at-least-once); a consumer
+ *                           assigned by hand commits only when told to
  * @param autoCommitInterval see {@code autoCommit}
  * @param sessionTimeout     the group member's session: without a heartbeat for this long it is expired
  * @param maxPollRecords     records one {@code poll} returns at most

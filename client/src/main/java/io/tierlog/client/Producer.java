@@ -128,17 +128,25 @@ public final class Producer implements AutoCloseable {
             }
             TopicPartition tp = new TopicPartition(record.topic(), p);
             PartitionQueue q = partitions.computeIfAbsent(tp, PartitionQueue::new);
+            // The sender is woken only when it has something new to do (a batch to send, a linger to time), not
+            // for every record: at tens of thousands of records a second that would be as many context switches.
+            boolean wake = false;
             if (q.open != null && q.open.bytes + size > config.batchBytes()) {
                 closeOpen(q);
+                wake = true;
             }
             if (q.open == null) {
                 q.open = new Batch(System.nanoTime());
+                wake = true;
             }
             q.open.add(stamped, future, size);
             if (q.open.bytes >= config.batchBytes()) {
                 closeOpen(q);
+                wake = true;
             }
-            work.signal();
+            if (wake) {
+                work.signal();
+            }
         } finally {
             lock.unlock();
         }

@@ -1,5 +1,6 @@
 package io.tierlog.bench.compare;
 
+import io.tierlog.bench.client.ClientProduceCommand;
 import io.tierlog.bench.cold.ColdCommand;
 import io.tierlog.bench.cold.ColdInProcessCommand;
 import io.tierlog.bench.lambda.LambdaCommand;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Command;
 @Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
         description = "Tierlog benchmarks.",
         subcommands = {CompareCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class,
-                SoakCommand.class, ScaleCommand.class})
+                SoakCommand.class, ScaleCommand.class, ClientProduceCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override
