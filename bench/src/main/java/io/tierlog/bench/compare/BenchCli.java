@@ -1,5 +1,6 @@
 package io.tierlog.bench.compare;
 
+import io.tierlog.bench.auth.AuthCommand;
 import io.tierlog.bench.cold.ColdCommand;
 import io.tierlog.bench.cold.ColdInProcessCommand;
 import io.tierlog.bench.lambda.LambdaCommand;
@@ -11,7 +12,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
         description = "Tierlog benchmarks.",
-        subcommands = {CompareCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class})
+        subcommands = {CompareCommand.class, AuthCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

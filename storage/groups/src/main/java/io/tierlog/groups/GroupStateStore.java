@@ -14,10 +14,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * Each group's state as one JSON file, {@code <data-dir>/__groups/<group>/state.json}, changed only by a
@@ -90,6 +92,19 @@ public final class GroupStateStore {
     /** Whether the group has a state file (a read without the lock: a hint, not a decision). */
     boolean exists(String group) {
         return Files.exists(root.resolve(Names.requireValidGroup(group)).resolve("state.json"));
+    }
+
+    /**
+     * Every group that has a state file, by name (a read without the lock: a group being created or deleted at the
+     * same time may be in or out).
+     */
+    List<String> groups() {
+        try (Stream<Path> dirs = Files.list(root)) {
+            return dirs.filter(d -> Files.exists(d.resolve("state.json"))).map(d -> d.getFileName().toString())
+                    .sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + root, e);
+        }
     }
 
     private static byte[] read(Path file) throws IOException {
