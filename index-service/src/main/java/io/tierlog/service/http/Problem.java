@@ -1,0 +1,38 @@
+package io.tierlog.service.http;
+
+import io.tierlog.ingest.ProblemJson;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+
+import java.util.Map;
+
+/**
+ * An api.md problem ({@code {"type": slug, "title", "status", "detail", ...extra}}, served as
+ * {@code application/problem+json}), rendered by the ingest module's {@link ProblemJson} so that the service and
+ * the ingest function answer byte-identical errors.
+ */
+public record Problem(ErrorType type, String detail, Map<String, ?> extra) {
+    public static final String MEDIA_TYPE = ProblemJson.MEDIA_TYPE;
+
+    public static Problem of(TierlogException e) {
+        return new Problem(e.type(), e.getMessage(), e.extra());
+    }
+
+    public static Problem of(ErrorType t, String detail) {
+        return new Problem(t, detail, Map.of());
+    }
+
+    /** The {@code Retry-After} seconds a 429 or 503 carries ({@link TierlogException#RETRY_AFTER_SECONDS}). */
+    public java.util.OptionalLong retryAfterSeconds() {
+        return extra.get(TierlogException.RETRY_AFTER_SECONDS) instanceof Number n
+                ? java.util.OptionalLong.of(n.longValue()) : java.util.OptionalLong.empty();
+    }
+
+    public int status() {
+        return type.status();
+    }
+
+    public byte[] toJson() {
+        return ProblemJson.render(type, detail, extra);
+    }
+}

@@ -1,0 +1,124 @@
+package io.tierlog.service.http;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.quota.ByteRateQuota;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+
+import java.security.Principal;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The per-principal byte-rate quotas {@code tierlog.quota.produce-bytes-per-second} (request bytes of
+ * {@code POST .../records}) and {@code tierlog.quota.fetch-bytes-per-second} (response bytes of
+ * {@code GET .../partitions/{p}/records}, JSON or record batches), each unlimited when unset; see
+ * {@link ByteRateQuota} for the semantics. A principal over its quota gets 429 {@code quota-exceeded} with
+ * {@code Retry-After}; nothing of its request is parsed, appended or fetched. SSE streams are checked when they
+ * open, but the bytes they send are not counted.
+ *
+ * <p>The principal is what the access filter put under {@value #PRINCIPAL_KEY} in the routing context
+ * ({@link #principalOf}); {@code none} mode's shared anonymous caller, or none at all, counts by client IP address. Runs after that filter (order -1000) and before every other
+ * route of these paths.
+ */
+@Singleton
+public class QuotaRoute {
+    /** Where the authentication filter leaves the request's principal. */
+    public static final String PRINCIPAL_KEY = "tierlog.principal";
+
+    private final ByteRateQuota produce;
+    private final ByteRateQuota fetch;
+    private final Counter produceRejected;
+    private final Counter fetchRejected;
+
+    public QuotaRoute(TierlogConfig config, Clock clock, MeterRegistry registry) {
+        this.produce = config.quota().produceBytesPerSecond().stream().mapToObj(r -> new ByteRateQuota(r, clock))
+                .findFirst().orElse(null);
+        this.fetch = config.quota().fetchBytesPerSecond().stream().mapToObj(r -> new ByteRateQuota(r, clock))
+                .findFirst().orElse(null);
+        this.produceRejected = Counter.builder("tierlog.produce.rejected").tag("reason", "quota")
+                .description("Produce requests refused with 429 quota-exceeded").register(registry);
+        this.fetchRejected = Counter.builder("tierlog.fetch.rejected").tag("reason", "quota")
+                .description("Fetch requests and streams refused with 429 quota-exceeded").register(registry);
+    }
+
+    void install(@Observes Router router) {
+        if (produce != null) {
+            router.post("/v1/topics/:topic/records").order(-900).handler(this::produce);
+        }
+        if (fetch != null) {
+            router.get("/v1/topics/:topic/partitions/:partition/records").order(-900).handler(this::fetch);
+            router.get("/v1/topics/:topic/partitions/:partition/stream").order(-900).handler(this::stream);
+        }
+    }
+
+    /**
+     * The quota key of a request: the authenticated principal's name (token mode: {@code token:<id>},
+     * {@code jwt:<sub>}, {@code bootstrap}), else the client's IP address; {@code none} mode's shared
+     * {@code anonymous} principal counts per address too, or every client would share one quota.
+     */
+    static String principalOf(RoutingContext ctx) {
+        SocketAddress remote = ctx.request().remoteAddress();
+        return quotaKey(ctx.get(PRINCIPAL_KEY), remote == null ? null : remote.hostAddress());
+    }
+
+    /** {@link #principalOf} without Vert.x: the two kinds of key never collide (different prefixes). */
+    static String quotaKey(Object principal, String address) {
+        String name = principal instanceof io.tierlog.access.Principal p ? p.name()
+                : principal instanceof Principal named ? named.getName()
+                : principal == null ? null : principal.toString();
+        if (name == null || principal == io.tierlog.access.Principal.ANONYMOUS) {
+            return "address:" + (address == null ? "unknown" : address);
+        }
+        return "principal:" + name;
+    }
+
+    private void produce(RoutingContext ctx) {
+        String principal = principalOf(ctx);
+        if (refused(ctx, produce, principal, "produce", produceRejected)) {
+            return;
+        }
+        ctx.addEndHandler(done -> produce.record(principal, ctx.request().bytesRead()));
+        ctx.next();
+    }
+
+    private void fetch(RoutingContext ctx) {
+        String principal = principalOf(ctx);
+        if (refused(ctx, fetch, principal, "fetch", fetchRejected)) {
+            return;
+        }
+        ctx.addEndHandler(done -> fetch.record(principal, ctx.response().bytesWritten()));
+        ctx.next();
+    }
+
+    private void stream(RoutingContext ctx) {
+        if (!refused(ctx, fetch, principalOf(ctx), "fetch", fetchRejected)) {
+            ctx.next();
+        }
+    }
+
+    private static boolean refused(RoutingContext ctx, ByteRateQuota quota, String principal, String what,
+                                   Counter rejected) {
+        Optional<Duration> wait = quota.check(principal);
+        if (wait.isEmpty()) {
+            return false;
+        }
+        rejected.increment();
+        long seconds = wait.get().toSeconds();
+        // The body is read and dropped (never parsed or appended), so the connection stays usable.
+        ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED, what
+                + " byte-rate quota of " + quota.bytesPerSecond() + " bytes per second exceeded; retry after "
+                + seconds + " s", Map.of("quota", what, "bytesPerSecond", quota.bytesPerSecond(),
+                TierlogException.RETRY_AFTER_SECONDS, seconds)));
+        return true;
+    }
+}
