@@ -3,6 +3,8 @@ package io.tierlog.bench.compare;
 import io.tierlog.bench.auth.AuthCommand;
 import io.tierlog.bench.cold.ColdCommand;
 import io.tierlog.bench.cold.ColdInProcessCommand;
+import io.tierlog.bench.groups.GroupsCommand;
+import io.tierlog.bench.share.ShareCommand;
 import io.tierlog.bench.lambda.LambdaCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,7 +14,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
         description = "Tierlog benchmarks.",
-        subcommands = {CompareCommand.class, AuthCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class})
+        subcommands = {CompareCommand.class, AuthCommand.class, GroupsCommand.class, ShareCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override
