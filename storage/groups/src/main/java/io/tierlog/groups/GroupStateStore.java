@@ -89,15 +89,7 @@ public final class GroupStateStore {
         }
     }
 
-    /** Whether the group has a state file (a read without the lock: a hint, not a decision). */
-    boolean exists(String group) {
-        return Files.exists(root.resolve(Names.requireValidGroup(group)).resolve("state.json"));
-    }
-
-    /**
-     * Every group that has a state file, by name (a read without the lock: a group being created or deleted at the
-     * same time may be in or out).
-     */
+    /** Groups with a state file, by name (a listing without locks: a group may appear or go at any time). */
     List<String> groups() {
         try (Stream<Path> dirs = Files.list(root)) {
             return dirs.filter(d -> Files.exists(d.resolve("state.json"))).map(d -> d.getFileName().toString())
@@ -105,6 +97,11 @@ public final class GroupStateStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + root, e);
         }
+    }
+
+    /** Whether the group has a state file (a read without the lock: a hint, not a decision). */
+    boolean exists(String group) {
+        return Files.exists(root.resolve(Names.requireValidGroup(group)).resolve("state.json"));
     }
 
     private static byte[] read(Path file) throws IOException {
