@@ -116,6 +116,11 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
             }
         }
 
+        void awaitStandbyReady() {
+            prepare();
+            standby.awaitReady();
+        }
+
         void closeStandby() {
             if (standby != null) {
                 standby.kill();
@@ -245,6 +250,9 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
 
     /** Starts a member; ms until it has read a record of each partition of its share. */
     private double joinTrial(Group g) throws Exception {
+        if (g.starter instanceof KafkaStarter k) {
+            k.awaitStandbyReady(); // the clock starts once its JVM has a consumer, as a Tierlog member is a thread
+        }
         long t0 = System.nanoTime();
         Member joiner = g.start();
         int share = partitions / g.live.size();

@@ -67,19 +67,26 @@ final class KafkaProcessMember implements Member {
         }
     }
 
-    /** Waits until the child has its consumer, then lets it subscribe. */
-    void go() {
+    /** Waits until the child JVM has created its consumer. */
+    void awaitReady() {
         try {
             if (!ready.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("Kafka member process " + name + " not ready in 120 s");
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Waits until the child has its consumer, then lets it subscribe. */
+    void go() {
+        awaitReady();
+        try {
             OutputStream in = process.getOutputStream();
             in.write("GO\n".getBytes(StandardCharsets.UTF_8));
             in.flush();
         } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
     }
