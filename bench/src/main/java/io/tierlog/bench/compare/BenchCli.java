@@ -1,8 +1,11 @@
 package io.tierlog.bench.compare;
 
 import io.tierlog.bench.client.ClientProduceCommand;
+import io.tierlog.bench.auth.AuthCommand;
 import io.tierlog.bench.cold.ColdCommand;
 import io.tierlog.bench.cold.ColdInProcessCommand;
+import io.tierlog.bench.groups.GroupsCommand;
+import io.tierlog.bench.share.ShareCommand;
 import io.tierlog.bench.lambda.LambdaCommand;
 import io.tierlog.bench.scale.ScaleCommand;
 import io.tierlog.bench.soak.SoakCommand;
@@ -14,8 +17,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
         description = "Tierlog benchmarks.",
-        subcommands = {CompareCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class,
-                SoakCommand.class, ScaleCommand.class, ClientProduceCommand.class})
+        subcommands = {CompareCommand.class, AuthCommand.class, GroupsCommand.class, ShareCommand.class, ColdCommand.class,
+                ColdInProcessCommand.class, LambdaCommand.class, SoakCommand.class, ScaleCommand.class,
+                ClientProduceCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

@@ -42,10 +42,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * created (its senders started) before the timed region.
  */
 final class PipelinedProducer implements AutoCloseable {
-    /** A POST of {@code body[offset, offset + length)} with the given Content-Type. */
-    record Post(URI uri, String contentType, byte[] body, int offset, int length) {
-        Post(URI uri, String contentType, byte[] body) {
-            this(uri, contentType, body, 0, body.length);
+    /**
+     * A POST of {@code body[offset, offset + length)} with the given Content-Type and further headers (name, value,
+     * ...; the {@code Authorization} of a token-mode service).
+     */
+    record Post(URI uri, String contentType, byte[] body, int offset, int length, String[] headers) {
+        Post(URI uri, String contentType, byte[] body, String[] headers) {
+            this(uri, contentType, body, 0, body.length, headers);
         }
     }
 
@@ -161,7 +164,7 @@ final class PipelinedProducer implements AutoCloseable {
         senders.execute(() -> {
             try {
                 BlockingHttp.Posted r = BlockingHttp.post(post.uri(), post.contentType(), post.body(), post.offset(),
-                        post.length(), BlockingHttp.CONNECT_TIMEOUT, requestTimeout);
+                        post.length(), BlockingHttp.CONNECT_TIMEOUT, requestTimeout, post.headers());
                 acks.add(new Ack(partition, firstRecord, count, handedOver, System.nanoTime(), r, null));
             } catch (Throwable e) {
                 acks.add(new Ack(partition, firstRecord, count, handedOver, System.nanoTime(), null, e));

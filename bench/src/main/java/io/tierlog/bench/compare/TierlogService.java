@@ -29,6 +29,15 @@ public final class TierlogService implements AutoCloseable {
 
     public static TierlogService start(Path runJar, Path dir, Durability durability, EmbeddedS3 s3, String bucket)
             throws Exception {
+        return start(runJar, dir, durability, s3, bucket, List.of());
+    }
+
+    /**
+     * As {@link #start(Path, Path, Durability, EmbeddedS3, String)}, with more system properties for the service
+     * ({@code -Dkey=value}, e.g. its auth mode) and the cold tier under the prefix {@code dir}'s name.
+     */
+    public static TierlogService start(Path runJar, Path dir, Durability durability, EmbeddedS3 s3, String bucket,
+                                       List<String> serviceProperties) throws Exception {
         requireBuilt(runJar, " (or pass --skip-tierlog)");
         Files.createDirectories(dir);
         int port = Ports.freeLoopbackPort();
@@ -37,8 +46,10 @@ public final class TierlogService implements AutoCloseable {
                 "-Dtierlog.fsync=" + durability.tierlogFsync(),
                 "-Dtierlog.tiering.interval=1s",
                 "-Dtierlog.retention.check-interval=1s"));
-        Started started = startWithS3Cold("tierlog-" + durability.tierlogFsync(), cmd, port, s3.endpoint(), bucket,
-                durability.tierlogFsync(), runJar, dir, dir.resolve("index-service.log"));
+        cmd.addAll(serviceProperties);
+        String name = serviceProperties.isEmpty() ? durability.tierlogFsync() : dir.getFileName().toString();
+        Started started = startWithS3Cold("tierlog-" + name, cmd, port, s3.endpoint(), bucket, name, runJar, dir,
+                dir.resolve("index-service.log"));
         return new TierlogService(started.process(), started.baseUri(), durability);
     }
 

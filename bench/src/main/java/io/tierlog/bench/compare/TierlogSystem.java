@@ -54,6 +54,8 @@ public final class TierlogSystem implements SystemUnderTest {
 
     private final TierlogService service;
     private final Clock clock;
+    /** {@code Authorization: Bearer <token>} on every request, or nothing (auth mode {@code none}). */
+    private final String[] auth;
     private final HttpClient admin = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper json = new ObjectMapper();
 
@@ -63,8 +65,24 @@ public final class TierlogSystem implements SystemUnderTest {
 
     /** @param clock the record timestamps (CreateTime) of binary produce requests */
     public TierlogSystem(TierlogService service, Clock clock) {
+        this(service, clock, null);
+    }
+
+    /**
+     * @param clock       the record timestamps (CreateTime) of binary produce requests
+     * @param bearerToken sent as {@code Authorization: Bearer <token>} on every request (a service in auth mode
+     *                    {@code token}); null sends no {@code Authorization} (mode {@code none})
+     */
+    public TierlogSystem(TierlogService service, Clock clock, String bearerToken) {
         this.service = service;
         this.clock = clock;
+        this.auth = BlockingHttp.bearer(bearerToken);
+    }
+
+    /** An admin request to {@code u}, with the Authorization header if this system has a token. */
+    private HttpRequest.Builder request(URI u) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(u);
+        return auth.length == 0 ? b : b.headers(auth);
     }
 
     @Override
@@ -87,7 +105,7 @@ public final class TierlogSystem implements SystemUnderTest {
     public void createTopic(String topic, int partitions, ObjectNode config) throws Exception {
         ObjectNode body = json.createObjectNode().put("name", topic).put("partitions", partitions);
         body.set("config", config);
-        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics"))
+        HttpResponse<String> r = admin.send(request(uri("/v1/topics"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -143,7 +161,8 @@ public final class TierlogSystem implements SystemUnderTest {
             fullBodies[p] = body(spec.payload(), 0, spec.batchRecords(), p);
         }
         return (partition, first, count) -> new PipelinedProducer.Post(target, "application/json",
-                count == spec.batchRecords() ? fullBodies[partition] : body(spec.payload(), first, count, partition));
+                count == spec.batchRecords() ? fullBodies[partition] : body(spec.payload(), first, count, partition),
+                auth);
     }
 
     private PipelinedProducer.Requests batchRequests(String topic, ProduceSpec spec, int partitions) {
@@ -156,7 +175,7 @@ public final class TierlogSystem implements SystemUnderTest {
             // as Kafka's producer stamps a record when send() is called.
             ByteBuffer batch = RecordBatchBody.build(spec.payload(), first, count, clock.millis());
             return new PipelinedProducer.Post(targets[partition], RecordBatchDecoder.MEDIA_TYPE, batch.array(),
-                    batch.arrayOffset() + batch.position(), batch.remaining());
+                    batch.arrayOffset() + batch.position(), batch.remaining(), auth);
         };
     }
 
@@ -214,8 +233,8 @@ public final class TierlogSystem implements SystemUnderTest {
                 long next;
                 try (BlockingHttp.Response r = batches
                         ? BlockingHttp.get(u, BlockingHttp.CONNECT_TIMEOUT, REQUEST_TIMEOUT,
-                                "Accept", RecordBatchDecoder.MEDIA_TYPE)
-                        : BlockingHttp.get(u, BlockingHttp.CONNECT_TIMEOUT, REQUEST_TIMEOUT)) {
+                                BlockingHttp.headers(auth, "Accept", RecordBatchDecoder.MEDIA_TYPE))
+                        : BlockingHttp.get(u, BlockingHttp.CONNECT_TIMEOUT, REQUEST_TIMEOUT, auth)) {
                     InputStream in = r.body();
                     if (r.status() != 200) {
                         throw new IllegalStateException("Tierlog fetch " + u + " answered " + r.status() + ": "
@@ -266,7 +285,7 @@ public final class TierlogSystem implements SystemUnderTest {
     }
 
     private long offsetAt(String topic, int partition, String at) throws Exception {
-        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic) + "/partitions/"
+        HttpResponse<String> r = admin.send(request(uri("/v1/topics/" + enc(topic) + "/partitions/"
                 + partition + "/offsets?at=" + at)).build(), HttpResponse.BodyHandlers.ofString());
         expect(r, 200, "offsets of " + topic + "/" + partition);
         return json.readTree(r.body()).get("offset").asLong();
@@ -274,7 +293,7 @@ public final class TierlogSystem implements SystemUnderTest {
 
     /** GET /q/metrics: the service's Prometheus scrape. */
     public String metrics() throws Exception {
-        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/q/metrics")).build(),
+        HttpResponse<String> r = admin.send(request(uri("/q/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
         expect(r, 200, "metrics");
         return r.body();
@@ -282,7 +301,7 @@ public final class TierlogSystem implements SystemUnderTest {
 
     /** GET /v1/topics/{topic}: the topic with its partitionStates. */
     public JsonNode describe(String topic) throws Exception {
-        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic))).build(),
+        HttpResponse<String> r = admin.send(request(uri("/v1/topics/" + enc(topic))).build(),
                 HttpResponse.BodyHandlers.ofString());
         expect(r, 200, "describe " + topic);
         return json.readTree(r.body());
@@ -298,7 +317,7 @@ public final class TierlogSystem implements SystemUnderTest {
             for (int i = from; i < Math.min(keys.size(), from + chunk); i++) {
                 records.addObject().put("key", keys.get(i)).put("value", "k");
             }
-            HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic) + "/records"))
+            HttpResponse<String> r = admin.send(request(uri("/v1/topics/" + enc(topic) + "/records"))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -313,7 +332,7 @@ public final class TierlogSystem implements SystemUnderTest {
 
     @Override
     public void deleteTopic(String topic) throws Exception {
-        HttpResponse<String> r = admin.send(HttpRequest.newBuilder(uri("/v1/topics/" + enc(topic))).DELETE().build(),
+        HttpResponse<String> r = admin.send(request(uri("/v1/topics/" + enc(topic))).DELETE().build(),
                 HttpResponse.BodyHandlers.ofString());
         expect(r, 204, "delete " + topic);
     }

@@ -40,7 +40,25 @@ public final class BlockingHttp {
         }
     }
 
+    private static final String[] NO_HEADERS = {};
+
     private BlockingHttp() {
+    }
+
+    /**
+     * The {@code Authorization: Bearer <token>} header as a name, value pair for the header arguments, or no
+     * header for a null token (a service in auth mode {@code none}).
+     */
+    public static String[] bearer(String token) {
+        return token == null ? NO_HEADERS : new String[] {"Authorization", "Bearer " + token};
+    }
+
+    /** {@code first} followed by {@code more}: header pairs from two sources. */
+    public static String[] headers(String[] first, String... more) {
+        String[] all = new String[first.length + more.length];
+        System.arraycopy(first, 0, all, 0, first.length);
+        System.arraycopy(more, 0, all, first.length, more.length);
+        return all;
     }
 
     /**
@@ -74,7 +92,17 @@ public final class BlockingHttp {
      */
     public static Posted post(URI uri, String contentType, byte[] body, int offset, int length,
                               Duration connectTimeout, Duration readTimeout) throws IOException {
-        HttpURLConnection c = open(uri, connectTimeout, readTimeout, "Content-Type", contentType);
+        return post(uri, contentType, body, offset, length, connectTimeout, readTimeout, NO_HEADERS);
+    }
+
+    /** As {@link #post}, with more request headers (name, value, ...; e.g. {@link #bearer}). */
+    public static Posted post(URI uri, String contentType, byte[] body, int offset, int length,
+                              Duration connectTimeout, Duration readTimeout, String... headers) throws IOException {
+        String[] all = new String[headers.length + 2];
+        all[0] = "Content-Type";
+        all[1] = contentType;
+        System.arraycopy(headers, 0, all, 2, headers.length);
+        HttpURLConnection c = open(uri, connectTimeout, readTimeout, all);
         c.setRequestMethod("POST");
         c.setDoOutput(true);
         c.setFixedLengthStreamingMode(length);

@@ -111,7 +111,7 @@ class PipelinedProducerTest {
         URI base = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");
         PipelinedProducer.Requests requests = (partition, first, count) ->
                 new PipelinedProducer.Post(base.resolve("p" + partition + "?count=" + count), "application/octet-stream",
-                        new byte[count]);
+                        new byte[count], new String[0]);
         Histogram histogram = new Histogram(TimeUnit.MINUTES.toMicros(1), 3);
         PipelinedProducer producer = new PipelinedProducer(requests, spec, 0, PARTITIONS, IN_FLIGHT, histogram,
                 Duration.ofSeconds(30));

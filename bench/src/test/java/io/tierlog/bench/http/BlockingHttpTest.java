@@ -41,6 +41,16 @@ class BlockingHttpTest {
                 out.write(body);
             }
         });
+        server.createContext("/auth", x -> {
+            byte[] body = (x.getRequestHeaders().getFirst("Content-Type") + "|"
+                    + x.getRequestHeaders().getFirst("Authorization") + "|" + x.getRequestHeaders().getFirst("Accept"))
+                    .getBytes(StandardCharsets.UTF_8);
+            x.getRequestBody().readAllBytes();
+            x.sendResponseHeaders(200, body.length);
+            try (OutputStream out = x.getResponseBody()) {
+                out.write(body);
+            }
+        });
         server.createContext("/missing", x -> {
             byte[] body = "{\"type\":\"not-found\"}".getBytes(StandardCharsets.UTF_8);
             x.sendResponseHeaders(404, body.length);
@@ -127,5 +137,19 @@ class BlockingHttpTest {
             assertThat(p.bodyText()).isEqualTo("a/b:hello");
         }
         assertThat(clientPorts.stream().distinct()).hasSize(1);
+    }
+
+    @Test
+    void bearerTokenGoesOnPostsAndGetsAndNoTokenSendsNoAuthorization() throws Exception {
+        byte[] bytes = "x".getBytes(StandardCharsets.UTF_8);
+        BlockingHttp.Posted p = BlockingHttp.post(base.resolve("/auth"), "a/b", bytes, 0, 1, TIMEOUT, TIMEOUT,
+                BlockingHttp.bearer("tierlog_abc"));
+        assertThat(p.bodyText()).isEqualTo("a/b|Bearer tierlog_abc|*/*");
+        try (BlockingHttp.Response r = BlockingHttp.get(base.resolve("/auth"), TIMEOUT, TIMEOUT,
+                BlockingHttp.headers(BlockingHttp.bearer("t2"), "Accept", "x/y"))) {
+            assertThat(r.text(100)).isEqualTo("null|Bearer t2|x/y");
+        }
+        assertThat(BlockingHttp.post(base.resolve("/auth"), "a/b", bytes, 0, 1, TIMEOUT, TIMEOUT,
+                BlockingHttp.bearer(null)).bodyText()).isEqualTo("a/b|null|*/*");
     }
 }

@@ -44,6 +44,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Consumer groups (api.md, "Consumer groups"): commit (fenced while the group has members), read back, lag, list,
@@ -289,8 +291,8 @@ public class GroupsResource {
     }
 
     @GET
-    @Operation(summary = "List groups", description = "Every group with a committed offset that the caller may read, "
-            + "with its total lag.")
+    @Operation(summary = "List groups", description = "Every group with a committed offset or a member that the caller "
+            + "may read, with its total lag (0 for a group that has not committed).")
     @APIResponse(responseCode = "200", description = "Every group",
             content = @Content(mediaType = MediaType.APPLICATION_JSON, schema = @Schema(implementation = ApiSchemas.GroupList.class)))
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
@@ -298,7 +300,12 @@ public class GroupsResource {
         Principal caller = AccessControl.principal(ctx);
         ObjectNode root = NODES.objectNode();
         ArrayNode arr = root.putArray("groups");
-        for (Map.Entry<String, Long> e : groups.totalLags().entrySet()) {
+        // Groups with members but no commit yet are listed too: a group exists as soon as a member joins.
+        SortedMap<String, Long> all = new TreeMap<>(groups.totalLags());
+        for (String g : coordinator.groupsWithMembers()) {
+            all.putIfAbsent(g, 0L);
+        }
+        for (Map.Entry<String, Long> e : all.entrySet()) {
             if (!caller.allows(io.tierlog.access.Operation.READ, Resource.group(e.getKey()))) {
                 continue;
             }

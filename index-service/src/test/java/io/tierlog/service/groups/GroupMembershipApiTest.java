@@ -158,6 +158,21 @@ class GroupMembershipApiTest {
     }
 
     @Test
+    void aGroupWithMembersButNoCommitsIsListed() {
+        String topic = unique("listed");
+        String group = unique("fresh");
+        createTopic(topic, 2);
+        Member a = new Member(group, topic, 30_000).beat();
+        JsonPath listed = given().get("/v1/groups").then().statusCode(200).extract().jsonPath();
+        assertThat(listed.getList("groups.group", String.class)).as("a member joined, nothing committed").contains(group);
+        assertThat(listed.getLong("groups.find { it.group == '" + group + "' }.totalLag")).isZero();
+
+        a.leave();
+        assertThat(given().get("/v1/groups").then().statusCode(200).extract().jsonPath()
+                .getList("groups.group", String.class)).as("no members and no offsets").doesNotContain(group);
+    }
+
+    @Test
     void anExpiredMembersPartitionsMoveToTheOthers() {
         String topic = unique("expiry");
         String group = unique("workers");

@@ -144,6 +144,18 @@ public final class GroupCoordinator {
         });
     }
 
+    /**
+     * Every group with at least one member whose session has not expired, by name: a group whose members have not
+     * committed yet exists for listings too. Expired members are expired on the way (as {@link #describe} does).
+     */
+    public List<String> groupsWithMembers() {
+        List<String> out = new ArrayList<>();
+        for (String group : store.groups()) {
+            describe(group).filter(d -> !d.members().isEmpty()).ifPresent(d -> out.add(group));
+        }
+        return out;
+    }
+
     /** The groups that have membership state (members now, or had some), by name. */
     public List<String> groups() {
         return store.groups();

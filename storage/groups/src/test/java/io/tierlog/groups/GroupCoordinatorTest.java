@@ -57,6 +57,21 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void groupsWithMembersListsGroupsWithLiveMembersOnly() {
+        assertThat(coordinator.groupsWithMembers()).isEmpty();
+        HeartbeatAnswer a = coordinator.heartbeat("g", join());
+        HeartbeatAnswer h = coordinator.heartbeat("h", join());
+        assertThat(coordinator.groupsWithMembers()).containsExactly("g", "h");
+
+        coordinator.heartbeat("h", new Heartbeat(h.memberId(), -1, Set.of("orders"), SESSION, List.of(), "c"));
+        assertThat(coordinator.groupsWithMembers()).as("h's only member left").containsExactly("g");
+
+        clock.advance(Duration.ofMillis(SESSION).plus(SKEW).plusMillis(1));
+        assertThat(coordinator.groupsWithMembers()).as("g's member expired").isEmpty();
+        assertThat(a.memberId()).isNotBlank();
+    }
+
+    @Test
     void firstMemberGetsEverythingAndTheEpochGrows() {
         HeartbeatAnswer a = coordinator.heartbeat("g", join());
         assertThat(a.memberId()).isNotBlank();

@@ -1,0 +1,472 @@
+package io.tierlog.bench.share;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.bench.compare.Durability;
+import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.LoadSampler;
+import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.Payload;
+import io.tierlog.bench.compare.ProduceBody;
+import io.tierlog.bench.compare.ProduceSpec;
+import io.tierlog.bench.compare.Samples;
+import io.tierlog.bench.compare.TierlogService;
+import io.tierlog.bench.compare.TierlogSystem;
+import io.tierlog.bench.compare.Workspace;
+import io.tierlog.bench.http.BlockingHttp;
+import io.tierlog.bench.kafka.KafkaBroker;
+import io.tierlog.bench.kafka.KafkaSystem;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.FeatureUpdate;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
+import org.apache.kafka.clients.admin.UpdateFeaturesOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code tierlog-bench share}: share groups (queues on the log), Tierlog's HTTP share groups (docs/share-groups.md)
+ * beside Kafka 4.4.0's {@link KafkaShareConsumer} (KIP-932), issue #24.
+ *
+ * <ul>
+ *   <li><b>Throughput</b>: a topic of {@code --records} records is drained by a fresh share group (started at the
+ *   earliest offset) of N consumers, each leasing up to 500 records at a time and accepting all of them (Tierlog:
+ *   {@code lease} then {@code acks} per batch; Kafka: {@code poll} in the default implicit mode, where a batch is
+ *   accepted by the next poll, and a {@code commitSync} at the end). Records/s from the first record delivered
+ *   to the last one acknowledged.</li>
+ *   <li><b>Redelivery</b>: one consumer takes 100 records and dies holding them (stops; no release, no close);
+ *   another consumer of the same group is polling; the time from a record's delivery to the first consumer to its
+ *   redelivery to the second, the slowest record of each trial, with the lease / acquisition lock set to
+ *   {@code --lock-ms} on both.</li>
+ * </ul>
+ */
+@Command(name = "share", mixinStandardHelpOptions = true,
+        description = "Share groups: records/s delivered and accepted with N consumers, and redelivery after a "
+                + "consumer dies; Tierlog vs Kafka 4.4.0's KafkaShareConsumer.")
+public final class ShareCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_RECORDS = 500;
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+    private static final String TOPIC = "share-bench";
+    private static final String REDELIVERY_TOPIC = "share-redelivery";
+    private static final int HELD = 100;
+
+    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app")
+    Path app;
+    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs")
+    Path kafkaLibs;
+    @Option(names = "--work-dir", defaultValue = "bench/target/share")
+    Path work;
+    @Option(names = "--records", defaultValue = "100000", description = "Records per drain (default: ${DEFAULT-VALUE}).")
+    long records;
+    @Option(names = "--value-bytes", defaultValue = "1024")
+    int valueBytes;
+    @Option(names = "--partitions", defaultValue = "8")
+    int partitions;
+    @Option(names = "--consumers", defaultValue = "1,8,32", split = ",")
+    List<Integer> consumers;
+    @Option(names = "--runs", defaultValue = "3", description = "Drains per system and consumer count (default: ${DEFAULT-VALUE}).")
+    int runs;
+    @Option(names = "--redelivery-trials", defaultValue = "10")
+    int redeliveryTrials;
+    @Option(names = "--lock-ms", defaultValue = "2000",
+            description = "Lease (Tierlog leaseMs) and acquisition lock (Kafka share.record.lock.duration.ms) of the "
+                    + "redelivery trials (default: ${DEFAULT-VALUE}).")
+    long lockMs;
+    @Option(names = "--keep")
+    boolean keep;
+
+    private int groupCounter;
+
+    @Override
+    public Integer call() throws Exception {
+        Path repo = Workspace.findRepo();
+        Path workDir = repo.resolve(work).toAbsolutePath();
+        Workspace.deleteTree(workDir);
+        Files.createDirectories(workDir);
+        Path runJar = Workspace.copyApp(repo.resolve(app), workDir.resolve("app"));
+        Instant started = Instant.now();
+        String git = Workspace.gitDescribe(repo);
+        Map<String, String> machine = MachineInfo.describe(workDir);
+        Map<String, String> kafkaConfig = new LinkedHashMap<>();
+        // Lets the redelivery trials' groups set a short acquisition lock (the broker's minimum is 15 s by default).
+        kafkaConfig.put("group.share.min.record.lock.duration.ms", "1000");
+        Map<String, List<Double>> throughput = new LinkedHashMap<>();
+        Map<String, List<Double>> redelivery = new LinkedHashMap<>();
+        String shareVersion;
+        try (LoadSampler load = LoadSampler.start();
+             EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
+             KafkaBroker broker = KafkaBroker.start(repo.resolve(kafkaLibs), workDir.resolve("kafka"), kafkaConfig)) {
+            s3.createBucket("bench");
+            shareVersion = enableShareGroups(broker.bootstrapServers());
+            Workspace.log("Kafka " + broker.bootstrapServers() + ", " + shareVersion);
+            try (TierlogService service = TierlogService.start(runJar, workDir.resolve("tierlog"), Durability.NEVER, s3,
+                    "bench", List.of());
+                 KafkaSystem kafka = new KafkaSystem(broker);
+                 Admin admin = admin(broker.bootstrapServers())) {
+                TierlogSystem tierlog = new TierlogSystem(service, Clock.systemUTC());
+                Payload payload = new Payload(valueBytes, 7);
+                ProduceSpec fill = new ProduceSpec(records, 1, 1000, 0, payload);
+                kafka.createTopic(TOPIC, partitions, Durability.NEVER);
+                kafka.produce(TOPIC, fill);
+                tierlog.createTopic(TOPIC, partitions, Durability.NEVER);
+                tierlog.produce(TOPIC, fill, ProduceBody.RECORD_BATCHES);
+                ProduceSpec small = new ProduceSpec(HELD, 1, HELD, 0, new Payload(100, 8));
+                kafka.createTopic(REDELIVERY_TOPIC, 1, Durability.NEVER);
+                kafka.produce(REDELIVERY_TOPIC, small);
+                tierlog.createTopic(REDELIVERY_TOPIC, 1, Durability.NEVER);
+                tierlog.produce(REDELIVERY_TOPIC, small, ProduceBody.RECORD_BATCHES);
+                Workspace.log("topics filled: " + records + " records of " + valueBytes + " B in " + partitions
+                        + " partitions on both");
+                // Unmeasured warm-up drains on both, so neither side's first measured drain pays its JIT.
+                drainKafka(broker.bootstrapServers(), admin, 8);
+                drainTierlog(service.baseUri(), 8);
+                for (int run = 1; run <= runs; run++) {
+                    for (int n : consumers) {
+                        for (int side = 0; side < 2; side++) {
+                            boolean kafkaFirst = (run + n) % 2 == 0;
+                            boolean isKafka = (side == 0) == kafkaFirst;
+                            double rate = isKafka ? drainKafka(broker.bootstrapServers(), admin, n)
+                                    : drainTierlog(service.baseUri(), n);
+                            String system = isKafka ? "Kafka" : "Tierlog";
+                            throughput.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(rate);
+                            Workspace.log(String.format(Locale.ROOT, "run %d %-7s %2d consumers: %,.0f records/s", run,
+                                    system, n, rate));
+                        }
+                    }
+                }
+                for (int trial = 1; trial <= redeliveryTrials; trial++) {
+                    for (int side = 0; side < 2; side++) {
+                        boolean isKafka = (side == 0) == (trial % 2 == 1);
+                        double ms = isKafka ? redeliverKafka(broker.bootstrapServers(), admin)
+                                : redeliverTierlog(service.baseUri());
+                        String system = isKafka ? "Kafka" : "Tierlog";
+                        redelivery.computeIfAbsent(system, k -> new ArrayList<>()).add(ms);
+                        Workspace.log(String.format(Locale.ROOT, "redelivery trial %d %-7s: %.0f ms", trial, system, ms));
+                    }
+                }
+            }
+            print(throughput, redelivery, started, git, machine, load.summary(), shareVersion);
+        } finally {
+            if (!keep) {
+                Workspace.deleteTree(workDir);
+            }
+        }
+        return 0;
+    }
+
+    private static Admin admin(String bootstrap) {
+        Properties a = new Properties();
+        a.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return Admin.create(a);
+    }
+
+    /** Finalizes {@code share.version} 1 if the freshly formatted cluster has not; says what it found. */
+    private static String enableShareGroups(String bootstrap) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
+            FinalizedVersionRange v = admin.describeFeatures().featureMetadata().get().finalizedFeatures()
+                    .get("share.version");
+            if (v != null && v.maxVersionLevel() >= 1) {
+                return "share.version " + v.maxVersionLevel() + " finalized at format (share groups on by default)";
+            }
+            admin.updateFeatures(Map.of("share.version", new FeatureUpdate((short) 1,
+                    FeatureUpdate.UpgradeType.UPGRADE)), new UpdateFeaturesOptions()).all().get();
+            return "share.version upgraded to 1 with the Admin API (was " + (v == null ? "absent" : v.maxVersionLevel())
+                    + ")";
+        }
+    }
+
+    private String newGroup(String prefix) {
+        return prefix + "-" + (++groupCounter);
+    }
+
+    /** Sets a Kafka share group's dynamic configs (before its first member joins). */
+    private static void configureKafkaGroup(Admin admin, String group, Map<String, String> configs) throws Exception {
+        List<AlterConfigOp> ops = new ArrayList<>();
+        configs.forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+        admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), ops)).all().get();
+    }
+
+    private static Properties shareProps(String bootstrap, String group, String mode) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(MAX_RECORDS));
+        p.put("share.acknowledgement.mode", mode);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return p;
+    }
+
+    /** Runs {@code n} workers on their own threads; fails if any fails. */
+    private static void runWorkers(int n, String name, Worker worker) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int id = i;
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    worker.run(id);
+                    f.complete(null);
+                } catch (Throwable e) {
+                    f.completeExceptionally(e);
+                }
+            }, name + "-" + i);
+            t.setDaemon(true);
+            t.start();
+            all.add(f);
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+    }
+
+    @FunctionalInterface
+    private interface Worker {
+        void run(int id) throws Exception;
+    }
+
+    /** Drains the topic with a fresh Kafka share group of {@code n} consumers; records/s. */
+    private double drainKafka(String bootstrap, Admin admin, int n) throws Exception {
+        String group = newGroup("kafka-drain");
+        configureKafkaGroup(admin, group, Map.of("share.auto.offset.reset", "earliest"));
+        AtomicLong delivered = new AtomicLong();
+        AtomicLong first = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong last = new AtomicLong();
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        runWorkers(n, "kafka-share", id -> {
+            try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(shareProps(bootstrap, group, "implicit"))) {
+                c.subscribe(List.of(TOPIC));
+                while (delivered.get() < records) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("Kafka drain: " + delivered.get() + " of " + records);
+                    }
+                    ConsumerRecords<byte[], byte[]> rs = c.poll(Duration.ofMillis(100));
+                    if (!rs.isEmpty()) {
+                        first.accumulateAndGet(System.nanoTime(), Math::min);
+                        delivered.addAndGet(rs.count());
+                    }
+                }
+                c.commitSync(); // implicit mode: accepts the last batch delivered
+                last.accumulateAndGet(System.nanoTime(), Math::max);
+            }
+        });
+        return records / ((last.get() - first.get()) / 1e9);
+    }
+
+    /** Drains the topic with a fresh Tierlog share group of {@code n} consumers (lease, accept); records/s. */
+    private double drainTierlog(URI base, int n) throws Exception {
+        String group = newGroup("tierlog-drain");
+        putConfig(base, group);
+        AtomicLong accepted = new AtomicLong();
+        AtomicLong first = new AtomicLong(Long.MAX_VALUE);
+        AtomicLong last = new AtomicLong();
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        runWorkers(n, "tierlog-share", id -> {
+            while (accepted.get() < records) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Tierlog drain: " + accepted.get() + " of " + records);
+                }
+                JsonNode leased = lease(base, group, TOPIC, MAX_RECORDS, 30_000, 200).get("records");
+                if (leased.isEmpty()) {
+                    continue;
+                }
+                first.accumulateAndGet(System.nanoTime(), Math::min);
+                accept(base, group, TOPIC, leased);
+                last.accumulateAndGet(System.nanoTime(), Math::max);
+                accepted.addAndGet(leased.size());
+            }
+        });
+        if (accepted.get() != records) {
+            throw new IllegalStateException("Tierlog accepted " + accepted.get() + " of " + records);
+        }
+        return records / ((last.get() - first.get()) / 1e9);
+    }
+
+    /**
+     * A Kafka consumer acquires {@value #HELD} records and stops (no acknowledgement, no close, explicit mode);
+     * another polls; ms from the slowest record's first delivery to its redelivery.
+     */
+    private double redeliverKafka(String bootstrap, Admin admin) throws Exception {
+        String group = newGroup("kafka-redeliver");
+        configureKafkaGroup(admin, group, Map.of("share.auto.offset.reset", "earliest",
+                "share.record.lock.duration.ms", Long.toString(lockMs)));
+        Map<Long, Long> firstDelivery = new HashMap<>();
+        KafkaShareConsumer<byte[], byte[]> dead = new KafkaShareConsumer<>(shareProps(bootstrap, group, "explicit"));
+        try {
+            dead.subscribe(List.of(REDELIVERY_TOPIC));
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (firstDelivery.size() < HELD) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Kafka: the first consumer got " + firstDelivery.size());
+                }
+                for (ConsumerRecord<byte[], byte[]> r : dead.poll(Duration.ofMillis(50))) {
+                    firstDelivery.putIfAbsent(r.offset(), System.nanoTime());
+                }
+            }
+            // From here the first consumer is "dead": it never polls, acknowledges or closes until the end.
+            Map<Long, Long> redelivered = new HashMap<>();
+            try (KafkaShareConsumer<byte[], byte[]> survivor = new KafkaShareConsumer<>(shareProps(bootstrap, group,
+                    "implicit"))) {
+                survivor.subscribe(List.of(REDELIVERY_TOPIC));
+                while (redelivered.size() < HELD) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("Kafka: redelivered " + redelivered.size());
+                    }
+                    for (ConsumerRecord<byte[], byte[]> r : survivor.poll(Duration.ofMillis(20))) {
+                        redelivered.putIfAbsent(r.offset(), System.nanoTime());
+                    }
+                }
+                survivor.commitSync();
+            }
+            return slowest(firstDelivery, redelivered);
+        } finally {
+            dead.close(Duration.ofSeconds(5));
+        }
+    }
+
+    /** As {@link #redeliverKafka}: one lease of {@value #HELD} records never acknowledged; another consumer leasing. */
+    private double redeliverTierlog(URI base) throws Exception {
+        String group = newGroup("tierlog-redeliver");
+        putConfig(base, group);
+        Map<Long, Long> firstDelivery = new HashMap<>();
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (firstDelivery.size() < HELD) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Tierlog: the first consumer got " + firstDelivery.size());
+            }
+            for (JsonNode r : lease(base, group, REDELIVERY_TOPIC, HELD, lockMs, 0).get("records")) {
+                firstDelivery.putIfAbsent(r.get("offset").asLong(), System.nanoTime());
+            }
+        }
+        Map<Long, Long> redelivered = new ConcurrentHashMap<>();
+        while (redelivered.size() < HELD) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Tierlog: redelivered " + redelivered.size());
+            }
+            JsonNode leased = lease(base, group, REDELIVERY_TOPIC, HELD, 30_000, 1000).get("records");
+            long now = System.nanoTime();
+            for (JsonNode r : leased) {
+                redelivered.putIfAbsent(r.get("offset").asLong(), now);
+            }
+            if (!leased.isEmpty()) {
+                accept(base, group, REDELIVERY_TOPIC, leased);
+            }
+        }
+        return slowest(firstDelivery, redelivered);
+    }
+
+    private static double slowest(Map<Long, Long> first, Map<Long, Long> again) {
+        long worst = 0;
+        for (Map.Entry<Long, Long> e : first.entrySet()) {
+            worst = Math.max(worst, again.get(e.getKey()) - e.getValue());
+        }
+        return worst / 1e6;
+    }
+
+    private static void putConfig(URI base, String group) throws Exception {
+        byte[] body = "{\"start\":\"earliest\"}".getBytes();
+        BlockingHttp.Posted r = put(base.resolve("/v1/share-groups/" + group + "/config"), body);
+        if (r.status() != 200) {
+            throw new IllegalStateException("share-group config answered " + r.status() + ": " + r.bodyText());
+        }
+    }
+
+    private static BlockingHttp.Posted put(URI u, byte[] body) throws Exception {
+        java.net.http.HttpResponse<byte[]> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(u).header("Content-Type", "application/json")
+                        .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        return new BlockingHttp.Posted(r.statusCode(), r.body());
+    }
+
+    private static JsonNode lease(URI base, String group, String topic, int max, long leaseMs, long waitMs)
+            throws Exception {
+        byte[] body = JSON.writeValueAsBytes(JSON.createObjectNode().put("maxRecords", max).put("leaseMs", leaseMs)
+                .put("waitMs", waitMs));
+        BlockingHttp.Posted r = BlockingHttp.post(base.resolve("/v1/share-groups/" + group + "/topics/" + topic
+                + "/lease"), "application/json", body, 0, body.length, BlockingHttp.CONNECT_TIMEOUT, Duration.ofSeconds(60));
+        if (r.status() != 200) {
+            throw new IllegalStateException("lease answered " + r.status() + ": " + r.bodyText());
+        }
+        return JSON.readTree(r.body());
+    }
+
+    private static void accept(URI base, String group, String topic, JsonNode leased) throws Exception {
+        ObjectNode acks = JSON.createObjectNode();
+        ArrayNode list = acks.putArray("acks");
+        for (JsonNode r : leased) {
+            list.addObject().put("lease", r.get("lease").asText()).put("type", "accept");
+        }
+        byte[] body = JSON.writeValueAsBytes(acks);
+        BlockingHttp.Posted r = BlockingHttp.post(base.resolve("/v1/share-groups/" + group + "/topics/" + topic
+                + "/acks"), "application/json", body, 0, body.length, BlockingHttp.CONNECT_TIMEOUT, Duration.ofSeconds(60));
+        if (r.status() != 200) {
+            throw new IllegalStateException("acks answered " + r.status() + ": " + r.bodyText());
+        }
+        for (JsonNode result : JSON.readTree(r.body()).get("results")) {
+            if (!result.get("ok").asBoolean()) {
+                throw new IllegalStateException("an accept was refused: " + result);
+            }
+        }
+    }
+
+    private void print(Map<String, List<Double>> throughput, Map<String, List<Double>> redelivery, Instant started,
+                       String git, Map<String, String> machine, String load, String shareVersion) {
+        System.out.printf(Locale.ROOT, "Run %s, git `%s`, %s × %s, took %d s; %s.%n%n", started, git,
+                machine.get("nproc"), machine.get("cpu"), Duration.between(started, Instant.now()).toSeconds(), load);
+        System.out.printf(Locale.ROOT, "Drain of %,d records of %d B in %d partitions by a fresh share group started at "
+                        + "the earliest offset, at most %d records per lease/poll; medians of %d drains per cell, the "
+                        + "systems alternating. Kafka 4.4.0: %s; `KafkaShareConsumer`, implicit acknowledgement, "
+                        + "`commitSync` at the end. Tierlog: `lease` (leaseMs 30000, waitMs 200) and one `acks` "
+                        + "request accepting the batch; index-service with fsync=never (its share state is fsynced on "
+                        + "every change regardless).%n%n", records, valueBytes, partitions, MAX_RECORDS, runs,
+                shareVersion);
+        System.out.println("| consumers | Kafka records/s: median (range) | Tierlog records/s: median (range) | Tierlog/Kafka |");
+        System.out.println("|---|---|---|---|");
+        for (int n : consumers) {
+            Samples k = new Samples(throughput.get("Kafka/" + n));
+            Samples t = new Samples(throughput.get("Tierlog/" + n));
+            System.out.printf(Locale.ROOT, "| %d | %s | %s | %.2fx |%n", n, k.medianAndRange("%,.0f"),
+                    t.medianAndRange("%,.0f"), t.median() / k.median());
+        }
+        Samples k = new Samples(redelivery.get("Kafka"));
+        Samples t = new Samples(redelivery.get("Tierlog"));
+        System.out.printf(Locale.ROOT, "%nRedelivery after a consumer dies holding %d records (lease / acquisition lock "
+                        + "%d ms on both: Tierlog `leaseMs`, Kafka group config `share.record.lock.duration.ms`); the "
+                        + "slowest record per trial, %d trials each:%n%n", HELD, lockMs, k.count());
+        System.out.println("| system | p50 ms | p99 ms | min–max ms |");
+        System.out.println("|---|---|---|---|");
+        System.out.printf(Locale.ROOT, "| Kafka | %,.0f | %,.0f | %,.0f–%,.0f |%n", k.percentile(50), k.percentile(99),
+                k.min(), k.max());
+        System.out.printf(Locale.ROOT, "| Tierlog | %,.0f | %,.0f | %,.0f–%,.0f |%n", t.percentile(50), t.percentile(99),
+                t.min(), t.max());
+    }
+}
