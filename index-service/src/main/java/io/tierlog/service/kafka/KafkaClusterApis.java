@@ -180,18 +180,16 @@ public class KafkaClusterApis {
                     .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
             try {
                 if (asked.resourceType() == ConfigResource.Type.TOPIC.id()) {
-                    Map<String, Long> values = kafkaTopics.byName(asked.resourceName()).config().toMap();
-                    Map<String, Long> defaults = TopicConfig.DEFAULTS.toMap();
+                    Map<String, Object> values = kafkaTopics.byName(asked.resourceName()).config().toMap();
+                    Map<String, Object> defaults = TopicConfig.DEFAULTS.toMap();
                     values.forEach((key, value) -> {
                         if (asked.configurationKeys() == null || asked.configurationKeys().contains(key)) {
                             boolean isDefault = value.equals(defaults.get(key));
                             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                                    .setName(key).setValue(Long.toString(value)).setReadOnly(false)
+                                    .setName(key).setValue(String.valueOf(value)).setReadOnly(false)
                                     .setConfigSource(isDefault ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id()
                                             : DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id())
-                                    .setConfigType(key.equals(TopicConfig.MAX_MESSAGE_BYTES)
-                                            ? DescribeConfigsResponse.ConfigType.INT.id()
-                                            : DescribeConfigsResponse.ConfigType.LONG.id())
+                                    .setConfigType(configType(key))
                                     .setIsSensitive(false));
                         }
                     });
@@ -205,5 +203,15 @@ public class KafkaClusterApis {
             out.results().add(result);
         }
         return new DescribeConfigsResponse(out);
+    }
+
+    /** Kafka's type of each topic config key. */
+    private static byte configType(String key) {
+        return switch (key) {
+            case TopicConfig.MAX_MESSAGE_BYTES -> DescribeConfigsResponse.ConfigType.INT.id();
+            case TopicConfig.CLEANUP_POLICY -> DescribeConfigsResponse.ConfigType.LIST.id();
+            case TopicConfig.MIN_CLEANABLE_DIRTY_RATIO -> DescribeConfigsResponse.ConfigType.DOUBLE.id();
+            default -> DescribeConfigsResponse.ConfigType.LONG.id();
+        };
     }
 }

@@ -33,7 +33,7 @@ final class TopicDescriptor {
         node.put("partitions", t.partitions());
         node.put("createdAtMs", t.createdAtMs());
         ObjectNode config = node.putObject("config");
-        t.config().toMap().forEach(config::put);
+        t.config().toMap().forEach((k, v) -> config.set(k, JSON.valueToTree(v)));
         try {
             return JSON.writeValueAsBytes(node);
         } catch (IOException e) {

@@ -149,7 +149,7 @@ public final class TopicStore {
         node.put("partitions", t.partitions());
         node.put("createdAtMs", t.createdAtMs());
         ObjectNode config = node.putObject("config");
-        t.config().toMap().forEach(config::put);
+        t.config().toMap().forEach((k, v) -> config.set(k, JSON.valueToTree(v)));
         try {
             return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(node);
         } catch (IOException e) {
