@@ -71,4 +71,33 @@ class CompactedTopicTieringTest {
         assertThat(storage.manifests().load(tp).logStartOffset()).as("compact,delete: retention.ms applies")
                 .isGreaterThan(0);
     }
+
+    @Test
+    void aCompactionPassCleansOnlyTieredHotSegmentsAndReadsKeepOriginalOffsets() {
+        topics.create("table", 1, SMALL.with(Map.of(TopicConfig.CLEANUP_POLICY, "compact")));
+        hot.append(60, 5, SMALL); // keys k0..k4, 60 versions each
+        storage.runTieringPass();
+        long coldEnd = storage.manifests().load(tp).coldEnd();
+        assertThat(coldEnd).isPositive();
+        hot.append(30, 5, SMALL); // sealed segments above the cold end: not tiered yet, so not cleaned
+        java.util.List<io.tierlog.log.format.LogRecord> before = hot.readHot(0);
+
+        assertThat(storage.runCompactionPass()).isEqualTo(1);
+
+        java.util.List<io.tierlog.log.format.LogRecord> after = hot.readHot(0);
+        assertThat(after.stream().filter(r -> r.offset() < coldEnd).count()).as("one record per key below the cold end")
+                .isEqualTo(5);
+        assertThat(after.stream().filter(r -> r.offset() >= coldEnd).count())
+                .isEqualTo(before.stream().filter(r -> r.offset() >= coldEnd).count());
+        // Survivors keep their offsets and values; the latest value of each key is unchanged.
+        java.util.Map<Long, String> original = new java.util.HashMap<>();
+        before.forEach(r -> original.put(r.offset(), new String(r.value())));
+        after.forEach(r -> assertThat(new String(r.value())).isEqualTo(original.get(r.offset())));
+        assertThat(storage.compactionStats().bytesCleaned()).isPositive();
+        assertThat(storage.compactionStats().bytesRemoved()).isPositive();
+        assertThat(storage.compactionStats().passes()).isEqualTo(1);
+        // The tierer goes on uploading the segments above the cold end, unaffected.
+        storage.runTieringPass();
+        assertThat(storage.manifests().load(tp).coldEnd()).isGreaterThan(coldEnd);
+    }
 }
