@@ -53,7 +53,7 @@ const isExpression = (v) => typeof v === "string" && v.includes("${");
 const literal = (v) => (typeof v === "string" && !isExpression(v) ? v : null);
 
 function newModule(dir) {
-  return { dir, files: [], variables: {}, locals: {}, outputs: {}, resources: {}, data: {}, modules: {}, providers: [], terraform: [], bodies: [] };
+  return { dir, files: [], variables: {}, locals: {}, outputs: {}, resources: {}, data: {}, modules: {}, providers: [], terraform: [], moved: [], bodies: [] };
 }
 
 /** Validates the Terraform under `root`; returns {errors, notes, stats}. Never throws on bad input. */
@@ -103,6 +103,10 @@ export async function validate({ root = resolve(here, ".."), repo = resolve(root
         for (const [name, blocks] of Object.entries(byName)) for (const body of blocks) m.providers.push({ file, name, body });
       } else if (kind === "terraform") {
         for (const body of byName) m.terraform.push({ file, body });
+      } else if (kind === "moved") {
+        // checked on their own below: `from` names an address that no longer exists, by design
+        for (const body of byName) m.moved.push({ file, body });
+        continue;
       } else {
         errors.push(`${rel(file)}: unexpected top-level block "${kind}"`);
       }
@@ -236,6 +240,17 @@ export async function validate({ root = resolve(here, ".."), repo = resolve(root
           return `unknown reference ${ref.value}`;
         })();
         if (problem) errors.push(`${rel(file)}: ${problem}`);
+      }
+    }
+
+    // moved blocks: `to` is a declared resource, `from` one that is no longer declared (terraform refuses both mistakes)
+    const address = (v) => typeof v === "string" && v.match(/^\$\{([a-z][a-z0-9_]*)\.([A-Za-z0-9_-]+)(\[[^\]]*\])?\}$/);
+    for (const { file, body } of m.moved) {
+      const [from, to] = [address(body.from), address(body.to)];
+      if (!from || !to) errors.push(`${rel(file)}: moved block needs resource addresses in from and to`);
+      else {
+        if (!m.resources[`${to[1]}.${to[2]}`]) errors.push(`${rel(file)}: moved to undeclared resource ${to[1]}.${to[2]}`);
+        if (!from[3] && m.resources[`${from[1]}.${from[2]}`]) errors.push(`${rel(file)}: moved from ${from[1]}.${from[2]}, which is still declared`);
       }
     }
 

@@ -73,6 +73,21 @@ test("a handler method, handler class or artifact name that the Java build lacks
     /handler\/pom\.xml does not produce/]);
 });
 
+test("a moved block must go from an address no longer declared to a declared resource", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "tf-validate-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(join(fixtures, "good"), dir, { recursive: true });
+  const main = join(dir, "terraform", "modules", "fn", "main.tf");
+  const original = readFileSync(main, "utf8");
+  writeFileSync(main, original + '\nmoved {\n  from = aws_iam_role.old_name\n  to   = aws_iam_role.this\n}\n');
+  let { errors } = await validate({ root: join(dir, "terraform"), repo: dir, skipDirs: [] });
+  assert.deepEqual(errors, []);
+
+  writeFileSync(main, original + '\nmoved {\n  from = aws_iam_role.this\n  to   = aws_iam_role.renamed["a"]\n}\n');
+  ({ errors } = await validate({ root: join(dir, "terraform"), repo: dir, skipDirs: [] }));
+  assertErrors(errors, [/moved to undeclared resource aws_iam_role\.renamed/, /moved from aws_iam_role\.this, which is still declared/]);
+});
+
 const repoRoot = join(here, "..", "..", "..");
 const handlerSource = join(repoRoot, "ingest-function", "src", "main", "java", "io", "tierlog", "ingest", "function", "ApiGatewayIngestHandler.java");
 test("the repository's Terraform passes", { skip: existsSync(handlerSource) ? false : "ingest-function's handler source is not there yet" }, async () => {

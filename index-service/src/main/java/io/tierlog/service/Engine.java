@@ -17,6 +17,7 @@ import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
+import io.tierlog.tiering.SegmentEvictionListener;
 import io.tierlog.tiering.TieredStorage;
 import io.tierlog.tiering.TieringStats;
 import jakarta.enterprise.event.Observes;
@@ -98,6 +99,23 @@ public class Engine {
         // No read of ours may be inside RocksDB when it closes; stop() is idempotent and bounded.
         threads.stop();
         hot.close();
+    }
+
+    /**
+     * What the cold tier does when it evicts hot segments: their index entries are dropped at once (reads below the
+     * hot start go to the cold tier anyway). Made here, beside the hot tier, so that cold/ needs nothing of read/.
+     */
+    @Produces
+    @Singleton
+    SegmentEvictionListener dropIndexEntries(HotTier hot) {
+        return (tp, segmentBase, nextBase) -> {
+            try {
+                hot.segmentsEvicted(tp, nextBase);
+            } catch (RuntimeException e) {
+                LOG.warnf(e, "%s: could not drop index entries below %d; they are dropped on the next eviction", tp,
+                        nextBase);
+            }
+        };
     }
 
     @Produces

@@ -12,6 +12,7 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * The layering of the modules (docs/architecture.md, "Modules"), checked on every {@code mvn verify}. This module's
@@ -41,6 +42,14 @@ class LayeringTest {
     @ArchTest
     static final ArchRule objectStoreSpiHasNoCloudSdk = noClasses().that().resideInAPackage("io.tierlog.objectstore")
             .should().dependOnClassesThat().resideInAnyPackage("software.amazon..", "com.amazonaws..");
+
+    /**
+     * The service's packages by role (http plumbing, api edges, topics, read, groups, ops...) depend one way: no
+     * package imports a package that imports it back, so each can be read, and changed, from the bottom up.
+     */
+    @ArchTest
+    static final ArchRule servicePackagesHaveNoCycles = slices().matching("io.tierlog.service.(*)..")
+            .should().beFreeOfCycles();
 
     /**
      * A package named {@code internal} belongs to the module whose package encloses it

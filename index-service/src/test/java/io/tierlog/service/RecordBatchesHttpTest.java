@@ -4,7 +4,7 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
-import io.tierlog.service.api.RecordBatchesMedia;
+import io.tierlog.service.http.RecordBatchesMedia;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.tiering.TieredStorage;
 import jakarta.inject.Inject;

@@ -10,6 +10,8 @@ import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.BatchFetch;
 import io.tierlog.service.read.PartitionReads;
+import io.tierlog.service.http.ProblemMapper;
+import io.tierlog.service.http.RecordBatchesMedia;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

@@ -2,6 +2,8 @@ package io.tierlog.service.api;
 
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
+import io.tierlog.service.http.ProblemMapper;
+import io.tierlog.service.http.Requests;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;

@@ -1,5 +1,7 @@
 package io.tierlog.service.api;
 
+import io.tierlog.service.http.Requests;
+
 /**
  * The query parameters of a fetch (api.md, "Fetch"), checked before any I/O: the same rules for the JSON fetch
  * ({@link RecordsResource}) and the record-batch fetch ({@link BatchFetchRoute}).

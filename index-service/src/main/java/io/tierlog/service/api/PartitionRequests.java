@@ -7,6 +7,8 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.http.Requests;
+import io.tierlog.service.topics.TopicAdmin;
 
 import java.time.Duration;
 import java.util.Map;

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.io.SerializedString;
 import io.tierlog.ingest.Encoding;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.service.http.Utf8;
 
 import java.io.IOException;
 import java.io.OutputStream;

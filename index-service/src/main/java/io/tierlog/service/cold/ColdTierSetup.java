@@ -8,7 +8,6 @@ import io.tierlog.objectstore.FilesystemObjectStore;
 import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.s3.S3ObjectStore;
 import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.read.HotTier;
 import io.tierlog.tiering.SegmentEvictionListener;
 import io.tierlog.tiering.TieredStorage;
 import io.tierlog.tiering.TieringConfig;
@@ -61,21 +60,12 @@ public class ColdTierSetup {
     @Produces
     @Singleton
     TieredStorage tieredStorage(TierlogConfig config, ObjectStore store, Clock clock, MeterRegistry registry,
-                                HotTier hot) {
+                                SegmentEvictionListener dropIndexEntries) {
         TierlogConfig.Tiering t = config.tiering();
         TieringConfig tiering = new TieringConfig(t.maxPendingBytes(), t.orphanGrace(),
                 TieringConfig.DEFAULTS.keepManifestVersions(), TieringConfig.DEFAULTS.indexIntervalBytes(),
                 t.chunkBytes(), t.cacheBytes(), t.readAheadChunks(), t.fetchThreads(),
                 TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap());
-        // Evicted segments' index entries are dropped at once (reads below the hot start go to the cold tier anyway).
-        SegmentEvictionListener dropIndexEntries = (tp, segmentBase, nextBase) -> {
-            try {
-                hot.segmentsEvicted(tp, nextBase);
-            } catch (RuntimeException e) {
-                LOG.warnf(e, "%s: could not drop index entries below %d; they are dropped on the next eviction", tp,
-                        nextBase);
-            }
-        };
         TieredStorage storage = new TieredStorage(config.dataDir(), config.indexDir().resolve("cold-cache"), store,
                 tiering, clock, new SecureRandom(), dropIndexEntries);
         bindMetrics(storage.stats(), registry);

@@ -4,7 +4,7 @@ import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.GroupStateStore;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.topics.TopicAdmin;
 import io.tierlog.service.config.TierlogConfig;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;

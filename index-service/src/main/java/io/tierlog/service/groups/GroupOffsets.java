@@ -11,7 +11,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.topics.TopicAdmin;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;

@@ -8,8 +8,8 @@ import io.tierlog.groups.GroupDescription;
 import io.tierlog.groups.Heartbeat;
 import io.tierlog.groups.HeartbeatAnswer;
 import io.tierlog.groups.TopicPartitions;
-import io.tierlog.service.api.Requests;
-import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.http.Requests;
+import io.tierlog.service.topics.TopicAdmin;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -25,6 +25,7 @@ import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
@@ -92,7 +93,7 @@ public class KafkaApis {
         Map<ApiKeys, Short> m = new EnumMap<>(ApiKeys.class);
         for (ApiKeys k : List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
                 ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.DESCRIBE_CLUSTER,
-                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS)) {
+                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -114,7 +115,7 @@ public class KafkaApis {
     }
 
     /** @param frame one request without its size prefix */
-    CompletableFuture<ByteBuffer> handle(ByteBuffer frame) throws MalformedRequest {
+    CompletableFuture<ByteBuffer> handle(ByteBuffer frame, KafkaSession session) throws MalformedRequest {
         RequestHeader header;
         try {
             header = RequestHeader.parse(frame);
@@ -143,7 +144,7 @@ public class KafkaApis {
                     new UnsupportedVersionException(api + " v" + version + " is not supported by Tierlog"))));
         } else {
             try {
-                reply = dispatch(request, version);
+                reply = dispatch(request, version, session);
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }
@@ -175,11 +176,12 @@ public class KafkaApis {
         return max != null && version >= api.oldestVersion() && version <= max;
     }
 
-    private CompletableFuture<Reply> dispatch(AbstractRequest request, short version) {
+    private CompletableFuture<Reply> dispatch(AbstractRequest request, short version, KafkaSession session) {
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
             case METADATA -> on(reads, () -> cluster.metadata((MetadataRequest) request, version));
-            case PRODUCE -> produce.produce((ProduceRequest) request, version, workers);
+            case PRODUCE -> session.inProduceOrder(() -> produce.produce((ProduceRequest) request, version, workers));
+            case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
             case FETCH -> fetch.fetch((FetchRequest) request, version);
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             case CREATE_TOPICS -> on(workers, () -> cluster.createTopics((CreateTopicsRequest) request, version));

@@ -5,7 +5,7 @@ import io.tierlog.log.TierlogException;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.topics.TopicAdmin;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;

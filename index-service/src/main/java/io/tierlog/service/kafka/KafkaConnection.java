@@ -38,6 +38,7 @@ final class KafkaConnection {
     private final Context context;
     private final RecordParser parser;
     private final ArrayDeque<CompletableFuture<ByteBuffer>> inFlight = new ArrayDeque<>();
+    private final KafkaSession session = new KafkaSession();
     private boolean readingSize = true;
     private boolean paused;
     private boolean closed;
@@ -75,7 +76,7 @@ final class KafkaConnection {
         CompletableFuture<ByteBuffer> reply;
         try {
             // A heap copy: the request's records are appended from it on a worker after this chunk is recycled.
-            reply = apis.handle(ByteBuffer.wrap(chunk.getBytes()));
+            reply = apis.handle(ByteBuffer.wrap(chunk.getBytes()), session);
         } catch (KafkaApis.MalformedRequest e) {
             close(e.getMessage());
             return;

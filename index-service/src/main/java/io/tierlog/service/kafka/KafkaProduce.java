@@ -9,14 +9,18 @@ import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 
 import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -27,12 +31,17 @@ import java.util.concurrent.Executor;
  * {@code tierlog.fsync} asks for: acks=1 and acks=all mean the same here, since there are no replicas to wait for.
  * With acks=0 the append happens and no response is sent.
  *
- * <p>Idempotence is not offered: InitProducerId is not implemented, because the batch path still numbers a
- * producer's sequences per request, not per record as Kafka does. A batch carrying a producer id is appended with
- * the HTTP path's numbering.
+ * <p>Idempotent producers: {@link #initProducerId} hands out a fresh producer id (epoch 0), and a batch carrying
+ * it is checked by the partition's producer state, the same table HTTP's idempotent produce uses, with Kafka's
+ * numbering (a sequence counts records per producer id and partition): a retry of one of the last 5 batches is
+ * answered with its original offsets and not appended again, a gap is OUT_OF_ORDER_SEQUENCE_NUMBER, an older
+ * epoch INVALID_PRODUCER_EPOCH. Transactions are not served: an InitProducerId naming a transactional id is refused.
  */
 @Singleton
 public class KafkaProduce {
+    /** Below this are HTTP clients' decimal producer ids ("1", "42"), which a random id should not meet. */
+    private static final long FIRST_PRODUCER_ID = 1L << 40;
+    private final SecureRandom ids = new SecureRandom();
     private final IngestService ingest;
     private final AppendWatcher watcher;
     private final ServiceMetrics metrics;
@@ -43,6 +52,26 @@ public class KafkaProduce {
         this.watcher = watcher;
         this.metrics = metrics;
         this.topics = new KafkaTopics(topics);
+    }
+
+    /**
+     * A producer id for an idempotent (non-transactional) producer: as Kafka does for these, a new id at epoch 0 on
+     * every call, also when the producer names its previous id and epoch to bump them (KIP-360). Ids are 63 random
+     * bits, so instances sharing a volume hand them out without coordinating, and an id never returns after a
+     * restart; they share the space of HTTP's producer ids (a decimal id, or 63 bits of a SHA-256), where a
+     * collision is as likely as two random 63-bit values meeting.
+     */
+    InitProducerIdResponse initProducerId(InitProducerIdRequest request) {
+        InitProducerIdResponseData out = new InitProducerIdResponseData().setThrottleTimeMs(0);
+        if (request.data().transactionalId() != null) {
+            return new InitProducerIdResponse(out.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
+                    .setProducerId(-1).setProducerEpoch((short) -1));
+        }
+        long id;
+        do {
+            id = ids.nextLong() & Long.MAX_VALUE;
+        } while (id < FIRST_PRODUCER_ID);
+        return new InitProducerIdResponse(out.setProducerId(id).setProducerEpoch((short) 0));
     }
 
     CompletableFuture<KafkaApis.Reply> produce(ProduceRequest request, short version, Executor workers) {

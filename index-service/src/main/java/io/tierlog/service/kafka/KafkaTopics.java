@@ -4,7 +4,7 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.topics.TopicAdmin;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
 

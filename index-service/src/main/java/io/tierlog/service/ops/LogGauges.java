@@ -7,7 +7,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.service.ServiceThreads;
-import io.tierlog.service.api.TopicAdmin;
+import io.tierlog.service.topics.TopicAdmin;
 import io.tierlog.service.groups.GroupOffsets;
 import io.tierlog.service.read.PartitionReads;
 import jakarta.enterprise.event.Observes;

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.ingest.Encoding;
 import io.tierlog.service.api.RecordJson;
-import io.tierlog.service.api.Requests;
+import io.tierlog.service.http.Requests;
 import io.tierlog.sharegroups.Ack;
 import io.tierlog.sharegroups.AckResult;
 import io.tierlog.sharegroups.AckType;

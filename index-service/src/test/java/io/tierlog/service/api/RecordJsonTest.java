@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierlog.ingest.Encoding;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.service.http.Utf8;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

@@ -27,7 +27,7 @@ final class KafkaClients {
         return "127.0.0.1:" + port;
     }
 
-    /** acks as given, no idempotence (not offered by the listener yet), short timeouts so a failure is quick. */
+    /** acks as given, so idempotence off (it needs acks=all; KafkaIdempotenceTest has it on), short timeouts. */
     static KafkaProducer<String, String> producer(int port, String acks, String compression) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));

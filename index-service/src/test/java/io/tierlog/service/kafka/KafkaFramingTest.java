@@ -5,7 +5,7 @@ import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.EndTxnRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
@@ -17,8 +17,8 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.JoinGroupRequest;
-import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.EndTxnRequest;
+import org.apache.kafka.common.requests.EndTxnResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Test;
 
@@ -124,15 +124,15 @@ class KafkaFramingTest {
         try (Socket s = connect()) {
             ApiVersionsResponse versions = apiVersions(s, 1);
             assertThat(versions.data().apiKeys().find(ApiKeys.PRODUCE.id)).isNotNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.JOIN_GROUP.id)).isNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.INIT_PRODUCER_ID.id)).isNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.ADD_PARTITIONS_TO_TXN.id)).isNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.END_TXN.id)).isNull();
 
-            RequestHeader join = new RequestHeader(ApiKeys.JOIN_GROUP, (short) 5, "raw", 2);
-            send(s, join, new JoinGroupRequest.Builder(new JoinGroupRequestData().setGroupId("g")
-                    .setProtocolType("consumer").setMemberId("").setSessionTimeoutMs(10000)
-                    .setRebalanceTimeoutMs(10000)).build((short) 5));
-            JoinGroupResponse joined = (JoinGroupResponse) AbstractResponse.parseResponse(receive(s), join);
-            assertThat(joined.error()).isEqualTo(Errors.UNSUPPORTED_VERSION);
+            // Transactions are not served: answered UNSUPPORTED_VERSION, the connection stays.
+            RequestHeader endTxn = new RequestHeader(ApiKeys.END_TXN, (short) 3, "raw", 2);
+            send(s, endTxn, new EndTxnRequest.Builder(new EndTxnRequestData().setTransactionalId("t")
+                    .setProducerId(1).setProducerEpoch((short) 0).setCommitted(true), false).build((short) 3));
+            EndTxnResponse ended = (EndTxnResponse) AbstractResponse.parseResponse(receive(s), endTxn);
+            assertThat(ended.error()).isEqualTo(Errors.UNSUPPORTED_VERSION);
 
             // ApiVersions at a version from the future: answered at version 0 with ours (KIP-511).
             sendRaw(s, ApiKeys.API_VERSIONS, (short) 99, 3, new ApiVersionsRequestData()

@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.topics;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -7,10 +7,11 @@ import io.tierlog.access.Principal;
 import io.tierlog.access.Resource;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.service.security.AccessControl;
-import io.tierlog.service.api.doc.ApiSchemas;
-import io.tierlog.service.api.doc.ProblemResponses;
+import io.tierlog.service.http.doc.ApiSchemas;
+import io.tierlog.service.http.doc.ProblemResponses;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.read.PartitionState;
+import io.tierlog.service.http.Requests;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;

@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.http;
 
 import io.tierlog.ingest.ProblemJson;
 import io.tierlog.log.ErrorType;

@@ -1,4 +1,4 @@
-package io.tierlog.service.api.doc;
+package io.tierlog.service.http.doc;
 
 /**
  * Names of the error answers the operations share. Each is declared once, as an OpenAPI component response

@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -50,7 +50,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
      * The same answer from a Vert.x route (streams and batch fetches write their own responses). Nothing is
      * written if the response has already begun or the client is gone.
      */
-    static void respond(HttpServerResponse response, Throwable thrown) {
+    public static void respond(HttpServerResponse response, Throwable thrown) {
         Throwable e = unwrap(thrown);
         Problem problem = toProblem(e);
         if (needsAPerson(problem)) {
@@ -77,7 +77,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
      * {@link #respond} once the request's body has been read and dropped: a server that answers and closes while
      * body bytes are still unread makes the kernel reset the connection, and the client may then lose the answer.
      */
-    static void respondAfterBody(io.vertx.ext.web.RoutingContext ctx, Throwable thrown) {
+    public static void respondAfterBody(io.vertx.ext.web.RoutingContext ctx, Throwable thrown) {
         io.vertx.core.http.HttpServerRequest request = ctx.request();
         if (request.isEnded()) {
             respond(ctx.response(), thrown);
@@ -96,7 +96,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
         return e;
     }
 
-    static Problem toProblem(Throwable e) {
+    public static Problem toProblem(Throwable e) {
         if (e instanceof TierlogException t) {
             return Problem.of(t);
         }

@@ -1,4 +1,4 @@
-package io.tierlog.service.api.doc;
+package io.tierlog.service.http.doc;
 
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;

@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.http;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -9,14 +9,14 @@ import java.nio.ByteOrder;
  * overlong forms, no surrogates, nothing above U+10FFFF), without decoding: the fetch path only needs to know
  * whether bytes may be embedded in JSON text as they are.
  */
-final class Utf8 {
+public final class Utf8 {
     private Utf8() {
     }
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long HIGH_BITS = 0x8080808080808080L;
 
-    static boolean isValid(byte[] b, int from, int to) {
+    public static boolean isValid(byte[] b, int from, int to) {
         int i = from;
         while (i < to) {
             // ASCII, the common case, eight bytes at a time.

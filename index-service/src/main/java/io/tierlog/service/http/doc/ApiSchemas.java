@@ -1,4 +1,4 @@
-package io.tierlog.service.api.doc;
+package io.tierlog.service.http.doc;
 
 import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
 import org.eclipse.microprofile.openapi.annotations.media.Schema;

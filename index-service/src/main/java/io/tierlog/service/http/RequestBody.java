@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.http;
 
 import io.netty.buffer.ByteBuf;
 import io.tierlog.log.ErrorType;
@@ -22,7 +22,7 @@ import java.util.Map;
  * <p>A chunked body (no length) is gathered on the heap, refused with 413 {@code request-too-large} once it passes
  * {@code maxBytes}. A declared length above {@code maxBytes} never gets here ({@link RequestSizeRoute}).
  */
-final class RequestBody {
+public final class RequestBody {
     private RequestBody() {
     }
 
@@ -30,7 +30,7 @@ final class RequestBody {
      * The body of {@code request}, read on its event loop; the caller closes the buffer. Must be called before the
      * event loop returns from the request's headers, so no chunk has been delivered yet.
      */
-    static Future<ReadBuffer> read(HttpServerRequest request, ReadMemory memory, int maxBytes) {
+    public static Future<ReadBuffer> read(HttpServerRequest request, ReadMemory memory, int maxBytes) {
         long declared = declaredLength(request);
         return declared >= 0 && declared <= maxBytes
                 ? readSized(request, memory.allocate((int) declared))
@@ -78,7 +78,7 @@ final class RequestBody {
     }
 
     /** The request's {@code Content-Length}, or -1 when it has none (chunked) or an unreadable one. */
-    static long declaredLength(HttpServerRequest request) {
+    public static long declaredLength(HttpServerRequest request) {
         String declared = request.getHeader("Content-Length");
         try {
             return declared == null ? -1 : Long.parseLong(declared.trim());

@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -23,7 +23,7 @@ import java.util.Set;
  * error names its field the same way and a client that forgets {@code Content-Type} is still understood.
  */
 public final class Requests {
-    static final ObjectMapper JSON = new ObjectMapper(
+    public static final ObjectMapper JSON = new ObjectMapper(
             JsonFactory.builder().streamReadConstraints(JsonLimits.READ).build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
@@ -107,7 +107,7 @@ public final class Requests {
         return new TierlogException(ErrorType.BAD_REQUEST, detail, Map.of("field", field));
     }
 
-    static String shorten(String s) {
+    public static String shorten(String s) {
         return s.length() > 60 ? s.substring(0, 60) + "…" : s;
     }
 }

@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.topics;
 
 import io.tierlog.ingest.IngestService;
 import io.tierlog.log.ErrorType;

@@ -1,4 +1,4 @@
-package io.tierlog.service.api;
+package io.tierlog.service.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.jackson.ObjectMapperCustomizer;
