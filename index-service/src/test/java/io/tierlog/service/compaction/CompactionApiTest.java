@@ -1,10 +1,20 @@
 package io.tierlog.service.compaction;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
+import io.tierlog.tiering.TieredStorage;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
 import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
@@ -13,6 +23,8 @@ import static org.hamcrest.Matchers.not;
 /** docs/api.md "Compaction and keys" over a real socket: the topic config keys and the latest value of a key. */
 @QuarkusTest
 class CompactionApiTest {
+    @Inject
+    TieredStorage tiered;
 
     static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -54,5 +66,101 @@ class CompactionApiTest {
                 .body("config.'cleanup.policy'", equalTo("compact,delete"))
                 .body("config.'min.cleanable.dirty.ratio'", equalTo(0.1f))
                 .body("config.'delete.retention.ms'", equalTo(1000));
+    }
+
+    static void produce(String topic, String body) {
+        given().contentType(ContentType.JSON).body(body).post("/v1/topics/" + topic + "/records").then().statusCode(200);
+    }
+
+    @Test
+    void theLatestValueOfAKeyByUtf8OrBase64AndTombstonesAndUnknownKeysAre404() {
+        String topic = unique("keys");
+        given().body("{\"name\":\"" + topic + "\",\"partitions\":3}").post("/v1/topics").then().statusCode(201);
+        produce(topic, "{\"records\":[{\"key\":\"user 42\",\"value\":{\"v\":1}},{\"key\":\"user 42\",\"value\":{\"v\":2},"
+                + "\"headers\":{\"h\":\"x\"}}]}");
+        produce(topic, "{\"records\":[{\"key\":\"\u043a\u043b\u044e\u0447\",\"value\":\"unicode\"},"
+                + "{\"key\":\"gone\",\"value\":1},{\"key\":\"gone\",\"value\":null}]}");
+        // A key the producer put on a partition of its choosing is found too.
+        produce(topic, "{\"records\":[{\"key\":\"placed\",\"partition\":2,\"value\":\"p\"}]}");
+
+        JsonPath latest = given().get("/v1/topics/{t}/keys/{k}", topic, "user 42").then().statusCode(200)
+                .contentType("application/json").extract().jsonPath();
+        assertThat(latest.getString("topic")).isEqualTo(topic);
+        assertThat(latest.getInt("value.v")).isEqualTo(2);
+        assertThat(latest.getString("key")).isEqualTo("user 42");
+        assertThat(latest.getString("headers.h")).isEqualTo("x");
+        int partition = latest.getInt("partition");
+        long offset = latest.getLong("offset");
+        // The same record a fetch at that offset shows.
+        given().get("/v1/topics/" + topic + "/partitions/" + partition + "/records?offset=" + offset + "&maxRecords=1")
+                .then().statusCode(200).body("records[0].value.v", equalTo(2));
+
+        String b64 = Base64.getUrlEncoder().encodeToString("user 42".getBytes(StandardCharsets.UTF_8));
+        assertThat(b64).endsWith("=");
+        for (String k : List.of(b64, b64.replace("=", ""))) {
+            given().get("/v1/topics/" + topic + "/keys/" + k + "?keyEncoding=base64").then().statusCode(200)
+                    .body("offset", equalTo((int) offset)).body("partition", equalTo(partition));
+        }
+        given().get("/v1/topics/{t}/keys/{k}", topic, "\u043a\u043b\u044e\u0447").then().statusCode(200)
+                .body("value", equalTo("unicode"));
+        given().get("/v1/topics/" + topic + "/keys/placed").then().statusCode(200).body("partition", equalTo(2));
+
+        expectProblem(given().get("/v1/topics/" + topic + "/keys/gone"), 404, "unknown-key");
+        expectProblem(given().get("/v1/topics/" + topic + "/keys/never"), 404, "unknown-key");
+        expectProblem(given().get("/v1/topics/" + unique("nope") + "/keys/k"), 404, "unknown-topic");
+        Response bad = given().get("/v1/topics/{t}/keys/{k}?keyEncoding=base64", topic, "%%");
+        expectProblem(bad, 400, "bad-request");
+        bad.then().body("field", equalTo("key"));
+        expectProblem(given().get("/v1/topics/" + topic + "/keys/k?keyEncoding=hex"), 400, "bad-request");
+
+        // An acknowledged produce is reflected at once.
+        produce(topic, "{\"records\":[{\"key\":\"user 42\",\"value\":{\"v\":3}}]}");
+        given().get("/v1/topics/{t}/keys/{k}", topic, "user 42").then().statusCode(200).body("value.v", equalTo(3));
+        produce(topic, "{\"records\":[{\"key\":\"user 42\",\"value\":null}]}");
+        expectProblem(given().get("/v1/topics/{t}/keys/{k}", topic, "user 42"), 404, "unknown-key");
+    }
+
+    @Test
+    void aCompactedTopicServedAsATableKeepsTheLastValueOfEachKeyAtItsOriginalOffset() {
+        String topic = unique("tbl");
+        given().body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"cleanup.policy\":\"compact\","
+                + "\"segment.bytes\":1024}}").post("/v1/topics").then().statusCode(201);
+        String pad = "x".repeat(100);
+        for (int round = 0; round < 20; round++) {
+            produce(topic, "{\"records\":[{\"partition\":0,\"key\":\"a\",\"value\":{\"r\":" + round + ",\"p\":\"" + pad
+                    + "\"}},{\"partition\":0,\"key\":\"b\",\"value\":{\"r\":" + round + ",\"p\":\"" + pad + "\"}}]}");
+        }
+        produce(topic, "{\"records\":[{\"partition\":0,\"key\":\"c\",\"value\":1}]}");
+        List<Integer> before = offsets(topic);
+        assertThat(before).hasSize(41);
+
+        tiered.runTieringPass();
+        tiered.runCompactionPass();
+
+        List<Integer> after = offsets(topic);
+        assertThat(after.size()).isLessThan(before.size());
+        assertThat(before).containsAll(after);
+        assertThat(after).isSorted();
+        // A fetch at a removed offset answers from the next retained one; the log start does not move.
+        given().get("/v1/topics/" + topic + "/partitions/0/records?offset=0").then().statusCode(200)
+                .body("records[0].offset", equalTo(after.get(0))).body("logStartOffset", equalTo(0));
+        given().get("/v1/topics/" + topic + "/keys/a").then().statusCode(200).body("value.r", equalTo(19));
+        given().get("/v1/topics/" + topic + "/keys/b").then().statusCode(200).body("value.r", equalTo(19));
+        given().get("/v1/topics/" + topic + "/keys/c").then().statusCode(200).body("value", equalTo(1));
+    }
+
+    private static List<Integer> offsets(String topic) {
+        List<Integer> out = new ArrayList<>();
+        int next = 0;
+        while (true) {
+            JsonPath page = given().get("/v1/topics/" + topic + "/partitions/0/records?offset=" + next)
+                    .then().statusCode(200).extract().jsonPath();
+            List<Integer> got = page.getList("records.offset", Integer.class);
+            if (got.isEmpty()) {
+                return out;
+            }
+            out.addAll(got);
+            next = page.getInt("nextOffset");
+        }
     }
 }

@@ -22,6 +22,8 @@ public enum ErrorType {
     FENCED_PRODUCER("fenced-producer", 409, "Fenced producer"),
     UNKNOWN_MEMBER("unknown-member", 404, "Unknown member"),
     UNKNOWN_GROUP("unknown-group", 404, "Unknown group"),
+    /** No record with that key, or its latest record is a tombstone (GET /v1/topics/{t}/keys/{key}). */
+    UNKNOWN_KEY("unknown-key", 404, "Unknown key"),
     FENCED_MEMBER("fenced-member", 409, "Fenced member"),
     GROUP_NOT_EMPTY("group-not-empty", 409, "Group not empty"),
     REQUEST_TOO_LARGE("request-too-large", 413, "Request too large"),

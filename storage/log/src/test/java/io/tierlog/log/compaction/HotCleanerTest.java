@@ -310,10 +310,11 @@ class HotCleanerTest {
         // must not start there (it would skip the survivors in between).
         List<LogRecord> survivors = readAll();
         List<BatchInfo> cleaned = batches();
-        long segment = cleaned.get(0).segmentBase();
-        List<BatchInfo> inFirst = cleaned.stream().filter(b -> b.segmentBase() == segment).toList();
-        BatchInfo later = inFirst.get(inFirst.size() - 1);
         LogRecord firstSurvivor = survivors.get(0);
+        long segment = cleaned.stream().filter(b -> b.baseOffset() <= firstSurvivor.offset()
+                && firstSurvivor.offset() <= b.lastOffset()).findFirst().orElseThrow().segmentBase();
+        List<BatchInfo> inSegment = cleaned.stream().filter(b -> b.segmentBase() == segment).toList();
+        BatchInfo later = inSegment.get(inSegment.size() - 1);
         assertThat(firstSurvivor.offset()).isLessThan(later.baseOffset());
         ReadResult fromStale = reader().read(firstSurvivor.offset(),
                 new Position(firstSurvivor.offset(), segment, later.position()), 1000, 1 << 20);
