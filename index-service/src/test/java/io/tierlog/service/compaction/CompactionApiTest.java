@@ -25,6 +25,10 @@ import static org.hamcrest.Matchers.not;
 class CompactionApiTest {
     @Inject
     TieredStorage tiered;
+    @Inject
+    io.tierlog.log.topic.TopicStore topicStore;
+    @Inject
+    io.tierlog.service.read.PartitionReads reads;
 
     static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -161,6 +165,51 @@ class CompactionApiTest {
             }
             out.addAll(got);
             next = page.getInt("nextOffset");
+        }
+    }
+
+    @Test
+    void consumerOffsetsIsACompactedLogThatKeepsEachGroupsLastCommit() {
+        assertThat(topicStore.get("__consumer_offsets").config().cleanupPolicy()).isEqualTo("compact");
+        String topic = unique("src");
+        given().body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics").then().statusCode(201);
+        produce(topic, "{\"records\":[{\"partition\":0,\"value\":1}]}");
+        String group = unique("g");
+        int partitions = topicStore.get("__consumer_offsets").partitions();
+        int target = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+                group.getBytes(StandardCharsets.UTF_8))) % partitions;
+        io.tierlog.log.TopicPartition offsetsTp = new io.tierlog.log.TopicPartition("__consumer_offsets", target);
+        // Enough commits to seal segments of the commit log (128 MiB default segments: roll by making it small).
+        topicStore.updateConfig("__consumer_offsets", java.util.Map.of("segment.bytes", 1024));
+        try {
+            for (int i = 0; i < 40; i++) {
+                given().contentType(ContentType.JSON).body("{\"offsets\":[{\"topic\":\"" + topic
+                        + "\",\"partition\":0,\"offset\":" + (i % 2) + "}]}")
+                        .put("/v1/groups/" + group + "/offsets").then().statusCode(204);
+            }
+        } finally {
+            topicStore.updateConfig("__consumer_offsets", java.util.Map.of("segment.bytes", 128L * 1024 * 1024));
+        }
+        long before = commitsOf(offsetsTp, group);
+        assertThat(before).isGreaterThanOrEqualTo(40);
+        tiered.runTieringPass();
+        tiered.runCompactionPass();
+        long after = commitsOf(offsetsTp, group);
+        assertThat(after).as("commits of the group left in the log").isLessThan(before);
+        given().get("/v1/groups/" + group + "/offsets").then().statusCode(200).body("offsets[0].offset", equalTo(1));
+    }
+
+    private long commitsOf(io.tierlog.log.TopicPartition tp, String group) {
+        long n = 0;
+        long next = reads.logStartOffset(tp);
+        while (true) {
+            io.tierlog.service.read.FetchResult r = reads.fetch(tp, next, 1000, 1 << 20);
+            if (r.records().isEmpty()) {
+                return n;
+            }
+            n += r.records().stream().filter(rec -> rec.key() != null
+                    && new String(rec.key(), StandardCharsets.UTF_8).startsWith(group + "\0")).count();
+            next = r.nextOffset();
         }
     }
 }
