@@ -2,7 +2,7 @@ package io.tierlog.service.keys;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.Encoding;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;

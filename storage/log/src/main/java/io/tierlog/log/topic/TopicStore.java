@@ -1,8 +1,5 @@
 package io.tierlog.log.topic;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.Names;
 import io.tierlog.log.TierlogException;
@@ -36,7 +33,6 @@ import java.util.stream.Stream;
  * <p>Thread-safe.
  */
 public final class TopicStore {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path dir;
     private final Clock clock;
@@ -105,6 +101,27 @@ public final class TopicStore {
     }
 
     /**
+     * Grows the topic to {@code partitions} partitions (Kafka's CreatePartitions): the new ones start empty, the
+     * existing ones keep their data, and keyed records map to partitions by the new count from then on, as in Kafka.
+     * The same unlocked read-modify-write of the metadata file as {@link #updateConfig}.
+     *
+     * @throws TierlogException {@code bad-request} naming {@code partitions} unless it is above the current
+     *                          count and at most {@link TopicMetadata#MAX_PARTITIONS}; {@code unknown-topic}
+     */
+    public TopicMetadata increasePartitions(String name, int partitions) {
+        TopicMetadata current = get(name);
+        if (partitions <= current.partitions() || partitions > TopicMetadata.MAX_PARTITIONS) {
+            throw new TierlogException(ErrorType.BAD_REQUEST, "topic '" + name + "' has " + current.partitions()
+                    + " partitions; a new count must be above that and at most " + TopicMetadata.MAX_PARTITIONS + ": "
+                    + partitions, Map.of("field", "partitions"));
+        }
+        TopicMetadata updated = new TopicMetadata(name, current.id(), partitions, current.config(),
+                current.createdAtMs());
+        AtomicFiles.replace(file(name), toJson(updated));
+        return updated;
+    }
+
+    /**
      * Re-creates a topic exactly as described (same id, partitions, config and creation time), e.g. from the
      * cold tier's copy on a node whose hot volume is empty. Exclusive like {@link #create}: returns false,
      * changing nothing, if a topic of that name exists.
@@ -143,24 +160,10 @@ public final class TopicStore {
     }
 
     static byte[] toJson(TopicMetadata t) {
-        ObjectNode node = JSON.createObjectNode();
-        node.put("name", t.name());
-        node.put("id", t.id().toString());
-        node.put("partitions", t.partitions());
-        node.put("createdAtMs", t.createdAtMs());
-        ObjectNode config = node.putObject("config");
-        t.config().toMap().forEach((k, v) -> config.set(k, JSON.valueToTree(v)));
-        try {
-            return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(node);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TopicJson.bytes(TopicJson.write(t, TopicJson.newNode()), true);
     }
 
     static TopicMetadata fromJson(byte[] bytes) throws IOException {
-        JsonNode node = JSON.readTree(bytes);
-        Map<String, Object> config = JSON.convertValue(node.get("config"), Map.class);
-        return new TopicMetadata(node.get("name").asText(), UUID.fromString(node.get("id").asText()),
-                node.get("partitions").asInt(), TopicConfig.DEFAULTS.with(config), node.get("createdAtMs").asLong());
+        return TopicJson.read(bytes);
     }
 }

@@ -1,0 +1,495 @@
+package io.tierlog.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * Reads records from partitions, either chosen by hand ({@link #assign}) or given by a consumer group
+ * ({@link #subscribe}), across the hot and the cold tier alike.
+ *
+ * <h2>Polling</h2>
+ * {@link #poll} keeps one fetch in flight per partition (Kafka record batches, or JSON for partitions holding
+ * batches in a codec the client cannot read) and returns as soon as any of them brought records; at a partition's
+ * end a fetch long-polls (up to {@code fetchMaxWait}), so a new record arrives without busy polling. A partition's
+ * position is the offset after the last record {@code poll} returned; it starts at the committed offset of the
+ * group, else at {@code autoOffsetReset}, and a position that fell out of the log (retention) is reset the same way.
+ *
+ * <h2>Groups</h2>
+ * A background thread heartbeats ({@link GroupMembership}); assignment changes are applied inside {@code poll},
+ * on the caller's thread, in this order for a revoked partition: auto-commit of its position (if on), then
+ * {@link RebalanceListener#onPartitionsRevoked}, then it is dropped and the service is told. So with auto-commit or
+ * a commit in the callback, the next owner starts where this one stopped (at-least-once: records returned but not
+ * yet processed when the position was committed are not re-read; records processed after the last commit are).
+ * Commits carry the member id and epoch; a commit for a partition the member no longer owns is refused
+ * ({@code 409 fenced-member}).
+ *
+ * <p>Not thread-safe, as Kafka's consumer: one thread polls, commits and seeks. Close it to leave the group.
+ */
+public final class Consumer implements AutoCloseable {
+    private final HttpTransport http;
+    private final ConsumerConfig config;
+    private final Admin admin;
+    private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
+    private final Map<TopicPartition, PartitionState> active = new TreeMap<>();
+    private final ExecutorService commits;
+    private GroupMembership membership;
+    private RebalanceListener listener = new RebalanceListener() { };
+    private long nextAutoCommitNanos;
+    private long positionsRetryAtNanos;
+    private int positionFailures;
+    private Map<TopicPartition, Long> lastCommitted = Map.of();
+    private boolean closed;
+
+    Consumer(HttpTransport http, ConsumerConfig config) {
+        this.http = http;
+        this.config = config;
+        this.admin = new Admin(http);
+        this.commits = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "tierlog-consumer-commit");
+            t.setDaemon(true);
+            return t;
+        });
+        this.nextAutoCommitNanos = System.nanoTime() + config.autoCommitInterval().toNanos();
+    }
+
+    /** Joins {@code config.groupId()} for {@code topics}; the service assigns partitions from the next poll on. */
+    public void subscribe(Collection<String> topics, RebalanceListener listener) {
+        ensureOpen();
+        if (config.groupId() == null) {
+            throw new IllegalStateException("subscribe needs a groupId in the ConsumerConfig");
+        }
+        if (membership != null || !active.isEmpty()) {
+            throw new IllegalStateException("already subscribed or assigned");
+        }
+        this.listener = listener == null ? new RebalanceListener() { } : listener;
+        this.membership = new GroupMembership(http, config.groupId(), List.copyOf(topics), config.clientId(),
+                config.sessionTimeout(), () -> wake.offer(Boolean.TRUE));
+    }
+
+    public void subscribe(Collection<String> topics) {
+        subscribe(topics, null);
+    }
+
+    /** Consumes exactly these partitions (no group membership); positions of partitions kept are kept. */
+    public void assign(Collection<TopicPartition> partitions) {
+        ensureOpen();
+        if (membership != null) {
+            throw new IllegalStateException("subscribed to a group: the group assigns");
+        }
+        active.keySet().retainAll(Set.copyOf(partitions));
+        partitions.forEach(tp -> active.computeIfAbsent(tp, PartitionState::new));
+    }
+
+    /** The partitions this consumer consumes now. */
+    public Set<TopicPartition> assignment() {
+        return Set.copyOf(active.keySet());
+    }
+
+    /**
+     * Records from the consumed partitions: waits up to {@code timeout} for the first ones, returns at most
+     * {@code maxPollRecords}. Applies assignment changes and auto-commits first.
+     *
+     * @throws ProblemException for a fetch error that is not retried (e.g. {@code unknown-topic}), or
+     *                          {@code offset-out-of-range} with {@code autoOffsetReset = NONE}
+     */
+    public List<ConsumerRecord> poll(Duration timeout) {
+        ensureOpen();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            reconcile();
+            maybeAutoCommit();
+            collect();
+            List<ConsumerRecord> out = drain();
+            if (!out.isEmpty()) {
+                return out;
+            }
+            initPositions();
+            long left = deadline - System.nanoTime();
+            startFetches(Math.max(0, TimeUnit.NANOSECONDS.toMillis(left)));
+            if (left <= 0) {
+                return List.of();
+            }
+            long wait = Math.min(left, TimeUnit.SECONDS.toNanos(1));
+            if (membership != null && !active.isEmpty()) {
+                wait = Math.max(0, Math.min(wait, membership.nanosToSessionEnd() + 1_000_000)); // wake for the session's end
+            }
+            try {
+                Object signal = wake.poll(wait, TimeUnit.NANOSECONDS);
+                if (signal != null) {
+                    wake.clear();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TierlogException("interrupted", e);
+            }
+        }
+    }
+
+    // ---- positions and seeking
+
+    /** The offset of the next record {@code poll} will return for {@code tp}; null before it is known. */
+    public Long position(TopicPartition tp) {
+        return state(tp).position;
+    }
+
+    public void seek(TopicPartition tp, long offset) {
+        PartitionState s = state(tp);
+        s.reset(offset);
+    }
+
+    public void seekToBeginning(Collection<TopicPartition> partitions) {
+        partitions.forEach(tp -> seek(tp, admin.earliestOffset(tp.topic(), tp.partition())));
+    }
+
+    public void seekToEnd(Collection<TopicPartition> partitions) {
+        partitions.forEach(tp -> seek(tp, admin.latestOffset(tp.topic(), tp.partition())));
+    }
+
+    /** To the first record with a timestamp {@code >= timestamp} (the end if there is none). */
+    public void seekToTimestamp(TopicPartition tp, long timestamp) {
+        seek(tp, admin.offsetForTimestamp(tp.topic(), tp.partition(), timestamp));
+    }
+
+    // ---- commits
+
+    /** Commits the positions of every consumed partition. */
+    public void commitSync() {
+        commitSync(positions());
+    }
+
+    /**
+     * Commits {@code offsets} (each the next offset to read) for the group, as its current member if subscribed.
+     *
+     * @throws ProblemException {@code fenced-member} when a partition is no longer this member's
+     */
+    public void commitSync(Map<TopicPartition, Long> offsets) {
+        ensureOpen();
+        if (config.groupId() == null) {
+            throw new IllegalStateException("commit needs a groupId in the ConsumerConfig");
+        }
+        if (offsets.isEmpty()) {
+            return;
+        }
+        String memberId = membership == null ? null : membership.memberId();
+        int epoch = membership == null ? 0 : membership.memberEpoch();
+        http.call("PUT", "/v1/groups/" + Admin.path(config.groupId()) + "/offsets",
+                Admin.offsetsBody(offsets, memberId, epoch), true);
+    }
+
+    /** Commits the current positions on another thread; {@code callback} (may be null) runs on it afterwards. */
+    public CompletableFuture<Map<TopicPartition, Long>> commitAsync(
+            BiConsumer<Map<TopicPartition, Long>, Throwable> callback) {
+        Map<TopicPartition, Long> offsets = positions();
+        CompletableFuture<Map<TopicPartition, Long>> done = CompletableFuture.supplyAsync(() -> {
+            commitSync(offsets);
+            return offsets;
+        }, commits);
+        if (callback != null) {
+            done.whenComplete((o, e) -> callback.accept(offsets, e));
+        }
+        return done;
+    }
+
+    /** Leaves the group (after a last commit with auto-commit on) and stops the background threads. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (config.autoCommit() && config.groupId() != null && membership != null) {
+                try {
+                    commitSync();
+                } catch (TierlogException lostAlready) {
+                    // the partitions went to another member; it resumes from the last accepted commit
+                }
+            }
+        } finally {
+            closed = true;
+            if (membership != null) {
+                membership.close();
+            }
+            commits.shutdown();
+        }
+    }
+
+    // ---- the poll loop's steps
+
+    private void reconcile() {
+        if (membership == null) {
+            return;
+        }
+        membership.checkSession();
+        if (membership.takeLost()) {
+            Set<TopicPartition> lost = new TreeSet<>(active.keySet());
+            active.clear();
+            membership.owned(Set.of());
+            if (!lost.isEmpty()) {
+                listener.onPartitionsLost(lost);
+            }
+        }
+        Set<TopicPartition> target = membership.assignment();
+        Set<TopicPartition> revoked = new TreeSet<>(active.keySet());
+        revoked.removeAll(target);
+        if (!revoked.isEmpty()) {
+            if (config.autoCommit()) {
+                Map<TopicPartition, Long> last = new TreeMap<>(positions());
+                last.keySet().retainAll(revoked);
+                try {
+                    commitSync(last);
+                } catch (TierlogException e) {
+                    // fenced meanwhile: the next owner re-reads from the previous commit (at-least-once holds)
+                }
+            }
+            listener.onPartitionsRevoked(revoked);
+            active.keySet().removeAll(revoked);
+        }
+        Set<TopicPartition> added = new TreeSet<>(target);
+        added.removeAll(active.keySet());
+        added.forEach(tp -> active.put(tp, new PartitionState(tp)));
+        if (!revoked.isEmpty() || !added.isEmpty()) {
+            membership.owned(active.keySet());
+        }
+        if (!added.isEmpty()) {
+            listener.onPartitionsAssigned(added);
+        }
+    }
+
+    private void maybeAutoCommit() {
+        if (!config.autoCommit() || config.groupId() == null || membership == null
+                || System.nanoTime() < nextAutoCommitNanos) {
+            return;
+        }
+        nextAutoCommitNanos = System.nanoTime() + config.autoCommitInterval().toNanos();
+        Map<TopicPartition, Long> now = positions();
+        if (now.equals(lastCommitted)) {
+            return;
+        }
+        try {
+            commitSync(now);
+            lastCommitted = now;
+        } catch (TierlogException e) {
+            // a fenced or failed auto-commit is retried at the next interval; records may then be re-read
+        }
+    }
+
+    /**
+     * Positions for partitions that have none: the group's committed offsets, else {@code autoOffsetReset}. When the
+     * service cannot answer now (no answer, 429, 5xx) they stay unknown and are asked again after a backoff: a
+     * passing outage must not end the poll loop.
+     */
+    private void initPositions() {
+        List<PartitionState> missing = active.values().stream().filter(s -> s.position == null).toList();
+        if (missing.isEmpty() || System.nanoTime() < positionsRetryAtNanos) {
+            return;
+        }
+        try {
+            Map<TopicPartition, Long> committed = config.groupId() == null ? Map.of()
+                    : admin.groupOffsets(config.groupId());
+            for (PartitionState s : missing) {
+                Long c = committed.get(s.tp);
+                s.reset(c != null ? c : resetOffset(s.tp));
+            }
+            positionFailures = 0;
+        } catch (UnavailableException | ProblemException e) {
+            if (e instanceof ProblemException p && !p.retriable()) {
+                throw p;
+            }
+            positionsRetryAtNanos = System.nanoTime()
+                    + TimeUnit.MILLISECONDS.toNanos(http.backoff().delayMillis(positionFailures++, -1));
+        }
+    }
+
+    private long resetOffset(TopicPartition tp) {
+        return switch (config.autoOffsetReset()) {
+            case EARLIEST -> admin.earliestOffset(tp.topic(), tp.partition());
+            case LATEST -> admin.latestOffset(tp.topic(), tp.partition());
+            case NONE -> throw new TierlogException("no committed offset for " + tp + " and autoOffsetReset is NONE");
+        };
+    }
+
+    private void startFetches(long waitMs) {
+        long now = System.nanoTime();
+        long wait = Math.min(waitMs, config.fetchMaxWait().toMillis());
+        for (PartitionState s : active.values()) {
+            if (s.position != null && s.inFlight == null && s.buffered.isEmpty() && now >= s.retryAtNanos) {
+                s.inFlight = fetch(s, s.position, wait);
+                s.inFlightGeneration = s.generation;
+                s.inFlight.whenComplete((r, e) -> wake.offer(Boolean.TRUE));
+            }
+        }
+    }
+
+    private CompletableFuture<Fetched> fetch(PartitionState s, long offset, long waitMs) {
+        boolean batches = config.recordBatches() && !s.jsonOnly;
+        String path = "/v1/topics/" + Admin.path(s.tp.topic()) + "/partitions/" + s.tp.partition() + "/records?offset="
+                + offset + "&maxBytes=" + config.fetchMaxBytes() + "&maxRecords="
+                + Math.min(10_000, Math.max(500, config.maxPollRecords())) + "&waitMs=" + waitMs
+                + (batches ? "" : "&encoding=base64");
+        HttpRequest request = http.request(path).timeout(http.requestTimeout().plusMillis(waitMs))
+                .header("Accept", batches ? HttpTransport.BATCHES_TYPE : HttpTransport.JSON_TYPE).GET().build();
+        return http.sendAsync(request).thenApply(r -> {
+            if (r.statusCode() != 200) {
+                throw HttpTransport.problem(r);
+            }
+            if (!batches) {
+                return fromJson(s.tp, r);
+            }
+            long next = r.headers().firstValueAsLong("Tierlog-Next-Offset").orElse(offset);
+            try {
+                return new Fetched(RecordBatchCodec.decode(s.tp.topic(), s.tp.partition(), r.body(), offset), next, false);
+            } catch (RecordBatchCodec.UnsupportedCodecException e) {
+                return new Fetched(List.of(), offset, true);
+            }
+        });
+    }
+
+    private static Fetched fromJson(TopicPartition tp, HttpResponse<byte[]> r) {
+        try {
+            JsonNode a = HttpTransport.JSON.readTree(r.body());
+            Base64.Decoder b64 = Base64.getDecoder();
+            List<ConsumerRecord> records = new ArrayList<>();
+            for (JsonNode rec : a.path("records")) {
+                Map<String, byte[]> headers = new LinkedHashMap<>();
+                rec.path("headers").fields().forEachRemaining(h ->
+                        headers.put(h.getKey(), h.getValue().isNull() ? null : b64.decode(h.getValue().asText())));
+                JsonNode k = rec.path("key");
+                JsonNode v = rec.path("value");
+                records.add(new ConsumerRecord(tp.topic(), tp.partition(), rec.path("offset").asLong(),
+                        rec.path("timestamp").asLong(), k.isNull() || k.isMissingNode() ? null : b64.decode(k.asText()),
+                        v.isNull() || v.isMissingNode() ? null : b64.decode(v.asText()), headers));
+            }
+            return new Fetched(records, a.path("nextOffset").asLong(), false);
+        } catch (java.io.IOException e) {
+            throw new TierlogException("unreadable fetch answer for " + tp + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Takes in the fetches that finished; stale ones (a seek or revocation since) are dropped. */
+    private void collect() {
+        for (PartitionState s : active.values()) {
+            CompletableFuture<Fetched> f = s.inFlight;
+            if (f == null || !f.isDone()) {
+                continue;
+            }
+            s.inFlight = null;
+            if (s.inFlightGeneration != s.generation) {
+                continue;
+            }
+            try {
+                Fetched fetched = f.join();
+                if (fetched.switchToJson()) {
+                    s.jsonOnly = true;
+                    continue;
+                }
+                s.buffered.addAll(fetched.records());
+                s.fetchedNext = Math.max(fetched.nextOffset(), s.position);
+            } catch (java.util.concurrent.CompletionException e) {
+                Throwable cause = e.getCause();
+                if (cause instanceof ProblemException p && p.type().equals("offset-out-of-range")) {
+                    if (config.autoOffsetReset() == ConsumerConfig.OffsetReset.NONE) {
+                        throw p;
+                    }
+                    s.reset(resetOffset(s.tp));
+                } else if (cause instanceof ProblemException p && !p.retriable()) {
+                    throw p;
+                } else {
+                    long retryAfter = cause instanceof ProblemException p ? p.retryAfterSeconds().orElse(-1) : -1;
+                    s.retryAtNanos = System.nanoTime()
+                            + TimeUnit.MILLISECONDS.toNanos(http.backoff().delayMillis(s.failures++, retryAfter));
+                    continue;
+                }
+            }
+            s.failures = 0;
+        }
+    }
+
+    /** Up to maxPollRecords buffered records, partition by partition; advances positions past what it returns. */
+    private List<ConsumerRecord> drain() {
+        List<ConsumerRecord> out = new ArrayList<>();
+        for (PartitionState s : active.values()) {
+            while (!s.buffered.isEmpty() && out.size() < config.maxPollRecords()) {
+                ConsumerRecord r = s.buffered.pollFirst();
+                out.add(r);
+                s.position = r.offset() + 1;
+            }
+            if (s.buffered.isEmpty() && s.position != null && s.fetchedNext > s.position) {
+                s.position = s.fetchedNext;
+            }
+        }
+        return out;
+    }
+
+    private Map<TopicPartition, Long> positions() {
+        Map<TopicPartition, Long> out = new TreeMap<>();
+        active.forEach((tp, s) -> {
+            if (s.position != null) {
+                out.put(tp, s.position);
+            }
+        });
+        return out;
+    }
+
+    private PartitionState state(TopicPartition tp) {
+        PartitionState s = active.get(Objects.requireNonNull(tp, "tp"));
+        if (s == null) {
+            throw new IllegalStateException(tp + " is not consumed by this consumer");
+        }
+        return s;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("consumer is closed");
+        }
+    }
+
+    private record Fetched(List<ConsumerRecord> records, long nextOffset, boolean switchToJson) {
+    }
+
+    private static final class PartitionState {
+        final TopicPartition tp;
+        final ArrayDeque<ConsumerRecord> buffered = new ArrayDeque<>();
+        Long position;
+        long fetchedNext;
+        int generation;
+        int inFlightGeneration;
+        CompletableFuture<Fetched> inFlight;
+        boolean jsonOnly;
+        long retryAtNanos;
+        int failures;
+
+        PartitionState(TopicPartition tp) {
+            this.tp = tp;
+        }
+
+        /** A new position: what was fetched or is in flight for the old one is dropped. */
+        void reset(long offset) {
+            position = offset;
+            fetchedNext = offset;
+            buffered.clear();
+            generation++;
+            inFlight = null; // a fetch for the old position may still be long-polling: it is left to finish unread
+        }
+    }
+}

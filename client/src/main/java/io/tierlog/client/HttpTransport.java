@@ -1,0 +1,195 @@
+package io.tierlog.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+/**
+ * The HTTP side of every client: the base URL, the bearer token (asked of the supplier for every request, so an
+ * expiring JWT is replaced as soon as the supplier returns a new one), JSON in and out, problem documents turned
+ * into {@link ProblemException}, and retries of calls that are safe to repeat. Thread-safe; one JDK
+ * {@link HttpClient} (HTTP/1.1 keep-alive pool) per transport.
+ */
+public final class HttpTransport {
+    static final ObjectMapper JSON = new ObjectMapper()
+            .configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    static final String JSON_TYPE = "application/json";
+    static final String BATCHES_TYPE = "application/vnd.tierlog.record-batches";
+
+    private final URI base;
+    private final Supplier<String> token;
+    private final HttpClient http;
+    private final Duration requestTimeout;
+    private final Backoff backoff;
+    private final int maxRetries;
+
+    HttpTransport(URI base, Supplier<String> token, Duration connectTimeout, Duration requestTimeout, Backoff backoff,
+                  int maxRetries) {
+        String s = base.toString();
+        this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
+        this.token = token;
+        // HTTP/1.1: the service's produce and fetch routes are tuned for it, and h2c upgrade costs a round trip.
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout).build();
+        this.requestTimeout = requestTimeout;
+        this.backoff = backoff;
+        this.maxRetries = maxRetries;
+    }
+
+    public URI base() {
+        return base;
+    }
+
+    Backoff backoff() {
+        return backoff;
+    }
+
+    HttpClient http() {
+        return http;
+    }
+
+    Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** A request to {@code pathAndQuery} (starting with "/") with the bearer token, if any, and the default timeout. */
+    HttpRequest.Builder request(String pathAndQuery) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + pathAndQuery)).timeout(requestTimeout);
+        if (token != null) {
+            String t = token.get();
+            if (t != null && !t.isEmpty()) {
+                b.header("Authorization", "Bearer " + t);
+            }
+        }
+        return b;
+    }
+
+    CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /**
+     * A JSON call. {@code body} null: no body. Retried after {@link Backoff} on 429 and 503 (refused before it ran,
+     * honouring {@code Retry-After}) and, when {@code idempotent}, also on other 5xx and on no answer at all.
+     *
+     * @return the parsed answer, or null for an empty body (204)
+     * @throws ProblemException for an error answer that is not retried (or the last one)
+     * @throws UnavailableException when the service could not be reached
+     */
+    public JsonNode call(String method, String pathAndQuery, Object body, boolean idempotent) {
+        return call(method, pathAndQuery, body, idempotent, maxRetries, requestTimeout);
+    }
+
+    /**
+     * {@link #call(String, String, Object, boolean)} with at most {@code retries} retries (0: one attempt), each
+     * attempt given up after {@code timeout}.
+     */
+    JsonNode call(String method, String pathAndQuery, Object body, boolean idempotent, int retries, Duration timeout) {
+        byte[] bytes = body == null ? null : toJson(body);
+        for (int attempt = 0; ; attempt++) {
+            HttpRequest.Builder b = request(pathAndQuery).timeout(timeout).header("Accept", JSON_TYPE);
+            if (bytes == null) {
+                b.method(method, HttpRequest.BodyPublishers.noBody());
+            } else {
+                b.header("Content-Type", JSON_TYPE).method(method, HttpRequest.BodyPublishers.ofByteArray(bytes));
+            }
+            long retryAfter = -1;
+            RuntimeException failure;
+            try {
+                HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+                if (r.statusCode() < 300) {
+                    return r.body().length == 0 ? null : JSON.readTree(r.body());
+                }
+                ProblemException p = problem(r);
+                if (!(p.status() == 429 || p.status() == 503 || (idempotent && p.retriable()))) {
+                    throw p;
+                }
+                failure = p;
+                retryAfter = p.retryAfterSeconds().orElse(-1);
+            } catch (IOException e) {
+                failure = new UnavailableException(method + " " + base + pathAndQuery + ": " + describe(e), e);
+                if (!idempotent) {
+                    throw failure;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TierlogException("interrupted", e);
+            }
+            if (attempt >= retries) {
+                throw failure;
+            }
+            sleep(backoff.delayMillis(attempt, retryAfter));
+        }
+    }
+
+    /** A GET of JSON, retried. */
+    public JsonNode get(String pathAndQuery) {
+        return call("GET", pathAndQuery, null, true);
+    }
+
+    static byte[] toJson(Object body) {
+        try {
+            return body instanceof byte[] raw ? raw : JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not serialisable as JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** The problem of an error answer; a body that is not a problem document becomes type {@code http-<status>}. */
+    static ProblemException problem(HttpResponse<byte[]> r) {
+        long retryAfter = retryAfterSeconds(r);
+        JsonNode body = null;
+        try {
+            if (r.body() != null && r.body().length > 0) {
+                body = JSON.readTree(r.body());
+            }
+        } catch (IOException notJson) {
+            body = null;
+        }
+        if (body == null || !body.isObject()) {
+            String text = r.body() == null ? "" : new String(r.body(), StandardCharsets.UTF_8);
+            return new ProblemException(r.statusCode(), "http-" + r.statusCode(), "HTTP " + r.statusCode(),
+                    text.length() > 200 ? text.substring(0, 200) : text, null, retryAfter);
+        }
+        return new ProblemException(r.statusCode(), body.path("type").asText("http-" + r.statusCode()),
+                body.path("title").asText(""), body.path("detail").asText(""), body, retryAfter);
+    }
+
+    /** {@code Retry-After} in seconds (only the delta-seconds form, the one the service sends); -1 when absent. */
+    static long retryAfterSeconds(HttpResponse<?> r) {
+        Optional<String> h = r.headers().firstValue("Retry-After");
+        if (h.isEmpty()) {
+            return -1;
+        }
+        try {
+            return Math.max(0, Long.parseLong(h.get().trim()));
+        } catch (NumberFormatException httpDate) {
+            return 1; // an HTTP-date: not sent by Tierlog; wait a little rather than not at all
+        }
+    }
+
+    static String describe(Throwable e) {
+        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TierlogException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,479 @@
+package io.tierlog.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Sends records to Tierlog in batches, one partition per request, as Kafka RecordBatch v2 bodies
+ * ({@code application/vnd.tierlog.record-batches}, the service's fastest produce path).
+ *
+ * <h2>Batching</h2>
+ * Records are grouped per partition; a partition's open batch is sent when it holds {@code batchBytes}, when it is
+ * {@code linger} old, or on {@link #flush()}/{@link #close()}. Each partition has at most one request in flight,
+ * which keeps its records in {@code send} order through retries. Keyed records go where Kafka's partitioner puts
+ * them; unkeyed ones stick to one partition until its batch is closed, then move to another at random.
+ *
+ * <h2>Idempotence (the default)</h2>
+ * Each batch carries the producer id, the partition's producer epoch and the sequence of its first record in
+ * Kafka's numbering (records sent to that partition before it). A retry resends the same bytes, so the service
+ * appends it at most once and answers a repeat with the original offsets. When a batch fails after an attempt whose
+ * outcome is unknown (no answer), the partition's epoch is bumped and its sequence restarts at 0, so a later batch
+ * is never refused because of a gap the client cannot know about. Guarantee: every record whose future completed is
+ * in the log exactly once; a record whose future failed after an unknown outcome may be in the log once.
+ *
+ * <h2>Retries</h2>
+ * No answer, 429 and 5xx are retried with {@link Backoff} (jittered exponential, at least {@code Retry-After}) until
+ * {@code deliveryTimeout}; other errors fail the batch's futures at once with the {@link ProblemException}.
+ *
+ * <p>Thread-safe: any number of threads may {@code send}. One sender thread plus the HTTP client's threads.
+ */
+public final class Producer implements AutoCloseable {
+    private final HttpTransport transport;
+    private final ProducerConfig config;
+    /** The idempotent producer id of this instance (the config's, or a random one). */
+    private final long producerId;
+    private final Admin admin;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final Condition space = lock.newCondition();
+    /** Guarded by lock. Insertion order: the sender walks partitions in a stable order. */
+    private final Map<TopicPartition, PartitionQueue> partitions = new LinkedHashMap<>();
+    /** Guarded by lock: per topic, the partition unkeyed records stick to. */
+    private final Map<String, Integer> sticky = new ConcurrentHashMap<>();
+    private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService retries;
+    private final Thread sender;
+    private long bufferedBytes; // guarded by lock
+    private int flushes; // guarded by lock
+    private boolean closed; // guarded by lock
+    private boolean abort; // guarded by lock
+
+    Producer(HttpTransport transport, ProducerConfig config) {
+        this.transport = transport;
+        this.config = config;
+        this.producerId = config.producerId() >= 0 ? config.producerId()
+                : ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+        this.admin = new Admin(transport);
+        this.retries = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "tierlog-producer-retry"));
+        this.sender = daemon(this::runSender, "tierlog-producer-sender");
+        sender.start();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /**
+     * Queues a record. The future completes with its offset once the service acknowledged it (durable under the
+     * service's fsync policy), or exceptionally with the {@link TierlogException} that ended its delivery.
+     *
+     * @throws BufferFullException when the buffer is full and the policy is {@code FAIL}, or blocking timed out
+     * @throws IllegalStateException after {@link #close()}
+     */
+    public CompletableFuture<RecordMetadata> send(ProducerRecord record) {
+        int size = record.sizeInBytes();
+        Integer partition = record.partition();
+        if (partition == null && record.key() != null) {
+            int count;
+            try {
+                count = partitionCount(record.topic());
+            } catch (TierlogException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            partition = KafkaPartitioner.partitionForKey(record.key(), count);
+        }
+        ProducerRecord stamped = new ProducerRecord(record.topic(), partition, record.key(), record.value(),
+                record.headers(), record.timestamp() == null ? System.currentTimeMillis() : record.timestamp());
+        CompletableFuture<RecordMetadata> future = new CompletableFuture<>();
+        int count = -1;
+        if (partition == null) {
+            try {
+                count = partitionCount(record.topic()); // outside the lock: may call the service
+            } catch (TierlogException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        lock.lock();
+        try {
+            reserve(size);
+            int p;
+            if (partition != null) {
+                p = partition;
+            } else {
+                Integer s = sticky.get(record.topic());
+                if (s == null || s >= count) {
+                    s = ThreadLocalRandom.current().nextInt(count);
+                    sticky.put(record.topic(), s);
+                }
+                p = s;
+            }
+            TopicPartition tp = new TopicPartition(record.topic(), p);
+            PartitionQueue q = partitions.computeIfAbsent(tp, PartitionQueue::new);
+            if (q.open != null && q.open.bytes + size > config.batchBytes()) {
+                closeOpen(q);
+            }
+            if (q.open == null) {
+                q.open = new Batch(System.nanoTime());
+            }
+            q.open.add(stamped, future, size);
+            if (q.open.bytes >= config.batchBytes()) {
+                closeOpen(q);
+            }
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+        return future;
+    }
+
+    /** Blocks until every record sent before this call is acknowledged or has failed. */
+    public void flush() {
+        List<CompletableFuture<RecordMetadata>> pending = new ArrayList<>();
+        lock.lock();
+        try {
+            flushes++;
+            for (PartitionQueue q : partitions.values()) {
+                if (q.open != null) {
+                    pending.addAll(q.open.futures);
+                }
+                q.queued.forEach(b -> pending.addAll(b.futures));
+            }
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).handle((v, e) -> null).join();
+        } finally {
+            lock.lock();
+            try {
+                flushes--;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** {@link #close(Duration)} with the delivery timeout: sends everything buffered, then stops. */
+    @Override
+    public void close() {
+        close(config.deliveryTimeout());
+    }
+
+    /**
+     * Stops accepting records, sends what is buffered and waits up to {@code timeout} for it; records still
+     * unacknowledged then fail with a {@link TierlogException}. Idempotent.
+     */
+    public void close(Duration timeout) {
+        lock.lock();
+        try {
+            closed = true;
+            work.signalAll();
+            space.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            sender.join(Math.max(1, timeout.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<Batch> left = new ArrayList<>();
+        lock.lock();
+        try {
+            abort = true;
+            for (PartitionQueue q : partitions.values()) {
+                if (q.open != null) {
+                    left.add(q.open);
+                    q.open = null;
+                }
+                left.addAll(q.queued);
+                q.queued.clear();
+            }
+            work.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        TierlogException gone = new TierlogException("producer closed before the record was acknowledged");
+        left.forEach(b -> b.futures.forEach(f -> f.completeExceptionally(gone)));
+        retries.shutdownNow();
+    }
+
+    // ---- the buffer
+
+    /** Under lock: waits for (or refuses) {@code size} more buffered bytes. A lone record always fits. */
+    private void reserve(int size) {
+        if (closed) {
+            throw new IllegalStateException("producer is closed");
+        }
+        long deadline = System.nanoTime() + config.maxBlock().toNanos();
+        while (bufferedBytes > 0 && bufferedBytes + size > config.bufferBytes()) {
+            if (config.whenFull() == ProducerConfig.WhenFull.FAIL) {
+                throw new BufferFullException("producer buffer full: " + bufferedBytes + " of "
+                        + config.bufferBytes() + " bytes wait for acknowledgement");
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new BufferFullException("no producer buffer space within maxBlock " + config.maxBlock());
+            }
+            try {
+                space.awaitNanos(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TierlogException("interrupted while waiting for buffer space", e);
+            }
+            if (closed) {
+                throw new IllegalStateException("producer is closed");
+            }
+        }
+        bufferedBytes += size;
+    }
+
+    // ---- metadata
+
+    private int partitionCount(String topic) {
+        Integer n = partitionCounts.get(topic);
+        if (n == null) {
+            n = admin.describeTopic(topic).partitions();
+            partitionCounts.put(topic, n);
+        }
+        return n;
+    }
+
+    /** Under lock, after partitionCount: the cached count. */
+    private int partitions(String topic, int fallback) {
+        Integer n = partitionCounts.get(topic);
+        return n == null ? fallback : n;
+    }
+
+    // ---- the sender
+
+    /** Under lock: the open batch joins the partition's queue; unkeyed records move to another partition. */
+    private void closeOpen(PartitionQueue q) {
+        q.queued.addLast(q.open);
+        q.open = null;
+        Integer s = sticky.get(q.tp.topic());
+        int count = partitions(q.tp.topic(), 1);
+        if (s != null && s == q.tp.partition() && count > 1) {
+            int next = ThreadLocalRandom.current().nextInt(count - 1);
+            sticky.put(q.tp.topic(), next >= s ? next + 1 : next);
+        }
+    }
+
+    private void runSender() {
+        List<PartitionQueue> toSend = new ArrayList<>();
+        lock.lock();
+        try {
+            while (!abort) {
+                long now = System.nanoTime();
+                long wait = TimeUnit.SECONDS.toNanos(1);
+                boolean idle = true;
+                for (PartitionQueue q : partitions.values()) {
+                    // An open batch behind a request in flight keeps filling: it goes when the partition is free.
+                    if (q.open != null && q.queued.isEmpty() && !q.inFlight) {
+                        long age = now - q.open.createdNanos;
+                        if (closed || flushes > 0 || age >= config.linger().toNanos()) {
+                            closeOpen(q);
+                        } else {
+                            wait = Math.min(wait, config.linger().toNanos() - age);
+                        }
+                    }
+                    if (!q.queued.isEmpty()) {
+                        idle = false;
+                        if (!q.inFlight) {
+                            q.inFlight = true;
+                            toSend.add(q);
+                        }
+                    }
+                    idle &= q.open == null;
+                }
+                if (closed && idle) {
+                    return;
+                }
+                if (!toSend.isEmpty()) {
+                    lock.unlock();
+                    try {
+                        toSend.forEach(this::dispatch);
+                    } finally {
+                        lock.lock();
+                    }
+                    toSend.clear();
+                    continue;
+                }
+                work.awaitNanos(Math.max(wait, 100_000));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sends (or resends) the head batch of {@code q}, which is marked in flight. */
+    private void dispatch(PartitionQueue q) {
+        Batch b;
+        lock.lock();
+        try {
+            b = q.queued.peekFirst();
+            if (b == null || abort) {
+                q.inFlight = false;
+                return;
+            }
+            if (b.body == null) {
+                // Numbered when first sent: the sequence follows every batch of this partition acknowledged before.
+                b.epoch = q.epoch;
+                b.sequence = q.nextSequence;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (b.body == null) {
+            b.body = RecordBatchCodec.encode(b.records, config.compression(),
+                    config.idempotent() ? producerId : -1, b.epoch, b.sequence);
+            b.deadlineNanos = b.createdNanos + config.deliveryTimeout().toNanos();
+        }
+        HttpRequest request = transport.request("/v1/topics/" + q.tp.topic() + "/records?partition=" + q.tp.partition())
+                .timeout(config.requestTimeout())
+                .header("Content-Type", HttpTransport.BATCHES_TYPE)
+                .header("Accept", HttpTransport.JSON_TYPE)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(b.body)).build();
+        b.attempts++;
+        transport.sendAsync(request).whenComplete((r, e) -> answered(q, b, r, e));
+    }
+
+    private void answered(PartitionQueue q, Batch b, HttpResponse<byte[]> response, Throwable error) {
+        TierlogException failure;
+        long retryAfter = -1;
+        boolean retriable;
+        if (error == null && response.statusCode() == 200) {
+            try {
+                JsonNode answer = HttpTransport.JSON.readTree(response.body());
+                long base = answer.path("offsets").path(0).path("offset").asLong(-1);
+                if (base < 0) {
+                    throw new IOException("no offsets in the answer");
+                }
+                completed(q, b, base, answer.path("duplicate").asBoolean(false));
+                return;
+            } catch (IOException | RuntimeException bad) {
+                failure = new TierlogException("unreadable produce answer: " + bad.getMessage(), bad);
+                retriable = false;
+                b.outcomeUnknown = true;
+            }
+        } else if (error != null) {
+            failure = new UnavailableException("produce to " + q.tp + ": " + HttpTransport.describe(error), error);
+            retriable = true;
+            b.outcomeUnknown = true;
+        } else {
+            ProblemException p = HttpTransport.problem(response);
+            failure = p;
+            retriable = p.retriable();
+            retryAfter = p.retryAfterSeconds().orElse(-1);
+            // A 5xx other than the refusals (429, 503) may come after the append: its outcome is unknown.
+            b.outcomeUnknown |= p.status() >= 500 && p.status() != 503;
+        }
+        long delay = config.backoff().delayMillis(b.attempts - 1, retryAfter);
+        if (retriable && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay) < b.deadlineNanos) {
+            try {
+                retries.schedule(() -> dispatch(q), delay, TimeUnit.MILLISECONDS);
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // closed while retrying: fail below
+            }
+        }
+        failed(q, b, failure);
+    }
+
+    private void completed(PartitionQueue q, Batch b, long baseOffset, boolean duplicate) {
+        lock.lock();
+        try {
+            q.nextSequence = b.sequence + b.records.size();
+            finish(q, b);
+        } finally {
+            lock.unlock();
+        }
+        for (int i = 0; i < b.futures.size(); i++) {
+            b.futures.get(i).complete(new RecordMetadata(q.tp.topic(), q.tp.partition(), baseOffset + i, duplicate));
+        }
+    }
+
+    private void failed(PartitionQueue q, Batch b, TierlogException failure) {
+        lock.lock();
+        try {
+            if (b.outcomeUnknown && config.idempotent()) {
+                // The batch may or may not be in the log: a new epoch lets the next batch start at sequence 0
+                // instead of guessing which sequence the service expects.
+                q.epoch = (short) ((q.epoch + 1) & 0x7fff);
+                q.nextSequence = 0;
+            }
+            finish(q, b);
+        } finally {
+            lock.unlock();
+        }
+        b.futures.forEach(f -> f.completeExceptionally(failure));
+    }
+
+    /** Under lock: the batch leaves its queue and the buffer; the partition may send its next batch. */
+    private void finish(PartitionQueue q, Batch b) {
+        q.queued.remove(b);
+        q.inFlight = false;
+        bufferedBytes -= b.bytes;
+        space.signalAll();
+        work.signal();
+    }
+
+    /** One partition's batches: the open one being filled, the closed ones in send order (head in flight). */
+    private static final class PartitionQueue {
+        final TopicPartition tp;
+        final ArrayDeque<Batch> queued = new ArrayDeque<>();
+        Batch open;
+        boolean inFlight;
+        short epoch;
+        int nextSequence;
+
+        PartitionQueue(TopicPartition tp) {
+            this.tp = tp;
+        }
+    }
+
+    private static final class Batch {
+        final long createdNanos;
+        final List<ProducerRecord> records = new ArrayList<>();
+        final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        int bytes;
+        byte[] body;
+        short epoch;
+        int sequence;
+        int attempts;
+        long deadlineNanos;
+        volatile boolean outcomeUnknown;
+
+        Batch(long createdNanos) {
+            this.createdNanos = createdNanos;
+        }
+
+        void add(ProducerRecord r, CompletableFuture<RecordMetadata> f, int size) {
+            records.add(r);
+            futures.add(f);
+            bytes += size;
+        }
+    }
+}

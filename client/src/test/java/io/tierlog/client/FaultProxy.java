@@ -1,0 +1,141 @@
+package io.tierlog.client;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An HTTP proxy on 127.0.0.1 in front of the real service that injects the failures a client must survive, on real
+ * sockets: answer the next requests of a path with an error status and {@code Retry-After} without passing them on
+ * ({@link #refuseNext}), or pass them on and then drop the connection instead of relaying the answer
+ * ({@link #loseAnswerOfNext}: the request took effect, the client cannot know). Requests whose path does not
+ * contain the armed fragment pass through. Records when each armed request arrived. Thread-safe.
+ */
+public final class FaultProxy implements AutoCloseable {
+    private static final Set<String> HOP = Set.of("connection", "content-length", "host", "transfer-encoding",
+            "upgrade", "keep-alive", "expect");
+
+    private final HttpServer server;
+    private final String target;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final AtomicInteger refusals = new AtomicInteger();
+    private final AtomicInteger losses = new AtomicInteger();
+    private volatile String pathFragment = "\u0000";
+    private volatile int refuseStatus;
+    private volatile String refuseType;
+    private volatile long retryAfterSeconds;
+    /** Arrival times (System.nanoTime) of requests matching the armed fragment. */
+    public final List<Long> arrivals = new CopyOnWriteArrayList<>();
+    public final AtomicInteger lostAnswers = new AtomicInteger();
+
+    public FaultProxy(String targetUrl) throws IOException {
+        this.target = targetUrl;
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+        server.setExecutor(Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "fault-proxy");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** The next {@code n} requests whose path contains {@code fragment} get {@code status} with a problem body. */
+    public void refuseNext(String fragment, int n, int status, String type, long retryAfterSeconds) {
+        this.refuseStatus = status;
+        this.refuseType = type;
+        this.retryAfterSeconds = retryAfterSeconds;
+        this.pathFragment = fragment;
+        losses.set(0);
+        refusals.set(n);
+    }
+
+    /** The next {@code n} requests whose path contains {@code fragment} reach the service; their answers are lost. */
+    public void loseAnswerOfNext(String fragment, int n) {
+        this.pathFragment = fragment;
+        refusals.set(0);
+        losses.set(n);
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            String pathAndQuery = ex.getRequestURI().getRawPath()
+                    + (ex.getRequestURI().getRawQuery() == null ? "" : "?" + ex.getRequestURI().getRawQuery());
+            byte[] body;
+            try (InputStream in = ex.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            boolean armed = pathAndQuery.contains(pathFragment);
+            if (armed) {
+                arrivals.add(System.nanoTime());
+            }
+            if (armed && refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                byte[] problem = ("{\"type\":\"" + refuseType + "\",\"title\":\"injected\",\"status\":" + refuseStatus
+                        + ",\"detail\":\"injected by the test proxy\"}").getBytes(StandardCharsets.UTF_8);
+                ex.getResponseHeaders().add("Content-Type", "application/problem+json");
+                ex.getResponseHeaders().add("Retry-After", Long.toString(retryAfterSeconds));
+                ex.sendResponseHeaders(refuseStatus, problem.length);
+                try (OutputStream out = ex.getResponseBody()) {
+                    out.write(problem);
+                }
+                return;
+            }
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(target + pathAndQuery))
+                    .method(ex.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofByteArray(body));
+            ex.getRequestHeaders().forEach((name, values) -> {
+                if (!HOP.contains(name.toLowerCase())) {
+                    values.forEach(v -> b.header(name, v));
+                }
+            });
+            HttpResponse<byte[]> r;
+            try {
+                r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (IOException down) {
+                return; // the service is down: the client sees the connection close without an answer
+            }
+            if (armed && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                lostAnswers.incrementAndGet();
+                return; // closing the exchange unanswered closes the connection: the answer is lost
+            }
+            r.headers().map().forEach((name, values) -> {
+                if (!HOP.contains(name.toLowerCase()) && !name.startsWith(":")) {
+                    values.forEach(v -> ex.getResponseHeaders().add(name, v));
+                }
+            });
+            ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
+            if (r.body().length > 0) {
+                try (OutputStream out = ex.getResponseBody()) {
+                    out.write(r.body());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

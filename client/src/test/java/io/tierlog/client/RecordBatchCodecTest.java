@@ -1,0 +1,112 @@
+package io.tierlog.client;
+
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The JDK-only RecordBatch v2 codec against kafka-clients' own reader and writer, both ways. */
+class RecordBatchCodecTest {
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<ProducerRecord> records() {
+        Map<String, byte[]> headers = new LinkedHashMap<>();
+        headers.put("trace", utf8("abc"));
+        headers.put("empty", null);
+        return List.of(
+                new ProducerRecord("t", 0, utf8("k1"), utf8("v1"), headers, 1_000L),
+                new ProducerRecord("t", 0, null, utf8("v2"), null, 1_005L),
+                new ProducerRecord("t", 0, utf8("k3"), null, null, 999L));
+    }
+
+    @Test
+    void kafkaReadsWhatTheClientWritesPlainAndGzip() {
+        for (io.tierlog.client.Compression c : io.tierlog.client.Compression.values()) {
+            byte[] bytes = RecordBatchCodec.encode(records(), c, 77L, (short) 3, 40);
+            MemoryRecords parsed = MemoryRecords.readableRecords(ByteBuffer.wrap(bytes));
+            List<RecordBatch> batches = new ArrayList<>();
+            parsed.batches().forEach(batches::add);
+            assertThat(batches).hasSize(1);
+            RecordBatch batch = batches.get(0);
+            batch.ensureValid(); // CRC32C
+            assertThat(batch.magic()).isEqualTo((byte) 2);
+            assertThat(batch.producerId()).isEqualTo(77L);
+            assertThat(batch.producerEpoch()).isEqualTo((short) 3);
+            assertThat(batch.baseSequence()).isEqualTo(40);
+            assertThat(batch.lastSequence()).isEqualTo(42);
+            assertThat(batch.maxTimestamp()).isEqualTo(1_005L);
+            assertThat(batch.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
+            assertThat((int) batch.compressionType().id).isEqualTo(c.code);
+            List<Record> rs = new ArrayList<>();
+            batch.forEach(rs::add);
+            assertThat(rs).hasSize(3);
+            assertThat(rs.get(0).timestamp()).isEqualTo(1_000L);
+            assertThat(StandardCharsets.UTF_8.decode(rs.get(0).key()).toString()).isEqualTo("k1");
+            assertThat(rs.get(0).headers()).extracting(Header::key).containsExactly("trace", "empty");
+            assertThat(rs.get(0).headers()[1].value()).isNull();
+            assertThat(rs.get(1).hasKey()).isFalse();
+            assertThat(rs.get(2).hasValue()).isFalse();
+            assertThat(rs.get(2).timestamp()).isEqualTo(999L);
+        }
+    }
+
+    @Test
+    void theClientReadsWhatKafkaWritesFromTheRequestedOffsetOn() {
+        ByteBuffer buffer = ByteBuffer.allocate(4096);
+        MemoryRecordsBuilder first = MemoryRecords.builder(buffer, Compression.gzip().build(),
+                TimestampType.CREATE_TIME, 100L);
+        first.append(5L, utf8("a"), utf8("x"), new Header[]{new RecordHeader("h", utf8("1"))});
+        first.append(6L, null, utf8("y"));
+        MemoryRecords one = first.build();
+        MemoryRecordsBuilder second = MemoryRecords.builder(ByteBuffer.allocate(4096), Compression.NONE,
+                TimestampType.CREATE_TIME, 102L);
+        second.append(7L, utf8("b"), null);
+        MemoryRecords two = second.build();
+        ByteBuffer both = ByteBuffer.allocate(one.sizeInBytes() + two.sizeInBytes());
+        both.put(one.buffer()).put(two.buffer());
+
+        List<ConsumerRecord> all = RecordBatchCodec.decode("t", 2, both.array(), 0);
+        assertThat(all).extracting(ConsumerRecord::offset).containsExactly(100L, 101L, 102L);
+        assertThat(all.get(0).keyAsString()).isEqualTo("a");
+        assertThat(new String(all.get(0).headers().get("h"), StandardCharsets.UTF_8)).isEqualTo("1");
+        assertThat(all.get(1).key()).isNull();
+        assertThat(all.get(2).value()).isNull();
+        assertThat(all.get(2).timestamp()).isEqualTo(7L);
+        // A fetch may start inside a batch: the records below the asked offset are skipped.
+        assertThat(RecordBatchCodec.decode("t", 2, both.array(), 101)).extracting(ConsumerRecord::offset)
+                .containsExactly(101L, 102L);
+    }
+
+    @Test
+    void aCorruptBatchOrAForeignCodecIsReportedNotMisread() {
+        byte[] bytes = RecordBatchCodec.encode(records(), io.tierlog.client.Compression.NONE, -1, (short) -1, -1);
+        bytes[bytes.length - 1] ^= 1;
+        assertThatThrownBy(() -> RecordBatchCodec.decode("t", 0, bytes, 0)).hasMessageContaining("CRC32C");
+
+        MemoryRecordsBuilder lz4 = MemoryRecords.builder(ByteBuffer.allocate(1024), Compression.lz4().build(),
+                TimestampType.CREATE_TIME, 0L);
+        lz4.append(1L, null, utf8("z"));
+        ByteBuffer b = lz4.build().buffer();
+        byte[] lz4Bytes = new byte[b.remaining()];
+        b.get(lz4Bytes);
+        assertThatThrownBy(() -> RecordBatchCodec.decode("t", 0, lz4Bytes, 0))
+                .isInstanceOf(RecordBatchCodec.UnsupportedCodecException.class);
+    }
+}
