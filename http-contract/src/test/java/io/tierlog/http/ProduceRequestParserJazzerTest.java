@@ -1,5 +1,7 @@
 package io.tierlog.http;
 
+import io.tierlog.ingest.ProduceRecord;
+import io.tierlog.ingest.ProducerRef;
 import io.tierlog.ingest.ProduceRequest;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
