@@ -25,6 +25,7 @@ public enum ProblemType {
     FENCED_PRODUCER("fenced-producer", 409, "Fenced producer"),
     UNKNOWN_MEMBER("unknown-member", 404, "Unknown member"),
     UNKNOWN_GROUP("unknown-group", 404, "Unknown group"),
+    UNKNOWN_KEY("unknown-key", 404, "Unknown key"),
     FENCED_MEMBER("fenced-member", 409, "Fenced member"),
     GROUP_NOT_EMPTY("group-not-empty", 409, "Group not empty"),
     REQUEST_TOO_LARGE("request-too-large", 413, "Request too large"),
@@ -67,6 +68,7 @@ public enum ProblemType {
             case FENCED_PRODUCER -> FENCED_PRODUCER;
             case UNKNOWN_MEMBER -> UNKNOWN_MEMBER;
             case UNKNOWN_GROUP -> UNKNOWN_GROUP;
+            case UNKNOWN_KEY -> UNKNOWN_KEY;
             case FENCED_MEMBER -> FENCED_MEMBER;
             case GROUP_NOT_EMPTY -> GROUP_NOT_EMPTY;
             case REQUEST_TOO_LARGE -> REQUEST_TOO_LARGE;

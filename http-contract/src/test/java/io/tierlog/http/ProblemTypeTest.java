@@ -27,6 +27,7 @@ class ProblemTypeTest {
             "FENCED_PRODUCER, fenced-producer, 409",
             "UNKNOWN_MEMBER, unknown-member, 404",
             "UNKNOWN_GROUP, unknown-group, 404",
+            "UNKNOWN_KEY, unknown-key, 404",
             "FENCED_MEMBER, fenced-member, 409",
             "GROUP_NOT_EMPTY, group-not-empty, 409",
             "REQUEST_TOO_LARGE, request-too-large, 413",

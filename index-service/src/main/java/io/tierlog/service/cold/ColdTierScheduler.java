@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs the cold tier's background work on one dedicated thread (uploads must never occupy the read pool or the
  * timer thread): on start, restores topics and hot start offsets from the bucket (a fresh node), then a tiering
- * pass every {@code tierlog.tiering.interval}, retention every {@code tierlog.retention.check-interval} and orphan
+ * pass every {@code tierlog.tiering.interval}, retention and compaction every {@code tierlog.retention.check-interval} and orphan
  * collection every {@code tierlog.tiering.orphan-check-interval}. A failing pass is logged and the schedule goes
  * on (an exception would cancel a periodic task).
  */
@@ -60,6 +60,7 @@ public class ColdTierScheduler {
         });
         schedule("tiering", config.tiering().interval(), storage::runTieringPass);
         schedule("retention", config.retention().checkInterval(), storage::runRetentionPass);
+        schedule("compaction", config.retention().checkInterval(), storage::runCompactionPass);
         schedule("orphan collection", config.tiering().orphanCheckInterval(), storage::runOrphanCollection);
     }
 

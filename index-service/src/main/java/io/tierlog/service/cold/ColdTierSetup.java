@@ -3,6 +3,7 @@ package io.tierlog.service.cold;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tierlog.log.compaction.CompactionStats;
 import io.tierlog.objectstore.FilesystemObjectStore;
 import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.s3.S3ObjectStore;
@@ -68,6 +69,7 @@ public class ColdTierSetup {
         TieredStorage storage = new TieredStorage(config.dataDir(), config.indexDir().resolve("cold-cache"), store,
                 tiering, clock, new SecureRandom(), dropIndexEntries);
         bindMetrics(storage.stats(), registry);
+        bindCompactionMetrics(storage.compactionStats(), registry);
         return storage;
     }
 
@@ -111,6 +113,22 @@ public class ColdTierSetup {
         FunctionCounter.builder("tierlog_retention_cold_segments_deleted", s, TieringStats::coldSegmentsDeleted)
                 .register(registry);
         FunctionCounter.builder("tierlog_tiering_orphans_deleted", s, TieringStats::orphansDeleted)
+                .register(registry);
+    }
+
+    private static void bindCompactionMetrics(CompactionStats s, MeterRegistry registry) {
+        Gauge.builder("tierlog_compaction_max_dirty_ratio", s, CompactionStats::maxDirtyRatio)
+                .description("Largest dirty/cleanable bytes ratio of a compacted partition in the last pass")
+                .register(registry);
+        FunctionCounter.builder("tierlog_compaction_cleaned_bytes", s, CompactionStats::bytesCleaned)
+                .description("Bytes of hot segments read by the cleaner to compact them").register(registry);
+        FunctionCounter.builder("tierlog_compaction_removed_bytes", s, CompactionStats::bytesRemoved)
+                .description("Bytes compaction removed from hot segments").register(registry);
+        FunctionCounter.builder("tierlog_compaction_rewritten_segments", s, CompactionStats::segmentsRewritten)
+                .register(registry);
+        FunctionCounter.builder("tierlog_compaction_passes", s, CompactionStats::passes).register(registry);
+        FunctionCounter.builder("tierlog_compaction_pass_seconds", s, CompactionStats::passSeconds)
+                .description("Total time of compaction passes (divide by tierlog_compaction_passes for time per pass)")
                 .register(registry);
     }
 }

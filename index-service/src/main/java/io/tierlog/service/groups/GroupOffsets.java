@@ -9,6 +9,7 @@ import io.tierlog.log.Names;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.topics.TopicAdmin;
@@ -41,6 +42,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * and the current offsets are the fold of that log into memory. Deleting the index loses nothing, and commits
  * made by another service instance on the same volume are seen on the next {@link #refresh()}.
  *
+ * <p>The topic is compacted ({@code cleanup.policy=compact}, as Kafka's): once its sealed segments are tiered, the
+ * cleaner keeps the last commit of each key, so the fold at start reads what is current, not all history.
+ *
  * <p>Record format: key = UTF-8 {@code group \0 topic \0 partition}; value = UTF-8 JSON
  * {@code {"offset": N, "commitTimestamp": ms}}; a null value (tombstone) removes the entry. All of a group's
  * commits go to partition {@code murmur2(group) % partitions}, so one PUT is one atomic batch and a group's
@@ -54,6 +58,8 @@ public class GroupOffsets {
     public static final String TOPIC = TopicAdmin.INTERNAL_PREFIX + "consumer_offsets";
     private static final Logger LOG = Logger.getLogger(GroupOffsets.class);
     private static final int FOLD_BATCH = 5000;
+    /** The commit log is keyed by (group, topic, partition): Kafka compacts its __consumer_offsets too. */
+    private static final Map<String, Object> COMPACTED = Map.of(TopicConfig.CLEANUP_POLICY, TopicConfig.POLICY_COMPACT);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final IngestService ingest;
@@ -78,7 +84,7 @@ public class GroupOffsets {
         this.clock = clock;
         TopicMetadata meta = topics.find(TOPIC).orElseGet(() -> {
             try {
-                return admin.createAny(TOPIC, config.groups().offsetsTopicPartitions(), Map.of());
+                return admin.createAny(TOPIC, config.groups().offsetsTopicPartitions(), COMPACTED);
             } catch (TierlogException e) {
                 if (e.type() == ErrorType.TOPIC_EXISTS) {
                     return topics.get(TOPIC); // another instance created it first
@@ -86,6 +92,12 @@ public class GroupOffsets {
                 throw e;
             }
         });
+        if (!meta.config().compacts()) {
+            // Created before compaction existed: as in Kafka, the commit log keeps each key's last commit, so the
+            // fold at start reads one record per (group, topic, partition) rather than every commit ever made.
+            meta = topics.updateConfig(TOPIC, COMPACTED);
+            LOG.infof("%s is now compacted (cleanup.policy=compact)", TOPIC);
+        }
         this.partitions = meta.partitions();
         this.folded = new long[partitions];
         refresh();

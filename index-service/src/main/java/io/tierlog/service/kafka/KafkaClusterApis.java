@@ -236,7 +236,7 @@ public class KafkaClusterApis {
     IncrementalAlterConfigsResponse incrementalAlterConfigs(IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsRequestData data = request.data();
         IncrementalAlterConfigsResponseData out = new IncrementalAlterConfigsResponseData();
-        Map<String, Long> defaults = TopicConfig.DEFAULTS.toMap();
+        Map<String, Object> defaults = TopicConfig.DEFAULTS.toMap();
         for (IncrementalAlterConfigsRequestData.AlterConfigsResource asked : data.resources()) {
             IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse result =
                     new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
@@ -252,7 +252,7 @@ public class KafkaClusterApis {
                     if (op == AlterConfigOp.OpType.SET) {
                         changes.put(c.name(), c.value() == null ? "" : c.value());
                     } else if (op == AlterConfigOp.OpType.DELETE) {
-                        Long original = defaults.get(c.name());
+                        Object original = defaults.get(c.name());
                         if (original == null) {
                             throw new TierlogException(ErrorType.INVALID_CONFIG, "unknown config key '" + c.name() + "'",
                                     Map.of("key", c.name()));
@@ -286,18 +286,16 @@ public class KafkaClusterApis {
                     .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
             try {
                 if (asked.resourceType() == ConfigResource.Type.TOPIC.id()) {
-                    Map<String, Long> values = kafkaTopics.byName(asked.resourceName()).config().toMap();
-                    Map<String, Long> defaults = TopicConfig.DEFAULTS.toMap();
+                    Map<String, Object> values = kafkaTopics.byName(asked.resourceName()).config().toMap();
+                    Map<String, Object> defaults = TopicConfig.DEFAULTS.toMap();
                     values.forEach((key, value) -> {
                         if (asked.configurationKeys() == null || asked.configurationKeys().contains(key)) {
                             boolean isDefault = value.equals(defaults.get(key));
                             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                                    .setName(key).setValue(Long.toString(value)).setReadOnly(false)
+                                    .setName(key).setValue(String.valueOf(value)).setReadOnly(false)
                                     .setConfigSource(isDefault ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id()
                                             : DescribeConfigsResponse.ConfigSource.TOPIC_CONFIG.id())
-                                    .setConfigType(key.equals(TopicConfig.MAX_MESSAGE_BYTES)
-                                            ? DescribeConfigsResponse.ConfigType.INT.id()
-                                            : DescribeConfigsResponse.ConfigType.LONG.id())
+                                    .setConfigType(configType(key))
                                     .setIsSensitive(false));
                         }
                     });
@@ -311,5 +309,15 @@ public class KafkaClusterApis {
             out.results().add(result);
         }
         return new DescribeConfigsResponse(out);
+    }
+
+    /** Kafka's type of each topic config key. */
+    private static byte configType(String key) {
+        return switch (key) {
+            case TopicConfig.MAX_MESSAGE_BYTES -> DescribeConfigsResponse.ConfigType.INT.id();
+            case TopicConfig.CLEANUP_POLICY -> DescribeConfigsResponse.ConfigType.LIST.id();
+            case TopicConfig.MIN_CLEANABLE_DIRTY_RATIO -> DescribeConfigsResponse.ConfigType.DOUBLE.id();
+            default -> DescribeConfigsResponse.ConfigType.LONG.id();
+        };
     }
 }

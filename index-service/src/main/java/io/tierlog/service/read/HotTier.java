@@ -81,6 +81,15 @@ public final class HotTier implements AutoCloseable {
         }
     }
 
+    /**
+     * The offset of the latest record with {@code key} in the partition (after catching the index up with every
+     * append); empty if there is none or the latest is a tombstone.
+     */
+    public OptionalLong latestOffset(TopicPartition tp, byte[] key) {
+        indexer.catchUp(tp);
+        return index.latestOffset(tp, key);
+    }
+
     /** The first offset whose record timestamp is {@code >= timestamp}; empty when there is none. */
     public OptionalLong offsetForTimestamp(TopicPartition tp, long timestamp) {
         return indexer.offsetForTimestamp(tp, timestamp);

@@ -172,7 +172,7 @@ public class TopicsResource {
 
     private static ObjectNode configJson(TopicMetadata t) {
         ObjectNode config = Requests.JSON.createObjectNode();
-        t.config().toMap().forEach(config::put);
+        t.config().toMap().forEach((k, v) -> config.set(k, Requests.JSON.valueToTree(v)));
         return config;
     }
 

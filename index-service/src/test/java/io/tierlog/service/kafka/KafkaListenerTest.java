@@ -271,7 +271,9 @@ class KafkaListenerTest {
             assertThat(config.get("retention.ms").source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
             assertThat(config.get("segment.bytes").value()).isEqualTo(Long.toString(128L * 1024 * 1024));
             assertThat(config.get("segment.bytes").isDefault()).isTrue();
-            assertThat(config.entries()).hasSize(7);
+            assertThat(config.get("cleanup.policy").value()).isEqualTo("delete");
+            assertThat(config.get("min.cleanable.dirty.ratio").value()).isEqualTo("0.5");
+            assertThat(config.entries()).hasSize(11);
 
             admin.deleteTopics(List.of(topic)).all().get();
             given().get("/v1/topics/" + topic).then().statusCode(404);

@@ -5,6 +5,7 @@ import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.format.BatchKeys;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
@@ -29,7 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * segment when there is none (first start, or the index was deleted: a rebuild), and walks the visible batches
  * with {@link PartitionReader#scan}, which validates every batch's CRC32C. It writes an offset entry at the first
  * batch of each segment and at the first batch after {@code indexIntervalBytes} of batch bytes since the last entry,
- * and a time entry beside it when the running max timestamp grew (see {@link LogIndex} for the format). Entries
+ * and a time entry beside it when the running max timestamp grew, and a key entry per keyed record (see
+ * {@link LogIndex} for the format). Entries
  * are written every {@value #ENTRIES_PER_WRITE} entries and at the end, each time with the checkpoint in the same
  * atomic write, so the indexed prefix always matches the checkpoint.
  *
@@ -328,6 +330,7 @@ public final class HotIndexer {
                 bytesSince = 0;
             }
             bytesSince += info.sizeInBytes();
+            indexKeys(batch);
             state = new IndexCheckpoint(new Position(info.nextOffset(), info.segmentBase(), info.endPosition()),
                     bytesSince, maxTimestamp, lastTimeEntry);
             if (update.size() >= ENTRIES_PER_WRITE && !commit(state.end())) {
@@ -335,6 +338,12 @@ public final class HotIndexer {
                 return false;
             }
             return true;
+        }
+
+        /** Key entries: each keyed record of a data batch is its key's latest so far (a tombstone deletes it). */
+        private void indexKeys(ByteBuffer batch) {
+            BatchKeys.forEach(batch, (key, offset, tombstone) ->
+                    update.key(key, tombstone ? IndexUpdate.TOMBSTONE : offset));
         }
 
         /** Commits the pending entries with the checkpoint at {@code end}; false if the index changed underneath. */

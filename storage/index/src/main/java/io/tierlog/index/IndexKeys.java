@@ -15,6 +15,7 @@ final class IndexKeys {
     static final byte KIND_OFFSET = 0x01;
     static final byte KIND_TIME = 0x02;
     static final byte KIND_CHECKPOINT = 0x03;
+    static final byte KIND_KEY = 0x04;
     /** Greater than every kind byte: {@code prefix + END} bounds a partition's key range from above. */
     private static final byte KIND_END = (byte) 0xFF;
 
@@ -40,6 +41,12 @@ final class IndexKeys {
     /** Timestamps may be negative (-1 is Kafka's "no timestamp"): flipping the sign bit makes bytewise order signed order. */
     static byte[] timeKey(byte[] prefix, long timestamp) {
         return numberKey(prefix, KIND_TIME, timestamp ^ Long.MIN_VALUE);
+    }
+
+    /** {@code prefix | 0x04 | record key bytes}: any bytes, so these keys have no fixed length. */
+    static byte[] recordKeyKey(byte[] prefix, ByteBuffer recordKey) {
+        ByteBuffer k = recordKey.duplicate();
+        return ByteBuffer.allocate(prefix.length + 1 + k.remaining()).put(prefix).put(KIND_KEY).put(k).array();
     }
 
     static byte[] checkpointKey(byte[] prefix) {

@@ -48,6 +48,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *   prefix | 0x01 | offset (int64)             segmentBase (int64) | position (int64)         offset entry
  *   prefix | 0x02 | timestamp ^ 2^63 (int64)   offset | segmentBase | position (3 x int64)     time entry
  *   prefix | 0x03                              {@link IndexCheckpoint} (49 bytes)               checkpoint
+ *   prefix | 0x04 | record key (any bytes)     offset (int64)                                   key entry
  *   0x00 "tierlog-index-format"                format version (int32)
  * </pre>
  * The sign bit of a timestamp is flipped so that negative timestamps (Kafka's -1, "none") sort first.
@@ -64,6 +65,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * than that of the previous time entry, as Kafka's {@code TimeIndex} appends only increasing timestamps. Both
  * {@code T} and {@code p} therefore increase from entry to entry, and every batch before {@code p}'s end has a max
  * timestamp {@code <= T}.
+ *
+ * <p>A <b>key entry</b> holds the offset of the latest record with that key (Kafka's record key bytes), written as
+ * the indexer passes each record; a tombstone deletes the entry. Compaction never removes a key's latest record,
+ * so the offset stays readable; retention may (then the record is below the log start: no such key).
  *
  * <h2>Search</h2>
  * <ul>
@@ -92,7 +97,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  */
 public final class LogIndex implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogIndex.class);
-    private static final int FORMAT_VERSION = 1;
+    /** 2: key entries (a store of format 1 has none for what it indexed, so it is rebuilt). */
+    private static final int FORMAT_VERSION = 2;
     private static final long BLOCK_CACHE_BYTES = 16L * 1024 * 1024;
     private static final long WRITE_BUFFER_BYTES = 8L * 1024 * 1024;
     private static final int MAX_OPEN_FILES = 256;
@@ -261,6 +267,18 @@ public final class LogIndex implements AutoCloseable {
         });
     }
 
+    /**
+     * The offset of the latest record with {@code recordKey} indexed so far; empty if none, or if the latest was a
+     * tombstone. One RocksDB get.
+     */
+    public java.util.OptionalLong latestOffset(TopicPartition tp, byte[] recordKey) {
+        byte[] key = IndexKeys.recordKeyKey(IndexKeys.partitionPrefix(tp), ByteBuffer.wrap(recordKey));
+        return read(() -> {
+            byte[] v = db.get(key);
+            return v == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(ByteBuffer.wrap(v).getLong());
+        });
+    }
+
     /** Where indexing of the partition stopped (a batch boundary and the next offset), if ever indexed. */
     public Optional<Position> indexedEnd(TopicPartition tp) {
         return checkpoint(tp).map(IndexCheckpoint::end);
@@ -374,6 +392,14 @@ public final class LogIndex implements AutoCloseable {
                     if (p.segmentBase() >= floor) {
                         batch.put(IndexKeys.timeKey(prefix, t.timestamp()), ByteBuffer.allocate(3 * Long.BYTES)
                                 .putLong(p.offset()).putLong(p.segmentBase()).putLong(p.position()).array());
+                    }
+                }
+                for (var k : update.keys().entrySet()) {
+                    byte[] key = IndexKeys.recordKeyKey(prefix, k.getKey());
+                    if (k.getValue() == IndexUpdate.TOMBSTONE) {
+                        batch.delete(key);
+                    } else {
+                        batch.put(key, ByteBuffer.allocate(Long.BYTES).putLong(k.getValue()).array());
                     }
                 }
                 batch.put(IndexKeys.checkpointKey(prefix), next.encode());

@@ -24,6 +24,8 @@ public enum ErrorType {
     FENCED_PRODUCER,
     UNKNOWN_MEMBER,
     UNKNOWN_GROUP,
+    /** No record with that key, or its latest record is a tombstone (GET /v1/topics/{t}/keys/{key}). */
+    UNKNOWN_KEY,
     FENCED_MEMBER,
     GROUP_NOT_EMPTY,
     REQUEST_TOO_LARGE,

@@ -123,6 +123,16 @@ public final class PartitionReader {
      * reads through a chunk window of its own). The walk also stops before a batch the window does not admit.
      */
     private Position scan(Position start, SegmentCursor.Window window, BatchVisitor visitor) {
+        return scan(start, window, visitor, false);
+    }
+
+    /**
+     * As {@link #scan(Position, SegmentCursor.Window, BatchVisitor)}; with {@code hinted}, a start inside a segment
+     * must be the boundary of the batch with base offset {@code start.offset()}, else {@link StaleHint} is thrown
+     * before anything is visited. The cleaner (io.tierlog.log.compaction) rewrites sealed segments with the same
+     * batches at smaller positions, so an index hint taken before that names no boundary, or another batch's.
+     */
+    private Position scan(Position start, SegmentCursor.Window window, BatchVisitor visitor, boolean hinted) {
         List<Long> bases = segmentBases();
         int index = bases.indexOf(start.segmentBase());
         if (index < 0) {
@@ -141,8 +151,13 @@ public final class PartitionReader {
                 SegmentCursor cursor = window == null ? new SegmentCursor(ch, segment, position)
                         : new SegmentCursor(ch, segment, position, window);
                 SegmentCursor.Step step;
+                boolean verify = hinted && position > 0;
                 while ((step = cursor.next()) == SegmentCursor.Step.BATCH) {
                     BatchInfo info = cursor.info();
+                    if (verify && info.baseOffset() != start.offset()) {
+                        throw new StaleHint();
+                    }
+                    verify = false;
                     if (expectedBase >= 0 && info.baseOffset() != expectedBase) {
                         throw new CorruptLogException(where(segment), info.position(), "batch base offset "
                                 + info.baseOffset() + " where " + expectedBase + " was expected");
@@ -153,6 +168,9 @@ public final class PartitionReader {
                     }
                     position = info.endPosition();
                     nextOffset = info.nextOffset();
+                }
+                if (verify && (step == SegmentCursor.Step.CORRUPT || !last)) {
+                    throw new StaleHint();
                 }
                 if (step == SegmentCursor.Step.FULL) {
                     return new Position(nextOffset, segment, position);
@@ -194,9 +212,17 @@ public final class PartitionReader {
      */
     public ReadResult read(long fromOffset, Position hint, int maxRecords, int maxBytes) {
         Position start = startFor(fromOffset, hint);
+        try {
+            return read(fromOffset, start, true, maxRecords, maxBytes);
+        } catch (StaleHint e) {
+            return read(fromOffset, segmentStart(start), false, maxRecords, maxBytes);
+        }
+    }
+
+    private ReadResult read(long fromOffset, Position start, boolean hinted, int maxRecords, int maxBytes) {
         List<LogRecord> out = new ArrayList<>();
         int[] bytes = {0};
-        scan(start, (info, batch) -> {
+        scan(start, null, (info, batch) -> {
             if (info.lastOffset() < fromOffset) {
                 return true;
             }
@@ -210,7 +236,7 @@ public final class PartitionReader {
                 bytes[0] += r.sizeInBytes();
             }
             return out.size() < maxRecords && bytes[0] < maxBytes;
-        });
+        }, hinted);
         long next = out.isEmpty() ? fromOffset : out.get(out.size() - 1).offset() + 1;
         return new ReadResult(out, next);
     }
@@ -231,13 +257,34 @@ public final class PartitionReader {
      * @throws IllegalArgumentException if {@code fromOffset} lies below the oldest hot segment
      */
     public BatchRead readBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, ReadMemory memory) {
+        Position start = startFor(fromOffset, hint);
+        try {
+            return readBatches(fromOffset, start, true, maxRecords, maxBytes, memory);
+        } catch (StaleHint e) {
+            return readBatches(fromOffset, segmentStart(start), false, maxRecords, maxBytes, memory);
+        }
+    }
+
+    private BatchRead readBatches(long fromOffset, Position start, boolean hinted, int maxRecords, int maxBytes,
+                                  ReadMemory memory) {
         BatchCollector out = new BatchCollector(fromOffset, maxRecords, maxBytes, memory);
         try {
-            scan(startFor(fromOffset, hint), out.window(), out::add);
+            scan(start, out.window(), out::add, hinted);
             return out.build();
         } catch (RuntimeException e) {
             out.abandon();
             throw e;
+        }
+    }
+
+    private static Position segmentStart(Position p) {
+        return new Position(p.segmentBase(), p.segmentBase(), 0);
+    }
+
+    /** A read hint that no longer names a batch boundary (its segment was compacted since); see {@link #scan}. */
+    private static final class StaleHint extends RuntimeException {
+        StaleHint() {
+            super(null, null, false, false);
         }
     }
 
@@ -259,8 +306,14 @@ public final class PartitionReader {
         if (bases.isEmpty()) {
             return new Position(0, 0, 0);
         }
-        Position start = known != null && bases.contains(known.segmentBase()) ? known : checkpointOrStart(bases);
-        return scan(start, (info, batch) -> true);
+        if (known != null && bases.contains(known.segmentBase())) {
+            try {
+                return scan(known, null, (info, batch) -> true, true);
+            } catch (StaleHint e) {
+                // known lay in a segment compacted since; fall through to a start that is still a boundary
+            }
+        }
+        return scan(checkpointOrStart(bases), (info, batch) -> true);
     }
 
     private Position checkpointOrStart(List<Long> bases) {

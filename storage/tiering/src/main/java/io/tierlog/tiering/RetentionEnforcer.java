@@ -98,7 +98,7 @@ public final class RetentionEnforcer {
 
     /** Deletes expired cold segments of one partition, manifest first. Returns how many. */
     int enforceTotal(TopicPartition tp, TopicConfig config) {
-        if (config.retentionMs() == -1 && config.retentionBytes() == -1) {
+        if (!config.deletesByRetention() || config.retentionMs() == -1 && config.retentionBytes() == -1) {
             return 0;
         }
         long hotOnlyBytes = hotBytesAbove(tp, manifests.cached(tp).coldEnd());

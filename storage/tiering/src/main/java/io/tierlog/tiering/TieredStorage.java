@@ -1,6 +1,8 @@
 package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.compaction.CompactionStats;
+import io.tierlog.log.compaction.HotCleaner;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectKey;
@@ -43,6 +45,8 @@ public final class TieredStorage implements AutoCloseable {
     private final ManifestStore manifests;
     private final Tierer tierer;
     private final RetentionEnforcer retention;
+    private final CompactionStats compactionStats = new CompactionStats();
+    private final HotCompactor compactor;
     private final OrphanCollector orphans;
     private final ColdReader reader;
     private final ColdRestorer restorer;
@@ -66,6 +70,7 @@ public final class TieredStorage implements AutoCloseable {
                 manifestRefresher);
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
+        this.compactor = new HotCompactor(topics, manifests, guards, new HotCleaner(dataDir, clock), compactionStats);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
         // Fetches requested (running or queued) at most: the read-ahead window and a demand GET, or twice the
@@ -96,6 +101,18 @@ public final class TieredStorage implements AutoCloseable {
 
     public RetentionEnforcer.PassResult runRetentionPass() {
         return retention.runOnce();
+    }
+
+    /**
+     * Compacts the sealed, already tiered hot segments of every partition whose {@code cleanup.policy} compacts
+     * ({@link HotCleaner}); returns how many partitions were cleaned.
+     */
+    public int runCompactionPass() {
+        return compactor.runOnce();
+    }
+
+    public CompactionStats compactionStats() {
+        return compactionStats;
     }
 
     /** Collects orphans of every partition of every topic; returns how many objects were deleted. */

@@ -28,7 +28,16 @@ public final class ApiSchemas {
             Long localRetentionBytes,
             @Schema(name = "segment.bytes", description = "Default 134217728 (128 MiB)") Long segmentBytes,
             @Schema(name = "segment.ms", description = "Default 3600000 (1 hour)") Long segmentMs,
-            @Schema(name = "max.message.bytes", description = "Largest record; default 1048588") Long maxMessageBytes) {
+            @Schema(name = "max.message.bytes", description = "Largest record; default 1048588") Long maxMessageBytes,
+            @Schema(name = "cleanup.policy", enumeration = {"delete", "compact", "compact,delete"},
+                    description = "delete (default): retention removes old segments; compact: keep the last record "
+                            + "of each key; compact,delete: both") String cleanupPolicy,
+            @Schema(name = "delete.retention.ms", description = "How long compaction keeps a tombstone; default "
+                    + "86400000 (1 day)") Long deleteRetentionMs,
+            @Schema(name = "min.compaction.lag.ms", description = "Records younger than this are not compacted; "
+                    + "default 0") Long minCompactionLagMs,
+            @Schema(name = "min.cleanable.dirty.ratio", description = "Share of not yet compacted bytes that starts "
+                    + "a pass, 0..1; default 0.5") Double minCleanableDirtyRatio) {
     }
 
     @Schema(name = "TopicCreate")
@@ -91,6 +100,14 @@ public final class ApiSchemas {
                          @Schema(enumeration = "base64", description = "Present when key is base64") String keyEncoding,
                          @Schema(enumeration = "base64", description = "Present when value is base64")
                          String valueEncoding) {
+    }
+
+    @Schema(name = "KeyRecord", description = "A key's latest record, as in fetch, with its topic and partition")
+    public record KeyRecord(String topic, int partition, long offset, long timestamp, String key, Object value,
+                            Map<String, String> headers,
+                            @Schema(enumeration = "base64", description = "Present when key is base64") String keyEncoding,
+                            @Schema(enumeration = "base64", description = "Present when value is base64")
+                            String valueEncoding) {
     }
 
     @Schema(name = "FetchResponse")

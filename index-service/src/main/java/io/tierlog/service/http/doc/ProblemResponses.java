@@ -19,6 +19,7 @@ public final class ProblemResponses {
     public static final String COLD_TIER_UNAVAILABLE = "ColdTierUnavailable";
     public static final String NOT_FOUND = "NotFound";
     public static final String UNKNOWN_GROUP = "UnknownGroup";
+    public static final String UNKNOWN_KEY = "UnknownKey";
     public static final String UNKNOWN_MEMBER = "UnknownMember";
     public static final String FENCED_MEMBER = "FencedMember";
     public static final String GROUP_NOT_EMPTY = "GroupNotEmpty";

@@ -31,7 +31,7 @@ public final class TopicJson {
         node.put("partitions", t.partitions());
         node.put("createdAtMs", t.createdAtMs());
         ObjectNode config = node.putObject("config");
-        t.config().toMap().forEach(config::put);
+        t.config().toMap().forEach((k, v) -> config.set(k, JSON.valueToTree(v)));
         return node;
     }
 

@@ -19,7 +19,7 @@ import java.util.List;
  * must fill each segment file to its last byte: a partial batch left on disk fails the check.
  */
 public final class KafkaSegments {
-    /** One record as Kafka sees it: its offset, its batch's producer fields and its value as UTF-8. */
+    /** One record as Kafka sees it: its offset, its batch's producer fields and its value as UTF-8 (null: a tombstone). */
     public record KafkaRecord(long offset, long batchBaseOffset, long producerId, short producerEpoch,
                               int baseSequence, String value) {
     }
@@ -37,10 +37,14 @@ public final class KafkaSegments {
                     batch.ensureValid();
                     covered += batch.sizeInBytes();
                     for (Record r : batch) {
-                        byte[] v = new byte[r.valueSize()];
-                        r.value().get(v);
+                        String value = null; // a tombstone
+                        if (r.hasValue()) {
+                            byte[] v = new byte[r.valueSize()];
+                            r.value().get(v);
+                            value = new String(v, StandardCharsets.UTF_8);
+                        }
                         out.add(new KafkaRecord(r.offset(), batch.baseOffset(), batch.producerId(),
-                                batch.producerEpoch(), batch.baseSequence(), new String(v, StandardCharsets.UTF_8)));
+                                batch.producerEpoch(), batch.baseSequence(), value));
                     }
                 }
                 long size = Files.size(file);

@@ -89,6 +89,50 @@ class TopicConfigTest {
         assertThat(invalid(Map.of("segment.ms", true)).extra()).containsEntry("key", "segment.ms");
     }
 
+    @Test
+    void compactionKeysHaveKafkasDefaultsAndMeanings() {
+        TopicConfig d = TopicConfig.DEFAULTS;
+        assertThat(d.cleanupPolicy()).isEqualTo("delete");
+        assertThat(d.compacts()).isFalse();
+        assertThat(d.deletesByRetention()).isTrue();
+        assertThat(d.deleteRetentionMs()).isEqualTo(86_400_000L);
+        assertThat(d.minCompactionLagMs()).isZero();
+        assertThat(d.minCleanableDirtyRatio()).isEqualTo(0.5);
+        assertThat(d.toMap()).containsEntry("cleanup.policy", "delete").containsEntry("min.cleanable.dirty.ratio", 0.5);
+
+        TopicConfig compact = d.with(Map.of("cleanup.policy", "compact", "delete.retention.ms", "1000",
+                "min.compaction.lag.ms", 5000, "min.cleanable.dirty.ratio", "0.25"));
+        assertThat(compact.compacts()).isTrue();
+        assertThat(compact.deletesByRetention()).isFalse();
+        assertThat(compact.deleteRetentionMs()).isEqualTo(1000);
+        assertThat(compact.minCompactionLagMs()).isEqualTo(5000);
+        assertThat(compact.minCleanableDirtyRatio()).isEqualTo(0.25);
+        assertThat(TopicConfig.DEFAULTS.with(compact.toMap())).isEqualTo(compact);
+        // Kafka's list in either order, spaces or a JSON array: one canonical spelling.
+        for (Object both : new Object[]{"compact,delete", "delete,compact", " delete , compact", java.util.List.of("delete", "compact")}) {
+            TopicConfig c = d.with(Map.of("cleanup.policy", both));
+            assertThat(c.cleanupPolicy()).as("%s", both).isEqualTo("compact,delete");
+            assertThat(c.compacts() && c.deletesByRetention()).isTrue();
+        }
+        assertThat(d.with(Map.of("min.cleanable.dirty.ratio", 1)).minCleanableDirtyRatio()).isEqualTo(1.0);
+        assertThat(d.with(Map.of("min.cleanable.dirty.ratio", 0)).minCleanableDirtyRatio()).isEqualTo(0.0);
+    }
+
+    @Test
+    void badCompactionValuesAreRejectedNamingTheKey() {
+        for (Object policy : new Object[]{"", "compacted", "compact,compact", "delete,", 1, java.util.List.of(1)}) {
+            assertThat(invalid(Map.of("cleanup.policy", policy)).extra()).as("%s", policy)
+                    .containsEntry("key", "cleanup.policy");
+        }
+        assertThat(invalid(Map.of("delete.retention.ms", -1)).extra()).containsEntry("key", "delete.retention.ms");
+        assertThat(invalid(Map.of("delete.retention.ms", 1.5)).extra()).containsEntry("key", "delete.retention.ms");
+        assertThat(invalid(Map.of("min.compaction.lag.ms", -5)).extra()).containsEntry("key", "min.compaction.lag.ms");
+        for (Object ratio : new Object[]{-0.1, 1.01, "half", "NaN", true}) {
+            assertThat(invalid(Map.of("min.cleanable.dirty.ratio", ratio)).extra()).as("%s", ratio)
+                    .containsEntry("key", "min.cleanable.dirty.ratio");
+        }
+    }
+
     private static TierlogException invalid(Map<String, ?> changes) {
         TierlogException e = catchThrowableOfType(TierlogException.class, () -> TopicConfig.DEFAULTS.with(changes));
         assertThat(e).as("config %s", changes).isNotNull();

@@ -37,4 +37,24 @@ class TopicStoreTest {
         assertThat(reader.get("orders").id()).isNotEqualTo(created.id());
         assertThat(reader.get("orders").partitions()).isEqualTo(9);
     }
+
+    @Test
+    void compactionConfigSurvivesTheFileAndOldFilesReadAsDelete() throws Exception {
+        TopicStore store = new TopicStore(data, clock);
+        store.create("table", 1, TopicConfig.DEFAULTS.with(Map.of(TopicConfig.CLEANUP_POLICY, "compact",
+                TopicConfig.MIN_CLEANABLE_DIRTY_RATIO, 0.1)));
+        TopicConfig read = new TopicStore(data, clock).get("table").config();
+        assertThat(read.cleanupPolicy()).isEqualTo("compact");
+        assertThat(read.minCleanableDirtyRatio()).isEqualTo(0.1);
+        store.updateConfig("table", Map.of(TopicConfig.CLEANUP_POLICY, "delete,compact"));
+        assertThat(new TopicStore(data, clock).get("table").config().cleanupPolicy()).isEqualTo("compact,delete");
+
+        // A topic file written before compaction existed has no such keys: Kafka's defaults apply.
+        java.nio.file.Files.writeString(data.resolve("__metadata/topics/legacy.json"), """
+                {"name": "legacy", "id": "7f1d8a36-3a7e-4b55-9d45-0d2f7c9a1b11", "partitions": 1,
+                 "createdAtMs": 1, "config": {"retention.ms": 1000}}""");
+        TopicConfig legacy = store.get("legacy").config();
+        assertThat(legacy.retentionMs()).isEqualTo(1000);
+        assertThat(legacy.cleanupPolicy()).isEqualTo("delete");
+    }
 }
