@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.LogFixture;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicStore;
@@ -32,7 +33,7 @@ class CompactedTopicTieringTest {
     ObjectStore store;
     TopicStore topics;
     TieredStorage storage;
-    HotLog hot;
+    LogFixture hot;
     final TopicPartition tp = new TopicPartition("table", 0);
 
     @BeforeEach
@@ -43,7 +44,7 @@ class CompactedTopicTieringTest {
         topics = new TopicStore(dataDir, clock);
         storage = new TieredStorage(dataDir, tmp.resolve("cache"), store, TieringConfig.DEFAULTS, clock, new Random(1),
                 SegmentEvictionListener.NONE);
-        hot = new HotLog(dataDir, tp, clock);
+        hot = new LogFixture(dataDir, tp, clock);
     }
 
     @AfterEach
