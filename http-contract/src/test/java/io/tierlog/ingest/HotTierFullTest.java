@@ -3,6 +3,8 @@ package io.tierlog.ingest;
 import io.tierlog.http.JsonProduce;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.HotLog;
+import io.tierlog.log.HotSegment;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
@@ -98,8 +100,7 @@ class HotTierFullTest {
         // The failed write was taken back out: the last segment ends exactly at the last acknowledged batch.
         io.tierlog.log.Position end = new PartitionReader(data, TP).end(null);
         assertThat(end.offset()).isEqualTo(acked.size());
-        assertThat(Files.size(io.tierlog.log.segment.SegmentFiles.log(data.resolve(TP.dirName()), end.segmentBase())))
-                .isEqualTo(end.position());
+        assertThat(new HotLog(data).segmentBytes(TP, end.segmentBase())).isEqualTo(end.position());
 
         // Remembered until the next sample: refused without writing, nothing appended.
         assertThatThrownBy(() -> JsonProduce.produce(service, TOPIC, body(10_000))).isInstanceOf(TierlogException.class)
@@ -110,7 +111,7 @@ class HotTierFullTest {
         // produce goes on at the next dense offset.
         long oldest = new PartitionReader(data, TP).segmentBases().get(0);
         long next = new PartitionReader(data, TP).segmentBases().get(1);
-        Files.delete(io.tierlog.log.segment.SegmentFiles.log(data.resolve(TP.dirName()), oldest));
+        assertThat(new HotLog(data).evictBelow(TP, next)).extracting(HotSegment::baseOffset).containsExactly(oldest);
         clock.advance(ProduceAdmission.SAMPLE_INTERVAL);
         int n = acked.size();
         ProduceResult after = JsonProduce.produce(service, TOPIC, body(n));

@@ -281,5 +281,12 @@ public interface TierlogConfig {
         /** The largest request frame read; a larger one closes the connection before it is buffered. */
         @WithDefault("104857600")
         int maxRequestBytes();
+
+        /**
+         * Session timeout of KIP-848 consumers (ConsumerGroupHeartbeat), which the broker sets (Kafka's
+         * {@code group.consumer.session.timeout.ms}); heartbeats come a third of it apart, at most 5 s.
+         */
+        @WithDefault("45s")
+        Duration groupSessionTimeout();
     }
 }

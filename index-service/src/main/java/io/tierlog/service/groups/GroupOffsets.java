@@ -25,6 +25,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -143,6 +146,34 @@ public class GroupOffsets {
         ingest.produce(TOPIC, new ProduceRequest(tombstones, Optional.empty()));
         refresh();
         return true;
+    }
+
+    /**
+     * Removes the group's committed offsets of {@code partitions} (one batch of tombstones for those it has);
+     * returns the partitions that had one. The caller decides whether the group may lose them (Kafka's OffsetDelete
+     * refuses topics the group's members subscribe to).
+     */
+    public List<TopicPartition> delete(String group, Collection<TopicPartition> partitions) {
+        Set<TopicPartition> asked = new HashSet<>(partitions);
+        List<TopicPartition> had = new ArrayList<>();
+        for (CommittedOffset o : offsets(group)) {
+            TopicPartition tp = new TopicPartition(o.topic(), o.partition());
+            if (asked.contains(tp)) {
+                had.add(tp);
+            }
+        }
+        if (had.isEmpty()) {
+            return had;
+        }
+        long now = clock.millis();
+        int target = Partitioner.forKey(group.getBytes(StandardCharsets.UTF_8), this.partitions);
+        List<ProduceRecord> tombstones = new ArrayList<>(had.size());
+        for (TopicPartition tp : had) {
+            tombstones.add(new ProduceRecord(key(group, tp.topic(), tp.partition()), null, List.of(), target, now));
+        }
+        ingest.produce(TOPIC, new ProduceRequest(tombstones, Optional.empty()));
+        refresh();
+        return had;
     }
 
     /** The group's committed offsets, ordered by topic and partition; empty for a group that never committed. */

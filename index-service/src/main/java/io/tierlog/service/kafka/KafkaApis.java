@@ -18,7 +18,18 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
@@ -67,13 +78,15 @@ public class KafkaApis {
     private final KafkaFetch fetch;
     private final KafkaClusterApis cluster;
     private final KafkaGroupOffsets groupOffsets;
+    private final KafkaGroups groups;
     private final Executor reads;
     private final Executor workers;
     private final String clusterId;
     private volatile Broker broker = new Broker(0, "localhost", -1);
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
-                     ServiceThreads threads, Vertx vertx, TierlogConfig config) {
+                     KafkaGroups groups, ServiceThreads threads, Vertx vertx, TierlogConfig config) {
+        this.groups = groups;
         this.produce = produce;
         this.fetch = fetch;
         this.cluster = cluster;
@@ -93,7 +106,11 @@ public class KafkaApis {
         Map<ApiKeys, Short> m = new EnumMap<>(ApiKeys.class);
         for (ApiKeys k : List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
                 ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.DESCRIBE_CLUSTER,
-                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID)) {
+                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID,
+                ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.JOIN_GROUP,
+                ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.LIST_GROUPS,
+                ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.CREATE_PARTITIONS,
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -144,7 +161,7 @@ public class KafkaApis {
                     new UnsupportedVersionException(api + " v" + version + " is not supported by Tierlog"))));
         } else {
             try {
-                reply = dispatch(request, version, session);
+                reply = dispatch(request, version, session, header.clientId());
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }
@@ -176,7 +193,8 @@ public class KafkaApis {
         return max != null && version >= api.oldestVersion() && version <= max;
     }
 
-    private CompletableFuture<Reply> dispatch(AbstractRequest request, short version, KafkaSession session) {
+    private CompletableFuture<Reply> dispatch(AbstractRequest request, short version, KafkaSession session,
+                                              String clientId) {
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
             case METADATA -> on(reads, () -> cluster.metadata((MetadataRequest) request, version));
@@ -187,9 +205,23 @@ public class KafkaApis {
             case CREATE_TOPICS -> on(workers, () -> cluster.createTopics((CreateTopicsRequest) request, version));
             case DELETE_TOPICS -> on(workers, () -> cluster.deleteTopics((DeleteTopicsRequest) request, version));
             case DESCRIBE_CONFIGS -> on(reads, () -> cluster.describeConfigs((DescribeConfigsRequest) request));
+            case CREATE_PARTITIONS -> on(workers, () -> cluster.createPartitions((CreatePartitionsRequest) request));
+            case INCREMENTAL_ALTER_CONFIGS -> on(workers,
+                    () -> cluster.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(describeCluster());
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
             case OFFSET_COMMIT -> on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
+            case CONSUMER_GROUP_HEARTBEAT -> on(workers,
+                    () -> groups.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequest) request, clientId));
+            case CONSUMER_GROUP_DESCRIBE -> on(workers,
+                    () -> groups.consumerGroupDescribe((ConsumerGroupDescribeRequest) request));
+            case JOIN_GROUP -> on(workers, () -> groups.joinGroup((JoinGroupRequest) request, version, clientId));
+            case SYNC_GROUP -> on(workers, () -> groups.syncGroup((SyncGroupRequest) request));
+            case HEARTBEAT -> on(workers, () -> groups.heartbeat((HeartbeatRequest) request, clientId));
+            case LEAVE_GROUP -> on(workers, () -> groups.leaveGroup((LeaveGroupRequest) request));
+            case LIST_GROUPS -> on(workers, () -> groups.listGroups((ListGroupsRequest) request));
+            case DESCRIBE_GROUPS -> on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
+            case OFFSET_DELETE -> on(workers, () -> groups.offsetDelete((OffsetDeleteRequest) request));
             case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };

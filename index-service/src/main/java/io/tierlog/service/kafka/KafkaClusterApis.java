@@ -8,7 +8,16 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.topics.TopicAdmin;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.CreatePartitionsRequestData;
+import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreatePartitionsResponse;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
@@ -167,6 +176,84 @@ public class KafkaClusterApis {
             out.responses().add(result);
         }
         return new DeleteTopicsResponse(out);
+    }
+
+    /**
+     * Grows topics' partition counts, as HTTP has no door for yet: the count must be above the current one (else
+     * INVALID_PARTITIONS); manual replica assignments are refused (INVALID_REQUEST). Consumer groups subscribed to
+     * the topic pick the new partitions up at their members' next heartbeats.
+     */
+    CreatePartitionsResponse createPartitions(CreatePartitionsRequest request) {
+        CreatePartitionsRequestData data = request.data();
+        CreatePartitionsResponseData out = new CreatePartitionsResponseData();
+        for (CreatePartitionsRequestData.CreatePartitionsTopic asked : data.topics()) {
+            CreatePartitionsResponseData.CreatePartitionsTopicResult result =
+                    new CreatePartitionsResponseData.CreatePartitionsTopicResult().setName(asked.name());
+            try {
+                TopicMetadata topic = kafkaTopics.byName(asked.name());
+                if (asked.assignments() != null && !asked.assignments().isEmpty()) {
+                    result.setErrorCode(Errors.INVALID_REQUEST.code())
+                            .setErrorMessage("manual replica assignment is not supported");
+                } else if (asked.count() <= topic.partitions() || asked.count() > TopicMetadata.MAX_PARTITIONS) {
+                    result.setErrorCode(Errors.INVALID_PARTITIONS.code()).setErrorMessage("topic " + asked.name()
+                            + " has " + topic.partitions() + " partitions; the new count must be above that and at most "
+                            + TopicMetadata.MAX_PARTITIONS + ": " + asked.count());
+                } else if (!data.validateOnly()) {
+                    admin.increasePartitions(topic.name(), asked.count());
+                }
+            } catch (RuntimeException e) {
+                result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));
+            }
+            out.results().add(result);
+        }
+        return new CreatePartitionsResponse(out);
+    }
+
+    /**
+     * Topic config changes, the same as HTTP's {@code PATCH /v1/topics/{topic}/config}: SET a key, or DELETE it (back
+     * to its default); APPEND and SUBTRACT (list configs, which Tierlog has none of) are INVALID_REQUEST, and so are
+     * broker configs. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
+     */
+    IncrementalAlterConfigsResponse incrementalAlterConfigs(IncrementalAlterConfigsRequest request) {
+        IncrementalAlterConfigsRequestData data = request.data();
+        IncrementalAlterConfigsResponseData out = new IncrementalAlterConfigsResponseData();
+        Map<String, Long> defaults = TopicConfig.DEFAULTS.toMap();
+        for (IncrementalAlterConfigsRequestData.AlterConfigsResource asked : data.resources()) {
+            IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse result =
+                    new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
+                            .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
+            try {
+                if (asked.resourceType() != ConfigResource.Type.TOPIC.id()) {
+                    throw Errors.INVALID_REQUEST.exception("only topic configs can be changed");
+                }
+                TopicMetadata topic = kafkaTopics.byName(asked.resourceName());
+                Map<String, Object> changes = new LinkedHashMap<>();
+                for (IncrementalAlterConfigsRequestData.AlterableConfig c : asked.configs()) {
+                    AlterConfigOp.OpType op = AlterConfigOp.OpType.forId(c.configOperation());
+                    if (op == AlterConfigOp.OpType.SET) {
+                        changes.put(c.name(), c.value() == null ? "" : c.value());
+                    } else if (op == AlterConfigOp.OpType.DELETE) {
+                        Long original = defaults.get(c.name());
+                        if (original == null) {
+                            throw new TierlogException(ErrorType.INVALID_CONFIG, "unknown config key '" + c.name() + "'",
+                                    Map.of("key", c.name()));
+                        }
+                        changes.put(c.name(), original);
+                    } else {
+                        throw Errors.INVALID_REQUEST.exception("operation " + op + " on " + c.name()
+                                + ": Tierlog has no list configs; use SET or DELETE");
+                    }
+                }
+                topic.config().with(changes);
+                if (!data.validateOnly() && !changes.isEmpty()) {
+                    admin.updateConfig(topic.name(), changes);
+                }
+            } catch (RuntimeException e) {
+                result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));
+            }
+            out.responses().add(result);
+        }
+        return new IncrementalAlterConfigsResponse(out);
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.groups.GroupCoordinator;
+import io.tierlog.log.TopicPartition;
 import io.tierlog.service.groups.CommittedOffset;
 import io.tierlog.service.groups.GroupOffsets;
 import jakarta.inject.Singleton;
@@ -20,18 +22,23 @@ import java.util.Map;
 
 /**
  * OffsetCommit and OffsetFetch on the same committed offsets as HTTP's {@code /v1/groups/{group}/offsets}
- * ({@link GroupOffsets}): what a Kafka consumer commits, HTTP reads, and the reverse. For consumers that
- * {@code assign()} partitions themselves: group membership (Join/Sync/Heartbeat, ConsumerGroupHeartbeat) is not
- * served, so the generation and member id of a commit are not checked. Commit metadata and leader epochs are not
- * stored (fetched back as empty and -1). A commit is all-or-nothing, as over HTTP: one bad partition fails every
- * partition of the request with that partition's error.
+ * ({@link GroupOffsets}): what a Kafka consumer commits, HTTP reads, and the reverse. Commits are checked by the
+ * group's {@link GroupCoordinator}, the same one HTTP members and {@link KafkaGroups} use: a commit without a
+ * member (an {@code assign()} consumer, Admin's offset changes) is taken only while the group has no members; a
+ * member's commit (its id and its member epoch or classic generation) only for partitions it still holds
+ * ({@link GroupCoordinator#commitHeld}), else ILLEGAL_GENERATION (UNKNOWN_MEMBER_ID for a member the group does not
+ * have). Commit metadata and leader epochs are not stored (fetched back as empty and -1). A commit is
+ * all-or-nothing, as over HTTP: one bad partition fails every partition of the request with that partition's error.
  */
 @Singleton
 public class KafkaGroupOffsets {
     private final GroupOffsets offsets;
 
-    public KafkaGroupOffsets(GroupOffsets offsets) {
+    private final GroupCoordinator coordinator;
+
+    public KafkaGroupOffsets(GroupOffsets offsets, GroupCoordinator coordinator) {
         this.offsets = offsets;
+        this.coordinator = coordinator;
     }
 
     OffsetCommitResponse commit(OffsetCommitRequest request) {
@@ -42,11 +49,21 @@ public class KafkaGroupOffsets {
                 entries.add(new CommittedOffset(t.name(), p.partitionIndex(), p.committedOffset()));
             }
         }
+        List<TopicPartition> partitions = entries.stream()
+                .map(o -> new TopicPartition(o.topic(), o.partition())).toList();
+        boolean member = data.memberId() != null && !data.memberId().isEmpty() && data.generationIdOrMemberEpoch() >= 0;
         Errors error = Errors.NONE;
         try {
-            offsets.commit(data.groupId(), entries);
+            if (member) {
+                coordinator.commitHeld(data.groupId(), data.memberId(), data.generationIdOrMemberEpoch(), partitions,
+                        () -> offsets.commit(data.groupId(), entries));
+            } else {
+                coordinator.commitAs(data.groupId(), null, null, partitions,
+                        () -> offsets.commit(data.groupId(), entries));
+            }
         } catch (RuntimeException e) {
-            error = KafkaErrors.of(e);
+            // Not a member of a group that has members: Kafka's answer to a simple commit into an active group.
+            error = KafkaGroups.error(e, member ? Errors.ILLEGAL_GENERATION : Errors.UNKNOWN_MEMBER_ID);
         }
         OffsetCommitResponseData out = new OffsetCommitResponseData();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {

@@ -74,8 +74,20 @@ public final class GroupCoordinator {
      *                          or {@code bad-request}; the stored state is then unchanged
      */
     public HeartbeatAnswer heartbeat(String group, Heartbeat hb) {
+        return heartbeat(group, hb, false);
+    }
+
+    /**
+     * As {@link #heartbeat(String, Heartbeat)}, for clients that choose their own member id (Kafka's consumers since
+     * KIP-1082): with {@code clientChosenId}, a join (epoch 0) naming an id the group does not know adds the member
+     * under that id instead of answering {@code unknown-member}, and a known member's heartbeat may leave its session
+     * timeout out ({@code sessionTimeoutMs} 0: unchanged; Kafka's classic Heartbeat carries none).
+     */
+    public HeartbeatAnswer heartbeat(String group, Heartbeat hb, boolean clientChosenId) {
         Names.requireValidGroup(group);
-        validate(hb);
+        boolean keepSession = clientChosenId && hb.sessionTimeoutMs() == 0 && hb.memberId() != null
+                && hb.memberEpoch() >= 0;
+        validate(keepSession ? hb.withSessionTimeout(MIN_SESSION_TIMEOUT_MS) : hb);
         return store.update(group, s -> {
             long now = clock.millis();
             boolean retarget = expire(s, now);
@@ -85,12 +97,17 @@ public final class GroupCoordinator {
                 return new HeartbeatAnswer(m.memberId, Heartbeat.LEAVE, 0, List.of());
             }
             GroupState.Member m;
-            if (hb.memberId() == null) {
+            boolean joinUnderId = clientChosenId && hb.memberId() != null && hb.memberEpoch() == 0
+                    && !s.members.containsKey(hb.memberId());
+            if (hb.memberId() == null || joinUnderId) {
                 if (hb.memberEpoch() != 0) {
                     throw bad("memberEpoch", "memberEpoch must be 0 to join (memberId null): " + hb.memberEpoch());
                 }
+                if (keepSession) {
+                    throw bad("sessionTimeoutMs", "a joining member needs a sessionTimeoutMs");
+                }
                 m = new GroupState.Member();
-                m.memberId = UUID.randomUUID().toString();
+                m.memberId = joinUnderId ? hb.memberId() : UUID.randomUUID().toString();
                 s.members.put(m.memberId, m);
                 retarget = true;
             } else {
@@ -109,9 +126,11 @@ public final class GroupCoordinator {
                 }
             }
             m.lastHeartbeatMs = now;
-            m.sessionTimeoutMs = hb.sessionTimeoutMs();
+            if (!keepSession) {
+                m.sessionTimeoutMs = hb.sessionTimeoutMs();
+            }
             m.clientId = hb.clientId();
-            TreeSet<String> topics = new TreeSet<>(hb.topics());
+            TreeSet<String> topics = hb.topics() == null ? m.topics : new TreeSet<>(hb.topics());
             if (!topics.equals(m.topics)) {
                 m.topics = topics;
                 retarget = true;
@@ -122,6 +141,42 @@ public final class GroupCoordinator {
             reconcile(s, m, owned(hb));
             return new HeartbeatAnswer(m.memberId, m.memberEpoch, heartbeatInterval(m.sessionTimeoutMs),
                     GroupState.toList(m.assigned));
+        });
+    }
+
+    /** The groups that have membership state (members now, or had some), by name. */
+    public List<String> groups() {
+        return store.groups();
+    }
+
+    /**
+     * As {@link #commitAs}, for Kafka's clients, which commit with the member epoch (or classic generation) they last
+     * heard, possibly older than the member's current one when a heartbeat moved it on meanwhile: any epoch up to the
+     * current one is accepted; what fences is the partitions, every one of which the member must still hold.
+     *
+     * @throws TierlogException {@code fenced-member} (an epoch newer than the member's, or a partition it does not
+     *                          hold) or {@code unknown-member}; nothing is run
+     */
+    public void commitHeld(String group, String memberId, int epochAtMost, Collection<TopicPartition> partitions,
+                           Runnable commit) {
+        Names.requireValidGroup(group);
+        store.update(group, s -> {
+            if (expire(s, clock.millis())) {
+                retarget(s);
+            }
+            GroupState.Member m = requireMember(s, memberId);
+            if (epochAtMost > m.memberEpoch) {
+                throw fenced(memberId, "member " + memberId + " is at epoch " + m.memberEpoch + ", not " + epochAtMost);
+            }
+            Set<TopicPartition> holds = m.holds();
+            for (TopicPartition tp : partitions) {
+                if (!holds.contains(tp)) {
+                    throw fenced(memberId, "partition " + tp.topic() + "/" + tp.partition()
+                            + " is not assigned to member " + memberId);
+                }
+            }
+            commit.run();
+            return null;
         });
     }
 
@@ -310,7 +365,8 @@ public final class GroupCoordinator {
         boolean stable = true;
         for (GroupState.Member m : s.members.values()) {
             members.add(new GroupDescription.MemberDescription(m.memberId, m.clientId, m.memberEpoch,
-                    GroupState.toList(m.assigned), m.lastHeartbeatMs));
+                    GroupState.toList(m.assigned), m.lastHeartbeatMs, Set.copyOf(m.topics),
+                    GroupState.toList(m.target)));
             stable &= m.assigned.equals(m.target) && m.revoking.values().stream().allMatch(Set::isEmpty);
         }
         GroupDescription.State state = members.isEmpty() ? GroupDescription.State.EMPTY
@@ -351,7 +407,9 @@ public final class GroupCoordinator {
             throw bad("sessionTimeoutMs", "sessionTimeoutMs must be in [" + MIN_SESSION_TIMEOUT_MS + ", "
                     + MAX_SESSION_TIMEOUT_MS + "]: " + hb.sessionTimeoutMs());
         }
-        hb.topics().forEach(Names::requireValidTopic);
+        if (hb.topics() != null) {
+            hb.topics().forEach(Names::requireValidTopic);
+        }
         if (hb.ownedPartitions() != null) {
             for (TopicPartitions tps : hb.ownedPartitions()) {
                 Names.requireValidTopic(tps.topic());

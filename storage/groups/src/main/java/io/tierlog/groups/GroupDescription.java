@@ -1,6 +1,7 @@
 package io.tierlog.groups;
 
 import java.util.List;
+import java.util.Set;
 
 /** A group as {@code GET /v1/groups/{group}} shows it. */
 public record GroupDescription(String group, State state, long groupEpoch, List<MemberDescription> members) {
@@ -12,7 +13,16 @@ public record GroupDescription(String group, State state, long groupEpoch, List<
         }
     }
 
+    /**
+     * @param topics the member's subscription
+     * @param target where the assignor wants the member's partitions (its assignment once reconciled)
+     */
     public record MemberDescription(String memberId, String clientId, int memberEpoch,
-                                    List<TopicPartitions> assignment, long lastHeartbeatMs) {
+                                    List<TopicPartitions> assignment, long lastHeartbeatMs, Set<String> topics,
+                                    List<TopicPartitions> target) {
+        public MemberDescription(String memberId, String clientId, int memberEpoch, List<TopicPartitions> assignment,
+                                 long lastHeartbeatMs) {
+            this(memberId, clientId, memberEpoch, assignment, lastHeartbeatMs, Set.of(), assignment);
+        }
     }
 }

@@ -14,10 +14,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * Each group's state as one JSON file, {@code <data-dir>/__groups/<group>/state.json}, changed only by a
@@ -84,6 +86,16 @@ public final class GroupStateStore {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot update the state of group " + group, e);
+        }
+    }
+
+    /** Groups with a state file, by name (a listing without locks: a group may appear or go at any time). */
+    List<String> groups() {
+        try (Stream<Path> dirs = Files.list(root)) {
+            return dirs.filter(d -> Files.exists(d.resolve("state.json"))).map(d -> d.getFileName().toString())
+                    .sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + root, e);
         }
     }
 

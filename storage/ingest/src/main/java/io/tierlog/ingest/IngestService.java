@@ -2,6 +2,7 @@ package io.tierlog.ingest;
 
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.Names;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.SyncMeters;
@@ -50,6 +51,7 @@ public final class IngestService implements Closeable {
     private final SyncMeters syncMeters;
     private final Partitioner partitioner;
     private final ProduceAdmission admission;
+    private final HotLog hotLog;
     /** Writers are keyed by topic id, so a topic deleted and re-created never reuses a stale writer. */
     private final Map<WriterKey, PartitionWriter> writers = new ConcurrentHashMap<>();
 
@@ -82,6 +84,7 @@ public final class IngestService implements Closeable {
         this.clock = clock;
         this.syncMeters = syncMeters;
         this.topics = new TopicStore(config.dataDir(), clock);
+        this.hotLog = new HotLog(config.dataDir());
         this.partitioner = new Partitioner(partitionerSeed);
     }
 
@@ -149,7 +152,7 @@ public final class IngestService implements Closeable {
             parts.add(PartitionWriter.Part.of(writer(topic, e.getKey()), e.getValue(),
                     producers.getOrDefault(e.getKey(), ProducerIdentity.NONE), producerName, topic.config()));
         }
-        List<AppendResult> results = PartitionWriter.appendAll(parts);
+        List<AppendResult> results = hotLog.append(parts);
         Map<Integer, long[]> nextOffset = new TreeMap<>();
         boolean allDuplicates = true;
         int i = 0;
@@ -194,8 +197,8 @@ public final class IngestService implements Closeable {
     }
 
     private PartitionWriter writer(TopicMetadata topic, int partition) {
-        return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> new PartitionWriter(
-                config.dataDir(), new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock,
+        return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> hotLog.writer(
+                new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock,
                 syncMeters, config.producerIdExpiration()));
     }
 

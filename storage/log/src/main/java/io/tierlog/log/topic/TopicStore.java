@@ -101,6 +101,27 @@ public final class TopicStore {
     }
 
     /**
+     * Grows the topic to {@code partitions} partitions (Kafka's CreatePartitions): the new ones start empty, the
+     * existing ones keep their data, and keyed records map to partitions by the new count from then on, as in Kafka.
+     * The same unlocked read-modify-write of the metadata file as {@link #updateConfig}.
+     *
+     * @throws TierlogException {@code bad-request} naming {@code partitions} unless it is above the current
+     *                          count and at most {@link TopicMetadata#MAX_PARTITIONS}; {@code unknown-topic}
+     */
+    public TopicMetadata increasePartitions(String name, int partitions) {
+        TopicMetadata current = get(name);
+        if (partitions <= current.partitions() || partitions > TopicMetadata.MAX_PARTITIONS) {
+            throw new TierlogException(ErrorType.BAD_REQUEST, "topic '" + name + "' has " + current.partitions()
+                    + " partitions; a new count must be above that and at most " + TopicMetadata.MAX_PARTITIONS + ": "
+                    + partitions, Map.of("field", "partitions"));
+        }
+        TopicMetadata updated = new TopicMetadata(name, current.id(), partitions, current.config(),
+                current.createdAtMs());
+        AtomicFiles.replace(file(name), toJson(updated));
+        return updated;
+    }
+
+    /**
      * Re-creates a topic exactly as described (same id, partitions, config and creation time), e.g. from the
      * cold tier's copy on a node whose hot volume is empty. Exclusive like {@link #create}: returns false,
      * changing nothing, if a topic of that name exists.

@@ -12,7 +12,7 @@ import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.ProducerIdentity;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.testing.KafkaSegments;
 import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.topic.TopicConfig;

@@ -1,4 +1,4 @@
-package io.tierlog.log.io;
+package io.tierlog.log.internal.io;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,11 +1,11 @@
-package io.tierlog.log.producer;
+package io.tierlog.log.internal.producer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.io.AtomicFiles;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

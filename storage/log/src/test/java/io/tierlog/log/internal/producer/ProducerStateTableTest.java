@@ -1,4 +1,4 @@
-package io.tierlog.log.producer;
+package io.tierlog.log.internal.producer;
 
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.ProducerIdentity;

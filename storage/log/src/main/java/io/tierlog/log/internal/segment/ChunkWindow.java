@@ -1,4 +1,4 @@
-package io.tierlog.log.segment;
+package io.tierlog.log.internal.segment;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.tierlog.log.segment;
+package io.tierlog.log.internal.segment;
 
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.LogRecord;

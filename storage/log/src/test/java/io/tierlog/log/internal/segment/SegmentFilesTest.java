@@ -1,4 +1,4 @@
-package io.tierlog.log.segment;
+package io.tierlog.log.internal.segment;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,0 +1,451 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.groups.GroupCoordinator;
+import io.tierlog.groups.GroupDescription;
+import io.tierlog.groups.Heartbeat;
+import io.tierlog.groups.HeartbeatAnswer;
+import io.tierlog.groups.TopicPartitions;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.topic.TopicMetadata;
+import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.groups.GroupOffsets;
+import jakarta.inject.Singleton;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.HeartbeatResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetDeleteResponse;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.SyncGroupResponse;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+
+/**
+ * Consumer-group membership over Kafka's protocols, through the {@link GroupCoordinator} HTTP heartbeats use, so
+ * a Kafka consumer and an HTTP member of one group share its partitions (docs/adr/0016-kafka-groups-and-sasl.md).
+ *
+ * <ul>
+ *   <li><b>KIP-848</b> ({@code group.protocol=consumer}): ConsumerGroupHeartbeat is the coordinator's heartbeat,
+ *   field for field (the client's own member id, its epoch, subscribed topics, owned partitions), with topics named
+ *   by their Kafka topic id on the wire. ConsumerGroupDescribe is the coordinator's description.</li>
+ *   <li><b>Classic</b> ({@code group.protocol=classic}): the coordinator assigns (server side), so no client is ever
+ *   the group's leader. JoinGroup is a heartbeat carrying the subscription (and, for cooperative clients, the
+ *   partitions still owned) and answers at once with generation = the member's epoch; SyncGroup answers the
+ *   member's current assignment; Heartbeat is a heartbeat that answers REBALANCE_IN_PROGRESS when it moved the
+ *   member's assignment (its epoch), which makes the client join again and fetch it; LeaveGroup leaves.</li>
+ * </ul>
+ *
+ * <p>Blocking (each call is a locked read-modify-write of the group's state file): runs on a worker thread.
+ * Thread-safe and stateless: any instance on the volume answers any member.
+ */
+@Singleton
+public class KafkaGroups {
+    /** The member id JoinGroup answers as the leader: no member's, so every client is a follower (server-side assignment). */
+    static final String NO_LEADER = "tierlog-coordinator";
+    private static final String PROTOCOL_TYPE = ConsumerProtocol.PROTOCOL_TYPE;
+
+    private final GroupCoordinator coordinator;
+    private final GroupOffsets offsets;
+    private final TopicStore topicStore;
+    private final KafkaTopics topics;
+    private final long consumerSessionTimeoutMs;
+
+    public KafkaGroups(GroupCoordinator coordinator, GroupOffsets offsets, TopicStore topicStore, TierlogConfig config) {
+        this.coordinator = coordinator;
+        this.offsets = offsets;
+        this.topicStore = topicStore;
+        this.topics = new KafkaTopics(topicStore);
+        this.consumerSessionTimeoutMs = config.kafka().groupSessionTimeout().toMillis();
+    }
+
+    // ---- KIP-848 ----
+
+    ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest request, String clientId) {
+        ConsumerGroupHeartbeatRequestData in = request.data();
+        ConsumerGroupHeartbeatResponseData out = new ConsumerGroupHeartbeatResponseData();
+        try {
+            if (in.subscribedTopicRegex() != null && !in.subscribedTopicRegex().isEmpty()) {
+                return new ConsumerGroupHeartbeatResponse(out.setErrorCode(Errors.INVALID_REQUEST.code())
+                        .setErrorMessage("pattern subscriptions (subscribe(Pattern)) are not supported; name the topics"));
+            }
+            String memberId = in.memberId() == null || in.memberId().isEmpty() ? null : in.memberId();
+            // -2 is a static member leaving for a while; without static membership it is a leave.
+            int epoch = in.memberEpoch() == -2 ? Heartbeat.LEAVE : in.memberEpoch();
+            Set<String> subscribed = in.subscribedTopicNames() == null ? null : new HashSet<>(in.subscribedTopicNames());
+            List<TopicPartitions> owned = null;
+            if (in.topicPartitions() != null) {
+                owned = new ArrayList<>();
+                for (ConsumerGroupHeartbeatRequestData.TopicPartitions tp : in.topicPartitions()) {
+                    Optional<String> name = nameOf(tp.topicId());
+                    if (name.isPresent()) {
+                        owned.add(new TopicPartitions(name.get(), tp.partitions()));
+                    }
+                }
+            }
+            HeartbeatAnswer answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch, subscribed,
+                    epoch == Heartbeat.LEAVE ? 0 : consumerSessionTimeoutMs, owned, clientId), true);
+            out.setMemberId(answer.memberId()).setMemberEpoch(answer.memberEpoch())
+                    .setHeartbeatIntervalMs((int) answer.heartbeatIntervalMs());
+            // The assignment is sent when it changed (a new epoch) or on joining, as Kafka's coordinator does.
+            if (answer.memberEpoch() >= 0 && (in.memberEpoch() == 0 || answer.memberEpoch() != in.memberEpoch())) {
+                ConsumerGroupHeartbeatResponseData.Assignment assignment = new ConsumerGroupHeartbeatResponseData.Assignment();
+                for (TopicPartitions tps : answer.assignment()) {
+                    Optional<Uuid> id = idOf(tps.topic());
+                    id.ifPresent(uuid -> assignment.topicPartitions().add(
+                            new ConsumerGroupHeartbeatResponseData.TopicPartitions().setTopicId(uuid)
+                                    .setPartitions(new ArrayList<>(tps.partitions()))));
+                }
+                out.setAssignment(assignment);
+            }
+        } catch (RuntimeException e) {
+            out.setErrorCode(error(e, Errors.FENCED_MEMBER_EPOCH).code()).setErrorMessage(KafkaErrors.message(e));
+        }
+        return new ConsumerGroupHeartbeatResponse(out);
+    }
+
+    ConsumerGroupDescribeResponse consumerGroupDescribe(ConsumerGroupDescribeRequest request) {
+        ConsumerGroupDescribeResponseData out = new ConsumerGroupDescribeResponseData();
+        for (String group : request.data().groupIds()) {
+            ConsumerGroupDescribeResponseData.DescribedGroup g = new ConsumerGroupDescribeResponseData.DescribedGroup()
+                    .setGroupId(group).setAssignorName("uniform");
+            try {
+                Optional<GroupDescription> d = coordinator.describe(group);
+                if (d.isEmpty() && offsets.offsets(group).isEmpty()) {
+                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + group + " does not exist");
+                } else {
+                    GroupDescription desc = d.orElse(new GroupDescription(group, GroupDescription.State.EMPTY, 0, List.of()));
+                    g.setGroupState(consumerState(desc)).setGroupEpoch((int) desc.groupEpoch())
+                            .setAssignmentEpoch((int) desc.groupEpoch());
+                    for (GroupDescription.MemberDescription m : desc.members()) {
+                        g.members().add(new ConsumerGroupDescribeResponseData.Member().setMemberId(m.memberId())
+                                .setMemberEpoch(m.memberEpoch()).setClientId(m.clientId() == null ? "" : m.clientId())
+                                .setClientHost("").setSubscribedTopicNames(new ArrayList<>(new TreeSet<>(m.topics())))
+                                .setAssignment(describedAssignment(m.assignment()))
+                                .setTargetAssignment(describedAssignment(m.target())));
+                    }
+                }
+            } catch (RuntimeException e) {
+                g.setErrorCode(error(e, Errors.UNKNOWN_SERVER_ERROR).code()).setErrorMessage(KafkaErrors.message(e));
+            }
+            out.groups().add(g);
+        }
+        return new ConsumerGroupDescribeResponse(out);
+    }
+
+    private ConsumerGroupDescribeResponseData.Assignment describedAssignment(List<TopicPartitions> partitions) {
+        ConsumerGroupDescribeResponseData.Assignment a = new ConsumerGroupDescribeResponseData.Assignment();
+        for (TopicPartitions tps : partitions) {
+            idOf(tps.topic()).ifPresent(id -> a.topicPartitions().add(new ConsumerGroupDescribeResponseData.TopicPartitions()
+                    .setTopicId(id).setTopicName(tps.topic()).setPartitions(new ArrayList<>(tps.partitions()))));
+        }
+        return a;
+    }
+
+    private static String consumerState(GroupDescription d) {
+        return switch (d.state()) {
+            case EMPTY -> "Empty";
+            case STABLE -> "Stable";
+            case RECONCILING -> "Reconciling";
+        };
+    }
+
+    // ---- Classic ----
+
+    JoinGroupResponse joinGroup(JoinGroupRequest request, short version, String clientId) {
+        JoinGroupRequestData in = request.data();
+        JoinGroupResponseData out = new JoinGroupResponseData().setLeader(NO_LEADER).setMemberId(in.memberId())
+                .setProtocolName(version >= 7 ? null : "");
+        try {
+            if (!PROTOCOL_TYPE.equals(in.protocolType()) || in.protocols().isEmpty()) {
+                return new JoinGroupResponse(out.setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code()), version);
+            }
+            if (in.sessionTimeoutMs() < GroupCoordinator.MIN_SESSION_TIMEOUT_MS
+                    || in.sessionTimeoutMs() > GroupCoordinator.MAX_SESSION_TIMEOUT_MS) {
+                return new JoinGroupResponse(out.setErrorCode(Errors.INVALID_SESSION_TIMEOUT.code()), version);
+            }
+            if (in.memberId().isEmpty() && version >= 4) {
+                // KIP-394: the member learns its id first, so a join whose answer is lost leaves no stray member.
+                return new JoinGroupResponse(out.setErrorCode(Errors.MEMBER_ID_REQUIRED.code())
+                        .setMemberId("tierlog-" + UUID.randomUUID()), version);
+            }
+            JoinGroupRequestData.JoinGroupRequestProtocol protocol = in.protocols().iterator().next();
+            ConsumerPartitionAssignor.Subscription subscription =
+                    ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(protocol.metadata()));
+            List<TopicPartitions> owned = byTopic(subscription.ownedPartitions());
+            String memberId = in.memberId().isEmpty() ? null : in.memberId();
+            int epoch = memberId == null ? 0 : currentEpoch(in.groupId(), memberId).orElse(0);
+            HeartbeatAnswer answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch,
+                    new HashSet<>(subscription.topics()), in.sessionTimeoutMs(), owned, clientId), true);
+            out.setMemberId(answer.memberId()).setGenerationId(answer.memberEpoch()).setProtocolName(protocol.name());
+            if (version >= 7) {
+                out.setProtocolType(PROTOCOL_TYPE);
+            }
+        } catch (RuntimeException e) {
+            out.setErrorCode(error(e, Errors.ILLEGAL_GENERATION).code());
+        }
+        return new JoinGroupResponse(out, version);
+    }
+
+    SyncGroupResponse syncGroup(SyncGroupRequest request) {
+        SyncGroupRequestData in = request.data();
+        SyncGroupResponseData out = new SyncGroupResponseData().setProtocolType(in.protocolType())
+                .setProtocolName(in.protocolName()).setAssignment(new byte[0]);
+        try {
+            Optional<GroupDescription.MemberDescription> m = member(in.groupId(), in.memberId());
+            if (m.isEmpty()) {
+                return new SyncGroupResponse(out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code()));
+            }
+            if (m.get().memberEpoch() != in.generationId()) {
+                return new SyncGroupResponse(out.setErrorCode(Errors.REBALANCE_IN_PROGRESS.code()));
+            }
+            List<org.apache.kafka.common.TopicPartition> assigned = new ArrayList<>();
+            m.get().assignment().forEach(tps -> tps.partitions().forEach(
+                    p -> assigned.add(new org.apache.kafka.common.TopicPartition(tps.topic(), p))));
+            ByteBuffer bytes = ConsumerProtocol.serializeAssignment(new ConsumerPartitionAssignor.Assignment(assigned));
+            byte[] array = new byte[bytes.remaining()];
+            bytes.get(array);
+            out.setAssignment(array);
+        } catch (RuntimeException e) {
+            out.setErrorCode(error(e, Errors.ILLEGAL_GENERATION).code());
+        }
+        return new SyncGroupResponse(out);
+    }
+
+    HeartbeatResponse heartbeat(HeartbeatRequest request, String clientId) {
+        HeartbeatResponseData out = new HeartbeatResponseData();
+        try {
+            int generation = request.data().generationId();
+            HeartbeatAnswer answer = coordinator.heartbeat(request.data().groupId(), new Heartbeat(
+                    request.data().memberId(), generation, null, 0, null, clientId), true);
+            if (answer.memberEpoch() != generation) {
+                // Its assignment moved: the client joins again and SyncGroup hands it the new one.
+                out.setErrorCode(Errors.REBALANCE_IN_PROGRESS.code());
+            }
+        } catch (RuntimeException e) {
+            out.setErrorCode(error(e, Errors.ILLEGAL_GENERATION).code());
+        }
+        return new HeartbeatResponse(out);
+    }
+
+    LeaveGroupResponse leaveGroup(LeaveGroupRequest request) {
+        LeaveGroupResponseData out = new LeaveGroupResponseData();
+        for (LeaveGroupRequestData.MemberIdentity member : request.members()) {
+            LeaveGroupResponseData.MemberResponse r = new LeaveGroupResponseData.MemberResponse()
+                    .setMemberId(member.memberId()).setGroupInstanceId(member.groupInstanceId());
+            try {
+                coordinator.heartbeat(request.data().groupId(),
+                        new Heartbeat(member.memberId(), Heartbeat.LEAVE, Set.of(), 0, null, null), true);
+            } catch (RuntimeException e) {
+                r.setErrorCode(error(e, Errors.UNKNOWN_MEMBER_ID).code());
+            }
+            out.members().add(r);
+        }
+        if (request.version() < 3 && !out.members().isEmpty()) {
+            out.setErrorCode(out.members().get(0).errorCode());
+        }
+        return new LeaveGroupResponse(out);
+    }
+
+    DescribeGroupsResponse describeGroups(DescribeGroupsRequest request) {
+        DescribeGroupsResponseData out = new DescribeGroupsResponseData();
+        for (String group : request.data().groups()) {
+            DescribeGroupsResponseData.DescribedGroup g = new DescribeGroupsResponseData.DescribedGroup().setGroupId(group)
+                    .setProtocolType(PROTOCOL_TYPE).setProtocolData("");
+            try {
+                Optional<GroupDescription> d = coordinator.describe(group);
+                if (d.isEmpty() || d.get().members().isEmpty()) {
+                    // Kafka answers a group without members as Empty when it has offsets, else Dead.
+                    g.setGroupState(offsets.offsets(group).isEmpty() ? "Dead" : "Empty");
+                } else {
+                    g.setGroupState(d.get().state() == GroupDescription.State.STABLE ? "Stable" : "CompletingRebalance")
+                            .setProtocolData("uniform");
+                    for (GroupDescription.MemberDescription m : d.get().members()) {
+                        List<org.apache.kafka.common.TopicPartition> assigned = new ArrayList<>();
+                        m.assignment().forEach(tps -> tps.partitions().forEach(
+                                p -> assigned.add(new org.apache.kafka.common.TopicPartition(tps.topic(), p))));
+                        g.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId())
+                                .setClientId(m.clientId() == null ? "" : m.clientId()).setClientHost("")
+                                .setMemberMetadata(bytes(ConsumerProtocol.serializeSubscription(
+                                        new ConsumerPartitionAssignor.Subscription(new ArrayList<>(new TreeSet<>(m.topics()))))))
+                                .setMemberAssignment(bytes(ConsumerProtocol.serializeAssignment(
+                                        new ConsumerPartitionAssignor.Assignment(assigned)))));
+                    }
+                }
+            } catch (RuntimeException e) {
+                g.setErrorCode(error(e, Errors.UNKNOWN_SERVER_ERROR).code());
+            }
+            out.groups().add(g);
+        }
+        return new DescribeGroupsResponse(out);
+    }
+
+    /** Every group with members or committed offsets; each a "consumer" group (both protocols share one kind). */
+    ListGroupsResponse listGroups(ListGroupsRequest request) {
+        ListGroupsResponseData out = new ListGroupsResponseData();
+        Set<String> states = new HashSet<>();
+        request.data().statesFilter().forEach(s -> states.add(s.toLowerCase(Locale.ROOT)));
+        Set<String> types = new HashSet<>();
+        request.data().typesFilter().forEach(t -> types.add(t.toLowerCase(Locale.ROOT)));
+        if (!types.isEmpty() && !types.contains("consumer")) {
+            return new ListGroupsResponse(out);
+        }
+        Set<String> names = new TreeSet<>(coordinator.groups());
+        names.addAll(offsets.groups());
+        for (String group : names) {
+            try {
+                Optional<GroupDescription> d = coordinator.describe(group);
+                String state = d.map(KafkaGroups::consumerState).orElse("Empty");
+                if (d.isEmpty() && offsets.offsets(group).isEmpty()) {
+                    continue; // its last member left and it never committed: nothing to list
+                }
+                if (!states.isEmpty() && !states.contains(state.toLowerCase(Locale.ROOT))) {
+                    continue;
+                }
+                out.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(group)
+                        .setProtocolType(PROTOCOL_TYPE).setGroupState(state).setGroupType("consumer"));
+            } catch (TierlogException e) {
+                // a group removed while listing
+            }
+        }
+        return new ListGroupsResponse(out);
+    }
+
+    /**
+     * Removes committed offsets, as Kafka does: refused per partition (GROUP_SUBSCRIBED_TO_TOPIC) for the topics a
+     * member of the group subscribes to.
+     */
+    OffsetDeleteResponse offsetDelete(OffsetDeleteRequest request) {
+        OffsetDeleteRequestData in = request.data();
+        OffsetDeleteResponseData out = new OffsetDeleteResponseData();
+        try {
+            Optional<GroupDescription> d = coordinator.describe(in.groupId());
+            if (d.isEmpty() && offsets.offsets(in.groupId()).isEmpty()) {
+                return new OffsetDeleteResponse(out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
+            }
+            Set<String> subscribed = new HashSet<>();
+            d.ifPresent(g -> g.members().forEach(m -> subscribed.addAll(m.topics())));
+            List<TopicPartition> deletable = new ArrayList<>();
+            for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : in.topics()) {
+                OffsetDeleteResponseData.OffsetDeleteResponseTopic topic =
+                        new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(t.name());
+                for (OffsetDeleteRequestData.OffsetDeleteRequestPartition p : t.partitions()) {
+                    Errors error = subscribed.contains(t.name()) ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
+                    if (error == Errors.NONE) {
+                        deletable.add(new TopicPartition(t.name(), p.partitionIndex()));
+                    }
+                    topic.partitions().add(new OffsetDeleteResponseData.OffsetDeleteResponsePartition()
+                            .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
+                }
+                out.topics().add(topic);
+            }
+            offsets.delete(in.groupId(), deletable);
+        } catch (RuntimeException e) {
+            return new OffsetDeleteResponse(new OffsetDeleteResponseData()
+                    .setErrorCode(error(e, Errors.UNKNOWN_SERVER_ERROR).code()));
+        }
+        return new OffsetDeleteResponse(out);
+    }
+
+    // ---- shared ----
+
+    private Optional<Integer> currentEpoch(String group, String memberId) {
+        return member(group, memberId).map(GroupDescription.MemberDescription::memberEpoch);
+    }
+
+    private Optional<GroupDescription.MemberDescription> member(String group, String memberId) {
+        return coordinator.describe(group).flatMap(d -> d.members().stream()
+                .filter(m -> m.memberId().equals(memberId)).findFirst());
+    }
+
+    private static List<TopicPartitions> byTopic(List<org.apache.kafka.common.TopicPartition> partitions) {
+        Map<String, List<Integer>> m = new HashMap<>();
+        partitions.forEach(tp -> m.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(tp.partition()));
+        List<TopicPartitions> out = new ArrayList<>();
+        m.forEach((t, ps) -> out.add(new TopicPartitions(t, ps)));
+        return out;
+    }
+
+    private Optional<Uuid> idOf(String topic) {
+        return topicStore.find(topic).map(KafkaTopics::idOf);
+    }
+
+    private Optional<String> nameOf(Uuid id) {
+        try {
+            return Optional.of(topics.resolve(null, id)).map(TopicMetadata::name);
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    /** The coordinator's refusals as the codes Kafka's group clients act on; {@code fenced} for fenced-member. */
+    static Errors error(Throwable e, Errors fenced) {
+        if (KafkaErrors.unwrap(e) instanceof TierlogException t) {
+            ErrorType type = t.type();
+            switch (type) {
+                case UNKNOWN_MEMBER:
+                    return Errors.UNKNOWN_MEMBER_ID;
+                case FENCED_MEMBER:
+                    return fenced;
+                case GROUP_NOT_EMPTY:
+                    return Errors.NON_EMPTY_GROUP;
+                case UNKNOWN_GROUP:
+                    return Errors.GROUP_ID_NOT_FOUND;
+                case INVALID_GROUP:
+                    return Errors.INVALID_GROUP_ID;
+                case BAD_REQUEST:
+                    return Errors.INVALID_REQUEST;
+                default:
+                    break;
+            }
+        }
+        return KafkaErrors.of(e);
+    }
+}

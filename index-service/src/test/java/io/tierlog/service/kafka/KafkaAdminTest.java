@@ -1,0 +1,95 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.errors.InvalidPartitionsException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Kafka's Admin changing topics over the listener: CreatePartitions grows a topic (HTTP sees the new count, a
+ * producer writes to the new partition), IncrementalAlterConfigs changes the config HTTP's PATCH changes.
+ */
+@QuarkusTest
+class KafkaAdminTest {
+    @Inject
+    KafkaListener listener;
+
+    @Test
+    void createPartitionsGrowsATopic() throws Exception {
+        String topic = KafkaListenerTest.unique("grow");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(5))).all().get();
+            assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(5);
+            assertThat(given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                    .getInt("partitions")).isEqualTo(5);
+            // Shrinking, or a count that is not above the current one, changes nothing.
+            assertThatThrownBy(() -> admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get())
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InvalidPartitionsException.class);
+            assertThatThrownBy(() -> admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(5))).all().get())
+                    .hasCauseInstanceOf(InvalidPartitionsException.class);
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(8)),
+                    new org.apache.kafka.clients.admin.CreatePartitionsOptions().validateOnly(true)).all().get();
+            assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(5);
+        }
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
+            RecordMetadata m = producer.send(new ProducerRecord<>(topic, 4, "k", "in the new partition")).get();
+            assertThat(m.partition()).isEqualTo(4);
+            assertThat(m.offset()).isZero();
+        }
+        assertThat(KafkaClients.readFromStart(listener.port(), topic, 4, 1)).extracting(r -> r.value())
+                .containsExactly("in the new partition");
+    }
+
+    @Test
+    void incrementalAlterConfigsChangesWhatHttpShows() throws Exception {
+        String topic = KafkaListenerTest.unique("alter");
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            long defaultRetention = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                    .getLong("config.'retention.ms'");
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                    new AlterConfigOp(new ConfigEntry("retention.ms", "123456"), AlterConfigOp.OpType.SET)))).all().get();
+            assertThat(given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                    .getLong("config.'retention.ms'")).isEqualTo(123456L);
+            assertThat(admin.describeConfigs(List.of(resource)).all().get().get(resource).get("retention.ms").value())
+                    .isEqualTo("123456");
+
+            // An unknown key or a list operation fails the whole resource: nothing changes.
+            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                    new AlterConfigOp(new ConfigEntry("retention.ms", "1"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("no.such.key", "1"), AlterConfigOp.OpType.SET)))).all().get())
+                    .hasCauseInstanceOf(InvalidConfigurationException.class);
+            assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                    new AlterConfigOp(new ConfigEntry("retention.ms", "1"), AlterConfigOp.OpType.APPEND)))).all().get())
+                    .hasCauseInstanceOf(InvalidRequestException.class);
+            assertThat(given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                    .getLong("config.'retention.ms'")).isEqualTo(123456L);
+
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                    new AlterConfigOp(new ConfigEntry("retention.ms", null), AlterConfigOp.OpType.DELETE)))).all().get();
+            assertThat(given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                    .getLong("config.'retention.ms'")).isEqualTo(defaultRetention);
+        }
+    }
+}
