@@ -194,6 +194,11 @@ class ProduceRequestParserTest {
             "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequences\": {\"0\": null}}}|producer.sequences.0",
             "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": 0, \"sequences\": {\"0\": 0}}}|producer.sequences",
             "{\"records\": [{\"key\": \"k\"}]}|records[0].value",
+            // an empty member name is shown as "" (found by ProduceRequestParserJazzerTest: the field was blank)
+            "{\"\": [{\"key\": \"k\"}]}|\"\"",
+            "{\"records\": [{\"value\": 1, \"\": 2}]}|records[0].\"\"",
+            "{\"records\": [{}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": 0, \"\": 1}}|producer.\"\"",
+            "{\"records\": [{\"value\": 1, \"headers\": {\"\": 5}}]}|records[0].headers.\"\"",
     })
     void everyBadRequestNamesItsField(String body, String field) {
         TierlogException e = catchThrowableOfType(TierlogException.class,
@@ -203,6 +208,21 @@ class ProduceRequestParserTest {
         assertThat(ProblemType.of(e.type()).status()).isEqualTo(400);
         assertThat(e.extra()).containsEntry("field", field);
         assertThat(e.getMessage()).contains(field);
+    }
+
+    /** Seen while writing ProduceRequestParserJazzerTest: a UTF-16 body was an ArrayIndexOutOfBoundsException (a 500). */
+    @ParameterizedTest
+    @CsvSource({"UTF-16LE", "UTF-16BE", "UTF-16", "UTF-32LE", "UTF-32BE"})
+    void aBodyInAnotherUnicodeEncodingThanUtf8IsABadRequestNamingTheBody(String charset) {
+        byte[] body = "{\"records\": [{\"value\": {\"a\": 1}, \"key\": \"k\"}]}".getBytes(java.nio.charset.Charset.forName(charset));
+        TierlogException e = catchThrowableOfType(TierlogException.class, () -> parser.parse(body));
+        assertThat(e).as(charset).isNotNull();
+        assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+        assertThat(e.extra()).containsEntry("field", "body");
+        assertThat(e.getMessage()).contains("UTF-8");
+        // A UTF-8 byte order mark is still UTF-8: Jackson skips it.
+        byte[] bom = "\uFEFF{\"records\": [{\"value\": {\"a\": 1}}]}".getBytes(StandardCharsets.UTF_8);
+        assertThat(text(parser.parse(bom).records().get(0).value())).isEqualTo("{\"a\":1}");
     }
 
     @Test

@@ -3,6 +3,8 @@ package io.tierlog.bench.compare;
 import io.tierlog.bench.cold.ColdCommand;
 import io.tierlog.bench.cold.ColdInProcessCommand;
 import io.tierlog.bench.lambda.LambdaCommand;
+import io.tierlog.bench.scale.ScaleCommand;
+import io.tierlog.bench.soak.SoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,7 +13,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tierlog-bench", mixinStandardHelpOptions = true,
         description = "Tierlog benchmarks.",
-        subcommands = {CompareCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class})
+        subcommands = {CompareCommand.class, ColdCommand.class, ColdInProcessCommand.class, LambdaCommand.class,
+                SoakCommand.class, ScaleCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

@@ -1,11 +1,15 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.access.Principal;
 import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.security.AccessControl;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.vertx.core.Vertx;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
@@ -38,6 +42,8 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
@@ -47,6 +53,7 @@ import org.jboss.logging.Logger;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -79,14 +86,21 @@ public class KafkaApis {
     private final KafkaClusterApis cluster;
     private final KafkaGroupOffsets groupOffsets;
     private final KafkaGroups groups;
+    private final KafkaAccess kafkaAccess;
+    private final KafkaSasl sasl;
+    private final Clock clock;
     private final Executor reads;
     private final Executor workers;
     private final String clusterId;
     private volatile Broker broker = new Broker(0, "localhost", -1);
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
-                     KafkaGroups groups, ServiceThreads threads, Vertx vertx, TierlogConfig config) {
+                     KafkaGroups groups, AccessControl access, Clock clock, ServiceThreads threads, Vertx vertx,
+                     TierlogConfig config, TopicStore topics) {
         this.groups = groups;
+        this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
+        this.sasl = new KafkaSasl(access, clock);
+        this.clock = clock;
         this.produce = produce;
         this.fetch = fetch;
         this.cluster = cluster;
@@ -110,7 +124,7 @@ public class KafkaApis {
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.JOIN_GROUP,
                 ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.LIST_GROUPS,
                 ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.CREATE_PARTITIONS,
-                ApiKeys.INCREMENTAL_ALTER_CONFIGS)) {
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -160,8 +174,24 @@ public class KafkaApis {
             reply = CompletableFuture.completedFuture(new Reply(request.getErrorResponse(0,
                     new UnsupportedVersionException(api + " v" + version + " is not supported by Tierlog"))));
         } else {
+            Principal caller = session.principal();
+            boolean saslApi = api == ApiKeys.API_VERSIONS || api == ApiKeys.SASL_HANDSHAKE
+                    || api == ApiKeys.SASL_AUTHENTICATE;
+            if (caller != null && !saslApi && clock.millis() > session.authenticatedUntilMs()) {
+                // KIP-368: a client that did not re-authenticate in time loses its connection, as with Kafka.
+                throw new MalformedRequest("SASL session of " + caller.name() + " expired");
+            }
             try {
-                reply = dispatch(request, version, session, header.clientId());
+                if (saslApi) {
+                    reply = dispatch(request, version, session, header.clientId());
+                } else if (caller == null) {
+                    reply = refused(request, new SaslAuthenticationException(
+                            "authenticate first (SASL PLAIN or OAUTHBEARER with a Tierlog token)"));
+                } else if (api == ApiKeys.PRODUCE) {
+                    reply = session.inProduceOrder(() -> authorized(request, version, session, caller, header.clientId()));
+                } else {
+                    reply = authorized(request, version, session, caller, header.clientId());
+                }
             } catch (RuntimeException e) {
                 reply = CompletableFuture.failedFuture(e);
             }
@@ -188,6 +218,32 @@ public class KafkaApis {
         });
     }
 
+    /**
+     * Serves {@code request} if {@code caller}'s scopes allow it ({@link KafkaAccess}). The check runs here when it
+     * needs no I/O, else (a topic id this process has not seen) on the read pool. Does not touch the session's
+     * produce chain, so it may run on any thread.
+     */
+    private CompletableFuture<Reply> authorized(AbstractRequest request, short version, KafkaSession session,
+                                                Principal caller, String clientId) {
+        try {
+            ApiException refusal = kafkaAccess.refusal(request, caller, clientId, false);
+            return refusal == null ? dispatch(request, version, session, clientId) : refused(request, refusal);
+        } catch (KafkaAccess.NeedsLookup lookup) {
+            return CompletableFuture.supplyAsync(() -> kafkaAccess.refusal(request, caller, clientId, true), reads)
+                    .thenCompose(refusal -> refusal == null ? dispatch(request, version, session, clientId)
+                            : refused(request, refusal));
+        }
+    }
+
+    /** The request's own error answer, on every part of it; none for a produce with acks=0 (the client reads none). */
+    private static CompletableFuture<Reply> refused(AbstractRequest request, ApiException why) {
+        if (request instanceof ProduceRequest produceRequest && produceRequest.acks() == 0) {
+            return CompletableFuture.completedFuture(new Reply((ApiMessage) null, () -> {
+            }));
+        }
+        return done(request.getErrorResponse(0, why));
+    }
+
     private static boolean supports(ApiKeys api, short version) {
         Short max = SUPPORTED.get(api);
         return max != null && version >= api.oldestVersion() && version <= max;
@@ -197,8 +253,13 @@ public class KafkaApis {
                                               String clientId) {
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
-            case METADATA -> on(reads, () -> cluster.metadata((MetadataRequest) request, version));
-            case PRODUCE -> session.inProduceOrder(() -> produce.produce((ProduceRequest) request, version, workers));
+            case METADATA -> on(reads, () -> cluster.metadata((MetadataRequest) request, version,
+                    topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
+                    topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
+            case PRODUCE -> produce.produce((ProduceRequest) request, version, workers);
+            case SASL_HANDSHAKE -> done(sasl.handshake((SaslHandshakeRequest) request, session));
+            case SASL_AUTHENTICATE -> on(workers,
+                    () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
             case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
             case FETCH -> fetch.fetch((FetchRequest) request, version);
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
@@ -219,7 +280,8 @@ public class KafkaApis {
             case SYNC_GROUP -> on(workers, () -> groups.syncGroup((SyncGroupRequest) request));
             case HEARTBEAT -> on(workers, () -> groups.heartbeat((HeartbeatRequest) request, clientId));
             case LEAVE_GROUP -> on(workers, () -> groups.leaveGroup((LeaveGroupRequest) request));
-            case LIST_GROUPS -> on(workers, () -> groups.listGroups((ListGroupsRequest) request));
+            case LIST_GROUPS -> on(workers, () -> groups.listGroups((ListGroupsRequest) request,
+                    group -> kafkaAccess.mayReadGroup(session.principal(), group)));
             case DESCRIBE_GROUPS -> on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
             case OFFSET_DELETE -> on(workers, () -> groups.offsetDelete((OffsetDeleteRequest) request));
             case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));

@@ -65,7 +65,12 @@ public class KafkaClusterApis {
         this.clusterId = clusterId;
     }
 
-    MetadataResponse metadata(MetadataRequest request, short version) {
+    /**
+     * @param visible the topics a listing of all topics shows (the caller may describe them)
+     * @param allowed whether a topic named in the request may be described (TOPIC_AUTHORIZATION_FAILED if not)
+     */
+    MetadataResponse metadata(MetadataRequest request, short version, java.util.function.Predicate<String> visible,
+                              java.util.function.Predicate<String> allowed) {
         Broker b = broker;
         MetadataResponseData out = new MetadataResponseData().setClusterId(clusterId).setControllerId(b.nodeId());
         out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(b.nodeId()).setHost(b.host())
@@ -73,12 +78,26 @@ public class KafkaClusterApis {
         MetadataRequestData data = request.data();
         if (data.topics() == null) {
             for (TopicMetadata t : admin.listPublic()) {
-                out.topics().add(describe(t, version));
+                if (visible.test(t.name())) {
+                    out.topics().add(describe(t, version));
+                }
             }
         } else {
             for (MetadataRequestData.MetadataRequestTopic asked : data.topics()) {
                 try {
-                    out.topics().add(describe(kafkaTopics.resolve(asked.name(), asked.topicId()), version));
+                    // Checked by name before the topic is looked up: an unknown topic must not tell a caller
+                    // without the scope whether it exists.
+                    boolean byName = asked.name() != null && !asked.name().isEmpty();
+                    if (byName && !allowed.test(asked.name())) {
+                        throw new org.apache.kafka.common.errors.TopicAuthorizationException(
+                                "not allowed to describe topic:" + asked.name());
+                    }
+                    TopicMetadata topic = kafkaTopics.resolve(asked.name(), asked.topicId());
+                    if (!byName && !allowed.test(topic.name())) {
+                        throw new org.apache.kafka.common.errors.TopicAuthorizationException(
+                                "not allowed to describe topic:" + topic.name());
+                    }
+                    out.topics().add(describe(topic, version));
                 } catch (RuntimeException e) {
                     MetadataResponseData.MetadataResponseTopic missing = new MetadataResponseData.MetadataResponseTopic()
                             .setName(asked.name()).setErrorCode(KafkaErrors.of(e).code());

@@ -38,13 +38,16 @@ final class KafkaConnection {
     private final Context context;
     private final RecordParser parser;
     private final ArrayDeque<CompletableFuture<ByteBuffer>> inFlight = new ArrayDeque<>();
-    private final KafkaSession session = new KafkaSession();
+    private final KafkaSession session;
     private boolean readingSize = true;
     private boolean paused;
     private boolean closed;
 
-    KafkaConnection(NetSocket socket, KafkaApis apis, int maxRequestBytes) {
+    /** @param principal who the connection is before SASL: anonymous in auth mode none, null in token mode */
+    KafkaConnection(NetSocket socket, KafkaApis apis, int maxRequestBytes, io.tierlog.access.Principal principal) {
         this.socket = socket;
+        this.session = new KafkaSession(socket.remoteAddress() == null ? "unknown" : socket.remoteAddress().host(),
+                principal);
         this.apis = apis;
         this.maxRequestBytes = maxRequestBytes;
         this.context = Vertx.currentContext();

@@ -322,7 +322,8 @@ public class KafkaGroups {
     }
 
     /** Every group with members or committed offsets; each a "consumer" group (both protocols share one kind). */
-    ListGroupsResponse listGroups(ListGroupsRequest request) {
+    /** @param visible the groups the caller may see (read) */
+    ListGroupsResponse listGroups(ListGroupsRequest request, java.util.function.Predicate<String> visible) {
         ListGroupsResponseData out = new ListGroupsResponseData();
         Set<String> states = new HashSet<>();
         request.data().statesFilter().forEach(s -> states.add(s.toLowerCase(Locale.ROOT)));
@@ -334,6 +335,9 @@ public class KafkaGroups {
         Set<String> names = new TreeSet<>(coordinator.groups());
         names.addAll(offsets.groups());
         for (String group : names) {
+            if (!visible.test(group)) {
+                continue;
+            }
             try {
                 Optional<GroupDescription> d = coordinator.describe(group);
                 String state = d.map(KafkaGroups::consumerState).orElse("Empty");

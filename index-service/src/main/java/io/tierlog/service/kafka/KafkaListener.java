@@ -2,6 +2,7 @@ package io.tierlog.service.kafka;
 
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.tierlog.access.Principal;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.security.AccessControl;
 import io.vertx.core.Vertx;
@@ -49,25 +50,22 @@ public class KafkaListener {
             LOG.info("Kafka listener disabled (tierlog.kafka.enabled=false)");
             return;
         }
-        if ("token".equals(auth.mode())) {
-            // The listener has no SASL yet: opening it would let anyone past the tokens that guard HTTP.
-            LOG.warn("Kafka listener not opened: tierlog.auth.mode=token needs SASL, which the listener does not "
-                    + "speak yet (docs/kafka.md)");
-            return;
-        }
-        if (!auth.allowAnonymous() && !AccessControl.loopback(host)) {
+        boolean tokenMode = "token".equalsIgnoreCase(auth.mode());
+        if (!tokenMode && !auth.allowAnonymous() && !AccessControl.loopback(host)) {
             throw new IllegalStateException("tierlog.auth.mode=none with the Kafka listener on non-loopback address "
                     + host + ": set tierlog.kafka.enabled=false, bind it to loopback (tierlog.kafka.host), or set "
                     + "tierlog.auth.allow-anonymous=true to let anyone who reaches it use the service");
         }
         NetServer s = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(config.port())
                 .setTcpNoDelay(true));
-        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes()).start());
+        // In token mode a connection is no one until it authenticates (SASL); in none mode it is anonymous.
+        Principal before = tokenMode ? null : Principal.ANONYMOUS;
+        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(), before).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         broker = new Broker(0, advertisedHost(), server.actualPort());
         apis.serveAs(broker);
-        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d", host, server.actualPort(), broker.host(),
-                broker.port());
+        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d, %s", host, server.actualPort(), broker.host(),
+                broker.port(), tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated");
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -1,25 +1,67 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.access.Principal;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * What the listener keeps about one client connection beyond its framing: the order of its produce requests.
+ * What the listener keeps about one client connection beyond its framing: who it is (SASL) and the order of its
+ * produce requests.
  *
  * <p>Kafka appends a connection's produce requests in the order they were sent (its broker handles one request of a
  * connection at a time), and an idempotent producer with several requests in flight relies on it: its batches carry
  * consecutive sequences, and one appended before its predecessor would be OUT_OF_ORDER_SEQUENCE_NUMBER. So a
  * connection's produce requests run one after the other ({@link #inProduceOrder}); other requests stay pipelined.
  *
- * <p>Touched on the connection's event loop only (where {@link KafkaApis#handle} is called).
+ * <p>The produce chain is touched on the connection's event loop only (where {@link KafkaApis#handle} is called);
+ * the principal is written there after a SaslAuthenticate and read by request handlers on pool threads (volatile).
  */
 final class KafkaSession {
+    private final String address;
     private CompletableFuture<?> lastProduce = CompletableFuture.completedFuture(null);
+    private volatile Principal principal;
+    private volatile long authenticatedUntilMs = Long.MAX_VALUE;
+    private volatile String mechanism;
+
+    /** @param principal who the connection is before any SASL exchange: anonymous in auth mode none, else null */
+    KafkaSession(String address, Principal principal) {
+        this.address = address;
+        this.principal = principal;
+    }
 
     /** Starts {@code produce} once this connection's previous produce request is answered (or failed). */
     <T> CompletableFuture<T> inProduceOrder(Supplier<CompletableFuture<T>> produce) {
         CompletableFuture<T> next = lastProduce.handle((r, e) -> null).thenCompose(v -> produce.get());
         lastProduce = next;
         return next;
+    }
+
+    String address() {
+        return address;
+    }
+
+    /** The authenticated caller, or null before a successful SASL exchange (token mode). */
+    Principal principal() {
+        return principal;
+    }
+
+    /** When the SASL session ends (KIP-368): a request after it closes the connection unless re-authenticated. */
+    long authenticatedUntilMs() {
+        return authenticatedUntilMs;
+    }
+
+    void authenticated(Principal principal, long untilMs) {
+        this.principal = principal;
+        this.authenticatedUntilMs = untilMs;
+    }
+
+    /** The mechanism SaslHandshake chose, or null before one. */
+    String mechanism() {
+        return mechanism;
+    }
+
+    void mechanism(String mechanism) {
+        this.mechanism = mechanism;
     }
 }

@@ -9,6 +9,8 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.UnknownTopicIdException;
 
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.UUID;
 
 /**
@@ -24,9 +26,23 @@ final class KafkaTopics {
         this.topics = topics;
     }
 
+    /**
+     * Topic ids this process has handed out or resolved, with their names: an id names one topic forever (a topic
+     * re-created under its name gets a new id), so authorization can name the topic of a request that uses ids without
+     * reading the volume on the event loop. Grows with the topics ever seen, like Kafka's own id cache.
+     */
+    private static final Map<Uuid, String> NAMES = new ConcurrentHashMap<>();
+
     static Uuid idOf(TopicMetadata topic) {
         UUID id = topic.id();
-        return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
+        Uuid kafkaId = new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
+        NAMES.putIfAbsent(kafkaId, topic.name());
+        return kafkaId;
+    }
+
+    /** The name of a topic id seen before by this process (no I/O), if any. */
+    static Optional<String> knownName(Uuid id) {
+        return Optional.ofNullable(NAMES.get(id));
     }
 
     /** By name when one is given, else by id. */

@@ -163,6 +163,36 @@ public class AccessControl {
         }
     }
 
+    /**
+     * Authentication for edges other than HTTP (the Kafka listener's SASL/PLAIN password, SASL/OAUTHBEARER token):
+     * a bare token, under the same per-address failed-attempt limit and audit line as a bearer header. Blocking (a
+     * JWT may need the issuer's keys fetched).
+     *
+     * @return the principal, or empty when refused (bad token, or too many failures from {@code address})
+     */
+    public Optional<Principal> authenticateToken(String token, String address, String request) {
+        if (limiter.retryAfterSeconds(address) > 0) {
+            authenticationFailed("too-many-failures", "", address, request);
+            return Optional.empty();
+        }
+        Authenticator.Result result = authenticator.authenticateToken(token);
+        if (!result.ok()) {
+            limiter.failed(address);
+            authenticationFailed(result.failure().reason(), result.detail(), address, request);
+            return Optional.empty();
+        }
+        return Optional.of(result.principal());
+    }
+
+    /** The one check for edges other than HTTP: allowed, or the denial counted and audited. */
+    public boolean allows(Principal principal, Operation op, Resource resource, String request) {
+        Decision d = authorizer.authorize(principal, op, resource);
+        if (!d.allowed()) {
+            denied(d, request);
+        }
+        return d.allowed();
+    }
+
     /** The request's principal (anonymous when the filter did not run, which only happens outside /v1). */
     public static Principal principal(RoutingContext ctx) {
         Principal p = ctx == null ? null : ctx.get(Principal.CONTEXT_KEY);

@@ -43,6 +43,8 @@ class KcatTest {
         List<String> command = new ArrayList<>(List.of("kcat", "-b", "127.0.0.1:" + listener.port()));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        // A kcat that never ends (a group that never gets its partitions) is killed, so the test fails, not hangs.
+        java.util.concurrent.CompletableFuture.delayedExecutor(90, TimeUnit.SECONDS).execute(p::destroyForcibly);
         try (var in = p.getOutputStream()) {
             if (stdin != null) {
                 in.write(stdin.getBytes(StandardCharsets.UTF_8));
@@ -71,5 +73,37 @@ class KcatTest {
         given().get("/v1/topics/" + topic + "/partitions/0/records?offset=3").then().statusCode(200)
                 .body("records[0].offset", org.hamcrest.Matchers.equalTo(3))
                 .body("records[0].value.n", org.hamcrest.Matchers.equalTo(3));
+    }
+
+    /**
+     * librdkafka's idempotent producer (InitProducerId, its own sequence numbering) and its balanced consumer group
+     * (the classic protocol through the service's assignment), which commits what it read: the group's offsets over
+     * HTTP.
+     */
+    @Test
+    void kcatIdempotentProducerAndConsumerGroup() throws Exception {
+        String topic = "kcat-g-" + UUID.randomUUID().toString().substring(0, 8);
+        String group = "kcat-group-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":2}").post("/v1/topics")
+                .then().statusCode(201);
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 20; i++) {
+            lines.append("k").append(i).append(":v").append(i).append('\n');
+        }
+        kcat(lines.toString(), "-P", "-t", topic, "-K", ":", "-X", "enable.idempotence=true", "-X", "acks=all");
+        long total = 0;
+        for (int p = 0; p < 2; p++) {
+            total += given().get("/v1/topics/" + topic + "/partitions/" + p + "/records?offset=0&maxRecords=1")
+                    .then().statusCode(200).extract().jsonPath().getLong("highWatermark");
+        }
+        assertThat(total).isEqualTo(20);
+
+        List<String> consumed = kcat(null, "-G", group, "-o", "beginning", "-e", "-f", "%p %o %s\\n",
+                "-X", "enable.auto.commit=true", "-X", "auto.commit.interval.ms=100", topic);
+        assertThat(consumed).hasSize(20);
+        // Closing commits what was read: each partition's next offset is its end.
+        List<Integer> committed = given().get("/v1/groups/" + group + "/lag").then().statusCode(200).extract()
+                .jsonPath().getList("partitions.lag", Integer.class);
+        assertThat(committed).hasSize(2).containsOnly(0);
     }
 }

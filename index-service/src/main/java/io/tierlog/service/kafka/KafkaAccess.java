@@ -1,0 +1,200 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.access.Operation;
+import io.tierlog.access.Principal;
+import io.tierlog.access.Resource;
+import io.tierlog.service.security.AccessControl;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.ApiException;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.CreatePartitionsRequest;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DeleteTopicsRequest;
+import org.apache.kafka.common.requests.DescribeConfigsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Which scopes each Kafka API needs, the Kafka counterpart of HTTP's route table ({@code HttpRoutes}), checked by the
+ * same {@link AccessControl} (same scopes, same audit line and denial counter): produce on a topic for Produce,
+ * fetch for Fetch and ListOffsets, describe for Metadata and DescribeConfigs, create, delete and alter (CreatePartitions,
+ * IncrementalAlterConfigs) as over HTTP; on groups, read for membership, OffsetFetch and the describes, commit for
+ * OffsetCommit, delete for OffsetDelete. ApiVersions, InitProducerId, FindCoordinator and DescribeCluster need only
+ * an authenticated caller. Listings (Metadata of all topics, ListGroups) show only what the caller may describe or
+ * read; Metadata naming topics answers TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka
+ * does (clients ask for all their topics in one Metadata request).
+ *
+ * <p>Any other request naming anything the caller may not use is refused whole, with TOPIC_, GROUP_ or
+ * CLUSTER_AUTHORIZATION_FAILED on every part of it (Kafka refuses per topic; whole-request refusal never serves
+ * part of a request the caller should not make). Stateless.
+ */
+final class KafkaAccess {
+    private final AccessControl access;
+    private final KafkaTopics topics;
+
+    KafkaAccess(AccessControl access, KafkaTopics topics) {
+        this.access = access;
+        this.topics = topics;
+    }
+
+    /** A request naming a topic by an id this process has not seen: its check reads the volume (off the event loop). */
+    static final class NeedsLookup extends RuntimeException {
+        private static final NeedsLookup INSTANCE = new NeedsLookup();
+
+        private NeedsLookup() {
+            super(null, null, false, false);
+        }
+    }
+
+    /**
+     * The refusal for {@code request} by {@code caller}, or null when it may be served.
+     *
+     * @param mayReadVolume false on the event loop: a topic id not seen before then throws {@link NeedsLookup}
+     */
+    ApiException refusal(AbstractRequest request, Principal caller, String clientId, boolean mayReadVolume) {
+        List<Need> needs = new ArrayList<>();
+        collect(request, needs::add, mayReadVolume);
+        for (Need need : needs) {
+            if (!access.allows(caller, need.op, need.resource, "kafka " + request.apiKey().name + " client=" + clientId)) {
+                String what = need.op.id() + " " + need.resource;
+                return switch (need.resource.kind()) {
+                    case TOPIC -> new TopicAuthorizationException("not allowed to " + what);
+                    case GROUP -> new GroupAuthorizationException("not allowed to " + what);
+                    case CLUSTER -> new ClusterAuthorizationException("not allowed to " + what);
+                };
+            }
+        }
+        return null;
+    }
+
+    /** For listings: whether the caller may see the topic (describe). Not audited: a listing just leaves it out. */
+    boolean mayDescribeTopic(Principal caller, String topic) {
+        return caller.allows(Operation.DESCRIBE, Resource.topic(topic));
+    }
+
+    /** For Metadata naming a topic: whether the caller may describe it; a refusal is audited. */
+    boolean allowsDescribe(Principal caller, String topic, String clientId) {
+        return access.allows(caller, Operation.DESCRIBE, Resource.topic(topic), "kafka Metadata client=" + clientId);
+    }
+
+    /** For ListGroups: whether the caller may see the group (read). */
+    boolean mayReadGroup(Principal caller, String group) {
+        return caller.allows(Operation.READ, Resource.group(group));
+    }
+
+    private record Need(Operation op, Resource resource) {
+    }
+
+    private void collect(AbstractRequest request, Consumer<Need> needs, boolean mayReadVolume) {
+        TopicNeeds topic = (name, id, op, sink) -> topic(name, id, op, sink, mayReadVolume);
+        Consumer<Need> out = needs;
+        switch (request.apiKey()) {
+            case PRODUCE -> ((ProduceRequest) request).data().topicData()
+                    .forEach(t -> topic.accept(t.name(), t.topicId(), Operation.PRODUCE, out));
+            case FETCH -> ((FetchRequest) request).data().topics()
+                    .forEach(t -> topic.accept(t.topic(), t.topicId(), Operation.FETCH, out));
+            case LIST_OFFSETS -> ((ListOffsetsRequest) request).data().topics()
+                    .forEach(t -> topic.accept(t.name(), null, Operation.FETCH, out));
+            case CREATE_TOPICS -> ((CreateTopicsRequest) request).data().topics()
+                    .forEach(t -> out.accept(new Need(Operation.CREATE, Resource.topic(t.name()))));
+            case DELETE_TOPICS -> {
+                var data = ((DeleteTopicsRequest) request).data();
+                data.topicNames().forEach(n -> topic.accept(n, null, Operation.DELETE, out));
+                data.topics().forEach(t -> topic.accept(t.name(), t.topicId(), Operation.DELETE, out));
+            }
+            case CREATE_PARTITIONS -> ((CreatePartitionsRequest) request).data().topics()
+                    .forEach(t -> topic.accept(t.name(), null, Operation.ALTER, out));
+            case INCREMENTAL_ALTER_CONFIGS -> {
+                for (IncrementalAlterConfigsRequestData.AlterConfigsResource r
+                        : ((IncrementalAlterConfigsRequest) request).data().resources()) {
+                    if (r.resourceType() == ConfigResource.Type.TOPIC.id()) {
+                        topic.accept(r.resourceName(), null, Operation.ALTER, out);
+                    }
+                }
+            }
+            case DESCRIBE_CONFIGS -> {
+                for (DescribeConfigsRequestData.DescribeConfigsResource r
+                        : ((DescribeConfigsRequest) request).data().resources()) {
+                    if (r.resourceType() == ConfigResource.Type.TOPIC.id()) {
+                        topic.accept(r.resourceName(), null, Operation.DESCRIBE, out);
+                    }
+                }
+            }
+            case OFFSET_COMMIT -> group(((OffsetCommitRequest) request).data().groupId(), Operation.COMMIT, out);
+            case OFFSET_FETCH -> {
+                for (OffsetFetchRequestData.OffsetFetchRequestGroup g : ((OffsetFetchRequest) request).groups()) {
+                    group(g.groupId(), Operation.READ, out);
+                }
+            }
+            case OFFSET_DELETE -> group(((OffsetDeleteRequest) request).data().groupId(), Operation.DELETE, out);
+            case CONSUMER_GROUP_HEARTBEAT -> group(((ConsumerGroupHeartbeatRequest) request).data().groupId(),
+                    Operation.READ, out);
+            case JOIN_GROUP -> group(((JoinGroupRequest) request).data().groupId(), Operation.READ, out);
+            case SYNC_GROUP -> group(((SyncGroupRequest) request).data().groupId(), Operation.READ, out);
+            case HEARTBEAT -> group(((HeartbeatRequest) request).data().groupId(), Operation.READ, out);
+            case LEAVE_GROUP -> group(((LeaveGroupRequest) request).data().groupId(), Operation.READ, out);
+            case CONSUMER_GROUP_DESCRIBE -> ((ConsumerGroupDescribeRequest) request).data().groupIds()
+                    .forEach(g -> group(g, Operation.READ, out));
+            case DESCRIBE_GROUPS -> ((DescribeGroupsRequest) request).data().groups()
+                    .forEach(g -> group(g, Operation.READ, out));
+            default -> {
+                // ApiVersions, SASL, InitProducerId, FindCoordinator, DescribeCluster, ListGroups (filtered):
+                // any authenticated caller
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface TopicNeeds {
+        void accept(String name, Uuid id, Operation op, Consumer<Need> out);
+    }
+
+    /** A topic named by name, or by id (an id no topic has needs nothing: the API answers it unknown). */
+    private void topic(String name, Uuid id, Operation op, Consumer<Need> out, boolean mayReadVolume) {
+        String resolved = name;
+        if (resolved == null || resolved.isEmpty()) {
+            if (id == null || Uuid.ZERO_UUID.equals(id)) {
+                return;
+            }
+            resolved = KafkaTopics.knownName(id).orElse(null);
+            if (resolved == null) {
+                if (!mayReadVolume) {
+                    throw NeedsLookup.INSTANCE;
+                }
+                try {
+                    resolved = topics.resolve(null, id).name();
+                } catch (RuntimeException unknown) {
+                    return;
+                }
+            }
+        }
+        out.accept(new Need(op, Resource.topic(resolved)));
+    }
+
+    private static void group(String group, Operation op, Consumer<Need> out) {
+        out.accept(new Need(op, Resource.group(group == null ? "" : group)));
+    }
+}

@@ -1,0 +1,102 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.access.Principal;
+import io.tierlog.service.security.AccessControl;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * SASL on the Kafka listener in {@code token} auth mode (KIP-152's SaslHandshake v1 + SaslAuthenticate), mapped to
+ * Tierlog's tokens through {@link AccessControl#authenticateToken}, the check HTTP's bearer header goes through
+ * (same tokens, JWT verifier, failed-attempt limit and audit line):
+ * <ul>
+ *   <li>{@code PLAIN}: the password is a Tierlog token or a JWT; the user name is not checked (any value).</li>
+ *   <li>{@code OAUTHBEARER} (RFC 7628's client first message, as kafka-clients sends it): the bearer token is a JWT
+ *   from the configured issuer, or a Tierlog token.</li>
+ * </ul>
+ * A session lasts {@link #SESSION_LIFETIME} (KIP-368: kafka-clients and librdkafka re-authenticate on the same
+ * connection before it ends); a request after its end closes the connection, so a revoked or expired token stops
+ * working on open connections within that time. Blocking (a JWT may need the issuer's keys): runs on a worker.
+ */
+final class KafkaSasl {
+    static final List<String> MECHANISMS = List.of("PLAIN", "OAUTHBEARER");
+    /** How long an authentication holds on a connection before the client must re-authenticate. */
+    static final Duration SESSION_LIFETIME = Duration.ofMinutes(5);
+
+    private final AccessControl access;
+    private final Clock clock;
+
+    KafkaSasl(AccessControl access, Clock clock) {
+        this.access = access;
+        this.clock = clock;
+    }
+
+    SaslHandshakeResponse handshake(SaslHandshakeRequest request, KafkaSession session) {
+        SaslHandshakeResponseData out = new SaslHandshakeResponseData().setMechanisms(MECHANISMS);
+        if (!access.tokenMode()) {
+            return new SaslHandshakeResponse(out.setErrorCode(Errors.ILLEGAL_SASL_STATE.code()));
+        }
+        String mechanism = request.data().mechanism();
+        if (!MECHANISMS.contains(mechanism)) {
+            return new SaslHandshakeResponse(out.setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code()));
+        }
+        session.mechanism(mechanism);
+        return new SaslHandshakeResponse(out);
+    }
+
+    SaslAuthenticateResponse authenticate(SaslAuthenticateRequest request, KafkaSession session, String clientId) {
+        SaslAuthenticateResponseData out = new SaslAuthenticateResponseData().setAuthBytes(new byte[0]);
+        String mechanism = session.mechanism();
+        if (mechanism == null || !access.tokenMode()) {
+            return new SaslAuthenticateResponse(out.setErrorCode(Errors.ILLEGAL_SASL_STATE.code())
+                    .setErrorMessage("SaslHandshake first (mechanisms " + MECHANISMS + ")"));
+        }
+        Optional<String> token = "PLAIN".equals(mechanism) ? plainPassword(request.data().authBytes())
+                : oauthBearerToken(request.data().authBytes());
+        Optional<Principal> principal = token.flatMap(t -> access.authenticateToken(t, session.address(),
+                "kafka SaslAuthenticate " + mechanism + " client=" + clientId));
+        if (principal.isEmpty()) {
+            // One answer for every refusal, as HTTP's 401: no oracle telling a bad token from a revoked one.
+            return new SaslAuthenticateResponse(out.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                    .setErrorMessage("Authentication failed: invalid or expired token"));
+        }
+        long now = clock.millis();
+        session.authenticated(principal.get(), now + SESSION_LIFETIME.toMillis());
+        return new SaslAuthenticateResponse(out.setSessionLifetimeMs(SESSION_LIFETIME.toMillis()));
+    }
+
+    /** RFC 4616: [authzid] NUL authcid NUL passwd. */
+    static Optional<String> plainPassword(byte[] bytes) {
+        String s = new String(bytes, StandardCharsets.UTF_8);
+        String[] parts = s.split("\u0000", -1);
+        if (parts.length != 3 || parts[2].isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(parts[2]);
+    }
+
+    /** RFC 7628 client first message: gs2-header, then kvpairs separated by ^A, one of them auth=Bearer token. */
+    static Optional<String> oauthBearerToken(byte[] bytes) {
+        String s = new String(bytes, StandardCharsets.UTF_8);
+        for (String kv : s.split("\u0001")) {
+            if (kv.startsWith("auth=")) {
+                String value = kv.substring("auth=".length()).strip();
+                if (value.regionMatches(true, 0, "Bearer ", 0, 7) && value.length() > 7) {
+                    return Optional.of(value.substring(7).strip());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,226 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
+import org.apache.kafka.common.security.oauthbearer.OAuthBearerToken;
+import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import javax.security.auth.callback.Callback;
+import javax.security.auth.login.AppConfigurationEntry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The listener in {@code token} auth mode: nothing but ApiVersions and SASL before authentication; SASL/PLAIN
+ * (password = a Tierlog token) and SASL/OAUTHBEARER (the token as bearer) authenticate; every API is then checked
+ * against the token's scopes, as HTTP's routes are (a topic outside them is TOPIC_AUTHORIZATION_FAILED, listings
+ * show only what the token may describe); a wrong password is refused.
+ */
+@QuarkusTest
+@TestProfile(KafkaSaslTest.TokenMode.class)
+class KafkaSaslTest {
+    static final String BOOTSTRAP = "tierlog_kafka-bootstrap-" + UUID.randomUUID().toString().replace("-", "");
+
+    public static class TokenMode implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("tierlog.auth.mode", "token", "tierlog.auth.bootstrap-token", BOOTSTRAP,
+                    "tierlog.auth.max-failures-per-minute", "1000");
+        }
+    }
+
+    /** The OAUTHBEARER login callback of a client whose bearer token is a Tierlog token (the JAAS option "token"). */
+    public static class TierlogTokenCallback implements AuthenticateCallbackHandler {
+        private String token;
+
+        @Override
+        public void configure(Map<String, ?> configs, String mechanism, List<AppConfigurationEntry> entries) {
+            token = (String) entries.get(0).getOptions().get("token");
+        }
+
+        @Override
+        public void handle(Callback[] callbacks) {
+            for (Callback c : callbacks) {
+                if (c instanceof OAuthBearerTokenCallback cb) {
+                    long now = System.currentTimeMillis();
+                    cb.token(new OAuthBearerToken() {
+                        public String value() {
+                            return token;
+                        }
+
+                        public Set<String> scope() {
+                            return Set.of();
+                        }
+
+                        public long lifetimeMs() {
+                            return now + 3_600_000;
+                        }
+
+                        public String principalName() {
+                            return "tierlog";
+                        }
+
+                        public Long startTimeMs() {
+                            return now;
+                        }
+                    });
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Inject
+    KafkaListener listener;
+
+    private static String mint(String scopes) {
+        return given().contentType(ContentType.JSON).header("Authorization", "Bearer " + BOOTSTRAP)
+                .body("{\"name\":\"kafka-test\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
+                .then().statusCode(201).extract().jsonPath().getString("token");
+    }
+
+    private Properties plain(String password) {
+        Properties p = new Properties();
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"anyone\" password=\"" + password + "\";");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return p;
+    }
+
+    private Properties oauthBearer(String token) {
+        Properties p = new Properties();
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        p.put(SaslConfigs.SASL_MECHANISM, "OAUTHBEARER");
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule "
+                + "required token=\"" + token + "\";");
+        p.put(SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS, TierlogTokenCallback.class.getName());
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return p;
+    }
+
+    @Test
+    void nothingButApiVersionsAndSaslBeforeAuthenticating() throws Exception {
+        try (RawKafka kafka = new RawKafka(listener.port())) {
+            MetadataResponse m = kafka.call(new MetadataRequest.Builder(new MetadataRequestData()
+                    .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName("anything")))
+                    .setAllowAutoTopicCreation(false)), (short) 12);
+            assertThat(m.topicMetadata()).allSatisfy(t -> assertThat(t.error())
+                    .isEqualTo(Errors.SASL_AUTHENTICATION_FAILED));
+            assertThat(m.data().brokers()).isEmpty();
+        }
+    }
+
+    @Test
+    void plainWithATokenIsCheckedAgainstItsScopes() throws Exception {
+        String mine = KafkaListenerTest.unique("sasl");
+        String other = KafkaListenerTest.unique("other");
+        String group = KafkaListenerTest.unique("sasl-g");
+        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+            admin.createTopics(List.of(new NewTopic(other, 1, (short) 1))).all().get();
+        }
+        String token = mint("create:topic:sasl-* describe:topic:sasl-* produce:topic:sasl-* fetch:topic:sasl-* "
+                + "read:group:sasl-* commit:group:sasl-*");
+        try (Admin admin = Admin.create(plain(token))) {
+            admin.createTopics(List.of(new NewTopic(mine, 1, (short) 1))).all().get();
+            // The listing shows only what the token may describe.
+            assertThat(admin.listTopics().names().get()).contains(mine).doesNotContain(other)
+                    .allSatisfy(n -> assertThat(n).startsWith("sasl-"));
+            assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic(KafkaListenerTest.unique("nope"), 1,
+                    (short) 1))).all().get()).hasCauseInstanceOf(TopicAuthorizationException.class);
+        }
+        Properties p = plain(token);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "15000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer())) {
+            // Idempotent (kafka-clients' default): InitProducerId needs only an authenticated caller.
+            assertThat(producer.send(new ProducerRecord<>(mine, "k", "allowed")).get().offset()).isZero();
+            assertThatThrownBy(() -> producer.send(new ProducerRecord<>(other, "k", "refused")).get())
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+        }
+        // Nothing reached the other topic.
+        assertThat(given().header("Authorization", "Bearer " + BOOTSTRAP)
+                .get("/v1/topics/" + other + "/partitions/0/records?offset=0").then().statusCode(200).extract()
+                .jsonPath().getLong("highWatermark")).isZero();
+
+        Properties c = plain(token);
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.subscribe(List.of(mine));
+            List<ConsumerRecord<String, String>> read = new ArrayList<>();
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (read.isEmpty() && Instant.now().isBefore(deadline)) {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+            }
+            assertThat(read).extracting(ConsumerRecord::value).containsExactly("allowed");
+            consumer.commitSync();
+        }
+        assertThat(given().header("Authorization", "Bearer " + BOOTSTRAP).get("/v1/groups/" + group + "/offsets")
+                .then().statusCode(200).extract().jsonPath().getLong("offsets[0].offset")).isEqualTo(1);
+    }
+
+    @Test
+    void oauthBearerWithATokenAuthenticates() throws Exception {
+        String topic = KafkaListenerTest.unique("sasl-oauth");
+        String token = mint("create:topic:sasl-* describe:topic:sasl-*");
+        try (Admin admin = Admin.create(oauthBearer(token))) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+            assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(2);
+        }
+    }
+
+    @Test
+    void aWrongPasswordIsRefused() {
+        try (Admin admin = Admin.create(plain("tierlog_not-a-token"))) {
+            assertThatThrownBy(() -> admin.listTopics().names().get())
+                    .hasCauseInstanceOf(SaslAuthenticationException.class);
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.tierlog.service.kafka;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Kafka's own tools (kafka-tools 4.4.0) against the listener, each as a child process: ConsoleProducer and
+ * ConsoleConsumer, kafka-consumer-groups' describe and reset-offsets, VerifiableProducer and VerifiableConsumer (every
+ * acknowledged record consumed). The tools' class path is bench/kafka-broker's (which depends on kafka-tools),
+ * resolved offline by Maven once: on the service's own test class path Kafka's broker jars would meet Quarkus'.
+ */
+@QuarkusTest
+class KafkaToolsTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static String classpath;
+
+    @Inject
+    KafkaListener listener;
+
+    @BeforeAll
+    static void toolsClasspath() throws Exception {
+        Path pom = Path.of("..", "bench", "kafka-broker", "pom.xml").toAbsolutePath().normalize();
+        Assumptions.assumeTrue(Files.exists(pom), "bench/kafka-broker is not beside index-service");
+        Path out = Path.of("target", "kafka-tools.classpath").toAbsolutePath();
+        if (!Files.exists(out) || Files.size(out) == 0) {
+            Process mvn = new ProcessBuilder("mvn", "-B", "-o", "-q", "-f", pom.toString(),
+                    "dependency:build-classpath", "-Dmdep.includeScope=runtime", "-Dmdep.outputFile=" + out)
+                    .redirectErrorStream(true).start();
+            String log = new String(mvn.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(mvn.waitFor(5, TimeUnit.MINUTES)).isTrue();
+            assertThat(mvn.exitValue()).as("mvn dependency:build-classpath: %s", log).isZero();
+        }
+        classpath = Files.readString(out).strip();
+        assertThat(classpath).contains("kafka-tools-4.4.0.jar");
+    }
+
+    /** Runs a tool's main class to its end (killed after 2 minutes); its standard output's lines. */
+    private static List<String> tool(String stdin, String mainClass, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-cp", classpath, mainClass));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        CompletableFuture.delayedExecutor(120, TimeUnit.SECONDS).execute(p::destroyForcibly);
+        try (var in = p.getOutputStream()) {
+            if (stdin != null) {
+                in.write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("%s finished", mainClass).isTrue();
+        assertThat(p.exitValue()).as("%s exit code; output:%n%s", mainClass, out).isZero();
+        return out.lines().toList();
+    }
+
+    private String bootstrap() {
+        return KafkaClients.bootstrap(listener.port());
+    }
+
+    private void createTopic(String topic, int partitions) throws Exception {
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+    }
+
+    private static long committed(String group, String topic, int partition) {
+        List<Map<String, Object>> offsets = given().get("/v1/groups/" + group + "/offsets").then().statusCode(200)
+                .extract().jsonPath().getList("offsets");
+        return offsets.stream().filter(o -> o.get("topic").equals(topic) && ((Number) o.get("partition")).intValue() == partition)
+                .mapToLong(o -> ((Number) o.get("offset")).longValue()).findFirst().orElse(-1);
+    }
+
+    @Test
+    void consoleToolsAndConsumerGroupCommand() throws Exception {
+        String topic = KafkaListenerTest.unique("tools");
+        String group = KafkaListenerTest.unique("tools-g");
+        createTopic(topic, 2);
+        tool("alpha\nbeta\ngamma\n", "org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", bootstrap(),
+                "--topic", topic);
+        List<String> read = tool(null, "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server",
+                bootstrap(), "--topic", topic, "--group", group, "--from-beginning", "--max-messages", "3");
+        assertThat(read).containsExactlyInAnyOrder("alpha", "beta", "gamma");
+        // The console consumer commits what it read as it closes: both partitions at their ends.
+        long ends = committed(group, topic, 0) + committed(group, topic, 1);
+        assertThat(ends).isEqualTo(3);
+
+        List<String> described = tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                "--bootstrap-server", bootstrap(), "--describe", "--group", group);
+        assertThat(String.join("\n", described)).contains(group).contains(topic).contains("CURRENT-OFFSET");
+
+        tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap(),
+                "--reset-offsets", "--to-earliest", "--group", group, "--topic", topic, "--execute");
+        assertThat(committed(group, topic, 0)).isZero();
+        assertThat(committed(group, topic, 1)).isZero();
+    }
+
+    @Test
+    void verifiableProducerAndConsumerLoseNothingAcknowledged() throws Exception {
+        String topic = KafkaListenerTest.unique("verifiable");
+        String group = KafkaListenerTest.unique("verifiable-g");
+        createTopic(topic, 3);
+        int n = 300;
+        Map<Integer, Set<Long>> acked = new HashMap<>();
+        for (String line : tool(null, "org.apache.kafka.tools.VerifiableProducer", "--bootstrap-server", bootstrap(),
+                "--topic", topic, "--max-messages", Integer.toString(n), "--acks", "-1")) {
+            if (!line.startsWith("{")) {
+                continue;
+            }
+            JsonNode event = JSON.readTree(line);
+            if ("producer_send_success".equals(event.path("name").asText())) {
+                acked.computeIfAbsent(event.get("partition").asInt(), k -> new HashSet<>()).add(event.get("offset").asLong());
+            }
+        }
+        assertThat(acked.values().stream().mapToInt(Set::size).sum()).isEqualTo(n);
+
+        Map<Integer, Set<Long>> consumed = new HashMap<>();
+        for (String line : tool(null, "org.apache.kafka.tools.VerifiableConsumer", "--bootstrap-server", bootstrap(),
+                "--topic", topic, "--group-id", group, "--max-messages", Integer.toString(n),
+                "--reset-policy", "earliest")) {
+            if (!line.startsWith("{")) {
+                continue;
+            }
+            JsonNode event = JSON.readTree(line);
+            if ("records_consumed".equals(event.path("name").asText())) {
+                for (JsonNode p : event.get("partitions")) {
+                    Set<Long> offsets = consumed.computeIfAbsent(p.get("partition").asInt(), k -> new HashSet<>());
+                    for (long o = p.get("minOffset").asLong(); o <= p.get("maxOffset").asLong(); o++) {
+                        offsets.add(o);
+                    }
+                }
+            }
+        }
+        acked.forEach((partition, offsets) -> assertThat(consumed.getOrDefault(partition, Set.of()))
+                .as("partition %d: every acknowledged record consumed", partition).containsAll(offsets));
+    }
+}
