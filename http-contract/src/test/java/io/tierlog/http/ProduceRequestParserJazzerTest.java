@@ -1,6 +1,8 @@
 package io.tierlog.http;
 
+import io.tierlog.ingest.ProduceRecord;
 import io.tierlog.ingest.ProduceRequest;
+import io.tierlog.ingest.ProducerRef;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.core.JsonFactory;
