@@ -65,11 +65,12 @@ class LayeringTest {
 
     /**
      * kafka-clients' internal packages change without notice between releases. The service touches them in one
-     * adapter only (the Kafka listener's KafkaRecords: record batches have no public type since Kafka 4).
+     * adapter only (the Kafka listener's KafkaInternals: record batches and the classic consumer protocol have no
+     * public form).
      */
     @ArchTest
     static final ArchRule kafkaInternalsOnlyThroughTheAdapter = noClasses().that().resideInAPackage("io.tierlog.service..")
-            .and().doNotHaveFullyQualifiedName("io.tierlog.service.kafka.KafkaRecords")
+            .and().doNotHaveFullyQualifiedName("io.tierlog.service.kafka.KafkaInternals")
             .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..internal..", "org.apache.kafka..internals..");
 
     /**

@@ -123,7 +123,7 @@ public class KafkaFetch {
                 }
                 for (FetchRequestData.FetchPartition p : asked.partitions()) {
                     FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
-                            .setPartitionIndex(p.partition()).setRecords(KafkaRecords.none()).setHighWatermark(-1)
+                            .setPartitionIndex(p.partition()).setRecords(KafkaInternals.noRecords()).setHighWatermark(-1)
                             .setLastStableOffset(-1).setLogStartOffset(-1).setPreferredReadReplica(-1);
                     try {
                         if (topicError != null) {
@@ -143,7 +143,7 @@ public class KafkaFetch {
                             out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
                                     .setLogStartOffset(f.logStartOffset());
                             if (!batches.isEmpty()) {
-                                out.setRecords(KafkaRecords.of(batches.buffer()));
+                                out.setRecords(KafkaInternals.records(batches.buffer()));
                                 round.bytes += batches.length();
                                 round.records += batches.records();
                                 budget -= batches.length();

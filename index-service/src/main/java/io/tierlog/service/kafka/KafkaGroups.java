@@ -14,7 +14,6 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.groups.GroupOffsets;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
-import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -84,7 +83,7 @@ import java.util.UUID;
 public class KafkaGroups {
     /** The member id JoinGroup answers as the leader: no member's, so every client is a follower (server-side assignment). */
     static final String NO_LEADER = "tierlog-coordinator";
-    private static final String PROTOCOL_TYPE = ConsumerProtocol.PROTOCOL_TYPE;
+    private static final String PROTOCOL_TYPE = KafkaInternals.CONSUMER_PROTOCOL_TYPE;
 
     private final GroupCoordinator coordinator;
     private final GroupOffsets offsets;
@@ -212,7 +211,7 @@ public class KafkaGroups {
             }
             JoinGroupRequestData.JoinGroupRequestProtocol protocol = in.protocols().iterator().next();
             ConsumerPartitionAssignor.Subscription subscription =
-                    ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(protocol.metadata()));
+                    KafkaInternals.subscription(ByteBuffer.wrap(protocol.metadata()));
             List<TopicPartitions> owned = byTopic(subscription.ownedPartitions());
             String memberId = in.memberId().isEmpty() ? null : in.memberId();
             int epoch = memberId == null ? 0 : currentEpoch(in.groupId(), memberId).orElse(0);
@@ -243,7 +242,7 @@ public class KafkaGroups {
             List<org.apache.kafka.common.TopicPartition> assigned = new ArrayList<>();
             m.get().assignment().forEach(tps -> tps.partitions().forEach(
                     p -> assigned.add(new org.apache.kafka.common.TopicPartition(tps.topic(), p))));
-            ByteBuffer bytes = ConsumerProtocol.serializeAssignment(new ConsumerPartitionAssignor.Assignment(assigned));
+            ByteBuffer bytes = KafkaInternals.serialize(new ConsumerPartitionAssignor.Assignment(assigned));
             byte[] array = new byte[bytes.remaining()];
             bytes.get(array);
             out.setAssignment(array);
@@ -307,9 +306,9 @@ public class KafkaGroups {
                                 p -> assigned.add(new org.apache.kafka.common.TopicPartition(tps.topic(), p))));
                         g.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId())
                                 .setClientId(m.clientId() == null ? "" : m.clientId()).setClientHost("")
-                                .setMemberMetadata(bytes(ConsumerProtocol.serializeSubscription(
+                                .setMemberMetadata(bytes(KafkaInternals.serialize(
                                         new ConsumerPartitionAssignor.Subscription(new ArrayList<>(new TreeSet<>(m.topics()))))))
-                                .setMemberAssignment(bytes(ConsumerProtocol.serializeAssignment(
+                                .setMemberAssignment(bytes(KafkaInternals.serialize(
                                         new ConsumerPartitionAssignor.Assignment(assigned)))));
                     }
                 }

@@ -110,7 +110,7 @@ public class KafkaProduce {
     }
 
     private long append(String topic, ProduceRequestData.PartitionProduceData partition) {
-        ByteBuffer body = KafkaRecords.batches(partition.records());
+        ByteBuffer body = KafkaInternals.batches(partition.records());
         if (body == null) {
             throw Errors.CORRUPT_MESSAGE.exception("partition " + partition.index() + " carries no record batch");
         }

@@ -137,7 +137,7 @@ abstract class TieredStorageContractTest {
         long next = from;
         while (true) {
             long at = next;
-            ReadResult r = routed(ts, tp, at, () -> hot.reader().read(at, null, 37, 1 << 20),
+            ReadResult r = routed(ts, tp, at, () -> hot.freshReader().read(at, null, 37, 1 << 20),
                     () -> ts.reader().read(tp, at, 37, 1 << 20));
             if (r.records().isEmpty()) {
                 return out;
@@ -162,7 +162,7 @@ abstract class TieredStorageContractTest {
         long next = from;
         while (true) {
             long at = next;
-            BatchRead r = routed(ts, tp, at, () -> hot.reader().readBatches(at, null, maxRecords, maxBytes),
+            BatchRead r = routed(ts, tp, at, () -> hot.freshReader().readBatches(at, null, maxRecords, maxBytes),
                     () -> ts.reader().readBatches(tp, at, maxRecords, maxBytes));
             if (r.isEmpty()) {
                 assertThat(r.nextOffset()).isEqualTo(next);

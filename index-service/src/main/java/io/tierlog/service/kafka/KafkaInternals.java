@@ -1,0 +1,52 @@
+package io.tierlog.service.kafka;
+
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.record.internal.BaseRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The listener's one door into kafka-clients' internal packages, which change without notice between releases, and
+ * why it needs one. Record batches: since Kafka 4 every record class is internal ({@code record.internal}), yet the
+ * public Produce and Fetch message classes carry their batches as {@code BaseRecords}, and nothing public wraps or
+ * unwraps a buffer of them. The classic group protocol: a consumer's subscription and assignment travel as bytes
+ * in the "consumer" embedded format, which only {@code consumer.internals.ConsumerProtocol} reads and writes. The
+ * rest of the listener handles plain {@link ByteBuffer}s and the public assignor types; a kafka-clients upgrade
+ * that moves these classes breaks this file only (LayeringTest keeps it so). Stateless.
+ */
+final class KafkaInternals {
+    /** The protocol type of a classic consumer group ("consumer"). */
+    static final String CONSUMER_PROTOCOL_TYPE = ConsumerProtocol.PROTOCOL_TYPE;
+
+    private KafkaInternals() {
+    }
+
+    /** The records of a partition answered with no batches. */
+    static BaseRecords noRecords() {
+        return MemoryRecords.EMPTY;
+    }
+
+    /** Stored batches, back to back, as a Fetch response's records (no copy). */
+    static BaseRecords records(ByteBuffer batches) {
+        return MemoryRecords.readableRecords(batches);
+    }
+
+    /** A Produce request partition's batches as a buffer of their own (a view, no copy), or null if it has none. */
+    static ByteBuffer batches(BaseRecords records) {
+        return records instanceof MemoryRecords m && m.sizeInBytes() > 0 ? m.buffer().duplicate() : null;
+    }
+
+    static ConsumerPartitionAssignor.Subscription subscription(ByteBuffer metadata) {
+        return ConsumerProtocol.deserializeSubscription(metadata);
+    }
+
+    static ByteBuffer serialize(ConsumerPartitionAssignor.Subscription subscription) {
+        return ConsumerProtocol.serializeSubscription(subscription);
+    }
+
+    static ByteBuffer serialize(ConsumerPartitionAssignor.Assignment assignment) {
+        return ConsumerProtocol.serializeAssignment(assignment);
+    }
+}
