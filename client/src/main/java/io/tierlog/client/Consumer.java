@@ -55,6 +55,8 @@ public final class Consumer implements AutoCloseable {
     private GroupMembership membership;
     private RebalanceListener listener = new RebalanceListener() { };
     private long nextAutoCommitNanos;
+    private long positionsRetryAtNanos;
+    private int positionFailures;
     private Map<TopicPartition, Long> lastCommitted = Map.of();
     private boolean closed;
 
@@ -291,16 +293,30 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    /** Positions for partitions that have none: the group's committed offsets, else {@code autoOffsetReset}. */
+    /**
+     * Positions for partitions that have none: the group's committed offsets, else {@code autoOffsetReset}. When the
+     * service cannot answer now (no answer, 429, 5xx) they stay unknown and are asked again after a backoff: a
+     * passing outage must not end the poll loop.
+     */
     private void initPositions() {
         List<PartitionState> missing = active.values().stream().filter(s -> s.position == null).toList();
-        if (missing.isEmpty()) {
+        if (missing.isEmpty() || System.nanoTime() < positionsRetryAtNanos) {
             return;
         }
-        Map<TopicPartition, Long> committed = config.groupId() == null ? Map.of() : admin.groupOffsets(config.groupId());
-        for (PartitionState s : missing) {
-            Long c = committed.get(s.tp);
-            s.reset(c != null ? c : resetOffset(s.tp));
+        try {
+            Map<TopicPartition, Long> committed = config.groupId() == null ? Map.of()
+                    : admin.groupOffsets(config.groupId());
+            for (PartitionState s : missing) {
+                Long c = committed.get(s.tp);
+                s.reset(c != null ? c : resetOffset(s.tp));
+            }
+            positionFailures = 0;
+        } catch (UnavailableException | ProblemException e) {
+            if (e instanceof ProblemException p && !p.retriable()) {
+                throw p;
+            }
+            positionsRetryAtNanos = System.nanoTime()
+                    + TimeUnit.MILLISECONDS.toNanos(http.backoff().delayMillis(positionFailures++, -1));
         }
     }
 

@@ -98,8 +98,8 @@ class GroupConsumerTest {
 
             // b's heartbeats and commits are refused from now on: it must stop within its session.
             proxy.refuseNext("/v1/groups/", Integer.MAX_VALUE, 503, "service-stopping", 0);
-            await(() -> b.owned().isEmpty(), "b gives up its partitions");
-            await(() -> a.owned().size() == 4, "a takes over all four");
+            await(() -> alive(a, b) && b.owned().isEmpty(), "b gives up its partitions");
+            await(() -> alive(a, b) && a.owned().size() == 4, "a takes over all four");
             produce(client, topic, 400, 200);
             await(() -> read.size() == 600, "all 600 records read");
             a.running = false;
@@ -125,6 +125,16 @@ class GroupConsumerTest {
         Admin.GroupLag lag = client.admin().groupLag(group);
         assertThat(lag.totalLag()).as("a committed everything on close").isZero();
         assertThat(lag.partitions()).hasSize(4);
+    }
+
+    /** Fails at once, with the cause, if a worker's poll loop died. */
+    private static boolean alive(Worker... workers) {
+        for (Worker w : workers) {
+            if (w.failure != null) {
+                throw new AssertionError("worker " + w.name + " failed", w.failure);
+            }
+        }
+        return true;
     }
 
     private static void produce(TierlogClient client, String topic, int from, int n) {

@@ -51,7 +51,7 @@ class ProduceConsumeTest {
                             KafkaPartitioner.partitionForKey(utf8("key-" + (i % 50)), 4));
                 }
             }
-            Map<Integer, List<ConsumerRecord>> read = readAll(topic, 4, n, true);
+            Map<Integer, List<ConsumerRecord>> read = readAll(client, topic, 4, n, true);
             Map<String, RecordMetadata> where = new HashMap<>();
             for (int i = 0; i < n; i++) {
                 where.put("value-" + i, sent.get(i).join());
@@ -85,8 +85,8 @@ class ProduceConsumeTest {
             }
             producer.flush();
         }
-        Map<Integer, List<ConsumerRecord>> json = readAll(topic, 1, 100, false);
-        Map<Integer, List<ConsumerRecord>> batches = readAll(topic, 1, 100, true);
+        Map<Integer, List<ConsumerRecord>> json = readAll(client, topic, 1, 100, false);
+        Map<Integer, List<ConsumerRecord>> batches = readAll(client, topic, 1, 100, true);
         assertThat(json.get(0)).extracting(ConsumerRecord::valueAsString)
                 .containsExactlyElementsOf(batches.get(0).stream().map(ConsumerRecord::valueAsString).toList());
         assertThat(json.get(0)).extracting(ConsumerRecord::timestamp)
@@ -169,7 +169,8 @@ class ProduceConsumeTest {
     }
 
     /** Reads {@code n} records of every partition from the start with an assigned consumer. */
-    static Map<Integer, List<ConsumerRecord>> readAll(String topic, int partitions, int n, boolean recordBatches) {
+    static Map<Integer, List<ConsumerRecord>> readAll(TierlogClient client, String topic, int partitions, int n,
+                                                      boolean recordBatches) {
         Map<Integer, List<ConsumerRecord>> out = new TreeMap<>();
         try (Consumer consumer = client.consumer(ConsumerConfig.defaults().withRecordBatches(recordBatches))) {
             List<TopicPartition> tps = new ArrayList<>();

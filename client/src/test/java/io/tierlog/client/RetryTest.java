@@ -64,7 +64,7 @@ class RetryTest {
         assertThat(sent).allMatch(f -> !f.isCompletedExceptionally());
         assertThat(sent.stream().map(CompletableFuture::join).filter(RecordMetadata::duplicate))
                 .as("records answered from the service's memory of the lost requests").isNotEmpty();
-        Map<Integer, List<ConsumerRecord>> read = ProduceConsumeTest.readAll(topic, 2, 2_000, true);
+        Map<Integer, List<ConsumerRecord>> read = ProduceConsumeTest.readAll(direct, topic, 2, 2_000, true);
         Set<String> values = new HashSet<>();
         read.values().forEach(rs -> rs.forEach(r -> assertThat(values.add(r.valueAsString()))
                 .as("%s once", r.valueAsString()).isTrue()));
@@ -96,7 +96,7 @@ class RetryTest {
                         .isGreaterThanOrEqualTo(Duration.ofMillis(990));
             }
         }
-        assertThat(ProduceConsumeTest.readAll(topic, 1, 2, true).get(0))
+        assertThat(ProduceConsumeTest.readAll(direct, topic, 1, 2, true).get(0))
                 .extracting(ConsumerRecord::valueAsString).containsExactly("after 503", "after 429");
     }
 
@@ -110,6 +110,30 @@ class RetryTest {
         assertThat(proxy.arrivals).hasSize(2);
         assertThat(Duration.ofNanos(proxy.arrivals.get(1) - proxy.arrivals.get(0)))
                 .isGreaterThanOrEqualTo(Duration.ofMillis(990));
+    }
+
+    @Test
+    void aPollOutlivesAnOutageWhileItLooksUpWhereToStart() {
+        String topic = TestService.uniqueName("start-outage");
+        direct.admin().createTopic(topic, 1, null);
+        try (Producer p = direct.producer(ProducerConfig.defaults())) {
+            p.send(ProducerRecord.of(topic, null, "a"));
+            p.send(ProducerRecord.of(topic, null, "b")).join();
+        }
+        TierlogClient noRetries = TierlogClient.builder().url(proxy.url()).token(TestService.ADMIN_TOKEN).maxRetries(0)
+                .backoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20))).build();
+        proxy.arrivals.clear();
+        proxy.refuseNext("/v1/topics/" + topic + "/partitions/0/offsets", 2, 503, "service-stopping", 0);
+        List<String> got = new ArrayList<>();
+        try (Consumer consumer = noRetries.consumer(ConsumerConfig.defaults())) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (got.size() < 2 && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> got.add(r.valueAsString()));
+            }
+        }
+        assertThat(got).containsExactly("a", "b");
+        assertThat(proxy.arrivals).as("two refused look-ups of the start, then one answered").hasSize(3);
     }
 
     @Test

@@ -50,7 +50,7 @@ class ShareConsumerTest {
         // An ack under a lease that is over changes nothing and says so.
         assertThat(worker.accept(first.get(3))).isFalse();
 
-        assertThat(ProduceConsumeTest.readAll(dead, 1, 1, false).get(0)).extracting(ConsumerRecord::valueAsString)
+        assertThat(ProduceConsumeTest.readAll(client, dead, 1, 1, false).get(0)).extracting(ConsumerRecord::valueAsString)
                 .containsExactly("job-2");
         assertThat(client.admin().describeShareGroup(group).path("group").asText()).isEqualTo(group);
         client.admin().deleteShareGroup(group);

@@ -3,7 +3,8 @@ package io.tierlog.service;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.HotLog;
+import io.tierlog.log.TopicPartition;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.LogGauges;
 import jakarta.inject.Inject;
@@ -11,8 +12,6 @@ import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
@@ -235,11 +234,12 @@ class ApiTest {
         for (int i = 0; i < 3; i++) {
             produce(topic, "{\"records\":[{\"value\":\"" + big + "\"}]}").then().statusCode(200);
         }
-        Path dir = config.dataDir().resolve(topic + "-0");
-        assertThat(SegmentFiles.segmentBases(dir)).containsExactly(0L, 1L, 2L);
+        HotLog hotLog = new HotLog(config.dataDir());
+        TopicPartition tp = new TopicPartition(topic, 0);
+        assertThat(hotLog.segmentBases(tp)).containsExactly(0L, 1L, 2L);
         // What hot retention does: the oldest segment goes. Unless the tierer uploaded it first (then the cold
         // tier serves it and the log still starts at 0), the log now starts at 1.
-        Files.delete(SegmentFiles.log(dir, 0));
+        hotLog.evictBelow(tp, 1);
         String base = "/v1/topics/" + topic + "/partitions/0/records";
         int logStart = given().get("/v1/topics/" + topic).then().extract().path("partitionStates[0].logStartOffset");
         if (logStart == 1) {

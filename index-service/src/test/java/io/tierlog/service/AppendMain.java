@@ -1,5 +1,6 @@
 package io.tierlog.service;
 
+import io.tierlog.http.JsonProduce;
 import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.log.FsyncPolicy;
@@ -33,7 +34,7 @@ public final class AppendMain {
                             .append(",\"value\":{\"i\":").append(n).append("}}");
                 }
                 body.append("]}");
-                ingest.produce(topic, body.toString().getBytes(StandardCharsets.UTF_8));
+                JsonProduce.produce(ingest, topic, body.toString().getBytes(StandardCharsets.UTF_8));
             }
         }
         System.out.println("appended " + count);

@@ -44,6 +44,15 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAnyPackage("software.amazon..", "com.amazonaws..");
 
     /**
+     * The hot log has one owner (docs/architecture.md, "Modules"): outside storage/log, everything goes through its
+     * public face ({@code HotLog}, {@code PartitionWriter}, {@code PartitionReader} and their results); segment
+     * files, cursors, group commit and producer state are its {@code internal} packages.
+     */
+    @ArchTest
+    static final ArchRule hotLogInternalsStayInTheLog = noClasses().that().resideOutsideOfPackage("io.tierlog.log..")
+            .should().dependOnClassesThat().resideInAPackage("io.tierlog.log.internal..");
+
+    /**
      * The service's packages by role (http plumbing, api edges, topics, read, groups, ops...) depend one way: no
      * package imports a package that imports it back, so each can be read, and changed, from the bottom up.
      */

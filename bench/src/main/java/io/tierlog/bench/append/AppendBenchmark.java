@@ -1,6 +1,7 @@
 package io.tierlog.bench.append;
 
 import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
@@ -183,7 +184,7 @@ public final class AppendBenchmark {
         long closed;
         long cpuStart;
         long cpuEnd;
-        PartitionWriter writer = new PartitionWriter(data, new TopicPartition("bench", 0), policy, Duration.ofSeconds(1),
+        PartitionWriter writer = new HotLog(data).writer(new TopicPartition("bench", 0), policy, Duration.ofSeconds(1),
                 Clock.systemUTC());
         try {
             // Warm-up outside the timed window (JIT, the first segment and its checkpoint): up to 20k records or 1 s.

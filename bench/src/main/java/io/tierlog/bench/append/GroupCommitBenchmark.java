@@ -2,6 +2,7 @@ package io.tierlog.bench.append;
 
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
@@ -59,7 +60,7 @@ public final class GroupCommitBenchmark {
         }
         TopicPartition tp = new TopicPartition("group-commit", 0);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (PartitionWriter writer = new PartitionWriter(dir, tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
+        try (PartitionWriter writer = new HotLog(dir).writer(tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
                 Clock.systemUTC())) {
             writer.append(records, ProducerIdentity.NONE, TopicConfig.DEFAULTS); // opens the segment
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

@@ -3,6 +3,7 @@ package io.tierlog.bench.cold;
 import io.tierlog.bench.compare.Workspace;
 
 import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
@@ -82,7 +83,7 @@ public final class ColdInProcessCommand implements Callable<Integer> {
         TopicStore topics = new TopicStore(data, clock);
         TopicConfig config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 16 * 1024 * 1024));
         topics.create("bench", 1, config);
-        try (PartitionWriter writer = new PartitionWriter(data, tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock)) {
+        try (PartitionWriter writer = new HotLog(data).writer(tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock)) {
             // ~150 B records, 200 per batch: ~30 KB batches.
             append(writer, mib * 1024 * 1024 / (200 * 150), 200, config, clock);
             append(writer, 1, 1, config, clock); // roll, so the last full segment is sealed

@@ -1,12 +1,11 @@
 package io.tierlog.service.api;
 
+import io.tierlog.http.QueryParams;
 import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.log.ReadBuffer;
-import io.tierlog.log.TopicPartition;
 import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.ops.ServiceMetrics;
-import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.ops.PostAppend;
 import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RecordBatchesMedia;
@@ -35,16 +34,14 @@ import jakarta.inject.Singleton;
 @Singleton
 public class BatchProduceRoute {
     private final IngestService ingest;
-    private final AppendWatcher watcher;
-    private final ServiceMetrics metrics;
+    private final PostAppend postAppend;
     private final PooledDirectMemory memory;
     private final int maxRequestBytes;
 
-    public BatchProduceRoute(IngestService ingest, AppendWatcher watcher, ServiceMetrics metrics,
-                             PooledDirectMemory memory, TierlogConfig config) {
+    public BatchProduceRoute(IngestService ingest, PostAppend postAppend, PooledDirectMemory memory,
+                             TierlogConfig config) {
         this.ingest = ingest;
-        this.watcher = watcher;
-        this.metrics = metrics;
+        this.postAppend = postAppend;
         this.memory = memory;
         this.maxRequestBytes = config.maxRequestBytes();
     }
@@ -85,15 +82,11 @@ public class BatchProduceRoute {
 
     /** On a worker: checks, append, wake-ups; the response body. */
     private byte[] produce(String topic, String partitionParam, ReadBuffer body, long startNanos) {
-        if (partitionParam == null || partitionParam.isEmpty()) {
-            throw Requests.bad("partition", "partition is required with Content-Type " + RecordBatchesMedia.TYPE);
-        }
-        int partition = (int) Requests.queryLong(partitionParam, "partition", 0, 0, Integer.MAX_VALUE);
+        int partition = QueryParams.producePartition(partitionParam);
         TopicAdmin.requirePublic(topic);
         int length = body.memory().remaining();
         BatchProduceResult result = ingest.produceBatches(topic, partition, body.memory());
-        watcher.appended(new TopicPartition(topic, partition), result.lastOffset() + 1);
-        metrics.produced(result.recordCount(), length, System.nanoTime() - startNanos);
+        postAppend.appended(topic, result, length, startNanos);
         return result.toJson();
     }
 }

@@ -3,7 +3,7 @@ package io.tierlog.service.api;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.Encoding;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.LogRecord;

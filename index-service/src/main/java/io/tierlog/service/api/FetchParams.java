@@ -1,5 +1,6 @@
 package io.tierlog.service.api;
 
+import io.tierlog.http.QueryParams;
 import io.tierlog.service.http.Requests;
 
 /**
@@ -13,14 +14,10 @@ record FetchParams(long offset, int maxRecords, int maxBytes, long waitMs) {
 
     /** @throws io.tierlog.log.TierlogException 400 {@code bad-request} naming the parameter */
     static FetchParams parse(String offset, String maxRecords, String maxBytes, String waitMs, int maxRecordsLimit) {
-        if (offset == null || offset.isEmpty()) {
-            throw Requests.bad("offset", "offset is required");
-        }
         return new FetchParams(
-                // Any integer: one outside the log's bounds (negative ones too) is the read's 416 with the bounds.
-                Requests.queryLong(offset, "offset", 0, Long.MIN_VALUE, Long.MAX_VALUE),
-                (int) Requests.queryLong(maxRecords, "maxRecords", DEFAULT_MAX_RECORDS, 1, maxRecordsLimit),
-                (int) Requests.queryLong(maxBytes, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE),
-                Requests.queryLong(waitMs, "waitMs", 0, 0, MAX_WAIT_MS));
+                QueryParams.offset(offset),
+                (int) QueryParams.integer(maxRecords, "maxRecords", DEFAULT_MAX_RECORDS, 1, maxRecordsLimit),
+                (int) QueryParams.integer(maxBytes, "maxBytes", DEFAULT_MAX_BYTES, 1, Integer.MAX_VALUE),
+                QueryParams.integer(waitMs, "waitMs", 0, 0, MAX_WAIT_MS));
     }
 }

@@ -1,6 +1,6 @@
 package io.tierlog.service.api;
 
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.Encoding;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.SerializedString;
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.Encoding;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.service.http.Utf8;

@@ -1,13 +1,15 @@
 package io.tierlog.service.api;
 
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.JsonProduce;
+import io.tierlog.http.QueryParams;
+import io.tierlog.http.Encoding;
 import io.tierlog.ingest.IngestService;
-import io.tierlog.ingest.PartitionOffset;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.ops.PostAppend;
 import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.http.doc.ApiSchemas;
 import io.tierlog.service.http.doc.ProblemResponses;
@@ -57,18 +59,21 @@ public class RecordsResource {
     private final TopicStore topics;
     private final PartitionReads reads;
     private final AppendWatcher watcher;
+    private final PostAppend postAppend;
     private final ExecutorService readPool;
     private final ServiceMetrics metrics;
     private final TierlogConfig config;
     private final Vertx vertx;
 
     public RecordsResource(IngestService ingest, TopicStore topics, PartitionReads reads, AppendWatcher watcher,
-                           ServiceThreads threads, ServiceMetrics metrics, TierlogConfig config, Vertx vertx) {
+                           PostAppend postAppend, ServiceThreads threads, ServiceMetrics metrics, TierlogConfig config,
+                           Vertx vertx) {
         this.vertx = vertx;
         this.ingest = ingest;
         this.topics = topics;
         this.reads = reads;
         this.watcher = watcher;
+        this.postAppend = postAppend;
         this.readPool = threads.reads();
         this.metrics = metrics;
         this.config = config;
@@ -111,13 +116,8 @@ public class RecordsResource {
         long start = System.nanoTime();
         return vertx.executeBlocking(() -> {
             TopicAdmin.requirePublic(topic);
-            ProduceResult result = ingest.produce(topic, body);
-            Map<Integer, Long> ends = new HashMap<>();
-            for (PartitionOffset o : result.offsets()) {
-                ends.merge(o.partition(), o.offset() + 1, Math::max);
-            }
-            ends.forEach((p, end) -> watcher.appended(new TopicPartition(topic, p), end));
-            metrics.produced(result.offsets().size(), body.length, System.nanoTime() - start);
+            ProduceResult result = JsonProduce.produce(ingest, topic, body);
+            postAppend.appended(topic, result, body.length, start);
             return Response.ok(IngestService.toJson(result), MediaType.APPLICATION_JSON).build();
         }, false).toCompletionStage();
     }
@@ -213,7 +213,7 @@ public class RecordsResource {
             }
             return out;
         }
-        long timestamp = Requests.queryLong(timestampParam, "timestamp", 0, Long.MIN_VALUE, Long.MAX_VALUE);
+        long timestamp = QueryParams.integer(timestampParam, "timestamp", 0, Long.MIN_VALUE, Long.MAX_VALUE);
         OffsetAndTimestamp found = reads.listOffset(tp, timestamp);
         out.put("offset", found.offset());
         out.put("timestamp", found.timestamp());

@@ -1,6 +1,7 @@
 package io.tierlog.service.api;
 
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.QueryParams;
+import io.tierlog.http.Encoding;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -122,19 +123,19 @@ public class StreamRoute {
         long lso = Math.min(reads.logStartOffset(tp), hw);
         long start;
         if (lastEventId != null && !lastEventId.isBlank()) {
-            start = Requests.queryLong(lastEventId, "Last-Event-ID", 0, -1, Long.MAX_VALUE - 1) + 1;
+            start = QueryParams.integer(lastEventId, "Last-Event-ID", 0, -1, Long.MAX_VALUE - 1) + 1;
         } else if (timestamp != null) {
             if (offset != null) {
                 throw Requests.bad("timestamp", "give either offset or timestamp, not both");
             }
-            start = reads.offsetForTimestamp(tp, Requests.queryLong(timestamp, "timestamp", 0, Long.MIN_VALUE,
+            start = reads.offsetForTimestamp(tp, QueryParams.integer(timestamp, "timestamp", 0, Long.MIN_VALUE,
                     Long.MAX_VALUE));
         } else if (offset == null || offset.equalsIgnoreCase("latest")) {
             start = hw;
         } else if (offset.equalsIgnoreCase("earliest")) {
             start = lso;
         } else {
-            start = Requests.queryLong(offset.toLowerCase(Locale.ROOT), "offset", 0, Long.MIN_VALUE, Long.MAX_VALUE);
+            start = QueryParams.integer(offset.toLowerCase(Locale.ROOT), "offset", 0, Long.MIN_VALUE, Long.MAX_VALUE);
         }
         PartitionReads.requireInRange(tp, start, lso, hw);
         return start;
@@ -329,7 +330,7 @@ public class StreamRoute {
                     return;
                 }
                 Problem p = ProblemMapper.toProblem(e);
-                if (p.status() >= 500) {
+                if (p.problemType().isServerError()) {
                     LOG.errorf(e, "%s: stream at offset %d failed", tp, next);
                 }
                 closed = true;

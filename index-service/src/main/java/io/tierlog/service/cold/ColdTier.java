@@ -6,6 +6,7 @@ import io.tierlog.log.BatchRead;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.tiering.ColdReader;
 import io.tierlog.tiering.OffsetAndTimestamp;
 import io.tierlog.tiering.PartitionTiers;
 import io.tierlog.tiering.TieredStorage;
@@ -13,12 +14,12 @@ import io.tierlog.tiering.TieredStorage;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The cold tier as the service's read path sees it: routes a read to the tier holding its offset (timing the
- * cold ones), answers a partition's tiers, finds timestamps in cold segments and deletes a topic's objects.
- * A thin adapter over {@link TieredStorage}; thread-safe.
+ * The cold tier as the service's read path sees it: reads below the hot tier (timed), a partition's tiers,
+ * timestamps in cold segments, and the deletion of a topic's objects. Which tier serves a read is decided by
+ * {@link io.tierlog.service.read.PartitionReads}, not here. A thin adapter over {@link TieredStorage}; thread-safe.
  */
 public final class ColdTier {
     private final TieredStorage storage;
@@ -36,31 +37,23 @@ public final class ColdTier {
         return storage;
     }
 
-    /** Reads from the tier holding {@code offset}; see {@link TieredStorage#read}. */
-    public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes, TieredStorage.HotRead hot) {
-        return timed(hotServed -> storage.read(tp, offset, maxRecords, maxBytes, (o, n, b) -> {
-            hotServed.run();
-            return hot.read(o, n, b);
-        }));
+    /**
+     * Records from {@code offset}, which the caller has found below the hot tier; see {@link ColdReader#read}.
+     * Timed as {@code tierlog_cold_read}.
+     */
+    public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        return timed(() -> storage.reader().read(tp, offset, maxRecords, maxBytes));
     }
 
-    /** Whole batches from the tier holding {@code offset}; see {@link TieredStorage#readBatches}. */
-    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory,
-                                 TieredStorage.TierRead<BatchRead> hot) {
-        return timed(hotServed -> storage.readBatches(tp, offset, maxRecords, maxBytes, memory, (o, n, b) -> {
-            hotServed.run();
-            return hot.read(o, n, b);
-        }));
+    /** Whole batches from {@code offset}, below the hot tier, copied into {@code memory}; see {@link ColdReader#readBatches}. */
+    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory) {
+        return timed(() -> storage.reader().readBatches(tp, offset, maxRecords, maxBytes, memory));
     }
 
-    /** Runs a routed read (given a callback its hot read calls), timing it as a cold read unless the hot tier served it. */
-    private <T> T timed(Function<Runnable, T> read) {
+    private <T> T timed(Supplier<T> read) {
         long started = System.nanoTime();
-        boolean[] hotServed = {false};
-        T result = read.apply(() -> hotServed[0] = true);
-        if (!hotServed[0]) {
-            coldReads.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-        }
+        T result = read.get();
+        coldReads.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
         return result;
     }
 

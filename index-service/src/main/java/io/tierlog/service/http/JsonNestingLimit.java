@@ -2,7 +2,7 @@ package io.tierlog.service.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.jackson.ObjectMapperCustomizer;
-import io.tierlog.ingest.JsonLimits;
+import io.tierlog.http.JsonLimits;
 import jakarta.inject.Singleton;
 
 /**

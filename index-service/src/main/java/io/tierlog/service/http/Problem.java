@@ -1,6 +1,8 @@
 package io.tierlog.service.http;
 
-import io.tierlog.ingest.ProblemJson;
+import io.tierlog.http.ProblemType;
+import io.tierlog.http.MediaTypes;
+import io.tierlog.http.ProblemJson;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 
@@ -8,11 +10,11 @@ import java.util.Map;
 
 /**
  * An api.md problem ({@code {"type": slug, "title", "status", "detail", ...extra}}, served as
- * {@code application/problem+json}), rendered by the ingest module's {@link ProblemJson} so that the service and
+ * {@code application/problem+json}), rendered by the http-contract module's {@link ProblemJson} so that the service and
  * the ingest function answer byte-identical errors.
  */
 public record Problem(ErrorType type, String detail, Map<String, ?> extra) {
-    public static final String MEDIA_TYPE = ProblemJson.MEDIA_TYPE;
+    public static final String MEDIA_TYPE = MediaTypes.PROBLEM_JSON;
 
     public static Problem of(TierlogException e) {
         return new Problem(e.type(), e.getMessage(), e.extra());
@@ -28,8 +30,13 @@ public record Problem(ErrorType type, String detail, Map<String, ?> extra) {
                 ? java.util.OptionalLong.of(n.longValue()) : java.util.OptionalLong.empty();
     }
 
+    /** The docs/api.md problem type this kind is answered with. */
+    public ProblemType problemType() {
+        return ProblemType.of(type);
+    }
+
     public int status() {
-        return type.status();
+        return problemType().status();
     }
 
     public byte[] toJson() {

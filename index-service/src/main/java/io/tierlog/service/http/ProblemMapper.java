@@ -23,7 +23,7 @@ import java.util.concurrent.ExecutionException;
  * ({@link TierlogException}) keep their slug, status and extra fields; JAX-RS errors (unknown path 404, wrong
  * method 405, unsupported media type 415) and JSON parse errors (400 {@code bad-request} naming the field)
  * are translated; anything else is a 500 {@code internal-error} saying what failed, never where (no path: see
- * {@link io.tierlog.ingest.ServerErrorDetail}). Only 5xx are logged, at ERROR, since only they need a person
+ * {@link io.tierlog.http.ServerErrorDetail}). Only 5xx are logged, at ERROR, since only they need a person
  * (not 503 {@code hot-tier-full}: backpressure); 4xx are the client's business and logged at DEBUG. A problem
  * carrying {@code retryAfterSeconds} (429, 503) also gets the {@code Retry-After} header.
  */
@@ -38,7 +38,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
         if (needsAPerson(problem)) {
             LOG.errorf(e, "request failed: %s", problem.detail());
         } else {
-            LOG.debugf("request rejected: %s %s", problem.type().slug(), problem.detail());
+            LOG.debugf("request rejected: %s %s", problem.problemType().slug(), problem.detail());
         }
         Response.ResponseBuilder response = Response.status(problem.status()).type(Problem.MEDIA_TYPE)
                 .entity(problem.toJson());
@@ -69,7 +69,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
      * service working as designed ({@link io.tierlog.ingest.ProduceAdmission} logs each episode once at WARN).
      */
     private static boolean needsAPerson(Problem problem) {
-        return problem.status() >= 500 && problem.type() != ErrorType.HOT_TIER_FULL
+        return problem.problemType().isServerError() && problem.type() != ErrorType.HOT_TIER_FULL
                 && problem.type() != ErrorType.SERVICE_STOPPING;
     }
 
@@ -118,7 +118,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
     /**
      * What failed, for a 500: the exception's message and its root cause's kind (a file system's reason, such as
      * "File name too long", or the exception class). Paths in it are removed when the problem is rendered
-     * ({@link io.tierlog.ingest.ServerErrorDetail}); the log keeps the whole exception.
+     * ({@link io.tierlog.http.ServerErrorDetail}); the log keeps the whole exception.
      */
     static String describeFailure(Throwable e) {
         String what = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

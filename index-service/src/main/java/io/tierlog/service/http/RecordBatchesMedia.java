@@ -1,5 +1,7 @@
 package io.tierlog.service.http;
 
+import io.tierlog.http.MediaTypes;
+
 import java.util.Locale;
 
 /**
@@ -10,7 +12,7 @@ import java.util.Locale;
  * Kafka consumer does. A fetch reports the partition's extent in response headers instead of JSON fields.
  */
 public final class RecordBatchesMedia {
-    public static final String TYPE = "application/vnd.tierlog.record-batches";
+    public static final String TYPE = MediaTypes.RECORD_BATCHES;
     public static final String NEXT_OFFSET = "Tierlog-Next-Offset";
     public static final String HIGH_WATERMARK = "Tierlog-High-Watermark";
     public static final String LOG_START_OFFSET = "Tierlog-Log-Start-Offset";

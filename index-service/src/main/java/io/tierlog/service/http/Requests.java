@@ -8,9 +8,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tierlog.ingest.JsonLimits;
+import io.tierlog.http.JsonLimits;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
+import io.tierlog.http.QueryParams;
 
 import java.io.IOException;
 import java.util.Iterator;
@@ -86,28 +87,12 @@ public final class Requests {
         return n.asLong();
     }
 
-    /** An optional integer query parameter within {@code [min, max]}. */
-    public static long queryLong(String raw, String name, long defaultValue, long min, long max) {
-        if (raw == null || raw.isEmpty()) {
-            return defaultValue;
-        }
-        long v;
-        try {
-            v = Long.parseLong(raw.trim());
-        } catch (NumberFormatException e) {
-            throw bad(name, name + " must be an integer, not '" + shorten(raw) + "'");
-        }
-        if (v < min || v > max) {
-            throw bad(name, name + " must be in [" + min + ", " + max + "]: " + v);
-        }
-        return v;
-    }
-
+    /** 400 {@code bad-request} naming {@code field} ({@link QueryParams#bad}). */
     public static TierlogException bad(String field, String detail) {
-        return new TierlogException(ErrorType.BAD_REQUEST, detail, Map.of("field", field));
+        return QueryParams.bad(field, detail);
     }
 
     public static String shorten(String s) {
-        return s.length() > 60 ? s.substring(0, 60) + "…" : s;
+        return QueryParams.shorten(s);
     }
 }

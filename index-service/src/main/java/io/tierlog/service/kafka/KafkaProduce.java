@@ -2,11 +2,9 @@ package io.tierlog.service.kafka;
 
 import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestService;
-import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.ops.ServiceMetrics;
-import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.ops.PostAppend;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -43,14 +41,12 @@ public class KafkaProduce {
     private static final long FIRST_PRODUCER_ID = 1L << 40;
     private final SecureRandom ids = new SecureRandom();
     private final IngestService ingest;
-    private final AppendWatcher watcher;
-    private final ServiceMetrics metrics;
+    private final PostAppend postAppend;
     private final KafkaTopics topics;
 
-    public KafkaProduce(IngestService ingest, TopicStore topics, AppendWatcher watcher, ServiceMetrics metrics) {
+    public KafkaProduce(IngestService ingest, TopicStore topics, PostAppend postAppend) {
         this.ingest = ingest;
-        this.watcher = watcher;
-        this.metrics = metrics;
+        this.postAppend = postAppend;
         this.topics = new KafkaTopics(topics);
     }
 
@@ -122,8 +118,7 @@ public class KafkaProduce {
         ByteBuffer body = records.buffer().duplicate();
         int length = body.remaining();
         BatchProduceResult result = ingest.produceBatches(topic, partition.index(), body);
-        watcher.appended(new TopicPartition(topic, partition.index()), result.lastOffset() + 1);
-        metrics.produced(result.recordCount(), length, System.nanoTime() - start);
+        postAppend.appended(topic, result, length, start);
         return result.baseOffset();
     }
 }

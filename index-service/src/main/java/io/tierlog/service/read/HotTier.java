@@ -3,18 +3,15 @@ package io.tierlog.service.read;
 import io.tierlog.index.HotIndexer;
 import io.tierlog.index.LogIndex;
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.HotLog;
+import io.tierlog.log.HotSegment;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.segment.SegmentFiles;
 import io.tierlog.tiering.OffsetAndTimestamp;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -34,17 +31,22 @@ import java.util.function.BiFunction;
  * <p>Thread-safe. {@link #close} closes the index; calls after it fail.
  */
 public final class HotTier implements AutoCloseable {
-    private final Path dataDir;
+    private final HotLog log;
     private final LogIndex index;
     private final HotIndexer indexer;
     private volatile boolean open = true;
 
     public HotTier(Path dataDir, Path indexDir) {
-        this.dataDir = dataDir;
+        this.log = new HotLog(dataDir);
         // RocksDB owns its directory (it may wipe it on an unknown format), so it gets one of its own beside
         // the cold-read cache.
         this.index = LogIndex.open(indexDir.resolve("rocksdb"));
         this.indexer = new HotIndexer(index, dataDir);
+    }
+
+    /** The hot log itself, for what is not a read: deleting a topic's partitions. */
+    public HotLog log() {
+        return log;
     }
 
     /** The offset after the last visible record; 0 when empty. */
@@ -69,7 +71,7 @@ public final class HotTier implements AutoCloseable {
 
     /** Runs a read from the index's hint for {@code offset}; unhinted again if retention removed the hinted segment. */
     private <T> T hinted(TopicPartition tp, long offset, BiFunction<PartitionReader, Position, T> read) {
-        PartitionReader reader = new PartitionReader(dataDir, tp);
+        PartitionReader reader = log.reader(tp);
         Position hint = indexer.hint(tp, offset).orElse(null);
         try {
             return read.apply(reader, hint);
@@ -94,25 +96,17 @@ public final class HotTier implements AutoCloseable {
      * and stream step asks, and {@link #stats} would also stat every segment file.
      */
     public long oldestSegmentBase(TopicPartition tp) {
-        List<Long> bases = SegmentFiles.segmentBases(dataDir.resolve(tp.dirName()));
-        return bases.isEmpty() ? -1 : bases.get(0);
+        return log.oldestSegmentBase(tp);
     }
 
     /** The oldest hot segment's base offset, bytes and segment count; zeros when the partition has no segment. */
     public HotStats stats(TopicPartition tp) {
-        Path dir = dataDir.resolve(tp.dirName());
-        List<Long> bases = SegmentFiles.segmentBases(dir);
+        List<HotSegment> segments = log.segments(tp);
         long bytes = 0;
-        for (long base : bases) {
-            try {
-                bytes += Files.size(SegmentFiles.log(dir, base));
-            } catch (NoSuchFileException e) {
-                // removed by retention since the listing; it no longer counts
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot stat " + SegmentFiles.log(dir, base), e);
-            }
+        for (HotSegment s : segments) {
+            bytes += s.bytes();
         }
-        return new HotStats(bases.isEmpty() ? 0 : bases.get(0), bytes, bases.size());
+        return new HotStats(segments.isEmpty() ? 0 : segments.get(0).baseOffset(), bytes, segments.size());
     }
 
     /** Drops the index entries of a topic's partitions; the files are not touched. */

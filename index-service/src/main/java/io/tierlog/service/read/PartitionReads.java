@@ -2,6 +2,7 @@ package io.tierlog.service.read;
 
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
@@ -10,7 +11,6 @@ import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.service.cold.ColdTier;
 import io.tierlog.tiering.OffsetAndTimestamp;
 import io.tierlog.tiering.PartitionTiers;
-import io.tierlog.tiering.TieredStorage;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,10 +19,11 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * The one read path of the service, tier-agnostic: fetch, offset lookup and partition extent. Offsets at or above
- * the oldest hot segment are read hot; below it, from the cold tier ({@link ColdTier}); a read never spans the
- * boundary and the next one continues from {@code nextOffset}, so resources, long-polls, streams and consumer
- * groups never know which tier answered, and a replay crosses cold, hot and live with no gap or duplicate.
+ * The one read path of the service, tier-agnostic: fetch, offset lookup and partition extent. It is the one place
+ * that decides which tier serves a read: offsets at or above the oldest hot segment are read hot ({@link HotTier}),
+ * below it from the cold tier ({@link ColdTier}); a read never spans the boundary and the next one continues from
+ * {@code nextOffset}, so resources, long-polls, streams and consumer groups never know which tier answered, and a
+ * replay crosses cold, hot and live with no gap or duplicate.
  *
  * <p>Range rule (api.md): an offset is fetchable when it lies in {@code [logStartOffset, highWatermark]};
  * anything else is {@code offset-out-of-range} carrying both bounds.
@@ -32,14 +33,11 @@ import java.util.function.Supplier;
 public final class PartitionReads {
     /** Kafka's ListOffsets timestamp when no record matches. */
     public static final long NO_TIMESTAMP = -1;
+    /** Times a hot segment evicted under a read is looked for again before the failure propagates. */
+    private static final int ROUTE_ATTEMPTS = 3;
     private final HotTier hot;
-    /** Null when the service runs without a cold tier (hot-only tests). */
     private final ColdTier cold;
     private final ReadMemory memory;
-
-    public PartitionReads(HotTier hot) {
-        this(hot, null, ReadMemory.HEAP);
-    }
 
     /** @param memory where batch fetches put their bytes */
     public PartitionReads(HotTier hot, ColdTier cold, ReadMemory memory) {
@@ -57,10 +55,11 @@ public final class PartitionReads {
     }
 
     public long logStartOffset(TopicPartition tp) {
-        long oldestHot = hot.oldestSegmentBase(tp);
-        if (cold == null) {
-            return Math.max(oldestHot, 0);
-        }
+        return logStartOffset(tp, hot.oldestSegmentBase(tp));
+    }
+
+    /** @param oldestHot the oldest hot segment's base offset, or -1 if the partition has no hot segment */
+    private long logStartOffset(TopicPartition tp, long oldestHot) {
         return cold.tiers(tp, oldestHot).logStartOffset();
     }
 
@@ -68,9 +67,6 @@ public final class PartitionReads {
         long hw = hot.highWatermark(tp);
         HotTier.HotStats stats = hot.stats(tp);
         long hotStart = Math.min(stats.startOffset(), hw);
-        if (cold == null) {
-            return new PartitionState(tp.partition(), hotStart, hotStart, hw, stats.bytes(), 0, stats.segments(), 0);
-        }
         PartitionTiers tiers = cold.tiers(tp, stats.segments() == 0 ? -1 : stats.startOffset());
         return new PartitionState(tp.partition(), Math.min(tiers.logStartOffset(), hw), hotStart, hw, stats.bytes(),
                 tiers.coldBytes(), stats.segments(), tiers.coldSegments());
@@ -91,9 +87,9 @@ public final class PartitionReads {
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public FetchResult fetch(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        Routed<ReadResult> r = routed(tp, offset, maxRecords, maxBytes,
-                (o, n, b) -> hot.read(tp, o, n, b),
-                (o, n, b) -> cold.read(tp, o, n, b, (ho, hn, hb) -> hot.read(tp, ho, hn, hb)),
+        Routed<ReadResult> r = routed(tp, offset,
+                () -> hot.read(tp, offset, maxRecords, maxBytes),
+                () -> cold.read(tp, offset, maxRecords, maxBytes),
                 () -> new ReadResult(List.of(), offset));
         // A record appended since the high watermark was sampled may be in the read: never answer an hw below it.
         return new FetchResult(r.read().records(), r.read().nextOffset(),
@@ -108,10 +104,9 @@ public final class PartitionReads {
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        Routed<BatchRead> r = routed(tp, offset, maxRecords, maxBytes,
-                (o, n, b) -> hot.readBatches(tp, o, n, b, memory),
-                (o, n, b) -> cold.readBatches(tp, o, n, b, memory,
-                        (ho, hn, hb) -> hot.readBatches(tp, ho, hn, hb, memory)),
+        Routed<BatchRead> r = routed(tp, offset,
+                () -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
+                () -> cold.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> BatchRead.empty(offset));
         return new BatchFetch(r.read(), Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
     }
@@ -120,19 +115,23 @@ public final class PartitionReads {
     private record Routed<R>(R read, long highWatermark, long logStartOffset) {
     }
 
-    /** The range check, tier routing and error translation shared by record and batch fetches. */
-    private <R> Routed<R> routed(TopicPartition tp, long offset, int maxRecords, int maxBytes,
-                                 TieredStorage.TierRead<R> hotOnly, TieredStorage.TierRead<R> tiered,
+    /**
+     * The range check, the choice of tier and the error translation shared by record and batch fetches. The tier is
+     * decided here, once, from one listing of the partition's hot segments (the same that gives the log start):
+     * at or above the oldest hot segment the hot reader serves the read, below it the cold reader. Only when
+     * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold.
+     */
+    private <R> Routed<R> routed(TopicPartition tp, long offset, Supplier<R> hotRead, Supplier<R> coldRead,
                                  Supplier<R> atEnd) {
         long hw = hot.highWatermark(tp);
-        long start = Math.min(logStartOffset(tp), hw);
+        long oldestHot = hot.oldestSegmentBase(tp);
+        long start = Math.min(logStartOffset(tp, oldestHot), hw);
         requireInRange(tp, offset, start, hw);
         if (offset == hw) {
             return new Routed<>(atEnd.get(), hw, start);
         }
         try {
-            R read = (cold == null ? hotOnly : tiered).read(offset, maxRecords, maxBytes);
-            return new Routed<>(read, hw, start);
+            return new Routed<>(readTier(tp, offset, oldestHot, hotRead, coldRead), hw, start);
         } catch (IllegalArgumentException e) {
             // Retention removed the segment between the range check and the read: answer with the new bounds.
             throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));
@@ -142,6 +141,30 @@ public final class PartitionReads {
                 throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));
             }
             throw e;
+        }
+    }
+
+    /**
+     * Reads from the tier holding {@code offset}: hot when the oldest hot segment is at or below it (cheaper), else
+     * cold. A read never spans the boundary; the next read (from {@code nextOffset}) continues in the other tier, so
+     * a replay crosses cold to hot with no gap or duplicate. A hot segment evicted while being read (it is in the
+     * cold tier by then) sends the read to the tier that holds the offset now.
+     *
+     * @param oldestHot the oldest hot segment's base offset as just listed, or -1 if there is none
+     */
+    private <R> R readTier(TopicPartition tp, long offset, long oldestHot, Supplier<R> hotRead, Supplier<R> coldRead) {
+        for (int attempt = 1; ; attempt++) {
+            if (oldestHot < 0 || offset < oldestHot) {
+                return coldRead.get();
+            }
+            try {
+                return hotRead.get();
+            } catch (PartitionReader.SegmentGoneException | IllegalArgumentException e) {
+                if (attempt >= ROUTE_ATTEMPTS) {
+                    throw e;
+                }
+                oldestHot = hot.oldestSegmentBase(tp);
+            }
         }
     }
 
@@ -156,13 +179,11 @@ public final class PartitionReads {
      */
     public OffsetAndTimestamp listOffset(TopicPartition tp, long timestamp) {
         long hw = hot.highWatermark(tp);
-        if (cold != null) {
-            // Cold segments hold the older records, so a cold match is the first one (checked against the
-            // manifest's timestamps in memory first: no store request unless a cold segment can match).
-            var found = cold.offsetForTimestamp(tp, timestamp);
-            if (found.isPresent() && found.get().offset() >= logStartOffset(tp)) {
-                return found.get();
-            }
+        // Cold segments hold the older records, so a cold match is the first one (checked against the manifest's
+        // timestamps in memory first: no store request unless a cold segment can match).
+        var found = cold.offsetForTimestamp(tp, timestamp);
+        if (found.isPresent() && found.get().offset() >= logStartOffset(tp)) {
+            return found.get();
         }
         return hot.firstAtOrAfter(tp, timestamp).orElse(new OffsetAndTimestamp(hw, NO_TIMESTAMP));
     }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.Encoding;
 import io.tierlog.service.api.RecordJson;
 import io.tierlog.service.http.Requests;
 import io.tierlog.sharegroups.Ack;

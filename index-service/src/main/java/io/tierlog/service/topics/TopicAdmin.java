@@ -16,14 +16,6 @@ import io.tierlog.service.read.HotTier;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 
@@ -47,7 +39,6 @@ public class TopicAdmin {
     private final TopicStore topics;
     private final IngestService ingest;
     private final HotTier hot;
-    private final Path dataDir;
 
     private final ColdTier cold;
     private final AppendWatcher watcher;
@@ -59,7 +50,6 @@ public class TopicAdmin {
         this.ingest = ingest;
         this.hot = hot;
         this.cold = cold;
-        this.dataDir = config.dataDir();
     }
 
     public static boolean isInternal(String topic) {
@@ -86,12 +76,12 @@ public class TopicAdmin {
         TopicConfig topicConfig = TopicConfig.DEFAULTS.with(config);
         if (topics.find(name).isEmpty()) {
             for (int p = 0; p < TopicMetadata.MAX_PARTITIONS; p++) {
-                Path dir = dataDir.resolve(new TopicPartition(name, p).dirName());
-                if (!Files.exists(dir)) {
+                TopicPartition tp = new TopicPartition(name, p);
+                if (!hot.log().hasPartition(tp)) {
                     break;
                 }
-                LOG.warnf("topic %s: removing orphan directory %s left by an interrupted delete", name, dir);
-                deleteTree(dir);
+                LOG.warnf("topic %s: removing orphan partition %s left by an interrupted delete", name, tp);
+                hot.log().deletePartition(tp);
             }
         }
         return topics.create(name, partitions, topicConfig);
@@ -126,7 +116,7 @@ public class TopicAdmin {
         ingest.forgetTopic(name);
         wakeReaders(topic);
         for (int p = 0; p < topic.partitions(); p++) {
-            deleteTree(dataDir.resolve(new TopicPartition(name, p).dirName()));
+            hot.log().deletePartition(new TopicPartition(name, p));
         }
         hot.forget(name, topic.partitions());
         try {
@@ -146,28 +136,6 @@ public class TopicAdmin {
     private void wakeReaders(TopicMetadata topic) {
         for (int p = 0; p < topic.partitions(); p++) {
             watcher.appended(new TopicPartition(topic.name(), p), Long.MAX_VALUE);
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (NoSuchFileException e) {
-            // already gone
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete " + dir, e);
         }
     }
 }

@@ -2,7 +2,7 @@ package io.tierlog.service.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.Encoding;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.service.read.FetchResult;

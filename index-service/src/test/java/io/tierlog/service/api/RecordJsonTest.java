@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tierlog.ingest.Encoding;
+import io.tierlog.http.Encoding;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.service.http.Utf8;

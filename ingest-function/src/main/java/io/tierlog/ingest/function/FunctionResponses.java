@@ -1,7 +1,9 @@
 package io.tierlog.ingest.function;
 
+import io.tierlog.http.ProblemType;
+import io.tierlog.http.MediaTypes;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
-import io.tierlog.ingest.ProblemJson;
+import io.tierlog.http.ProblemJson;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 
@@ -14,7 +16,7 @@ final class FunctionResponses {
     }
 
     static APIGatewayV2HTTPResponse json(int status, byte[] body) {
-        return response(status, Map.of("Content-Type", "application/json"), body);
+        return response(status, Map.of("Content-Type", MediaTypes.JSON), body);
     }
 
     /**
@@ -31,7 +33,7 @@ final class FunctionResponses {
             default -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE);
         });
         e.retryAfterSeconds().ifPresent(s -> headers.put("Retry-After", Long.toString(s)));
-        return response(e.type().status(), headers, ProblemJson.render(e));
+        return response(ProblemType.of(e.type()).status(), headers, ProblemJson.render(e));
     }
 
     private static APIGatewayV2HTTPResponse response(int status, Map<String, String> headers, byte[] body) {

@@ -1,5 +1,7 @@
 package io.tierlog.ingest.function;
 
+import io.tierlog.http.ProblemType;
+import io.tierlog.http.JsonProduce;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import io.tierlog.ingest.BatchProduceResult;
@@ -98,16 +100,17 @@ public final class ProduceFunction implements Closeable {
             };
             return FunctionResponses.json(200, answer);
         } catch (TierlogException e) {
+            ProblemType type = ProblemType.of(e.type());
             if (e.type() == ErrorType.HOT_TIER_FULL) {
                 // Backpressure, not a fault: the client retries after Retry-After.
-                LOG.atWarn().addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
+                LOG.atWarn().addKeyValue("status", type.status()).addKeyValue("type", type.slug())
                         .addKeyValue("reason", e.extra().get("reason")).addKeyValue("detail", e.getMessage())
                         .log("produce refused");
-            } else if (e.type().status() >= 500) {
-                LOG.atError().setCause(e).addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
+            } else if (type.isServerError()) {
+                LOG.atError().setCause(e).addKeyValue("status", type.status()).addKeyValue("type", type.slug())
                         .log("produce failed");
             } else {
-                LOG.atInfo().addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
+                LOG.atInfo().addKeyValue("status", type.status()).addKeyValue("type", type.slug())
                         .addKeyValue("detail", e.getMessage()).addKeyValue("durationMs", millisSince(started))
                         .log("produce rejected");
             }
@@ -124,7 +127,7 @@ public final class ProduceFunction implements Closeable {
 
     private byte[] produceJson(String topic, APIGatewayV2HTTPEvent event, long started) {
         byte[] body = bodies.decode(event);
-        ProduceResult result = ingest.produce(topic, body);
+        ProduceResult result = JsonProduce.produce(ingest, topic, body);
         LOG.atDebug().addKeyValue("status", 200).addKeyValue("records", result.offsets().size())
                 .addKeyValue("duplicate", result.duplicate()).addKeyValue("durationMs", millisSince(started))
                 .log("produced");

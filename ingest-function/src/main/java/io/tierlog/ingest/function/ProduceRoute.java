@@ -1,5 +1,7 @@
 package io.tierlog.ingest.function;
 
+import io.tierlog.http.QueryParams;
+import io.tierlog.http.MediaTypes;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.Names;
@@ -45,36 +47,16 @@ final class ProduceRoute {
     }
 
     /**
-     * The {@code partition} query parameter that a {@value RequestBodies#RECORD_BATCHES} produce requires, read
+     * The {@code partition} query parameter that a {@value MediaTypes#RECORD_BATCHES} produce requires, read
      * from {@code queryStringParameters} (API Gateway has decoded it there, and joined a repeated parameter with
-     * commas, which then fails as a non-integer). Parsed as the index-service parses it: surrounding blanks
-     * ignored, an integer in {@code [0, 2^31-1]}; otherwise 400 {@code bad-request} naming {@code partition}.
+     * commas, which then fails as a non-integer). Parsed by {@link QueryParams#producePartition}, as the
+     * index-service parses it: an integer in {@code [0, 2^31-1]}; otherwise 400 {@code bad-request} naming
+     * {@code partition}.
      * Whether the topic has that partition is the ingest service's check (404 {@code unknown-partition}).
      */
     static int partitionOf(APIGatewayV2HTTPEvent event) {
         Map<String, String> query = event.getQueryStringParameters();
-        String raw = query == null ? null : query.get("partition");
-        if (raw == null || raw.isEmpty()) {
-            throw badPartition("partition is required with Content-Type " + RequestBodies.RECORD_BATCHES);
-        }
-        long partition;
-        try {
-            partition = Long.parseLong(raw.trim());
-        } catch (NumberFormatException e) {
-            throw badPartition("partition must be an integer, not '" + shortenValue(raw) + "'");
-        }
-        if (partition < 0 || partition > Integer.MAX_VALUE) {
-            throw badPartition("partition must be in [0, " + Integer.MAX_VALUE + "]: " + partition);
-        }
-        return (int) partition;
-    }
-
-    private static TierlogException badPartition(String detail) {
-        return new TierlogException(ErrorType.BAD_REQUEST, detail, Map.of("field", "partition"));
-    }
-
-    private static String shortenValue(String s) {
-        return s.length() > 60 ? s.substring(0, 60) + "…" : s;
+        return QueryParams.producePartition(query == null ? null : query.get("partition"));
     }
 
     private static String path(APIGatewayV2HTTPEvent event) {

@@ -1,5 +1,6 @@
 package io.tierlog.ingest.function;
 
+import io.tierlog.http.MediaTypes;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -7,7 +8,6 @@ import io.tierlog.log.TierlogException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -18,7 +18,7 @@ import java.util.Map;
  */
 final class RequestBodies {
     /** The binary produce format: Kafka RecordBatch v2 batches, as the index-service accepts them. */
-    static final String RECORD_BATCHES = "application/vnd.tierlog.record-batches";
+    static final String RECORD_BATCHES = MediaTypes.RECORD_BATCHES;
 
     /** The two bodies a produce request may carry. */
     enum Format {
@@ -48,11 +48,10 @@ final class RequestBodies {
             throw new TierlogException(ErrorType.UNSUPPORTED_MEDIA_TYPE, "Content-Type is required: application/json or "
                     + RECORD_BATCHES, Map.of("field", "Content-Type"));
         }
-        String media = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (media.equals("application/json") || media.endsWith("+json")) {
+        if (MediaTypes.isJson(contentType)) {
             return Format.JSON;
         }
-        if (media.equals(RECORD_BATCHES)) {
+        if (RECORD_BATCHES.equals(MediaTypes.essence(contentType))) {
             return Format.RECORD_BATCHES;
         }
         throw new TierlogException(ErrorType.UNSUPPORTED_MEDIA_TYPE, "Content-Type '" + contentType

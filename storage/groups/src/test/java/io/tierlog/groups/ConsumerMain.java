@@ -120,7 +120,7 @@ public final class ConsumerMain {
                             () -> AtomicFiles.replace(commitFile(dir, p), Long.toString(offset + 1).getBytes(StandardCharsets.UTF_8)));
                     log.println("C " + p + " " + (offset + 1));
                 } catch (TierlogException e) {
-                    log.println("F " + p + " " + offset + " " + e.type().slug());
+                    log.println("F " + p + " " + offset + " " + e.type());
                     release(log, owns); // fenced or expired: drop everything, heartbeat again at once
                     epoch = 0;
                     nextHeartbeat = System.nanoTime();

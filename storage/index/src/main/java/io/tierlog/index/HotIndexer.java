@@ -1,5 +1,6 @@
 package io.tierlog.index;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
 import io.tierlog.log.TopicPartition;
@@ -7,15 +8,10 @@ import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.segment.SegmentFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +66,7 @@ public final class HotIndexer {
     static final int MAX_ATTEMPTS = 16;
 
     private final LogIndex index;
-    private final Path dataDir;
+    private final HotLog hotLog;
     private final int indexIntervalBytes;
     private final ConcurrentMap<TopicPartition, ReentrantLock> locks = new ConcurrentHashMap<>();
 
@@ -87,7 +83,7 @@ public final class HotIndexer {
             throw new IllegalArgumentException("indexIntervalBytes must be >= 1: " + indexIntervalBytes);
         }
         this.index = index;
-        this.dataDir = dataDir;
+        this.hotLog = new HotLog(dataDir);
         this.indexIntervalBytes = indexIntervalBytes;
     }
 
@@ -104,7 +100,7 @@ public final class HotIndexer {
         ReentrantLock lock = locks.computeIfAbsent(tp, k -> new ReentrantLock());
         lock.lock();
         try {
-            PartitionReader reader = new PartitionReader(dataDir, tp);
+            PartitionReader reader = hotLog.reader(tp);
             for (int attempt = 1; ; attempt++) {
                 try {
                     Position end = catchUpOnce(reader);
@@ -160,7 +156,7 @@ public final class HotIndexer {
      * @throws CorruptLogException if a batch on the way fails validation
      */
     public Optional<LogRecord> firstRecordAtOrAfter(TopicPartition tp, long timestamp) {
-        PartitionReader reader = new PartitionReader(dataDir, tp);
+        PartitionReader reader = hotLog.reader(tp);
         for (int attempt = 1; ; attempt++) {
             catchUp(tp);
             Optional<Position> start = index.forTimestamp(tp, timestamp).or(() -> index.indexedEnd(tp));
@@ -215,7 +211,7 @@ public final class HotIndexer {
             return reader.scan(from, visitor);
         } catch (IllegalArgumentException e) {
             // scan refuses a start segment missing from the directory: removed since the caller resolved it.
-            if (!Files.exists(SegmentFiles.log(reader.directory(), from.segmentBase()))) {
+            if (!reader.hasSegment(from.segmentBase())) {
                 throw new PartitionReader.SegmentGoneException(reader.partition(), from.segmentBase());
             }
             throw e;
@@ -225,9 +221,8 @@ public final class HotIndexer {
     /** One catch-up attempt; null if a concurrent change to the partition's index requires another. */
     private Position catchUpOnce(PartitionReader reader) {
         TopicPartition tp = reader.partition();
-        Path dir = reader.directory();
         IndexCheckpoint stored = index.checkpoint(tp).orElse(null);
-        if (stored != null && unchanged(dir, stored.end())) {
+        if (stored != null && unchanged(reader, stored.end())) {
             return stored.end();
         }
         List<Long> bases = reader.segmentBases();
@@ -235,7 +230,7 @@ public final class HotIndexer {
             return new Position(0, 0, 0);
         }
         IndexCheckpoint expected = stored;
-        IndexCheckpoint start = resolveStart(tp, dir, stored, bases);
+        IndexCheckpoint start = resolveStart(tp, reader, stored, bases);
         if (start == null) {
             // Never indexed, or the log was rewritten: start over, without entries a lost checkpoint left behind.
             index.dropPartition(tp);
@@ -264,14 +259,15 @@ public final class HotIndexer {
      * Where to resume: the stored checkpoint, the start of the oldest hot segment if the checkpoint's segment was
      * evicted, or null to index from scratch (no checkpoint, or it lies beyond the log: the log was rewritten).
      */
-    private IndexCheckpoint resolveStart(TopicPartition tp, Path dir, IndexCheckpoint stored, List<Long> bases) {
+    private IndexCheckpoint resolveStart(TopicPartition tp, PartitionReader reader, IndexCheckpoint stored,
+                                         List<Long> bases) {
         if (stored == null) {
             LOG.info("{}: indexing from the oldest hot segment {}", tp, bases.get(0));
             return null;
         }
         Position end = stored.end();
         if (bases.contains(end.segmentBase())) {
-            long size = sizeOrMinusOne(SegmentFiles.log(dir, end.segmentBase()));
+            long size = reader.segmentBytes(end.segmentBase());
             if (size >= 0 && size < end.position()) {
                 LOG.warn("{}: segment {} is {} bytes but was indexed to {}; the log was rewritten, re-indexing",
                         tp, end.segmentBase(), size, end.position());
@@ -294,23 +290,13 @@ public final class HotIndexer {
      * True if nothing was appended after {@code end}: its segment is still exactly that long and no segment was
      * rolled at its offset. Two stat calls; any doubt (a missing file) answers false.
      */
-    private static boolean unchanged(Path dir, Position end) {
-        long size = sizeOrMinusOne(SegmentFiles.log(dir, end.segmentBase()));
+    private static boolean unchanged(PartitionReader reader, Position end) {
+        long size = reader.segmentBytes(end.segmentBase());
         if (size != end.position()) {
             return false;
         }
         // A writer rolls only a non-empty segment, and names the new one after the next offset.
-        return end.position() == 0 || !Files.exists(SegmentFiles.log(dir, end.offset()));
-    }
-
-    private static long sizeOrMinusOne(Path file) {
-        try {
-            return Files.size(file);
-        } catch (NoSuchFileException e) {
-            return -1;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot stat " + file, e);
-        }
+        return end.position() == 0 || !reader.hasSegment(end.offset());
     }
 
     /** One walk over new batches: builds entries and commits them with the checkpoint. Not thread-safe. */

@@ -1,12 +1,12 @@
 package io.tierlog.index;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.Position;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
-import io.tierlog.log.segment.SegmentFiles;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -135,9 +134,7 @@ class HotIndexerTest {
         List<Long> bases = log.reader.segmentBases();
         assertThat(bases).hasSizeGreaterThan(6);
         long kept = bases.get(4);
-        for (long base : bases.subList(0, 4)) {
-            Files.delete(SegmentFiles.log(log.reader.directory(), base));
-        }
+        new HotLog(dataDir).evictBelow(TP, kept);
         index.dropSegmentsBelow(TP, kept);
 
         assertThat(index.floor(TP, kept - 1)).isEmpty();
@@ -167,9 +164,7 @@ class HotIndexerTest {
         List<Long> bases = log.reader.segmentBases();
         int cut = bases.indexOf(indexed.segmentBase()) + 2;
         assertThat(cut).isLessThan(bases.size() - 1);
-        for (long base : bases.subList(0, cut)) {
-            Files.delete(SegmentFiles.log(log.reader.directory(), base));
-        }
+        new HotLog(dataDir).evictBelow(TP, bases.get(cut));
 
         List<BatchInfo> retained = log.batches();
         assertThat(indexer.catchUp(TP)).isEqualTo(Expect.endOf(retained));
@@ -185,7 +180,8 @@ class HotIndexerTest {
         // A batch in the middle of a sealed segment, with a record byte flipped: the CRC32C no longer matches.
         BatchInfo victim = batches.stream().filter(b -> b.segmentBase() != lastSegment && b.position() > 0
                 && b.sizeInBytes() > 200).skip(40).findFirst().orElseThrow();
-        flipByte(SegmentFiles.log(log.reader.directory(), victim.segmentBase()), victim.endPosition() - 7);
+        flipByte(new HotLog(dataDir).sealedSegmentFile(TP, victim.segmentBase()),
+                victim.endPosition() - 7);
 
         assertThatThrownBy(() -> indexer.catchUp(TP)).isInstanceOf(CorruptLogException.class);
         Position victimStart = new Position(victim.baseOffset(), victim.segmentBase(), victim.position());

@@ -1,7 +1,7 @@
 package io.tierlog.ingest;
 
 import io.tierlog.log.FsyncPolicy;
-import io.tierlog.log.producer.ProducerStateTable;
+import io.tierlog.log.PartitionWriter;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +29,7 @@ public record IngestConfig(Path dataDir, FsyncPolicy fsync, Duration fsyncInterv
 
     /** With the default producer id expiration. */
     public IngestConfig(Path dataDir, FsyncPolicy fsync, Duration fsyncInterval, int maxRequestBytes) {
-        this(dataDir, fsync, fsyncInterval, maxRequestBytes, ProducerStateTable.DEFAULT_EXPIRATION);
+        this(dataDir, fsync, fsyncInterval, maxRequestBytes, PartitionWriter.DEFAULT_PRODUCER_ID_EXPIRATION);
     }
 
     /**
@@ -45,6 +45,6 @@ public record IngestConfig(Path dataDir, FsyncPolicy fsync, Duration fsyncInterv
                         String.valueOf(DEFAULT_FSYNC_INTERVAL.toMillis())))),
                 Integer.parseInt(env.getOrDefault("TIERLOG_MAX_REQUEST_BYTES", String.valueOf(DEFAULT_MAX_REQUEST_BYTES))),
                 Duration.ofMillis(Long.parseLong(env.getOrDefault("TIERLOG_PRODUCER_ID_EXPIRATION_MS",
-                        String.valueOf(ProducerStateTable.DEFAULT_EXPIRATION.toMillis())))));
+                        String.valueOf(PartitionWriter.DEFAULT_PRODUCER_ID_EXPIRATION.toMillis())))));
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.Names;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.SyncMeters;
@@ -53,9 +54,9 @@ public final class IngestService implements Closeable {
     private final TopicStore topics;
     private final Clock clock;
     private final SyncMeters syncMeters;
-    private final ProduceRequestParser parser = new ProduceRequestParser();
     private final Partitioner partitioner;
     private final ProduceAdmission admission;
+    private final HotLog hotLog;
     /** Writers are keyed by topic id, so a topic deleted and re-created never reuses a stale writer. */
     private final Map<WriterKey, PartitionWriter> writers = new ConcurrentHashMap<>();
 
@@ -88,6 +89,7 @@ public final class IngestService implements Closeable {
         this.clock = clock;
         this.syncMeters = syncMeters;
         this.topics = new TopicStore(config.dataDir(), clock);
+        this.hotLog = new HotLog(config.dataDir());
         this.partitioner = new Partitioner(partitionerSeed);
     }
 
@@ -99,17 +101,19 @@ public final class IngestService implements Closeable {
         return config;
     }
 
-    /** Produces a raw request body: size limit, JSON parsing, then {@link #produce(String, ProduceRequest)}. */
-    public ProduceResult produce(String topic, byte[] body) {
-        Names.requireValidTopic(topic);
-        if (body.length > config.maxRequestBytes()) {
-            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.length
+    /**
+     * Refuses a request body over {@code max.request.bytes} ({@code request-too-large}, with
+     * {@code maxRequestBytes}); every produce edge checks it before parsing or appending anything.
+     */
+    public void requireWithinRequestLimit(long bodyBytes) {
+        if (bodyBytes > config.maxRequestBytes()) {
+            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + bodyBytes
                     + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
                     Map.of("maxRequestBytes", config.maxRequestBytes()));
         }
-        return produce(topic, parser.parse(body));
     }
 
+    /** Appends a parsed produce request (the JSON body is parsed by the HTTP edges: io.tierlog.http.JsonProduce). */
     public ProduceResult produce(String topicName, ProduceRequest request) {
         return admission.admitted(() -> produceAdmitted(topicName, request));
     }
@@ -153,7 +157,7 @@ public final class IngestService implements Closeable {
             parts.add(PartitionWriter.Part.of(writer(topic, e.getKey()), e.getValue(),
                     producers.getOrDefault(e.getKey(), ProducerIdentity.NONE), producerName, topic.config()));
         }
-        List<AppendResult> results = PartitionWriter.appendAll(parts);
+        List<AppendResult> results = hotLog.append(parts);
         Map<Integer, long[]> nextOffset = new TreeMap<>();
         boolean allDuplicates = true;
         int i = 0;
@@ -189,11 +193,7 @@ public final class IngestService implements Closeable {
      */
     public BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body) {
         Names.requireValidTopic(topicName);
-        if (body.remaining() > config.maxRequestBytes()) {
-            throw new TierlogException(ErrorType.REQUEST_TOO_LARGE, "request body of " + body.remaining()
-                    + " bytes exceeds max.request.bytes = " + config.maxRequestBytes(),
-                    Map.of("maxRequestBytes", config.maxRequestBytes()));
-        }
+        requireWithinRequestLimit(body.remaining());
         TopicMetadata topic = topics.get(topicName);
         topic.requirePartition(partition);
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
@@ -217,8 +217,8 @@ public final class IngestService implements Closeable {
     }
 
     private PartitionWriter writer(TopicMetadata topic, int partition) {
-        return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> new PartitionWriter(
-                config.dataDir(), new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock,
+        return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> hotLog.writer(
+                new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock,
                 syncMeters, config.producerIdExpiration()));
     }
 

@@ -1,6 +1,6 @@
 package io.tierlog.ingest;
 
-import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
+import org.apache.kafka.common.utils.Utils;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -8,8 +8,8 @@ import java.util.function.IntSupplier;
 
 /**
  * Chooses a partition the way a Kafka client would: an explicit partition wins; else a keyed record goes to
- * {@code toPositive(murmur2(key)) % partitions} (kafka-clients' own {@link BuiltInPartitioner}, so a key lands
- * where a Kafka producer would put it); else the request's unkeyed records all go to one partition
+ * {@code toPositive(murmur2(key)) % partitions} (kafka-clients' own hash, {@link Utils#murmur2}, as its built-in
+ * partitioner computes it, so a key lands where a Kafka producer would put it); else the request's unkeyed records all go to one partition
  * (Kafka's "sticky" idea: one batch instead of many). With producer fields that partition is a function of the
  * producer id alone, so a retry lands where the original did and is deduplicated, and the producer's per-partition
  * sequence stays gapless; without them requests rotate over the partitions from a seeded start.
@@ -33,7 +33,7 @@ public final class Partitioner {
     }
 
     public static int forKey(byte[] key, int partitions) {
-        return BuiltInPartitioner.partitionForKey(key, partitions);
+        return Utils.toPositive(Utils.murmur2(key)) % partitions;
     }
 
     /** The partition for this request's unkeyed records. */

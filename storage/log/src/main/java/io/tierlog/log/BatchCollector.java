@@ -1,7 +1,7 @@
 package io.tierlog.log;
 
 import io.tierlog.log.format.BatchInfo;
-import io.tierlog.log.segment.SegmentCursor;
+import io.tierlog.log.internal.segment.SegmentCursor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -24,6 +24,9 @@ import java.nio.channels.FileChannel;
  * </ul>
  * {@link #build} hands the memory to the {@link BatchRead}; {@link #abandon} gives it back when the read fails. Not
  * thread-safe.
+ *
+ * <p>Public because the cold tier ({@code ColdReader}) builds its {@link BatchRead}s with it too, so both tiers answer
+ * batch reads under one rule; the segment-cursor side is this module's own.
  */
 public final class BatchCollector implements SegmentCursor.Window {
     /** Read-ahead per file read: enough to keep system calls few, small enough that a stopping read wastes little. */

@@ -4,13 +4,14 @@ import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.producer.ProducerSnapshot;
-import io.tierlog.log.segment.SegmentCursor;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.producer.ProducerSnapshot;
+import io.tierlog.log.internal.segment.SegmentCursor;
+import io.tierlog.log.internal.segment.SegmentFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -30,6 +31,8 @@ import java.util.List;
  * <p>Thread-safe; holds no open files between calls.
  */
 public final class PartitionReader {
+    /** A sealed segment is read whole, so it is read in large chunks. */
+    private static final int SEALED_WALK_CHUNK = 1 << 20;
     private final TopicPartition partition;
     private final Path dir;
 
@@ -42,6 +45,7 @@ public final class PartitionReader {
         return partition;
     }
 
+    /** The partition's directory, for tests that inspect its files; other modules ask {@link HotLog}. */
     public Path directory() {
         return dir;
     }
@@ -49,6 +53,55 @@ public final class PartitionReader {
     /** Base offsets of the hot segments, ascending. */
     public List<Long> segmentBases() {
         return SegmentFiles.segmentBases(dir);
+    }
+
+    /** The size of segment {@code base}, or -1 if there is no such segment (never was, or removed). */
+    public long segmentBytes(long base) {
+        try {
+            return Files.size(SegmentFiles.log(dir, base));
+        } catch (NoSuchFileException e) {
+            return -1;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot stat " + where(base), e);
+        }
+    }
+
+    /** Whether segment {@code base} exists now. */
+    public boolean hasSegment(long base) {
+        return Files.exists(SegmentFiles.log(dir, base));
+    }
+
+    /**
+     * Walks sealed segment {@code base} whole, checked as a sealed segment must be: every batch valid, the first at
+     * offset {@code base}, each continuing the previous one's offsets, and the file ending exactly after the last
+     * batch (a newer segment exists, so nothing in this one can be an append in progress). The visitor sees every
+     * batch; its answer is ignored. Used before copying a sealed segment elsewhere (the tierer's upload).
+     *
+     * @return the segment's length in bytes (0 when it holds no batch)
+     * @throws NoSuchFileException if there is no such segment (evicted meanwhile)
+     * @throws CorruptLogException if any check fails
+     */
+    public long walkSealed(long base, BatchVisitor visitor) throws IOException {
+        try (FileChannel ch = FileChannel.open(SegmentFiles.log(dir, base), StandardOpenOption.READ)) {
+            SegmentCursor cursor = new SegmentCursor(ch, base, 0, SEALED_WALK_CHUNK);
+            long expected = base;
+            SegmentCursor.Step step;
+            while ((step = cursor.next()) == SegmentCursor.Step.BATCH) {
+                BatchInfo info = cursor.info();
+                if (info.baseOffset() != expected) {
+                    throw new CorruptLogException(where(base), info.position(), info.position() == 0
+                            ? "first batch has base offset " + info.baseOffset()
+                            : "batch base offset " + info.baseOffset() + " where " + expected + " was expected");
+                }
+                visitor.visit(info, cursor.batch());
+                expected = info.nextOffset();
+            }
+            if (step != SegmentCursor.Step.END) {
+                throw new CorruptLogException(where(base), cursor.position(),
+                        step == SegmentCursor.Step.CORRUPT ? cursor.problem() : "sealed segment ends in a partial batch");
+            }
+            return cursor.position();
+        }
     }
 
     /** Visits valid batches from {@code start}; returns false from the visitor to stop. */

@@ -8,11 +8,10 @@ import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.format.RecordBatchCodec;
 import io.tierlog.log.io.AtomicFiles;
 import io.tierlog.log.io.FileLocks;
-import io.tierlog.log.io.GroupSync;
-import io.tierlog.log.producer.ProducerSnapshot;
-import io.tierlog.log.producer.ProducerStateTable;
-import io.tierlog.log.segment.SegmentCursor;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.io.GroupSync;
+import io.tierlog.log.internal.producer.ProducerSnapshot;
+import io.tierlog.log.internal.producer.ProducerStateTable;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,11 +46,11 @@ import java.util.function.LongFunction;
  *   <li>Take the JVM-wide mutex of the partition directory (shared by all writer instances of it in this JVM),
  *       then an exclusive {@code fcntl} lock on {@code <partition>/.lock}
  *       ({@link FileChannel#lock()}; NFSv4 and EFS honour it across hosts).</li>
- *   <li>Re-read the partition's true end from disk: this writer's cached end is only a hint of where to resume
+ *   <li>Re-read the partition's true end from disk ({@link LogRecovery}): this writer's cached end is only a hint of where to resume
  *       scanning. Every batch found after it (appended by other writers) is validated and applied to the producer
  *       table. A batch cut short at the end of the last segment is a writer killed mid-write: it was never
  *       acknowledged and is truncated, unless its bytes cannot be a torn write (a damaged length field hiding a
- *       complete batch, see {@link SegmentCursor#tornTailProblem()}). A complete batch that fails validation, or
+ *       complete batch, see {@code SegmentCursor.tornTailProblem}). A complete batch that fails validation, or
  *       whose base offset does not continue the log, is corruption: the append is refused and nothing is
  *       truncated.</li>
  *   <li>Check the producer's epoch and sequence; a retry is answered with its original offsets.</li>
@@ -74,7 +73,7 @@ import java.util.function.LongFunction;
  * On every roll, and every {@value #CHECKPOINT_BYTES} bytes appended by this writer, the writer publishes a
  * {@link ProducerSnapshot} so that a new process scans at most that many bytes to find the end.
  *
- * <p>Thread-safe.
+ * <p>Other modules get writers from {@link HotLog#writer}. Thread-safe.
  */
 public final class PartitionWriter implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(PartitionWriter.class);
@@ -84,6 +83,8 @@ public final class PartitionWriter implements Closeable {
      * batches; at 16 MiB a recovery scan is still a few tens of milliseconds from the page cache.
      */
     static final long CHECKPOINT_BYTES = 16L * 1024 * 1024;
+    /** How long an idempotent producer is remembered after its last batch, unless configured otherwise. */
+    public static final Duration DEFAULT_PRODUCER_ID_EXPIRATION = ProducerStateTable.DEFAULT_EXPIRATION;
     private static final int SNAPSHOTS_KEPT = 3;
     private static final int MAX_RETAINED_ENCODE_BUFFER = 8 * 1024 * 1024;
 
@@ -103,37 +104,18 @@ public final class PartitionWriter implements Closeable {
     private final ReentrantLock mutex;
     private final FileChannel lockFile;
     private final ProducerStateTable producers;
+    private final LogRecovery recovery;
 
     /** This writer's belief about the end of the log; verified against the disk under the lock. */
-    private Tail tail;
+    private WriterTail tail;
     private long bytesSinceCheckpoint;
     private ByteBuffer encodeBuffer;
     private long lastFsyncMs;
 
-    private static final class Tail {
-        final long segmentBase;
-        final FileChannel channel;
-        /** Group commit of this segment's appends under {@code fsync=always}. */
-        final GroupSync sync;
-        long position;
-        long nextOffset;
-        long segmentCreatedMs;
-
-        Tail(long segmentBase, FileChannel channel, GroupSync sync, long position, long nextOffset,
-             long segmentCreatedMs) {
-            this.segmentBase = segmentBase;
-            this.channel = channel;
-            this.sync = sync;
-            this.position = position;
-            this.nextOffset = nextOffset;
-            this.segmentCreatedMs = segmentCreatedMs;
-        }
-    }
-
     /** The tail at segment {@code base}, open on {@code channel}, with its group commit. */
-    private Tail tail(long base, FileChannel channel, long position, long nextOffset, long segmentCreatedMs) {
+    private WriterTail tail(long base, FileChannel channel, long position, long nextOffset, long segmentCreatedMs) {
         Path file = SegmentFiles.log(dir, base);
-        return new Tail(base, channel, new GroupSync(() -> forceClosedOrNot(channel, file)), position, nextOffset,
+        return new WriterTail(base, channel, new GroupSync(() -> forceClosedOrNot(channel, file)), position, nextOffset,
                 segmentCreatedMs);
     }
 
@@ -186,6 +168,7 @@ public final class PartitionWriter implements Closeable {
             throw new UncheckedIOException("cannot open partition " + partition + " in " + dir, e);
         }
         this.lastFsyncMs = clock.millis();
+        this.recovery = new LogRecovery(partition, dir, clock, producers, this::tail);
     }
 
     public TopicPartition partition() {
@@ -503,125 +486,13 @@ public final class PartitionWriter implements Closeable {
     }
 
     /**
-     * Brings {@link #tail} and the producer table up to the true end of the log on disk. Caller holds the lock.
-     *
-     * <p>Fast path (every append after the first): the cached tail segment still exists, so scan it from the cached
-     * position and follow successors by name, since a roll names the new segment after the offset where the old
-     * one ends. That costs two {@code stat}s instead of a directory listing. The listing, with its gap checks,
-     * runs when the cached segment is gone or on the first append of this writer.
+     * Brings {@link #tail} and the producer table up to the true end of the log on disk ({@link LogRecovery}), and
+     * creates the first segment of an empty partition. Caller holds the lock.
      */
     private void refreshTail() throws IOException {
-        if (tail != null && Files.exists(SegmentFiles.log(dir, tail.segmentBase))) {
-            scanForward();
-            return;
-        }
-        List<Long> bases = SegmentFiles.segmentBases(dir);
-        if (bases.isEmpty()) {
-            closeTail();
-            producers.clear();
+        if (!recovery.refresh(tail, t -> tail = t, this::checkpoint)) {
             openSegment(0);
-            return;
         }
-        // Batches after a checkpoint of the old format, or with none, may number sequences per request.
-        boolean legacy = !recoverFromCheckpoint(bases);
-        producers.replayingLegacy(legacy);
-        try {
-            scanForward();
-        } finally {
-            producers.replayingLegacy(false);
-        }
-        if (legacy) {
-            // From here on batches are Kafka-numbered: a checkpoint of the current format marks where, so that the
-            // next process does not replay these batches as legacy again.
-            checkpoint();
-        }
-        // Successors are followed by name; a newer segment that is not in that chain means a gap in the offsets.
-        List<Long> after = SegmentFiles.segmentBases(dir);
-        if (after.get(after.size() - 1) != tail.segmentBase) {
-            throw new CorruptLogException(where(), tail.position, "segment " + after.get(after.size() - 1)
-                    + " exists beyond the end of the log at offset " + tail.nextOffset);
-        }
-    }
-
-    /**
-     * Positions the tail at the newest usable checkpoint, or at the oldest hot segment without one. Returns whether
-     * the producer table came from a checkpoint of Kafka-numbered sequences (see {@link ProducerStateTable}).
-     */
-    private boolean recoverFromCheckpoint(List<Long> bases) throws IOException {
-        closeTail();
-        List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
-        for (int i = snapshots.size() - 1; i >= 0; i--) {
-            ProducerSnapshot s = ProducerSnapshot.read(dir, snapshots.get(i)).orElse(null);
-            if (s != null && bases.contains(s.segmentBase())
-                    && Files.size(SegmentFiles.log(dir, s.segmentBase())) >= s.position()) {
-                producers.load(s.producers(), clock.millis());
-                tail = tail(s.segmentBase(), openForWrite(s.segmentBase()), s.position(), s.nextOffset(),
-                        s.segmentCreatedMs());
-                return !s.perRequestSequences();
-            }
-        }
-        // No usable checkpoint: rebuild from the oldest hot segment. Producer state of evicted segments is gone,
-        // which only means a retry of a batch that old is no longer recognised.
-        producers.clear();
-        long first = bases.get(0);
-        tail = tail(first, openForWrite(first), 0, first, clock.millis());
-        return false;
-    }
-
-    private void scanForward() throws IOException {
-        long now = clock.millis();
-        while (true) {
-            SegmentCursor cursor = new SegmentCursor(tail.channel, tail.segmentBase, tail.position);
-            boolean firstBatch = tail.position == 0;
-            SegmentCursor.Step step;
-            while ((step = cursor.next()) == SegmentCursor.Step.BATCH) {
-                BatchInfo info = cursor.info();
-                if (info.baseOffset() != tail.nextOffset) {
-                    throw new CorruptLogException(where(), info.position(), "batch base offset " + info.baseOffset()
-                            + " where " + tail.nextOffset + " was expected");
-                }
-                if (firstBatch && info.maxTimestamp() > 0) {
-                    tail.segmentCreatedMs = Math.min(tail.segmentCreatedMs, info.maxTimestamp());
-                    firstBatch = false;
-                }
-                producers.apply(info, now);
-                tail.position = info.endPosition();
-                tail.nextOffset = info.nextOffset();
-            }
-            if (step == SegmentCursor.Step.CORRUPT) {
-                throw new CorruptLogException(where(), cursor.position(), cursor.problem());
-            }
-            // A roll names the next segment after this one's end offset; an empty segment has no successor.
-            long successor = tail.nextOffset;
-            boolean last = successor == tail.segmentBase || !Files.exists(SegmentFiles.log(dir, successor));
-            if (step == SegmentCursor.Step.INCOMPLETE) {
-                if (!last) {
-                    throw new CorruptLogException(where(), cursor.position(), "batch cut short before a later segment");
-                }
-                String notTorn = cursor.tornTailProblem();
-                if (notTorn != null) {
-                    throw new CorruptLogException(where(), cursor.position(), notTorn);
-                }
-                long size = tail.channel.size();
-                LOG.warn("{}: truncating torn batch at {} in segment {} ({} bytes) left by a writer that died mid-append",
-                        partition, tail.position, tail.segmentBase, size - tail.position);
-                tail.channel.truncate(tail.position);
-                tail.channel.force(true);
-            }
-            if (last) {
-                return;
-            }
-            tail.channel.close();
-            tail = tail(successor, openForWrite(successor), 0, successor, clock.millis());
-        }
-    }
-
-    private String where() {
-        return partition + " segment " + SegmentFiles.logName(tail.segmentBase);
-    }
-
-    private FileChannel openForWrite(long base) throws IOException {
-        return FileChannel.open(SegmentFiles.log(dir, base), StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
 
     private void closeTail() throws IOException {

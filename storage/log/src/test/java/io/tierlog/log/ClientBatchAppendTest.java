@@ -4,7 +4,7 @@ import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ClientBatch;
 import io.tierlog.log.format.ClientBatchValidator;
 import io.tierlog.log.format.ProducerIdentity;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.testing.KafkaSegments;
 import io.tierlog.log.testing.KafkaSegments.KafkaRecord;
 import io.tierlog.log.topic.TopicConfig;

@@ -2,8 +2,8 @@ package io.tierlog.log;
 
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ProducerIdentity;
-import io.tierlog.log.producer.ProducerSnapshot;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.producer.ProducerSnapshot;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;

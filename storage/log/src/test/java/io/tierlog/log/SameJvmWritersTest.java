@@ -109,7 +109,7 @@ class SameJvmWritersTest {
         assertThat(offsets.stream().mapToLong(Long::longValue).max().orElseThrow()).isEqualTo(total - 1L);
         ReadResult all = new PartitionReader(data, tp).read(0, null, 10_000, 1 << 24);
         assertThat(all.records()).hasSize(total);
-        assertThat(io.tierlog.log.segment.SegmentFiles.segmentBases(data.resolve(tp.dirName())))
+        assertThat(io.tierlog.log.internal.segment.SegmentFiles.segmentBases(data.resolve(tp.dirName())))
                 .as("the appends rolled segments").hasSizeGreaterThan(10);
     }
 }

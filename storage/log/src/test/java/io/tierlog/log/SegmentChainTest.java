@@ -3,7 +3,7 @@ package io.tierlog.log;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.ProducerIdentity;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.topic.TopicConfig;
 import org.junit.jupiter.api.Test;

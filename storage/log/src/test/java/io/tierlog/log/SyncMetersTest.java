@@ -2,7 +2,7 @@ package io.tierlog.log;
 
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ProducerIdentity;
-import io.tierlog.log.producer.ProducerStateTable;
+import io.tierlog.log.internal.producer.ProducerStateTable;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,7 @@
 package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.io.AtomicFiles;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectKey;
@@ -12,10 +11,6 @@ import io.tierlog.objectstore.ObjectStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,13 +35,13 @@ import java.util.Optional;
 public final class ColdRestorer {
     private static final Logger LOG = LoggerFactory.getLogger(ColdRestorer.class);
 
-    private final Path dataDir;
+    private final HotLog hotLog;
     private final TopicStore topics;
     private final ObjectStore store;
     private final ManifestStore manifests;
 
     ColdRestorer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests) {
-        this.dataDir = dataDir;
+        this.hotLog = new HotLog(dataDir);
         this.topics = topics;
         this.store = store;
         this.manifests = manifests;
@@ -89,8 +84,7 @@ public final class ColdRestorer {
 
     /** Starts an empty hot partition at the cold end. Returns the base of the segment created, or -1. */
     long preparePartition(TopicPartition tp) {
-        Path dir = dataDir.resolve(tp.dirName());
-        if (!SegmentFiles.segmentBases(dir).isEmpty()) {
+        if (!hotLog.segmentBases(tp).isEmpty()) {
             return -1;
         }
         Manifest m = manifests.load(tp);
@@ -98,14 +92,8 @@ public final class ColdRestorer {
         if (start == 0) {
             return -1;
         }
-        try {
-            Files.createDirectories(dir);
-            Files.createFile(SegmentFiles.log(dir, start));
-            AtomicFiles.fsyncDirectory(dir);
-        } catch (FileAlreadyExistsException e) {
+        if (!hotLog.seedRestored(tp, start)) {
             return -1;
-        } catch (IOException e) {
-            throw new UncheckedIOException(tp + ": cannot create the first hot segment at " + start, e);
         }
         LOG.info("{}: hot log starts at the cold end {} (logStartOffset {})", tp, start, m.logStartOffset());
         return start;

@@ -1,7 +1,7 @@
 package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
@@ -12,10 +12,7 @@ import io.tierlog.objectstore.ObjectStoreUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -47,7 +44,7 @@ import java.util.concurrent.locks.Lock;
 public final class RetentionEnforcer {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionEnforcer.class);
 
-    private final Path dataDir;
+    private final HotLog hotLog;
     private final TopicStore topics;
     private final ObjectStore store;
     private final ManifestStore manifests;
@@ -58,7 +55,7 @@ public final class RetentionEnforcer {
 
     RetentionEnforcer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
                       TieringStats stats, Clock clock, SegmentEvictionListener listener) {
-        this.dataDir = dataDir;
+        this.hotLog = new HotLog(dataDir);
         this.topics = topics;
         this.store = store;
         this.manifests = manifests;
@@ -155,14 +152,13 @@ public final class RetentionEnforcer {
 
     /** Evicts hot segments that local retention allows, oldest first. Returns how many. */
     int enforceLocal(TopicPartition tp, TopicConfig config) {
-        Path dir = dataDir.resolve(tp.dirName());
-        List<Long> bases = SegmentFiles.segmentBases(dir);
+        List<Long> bases = hotLog.segmentBases(tp);
         if (bases.size() < 2) {
             return 0;
         }
         long hotBytes = 0;
         for (long base : bases) {
-            hotBytes += sizeOf(SegmentFiles.log(dir, base));
+            hotBytes += sizeOf(tp, base);
         }
         Manifest manifest = manifests.cached(tp);
         boolean fresh = false;
@@ -170,7 +166,7 @@ public final class RetentionEnforcer {
         for (int i = 0; i < bases.size() - 1; i++) {
             long base = bases.get(i);
             long next = bases.get(i + 1);
-            long size = sizeOf(SegmentFiles.log(dir, base));
+            long size = sizeOf(tp, base);
             if (!wanted(manifest, base, next, size, hotBytes, config)) {
                 break;
             }
@@ -187,13 +183,7 @@ public final class RetentionEnforcer {
                         base, manifest.version());
                 break;
             }
-            try {
-                Files.delete(SegmentFiles.log(dir, base));
-            } catch (NoSuchFileException e) {
-                // another process evicted it
-            } catch (IOException e) {
-                throw new UncheckedIOException(tp + ": cannot evict segment " + base, e);
-            }
+            hotLog.evictBelow(tp, next); // removes segment base alone: the iterations before evicted the older ones
             hotBytes -= size;
             evicted++;
             stats.hotSegmentEvicted();
@@ -231,23 +221,19 @@ public final class RetentionEnforcer {
     }
 
     private long hotBytesAbove(TopicPartition tp, long coldEnd) {
-        Path dir = dataDir.resolve(tp.dirName());
-        List<Long> bases = SegmentFiles.segmentBases(dir);
+        List<Long> bases = hotLog.segmentBases(tp);
         long bytes = 0;
         for (int i = 0; i < bases.size(); i++) {
             boolean last = i == bases.size() - 1;
             if (last || bases.get(i + 1) > coldEnd) {
-                bytes += sizeOf(SegmentFiles.log(dir, bases.get(i)));
+                bytes += sizeOf(tp, bases.get(i));
             }
         }
         return bytes;
     }
 
-    private static long sizeOf(Path file) {
-        try {
-            return Files.size(file);
-        } catch (IOException e) {
-            return 0;
-        }
+    /** A hot segment's size; 0 once evicted. */
+    private long sizeOf(TopicPartition tp, long base) {
+        return Math.max(0, hotLog.segmentBytes(tp, base));
     }
 }

@@ -1,11 +1,6 @@
 package io.tierlog.tiering;
 
-import io.tierlog.log.BatchRead;
-import io.tierlog.log.ReadMemory;
-import io.tierlog.log.PartitionReader;
-import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectKey;
@@ -31,7 +26,9 @@ import java.util.random.RandomGenerator;
  * The cold tier of one node, assembled: the {@link Tierer}, {@link RetentionEnforcer}, {@link OrphanCollector},
  * {@link ColdReader} and {@link ColdRestorer} over one {@link ObjectStore} and the hot volume. Callers schedule
  * {@link #runTieringPass()}, {@link #runRetentionPass()} and {@link #runOrphanCollection()} (each from one thread
- * at a time); reads may come from any thread. The store is owned by the caller.
+ * at a time); reads may come from any thread. It does not route reads: the caller decides, from the partition's
+ * hot segments, whether an offset is hot or cold, and asks the {@link #reader()} for cold ones. The store is owned
+ * by the caller.
  *
  * <p>See docs/adr/0004-tiered-storage.md for the bucket layout, the commit protocol and the crash rules.
  */
@@ -163,61 +160,6 @@ public final class TieredStorage implements AutoCloseable {
             start = Math.max(m.logStartOffset(), oldestHot);
         }
         return new PartitionTiers(start, m.isEmpty() ? start : m.coldEnd(), m.totalBytes(), m.segments().size());
-    }
-
-    /** One tier's read of {@code [offset, ...)}: records or whole batches, bounded by count and bytes. */
-    @FunctionalInterface
-    public interface TierRead<T> {
-        T read(long offset, int maxRecords, int maxBytes);
-    }
-
-    /** The hot tier's read of {@code [offset, ...)}; e.g. {@link io.tierlog.log.PartitionReader#read} with an index hint. */
-    @FunctionalInterface
-    public interface HotRead extends TierRead<ReadResult> {
-    }
-
-    /**
-     * Reads from whichever tier holds {@code offset}: the hot tier when its oldest segment is at or below it
-     * (cheaper), else the cold tier. A read never spans the boundary; the next read (from {@code nextOffset})
-     * continues in the other tier, so a replay crosses cold to hot with no gap or duplicate. A hot segment
-     * evicted while being read is retried from the cold tier. The caller checks {@code logStartOffset} and the
-     * high watermark first.
-     */
-    public ReadResult read(TopicPartition tp, long offset, int maxRecords, int maxBytes, HotRead hot) {
-        return route(tp, offset, maxRecords, maxBytes, (o, n, b) -> reader.read(tp, o, n, b), hot);
-    }
-
-    /**
-     * Whole batches from whichever tier holds {@code offset}, as stored (see {@link BatchRead}); routed as
-     * {@link #read}, with {@code hot} reading e.g. {@link io.tierlog.log.PartitionReader#readBatches}.
-     */
-    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, TierRead<BatchRead> hot) {
-        return readBatches(tp, offset, maxRecords, maxBytes, ReadMemory.HEAP, hot);
-    }
-
-    /** As {@link #readBatches(TopicPartition, long, int, int, TierRead)}, cold batches copied into {@code memory}. */
-    public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory,
-                                 TierRead<BatchRead> hot) {
-        return route(tp, offset, maxRecords, maxBytes, (o, n, b) -> reader.readBatches(tp, o, n, b, memory), hot);
-    }
-
-    private <T> T route(TopicPartition tp, long offset, int maxRecords, int maxBytes, TierRead<T> cold,
-                        TierRead<? extends T> hot) {
-        Path dir = dataDir.resolve(tp.dirName());
-        RuntimeException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            List<Long> bases = SegmentFiles.segmentBases(dir);
-            long oldestHot = bases.isEmpty() ? Long.MAX_VALUE : bases.get(0);
-            if (offset < oldestHot) {
-                return cold.read(offset, maxRecords, maxBytes);
-            }
-            try {
-                return hot.read(offset, maxRecords, maxBytes);
-            } catch (PartitionReader.SegmentGoneException | IllegalArgumentException e) {
-                last = e; // retention evicted the hot segment under us: resolve the tier again
-            }
-        }
-        throw last;
     }
 
     /**

@@ -2,7 +2,7 @@ package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.CorruptLogException;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectKey;
@@ -62,7 +62,7 @@ import java.util.random.RandomGenerator;
 public final class Tierer {
     private static final Logger LOG = LoggerFactory.getLogger(Tierer.class);
 
-    private final Path dataDir;
+    private final HotLog hotLog;
     private final TopicStore topics;
     private final ObjectStore store;
     private final ManifestStore manifests;
@@ -81,7 +81,7 @@ public final class Tierer {
 
     Tierer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
            TieringConfig config, TieringStats stats, Clock clock, RandomGenerator random) {
-        this.dataDir = dataDir;
+        this.hotLog = new HotLog(dataDir);
         this.topics = topics;
         this.store = store;
         this.manifests = manifests;
@@ -226,8 +226,7 @@ public final class Tierer {
     }
 
     private int tierPartition(TopicPartition tp) {
-        Path dir = dataDir.resolve(tp.dirName());
-        List<Long> bases = SegmentFiles.segmentBases(dir);
+        List<Long> bases = hotLog.segmentBases(tp);
         if (bases.size() < 2) {
             return 0;
         }
@@ -239,7 +238,7 @@ public final class Tierer {
             if (bases.get(i + 1) <= coldEnd) {
                 continue; // already cold
             }
-            if (uploadAndCommit(tp, dir, base)) {
+            if (uploadAndCommit(tp, base)) {
                 committed++;
             }
             coldEnd = manifests.cached(tp).coldEnd();
@@ -247,10 +246,10 @@ public final class Tierer {
         return committed;
     }
 
-    private boolean uploadAndCommit(TopicPartition tp, Path dir, long base) {
+    private boolean uploadAndCommit(TopicPartition tp, long base) {
         SealedSegment segment;
         try {
-            segment = SealedSegment.scan(tp, dir, base, config.indexIntervalBytes());
+            segment = SealedSegment.scan(hotLog, tp, base, config.indexIntervalBytes());
         } catch (NoSuchFileException e) {
             return false; // evicted by retention meanwhile: it was committed
         } catch (IOException e) {
@@ -310,13 +309,12 @@ public final class Tierer {
         for (TopicMetadata topic : topics.list()) {
             for (int p = 0; p < topic.partitions(); p++) {
                 TopicPartition tp = new TopicPartition(topic.name(), p);
-                Path dir = dataDir.resolve(tp.dirName());
-                List<Long> bases = SegmentFiles.segmentBases(dir);
+                List<Long> bases = hotLog.segmentBases(tp);
                 long coldEnd = manifests.peek(tp).map(Manifest::coldEnd).orElse(0L);
                 for (int i = 0; i < bases.size() - 1; i++) {
                     if (bases.get(i + 1) > coldEnd) {
                         segments++;
-                        bytes += sizeOf(SegmentFiles.log(dir, bases.get(i)));
+                        bytes += Math.max(0, hotLog.segmentBytes(tp, bases.get(i))); // 0: evicted meanwhile
                     }
                 }
             }

@@ -2,13 +2,13 @@ package io.tierlog.tiering;
 
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
@@ -37,6 +37,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -109,12 +110,34 @@ abstract class TieredStorageContractTest {
         return log;
     }
 
-    /** Reads the whole log from {@code from} through the tier router, as the service does. */
+    /**
+     * Reads the tier holding {@code offset} as the service's router does: hot at or above the oldest hot segment,
+     * else cold; a hot segment evicted under the read is retried from the cold tier.
+     */
+    static <T> T routed(TieredStorage ts, TopicPartition tp, long offset, Supplier<T> hot, Supplier<T> cold) {
+        for (int attempt = 1; ; attempt++) {
+            long oldestHot = new io.tierlog.log.HotLog(ts.dataDir()).oldestSegmentBase(tp);
+            if (oldestHot < 0 || offset < oldestHot) {
+                return cold.get();
+            }
+            try {
+                return hot.get();
+            } catch (PartitionReader.SegmentGoneException | IllegalArgumentException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Reads the whole log from {@code from} through both tiers, as the service does. */
     static List<LogRecord> readAll(TieredStorage ts, HotLog hot, TopicPartition tp, long from) {
         List<LogRecord> out = new ArrayList<>();
         long next = from;
         while (true) {
-            ReadResult r = ts.read(tp, next, 37, 1 << 20, (o, n, b) -> hot.reader().read(o, null, n, b));
+            long at = next;
+            ReadResult r = routed(ts, tp, at, () -> hot.reader().read(at, null, 37, 1 << 20),
+                    () -> ts.reader().read(tp, at, 37, 1 << 20));
             if (r.records().isEmpty()) {
                 return out;
             }
@@ -137,8 +160,9 @@ abstract class TieredStorageContractTest {
         List<LogRecord> out = new ArrayList<>();
         long next = from;
         while (true) {
-            BatchRead r = ts.readBatches(tp, next, maxRecords, maxBytes,
-                    (o, n, b) -> hot.reader().readBatches(o, null, n, b));
+            long at = next;
+            BatchRead r = routed(ts, tp, at, () -> hot.reader().readBatches(at, null, maxRecords, maxBytes),
+                    () -> ts.reader().readBatches(tp, at, maxRecords, maxBytes));
             if (r.isEmpty()) {
                 assertThat(r.nextOffset()).isEqualTo(next);
                 return out;
@@ -526,7 +550,7 @@ abstract class TieredStorageContractTest {
         assertThat(fresh.restoreFromBucket()).containsExactly("orders");
         TopicMetadata restored = new TopicStore(freshData, clock).get("orders");
         assertThat(restored).isEqualTo(original);
-        assertThat(SegmentFiles.segmentBases(freshData.resolve(tp.dirName()))).containsExactly(m.coldEnd());
+        assertThat(new io.tierlog.log.HotLog(freshData).segmentBases(tp)).containsExactly(m.coldEnd());
         assertThat(fresh.restoreFromBucket()).as("idempotent").isEmpty();
 
         HotLog freshHot = hotLog(freshData);

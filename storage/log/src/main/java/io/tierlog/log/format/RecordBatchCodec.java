@@ -37,6 +37,11 @@ import java.util.List;
  * Our own batches (the JSON produce path) are written uncompressed with CreateTime timestamps; a client's record
  * batches may arrive compressed ({@link ClientBatchValidator}) and are stored so, and {@link #decode} decompresses
  * them through kafka-clients' codecs. Stateless and thread-safe.
+ *
+ * <p>Public on purpose, though segments are this module's business: the bytes of a batch are the same wherever they
+ * lie, and other modules decode them where the hot log is not involved: the cold tier walks batches fetched from the
+ * object store ({@code ColdReader}, {@code ColdBatchDecoder}), the index reads a batch's records for timestamp
+ * lookups ({@code HotIndexer}), and other modules' tests build and check batches with it.
  */
 public final class RecordBatchCodec {
     public static final int LOG_OVERHEAD = 12;

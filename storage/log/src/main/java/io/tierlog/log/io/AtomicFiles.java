@@ -17,6 +17,9 @@ import java.util.UUID;
  * whole old file or the whole new one. Temporary files start with {@code .tmp-} and are never mistaken for data.
  * Their names do not contain the target's name (only a UUID), so any target whose own name fits the file system's
  * 255-byte limit can be written, e.g. the metadata of a topic with a 249-character name.
+ *
+ * <p>Public on purpose: the hot volume holds other shared state than the log, written the same way (consumer-group
+ * state in {@code storage/groups}, share-group state in {@code storage/sharegroups}). It knows nothing of segments.
  */
 public final class AtomicFiles {
     public static final String TEMP_PREFIX = ".tmp-";

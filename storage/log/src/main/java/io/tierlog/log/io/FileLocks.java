@@ -13,6 +13,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code EDEADLK} ("Resource deadlock avoided") although no thread waits for itself and nothing is stuck. Such a wait
  * is tried again after a short random pause that lets the other side go on; a real deadlock cannot arise while every
  * caller takes its locks in one global order, as the callers of this class do.
+ *
+ * <p>Public on purpose: group and share-group state files on the hot volume are locked between processes with the
+ * same retry ({@code storage/groups}, {@code storage/sharegroups}).
  */
 public final class FileLocks {
     private static final int MAX_FALSE_DEADLOCK_RETRIES = 10_000;

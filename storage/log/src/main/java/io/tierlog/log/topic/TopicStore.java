@@ -1,8 +1,5 @@
 package io.tierlog.log.topic;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.Names;
 import io.tierlog.log.TierlogException;
@@ -36,7 +33,6 @@ import java.util.stream.Stream;
  * <p>Thread-safe.
  */
 public final class TopicStore {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path dir;
     private final Clock clock;
@@ -164,24 +160,10 @@ public final class TopicStore {
     }
 
     static byte[] toJson(TopicMetadata t) {
-        ObjectNode node = JSON.createObjectNode();
-        node.put("name", t.name());
-        node.put("id", t.id().toString());
-        node.put("partitions", t.partitions());
-        node.put("createdAtMs", t.createdAtMs());
-        ObjectNode config = node.putObject("config");
-        t.config().toMap().forEach(config::put);
-        try {
-            return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(node);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TopicJson.bytes(TopicJson.write(t, TopicJson.newNode()), true);
     }
 
     static TopicMetadata fromJson(byte[] bytes) throws IOException {
-        JsonNode node = JSON.readTree(bytes);
-        Map<String, Object> config = JSON.convertValue(node.get("config"), Map.class);
-        return new TopicMetadata(node.get("name").asText(), UUID.fromString(node.get("id").asText()),
-                node.get("partitions").asInt(), TopicConfig.DEFAULTS.with(config), node.get("createdAtMs").asLong());
+        return TopicJson.read(bytes);
     }
 }

@@ -11,7 +11,7 @@ import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.ProducerIdentity;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.testkit.ManualClock;
 

@@ -6,7 +6,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.RecordBatchCodec;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.testkit.JavaProcess;
 import io.tierlog.log.testing.KafkaSegments;
 import org.junit.jupiter.api.Tag;

@@ -7,7 +7,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.Header;
 import io.tierlog.log.format.ProducerIdentity;
-import io.tierlog.log.segment.SegmentFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.testkit.ManualClock;
 import io.tierlog.log.topic.TopicConfig;
 import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;

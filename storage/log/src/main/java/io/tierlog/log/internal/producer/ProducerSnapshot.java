@@ -1,0 +1,115 @@
+package io.tierlog.log.internal.producer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tierlog.log.io.AtomicFiles;
+import io.tierlog.log.internal.segment.SegmentFiles;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A checkpoint of a partition's tail: the log up to {@code nextOffset} ends at byte {@code position} of segment
+ * {@code segmentBase}, the producer table as of that point, and when that segment was created (for
+ * {@code segment.ms}). Stored as {@code <nextOffset>.snapshot} (JSON) in the partition directory, published
+ * atomically, so a process that opens the partition scans only the bytes after the newest checkpoint instead of
+ * the whole active segment. A checkpoint is only a shortcut: the scan after it still validates every batch, and a
+ * checkpoint that does not match the segments on disk is ignored.
+ *
+ * <p>Format {@value #VERSION} ({@code "version": 2}) holds Kafka-numbered sequence ranges per retained batch
+ * ({@code firstSequence}, {@code lastSequence}) and a producer's {@code legacy} mark. A checkpoint without a version
+ * was written when a sequence counted requests: each batch's {@code sequence} is read as the range
+ * {@code sequence .. sequence + records - 1} (what a retry of that request brings now) and every producer in it is
+ * legacy ({@link ProducerStateTable}, "Entries of unknown numbering").
+ */
+public record ProducerSnapshot(long segmentBase, long position, long nextOffset, long segmentCreatedMs,
+                               Map<Long, ProducerStateTable.Entry> producers, int version) {
+    /** The format written; checkpoints without a version field are format 1 (per-request sequences). */
+    public static final int VERSION = 2;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A checkpoint of the current format, of the log up to {@code nextOffset}. */
+    public ProducerSnapshot(long segmentBase, long position, long nextOffset, long segmentCreatedMs,
+                            Map<Long, ProducerStateTable.Entry> producers) {
+        this(segmentBase, position, nextOffset, segmentCreatedMs, producers, VERSION);
+    }
+
+    /**
+     * True for a checkpoint written when sequences counted requests (format 1): the batches after it in the log may
+     * be numbered so too.
+     */
+    public boolean perRequestSequences() {
+        return version == 1;
+    }
+
+    public void writeTo(Path dir) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("version", VERSION);
+        root.put("segmentBase", segmentBase);
+        root.put("position", position);
+        root.put("nextOffset", nextOffset);
+        root.put("segmentCreatedMs", segmentCreatedMs);
+        ArrayNode list = root.putArray("producers");
+        producers.forEach((id, e) -> {
+            ObjectNode p = list.addObject();
+            p.put("id", id);
+            p.put("epoch", e.epoch());
+            p.put("lastSeenMs", e.lastSeenMs());
+            if (e.legacy()) {
+                p.put("legacy", true);
+            }
+            ArrayNode batches = p.putArray("batches");
+            for (ProducerStateTable.AppendedBatch b : e.batches()) {
+                batches.addObject().put("firstSequence", b.firstSequence()).put("lastSequence", b.lastSequence())
+                        .put("firstOffset", b.firstOffset()).put("lastOffset", b.lastOffset());
+            }
+        });
+        try {
+            AtomicFiles.replace(dir.resolve(SegmentFiles.snapshotName(nextOffset)), JSON.writeValueAsBytes(root));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Reads a snapshot; empty if the file is missing or unreadable (it is then simply not used). */
+    public static Optional<ProducerSnapshot> read(Path dir, long offset) {
+        try {
+            JsonNode root = JSON.readTree(Files.readAllBytes(dir.resolve(SegmentFiles.snapshotName(offset))));
+            JsonNode version = root.get("version");
+            boolean perRequest = version == null; // format 1: a sequence counted requests
+            if (!perRequest && version.asInt() != VERSION) {
+                return Optional.empty(); // a format this code does not know: rebuild from the log instead
+            }
+            Map<Long, ProducerStateTable.Entry> producers = new HashMap<>();
+            for (JsonNode p : root.get("producers")) {
+                List<ProducerStateTable.AppendedBatch> batches = new ArrayList<>();
+                for (JsonNode b : p.get("batches")) {
+                    long first = b.get("firstOffset").asLong();
+                    long last = b.get("lastOffset").asLong();
+                    int firstSeq = (perRequest ? b.get("sequence") : b.get("firstSequence")).asInt();
+                    int lastSeq = perRequest ? ProducerStateTable.incrementSequence(firstSeq, (int) (last - first))
+                            : b.get("lastSequence").asInt();
+                    batches.add(new ProducerStateTable.AppendedBatch(firstSeq, lastSeq, first, last));
+                }
+                JsonNode seen = p.get("lastSeenMs"); // absent in checkpoints written before producers expired
+                boolean legacy = perRequest || p.path("legacy").asBoolean(false);
+                producers.put(p.get("id").asLong(), new ProducerStateTable.Entry((short) p.get("epoch").asInt(),
+                        seen == null ? ProducerStateTable.UNKNOWN_LAST_SEEN : seen.asLong(), legacy, batches));
+            }
+            return Optional.of(new ProducerSnapshot(root.get("segmentBase").asLong(), root.get("position").asLong(),
+                    root.get("nextOffset").asLong(), root.get("segmentCreatedMs").asLong(), producers,
+                    perRequest ? 1 : VERSION));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+}
