@@ -1,14 +1,19 @@
 package io.tierlog.http;
 
+import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestService;
+import io.tierlog.ingest.PartitionOffset;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.Names;
+
+import java.nio.charset.StandardCharsets;
 
 /**
  * A JSON produce body (docs/api.md, "Produce") from the wire to the log, the same way at every edge: the topic
  * name ({@code invalid-topic}), the body size ({@code request-too-large}), the JSON ({@code bad-request} naming the
  * field), then {@link IngestService#produce(String, io.tierlog.ingest.ProduceRequest)}. Nothing is appended unless
- * every check passes. Stateless and thread-safe.
+ * every check passes; and the answer to every produce, JSON or record batches: docs/api.md's
+ * {@code {"offsets":[{"partition":P,"offset":O},...],"duplicate":false}}. Stateless and thread-safe.
  */
 public final class JsonProduce {
     private static final ProduceRequestParser PARSER = new ProduceRequestParser();
@@ -20,5 +25,38 @@ public final class JsonProduce {
         Names.requireValidTopic(topic);
         ingest.requireWithinRequestLimit(body.length);
         return ingest.produce(topic, PARSER.parse(body));
+    }
+
+    /** The produce response for a JSON request. */
+    public static byte[] answer(ProduceResult result) {
+        StringBuilder out = new StringBuilder(40 + result.offsets().size() * 32);
+        out.append("{\"offsets\":[");
+        boolean first = true;
+        for (PartitionOffset o : result.offsets()) {
+            out.append(first ? "" : ",").append("{\"partition\":").append(o.partition()).append(",\"offset\":")
+                    .append(o.offset()).append('}');
+            first = false;
+        }
+        out.append("],\"duplicate\":").append(result.duplicate()).append('}');
+        return out.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * The produce response for a record-batch request, byte for byte what {@link #answer(ProduceResult)} renders
+     * for {@link BatchProduceResult#toProduceResult()}: one entry per record (about 30 bytes each; the offsets are
+     * dense, so a client may read {@code offsets[0]} and the count). Written without a list of entries.
+     */
+    public static byte[] answer(BatchProduceResult result) {
+        String entryHead = "{\"partition\":" + result.partition() + ",\"offset\":";
+        StringBuilder out = new StringBuilder(40 + result.recordCount() * (entryHead.length() + 22) + 24);
+        out.append("{\"offsets\":[");
+        for (int i = 0; i < result.recordCount(); i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            out.append(entryHead).append(result.baseOffset() + i).append('}');
+        }
+        out.append("],\"duplicate\":").append(result.duplicate()).append('}');
+        return out.toString().getBytes(StandardCharsets.US_ASCII);
     }
 }

@@ -110,10 +110,10 @@ class BatchProduceTest {
                 .isEqualTo(-1);
 
         // The answer is the JSON path's, byte for byte.
-        assertThat(new String(r.toJson(), StandardCharsets.UTF_8)).isEqualTo(
+        assertThat(new String(JsonProduce.answer(r), StandardCharsets.UTF_8)).isEqualTo(
                 "{\"offsets\":[{\"partition\":1,\"offset\":0},{\"partition\":1,\"offset\":1},"
                         + "{\"partition\":1,\"offset\":2}],\"duplicate\":false}");
-        assertThat(r.toJson()).isEqualTo(IngestService.toJson(r.toProduceResult()));
+        assertThat(JsonProduce.answer(r)).isEqualTo(JsonProduce.answer(r.toProduceResult()));
     }
 
     @Test

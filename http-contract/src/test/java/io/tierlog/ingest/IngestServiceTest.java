@@ -58,7 +58,7 @@ class IngestServiceTest {
         assertThat(r.offsets()).extracting(PartitionOffset::partition).containsExactly(1, 0, 1, keyed);
         assertThat(r.offsets().subList(0, 3)).extracting(PartitionOffset::offset).containsExactly(0L, 0L, 1L);
         assertThat(values(1)).startsWith("1", "3");
-        assertThat(new String(IngestService.toJson(r), StandardCharsets.UTF_8))
+        assertThat(new String(JsonProduce.answer(r), StandardCharsets.UTF_8))
                 .startsWith("{\"offsets\":[{\"partition\":1,\"offset\":0},{\"partition\":0,\"offset\":0},");
         // The service stamps records without a timestamp with its clock.
         assertThat(read(0).get(0).timestamp()).isEqualTo(clock.millis());

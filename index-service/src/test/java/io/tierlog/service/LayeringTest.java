@@ -31,11 +31,14 @@ class LayeringTest {
             "io.tierlog.objectstore..", "io.tierlog.testkit..", "io.tierlog.sharegroups..", "io.tierlog.groups..",
             "io.tierlog.access.."};
 
-    /** Storage is a library the deployables use, so it cannot know about them or about the HTTP stack they run. */
+    /**
+     * Storage is a library the deployables use, so it cannot know about them, the HTTP stack they run, or the HTTP
+     * contract (io.tierlog.http: problem types, statuses, media types, the JSON produce body).
+     */
     @ArchTest
     static final ArchRule storageKnowsNoServiceNorHttpStack = noClasses().that().resideInAnyPackage(STORAGE)
             .should().dependOnClassesThat().resideInAnyPackage(
-                    "io.tierlog.service..", "io.tierlog.ingest.function..",
+                    "io.tierlog.service..", "io.tierlog.ingest.function..", "io.tierlog.http..",
                     "io.quarkus..", "jakarta.ws..", "io.vertx..");
 
     /** The object-store SPI is what a cloud adapter implements; only the adapter (objectstore.s3) may use a cloud SDK. */
@@ -59,6 +62,15 @@ class LayeringTest {
     @ArchTest
     static final ArchRule servicePackagesHaveNoCycles = slices().matching("io.tierlog.service.(*)..")
             .should().beFreeOfCycles();
+
+    /**
+     * kafka-clients' internal packages change without notice between releases. The service touches them in one
+     * adapter only (the Kafka listener's KafkaRecords: record batches have no public type since Kafka 4).
+     */
+    @ArchTest
+    static final ArchRule kafkaInternalsOnlyThroughTheAdapter = noClasses().that().resideInAPackage("io.tierlog.service..")
+            .and().doNotHaveFullyQualifiedName("io.tierlog.service.kafka.KafkaRecords")
+            .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..internal..", "org.apache.kafka..internals..");
 
     /**
      * A package named {@code internal} belongs to the module whose package encloses it

@@ -1,5 +1,9 @@
 package io.tierlog.service;
 
+import java.util.Set;
+import java.time.Duration;
+import jakarta.inject.Inject;
+import io.tierlog.testkit.ManualClock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -22,7 +26,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class QuotaApiTest {
     static final int RATE = 20_000;
 
+    /** The service's clock (ManualServiceClock): the quotas' buckets refill when the test moves it. */
+    @Inject
+    ManualClock clock;
+
     public static class SmallQuotas implements QuarkusTestProfile {
+        @Override
+        public Set<Class<?>> getEnabledAlternatives() {
+            return Set.of(ManualServiceClock.class);
+        }
+
         @Override
         public Map<String, String> getConfigOverrides() {
             String dir = "target/quota-test-" + UUID.randomUUID();
@@ -34,7 +47,7 @@ class QuotaApiTest {
     }
 
     @Test
-    void overTheProduceAndFetchQuotasIs429UntilRetryAfter() throws InterruptedException {
+    void overTheProduceAndFetchQuotasIs429UntilRetryAfter() {
         String topic = "quota-" + UUID.randomUUID().toString().substring(0, 8);
         ApiTest.createTopic(topic, 1, null);
         // 50 kB: admitted (a request is never cut for its size), and 1.5 s of debt at 20 kB/s.
@@ -49,7 +62,7 @@ class QuotaApiTest {
         assertThat(retryAfter).isBetween(1L, 3L);
         assertThat(latest(topic)).as("the refused request appended nothing").isEqualTo(1);
 
-        Thread.sleep(retryAfter * 1000); // the contract under test: a retry after Retry-After goes through
+        clock.advance(Duration.ofSeconds(retryAfter)); // the contract under test: a retry after Retry-After goes through
         assertThat(ApiTest.produce(topic, big).statusCode()).isEqualTo(200);
         assertThat(latest(topic)).isEqualTo(2);
 
@@ -63,7 +76,7 @@ class QuotaApiTest {
         assertThat(overFetch.jsonPath().getString("type")).isEqualTo("quota-exceeded");
         assertThat(overFetch.jsonPath().getString("quota")).isEqualTo("fetch");
         long fetchRetry = Long.parseLong(overFetch.header("Retry-After"));
-        Thread.sleep(fetchRetry * 1000);
+        clock.advance(Duration.ofSeconds(fetchRetry));
         assertThat(given().get(fetch).statusCode()).isEqualTo(200);
     }
 

@@ -1,5 +1,6 @@
 package io.tierlog.service.api;
 
+import io.tierlog.http.JsonProduce;
 import io.tierlog.http.QueryParams;
 import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestService;
@@ -87,6 +88,6 @@ public class BatchProduceRoute {
         int length = body.memory().remaining();
         BatchProduceResult result = ingest.produceBatches(topic, partition, body.memory());
         postAppend.appended(topic, result, length, startNanos);
-        return result.toJson();
+        return JsonProduce.answer(result);
     }
 }

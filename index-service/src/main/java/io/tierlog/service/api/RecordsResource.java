@@ -118,7 +118,7 @@ public class RecordsResource {
             TopicAdmin.requirePublic(topic);
             ProduceResult result = JsonProduce.produce(ingest, topic, body);
             postAppend.appended(topic, result, body.length, start);
-            return Response.ok(IngestService.toJson(result), MediaType.APPLICATION_JSON).build();
+            return Response.ok(JsonProduce.answer(result), MediaType.APPLICATION_JSON).build();
         }, false).toCompletionStage();
     }
 

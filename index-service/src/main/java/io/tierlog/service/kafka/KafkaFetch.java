@@ -19,7 +19,6 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
@@ -124,7 +123,7 @@ public class KafkaFetch {
                 }
                 for (FetchRequestData.FetchPartition p : asked.partitions()) {
                     FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
-                            .setPartitionIndex(p.partition()).setRecords(MemoryRecords.EMPTY).setHighWatermark(-1)
+                            .setPartitionIndex(p.partition()).setRecords(KafkaRecords.none()).setHighWatermark(-1)
                             .setLastStableOffset(-1).setLogStartOffset(-1).setPreferredReadReplica(-1);
                     try {
                         if (topicError != null) {
@@ -144,7 +143,7 @@ public class KafkaFetch {
                             out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
                                     .setLogStartOffset(f.logStartOffset());
                             if (!batches.isEmpty()) {
-                                out.setRecords(MemoryRecords.readableRecords(batches.buffer()));
+                                out.setRecords(KafkaRecords.of(batches.buffer()));
                                 round.bytes += batches.length();
                                 round.records += batches.records();
                                 budget -= batches.length();

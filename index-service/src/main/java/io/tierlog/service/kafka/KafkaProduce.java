@@ -11,7 +11,6 @@ import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -111,11 +110,11 @@ public class KafkaProduce {
     }
 
     private long append(String topic, ProduceRequestData.PartitionProduceData partition) {
-        if (!(partition.records() instanceof MemoryRecords records) || records.sizeInBytes() == 0) {
+        ByteBuffer body = KafkaRecords.batches(partition.records());
+        if (body == null) {
             throw Errors.CORRUPT_MESSAGE.exception("partition " + partition.index() + " carries no record batch");
         }
         long start = System.nanoTime();
-        ByteBuffer body = records.buffer().duplicate();
         int length = body.remaining();
         BatchProduceResult result = ingest.produceBatches(topic, partition.index(), body);
         postAppend.appended(topic, result, length, start);

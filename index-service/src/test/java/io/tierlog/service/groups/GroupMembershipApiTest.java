@@ -1,9 +1,13 @@
 package io.tierlog.service.groups;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
+import io.tierlog.service.ManualServiceClock;
+import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.LogGauges;
+import io.tierlog.testkit.ManualClock;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -20,9 +24,15 @@ import static org.hamcrest.Matchers.not;
 
 /** Consumer groups that share work (api.md), over a real socket: members split a topic, join, leave, expire, fence. */
 @QuarkusTest
+@TestProfile(ManualServiceClock.Profile.class)
 class GroupMembershipApiTest {
     @Inject
     LogGauges gauges;
+    /** The service's clock: sessions expire when a test moves it (ManualServiceClock), never by waiting. */
+    @Inject
+    ManualClock clock;
+    @Inject
+    TierlogConfig config;
 
     /** A consumer as the protocol asks: it owns what its last answer gave it. */
     static final class Member {
@@ -148,7 +158,7 @@ class GroupMembershipApiTest {
     }
 
     @Test
-    void anExpiredMembersPartitionsMoveToTheOthers() throws InterruptedException {
+    void anExpiredMembersPartitionsMoveToTheOthers() {
         String topic = unique("expiry");
         String group = unique("workers");
         createTopic(topic, 4);
@@ -156,16 +166,20 @@ class GroupMembershipApiTest {
         Member b = new Member(group, topic, 10_000).beat();
         settle(group, a, b);
         assertSplit(4, a, b);
-        // a heartbeats a last time, then stops; b heartbeats until it has everything (a's session of 5 s, long
-        // enough not to expire while a loaded machine settles the group, + the 1 s clock-skew margin).
+        // a heartbeats a last time, then stops; b goes on. a expires once the service's clock passes its last
+        // heartbeat + its session of 5 s + the clock-skew margin, and not a millisecond before.
         a.beat();
-        long start = System.nanoTime();
-        while (b.owns.size() < 4 && System.nanoTime() - start < 20_000_000_000L) {
-            Thread.sleep(100);
+        long expiresAfterMs = 5_000 + config.groups().maxClockSkew().toMillis();
+        clock.advanceMillis(expiresAfterMs);
+        for (int i = 0; i < 3; i++) {
+            b.beat();
+        }
+        assertThat(b.owns).as("a's session has not yet run out").hasSize(2);
+        clock.advanceMillis(1);
+        for (int i = 0; i < 10 && b.owns.size() < 4; i++) {
             b.beat();
         }
         assertThat(b.owns).containsExactly(0, 1, 2, 3);
-        assertThat((System.nanoTime() - start) / 1_000_000).as("not before the session timeout").isGreaterThanOrEqualTo(5_000);
         expectProblem(a.heartbeatRaw(), 404, "unknown-member");
     }
 

@@ -131,7 +131,7 @@ public final class ProduceFunction implements Closeable {
         LOG.atDebug().addKeyValue("status", 200).addKeyValue("records", result.offsets().size())
                 .addKeyValue("duplicate", result.duplicate()).addKeyValue("durationMs", millisSince(started))
                 .log("produced");
-        return IngestService.toJson(result);
+        return JsonProduce.answer(result);
     }
 
     /** The partition is checked before the body is decoded, in the index-service's order. */
@@ -144,7 +144,7 @@ public final class ProduceFunction implements Closeable {
                 .addKeyValue("records", result.recordCount()).addKeyValue("baseOffset", result.baseOffset())
                 .addKeyValue("duplicate", result.duplicate()).addKeyValue("durationMs", millisSince(started))
                 .log("produced");
-        return result.toJson();
+        return JsonProduce.answer(result);
     }
 
     private static long millisSince(long startedNanos) {

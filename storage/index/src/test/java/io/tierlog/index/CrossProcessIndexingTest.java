@@ -5,6 +5,7 @@ import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.LogFixture;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,10 +67,10 @@ class CrossProcessIndexingTest {
             assertThat(end).isEqualTo(Expect.endOf(batches));
             assertThat(endsSeen.first()).isGreaterThanOrEqualTo(ownEnd);
 
-            List<Position> entries = LogFixture.expectedEntries(batches, HotIndexer.DEFAULT_INDEX_INTERVAL_BYTES);
+            List<Position> entries = ExpectedIndex.entries(batches, HotIndexer.DEFAULT_INDEX_INTERVAL_BYTES);
             for (long offset = ownEnd; offset < end.offset(); offset += 2) {
                 assertThat(index.floor(TP, offset)).isEqualTo(Expect.floor(entries, offset));
-                ReadResult read = log.reader.read(offset, indexer.hint(TP, offset).orElseThrow(), 1, Integer.MAX_VALUE);
+                ReadResult read = log.reader().read(offset, indexer.hint(TP, offset).orElseThrow(), 1, Integer.MAX_VALUE);
                 LogRecord r = read.records().get(0);
                 int i = (int) ((offset - ownEnd) / 2);
                 assertThat(r.offset()).isEqualTo(offset);

@@ -7,6 +7,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.LogFixture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,7 @@ class HotIndexerTest {
             assertThat(index.indexedEnd(TP)).contains(end);
             // Every new offset is readable through its hint right after the catch-up.
             for (long offset = before.offset(); offset < end.offset(); offset++) {
-                ReadResult read = log.reader.read(offset, indexer.hint(TP, offset).orElseThrow(), 1, Integer.MAX_VALUE);
+                ReadResult read = log.reader().read(offset, indexer.hint(TP, offset).orElseThrow(), 1, Integer.MAX_VALUE);
                 assertThat(read.records()).extracting(LogRecord::offset).containsExactly(offset);
             }
         }
@@ -85,7 +86,7 @@ class HotIndexerTest {
         log.appendRandom(1);
         Position hint = indexer.hint(TP, end.offset()).orElseThrow();
         assertThat(hint).isEqualTo(end);
-        ReadResult read = log.reader.read(end.offset(), hint, 10, Integer.MAX_VALUE);
+        ReadResult read = log.reader().read(end.offset(), hint, 10, Integer.MAX_VALUE);
         assertThat(read.records()).isNotEmpty();
         assertThat(read.records().get(0).offset()).isEqualTo(end.offset());
     }
@@ -131,7 +132,7 @@ class HotIndexerTest {
         List<BatchInfo> all = log.batches();
         index.dropSegmentsBelow(TP, 0);
         assertFloorsMatch(all);
-        List<Long> bases = log.reader.segmentBases();
+        List<Long> bases = log.reader().segmentBases();
         assertThat(bases).hasSizeGreaterThan(6);
         long kept = bases.get(4);
         new HotLog(dataDir).evictBelow(TP, kept);
@@ -161,7 +162,7 @@ class HotIndexerTest {
         log.appendRandom(60);
         Position indexed = indexer.catchUp(TP);
         log.appendRandom(400);
-        List<Long> bases = log.reader.segmentBases();
+        List<Long> bases = log.reader().segmentBases();
         int cut = bases.indexOf(indexed.segmentBase()) + 2;
         assertThat(cut).isLessThan(bases.size() - 1);
         new HotLog(dataDir).evictBelow(TP, bases.get(cut));
@@ -199,7 +200,7 @@ class HotIndexerTest {
         log.appendRandom(300);
         indexer.catchUp(TP);
         log.close();
-        IndexAgainstBruteForceTest.deleteRecursively(log.reader.directory());
+        IndexAgainstBruteForceTest.deleteRecursively(log.reader().directory());
 
         log = new LogFixture(dataDir, TP, 64 * 1024, 99);
         log.appendRandom(40);
@@ -221,7 +222,7 @@ class HotIndexerTest {
 
     /** floor() equals brute force for every offset of {@code batches}, and nothing else is indexed before them. */
     private void assertFloorsMatch(List<BatchInfo> batches) {
-        List<Position> entries = LogFixture.expectedEntries(batches, INTERVAL);
+        List<Position> entries = ExpectedIndex.entries(batches, INTERVAL);
         long first = batches.get(0).baseOffset();
         long end = batches.get(batches.size() - 1).nextOffset();
         for (long offset = first; offset < end; offset++) {

@@ -5,6 +5,7 @@ import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.log.LogFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class IndexAgainstBruteForceTest {
         batches = log.batches();
         records = log.records();
         assertThat(batches).hasSize(BATCHES);
-        assertThat(log.reader.segmentBases()).hasSizeGreaterThan(10);
+        assertThat(log.reader().segmentBases()).hasSizeGreaterThan(10);
     }
 
     @AfterAll
@@ -58,7 +59,7 @@ class IndexAgainstBruteForceTest {
 
     @Test
     void floorAndHintMatchBruteForceForEveryOffset() {
-        List<Position> entries = LogFixture.expectedEntries(batches, HotIndexer.DEFAULT_INDEX_INTERVAL_BYTES);
+        List<Position> entries = ExpectedIndex.entries(batches, HotIndexer.DEFAULT_INDEX_INTERVAL_BYTES);
         try (LogIndex index = LogIndex.open(tmp.resolve("floor-index"))) {
             HotIndexer indexer = new HotIndexer(index, dataDir);
             Position end = indexer.catchUp(TP);
@@ -106,7 +107,7 @@ class IndexAgainstBruteForceTest {
             Position end = indexer.catchUp(TP);
             for (long offset = 0; offset < end.offset(); offset += 7) {
                 Position hint = indexer.hint(TP, offset).orElseThrow();
-                ReadResult read = log.reader.read(offset, hint, 1, Integer.MAX_VALUE);
+                ReadResult read = log.reader().read(offset, hint, 1, Integer.MAX_VALUE);
                 assertThat(read.records()).as("read at %d", offset).hasSize(1);
                 assertThat(read.records().get(0).offset()).isEqualTo(offset);
             }

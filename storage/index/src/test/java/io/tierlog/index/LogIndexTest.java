@@ -3,6 +3,7 @@ package io.tierlog.index;
 import io.tierlog.log.Position;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
+import io.tierlog.log.LogFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.Options;
@@ -187,7 +188,7 @@ class LogIndexTest {
     }
 
     private static void assertFloors(LogIndex index, TopicPartition tp, List<BatchInfo> batches, int interval) {
-        List<Position> entries = LogFixture.expectedEntries(batches, interval);
+        List<Position> entries = ExpectedIndex.entries(batches, interval);
         long end = batches.get(batches.size() - 1).nextOffset();
         for (long offset = 0; offset < end; offset++) {
             assertThat(index.floor(tp, offset)).as("%s floor(%d)", tp, offset).isEqualTo(Expect.floor(entries, offset));

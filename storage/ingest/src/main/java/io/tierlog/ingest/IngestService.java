@@ -1,8 +1,5 @@
 package io.tierlog.ingest;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.HotLog;
@@ -20,7 +17,6 @@ import io.tierlog.log.topic.TopicStore;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -48,7 +44,6 @@ import java.util.function.IntSupplier;
  * by another process is seen at once. Thread-safe.
  */
 public final class IngestService implements Closeable {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final IngestConfig config;
     private final TopicStore topics;
@@ -199,21 +194,6 @@ public final class IngestService implements Closeable {
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
         AppendResult result = admission.admitted(() -> writer(topic, partition).append(batch, topic.config()));
         return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate());
-    }
-
-    /** The api.md response body: {@code {"offsets": [{"partition", "offset"}...], "duplicate": bool}}. */
-    public static byte[] toJson(ProduceResult result) {
-        ObjectNode root = JSON.createObjectNode();
-        ArrayNode offsets = root.putArray("offsets");
-        for (PartitionOffset o : result.offsets()) {
-            offsets.addObject().put("partition", o.partition()).put("offset", o.offset());
-        }
-        root.put("duplicate", result.duplicate());
-        try {
-            return JSON.writeValueAsBytes(root);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private PartitionWriter writer(TopicMetadata topic, int partition) {

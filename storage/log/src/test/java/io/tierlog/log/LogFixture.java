@@ -1,10 +1,5 @@
-package io.tierlog.index;
+package io.tierlog.log;
 
-import io.tierlog.log.FsyncPolicy;
-import io.tierlog.log.PartitionReader;
-import io.tierlog.log.PartitionWriter;
-import io.tierlog.log.Position;
-import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.LogRecord;
@@ -14,6 +9,8 @@ import io.tierlog.log.topic.TopicConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,33 +21,73 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * A real hot log written with {@link PartitionWriter}, and brute-force views of it (every batch, every record)
- * read back with {@link PartitionReader} to check the index against.
+ * Test fixture shared by the modules that read the hot log (index, tiering; this module's test-jar): a real hot
+ * partition written with {@link PartitionWriter} (fsync never), and brute-force views of it (every batch, every
+ * record) read back with {@link PartitionReader}, to check an index or a tier against. Not thread-safe.
  */
-final class LogFixture implements AutoCloseable {
-    static final long BASE_TIME = 1_700_000_000_000L;
-    private static final Clock CLOCK = Clock.fixed(Instant.ofEpochMilli(BASE_TIME), ZoneOffset.UTC);
+public final class LogFixture implements AutoCloseable {
+    /** The fixed clock's time, and the base of {@link #appendRandom}'s timestamps. */
+    public static final long BASE_TIME = 1_700_000_000_000L;
+    /** Small segments so a few hundred records make many of them. */
+    public static final TopicConfig SMALL_SEGMENTS = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 4096));
 
-    final TopicPartition tp;
-    final TopicConfig config;
-    final PartitionWriter writer;
-    final PartitionReader reader;
+    private final Path dataDir;
+    private final TopicPartition tp;
+    private final Clock clock;
+    private final TopicConfig config;
+    private final PartitionWriter writer;
+    private final PartitionReader reader;
     private final Random random;
     private long batchesWritten;
 
-    LogFixture(java.nio.file.Path dataDir, TopicPartition tp, long segmentBytes, long seed) {
+    /** Segments of {@code segmentBytes}; {@link #appendRandom} draws from {@code seed}; a fixed clock. */
+    public LogFixture(Path dataDir, TopicPartition tp, long segmentBytes, long seed) {
+        this(dataDir, tp, Clock.fixed(Instant.ofEpochMilli(BASE_TIME), ZoneOffset.UTC),
+                TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, segmentBytes)), seed);
+    }
+
+    /** Records stamped with {@code clock}; {@link #SMALL_SEGMENTS} unless an append names a config. */
+    public LogFixture(Path dataDir, TopicPartition tp, Clock clock) {
+        this(dataDir, tp, clock, SMALL_SEGMENTS, 0);
+    }
+
+    private LogFixture(Path dataDir, TopicPartition tp, Clock clock, TopicConfig config, long seed) {
+        this.dataDir = dataDir;
         this.tp = tp;
-        this.config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, segmentBytes));
-        this.writer = new PartitionWriter(dataDir, tp, FsyncPolicy.NEVER, Duration.ZERO, CLOCK);
+        this.clock = clock;
+        this.config = config;
+        this.writer = new PartitionWriter(dataDir, tp, FsyncPolicy.NEVER, Duration.ZERO, clock);
         this.reader = new PartitionReader(dataDir, tp);
         this.random = new Random(seed);
     }
 
+    public TopicPartition tp() {
+        return tp;
+    }
+
+    public TopicConfig config() {
+        return config;
+    }
+
+    public PartitionWriter writer() {
+        return writer;
+    }
+
+    /** The fixture's reader, opened once. */
+    public PartitionReader reader() {
+        return reader;
+    }
+
+    /** A new reader, which sees the segments as they are now (after an eviction, say). */
+    public PartitionReader freshReader() {
+        return new PartitionReader(dataDir, tp);
+    }
+
     /**
-     * Appends {@code n} batches of 1-4 records with values of 0-1000 bytes. Timestamps wander upwards with
-     * jitter of +-2 s, so they are not monotonic; about 1 in 100 records has no timestamp (-1).
+     * Appends {@code n} batches of 1-4 records with random values of 0-1000 bytes. Timestamps wander upwards from
+     * {@link #BASE_TIME} with jitter of +-2 s, so they are not monotonic; about 1 in 100 records has none (-1).
      */
-    void appendRandom(int n) {
+    public void appendRandom(int n) {
         for (int i = 0; i < n; i++) {
             int count = 1 + random.nextInt(4);
             List<AppendRecord> records = new ArrayList<>(count);
@@ -59,15 +96,34 @@ final class LogFixture implements AutoCloseable {
                 random.nextBytes(value);
                 long ts = random.nextInt(100) == 0 ? -1
                         : BASE_TIME + batchesWritten * 10 + random.nextInt(4001) - 2000;
-                records.add(new AppendRecord(("k" + batchesWritten).getBytes(), value, List.of(), ts));
+                records.add(new AppendRecord(("k" + batchesWritten).getBytes(StandardCharsets.UTF_8), value, List.of(), ts));
             }
             writer.append(records, ProducerIdentity.NONE, config);
             batchesWritten++;
         }
     }
 
+    /**
+     * Appends {@code batches} batches of {@code perBatch} JSON records of about 150 bytes, stamped with the clock,
+     * under {@code config}; returns the last offset.
+     */
+    public long append(int batches, int perBatch, TopicConfig config) {
+        long last = -1;
+        for (int b = 0; b < batches; b++) {
+            List<AppendRecord> records = new ArrayList<>();
+            for (int i = 0; i < perBatch; i++) {
+                String v = "{\"batch\":" + b + ",\"i\":" + i + ",\"pad\":\"" + "x".repeat(120) + "\"}";
+                records.add(new AppendRecord(("k" + i).getBytes(StandardCharsets.UTF_8),
+                        v.getBytes(StandardCharsets.UTF_8), List.of(), clock.millis()));
+            }
+            last = writer.append(records, ProducerIdentity.NONE, config).lastOffset();
+            batchesWritten++;
+        }
+        return last;
+    }
+
     /** Every visible batch, in order, from the oldest hot segment. */
-    List<BatchInfo> batches() {
+    public List<BatchInfo> batches() {
         List<Long> bases = reader.segmentBases();
         List<BatchInfo> out = new ArrayList<>();
         reader.scan(new Position(bases.get(0), bases.get(0), 0), (info, batch) -> out.add(info));
@@ -75,7 +131,7 @@ final class LogFixture implements AutoCloseable {
     }
 
     /** Every visible record (offset and timestamp), in offset order. */
-    List<LogRecord> records() {
+    public List<LogRecord> records() {
         List<Long> bases = reader.segmentBases();
         List<LogRecord> out = new ArrayList<>();
         reader.scan(new Position(bases.get(0), bases.get(0), 0), (info, batch) -> {
@@ -85,22 +141,23 @@ final class LogFixture implements AutoCloseable {
         return out;
     }
 
-    /** The offset entries the documented rule produces for {@code batches} with the given interval. */
-    static List<Position> expectedEntries(List<BatchInfo> batches, int intervalBytes) {
-        List<Position> entries = new ArrayList<>();
-        long bytesSince = 0;
-        for (BatchInfo b : batches) {
-            if (b.position() == 0 || bytesSince >= intervalBytes) {
-                entries.add(new Position(b.baseOffset(), b.segmentBase(), b.position()));
-                bytesSince = 0;
+    /** All hot records from {@code from}, read as a consumer reads them (a fresh reader, page by page). */
+    public List<LogRecord> readHot(long from) {
+        PartitionReader fresh = freshReader();
+        List<LogRecord> out = new ArrayList<>();
+        long next = from;
+        while (true) {
+            ReadResult r = fresh.read(next, null, 1000, 1 << 20);
+            if (r.records().isEmpty()) {
+                return out;
             }
-            bytesSince += b.sizeInBytes();
+            out.addAll(r.records());
+            next = r.nextOffset();
         }
-        return entries;
     }
 
     /** Brute force: offset of the first record with timestamp >= ts, or -1. */
-    static long firstAtOrAfter(List<LogRecord> records, long ts) {
+    public static long firstAtOrAfter(List<LogRecord> records, long ts) {
         for (LogRecord r : records) {
             if (r.timestamp() >= ts) {
                 return r.offset();

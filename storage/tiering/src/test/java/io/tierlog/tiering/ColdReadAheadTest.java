@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.LogFixture;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -68,7 +69,7 @@ class ColdReadAheadTest {
         store = new RecordingStore(backend);
         new TopicStore(dataDir, clock).create("orders", 1, CONFIG);
         tp = new TopicPartition("orders", 0);
-        HotLog hot = new HotLog(dataDir, tp, clock);
+        LogFixture hot = new LogFixture(dataDir, tp, clock);
         closeables.add(hot);
         hot.append(400, 5, CONFIG);
         TieredStorage tierer = storage();

@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.LogFixture;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.PartitionReader;
@@ -104,8 +105,8 @@ abstract class TieredStorageContractTest {
         return storage(dataDir, store, TIERING);
     }
 
-    HotLog hotLog(Path data) {
-        HotLog log = new HotLog(data, tp, clock);
+    LogFixture hotLog(Path data) {
+        LogFixture log = new LogFixture(data, tp, clock);
         closeables.add(log);
         return log;
     }
@@ -131,7 +132,7 @@ abstract class TieredStorageContractTest {
     }
 
     /** Reads the whole log from {@code from} through both tiers, as the service does. */
-    static List<LogRecord> readAll(TieredStorage ts, HotLog hot, TopicPartition tp, long from) {
+    static List<LogRecord> readAll(TieredStorage ts, LogFixture hot, TopicPartition tp, long from) {
         List<LogRecord> out = new ArrayList<>();
         long next = from;
         while (true) {
@@ -151,11 +152,11 @@ abstract class TieredStorageContractTest {
      * offset asked for (a first batch may begin below it); every read must make progress and continue where the
      * last ended.
      */
-    static List<LogRecord> readAllBatches(TieredStorage ts, HotLog hot, TopicPartition tp, long from, int maxRecords) {
+    static List<LogRecord> readAllBatches(TieredStorage ts, LogFixture hot, TopicPartition tp, long from, int maxRecords) {
         return readAllBatches(ts, hot, tp, from, maxRecords, 1 << 20);
     }
 
-    static List<LogRecord> readAllBatches(TieredStorage ts, HotLog hot, TopicPartition tp, long from, int maxRecords,
+    static List<LogRecord> readAllBatches(TieredStorage ts, LogFixture hot, TopicPartition tp, long from, int maxRecords,
                                           int maxBytes) {
         List<LogRecord> out = new ArrayList<>();
         long next = from;
@@ -254,10 +255,10 @@ abstract class TieredStorageContractTest {
 
     @Test
     void tiersSealedSegmentsAndReadsBackIdenticalRecordsAcrossTheBoundary() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         long last = hot.append(300, 5, CONFIG);
         List<LogRecord> expected = hot.readHot(0);
-        List<Long> bases = hot.reader().segmentBases();
+        List<Long> bases = hot.freshReader().segmentBases();
         assertThat(bases.size()).as("enough segments").isGreaterThan(5);
 
         TieredStorage ts = storage();
@@ -269,7 +270,7 @@ abstract class TieredStorageContractTest {
         assertThat(ts.stats().pendingSegments()).isZero();
 
         evictAllCommitted(ts);
-        assertThat(hot.reader().segmentBases()).containsExactly(bases.get(bases.size() - 1));
+        assertThat(hot.freshReader().segmentBases()).containsExactly(bases.get(bases.size() - 1));
 
         List<LogRecord> read = readAll(ts, hot, tp, 0);
         assertSameRecords(read, expected);
@@ -277,12 +278,12 @@ abstract class TieredStorageContractTest {
         // From the middle of a cold segment, too.
         long middle = m.segments().get(2).baseOffset() + 3;
         assertSameRecords(readAll(ts, hot, tp, middle), expected.subList((int) middle, expected.size()));
-        assertThat(ts.tiers(tp, hot.reader().segmentBases()).logStartOffset()).isZero();
+        assertThat(ts.tiers(tp, hot.freshReader().segmentBases()).logStartOffset()).isZero();
     }
 
     @Test
     void wholeBatchesReadAcrossTheBoundaryDecodeToTheSameRecordsAsRecordReads() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(300, 5, CONFIG);
         List<LogRecord> expected = hot.readHot(0);
         TieredStorage ts = allCold();
@@ -302,7 +303,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void crashBetweenUploadAndCommitLosesNothingDuplicatesNothingAndOrphansAreCollected() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         long last = hot.append(120, 5, CONFIG);
         List<LogRecord> expected = hot.readHot(0);
         // The third commit "crashes": the segment and its sidecar are uploaded, the manifest is not written.
@@ -316,7 +317,7 @@ abstract class TieredStorageContractTest {
         TieredStorage restarted = storage(dataDir, store, TIERING);
         tierFully(restarted);
         Manifest m = restarted.manifests().load(tp);
-        List<Long> bases = hot.reader().segmentBases();
+        List<Long> bases = hot.freshReader().segmentBases();
         assertThat(m.segments()).extracting(ColdSegment::baseOffset).containsExactlyElementsOf(
                 bases.subList(0, bases.size() - 1));
         Set<ObjectKey> orphans = new java.util.HashSet<>(segmentObjects());
@@ -337,7 +338,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void crashBetweenCommitAndLocalDeleteEvictsAfterRestartWithoutUploadingAgain() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(100, 5, CONFIG);
         List<LogRecord> expected = hot.readHot(0);
         TieredStorage first = storage();
@@ -352,15 +353,15 @@ abstract class TieredStorageContractTest {
         assertThat(segmentObjects()).isEqualTo(objects);
 
         evictAllCommitted(restarted);
-        assertThat(hot.reader().segmentBases()).hasSize(1);
+        assertThat(hot.freshReader().segmentBases()).hasSize(1);
         assertSameRecords(readAll(restarted, hot, tp, 0), expected);
     }
 
     @Test
     void twoTierersRacingCommitEachSegmentExactlyOnce() throws Exception {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(200, 5, CONFIG);
-        List<Long> bases = hot.reader().segmentBases();
+        List<Long> bases = hot.freshReader().segmentBases();
         TieredStorage a = storage(dataDir, new FaultyStore(backend), TIERING);
         TieredStorage b = storage(dataDir, openStoreTracked(), TIERING);
         CountDownLatch go = new CountDownLatch(1);
@@ -393,9 +394,9 @@ abstract class TieredStorageContractTest {
 
     @Test
     void aTiererThatFoundNoDescriptorNeverDeletesWhatAnotherPublishedMeanwhile() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(200, 5, CONFIG);
-        List<Long> bases = hot.reader().segmentBases();
+        List<Long> bases = hot.freshReader().segmentBases();
         FaultyStore slow = new FaultyStore(backend);
         TieredStorage a = storage(dataDir, slow, TIERING);
         TieredStorage b = storage(dataDir, openStoreTracked(), TIERING);
@@ -429,7 +430,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void storeOutageMidTieringKeepsHotDataAndEveryAcknowledgedRecordReadableAfterRecovery() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(120, 5, CONFIG);
         TieredStorage ts = storage();
         // The outage begins while the tierer uploads its third object.
@@ -439,7 +440,7 @@ abstract class TieredStorageContractTest {
         assertThat(pass.storeUnavailable()).isTrue();
         assertThat(ts.stats().storeAvailable()).isFalse();
         long committedDuringOutage = pass.segmentsCommitted();
-        assertThat(committedDuringOutage).isLessThan(hot.reader().segmentBases().size() - 1);
+        assertThat(committedDuringOutage).isLessThan(hot.freshReader().segmentBases().size() - 1);
         store.runBefore((op, key, n) -> false, () -> { });
 
         // Produce keeps working; nothing hot is deleted; the backlog is reported.
@@ -447,7 +448,7 @@ abstract class TieredStorageContractTest {
         assertThat(ts.runTieringPass().ran()).as("backing off, no store call").isFalse();
         assertThat(ts.stats().pendingSegments()).isGreaterThan(0);
         evictAllCommitted(ts);
-        assertThat(hot.reader().segmentBases().get(0))
+        assertThat(hot.freshReader().segmentBases().get(0))
                 .isLessThanOrEqualTo(ts.manifests().peek(tp).map(Manifest::coldEnd).orElse(0L));
 
         // Cold reads of uncached data answer cold-tier-unavailable.
@@ -467,7 +468,7 @@ abstract class TieredStorageContractTest {
             resumed = ts.runTieringPass();
         }
         assertThat(resumed.storeUnavailable()).as("tiering resumed after the store came back").isFalse();
-        List<Long> bases = hot.reader().segmentBases();
+        List<Long> bases = hot.freshReader().segmentBases();
         assertThat(ts.manifests().load(tp).coldEnd()).isEqualTo(bases.get(bases.size() - 1));
         assertThat(ts.stats().pendingSegments()).isZero();
         evictAllCommitted(ts);
@@ -479,17 +480,17 @@ abstract class TieredStorageContractTest {
     void localRetentionEvictsOnlyCommittedSegmentsAndTotalRetentionMovesLogStartManifestFirst() {
         topics.updateConfig("orders", Map.of(TopicConfig.LOCAL_RETENTION_MS, 3_600_000L,
                 TopicConfig.RETENTION_MS, 4 * 3_600_000L));
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         for (int hour = 0; hour < 6; hour++) {
             hot.append(25, 5, CONFIG);
             clock.advance(Duration.ofHours(1));
         }
-        List<Long> before = hot.reader().segmentBases();
+        List<Long> before = hot.freshReader().segmentBases();
         TieredStorage ts = storage();
 
         // Old, but not committed: local retention keeps everything.
         ts.runRetentionPass();
-        assertThat(hot.reader().segmentBases()).isEqualTo(before);
+        assertThat(hot.freshReader().segmentBases()).isEqualTo(before);
 
         tierFully(ts);
         Manifest m = ts.manifests().load(tp);
@@ -512,7 +513,7 @@ abstract class TieredStorageContractTest {
         // Local retention (1 h): committed segments older than an hour are evicted; the active one never.
         ts.runRetentionPass();
         Manifest now = ts.manifests().load(tp);
-        List<Long> hotNow = hot.reader().segmentBases();
+        List<Long> hotNow = hot.freshReader().segmentBases();
         assertThat(hotNow).contains(before.get(before.size() - 1));
         for (int i = 0; i < hotNow.size() - 1; i++) {
             long base = hotNow.get(i);
@@ -534,7 +535,7 @@ abstract class TieredStorageContractTest {
     void freshNodeServesTheSameRecordsAndLogStartOffsetFromTheBucketAlone() throws Exception {
         topics.updateConfig("orders", Map.of(TopicConfig.RETENTION_BYTES, 150_000L,
                 TopicConfig.LOCAL_RETENTION_BYTES, 150_000L));
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(200, 5, CONFIG);
         TieredStorage ts = storage();
         tierFully(ts);
@@ -553,8 +554,8 @@ abstract class TieredStorageContractTest {
         assertThat(new io.tierlog.log.HotLog(freshData).segmentBases(tp)).containsExactly(m.coldEnd());
         assertThat(fresh.restoreFromBucket()).as("idempotent").isEmpty();
 
-        HotLog freshHot = hotLog(freshData);
-        assertThat(fresh.tiers(tp, freshHot.reader().segmentBases()).logStartOffset()).isEqualTo(m.logStartOffset());
+        LogFixture freshHot = hotLog(freshData);
+        assertThat(fresh.tiers(tp, freshHot.freshReader().segmentBases()).logStartOffset()).isEqualTo(m.logStartOffset());
         assertSameRecords(readAll(fresh, freshHot, tp, m.logStartOffset()), expected);
         // The hot log continues at the cold end.
         long appended = freshHot.append(1, 1, CONFIG);
@@ -564,7 +565,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void aRestartedNodeLoadsEveryPartitionsManifestBeforeItsFirstRead() throws InterruptedException {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(40, 5, CONFIG);
         tierFully(storage());
         Manifest m = backendManifest();
@@ -579,7 +580,7 @@ abstract class TieredStorageContractTest {
             Thread.sleep(5);
         }
         store.resetCounts();
-        assertThat(restarted.tiers(tp, hot.reader().segmentBases()).coldEnd()).isEqualTo(m.coldEnd());
+        assertThat(restarted.tiers(tp, hot.freshReader().segmentBases()).coldEnd()).isEqualTo(m.coldEnd());
         assertThat(store.count("list") + store.count("get")).as("the first read asks the bucket nothing").isZero();
     }
 
@@ -590,7 +591,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void aCorruptedByteInAColdObjectIsAnErrorNeverData() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(60, 5, CONFIG);
         TieredStorage ts = allCold();
         ColdSegment s = ts.manifests().load(tp).segments().get(1);
@@ -611,7 +612,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void offsetForTimestampSearchesColdSegments() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         List<Long> stamps = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             stamps.add(clock.millis());
@@ -634,7 +635,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void aReplayFetchesEachChunkOnceAndARangeReadAgainIsCachedOnItsSecondFetch() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(150, 5, CONFIG);
         TieredStorage ts = allCold();
         Manifest m = ts.manifests().load(tp);
@@ -665,7 +666,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void wholeBatchReadsStoppedByTheByteLimitContinueWhereTheyStopped() {
-        HotLog hot = hotLog(dataDir);
+        LogFixture hot = hotLog(dataDir);
         hot.append(150, 5, CONFIG);
         TieredStorage ts = allCold();
         List<LogRecord> expected = readAll(ts, hot, tp, 0);
@@ -682,10 +683,10 @@ abstract class TieredStorageContractTest {
 
     @Test
     void aScanLongerThanTheCacheLeavesTheChunksOtherReadersReuseInIt() {
-        HotLog reused = hotLog(dataDir);
+        LogFixture reused = hotLog(dataDir);
         reused.append(150, 5, CONFIG);
         TopicPartition scannedTp = new TopicPartition("orders", 1);
-        HotLog scanned = new HotLog(dataDir, scannedTp, clock);
+        LogFixture scanned = new LogFixture(dataDir, scannedTp, clock);
         closeables.add(scanned);
         scanned.append(400, 5, CONFIG);
         int cacheChunks = 48;
@@ -709,7 +710,7 @@ abstract class TieredStorageContractTest {
 
     @Test
     void aDeletionInterruptedAfterTheDescriptorLeavesNothingARecreatedTopicCanMistakeForItsOwn() throws Exception {
-        HotLog old = new HotLog(dataDir, tp, clock);
+        LogFixture old = new LogFixture(dataDir, tp, clock);
         old.append(60, 5, CONFIG);
         old.close();
         TieredStorage ts = storage();
@@ -724,7 +725,7 @@ abstract class TieredStorageContractTest {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
         topics.create("orders", 2, CONFIG);
-        HotLog fresh = hotLog(dataDir);
+        LogFixture fresh = hotLog(dataDir);
         fresh.append(40, 5, CONFIG);
         List<LogRecord> expected = fresh.readHot(0);
 
