@@ -71,7 +71,7 @@ class ArtifactFreshClassLoaderIT {
         assertThat(function.handler().getClass().getClassLoader()).isSameAs(loader);
         assertThat(loader.loadClass("org.apache.kafka.common.record.internal.MemoryRecordsBuilder").getClassLoader())
                 .isSameAs(loader);
-        assertThat(loader.loadClass("org.apache.kafka.clients.producer.internals.BuiltInPartitioner").getClassLoader())
+        assertThat(loader.loadClass("org.apache.kafka.common.utils.Utils").getClassLoader())
                 .isSameAs(loader);
         for (String absent : new String[]{"org.rocksdb.RocksDB", "io.quarkus.runtime.Quarkus",
                 "software.amazon.awssdk.services.s3.S3Client"}) {
