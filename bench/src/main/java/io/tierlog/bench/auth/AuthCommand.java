@@ -6,7 +6,7 @@ import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.JitWarmup;
 import io.tierlog.bench.compare.LoadSampler;
-import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.BenchRun;
 import io.tierlog.bench.compare.Payload;
 import io.tierlog.bench.compare.ProcessCpu;
 import io.tierlog.bench.compare.ProduceBody;
@@ -91,14 +91,13 @@ public final class AuthCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path repo = Workspace.findRepo();
-        Path workDir = repo.resolve(work).toAbsolutePath();
-        Workspace.deleteTree(workDir);
-        Files.createDirectories(workDir);
-        Path runJar = Workspace.copyApp(repo.resolve(app), workDir.resolve("app"));
-        Instant started = Instant.now();
-        String git = Workspace.gitDescribe(repo);
-        Map<String, String> machine = MachineInfo.describe(workDir);
+        BenchRun run = BenchRun.prepare(work, app);
+        Path repo = run.repo();
+        Path workDir = run.workDir();
+        Path runJar = run.runJar();
+        Instant started = run.started();
+        String git = run.git();
+        Map<String, String> machine = run.machine();
         Payload payload = new Payload(valueBytes, 42);
         Map<String, Row> rows = new LinkedHashMap<>();
         String warmup;

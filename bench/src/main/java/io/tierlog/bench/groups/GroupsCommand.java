@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.LoadSampler;
-import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.BenchRun;
 import io.tierlog.bench.compare.Samples;
 import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.TierlogSystem;
@@ -25,7 +25,6 @@ import picocli.CommandLine.Option;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -152,14 +151,13 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
 
     @Override
     public Integer call() throws Exception {
-        Path repo = Workspace.findRepo();
-        Path workDir = repo.resolve(work).toAbsolutePath();
-        Workspace.deleteTree(workDir);
-        Files.createDirectories(workDir);
-        Path runJar = Workspace.copyApp(repo.resolve(app), workDir.resolve("app"));
-        Instant started = Instant.now();
-        String git = Workspace.gitDescribe(repo);
-        Map<String, String> machine = MachineInfo.describe(workDir);
+        BenchRun run = BenchRun.prepare(work, app);
+        Path repo = run.repo();
+        Path workDir = run.workDir();
+        Path runJar = run.runJar();
+        Instant started = run.started();
+        String git = run.git();
+        Map<String, String> machine = run.machine();
         long heartbeatMs = Math.min(5000, sessionTimeoutMs / 3);
         Map<String, String> kafkaConfig = new LinkedHashMap<>();
         kafkaConfig.put("group.consumer.session.timeout.ms", Long.toString(sessionTimeoutMs));

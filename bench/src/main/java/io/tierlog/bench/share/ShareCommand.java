@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.LoadSampler;
-import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.BenchRun;
 import io.tierlog.bench.compare.Payload;
 import io.tierlog.bench.compare.ProduceBody;
 import io.tierlog.bench.compare.ProduceSpec;
@@ -35,7 +35,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -109,14 +108,13 @@ public final class ShareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Path repo = Workspace.findRepo();
-        Path workDir = repo.resolve(work).toAbsolutePath();
-        Workspace.deleteTree(workDir);
-        Files.createDirectories(workDir);
-        Path runJar = Workspace.copyApp(repo.resolve(app), workDir.resolve("app"));
-        Instant started = Instant.now();
-        String git = Workspace.gitDescribe(repo);
-        Map<String, String> machine = MachineInfo.describe(workDir);
+        BenchRun run = BenchRun.prepare(work, app);
+        Path repo = run.repo();
+        Path workDir = run.workDir();
+        Path runJar = run.runJar();
+        Instant started = run.started();
+        String git = run.git();
+        Map<String, String> machine = run.machine();
         Map<String, String> kafkaConfig = new LinkedHashMap<>();
         // Lets the redelivery trials' groups set a short acquisition lock (the broker's minimum is 15 s by default).
         kafkaConfig.put("group.share.min.record.lock.duration.ms", "1000");
