@@ -91,13 +91,13 @@ public final class AuthCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BenchRun run = BenchRun.prepare(work, app);
-        Path repo = run.repo();
-        Path workDir = run.workDir();
-        Path runJar = run.runJar();
-        Instant started = run.started();
-        String git = run.git();
-        Map<String, String> machine = run.machine();
+        BenchRun setup = BenchRun.prepare(work, app);
+        Path repo = setup.repo();
+        Path workDir = setup.workDir();
+        Path runJar = setup.runJar();
+        Instant started = setup.started();
+        String git = setup.git();
+        Map<String, String> machine = setup.machine();
         Payload payload = new Payload(valueBytes, 42);
         Map<String, Row> rows = new LinkedHashMap<>();
         String warmup;

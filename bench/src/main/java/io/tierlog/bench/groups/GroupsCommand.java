@@ -151,13 +151,13 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
 
     @Override
     public Integer call() throws Exception {
-        BenchRun run = BenchRun.prepare(work, app);
-        Path repo = run.repo();
-        Path workDir = run.workDir();
-        Path runJar = run.runJar();
-        Instant started = run.started();
-        String git = run.git();
-        Map<String, String> machine = run.machine();
+        BenchRun setup = BenchRun.prepare(work, app);
+        Path repo = setup.repo();
+        Path workDir = setup.workDir();
+        Path runJar = setup.runJar();
+        Instant started = setup.started();
+        String git = setup.git();
+        Map<String, String> machine = setup.machine();
         long heartbeatMs = Math.min(5000, sessionTimeoutMs / 3);
         Map<String, String> kafkaConfig = new LinkedHashMap<>();
         kafkaConfig.put("group.consumer.session.timeout.ms", Long.toString(sessionTimeoutMs));

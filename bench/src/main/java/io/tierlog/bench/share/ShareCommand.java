@@ -108,13 +108,13 @@ public final class ShareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BenchRun run = BenchRun.prepare(work, app);
-        Path repo = run.repo();
-        Path workDir = run.workDir();
-        Path runJar = run.runJar();
-        Instant started = run.started();
-        String git = run.git();
-        Map<String, String> machine = run.machine();
+        BenchRun setup = BenchRun.prepare(work, app);
+        Path repo = setup.repo();
+        Path workDir = setup.workDir();
+        Path runJar = setup.runJar();
+        Instant started = setup.started();
+        String git = setup.git();
+        Map<String, String> machine = setup.machine();
         Map<String, String> kafkaConfig = new LinkedHashMap<>();
         // Lets the redelivery trials' groups set a short acquisition lock (the broker's minimum is 15 s by default).
         kafkaConfig.put("group.share.min.record.lock.duration.ms", "1000");
