@@ -36,6 +36,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,8 @@ final class ColdCompactionHarness implements AutoCloseable {
     private static final AtomicInteger BUCKETS = new AtomicInteger();
 
     final TopicPartition tp = new TopicPartition("table", 0);
-    final ManualClock clock = new ManualClock(Instant.parse("2026-12-01T00:00:00Z"));
+    // Starts at the real time: S3Proxy stamps objects with it, and the orphan collector compares the two.
+    final ManualClock clock = new ManualClock(Instant.now().truncatedTo(ChronoUnit.MILLIS));
     final Path dataDir;
     final Path root;
     final String bucket;
