@@ -69,6 +69,8 @@ class ColdCompactionTest {
         assertThat(after.segments().size()).as("small compacted segments are merged").isLessThan(
                 before.segments().size());
         assertThat(after.cleaner().cleanedEnd()).isEqualTo(before.coldEnd());
+        assertThat(after.retired()).hasSize(2 * before.segments().size());
+        assertThat(Manifest.fromJson(after.toJson())).as("cleaner and retired survive JSON").isEqualTo(after);
         assertThat(h.coldBatchHeaders()).as("every batch header (offsets, producer state) is kept")
                 .isEqualTo(headersBefore);
         List<LogRecord> cold = h.readCold();
