@@ -131,6 +131,30 @@ class ProduceConsumeTest {
     }
 
     @Test
+    void pollReturnsWithTheNextFetchAlreadyInFlight() throws Exception {
+        String topic = TestService.uniqueName("prefetch");
+        client.admin().createTopic(topic, 1, null);
+        try (Producer producer = client.producer(ProducerConfig.defaults())) {
+            for (int i = 0; i < 1_500; i++) {
+                producer.send(ProducerRecord.of(topic, null, "v" + i));
+            }
+            producer.flush();
+        }
+        List<String> got = new ArrayList<>();
+        try (Consumer consumer = client.consumer(ConsumerConfig.defaults().withMaxPollRecords(500))) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            while (got.size() < 1_500) {
+                List<ConsumerRecord> batch = consumer.poll(Duration.ofSeconds(10));
+                assertThat(batch).as("records within 10 s after %d", got.size()).isNotEmpty();
+                batch.forEach(r -> got.add(r.valueAsString()));
+                assertThat(consumer.fetchesInFlight()).as("the next fetch runs while the caller processes").isEqualTo(1);
+            }
+        }
+        assertThat(got).hasSize(1_500).first().isEqualTo("v0");
+        assertThat(got.get(1_499)).isEqualTo("v1499");
+    }
+
+    @Test
     void sendingToAnUnknownTopicFailsTheFutureWithTheProblem() {
         try (Producer producer = client.producer(ProducerConfig.defaults())) {
             CompletableFuture<RecordMetadata> f = producer.send(ProducerRecord.of("no-such-topic-x", "k", "v"));
