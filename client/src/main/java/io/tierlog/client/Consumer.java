@@ -155,6 +155,11 @@ public final class Consumer implements AutoCloseable {
                 .count();
     }
 
+    /** Records fetched and not yet returned by poll (a test's view of the prefetch). */
+    int bufferedRecords() {
+        return active.values().stream().mapToInt(s -> s.buffered.size()).sum();
+    }
+
     // ---- positions and seeking
 
     /** The offset of the next record {@code poll} will return for {@code tp}; null before it is known. */

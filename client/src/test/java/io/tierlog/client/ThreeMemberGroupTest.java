@@ -99,6 +99,12 @@ class ThreeMemberGroupTest {
             }
         }
 
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            long now = System.nanoTime(); // lost partitions have no position any more
+            partitions.forEach(tp -> history.add(new Ownership(name, tp, since.remove(tp), now)));
+        }
+
         Set<TopicPartition> owned() {
             return Set.copyOf(since.keySet());
         }
