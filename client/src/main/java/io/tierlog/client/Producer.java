@@ -365,7 +365,8 @@ public final class Producer implements AutoCloseable {
             // Encoded (and compressed) once; a renumbering after an epoch bump only stamps it again.
             b.encoded = RecordBatchCodec.encode(records, config.compression());
         }
-        byte[] body = b.encoded.clone();
+        // Stamped in place: a batch is resent (or renumbered) only after its previous request was answered.
+        byte[] body = b.encoded;
         RecordBatchCodec.stamp(body, config.idempotent() ? producerId : -1, b.epoch, b.sequence);
         HttpRequest request = transport.request("/v1/topics/" + q.tp.topic() + "/records?partition=" + q.tp.partition())
                 .timeout(config.requestTimeout())
