@@ -6,6 +6,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
@@ -40,6 +42,11 @@ class KafkaDeleteGroupsTest {
         TopicPartition tp = new TopicPartition(topic, 0);
         try (Admin admin = KafkaClients.admin(listener.port())) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
+                for (int i = 0; i < 10; i++) {
+                    producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i)).get(); // offsets to commit within
+                }
+            }
             admin.alterConsumerGroupOffsets(idle, Map.of(tp, new OffsetAndMetadata(7))).all().get();
             admin.alterConsumerGroupOffsets(busy, Map.of(tp, new OffsetAndMetadata(3))).all().get();
             assertThat(admin.listConsumerGroupOffsets(idle).partitionsToOffsetAndMetadata().get())
