@@ -20,7 +20,8 @@ import picocli.CommandLine.Command;
         description = "Tierlog benchmarks.",
         subcommands = {CompareCommand.class, AuthCommand.class, GroupsCommand.class, ShareCommand.class, ColdCommand.class,
                 ColdInProcessCommand.class, LambdaCommand.class, SoakCommand.class, ScaleCommand.class,
-                ClientProduceCommand.class, CompactionCommand.class})
+                ClientProduceCommand.class, CompactionCommand.class,
+                io.tierlog.bench.kafkaperf.KafkaPerfCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

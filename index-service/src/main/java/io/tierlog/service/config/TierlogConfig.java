@@ -296,5 +296,21 @@ public interface TierlogConfig {
          */
         @WithDefault("45s")
         Duration groupSessionTimeout();
+
+        /**
+         * Incremental fetch sessions (KIP-227) this instance keeps, Kafka's
+         * {@code max.incremental.fetch.session.cache.slots}; when full, clients without one send full fetches.
+         */
+        @WithDefault("1000")
+        int fetchSessions();
+
+        /**
+         * PKCS12 keystore with the listener's certificate chain and private key. Set: the listener speaks TLS only
+         * (clients use {@code security.protocol=SSL}, or {@code SASL_SSL} in token mode); unset: plaintext.
+         */
+        Optional<java.nio.file.Path> tlsKeystore();
+
+        /** Password of {@link #tlsKeystore()} (and of its key). */
+        Optional<String> tlsKeystorePassword();
     }
 }

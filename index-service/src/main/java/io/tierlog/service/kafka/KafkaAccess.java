@@ -29,6 +29,8 @@ import org.apache.kafka.common.requests.LeaveGroupRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
@@ -150,6 +152,10 @@ final class KafkaAccess {
                 }
             }
             case OFFSET_DELETE -> group(((OffsetDeleteRequest) request).data().groupId(), Operation.DELETE, out);
+            case DELETE_GROUPS -> ((DeleteGroupsRequest) request).data().groupsNames()
+                    .forEach(g -> group(g, Operation.DELETE, out));
+            case OFFSET_FOR_LEADER_EPOCH -> ((OffsetsForLeaderEpochRequest) request).data().topics()
+                    .forEach(t -> topic.accept(t.topic(), null, Operation.DESCRIBE, out));
             case CONSUMER_GROUP_HEARTBEAT -> group(((ConsumerGroupHeartbeatRequest) request).data().groupId(),
                     Operation.READ, out);
             case JOIN_GROUP -> group(((JoinGroupRequest) request).data().groupId(), Operation.READ, out);

@@ -33,6 +33,8 @@ import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
 import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
@@ -124,7 +126,8 @@ public class KafkaApis {
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.JOIN_GROUP,
                 ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.LIST_GROUPS,
                 ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.CREATE_PARTITIONS,
-                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE)) {
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
+                ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -261,7 +264,7 @@ public class KafkaApis {
             case SASL_AUTHENTICATE -> on(workers,
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
             case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
-            case FETCH -> fetch.fetch((FetchRequest) request, version);
+            case FETCH -> fetch.fetch((FetchRequest) request, version, session.principal().name());
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             case CREATE_TOPICS -> on(workers, () -> cluster.createTopics((CreateTopicsRequest) request, version));
             case DELETE_TOPICS -> on(workers, () -> cluster.deleteTopics((DeleteTopicsRequest) request, version));
@@ -284,6 +287,9 @@ public class KafkaApis {
                     group -> kafkaAccess.mayReadGroup(session.principal(), group)));
             case DESCRIBE_GROUPS -> on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
             case OFFSET_DELETE -> on(workers, () -> groups.offsetDelete((OffsetDeleteRequest) request));
+            case DELETE_GROUPS -> on(workers, () -> groups.deleteGroups((DeleteGroupsRequest) request));
+            case OFFSET_FOR_LEADER_EPOCH -> on(reads,
+                    () -> fetch.offsetForLeaderEpoch((OffsetsForLeaderEpochRequest) request));
             case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };

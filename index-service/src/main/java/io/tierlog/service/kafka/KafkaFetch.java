@@ -18,14 +18,20 @@ import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 
@@ -33,8 +39,9 @@ import java.util.concurrent.ExecutorService;
  * Fetch and ListOffsets through {@link PartitionReads}, the service's one read path: stored batches are sent as
  * they are, from the hot or the cold tier (a read never spans the two; the client's next fetch continues).
  *
- * <p>Fetch sessions are not kept: every answer carries session id 0, which tells a client to send full fetches,
- * as Kafka allows. A fetch that finds fewer than {@code min.bytes} waits up to {@code max.wait.ms} on the
+ * <p>Incremental fetch sessions (KIP-227) are kept in {@link FetchSessions}: a fetch with session epoch 0 starts one,
+ * later fetches name only the partitions whose offset changed and are answered with only the partitions that have
+ * news, as Kafka does; epoch -1 fetches are full fetches without a session. A fetch that finds fewer than {@code min.bytes} waits up to {@code max.wait.ms} on the
  * {@link AppendWatcher} for any of its partitions to grow (no thread is held while it waits), then reads again,
  * until it has {@code min.bytes} or the wait is over. A partition error answers at once, as Kafka does.
  */
@@ -46,29 +53,60 @@ public class KafkaFetch {
     private final ServiceMetrics metrics;
     private final KafkaTopics topics;
     private final int maxRecords;
+    private final FetchSessions sessions;
+    /** Kafka's {@code min.incremental.fetch.session.eviction.ms}: a session idle this long may give up its slot. */
+    static final Duration SESSION_EVICTION = Duration.ofMinutes(2);
 
     public KafkaFetch(PartitionReads reads, AppendWatcher watcher, ServiceThreads threads, ServiceMetrics metrics,
-                      TopicStore topics, TierlogConfig config) {
+                      TopicStore topics, TierlogConfig config, Clock clock) {
         this.reads = reads;
         this.watcher = watcher;
         this.readPool = threads.reads();
         this.metrics = metrics;
         this.topics = new KafkaTopics(topics);
         this.maxRecords = config.fetch().maxRecordsLimit();
+        this.sessions = new FetchSessions(config.kafka().fetchSessions(), SESSION_EVICTION, clock);
     }
 
-    CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version) {
+    /** The incremental fetch sessions of this instance (for tests and operators). */
+    FetchSessions sessions() {
+        return sessions;
+    }
+
+    /**
+     * Serves a fetch. Epoch -1 (or a version without sessions): a full fetch and no session. Epoch 0: a full fetch
+     * that starts a session of its partitions (and ends the one it names). Epoch above 0: an incremental fetch of
+     * session {@code sessionId}, whose answer names only partitions with records, an error, or a new high watermark
+     * or log start.
+     *
+     * @param owner the caller's name: only it may use the sessions it starts
+     */
+    CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version, String owner) {
         FetchRequestData data = request.data();
         long deadline = System.nanoTime() + Math.max(0, data.maxWaitMs()) * 1_000_000L;
-        return CompletableFuture.supplyAsync(() -> round(data), readPool)
-                .thenCompose(round -> untilEnough(data, round, deadline));
+        Plan plan;
+        if (version >= 7 && data.sessionEpoch() > 0) {
+            FetchSessions.Lookup found = sessions.incremental(data.sessionId(), data.sessionEpoch(), owner);
+            if (found.error() != Errors.NONE) {
+                return CompletableFuture.completedFuture(new KafkaApis.Reply(new FetchResponseData()
+                        .setErrorCode(found.error().code()).setSessionId(0), () -> { }));
+            }
+            plan = Plan.incremental(found.session(), data);
+        } else {
+            if (version >= 7 && data.sessionId() != 0) {
+                sessions.close(data.sessionId(), owner);
+            }
+            plan = Plan.full(data, version >= 7 && data.sessionEpoch() == 0, owner);
+        }
+        return CompletableFuture.supplyAsync(() -> round(data, plan), readPool)
+                .thenCompose(round -> untilEnough(data, plan, round, deadline));
     }
 
     /** Answers with {@code round} if it is enough or time is up; else releases it, waits for appends, reads again. */
-    private CompletableFuture<KafkaApis.Reply> untilEnough(FetchRequestData data, Round round, long deadline) {
+    private CompletableFuture<KafkaApis.Reply> untilEnough(FetchRequestData data, Plan plan, Round round, long deadline) {
         long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
         if (round.bytes >= Math.max(1, data.minBytes()) || round.anyError || remainingMs <= 0 || round.waitOn.isEmpty()) {
-            return CompletableFuture.completedFuture(round.reply());
+            return CompletableFuture.completedFuture(round.reply(plan));
         }
         round.release();
         List<CompletableFuture<Boolean>> waits = new ArrayList<>(round.waitOn.size());
@@ -78,17 +116,77 @@ public class KafkaFetch {
         return CompletableFuture.anyOf(waits.toArray(CompletableFuture[]::new))
                 .thenApplyAsync(woken -> {
                     waits.forEach(w -> w.cancel(false));
-                    return round(data);
+                    return round(data, plan);
                 }, readPool)
-                .thenCompose(next -> untilEnough(data, next, deadline));
+                .thenCompose(next -> untilEnough(data, plan, next, deadline));
     }
 
     private record Position(TopicPartition tp, long offset) {
     }
 
-    /** One read of every partition of the request, with the memory it holds until its response is encoded. */
+    /** One partition to read: its session entry and the offset and size asked for, fixed when the request came. */
+    private record Want(FetchSessions.Entry entry, long fetchOffset, int maxBytes) {
+    }
+
+    /**
+     * What a fetch reads and how it answers: the partitions (the request's, or the whole session's), and the
+     * session it belongs to (null: none), or whether it starts one.
+     */
+    private static final class Plan {
+        final List<Want> wants;
+        final FetchSessions.Session session;
+        final boolean startSession;
+        final String owner;
+
+        private Plan(List<Want> wants, FetchSessions.Session session, boolean startSession, String owner) {
+            this.wants = wants;
+            this.session = session;
+            this.startSession = startSession;
+            this.owner = owner;
+        }
+
+        static Plan full(FetchRequestData data, boolean startSession, String owner) {
+            List<Want> wants = new ArrayList<>();
+            for (FetchRequestData.FetchTopic t : data.topics()) {
+                for (FetchRequestData.FetchPartition p : t.partitions()) {
+                    FetchSessions.Entry e = new FetchSessions.Entry(new FetchSessions.Key(t.topic(), t.topicId(),
+                            p.partition()), p.fetchOffset(), p.partitionMaxBytes());
+                    wants.add(new Want(e, e.fetchOffset, e.maxBytes));
+                }
+            }
+            return new Plan(wants, null, startSession, owner);
+        }
+
+        /** Applies the request's changes (added or moved partitions, forgotten ones) to the session. */
+        static Plan incremental(FetchSessions.Session session, FetchRequestData data) {
+            List<Want> wants = new ArrayList<>();
+            synchronized (session) {
+                Map<FetchSessions.Key, FetchSessions.Entry> parts = FetchSessions.partitions(session);
+                for (FetchRequestData.ForgottenTopic f : data.forgottenTopicsData()) {
+                    for (int partition : f.partitions()) {
+                        parts.remove(new FetchSessions.Key(f.topic(), f.topicId(), partition));
+                    }
+                }
+                for (FetchRequestData.FetchTopic t : data.topics()) {
+                    for (FetchRequestData.FetchPartition p : t.partitions()) {
+                        FetchSessions.Key key = new FetchSessions.Key(t.topic(), t.topicId(), p.partition());
+                        FetchSessions.Entry e = parts.computeIfAbsent(key,
+                                k -> new FetchSessions.Entry(k, p.fetchOffset(), p.partitionMaxBytes()));
+                        e.fetchOffset = p.fetchOffset();
+                        e.maxBytes = p.partitionMaxBytes();
+                    }
+                }
+                for (FetchSessions.Entry e : parts.values()) {
+                    wants.add(new Want(e, e.fetchOffset, e.maxBytes));
+                }
+            }
+            return new Plan(wants, session, false, null);
+        }
+    }
+
+    /** One read of every partition of the plan, with the memory it holds until its response is encoded. */
     private final class Round {
-        final FetchResponseData out = new FetchResponseData().setSessionId(0);
+        final List<FetchResponseData.PartitionData> outs = new ArrayList<>();
         final List<BatchRead> held = new ArrayList<>();
         final List<Position> waitOn = new ArrayList<>();
         int bytes;
@@ -101,73 +199,148 @@ public class KafkaFetch {
             held.clear();
         }
 
-        KafkaApis.Reply reply() {
+        KafkaApis.Reply reply(Plan plan) {
             metrics.fetched(records, bytes, System.nanoTime() - started);
+            FetchResponseData out = new FetchResponseData().setSessionId(0);
+            List<Want> answered = new ArrayList<>();
+            if (plan.session == null) {
+                for (int i = 0; i < outs.size(); i++) {
+                    Want w = plan.wants.get(i);
+                    w.entry().told(outs.get(i).highWatermark(), outs.get(i).logStartOffset());
+                    answered.add(w);
+                }
+                if (plan.startSession) {
+                    FetchSessions.Session s = sessions.create(plan.owner, plan.wants.stream().map(Want::entry).toList());
+                    out.setSessionId(s == null ? 0 : s.id);
+                }
+            } else {
+                synchronized (plan.session) {
+                    Map<FetchSessions.Key, FetchSessions.Entry> parts = FetchSessions.partitions(plan.session);
+                    for (int i = 0; i < outs.size(); i++) {
+                        Want w = plan.wants.get(i);
+                        FetchResponseData.PartitionData p = outs.get(i);
+                        boolean news = w.entry().told(p.highWatermark(), p.logStartOffset());
+                        boolean data = p.records() != null && p.records().sizeInBytes() > 0;
+                        if (news || data || p.errorCode() != Errors.NONE.code()) {
+                            answered.add(w);
+                        }
+                        if (data && parts.remove(w.entry().key) != null) {
+                            // Kafka's fairness rule: partitions that returned data go to the back of the session.
+                            parts.put(w.entry().key, w.entry());
+                        }
+                    }
+                }
+                out.setSessionId(plan.session.id);
+            }
+            Map<FetchSessions.Key, FetchResponseData.PartitionData> byKey = new java.util.HashMap<>();
+            for (int i = 0; i < outs.size(); i++) {
+                byKey.put(plan.wants.get(i).entry().key, outs.get(i));
+            }
+            FetchResponseData.FetchableTopicResponse topicOut = null;
+            for (Want w : answered) {
+                FetchSessions.Key k = w.entry().key;
+                if (topicOut == null || !java.util.Objects.equals(topicOut.topic(), k.topic())
+                        || !java.util.Objects.equals(topicOut.topicId(), k.topicId())) {
+                    topicOut = new FetchResponseData.FetchableTopicResponse().setTopic(k.topic()).setTopicId(k.topicId());
+                    out.responses().add(topicOut);
+                }
+                topicOut.partitions().add(byKey.get(k));
+            }
             return new KafkaApis.Reply(out, this::release);
         }
     }
 
-    private Round round(FetchRequestData data) {
+    private Round round(FetchRequestData data, Plan plan) {
         Round round = new Round();
         int budget = data.maxBytes() <= 0 ? Integer.MAX_VALUE : data.maxBytes();
+        FetchSessions.Key topicOf = null;
+        TopicMetadata topic = null;
+        RuntimeException topicError = null;
         try {
-            for (FetchRequestData.FetchTopic asked : data.topics()) {
-                FetchResponseData.FetchableTopicResponse topicOut = new FetchResponseData.FetchableTopicResponse()
-                        .setTopic(asked.topic()).setTopicId(asked.topicId());
-                TopicMetadata topic = null;
-                RuntimeException topicError = null;
-                try {
-                    topic = topics.resolve(asked.topic(), asked.topicId());
-                } catch (RuntimeException e) {
-                    topicError = e;
-                }
-                for (FetchRequestData.FetchPartition p : asked.partitions()) {
-                    FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
-                            .setPartitionIndex(p.partition()).setRecords(KafkaInternals.noRecords()).setHighWatermark(-1)
-                            .setLastStableOffset(-1).setLogStartOffset(-1).setPreferredReadReplica(-1);
+            for (Want want : plan.wants) {
+                FetchSessions.Key key = want.entry().key;
+                if (topicOf == null || !java.util.Objects.equals(topicOf.topic(), key.topic())
+                        || !java.util.Objects.equals(topicOf.topicId(), key.topicId())) {
+                    topicOf = key;
+                    topic = null;
+                    topicError = null;
                     try {
-                        if (topicError != null) {
-                            throw topicError;
-                        }
-                        topic.requirePartition(p.partition());
-                        TopicPartition tp = new TopicPartition(topic.name(), p.partition());
-                        int maxBytes = Math.min(p.partitionMaxBytes(), budget);
-                        if (budget <= 0) {
-                            // The request's max.bytes is spent: the extent only, as Kafka answers.
-                            long hw = reads.highWatermark(tp);
-                            out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp));
-                        } else {
-                            BatchFetch f = reads.fetchBatches(tp, p.fetchOffset(), maxRecords, Math.max(1, maxBytes));
-                            BatchRead batches = f.batches();
-                            round.held.add(batches);
-                            out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
-                                    .setLogStartOffset(f.logStartOffset());
-                            if (!batches.isEmpty()) {
-                                out.setRecords(KafkaInternals.records(batches.buffer()));
-                                round.bytes += batches.length();
-                                round.records += batches.records();
-                                budget -= batches.length();
-                            } else {
-                                round.waitOn.add(new Position(tp, p.fetchOffset()));
-                            }
-                        }
+                        topic = topics.resolve(key.topic(), key.topicId());
                     } catch (RuntimeException e) {
-                        round.anyError = true;
-                        out.setErrorCode(KafkaErrors.of(e).code());
-                        if (KafkaErrors.unwrap(e) instanceof TierlogException t && t.extra().get("highWatermark") != null) {
-                            out.setHighWatermark(((Number) t.extra().get("highWatermark")).longValue())
-                                    .setLogStartOffset(((Number) t.extra().get("logStartOffset")).longValue());
+                        topicError = e;
+                    }
+                }
+                FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
+                        .setPartitionIndex(key.partition()).setRecords(KafkaInternals.noRecords()).setHighWatermark(-1)
+                        .setLastStableOffset(-1).setLogStartOffset(-1).setPreferredReadReplica(-1);
+                try {
+                    if (topicError != null) {
+                        throw topicError;
+                    }
+                    topic.requirePartition(key.partition());
+                    TopicPartition tp = new TopicPartition(topic.name(), key.partition());
+                    int maxBytes = Math.min(want.maxBytes(), budget);
+                    if (budget <= 0) {
+                        // The request's max.bytes is spent: the extent only, as Kafka answers.
+                        long hw = reads.highWatermark(tp);
+                        out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp));
+                    } else {
+                        BatchFetch f = reads.fetchBatches(tp, want.fetchOffset(), maxRecords, Math.max(1, maxBytes));
+                        BatchRead batches = f.batches();
+                        round.held.add(batches);
+                        out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
+                                .setLogStartOffset(f.logStartOffset());
+                        if (!batches.isEmpty()) {
+                            out.setRecords(KafkaInternals.records(batches.buffer()));
+                            round.bytes += batches.length();
+                            round.records += batches.records();
+                            budget -= batches.length();
+                        } else {
+                            round.waitOn.add(new Position(tp, want.fetchOffset()));
                         }
                     }
-                    topicOut.partitions().add(out);
+                } catch (RuntimeException e) {
+                    round.anyError = true;
+                    out.setErrorCode(KafkaErrors.of(e).code());
+                    if (KafkaErrors.unwrap(e) instanceof TierlogException t && t.extra().get("highWatermark") != null) {
+                        out.setHighWatermark(((Number) t.extra().get("highWatermark")).longValue())
+                                .setLogStartOffset(((Number) t.extra().get("logStartOffset")).longValue());
+                    }
                 }
-                round.out.responses().add(topicOut);
+                round.outs.add(out);
             }
         } catch (RuntimeException e) {
             round.release();
             throw e;
         }
         return round;
+    }
+
+    /**
+     * OffsetForLeaderEpoch with Metadata's leader epochs: partitions have none (-1, one copy of the log, no
+     * truncation), so every known partition is answered as Kafka answers for a log without epoch information,
+     * epoch -1 and end offset -1 (UNDEFINED_EPOCH / UNDEFINED_EPOCH_OFFSET), and an unknown one with
+     * UNKNOWN_TOPIC_OR_PARTITION. Clients send it only for partitions with a known epoch, so none does in practice.
+     */
+    OffsetsForLeaderEpochResponse offsetForLeaderEpoch(OffsetsForLeaderEpochRequest request) {
+        OffsetForLeaderEpochResponseData out = new OffsetForLeaderEpochResponseData();
+        for (OffsetForLeaderEpochRequestData.OffsetForLeaderTopic asked : request.data().topics()) {
+            OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult topicOut =
+                    new OffsetForLeaderEpochResponseData.OffsetForLeaderTopicResult().setTopic(asked.topic());
+            for (OffsetForLeaderEpochRequestData.OffsetForLeaderPartition p : asked.partitions()) {
+                OffsetForLeaderEpochResponseData.EpochEndOffset r = new OffsetForLeaderEpochResponseData.EpochEndOffset()
+                        .setPartition(p.partition()).setLeaderEpoch(OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH)
+                        .setEndOffset(OffsetsForLeaderEpochResponse.UNDEFINED_EPOCH_OFFSET);
+                try {
+                    topics.byName(asked.topic()).requirePartition(p.partition());
+                } catch (RuntimeException e) {
+                    r.setErrorCode(KafkaErrors.of(e).code());
+                }
+                topicOut.partitions().add(r);
+            }
+            out.topics().add(topicOut);
+        }
+        return new OffsetsForLeaderEpochResponse(out);
     }
 
     /** Earliest (-2), latest (-1), earliest still hot (-4), or the first offset at or after a timestamp. */

@@ -29,7 +29,10 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsResponse;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
@@ -389,6 +392,26 @@ public class KafkaGroups {
                     .setErrorCode(error(e, Errors.UNKNOWN_SERVER_ERROR).code()));
         }
         return new OffsetDeleteResponse(out);
+    }
+
+    /**
+     * DeleteGroups: each group as {@code DELETE /v1/groups/{group}} deletes it, its committed offsets and membership
+     * state together, only while it has no members (NON_EMPTY_GROUP otherwise); GROUP_ID_NOT_FOUND for a group with
+     * neither members nor offsets.
+     */
+    DeleteGroupsResponse deleteGroups(DeleteGroupsRequest request) {
+        DeleteGroupsResponseData.DeletableGroupResultCollection results =
+                new DeleteGroupsResponseData.DeletableGroupResultCollection();
+        for (String group : request.data().groupsNames()) {
+            Errors error = Errors.NONE;
+            try {
+                coordinator.delete(group, () -> offsets.delete(group));
+            } catch (RuntimeException e) {
+                error = error(e, Errors.UNKNOWN_SERVER_ERROR);
+            }
+            results.add(new DeleteGroupsResponseData.DeletableGroupResult().setGroupId(group).setErrorCode(error.code()));
+        }
+        return new DeleteGroupsResponse(new DeleteGroupsResponseData().setResults(results));
     }
 
     // ---- shared ----

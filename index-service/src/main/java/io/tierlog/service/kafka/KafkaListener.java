@@ -8,6 +8,7 @@ import io.tierlog.service.security.AccessControl;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.PfxOptions;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -56,16 +57,26 @@ public class KafkaListener {
                     + host + ": set tierlog.kafka.enabled=false, bind it to loopback (tierlog.kafka.host), or set "
                     + "tierlog.auth.allow-anonymous=true to let anyone who reaches it use the service");
         }
-        NetServer s = vertx.createNetServer(new NetServerOptions().setHost(host).setPort(config.port())
-                .setTcpNoDelay(true));
+        NetServerOptions options = new NetServerOptions().setHost(host).setPort(config.port()).setTcpNoDelay(true);
+        if (config.tlsKeystore().isPresent()) {
+            java.nio.file.Path keystore = config.tlsKeystore().get();
+            if (!java.nio.file.Files.isReadable(keystore)) {
+                throw new IllegalStateException("tierlog.kafka.tls-keystore: cannot read " + keystore);
+            }
+            // TLS 1.2 and 1.3 only (Vert.x' default protocols), the JDK's engine; no client certificates asked.
+            options.setSsl(true).setKeyCertOptions(new PfxOptions().setPath(keystore.toString())
+                    .setPassword(config.tlsKeystorePassword().orElse("")));
+        }
+        NetServer s = vertx.createNetServer(options);
         // In token mode a connection is no one until it authenticates (SASL); in none mode it is anonymous.
         Principal before = tokenMode ? null : Principal.ANONYMOUS;
         s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(), before).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         broker = new Broker(0, advertisedHost(), server.actualPort());
         apis.serveAs(broker);
-        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d, %s", host, server.actualPort(), broker.host(),
-                broker.port(), tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated");
+        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d, %s, %s", host, server.actualPort(), broker.host(),
+                broker.port(), tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
+                config.tlsKeystore().isPresent() ? "TLS" : "plaintext");
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -53,6 +53,18 @@ final class KafkaTopics {
         if (id == null || Uuid.ZERO_UUID.equals(id)) {
             throw new TierlogException(ErrorType.UNKNOWN_TOPIC, "a topic name or id is required");
         }
+        String known = NAMES.get(id);
+        if (known != null) {
+            // The usual case (Fetch 13+ names topics by id on every fetch): one topic read, not a listing of all.
+            try {
+                TopicMetadata t = topics.get(known);
+                if (idOf(t).equals(id)) {
+                    return t;
+                }
+            } catch (RuntimeException goneOrRecreated) {
+                // deleted since: the listing below answers UNKNOWN_TOPIC_ID
+            }
+        }
         return topics.list().stream().filter(t -> !TopicAdmin.isInternal(t.name()) && idOf(t).equals(id)).findFirst()
                 .orElseThrow(() -> new UnknownTopicIdException("unknown topic id " + id));
     }

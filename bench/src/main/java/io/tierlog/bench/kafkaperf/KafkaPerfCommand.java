@@ -1,0 +1,293 @@
+package io.tierlog.bench.kafkaperf;
+
+import io.tierlog.bench.compare.BenchRun;
+import io.tierlog.bench.compare.Durability;
+import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.LoadSampler;
+import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.Ports;
+import io.tierlog.bench.compare.TierlogService;
+import io.tierlog.bench.compare.Workspace;
+import io.tierlog.bench.docs.GeneratedSection;
+import io.tierlog.bench.kafka.KafkaBroker;
+import io.tierlog.bench.kafkaperf.PerfTools.ConsumerResult;
+import io.tierlog.bench.kafkaperf.PerfTools.ProducerResult;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * {@code tierlog-bench kafka-perf}: Kafka's own ProducerPerformance and ConsumerPerformance (kafka-tools 4.4.0),
+ * unchanged and with the same settings, against a Kafka 4.4.0 broker and against the index-service's Kafka
+ * listener, in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always};
+ * page cache against {@code never}). Per durability and run: each system gets a fresh topic, a producer run at full
+ * speed, a consumer run reading it back, then a producer run paced at half of that system's own peak (the tool's
+ * {@code --throughput}), in an order that alternates from run to run. The report gives medians and
+ * Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
+ */
+@Command(name = "kafka-perf", mixinStandardHelpOptions = true,
+        description = "Kafka's ProducerPerformance/ConsumerPerformance against Kafka 4.4.0 and Tierlog's Kafka "
+                + "listener, side by side, at both durabilities.")
+public final class KafkaPerfCommand implements Callable<Integer> {
+    static final GeneratedSection SECTION = new GeneratedSection("tierlog-kafka-perf", "kafka-perf",
+            "## Kafka's perf tools against the Kafka listener (#23)", null);
+
+    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app",
+            description = "The packaged index-service (default: ${DEFAULT-VALUE}).")
+    Path app;
+    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs",
+            description = "Kafka 4.4.0's jars, broker and tools (default: ${DEFAULT-VALUE}).")
+    Path kafkaLibs;
+    @Option(names = "--work-dir", defaultValue = "bench/target/kafka-perf",
+            description = "Scratch directory (default: ${DEFAULT-VALUE}).")
+    Path work;
+    @Option(names = "--records", defaultValue = "500000", description = "Records per run (default: ${DEFAULT-VALUE}).")
+    long records;
+    @Option(names = "--record-size", defaultValue = "1024", description = "Value bytes (default: ${DEFAULT-VALUE}).")
+    int recordSize;
+    @Option(names = "--partitions", defaultValue = "8", description = "Partitions per topic (default: ${DEFAULT-VALUE}).")
+    int partitions;
+    @Option(names = "--runs", defaultValue = "3", description = "Runs per cell; medians reported (default: ${DEFAULT-VALUE}).")
+    int runs;
+    @Option(names = "--no-docs", description = "Do not rewrite the section of docs/BENCHMARKS.md.")
+    boolean noDocs;
+
+    /** The producer settings, the same for both servers: those of the compare command's Kafka producer. */
+    static Map<String, String> producerProps() {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("acks", "all");
+        p.put("linger.ms", "5");
+        p.put("batch.size", Integer.toString(512 * 1024));
+        p.put("max.in.flight.requests.per.connection", "5");
+        p.put("compression.type", "none");
+        return p;
+    }
+
+    enum Server { KAFKA, TIERLOG }
+
+    /** Every run's results of one server at one durability. */
+    static final class Cell {
+        final List<ProducerResult> peak = new ArrayList<>();
+        final List<ConsumerResult> consume = new ArrayList<>();
+        final List<ProducerResult> paced = new ArrayList<>();
+        final List<Long> pacedRate = new ArrayList<>();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        BenchRun setup = BenchRun.prepare(work, app);
+        Path repo = setup.repo();
+        Path workDir = setup.workDir();
+        Path libs = repo.resolve(kafkaLibs).toAbsolutePath();
+        PerfTools tools = new PerfTools(libs, Files.createDirectories(workDir.resolve("tools")));
+        Map<Durability, Map<Server, Cell>> cells = new EnumMap<>(Durability.class);
+        List<String> notes = new ArrayList<>();
+        String loadSummary;
+        String loadAtStart = MachineInfo.loadAverage();
+        try (LoadSampler load = LoadSampler.start();
+             EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"))) {
+            s3.createBucket("bench");
+            Workspace.log("starting Kafka 4.4.0 and two index-services (fsync always, never) with the Kafka listener");
+            int alwaysPort = Ports.freeLoopbackPort();
+            int neverPort = Ports.freeLoopbackPort();
+            try (KafkaBroker kafka = KafkaBroker.start(libs, workDir.resolve("kafka"), Map.of());
+                 TierlogService always = TierlogService.start(setup.runJar(), workDir.resolve("always"),
+                         Durability.ALWAYS, s3, "bench", kafkaListener(alwaysPort));
+                 TierlogService never = TierlogService.start(setup.runJar(), workDir.resolve("never"),
+                         Durability.NEVER, s3, "bench", kafkaListener(neverPort))) {
+                Map<Durability, String> tierlogBootstrap = Map.of(Durability.ALWAYS, "127.0.0.1:" + alwaysPort,
+                        Durability.NEVER, "127.0.0.1:" + neverPort);
+                for (int run = 0; run < runs; run++) {
+                    for (Durability d : Durability.values()) {
+                        Map<Server, Cell> byServer = cells.computeIfAbsent(d, k -> new EnumMap<>(Server.class));
+                        List<Server> order = run % 2 == 0 ? List.of(Server.KAFKA, Server.TIERLOG)
+                                : List.of(Server.TIERLOG, Server.KAFKA);
+                        for (Server s : order) {
+                            String bootstrap = s == Server.KAFKA ? kafka.bootstrapServers() : tierlogBootstrap.get(d);
+                            Cell cell = byServer.computeIfAbsent(s, k -> new Cell());
+                            String name = s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync() + "-" + run;
+                            try {
+                                createTopic(bootstrap, "peak-" + name, s, d);
+                                ProducerResult peak = tools.produce("produce-" + name, bootstrap, "peak-" + name,
+                                        records, recordSize, -1, producerProps());
+                                cell.peak.add(peak);
+                                Workspace.log(name + " produce: " + peak.line());
+                                ConsumerResult consumed = tools.consume("consume-" + name, bootstrap, "peak-" + name,
+                                        records, "perf-" + name);
+                                cell.consume.add(consumed);
+                                Workspace.log(name + " consume: " + consumed.line().replace('\n', ' '));
+                            } catch (RuntimeException e) {
+                                notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+                                Workspace.log(name + " failed: " + e);
+                            }
+                        }
+                        for (Server s : order) {
+                            String bootstrap = s == Server.KAFKA ? kafka.bootstrapServers() : tierlogBootstrap.get(d);
+                            Cell cell = byServer.get(s);
+                            if (cell.peak.size() <= cell.paced.size()) {
+                                continue;
+                            }
+                            String name = s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync() + "-" + run;
+                            long rate = Math.max(1, Math.round(cell.peak.get(cell.peak.size() - 1).recordsPerSec() / 2));
+                            // Paced runs last about as long as the peak run: half the records at half the rate.
+                            long pacedRecords = Math.max(rate, records / 2);
+                            try {
+                                createTopic(bootstrap, "paced-" + name, s, d);
+                                ProducerResult paced = tools.produce("paced-" + name, bootstrap, "paced-" + name,
+                                        pacedRecords, recordSize, rate, producerProps());
+                                cell.paced.add(paced);
+                                cell.pacedRate.add(rate);
+                                Workspace.log(name + " paced at " + rate + "/s: " + paced.line());
+                            } catch (RuntimeException e) {
+                                notes.add(name + " paced failed: " + e.getMessage().lines().findFirst().orElse(""));
+                                Workspace.log(name + " paced failed: " + e);
+                            }
+                        }
+                    }
+                }
+            }
+            loadSummary = load.summary();
+        }
+        String stamp = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HHmmss'Z'").withZone(ZoneOffset.UTC)
+                .format(setup.started());
+        String table = table(cells);
+        String when = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC).format(setup.started());
+        String summary = "Run " + when + " UTC, `" + setup.git() + "`; " + records + " records of " + recordSize
+                + " bytes, " + partitions + " partitions, " + runs + " run(s) per cell (medians); " + loadSummary
+                + " (`uptime` at the start: " + loadAtStart.trim() + "). Raw output: `bench/results/kafka-perf-"
+                + stamp + ".md`.";
+        String report = "# kafka-perf " + when + " UTC\n\n" + summary + "\n\nProducer settings (both servers): "
+                + producerProps() + "\n\n" + table + "\n" + (notes.isEmpty() ? "" : "Notes:\n- "
+                + String.join("\n- ", notes) + "\n\n") + "## Machine\n\n" + setup.machine() + "\n\n"
+                + "## Raw tool summaries\n\n```\n" + raw(cells) + "```\n";
+        Path results = repo.resolve("bench/results/kafka-perf-" + stamp + ".md");
+        Files.writeString(results, report, StandardCharsets.UTF_8);
+        System.out.println(report);
+        Workspace.log("wrote " + repo.relativize(results));
+        if (!noDocs) {
+            SECTION.update(repo.resolve("docs/BENCHMARKS.md"), summary + "\n\n" + table
+                    + (notes.isEmpty() ? "" : "\nNotes: " + String.join("; ", notes) + "\n"));
+        }
+        return notes.isEmpty() ? 0 : 1;
+    }
+
+    private static List<String> kafkaListener(int port) {
+        return List.of("-Dtierlog.kafka.enabled=true", "-Dtierlog.kafka.port=" + port);
+    }
+
+    private void createTopic(String bootstrap, String topic, Server server, Durability d) throws RuntimeException {
+        Map<String, String> config = new HashMap<>();
+        if (server == Server.KAFKA) {
+            config.put("segment.bytes", Integer.toString(1 << 30)); // Kafka's default, as in `compare`
+            if (d == Durability.ALWAYS) {
+                config.put("flush.messages", "1");
+            }
+        }
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(config)))
+                    .all().get(60, TimeUnit.SECONDS);
+            // Every partition led and answering ListOffsets, so the first produce does not race the creation.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    var desc = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic);
+                    if (desc.partitions().size() == partitions && desc.partitions().stream().allMatch(x -> x.leader() != null)) {
+                        return;
+                    }
+                } catch (java.util.concurrent.ExecutionException notYet) {
+                    // the broker has not caught up with the controller's metadata yet
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topic " + topic + " not ready after 60 s");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            }
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot create " + topic + " at " + bootstrap + ": " + e, e);
+        }
+    }
+
+    static String table(Map<Durability, Map<Server, Cell>> cells) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| durability | measure | Kafka 4.4.0 | Tierlog | Tierlog vs Kafka |\n|---|---|---|---|---|\n");
+        for (var e : cells.entrySet()) {
+            Cell k = e.getValue().get(Server.KAFKA);
+            Cell t = e.getValue().get(Server.TIERLOG);
+            if (k == null || t == null) {
+                continue;
+            }
+            String d = e.getKey().label();
+            row(sb, d, "produce records/s (ProducerPerformance)", k.peak, t.peak, ProducerResult::recordsPerSec, "%,.0f", true);
+            row(sb, d, "produce MB/s (2^20 bytes)", k.peak, t.peak, ProducerResult::mibPerSec, "%.2f", true);
+            row(sb, d, "produce p99 ms, full speed", k.peak, t.peak, r -> r.p99Ms(), "%.0f", false);
+            sb.append("| ").append(d).append(" | paced at half of own peak (records/s) | ")
+                    .append(fmt("%,.0f", median(k.pacedRate, Long::doubleValue))).append(" | ")
+                    .append(fmt("%,.0f", median(t.pacedRate, Long::doubleValue))).append(" | |\n");
+            row(sb, d, "produce p99 ms at half of peak", k.paced, t.paced, r -> r.p99Ms(), "%.0f", false);
+            row(sb, d, "consume records/s (ConsumerPerformance)", k.consume, t.consume, ConsumerResult::recordsPerSec, "%,.0f", true);
+            row(sb, d, "consume MB/s (2^20 bytes)", k.consume, t.consume, ConsumerResult::mibPerSec, "%.2f", true);
+            row(sb, d, "consume records/s after the group join (fetch.nMsg.sec)", k.consume, t.consume,
+                    ConsumerResult::fetchRecordsPerSec, "%,.0f", true);
+        }
+        return sb.append("\nRatios: throughput Tierlog/Kafka, latency Kafka/Tierlog, so above 1.0x Tierlog does better. ")
+                .append("Values are medians over the runs.\n").toString();
+    }
+
+    private static <T> void row(StringBuilder sb, String d, String what, List<T> kafka, List<T> tierlog,
+                                ToDoubleFunction<T> f, String format, boolean higherIsBetter) {
+        double k = median(kafka, f);
+        double t = median(tierlog, f);
+        String ratio = Double.isNaN(k) || Double.isNaN(t) || k == 0 || t == 0 ? "–"
+                : String.format(Locale.ROOT, "%.2fx", higherIsBetter ? t / k : k / t);
+        sb.append("| ").append(d).append(" | ").append(what).append(" | ").append(fmt(format, k)).append(" | ")
+                .append(fmt(format, t)).append(" | ").append(ratio).append(" |\n");
+    }
+
+    private static String fmt(String format, double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, format, v);
+    }
+
+    static <T> double median(List<T> values, ToDoubleFunction<T> f) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        double[] v = values.stream().mapToDouble(f).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static String raw(Map<Durability, Map<Server, Cell>> cells) {
+        StringBuilder sb = new StringBuilder();
+        cells.forEach((d, byServer) -> byServer.forEach((s, c) -> {
+            String tag = s + " " + d.tierlogFsync();
+            c.peak.forEach(r -> sb.append(tag).append(" produce: ").append(r.line()).append('\n'));
+            for (int i = 0; i < c.paced.size(); i++) {
+                sb.append(tag).append(" paced ").append(c.pacedRate.get(i)).append("/s: ").append(c.paced.get(i).line()).append('\n');
+            }
+            c.consume.forEach(r -> sb.append(tag).append(" consume:\n").append(r.line()).append('\n'));
+        }));
+        return sb.toString();
+    }
+}
