@@ -10,7 +10,7 @@ import java.util.List;
  * whole chunk into the next, a read continues where the last one of the same reader stopped, or a read starts at
  * a segment's first byte, as a replay does), ranged GETs are requested ahead of the reader, each twice the size of the one before (from two
  * chunks up to {@code maxRangeChunks}), until {@code windowBytes} are requested ahead of it; the window, in bytes,
- * doubles along with them from four chunks. The GETs run on across segment boundaries (each clipped at its object's
+ * starts at four chunks and doubles each time the reader enters a chunk that needed more GETs. The GETs run on across segment boundaries (each clipped at its object's
  * end), so a replay of segments no larger than a range fetches each of them whole with one GET.
  *
  * <p>Not thread-safe: one per read call. Its {@link State} goes into the read's resume hint, so the next read of
@@ -124,21 +124,27 @@ final class ReadAhead {
             normalize();
         }
         long ahead = bytesAhead(segment, chunk);
+        boolean requested = false;
         while (frontierSegment < segments.size() && ahead < windowBytes) {
             ColdSegment s = segments.get(frontierSegment);
             int n = (int) Math.min(rangeChunks, chunks.chunkCount(s.sizeBytes()) - frontierChunk);
             int got = chunks.prefetch(s.segmentKey(), s.sizeBytes(), frontierChunk, n);
             if (got == 0) {
-                return; // the GETs in flight are at their bound: ask again when the reader enters its next chunk
+                break; // the GETs in flight are at their bound: ask again when the reader enters its next chunk
             }
+            requested = true;
             ahead += Math.min((frontierChunk + got) * chunks.chunkBytes(), s.sizeBytes())
                     - frontierChunk * chunks.chunkBytes();
             frontierChunk += got;
             normalize();
             if (got == n) {
                 rangeChunks = Math.min(maxRangeChunks, rangeChunks * 2);
-                windowBytes = Math.min(maxWindowBytes, windowBytes * 2);
             }
+        }
+        if (requested) {
+            // Once per step of the reader, not per GET: the window grows as the reader goes on, and a read that
+            // stops after a chunk or two has not fetched the whole window.
+            windowBytes = Math.min(maxWindowBytes, windowBytes * 2);
         }
     }
 
