@@ -44,7 +44,7 @@ import java.util.function.Consumer;
  * same {@link AccessControl} (same scopes, same audit line and denial counter): produce on a topic for Produce,
  * fetch for Fetch and ListOffsets, describe for Metadata and DescribeConfigs, create, delete and alter (CreatePartitions,
  * IncrementalAlterConfigs) as over HTTP; on groups, read for membership, OffsetFetch and the describes, commit for
- * OffsetCommit, delete for OffsetDelete. ApiVersions, InitProducerId, FindCoordinator and DescribeCluster need only
+ * OffsetCommit (with fetch on each topic it names, as HTTP's commit), delete for OffsetDelete. ApiVersions, InitProducerId, FindCoordinator and DescribeCluster need only
  * an authenticated caller. Listings (Metadata of all topics, ListGroups) show only what the caller may describe or
  * read; Metadata naming topics answers TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka
  * does (clients ask for all their topics in one Metadata request).
@@ -145,7 +145,13 @@ final class KafkaAccess {
                     }
                 }
             }
-            case OFFSET_COMMIT -> group(((OffsetCommitRequest) request).data().groupId(), Operation.COMMIT, out);
+            case OFFSET_COMMIT -> {
+                // As over HTTP: committing a position in a topic needs fetch on it, or a group's committer could
+                // probe and move positions in topics it may not read.
+                var data = ((OffsetCommitRequest) request).data();
+                group(data.groupId(), Operation.COMMIT, out);
+                data.topics().forEach(t -> topic.accept(t.name(), t.topicId(), Operation.FETCH, out));
+            }
             case OFFSET_FETCH -> {
                 for (OffsetFetchRequestData.OffsetFetchRequestGroup g : ((OffsetFetchRequest) request).groups()) {
                     group(g.groupId(), Operation.READ, out);

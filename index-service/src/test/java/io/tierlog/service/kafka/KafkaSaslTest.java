@@ -12,9 +12,11 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -204,6 +206,28 @@ class KafkaSaslTest {
         }
         assertThat(given().header("Authorization", "Bearer " + BOOTSTRAP).get("/v1/groups/" + group + "/offsets")
                 .then().statusCode(200).extract().jsonPath().getLong("offsets[0].offset")).isEqualTo(1);
+    }
+
+    @Test
+    void offsetCommitNeedsFetchOnEveryTopicItNames() throws Exception {
+        String readable = KafkaListenerTest.unique("sasl-c");
+        String other = KafkaListenerTest.unique("other-c");
+        String group = KafkaListenerTest.unique("sasl-cg");
+        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+            admin.createTopics(List.of(new NewTopic(readable, 1, (short) 1), new NewTopic(other, 1, (short) 1)))
+                    .all().get();
+        }
+        String token = mint("fetch:topic:sasl-* read:group:sasl-* commit:group:sasl-*");
+        try (Admin admin = Admin.create(plain(token))) {
+            admin.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(readable, 0), new OffsetAndMetadata(0)))
+                    .all().get();
+            assertThatThrownBy(() -> admin.alterConsumerGroupOffsets(group,
+                    Map.of(new TopicPartition(other, 0), new OffsetAndMetadata(0))).all().get())
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+        }
+        // The refused commit changed nothing: the group holds only the allowed topic's offset.
+        assertThat(given().header("Authorization", "Bearer " + BOOTSTRAP).get("/v1/groups/" + group + "/offsets")
+                .then().statusCode(200).extract().jsonPath().getList("offsets.topic")).containsExactly(readable);
     }
 
     @Test
