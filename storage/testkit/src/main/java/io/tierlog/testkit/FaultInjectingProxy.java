@@ -54,6 +54,9 @@ public final class FaultInjectingProxy implements AutoCloseable {
     private final AtomicInteger slowDownsServed = new AtomicInteger();
     private final AtomicInteger connectionsAccepted = new AtomicInteger();
     private volatile long responseDelayNanos;
+    // Bumped by every switch to a fault: a relay forwards bytes only while the generation it was accepted in is
+    // current, so a request racing the switch on a pooled connection can never slip through to the server.
+    private volatile int generation;
     private ServerSocket listener; // guarded by this
     private boolean closed; // guarded by this
 
@@ -98,6 +101,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
     /** Stops listening, so new connections are refused; open connections are closed. */
     public synchronized void refuseConnections() {
         slowDownsLeft.set(0);
+        generation++;
         closeListener();
         closeOpenConnections();
     }
@@ -109,6 +113,7 @@ public final class FaultInjectingProxy implements AutoCloseable {
         }
         passThrough();
         slowDownsLeft.set(requests);
+        generation++;
         closeOpenConnections();
     }
 
@@ -168,9 +173,19 @@ public final class FaultInjectingProxy implements AutoCloseable {
 
     private void closeOpenConnections() {
         for (Socket socket : open) {
-            closeQuietly(socket);
+            reset(socket);
         }
         open.clear();
+    }
+
+    /** Closes with an RST rather than a FIN, so the peer cannot mistake the end for a clean close. */
+    private static void reset(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (IOException e) {
+            // already closed
+        }
+        closeQuietly(socket);
     }
 
     private void acceptOn(ServerSocket server) {
@@ -179,9 +194,17 @@ public final class FaultInjectingProxy implements AutoCloseable {
                 try {
                     Socket client = server.accept();
                     connectionsAccepted.incrementAndGet();
-                    open.add(client);
+                    int acceptedIn;
+                    synchronized (this) {
+                        if (listener != server) { // refuseConnections() closed this listener while it accepted
+                            reset(client);
+                            return;
+                        }
+                        open.add(client);
+                        acceptedIn = generation;
+                    }
                     boolean fault = slowDownsLeft.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
-                    threads.execute(fault ? () -> answerSlowDown(client) : () -> relay(client));
+                    threads.execute(fault ? () -> answerSlowDown(client) : () -> relay(client, acceptedIn));
                 } catch (IOException e) {
                     return; // listener closed by refuseConnections() or close()
                 }
@@ -189,8 +212,9 @@ public final class FaultInjectingProxy implements AutoCloseable {
         });
     }
 
-    private void relay(Socket client) {
+    private void relay(Socket client, int acceptedIn) {
         Socket server = new Socket();
+        open.add(server);
         try {
             server.connect(target, 5_000);
         } catch (IOException e) {
@@ -198,12 +222,11 @@ public final class FaultInjectingProxy implements AutoCloseable {
             closeQuietly(server);
             return;
         }
-        open.add(server);
         // Set by the request direction before it forwards bytes (so before the server can answer them) and
         // cleared by the first response bytes: each exchange is delayed once, however many reads it spans.
         AtomicBoolean requestSent = new AtomicBoolean();
-        threads.execute(() -> pump(server, client, requestSent, true));
-        pump(client, server, requestSent, false);
+        threads.execute(() -> pump(server, client, requestSent, true, acceptedIn));
+        pump(client, server, requestSent, false, acceptedIn);
     }
 
     /**
@@ -211,12 +234,15 @@ public final class FaultInjectingProxy implements AutoCloseable {
      * request direction marks {@code requestSent}; the response direction waits the response delay when it
      * consumes a mark.
      */
-    private void pump(Socket from, Socket to, AtomicBoolean requestSent, boolean responses) {
+    private void pump(Socket from, Socket to, AtomicBoolean requestSent, boolean responses, int acceptedIn) {
         try (InputStream in = from.getInputStream()) {
             OutputStream out = to.getOutputStream();
             byte[] buffer = new byte[64 * 1024];
             int n;
             while ((n = in.read(buffer)) >= 0) {
+                if (generation != acceptedIn) {
+                    throw new IOException("the proxy switched to a fault since this connection was accepted");
+                }
                 if (!responses) {
                     requestSent.set(true);
                 } else if (requestSent.getAndSet(false)) {
@@ -227,7 +253,8 @@ public final class FaultInjectingProxy implements AutoCloseable {
             }
             to.shutdownOutput();
         } catch (IOException e) {
-            closeQuietly(to); // one side failed: fail the other so the client sees a broken connection
+            reset(to); // one side failed: fail the other so the client sees a broken connection
+            reset(from);
         } finally {
             open.remove(from);
         }
