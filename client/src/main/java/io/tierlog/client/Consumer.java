@@ -29,7 +29,9 @@ import java.util.function.BiConsumer;
  *
  * <h2>Polling</h2>
  * {@link #poll} keeps one fetch in flight per partition (Kafka record batches, or JSON for partitions holding
- * batches in a codec the client cannot read) and returns as soon as any of them brought records; at a partition's
+ * batches in a codec the client cannot read) and returns as soon as any of them brought records. Before it returns,
+ * it starts the next fetch of each partition whose records it handed out all, so that fetch runs while the caller
+ * processes them (Kafka's consumer prefetches the same way); records are buffered one fetch deep. At a partition's
  * end a fetch long-polls (up to {@code fetchMaxWait}), so a new record arrives without busy polling. A partition's
  * position is the offset after the last record {@code poll} returned; it starts at the committed offset of the
  * group, else at {@code autoOffsetReset}, and a position that fell out of the log (retention) is reset the same way.
@@ -43,7 +45,7 @@ import java.util.function.BiConsumer;
  * Commits carry the member id and epoch; a commit for a partition the member no longer owns is refused
  * ({@code 409 fenced-member}).
  *
- * <p>Not thread-safe, as Kafka's consumer: one thread polls, commits and seeks. Close it to leave the group.
+ * <p>Not thread-safe, as Kafka's consumer: one thread polls, commits and seeks. Close it to leave the group: with auto-commit it commits its positions, then {@link RebalanceListener#onPartitionsRevoked} runs for what it owns, then it leaves.
  */
 public final class Consumer implements AutoCloseable {
     private final HttpTransport http;
@@ -121,6 +123,8 @@ public final class Consumer implements AutoCloseable {
             collect();
             List<ConsumerRecord> out = drain();
             if (!out.isEmpty()) {
+                // Prefetch: the next fetch of every drained partition is in flight while the caller processes these.
+                startFetches(config.fetchMaxWait().toMillis());
                 return out;
             }
             initPositions();
@@ -143,6 +147,17 @@ public final class Consumer implements AutoCloseable {
                 throw new TierlogException("interrupted", e);
             }
         }
+    }
+
+    /** Partitions with a fetch in flight now (a test's view of the prefetch). */
+    int fetchesInFlight() {
+        return (int) active.values().stream().filter(s -> s.inFlight != null && s.inFlightGeneration == s.generation)
+                .count();
+    }
+
+    /** Records fetched and not yet returned by poll (a test's view of the prefetch). */
+    int bufferedRecords() {
+        return active.values().stream().mapToInt(s -> s.buffered.size()).sum();
     }
 
     // ---- positions and seeking
@@ -223,6 +238,10 @@ public final class Consumer implements AutoCloseable {
                 } catch (TierlogException lostAlready) {
                     // the partitions went to another member; it resumes from the last accepted commit
                 }
+            }
+            if (membership != null && !active.isEmpty()) {
+                // Leaving revokes everything, before the service hears of it (Kafka's consumer does the same).
+                listener.onPartitionsRevoked(new TreeSet<>(active.keySet()));
             }
         } finally {
             closed = true;

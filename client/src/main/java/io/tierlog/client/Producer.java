@@ -6,19 +6,18 @@ import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+
+import io.tierlog.client.PartitionQueue.Batch;
 
 /**
  * Sends records to Tierlog in batches, one partition per request, as Kafka RecordBatch v2 bodies
@@ -26,17 +25,21 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Batching</h2>
  * Records are grouped per partition; a partition's open batch is sent when it holds {@code batchBytes}, when it is
- * {@code linger} old, or on {@link #flush()}/{@link #close()}. Each partition has at most one request in flight,
- * which keeps its records in {@code send} order through retries. Keyed records go where Kafka's partitioner puts
- * them; unkeyed ones stick to one partition until its batch is closed, then move to another at random.
+ * {@code linger} old, or on {@link #flush()}/{@link #close()}. Each partition has up to {@code maxInFlight}
+ * requests in flight (Kafka's {@code max.in.flight.requests.per.connection}, default 5). Keyed records go where
+ * Kafka's partitioner puts them; unkeyed ones stick to one partition until its batch is closed, then move to another
+ * at random.
  *
  * <h2>Idempotence (the default)</h2>
  * Each batch carries the producer id, the partition's producer epoch and the sequence of its first record in
  * Kafka's numbering (records sent to that partition before it). A retry resends the same bytes, so the service
- * appends it at most once and answers a repeat with the original offsets. When a batch fails after an attempt whose
- * outcome is unknown (no answer), the partition's epoch is bumped and its sequence restarts at 0, so a later batch
- * is never refused because of a gap the client cannot know about. Guarantee: every record whose future completed is
- * in the log exactly once; a record whose future failed after an unknown outcome may be in the log once.
+ * appends it at most once and answers a repeat with the original offsets; the service appends a batch only after
+ * the one before it, and a batch refused as out of order is resent after its predecessor, so records stay in
+ * {@code send} order per partition with several requests in flight ({@link PartitionQueue} has the rules). When a
+ * batch fails for good, the batches after it are renumbered from sequence 0 in a new epoch once those whose outcome
+ * is unknown are settled. Guarantee: every record whose future completed is in the log exactly once, in send order
+ * per partition; a record whose future failed after an unknown outcome may be in the log once. Without idempotence,
+ * a retry may append a batch twice or behind later ones (set {@code maxInFlight} 1 to keep order).
  *
  * <h2>Retries</h2>
  * No answer, 429 and 5xx are retried with {@link Backoff} (jittered exponential, at least {@code Retry-After}) until
@@ -58,7 +61,6 @@ public final class Producer implements AutoCloseable {
     /** Guarded by lock: per topic, the partition unkeyed records stick to. */
     private final Map<String, Integer> sticky = new ConcurrentHashMap<>();
     private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
-    private final ScheduledExecutorService retries;
     private final Thread sender;
     private long bufferedBytes; // guarded by lock
     private int flushes; // guarded by lock
@@ -66,12 +68,16 @@ public final class Producer implements AutoCloseable {
     private boolean abort; // guarded by lock
 
     Producer(HttpTransport transport, ProducerConfig config) {
+        String missing = Codecs.missingLibrary(config.compression());
+        if (missing != null) {
+            throw new IllegalArgumentException("compression " + config.compression() + " needs " + missing
+                    + " on the class path (an optional dependency of tierlog-client; see docs/client.md)");
+        }
         this.transport = transport;
         this.config = config;
         this.producerId = config.producerId() >= 0 ? config.producerId()
                 : ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
         this.admin = new Admin(transport);
-        this.retries = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "tierlog-producer-retry"));
         this.sender = daemon(this::runSender, "tierlog-producer-sender");
         sender.start();
     }
@@ -136,7 +142,8 @@ public final class Producer implements AutoCloseable {
                 wake = true;
             }
             if (q.open == null) {
-                q.open = new Batch(System.nanoTime());
+                long now = System.nanoTime();
+                q.open = new Batch(q, now, now + config.deliveryTimeout().toNanos());
                 wake = true;
             }
             q.open.add(stamped, future, size);
@@ -164,6 +171,11 @@ public final class Producer implements AutoCloseable {
                     pending.addAll(q.open.futures);
                 }
                 q.queued.forEach(b -> pending.addAll(b.futures));
+                q.window.forEach(b -> {
+                    if (b.futures != null) {
+                        pending.addAll(b.futures);
+                    }
+                });
             }
             work.signal();
         } finally {
@@ -215,6 +227,7 @@ public final class Producer implements AutoCloseable {
                     q.open = null;
                 }
                 left.addAll(q.queued);
+                left.addAll(q.window);
                 q.queued.clear();
             }
             work.signalAll();
@@ -222,8 +235,19 @@ public final class Producer implements AutoCloseable {
             lock.unlock();
         }
         TierlogException gone = new TierlogException("producer closed before the record was acknowledged");
-        left.forEach(b -> b.futures.forEach(f -> f.completeExceptionally(gone)));
-        retries.shutdownNow();
+        left.forEach(b -> {
+            List<CompletableFuture<RecordMetadata>> futures;
+            lock.lock();
+            try {
+                futures = b.futures;
+                release(b); // an answer still on its way finds the batch finished
+            } finally {
+                lock.unlock();
+            }
+            if (futures != null) {
+                futures.forEach(f -> f.completeExceptionally(gone));
+            }
+        });
     }
 
     // ---- the buffer
@@ -288,7 +312,7 @@ public final class Producer implements AutoCloseable {
     }
 
     private void runSender() {
-        List<PartitionQueue> toSend = new ArrayList<>();
+        List<Batch> toSend = new ArrayList<>();
         lock.lock();
         try {
             while (!abort) {
@@ -296,8 +320,8 @@ public final class Producer implements AutoCloseable {
                 long wait = TimeUnit.SECONDS.toNanos(1);
                 boolean idle = true;
                 for (PartitionQueue q : partitions.values()) {
-                    // An open batch behind a request in flight keeps filling: it goes when the partition is free.
-                    if (q.open != null && q.queued.isEmpty() && !q.inFlight) {
+                    // An open batch keeps filling while the partition's window is full: it goes when a slot frees.
+                    if (q.open != null && q.queued.isEmpty() && q.hasRoom(config.maxInFlight())) {
                         long age = now - q.open.createdNanos;
                         if (closed || flushes > 0 || age >= config.linger().toNanos()) {
                             closeOpen(q);
@@ -305,14 +329,8 @@ public final class Producer implements AutoCloseable {
                             wait = Math.min(wait, config.linger().toNanos() - age);
                         }
                     }
-                    if (!q.queued.isEmpty()) {
-                        idle = false;
-                        if (!q.inFlight) {
-                            q.inFlight = true;
-                            toSend.add(q);
-                        }
-                    }
-                    idle &= q.open == null;
+                    wait = Math.min(wait, q.sendable(now, config.maxInFlight(), toSend));
+                    idle &= q.open == null && q.queued.isEmpty() && q.window.isEmpty();
                 }
                 if (closed && idle) {
                     return;
@@ -336,62 +354,83 @@ public final class Producer implements AutoCloseable {
         }
     }
 
-    /** Sends (or resends) the head batch of {@code q}, which is marked in flight. */
-    private void dispatch(PartitionQueue q) {
-        Batch b;
-        lock.lock();
-        try {
-            b = q.queued.peekFirst();
-            if (b == null || abort) {
-                q.inFlight = false;
-                return;
-            }
-            if (b.body == null) {
-                // Numbered when first sent: the sequence follows every batch of this partition acknowledged before.
-                b.epoch = q.epoch;
-                b.sequence = q.nextSequence;
-            }
-        } finally {
-            lock.unlock();
+    /** Sends (or resends) {@code b}, which {@link PartitionQueue#sendable} numbered and marked in flight. */
+    private void dispatch(Batch b) {
+        PartitionQueue q = b.queue;
+        List<ProducerRecord> records = b.records;
+        if (records == null) {
+            return; // dropped by close() meanwhile
         }
-        if (b.body == null) {
-            b.body = RecordBatchCodec.encode(b.records, config.compression(),
-                    config.idempotent() ? producerId : -1, b.epoch, b.sequence);
-            b.deadlineNanos = b.createdNanos + config.deliveryTimeout().toNanos();
+        if (b.encoded == null) {
+            // Encoded (and compressed) once; a renumbering after an epoch bump only stamps it again.
+            b.encoded = RecordBatchCodec.encode(records, config.compression());
         }
+        byte[] body = b.encoded.clone();
+        RecordBatchCodec.stamp(body, config.idempotent() ? producerId : -1, b.epoch, b.sequence);
         HttpRequest request = transport.request("/v1/topics/" + q.tp.topic() + "/records?partition=" + q.tp.partition())
                 .timeout(config.requestTimeout())
                 .header("Content-Type", HttpTransport.BATCHES_TYPE)
                 .header("Accept", HttpTransport.JSON_TYPE)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(b.body)).build();
-        b.attempts++;
-        transport.sendAsync(request).whenComplete((r, e) -> answered(q, b, r, e));
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        transport.sendAsync(request).whenComplete((r, e) -> answered(b, r, e));
     }
 
-    private void answered(PartitionQueue q, Batch b, HttpResponse<byte[]> response, Throwable error) {
-        TierlogException failure;
-        long retryAfter = -1;
-        boolean retriable;
+    private void answered(Batch b, HttpResponse<byte[]> response, Throwable error) {
+        PartitionQueue q = b.queue;
         if (error == null && response.statusCode() == 200) {
+            long base;
+            boolean duplicate;
             try {
                 JsonNode answer = HttpTransport.JSON.readTree(response.body());
-                long base = answer.path("offsets").path(0).path("offset").asLong(-1);
+                base = answer.path("offsets").path(0).path("offset").asLong(-1);
+                duplicate = answer.path("duplicate").asBoolean(false);
                 if (base < 0) {
                     throw new IOException("no offsets in the answer");
                 }
-                completed(q, b, base, answer.path("duplicate").asBoolean(false));
-                return;
             } catch (IOException | RuntimeException bad) {
-                failure = new TierlogException("unreadable produce answer: " + bad.getMessage(), bad);
-                retriable = false;
                 b.outcomeUnknown = true;
+                fail(b, new TierlogException("unreadable produce answer: " + bad.getMessage(), bad));
+                return;
             }
-        } else if (error != null) {
+            List<CompletableFuture<RecordMetadata>> futures;
+            lock.lock();
+            try {
+                futures = b.futures;
+                q.acknowledged(b, System.nanoTime());
+                release(b);
+            } finally {
+                lock.unlock();
+            }
+            if (futures != null) {
+                for (int i = 0; i < futures.size(); i++) {
+                    futures.get(i).complete(new RecordMetadata(q.tp.topic(), q.tp.partition(), base + i, duplicate));
+                }
+            }
+            return;
+        }
+        TierlogException failure;
+        long retryAfter = -1;
+        boolean retriable;
+        if (error != null) {
             failure = new UnavailableException("produce to " + q.tp + ": " + HttpTransport.describe(error), error);
             retriable = true;
             b.outcomeUnknown = true;
         } else {
             ProblemException p = HttpTransport.problem(response);
+            if (config.idempotent() && p.status() == 409 && p.type().endsWith("out-of-order-sequence")) {
+                lock.lock();
+                try {
+                    // Nothing was appended (a batch the service holds is answered as a duplicate instead).
+                    if (q.outOfOrder(b, System.nanoTime())) {
+                        work.signal();
+                        return;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                fail(b, p); // the service expects a sequence no batch of ours explains: a new epoch follows
+                return;
+            }
             failure = p;
             retriable = p.retriable();
             retryAfter = p.retryAfterSeconds().orElse(-1);
@@ -399,89 +438,46 @@ public final class Producer implements AutoCloseable {
             b.outcomeUnknown |= p.status() >= 500 && p.status() != 503;
         }
         long delay = config.backoff().delayMillis(b.attempts - 1, retryAfter);
-        if (retriable && System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay) < b.deadlineNanos) {
+        long now = System.nanoTime();
+        if (retriable && now + TimeUnit.MILLISECONDS.toNanos(delay) < b.deadlineNanos) {
+            lock.lock();
             try {
-                retries.schedule(() -> dispatch(q), delay, TimeUnit.MILLISECONDS);
-                return;
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
-                // closed while retrying: fail below
+                if (!abort) {
+                    q.retryLater(b, now + TimeUnit.MILLISECONDS.toNanos(delay));
+                    work.signal();
+                    return;
+                }
+            } finally {
+                lock.unlock();
             }
         }
-        failed(q, b, failure);
+        fail(b, failure);
     }
 
-    private void completed(PartitionQueue q, Batch b, long baseOffset, boolean duplicate) {
+    /** Ends {@code b} with {@code failure}; its partition renumbers what follows it (see {@link PartitionQueue}). */
+    private void fail(Batch b, TierlogException failure) {
+        List<CompletableFuture<RecordMetadata>> futures;
         lock.lock();
         try {
-            q.nextSequence = b.sequence + b.records.size();
-            finish(q, b);
+            futures = b.futures;
+            b.queue.failed(b, config.idempotent());
+            release(b);
         } finally {
             lock.unlock();
         }
-        for (int i = 0; i < b.futures.size(); i++) {
-            b.futures.get(i).complete(new RecordMetadata(q.tp.topic(), q.tp.partition(), baseOffset + i, duplicate));
+        if (futures != null) {
+            futures.forEach(f -> f.completeExceptionally(failure));
         }
     }
 
-    private void failed(PartitionQueue q, Batch b, TierlogException failure) {
-        lock.lock();
-        try {
-            if (b.outcomeUnknown && config.idempotent()) {
-                // The batch may or may not be in the log: a new epoch lets the next batch start at sequence 0
-                // instead of guessing which sequence the service expects.
-                q.epoch = (short) ((q.epoch + 1) & 0x7fff);
-                q.nextSequence = 0;
-            }
-            finish(q, b);
-        } finally {
-            lock.unlock();
+    /** Under lock: the batch's bytes leave the buffer; the sender may have work. */
+    private void release(Batch b) {
+        if (b.records != null) {
+            bufferedBytes -= b.bytes;
+            b.records = null;
+            b.futures = null;
+            space.signalAll();
         }
-        b.futures.forEach(f -> f.completeExceptionally(failure));
-    }
-
-    /** Under lock: the batch leaves its queue and the buffer; the partition may send its next batch. */
-    private void finish(PartitionQueue q, Batch b) {
-        q.queued.remove(b);
-        q.inFlight = false;
-        bufferedBytes -= b.bytes;
-        space.signalAll();
         work.signal();
-    }
-
-    /** One partition's batches: the open one being filled, the closed ones in send order (head in flight). */
-    private static final class PartitionQueue {
-        final TopicPartition tp;
-        final ArrayDeque<Batch> queued = new ArrayDeque<>();
-        Batch open;
-        boolean inFlight;
-        short epoch;
-        int nextSequence;
-
-        PartitionQueue(TopicPartition tp) {
-            this.tp = tp;
-        }
-    }
-
-    private static final class Batch {
-        final long createdNanos;
-        final List<ProducerRecord> records = new ArrayList<>();
-        final List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
-        int bytes;
-        byte[] body;
-        short epoch;
-        int sequence;
-        int attempts;
-        long deadlineNanos;
-        volatile boolean outcomeUnknown;
-
-        Batch(long createdNanos) {
-            this.createdNanos = createdNanos;
-        }
-
-        void add(ProducerRecord r, CompletableFuture<RecordMetadata> f, int size) {
-            records.add(r);
-            futures.add(f);
-            bytes += size;
-        }
     }
 }

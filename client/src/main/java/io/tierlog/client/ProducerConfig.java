@@ -22,14 +22,19 @@ import java.time.Duration;
  * @param deliveryTimeout how long a batch may take from its first record to its acknowledgement, retries included
  * @param requestTimeout  how long one produce request may take
  * @param backoff         the wait between retries (at least the service's {@code Retry-After})
+ * @param maxInFlight     produce requests per partition awaiting their answer, at most (Kafka's
+ *                        {@code max.in.flight.requests.per.connection}, default 5); idempotent producers keep order and
+ *                        exactly-once appends at any value, see {@link Producer}
  */
 public record ProducerConfig(Duration linger, int batchBytes, long bufferBytes, WhenFull whenFull, Duration maxBlock,
                              Compression compression, boolean idempotent, long producerId, Duration deliveryTimeout,
-                             Duration requestTimeout, Backoff backoff) {
+                             Duration requestTimeout, Backoff backoff, int maxInFlight) {
     /** What {@code send} does when {@code bufferBytes} are waiting: wait (up to {@code maxBlock}) or throw. */
     public enum WhenFull { BLOCK, FAIL }
 
     public static final int MAX_BATCH_BYTES = 8 * 1024 * 1024 - 4096;
+    /** The service's memory of a producer's batches per partition (Kafka's 5). */
+    public static final int MAX_IN_FLIGHT = 5;
 
     public ProducerConfig {
         if (batchBytes < 1 || batchBytes > MAX_BATCH_BYTES) {
@@ -37,6 +42,11 @@ public record ProducerConfig(Duration linger, int batchBytes, long bufferBytes, 
         }
         if (bufferBytes < batchBytes) {
             throw new IllegalArgumentException("bufferBytes must be at least batchBytes: " + bufferBytes);
+        }
+        if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+            // The service remembers a producer's last 5 batches per partition: a retry of an older one would be
+            // appended again (Kafka refuses more than 5 in flight with idempotence for the same reason).
+            throw new IllegalArgumentException("maxInFlight must be 1.." + MAX_IN_FLIGHT + ": " + maxInFlight);
         }
         if (producerId < -1) {
             throw new IllegalArgumentException("producerId must be >= 0, or -1 for a random one: " + producerId);
@@ -46,56 +56,61 @@ public record ProducerConfig(Duration linger, int batchBytes, long bufferBytes, 
     public static ProducerConfig defaults() {
         return new ProducerConfig(Duration.ofMillis(5), 1024 * 1024, 32L * 1024 * 1024, WhenFull.BLOCK,
                 Duration.ofSeconds(60), Compression.NONE, true, -1, Duration.ofMinutes(2), Duration.ofSeconds(30),
-                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5)));
+                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5)), MAX_IN_FLIGHT);
     }
 
     public ProducerConfig withLinger(Duration v) {
         return new ProducerConfig(v, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withBatchBytes(int v) {
         return new ProducerConfig(linger, v, Math.max(v, bufferBytes), whenFull, maxBlock, compression, idempotent,
-                producerId, deliveryTimeout, requestTimeout, backoff);
+                producerId, deliveryTimeout, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withBuffer(long bytes, WhenFull policy) {
         return new ProducerConfig(linger, batchBytes, bytes, policy, maxBlock, compression, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withMaxBlock(Duration v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, v, compression, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withCompression(Compression v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, v, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withIdempotence(boolean v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, v, producerId,
-                deliveryTimeout, requestTimeout, backoff);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withProducerId(long v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent, v,
-                deliveryTimeout, requestTimeout, backoff);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withDeliveryTimeout(Duration v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
-                producerId, v, requestTimeout, backoff);
+                producerId, v, requestTimeout, backoff, maxInFlight);
     }
 
     public ProducerConfig withRequestTimeout(Duration v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
-                producerId, deliveryTimeout, v, backoff);
+                producerId, deliveryTimeout, v, backoff, maxInFlight);
     }
 
     public ProducerConfig withBackoff(Backoff v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
-                producerId, deliveryTimeout, requestTimeout, v);
+                producerId, deliveryTimeout, requestTimeout, v, maxInFlight);
+    }
+
+    public ProducerConfig withMaxInFlight(int v) {
+        return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
+                producerId, deliveryTimeout, requestTimeout, backoff, v);
     }
 }

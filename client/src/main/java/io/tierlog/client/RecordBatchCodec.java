@@ -1,10 +1,6 @@
 package io.tierlog.client;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -12,14 +8,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
-import java.util.zip.GZIPInputStream;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Kafka RecordBatch v2 (the body of {@code application/vnd.tierlog.record-batches}, docs/api.md), written and read
  * with the JDK alone: big-endian header of 61 bytes, zig-zag varint records, CRC32C over everything from the
- * attributes on. Writes CreateTime batches, uncompressed or gzip, with producer id, epoch and base sequence (or -1s);
- * reads uncompressed and gzip batches and reports any other codec as {@link UnsupportedCodecException}.
+ * attributes on. Writes CreateTime batches in any {@link Compression}, with producer id, epoch and base sequence (or
+ * -1s); reads them back, and reports a codec whose optional library is missing as {@link UnsupportedCodecException}.
  * Stateless and thread-safe.
  */
 public final class RecordBatchCodec {
@@ -31,10 +25,10 @@ public final class RecordBatchCodec {
     private RecordBatchCodec() {
     }
 
-    /** A batch of one codec the client cannot decompress (snappy, lz4, zstd: written by a Kafka client). */
+    /** A batch of a codec the client cannot decompress: unknown, or its optional library is not on the class path. */
     public static final class UnsupportedCodecException extends RuntimeException {
-        UnsupportedCodecException(int codec) {
-            super("record batch compressed with codec " + codec + ", which this client cannot read");
+        UnsupportedCodecException(int codec, String why) {
+            super("record batch compressed with codec " + codec + ", which this client cannot read: " + why);
         }
     }
 
@@ -44,6 +38,16 @@ public final class RecordBatchCodec {
      */
     public static byte[] encode(List<ProducerRecord> records, Compression compression, long producerId,
                                 short producerEpoch, int baseSequence) {
+        byte[] batch = encode(records, compression);
+        stamp(batch, producerId, producerEpoch, baseSequence);
+        return batch;
+    }
+
+    /**
+     * One batch of {@code records} without a producer (id, epoch and sequence -1) and with a valid CRC; the
+     * producer numbers it later with {@link #stamp}, so that renumbering a batch never compresses it again.
+     */
+    static byte[] encode(List<ProducerRecord> records, Compression compression) {
         if (records.isEmpty()) {
             throw new IllegalArgumentException("a batch holds at least one record");
         }
@@ -68,37 +72,48 @@ public final class RecordBatchCodec {
             body.varint(rec.size());
             body.write(rec.array(), 0, rec.size());
         }
-        byte[] recordBytes = body.toByteArray();
-        if (compression == Compression.GZIP) {
-            ByteArrayOutputStream z = new ByteArrayOutputStream(recordBytes.length / 2 + 64);
-            try (GZIPOutputStream gz = new GZIPOutputStream(z, 8192)) {
-                gz.write(recordBytes);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            recordBytes = z.toByteArray();
+        byte[] recordBytes;
+        int recordLength;
+        if (compression == Compression.NONE) {
+            recordBytes = body.array();
+            recordLength = body.size();
+        } else {
+            recordBytes = Codecs.compress(compression, body.array(), body.size());
+            recordLength = recordBytes.length;
         }
-        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + recordBytes.length);
-        boolean idempotent = producerId >= 0;
+        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + recordLength);
         b.putLong(0L)                                   // baseOffset
-                .putInt(HEADER_BYTES - 12 + recordBytes.length) // batchLength: after this field
+                .putInt(HEADER_BYTES - 12 + recordLength) // batchLength: after this field
                 .putInt(-1)                             // partitionLeaderEpoch
                 .put((byte) 2)                          // magic
-                .putInt(0)                              // crc, below
+                .putInt(0)                              // crc, by stamp
                 .putShort((short) compression.code)     // attributes: codec, CreateTime
                 .putInt(records.size() - 1)             // lastOffsetDelta
                 .putLong(baseTimestamp)
                 .putLong(maxTimestamp)
-                .putLong(idempotent ? producerId : -1L)
-                .putShort(idempotent ? producerEpoch : -1)
-                .putInt(idempotent ? baseSequence : -1)
+                .putLong(-1L)                           // producerId, epoch, baseSequence: by stamp
+                .putShort((short) -1)
+                .putInt(-1)
                 .putInt(records.size())
-                .put(recordBytes);
+                .put(recordBytes, 0, recordLength);
         byte[] out = b.array();
-        CRC32C crc = new CRC32C();
-        crc.update(out, CRC_START, out.length - CRC_START);
-        ByteBuffer.wrap(out).putInt(17, (int) crc.getValue());
+        stamp(out, -1, (short) -1, -1);
         return out;
+    }
+
+    /**
+     * Writes the producer id, epoch and base sequence into a batch of {@link #encode(List, Compression)} and
+     * recomputes its CRC. {@code producerId} < 0: not idempotent (all three -1).
+     */
+    static void stamp(byte[] batch, long producerId, short producerEpoch, int baseSequence) {
+        boolean idempotent = producerId >= 0;
+        ByteBuffer b = ByteBuffer.wrap(batch);
+        b.putLong(43, idempotent ? producerId : -1L);
+        b.putShort(51, idempotent ? producerEpoch : -1);
+        b.putInt(53, idempotent ? baseSequence : -1);
+        CRC32C crc = new CRC32C();
+        crc.update(batch, CRC_START, batch.length - CRC_START);
+        b.putInt(17, (int) crc.getValue());
     }
 
     /**
@@ -146,12 +161,10 @@ public final class RecordBatchCodec {
                 records = body;
                 from = start + HEADER_BYTES;
                 to = end;
-            } else if (codec == 1) {
-                records = gunzip(body, start + HEADER_BYTES, end - start - HEADER_BYTES);
+            } else {
+                records = Codecs.decompress(codec, body, start + HEADER_BYTES, end - start - HEADER_BYTES);
                 from = 0;
                 to = records.length;
-            } else {
-                throw new UnsupportedCodecException(codec);
             }
             Input in = new Input(records, from, to);
             for (int i = 0; i < count; i++) {
@@ -177,14 +190,6 @@ public final class RecordBatchCodec {
             }
         }
         return out;
-    }
-
-    private static byte[] gunzip(byte[] body, int offset, int length) {
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(body, offset, length), 8192)) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new IllegalArgumentException("a gzip record batch does not decompress: " + e.getMessage(), e);
-        }
     }
 
     /** A growable byte array with Kafka's zig-zag varints. */

@@ -16,7 +16,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -42,6 +46,13 @@ public final class FaultProxy implements AutoCloseable {
     /** Arrival times (System.nanoTime) of requests matching the armed fragment. */
     public final List<Long> arrivals = new CopyOnWriteArrayList<>();
     public final AtomicInteger lostAnswers = new AtomicInteger();
+    /** Statuses of the answers relayed for requests matching the armed fragment. */
+    public final Map<Integer, AtomicInteger> relayedStatuses = new ConcurrentHashMap<>();
+    /** The most requests matching the armed fragment that were in the proxy at once. */
+    public final AtomicInteger maxConcurrent = new AtomicInteger();
+    private final AtomicInteger concurrent = new AtomicInteger();
+    /** When set, a refusal is answered only after this many further matching requests arrived (10 s at most). */
+    private volatile CountDownLatch hold;
 
     public FaultProxy(String targetUrl) throws IOException {
         this.target = targetUrl;
@@ -65,13 +76,30 @@ public final class FaultProxy implements AutoCloseable {
         this.refuseType = type;
         this.retryAfterSeconds = retryAfterSeconds;
         this.pathFragment = fragment;
+        this.hold = null;
         losses.set(0);
         refusals.set(n);
+    }
+
+    /**
+     * Refuses the next request whose path contains {@code fragment} with {@code status}, but holds that answer
+     * until {@code followers} further such requests have arrived and been passed on: the requests a pipelining
+     * client sent behind the refused one reach the service first.
+     */
+    public void refuseNextHolding(String fragment, int status, String type, int followers) {
+        this.refuseStatus = status;
+        this.refuseType = type;
+        this.retryAfterSeconds = 0;
+        this.hold = new CountDownLatch(followers);
+        this.pathFragment = fragment;
+        losses.set(0);
+        refusals.set(1);
     }
 
     /** The next {@code n} requests whose path contains {@code fragment} reach the service; their answers are lost. */
     public void loseAnswerOfNext(String fragment, int n) {
         this.pathFragment = fragment;
+        this.hold = null;
         refusals.set(0);
         losses.set(n);
     }
@@ -87,49 +115,76 @@ public final class FaultProxy implements AutoCloseable {
             boolean armed = pathAndQuery.contains(pathFragment);
             if (armed) {
                 arrivals.add(System.nanoTime());
+                maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
             }
-            if (armed && refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                byte[] problem = ("{\"type\":\"" + refuseType + "\",\"title\":\"injected\",\"status\":" + refuseStatus
-                        + ",\"detail\":\"injected by the test proxy\"}").getBytes(StandardCharsets.UTF_8);
-                ex.getResponseHeaders().add("Content-Type", "application/problem+json");
-                ex.getResponseHeaders().add("Retry-After", Long.toString(retryAfterSeconds));
-                ex.sendResponseHeaders(refuseStatus, problem.length);
-                try (OutputStream out = ex.getResponseBody()) {
-                    out.write(problem);
-                }
-                return;
-            }
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(target + pathAndQuery))
-                    .method(ex.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
-                            : HttpRequest.BodyPublishers.ofByteArray(body));
-            ex.getRequestHeaders().forEach((name, values) -> {
-                if (!HOP.contains(name.toLowerCase())) {
-                    values.forEach(v -> b.header(name, v));
-                }
-            });
-            HttpResponse<byte[]> r;
             try {
-                r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+                relay(ex, pathAndQuery, body, armed);
+            } finally {
+                if (armed) {
+                    concurrent.decrementAndGet();
+                }
+            }
+        }
+    }
+
+    private void relay(HttpExchange ex, String pathAndQuery, byte[] body, boolean armed) throws IOException {
+        boolean refuse = armed && refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+        CountDownLatch held = hold;
+        if (refuse && held != null) {
+            try {
+                held.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (IOException down) {
-                return; // the service is down: the client sees the connection close without an answer
             }
-            if (armed && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                lostAnswers.incrementAndGet();
-                return; // closing the exchange unanswered closes the connection: the answer is lost
+        }
+        if (refuse) {
+            byte[] problem = ("{\"type\":\"" + refuseType + "\",\"title\":\"injected\",\"status\":" + refuseStatus
+                    + ",\"detail\":\"injected by the test proxy\"}").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().add("Content-Type", "application/problem+json");
+            ex.getResponseHeaders().add("Retry-After", Long.toString(retryAfterSeconds));
+            ex.sendResponseHeaders(refuseStatus, problem.length);
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(problem);
             }
-            r.headers().map().forEach((name, values) -> {
-                if (!HOP.contains(name.toLowerCase()) && !name.startsWith(":")) {
-                    values.forEach(v -> ex.getResponseHeaders().add(name, v));
-                }
-            });
-            ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
-            if (r.body().length > 0) {
-                try (OutputStream out = ex.getResponseBody()) {
-                    out.write(r.body());
-                }
+            return;
+        }
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(target + pathAndQuery))
+                .method(ex.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(body));
+        ex.getRequestHeaders().forEach((name, values) -> {
+            if (!HOP.contains(name.toLowerCase())) {
+                values.forEach(v -> b.header(name, v));
+            }
+        });
+        HttpResponse<byte[]> r;
+        try {
+            r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        } catch (IOException down) {
+            return; // the service is down: the client sees the connection close without an answer
+        }
+        if (armed && held != null) {
+            held.countDown(); // passed on to the service (and answered) while the refusal is held
+        }
+        if (armed) {
+            relayedStatuses.computeIfAbsent(r.statusCode(), k -> new AtomicInteger()).incrementAndGet();
+        }
+        if (armed && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            lostAnswers.incrementAndGet();
+            return; // closing the exchange unanswered closes the connection: the answer is lost
+        }
+        r.headers().map().forEach((name, values) -> {
+            if (!HOP.contains(name.toLowerCase()) && !name.startsWith(":")) {
+                values.forEach(v -> ex.getResponseHeaders().add(name, v));
+            }
+        });
+        ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
+        if (r.body().length > 0) {
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(r.body());
             }
         }
     }

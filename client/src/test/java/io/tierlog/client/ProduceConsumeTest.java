@@ -29,7 +29,7 @@ class ProduceConsumeTest {
     }
 
     @Test
-    void everyRecordComesBackOnceInOrderWithKeysOnKafkasPartitionsPlainAndGzip() throws Exception {
+    void everyRecordComesBackOnceInOrderWithKeysOnKafkasPartitionsInEveryCodec() throws Exception {
         for (Compression compression : Compression.values()) {
             String topic = TestService.uniqueName("roundtrip");
             client.admin().createTopic(topic, 4, null);
@@ -40,7 +40,7 @@ class ProduceConsumeTest {
                 for (int i = 0; i < n; i++) {
                     String key = i % 3 == 0 ? null : "key-" + (i % 50);
                     sent.add(producer.send(new ProducerRecord(topic, null, key == null ? null : utf8(key),
-                            utf8("value-" + i), Map.of("i", utf8(Integer.toString(i))), null)));
+                            utf8(value(i)), Map.of("i", utf8(Integer.toString(i))), null)));
                 }
                 producer.flush();
                 assertThat(sent).allMatch(f -> f.isDone() && !f.isCompletedExceptionally());
@@ -54,7 +54,14 @@ class ProduceConsumeTest {
             Map<Integer, List<ConsumerRecord>> read = readAll(client, topic, 4, n, true);
             Map<String, RecordMetadata> where = new HashMap<>();
             for (int i = 0; i < n; i++) {
-                where.put("value-" + i, sent.get(i).join());
+                where.put(value(i), sent.get(i).join());
+            }
+            // The service decompresses the batches to answer JSON fetches: the same records either way.
+            Map<Integer, List<ConsumerRecord>> asJson = readAll(client, topic, 4, n, false);
+            for (var e : read.entrySet()) {
+                assertThat(asJson.get(e.getKey())).as("%s partition %d as JSON", compression, e.getKey())
+                        .extracting(ConsumerRecord::valueAsString)
+                        .containsExactlyElementsOf(e.getValue().stream().map(ConsumerRecord::valueAsString).toList());
             }
             int total = 0;
             for (var e : read.entrySet()) {
@@ -124,6 +131,40 @@ class ProduceConsumeTest {
     }
 
     @Test
+    void pollReturnsWithTheNextFetchAlreadyInFlight() throws Exception {
+        String topic = TestService.uniqueName("prefetch");
+        client.admin().createTopic(topic, 1, null);
+        try (Producer producer = client.producer(ProducerConfig.defaults())) {
+            for (int i = 0; i < 1_500; i++) {
+                producer.send(ProducerRecord.of(topic, null, "v" + i));
+                if (i % 300 == 299) {
+                    producer.flush(); // stored batches of 300 records: a fetch of 500 ends inside the buffer's reach
+                }
+            }
+            producer.flush();
+        }
+        List<String> got = new ArrayList<>();
+        try (Consumer consumer = client.consumer(ConsumerConfig.defaults().withMaxPollRecords(500))) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            int prefetched = 0;
+            while (got.size() < 1_500) {
+                List<ConsumerRecord> batch = consumer.poll(Duration.ofSeconds(10));
+                assertThat(batch).as("records within 10 s after %d", got.size()).isNotEmpty();
+                batch.forEach(r -> got.add(r.valueAsString()));
+                // Records still buffered (a fetch brings whole stored batches), or the next fetch already running.
+                if (consumer.bufferedRecords() == 0) {
+                    assertThat(consumer.fetchesInFlight()).as("the next fetch runs while the caller processes")
+                            .isEqualTo(1);
+                    prefetched += got.size() < 1_500 ? 1 : 0;
+                }
+            }
+            assertThat(prefetched).as("polls that returned with the next fetch in flight, before the end").isPositive();
+        }
+        assertThat(got).hasSize(1_500).first().isEqualTo("v0");
+        assertThat(got.get(1_499)).isEqualTo("v1499");
+    }
+
+    @Test
     void sendingToAnUnknownTopicFailsTheFutureWithTheProblem() {
         try (Producer producer = client.producer(ProducerConfig.defaults())) {
             CompletableFuture<RecordMetadata> f = producer.send(ProducerRecord.of("no-such-topic-x", "k", "v"));
@@ -166,6 +207,11 @@ class ProduceConsumeTest {
             blocking.flush();
             assertThat(second.get().offset()).as("after the records of the three producers before").isEqualTo(3);
         }
+    }
+
+    /** Mostly short values; every 1000th one of 150 kB, compressed across several LZ4 blocks and snappy chunks. */
+    private static String value(int i) {
+        return "value-" + i + (i % 1000 == 7 ? "-" + "abc".repeat(50_000) : "");
     }
 
     /** Reads {@code n} records of every partition from the start with an assigned consumer. */

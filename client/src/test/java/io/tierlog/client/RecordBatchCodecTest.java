@@ -10,6 +10,8 @@ import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,7 +39,7 @@ class RecordBatchCodecTest {
     }
 
     @Test
-    void kafkaReadsWhatTheClientWritesPlainAndGzip() {
+    void kafkaReadsWhatTheClientWritesInEveryCodec() {
         for (io.tierlog.client.Compression c : io.tierlog.client.Compression.values()) {
             byte[] bytes = RecordBatchCodec.encode(records(), c, 77L, (short) 3, 40);
             MemoryRecords parsed = MemoryRecords.readableRecords(ByteBuffer.wrap(bytes));
@@ -69,8 +71,15 @@ class RecordBatchCodecTest {
 
     @Test
     void theClientReadsWhatKafkaWritesFromTheRequestedOffsetOn() {
+        for (Compression codec : List.of(Compression.gzip().build(), Compression.snappy().build(),
+                Compression.lz4().build(), Compression.zstd().build())) {
+            readsKafkaBatches(codec);
+        }
+    }
+
+    private static void readsKafkaBatches(Compression codec) {
         ByteBuffer buffer = ByteBuffer.allocate(4096);
-        MemoryRecordsBuilder first = MemoryRecords.builder(buffer, Compression.gzip().build(),
+        MemoryRecordsBuilder first = MemoryRecords.builder(buffer, codec,
                 TimestampType.CREATE_TIME, 100L);
         first.append(5L, utf8("a"), utf8("x"), new Header[]{new RecordHeader("h", utf8("1"))});
         first.append(6L, null, utf8("y"));
@@ -100,13 +109,28 @@ class RecordBatchCodecTest {
         bytes[bytes.length - 1] ^= 1;
         assertThatThrownBy(() -> RecordBatchCodec.decode("t", 0, bytes, 0)).hasMessageContaining("CRC32C");
 
-        MemoryRecordsBuilder lz4 = MemoryRecords.builder(ByteBuffer.allocate(1024), Compression.lz4().build(),
-                TimestampType.CREATE_TIME, 0L);
-        lz4.append(1L, null, utf8("z"));
-        ByteBuffer b = lz4.build().buffer();
-        byte[] lz4Bytes = new byte[b.remaining()];
-        b.get(lz4Bytes);
-        assertThatThrownBy(() -> RecordBatchCodec.decode("t", 0, lz4Bytes, 0))
+        // Codec 5 is none of Kafka's: reported, not misread.
+        byte[] foreign = RecordBatchCodec.encode(records(), io.tierlog.client.Compression.NONE);
+        foreign[22] = 5;
+        RecordBatchCodec.stamp(foreign, -1, (short) -1, -1);
+        assertThatThrownBy(() -> RecordBatchCodec.decode("t", 0, foreign, 0))
                 .isInstanceOf(RecordBatchCodec.UnsupportedCodecException.class);
+    }
+
+    @Test
+    void aCodecWhoseOptionalLibraryIsMissingIsReportedUnavailable() throws Exception {
+        // The client's classes alone, without snappy-java, lz4-java and zstd-jni: as in an application that added none.
+        URL classes = io.tierlog.client.Compression.class.getProtectionDomain().getCodeSource().getLocation();
+        try (URLClassLoader bare = new URLClassLoader(new URL[]{classes}, ClassLoader.getPlatformClassLoader())) {
+            Class<?> compression = Class.forName(io.tierlog.client.Compression.class.getName(), true, bare);
+            for (Object c : compression.getEnumConstants()) {
+                boolean available = (boolean) compression.getMethod("available").invoke(c);
+                assertThat(available).as("%s available without its library", c)
+                        .isEqualTo(c.toString().equals("NONE") || c.toString().equals("GZIP"));
+            }
+        }
+        for (io.tierlog.client.Compression c : io.tierlog.client.Compression.values()) {
+            assertThat(c.available()).as("%s with the test class path", c).isTrue();
+        }
     }
 }

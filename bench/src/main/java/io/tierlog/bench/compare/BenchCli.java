@@ -3,6 +3,7 @@ package io.tierlog.bench.compare;
 import io.tierlog.bench.client.ClientProduceCommand;
 import io.tierlog.bench.auth.AuthCommand;
 import io.tierlog.bench.cold.ColdCommand;
+import io.tierlog.bench.compaction.CompactionCommand;
 import io.tierlog.bench.cold.ColdInProcessCommand;
 import io.tierlog.bench.groups.GroupsCommand;
 import io.tierlog.bench.share.ShareCommand;
@@ -19,7 +20,7 @@ import picocli.CommandLine.Command;
         description = "Tierlog benchmarks.",
         subcommands = {CompareCommand.class, AuthCommand.class, GroupsCommand.class, ShareCommand.class, ColdCommand.class,
                 ColdInProcessCommand.class, LambdaCommand.class, SoakCommand.class, ScaleCommand.class,
-                ClientProduceCommand.class})
+                ClientProduceCommand.class, CompactionCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

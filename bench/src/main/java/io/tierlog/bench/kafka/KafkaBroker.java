@@ -44,6 +44,11 @@ public final class KafkaBroker implements AutoCloseable {
      * data) with the broker JVM's class path from {@code libsDir}.
      */
     public static KafkaBroker start(Path libsDir, Path dir, Map<String, String> extraConfig) {
+        return start(libsDir, dir, extraConfig, List.of());
+    }
+
+    /** As {@link #start(Path, Path, Map)}, with extra broker JVM options after the defaults (later ones win). */
+    public static KafkaBroker start(Path libsDir, Path dir, Map<String, String> extraConfig, List<String> jvmOptions) {
         if (!Files.isRegularFile(libsDir.resolve("kafka_2.13-4.4.0.jar"))) {
             throw new IllegalStateException("Kafka broker jars missing in " + libsDir
                     + "; build them with: mvn -B -q -f bench/pom.xml package");
@@ -63,8 +68,9 @@ public final class KafkaBroker implements AutoCloseable {
                     java(classPath, "kafka.tools.StorageTool", "format", "--cluster-id", Uuid.randomUuid().toString(),
                             "--config", config.toString(), "--standalone"),
                     dir, dir.resolve("format.log"), Duration.ofSeconds(120));
-            ManagedProcess broker = ManagedProcess.start("kafka-broker",
-                    java(classPath, "kafka.Kafka", config.toString()), dir, dir.resolve("broker.log"));
+            List<String> brokerCommand = java(classPath, "kafka.Kafka", config.toString());
+            brokerCommand.addAll(brokerCommand.indexOf("-cp"), jvmOptions);
+            ManagedProcess broker = ManagedProcess.start("kafka-broker", brokerCommand, dir, dir.resolve("broker.log"));
             String bootstrap = "127.0.0.1:" + port;
             try {
                 awaitReady(broker, bootstrap);

@@ -195,6 +195,14 @@ public interface TierlogConfig {
          */
         @WithDefault("2000")
         int maxInFlightRecords();
+
+        /**
+         * How often a waiting lease request (waitMs) tries again with no signal: releases and acks made through
+         * another instance on the volume are seen only then (this instance's own acks, appends, lease expiry and
+         * redelivery delays wake it at once).
+         */
+        @WithDefault("1s")
+        Duration longPollRecheck();
     }
 
     interface Groups {

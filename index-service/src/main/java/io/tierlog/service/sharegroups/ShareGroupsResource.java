@@ -34,6 +34,7 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Share groups (api.md, "Share groups: queue semantics on the log"): lease, acks, config, describe, delete. Adapts
@@ -55,11 +57,6 @@ public class ShareGroupsResource {
     static final long MAX_LEASE_MS = 3_600_000;
     static final long DEFAULT_LEASE_MS = 30_000;
     static final int DEFAULT_MAX_RECORDS = 100;
-    /**
-     * While a long-poll waits, leasing is retried at least this often: records come back by lease expiry, a
-     * redelivery delay or another instance's release, none of which the append watcher sees.
-     */
-    static final Duration RECHECK = Duration.ofMillis(250);
     private static final Set<String> LEASE_FIELDS = Set.of("maxRecords", "leaseMs", "waitMs");
 
     private final ShareGroups shares;
@@ -68,15 +65,19 @@ public class ShareGroupsResource {
     private final AppendWatcher watcher;
     private final ExecutorService readPool;
     private final int maxRecordsLimit;
+    private final Clock clock;
+    private final Duration recheck;
 
     public ShareGroupsResource(ShareGroups shares, TopicStore topics, PartitionReads reads, AppendWatcher watcher,
-                               ServiceThreads threads, TierlogConfig config) {
+                               ServiceThreads threads, TierlogConfig config, Clock clock) {
         this.shares = shares;
         this.topics = topics;
         this.reads = reads;
         this.watcher = watcher;
         this.readPool = threads.reads();
         this.maxRecordsLimit = config.fetch().maxRecordsLimit();
+        this.clock = clock;
+        this.recheck = config.share().longPollRecheck();
     }
 
     @POST
@@ -107,23 +108,41 @@ public class ShareGroupsResource {
                 .thenCompose(r -> r);
     }
 
+    /**
+     * One lease attempt; when it gets nothing and time is left, waits for whichever comes first: an append to the
+     * topic, an acknowledgement committed by this instance on the group's share-partitions (a release, or an accept
+     * that moves a full window), the moment a lease runs out or a redelivery delay ends (by the injected clock), or
+     * {@code tierlog.share.long-poll-recheck} (for releases made through other instances, which nothing here sees).
+     */
     private CompletionStage<Response> attempt(String group, String topic, int maxRecords, long leaseMs, long deadline) {
-        List<LeasedRecord> got = shares.lease(group, topic, maxRecords, leaseMs);
-        long remaining = deadline - System.nanoTime();
-        if (!got.isEmpty() || remaining <= 0 || watcher.isClosed()) {
-            return CompletableFuture.completedFuture(Response.ok(ShareJson.leased(got), MediaType.APPLICATION_JSON)
-                    .build());
-        }
         TopicMetadata meta = topics.get(topic);
-        Duration wait = Duration.ofNanos(Math.min(remaining, RECHECK.toNanos()));
-        CompletableFuture<?>[] appends = new CompletableFuture<?>[meta.partitions()];
-        for (int p = 0; p < appends.length; p++) {
-            TopicPartition tp = new TopicPartition(topic, p);
-            appends[p] = watcher.awaitBeyond(tp, reads.highWatermark(tp), wait);
+        // Taken before leasing, so an append or an ack between the attempt and the wait is not missed.
+        long[] highWatermarks = new long[meta.partitions()];
+        for (int p = 0; p < highWatermarks.length; p++) {
+            highWatermarks[p] = reads.highWatermark(new TopicPartition(topic, p));
         }
-        return CompletableFuture.anyOf(appends).thenComposeAsync(any -> {
-            for (CompletableFuture<?> f : appends) {
-                f.cancel(false); // unregisters the waiters of the other partitions
+        CompletableFuture<Void> changed = shares.awaitChange(group, topic);
+        ShareGroups.Leased got = shares.leaseOrWake(group, topic, maxRecords, leaseMs);
+        long remaining = deadline - System.nanoTime();
+        if (!got.records().isEmpty() || remaining <= 0 || watcher.isClosed()) {
+            changed.cancel(false);
+            return CompletableFuture.completedFuture(Response.ok(ShareJson.leased(got.records()),
+                    MediaType.APPLICATION_JSON).build());
+        }
+        long waitNanos = Math.min(remaining, recheck.toNanos());
+        if (got.wakeAtMs() != Long.MAX_VALUE) {
+            long untilWake = Math.max(0, got.wakeAtMs() - clock.millis()) + 1; // +1: the expiry check is "now >= end"
+            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(untilWake));
+        }
+        Duration wait = Duration.ofNanos(waitNanos);
+        CompletableFuture<?>[] wakers = new CompletableFuture<?>[highWatermarks.length + 1];
+        for (int p = 0; p < highWatermarks.length; p++) {
+            wakers[p] = watcher.awaitBeyond(new TopicPartition(topic, p), highWatermarks[p], wait);
+        }
+        wakers[highWatermarks.length] = changed;
+        return CompletableFuture.anyOf(wakers).thenComposeAsync(any -> {
+            for (CompletableFuture<?> f : wakers) {
+                f.cancel(false); // unregisters the waiters that did not fire
             }
             return attempt(group, topic, maxRecords, leaseMs, deadline);
         }, readPool);

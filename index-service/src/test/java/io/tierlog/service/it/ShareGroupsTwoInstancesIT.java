@@ -25,15 +25,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Two packaged service instances on one hot volume serve one share group; eight consumers lease through both,
- * accepting, releasing, rejecting and forgetting records at random, and one instance is killed with SIGKILL mid-way
- * (its consumers move to the other). From the consumers' audit: no record is accepted twice or both accepted and
- * dead-lettered, every record ends accepted or dead-lettered (one whose ack answer was lost with the killed instance
- * may be either), and no lease was answered before the previous holder's lease of that record could have run out.
+ * Two packaged service instances (separate processes) on one hot volume serve one share group on a 2-partition
+ * topic; ten consumers lease through both, accepting, releasing, rejecting and forgetting records at random, and
+ * dying at random (a dead consumer drops what it holds unacknowledged; a fresh one takes its place). One instance is
+ * killed with SIGKILL mid-way (its consumers move to the other). From the audit of every lease and ack answer: every
+ * record ends accepted exactly once or in the dead-letter topic exactly once, never both (one whose ack answer was
+ * lost with the killed instance may be either); no lease was answered before the previous holder's lease of that
+ * record could have run out; and no acknowledgement answered ok was lost (a record accepted or rejected with an ok
+ * answer is never leased again, and every ok reject is in the dead-letter topic).
  */
 class ShareGroupsTwoInstancesIT {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int RECORDS = 120;
+    private static final int RECORDS = 160;
+    private static final int CONSUMERS = 10;
     private static final long LEASE_MS = 1500;
     private final List<PackagedService> services = new ArrayList<>();
 
@@ -72,12 +76,15 @@ class ShareGroupsTwoInstancesIT {
 
         List<Lease> leases = Collections.synchronizedList(new ArrayList<>());
         Map<String, String> releasedOk = new ConcurrentHashMap<>(); // record#dc released with ok
+        Map<String, Integer> settledOk = new ConcurrentHashMap<>(); // record -> delivery count accepted/rejected with ok
+        Map<String, Boolean> rejectedOk = new ConcurrentHashMap<>();
+        AtomicInteger deaths = new AtomicInteger();
         Map<String, AtomicInteger> accepted = new ConcurrentHashMap<>();
         Map<String, Boolean> unknownOutcome = new ConcurrentHashMap<>();
         AtomicInteger acceptedTotal = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(8);
+        ExecutorService pool = Executors.newFixedThreadPool(CONSUMERS);
         List<Future<?>> consumers = new ArrayList<>();
-        for (int c = 0; c < 8; c++) {
+        for (int c = 0; c < CONSUMERS; c++) {
             int id = c;
             consumers.add(pool.submit(() -> {
                 PackagedService via = id % 2 == 0 ? a : b;
@@ -88,7 +95,8 @@ class ShareGroupsTwoInstancesIT {
                         }
                         long sent = System.currentTimeMillis();
                         HttpResponse<String> r = via.send(http, "POST", "/v1/share-groups/pool/topics/jobs/lease",
-                                "{\"maxRecords\":2,\"leaseMs\":" + LEASE_MS + ",\"waitMs\":500}");
+                                "{\"maxRecords\":" + ThreadLocalRandom.current().nextInt(1, 4) + ",\"leaseMs\":"
+                                        + LEASE_MS + ",\"waitMs\":500}");
                         long answered = System.currentTimeMillis();
                         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
                         JsonNode recs = JSON.readTree(r.body()).get("records");
@@ -107,6 +115,14 @@ class ShareGroupsTwoInstancesIT {
                             String record = rec.get("partition").asInt() + "@" + rec.get("offset").asLong();
                             int dc = rec.get("deliveryCount").asInt();
                             leases.add(new Lease(record, dc, sent, answered));
+                        }
+                        if (ThreadLocalRandom.current().nextInt(100) < 4) {
+                            deaths.incrementAndGet(); // this consumer dies holding what it leased; a new one starts
+                            continue;
+                        }
+                        for (JsonNode rec : recs) {
+                            String record = rec.get("partition").asInt() + "@" + rec.get("offset").asLong();
+                            int dc = rec.get("deliveryCount").asInt();
                             int roll = ThreadLocalRandom.current().nextInt(100);
                             String type = roll < 75 ? "accept" : roll < 85 ? "release" : roll < 90 ? "reject" : null;
                             if (type == null) {
@@ -125,6 +141,10 @@ class ShareGroupsTwoInstancesIT {
                             if (ok && type.equals("accept")) {
                                 accepted.computeIfAbsent(record, k -> new AtomicInteger()).incrementAndGet();
                                 acceptedTotal.incrementAndGet();
+                                settledOk.put(record, dc);
+                            } else if (ok && type.equals("reject")) {
+                                rejectedOk.put(record, true);
+                                settledOk.put(record, dc);
                             } else if (ok && type.equals("release")) {
                                 releasedOk.put(record + "#" + dc, "");
                             }
@@ -153,7 +173,10 @@ class ShareGroupsTwoInstancesIT {
             deadLettered.merge(h.get("tierlog.dlq.partition").asText() + "@" + h.get("tierlog.dlq.offset").asText(), 1,
                     Integer::sum);
         }
+        assertThat(deaths.get()).as("consumers died").isPositive();
         assertThat(accepted.values()).allMatch(n -> n.get() == 1);
+        assertThat(rejectedOk.keySet()).as("every ok reject is in the dead-letter topic")
+                .allMatch(deadLettered::containsKey);
         assertThat(deadLettered.values()).allMatch(n -> n == 1);
         for (int i = 0; i < RECORDS; i++) {
             String record = (i % 2) + "@" + (i / 2);
@@ -164,6 +187,11 @@ class ShareGroupsTwoInstancesIT {
         Map<String, List<Lease>> byRecord = new HashMap<>();
         leases.forEach(l -> byRecord.computeIfAbsent(l.record(), k -> new ArrayList<>()).add(l));
         for (List<Lease> ls : byRecord.values()) {
+            Integer settledAt = settledOk.get(ls.get(0).record());
+            if (settledAt != null) {
+                assertThat(ls).as("%s leased again after an ok accept/reject of delivery %d", ls.get(0).record(),
+                        settledAt).allMatch(l -> l.deliveryCount() <= settledAt);
+            }
             ls.sort((x, y) -> Integer.compare(x.deliveryCount(), y.deliveryCount()));
             for (int k = 0; k + 1 < ls.size(); k++) {
                 Lease prev = ls.get(k);

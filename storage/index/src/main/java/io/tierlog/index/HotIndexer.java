@@ -12,8 +12,13 @@ import io.tierlog.log.format.RecordBatchCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -275,6 +280,15 @@ public final class HotIndexer {
                         tp, end.segmentBase(), size, end.position());
                 return null;
             }
+            if (!batchBoundary(reader, end, size, bases)) {
+                // The segment was compacted since (rewritten with the same batches at smaller positions): resuming at
+                // the stale byte position would stop on a "corrupt" batch or skip batches. A rebuild reads the log as
+                // it is now, key entries included (ADR 0015).
+                LOG.warn("{}: the index checkpoint (offset {}, segment {}, byte {}) names no batch of the segment as "
+                        + "it is now (compacted since); re-indexing", tp, end.offset(), end.segmentBase(),
+                        end.position());
+                return null;
+            }
             return stored;
         }
         long oldest = bases.get(0);
@@ -286,6 +300,51 @@ public final class HotIndexer {
         LOG.warn("{}: indexed segment {} is missing but older segments exist; the log was rewritten, re-indexing",
                 tp, end.segmentBase());
         return null;
+    }
+
+    /**
+     * True if {@code end} is where the batch with base offset {@code end.offset()} starts in its segment as the file is
+     * now (a valid batch there), or the segment's end followed by nothing or by the segment of that offset.
+     */
+    private boolean batchBoundary(PartitionReader reader, Position end, long size, List<Long> bases) {
+        if (end.position() == 0 || size < 0) {
+            return true; // a segment's start; or gone meanwhile, which the walk reports as a gone segment
+        }
+        if (end.position() == size) {
+            int i = bases.indexOf(end.segmentBase());
+            return i == bases.size() - 1 || bases.get(i + 1) == end.offset();
+        }
+        Path file = hotLog.sealedSegmentFile(reader.partition(), end.segmentBase());
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer header = ByteBuffer.allocate(RecordBatchCodec.LOG_OVERHEAD);
+            if (readFully(ch, header, end.position()) < RecordBatchCodec.LOG_OVERHEAD
+                    || header.getLong(0) != end.offset()) {
+                return false;
+            }
+            long announced = RecordBatchCodec.announcedSize(header.flip());
+            if (announced < RecordBatchCodec.HEADER_SIZE || end.position() + announced > size) {
+                return false;
+            }
+            ByteBuffer batch = ByteBuffer.allocate((int) announced);
+            return readFully(ch, batch, end.position()) == announced
+                    && RecordBatchCodec.validate(batch.flip()) == null;
+        } catch (NoSuchFileException e) {
+            return true; // evicted meanwhile: the walk reports it as a gone segment and re-resolves
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    private static int readFully(FileChannel ch, ByteBuffer buf, long position) throws IOException {
+        int total = 0;
+        while (buf.hasRemaining()) {
+            int n = ch.read(buf, position + total);
+            if (n < 0) {
+                break;
+            }
+            total += n;
+        }
+        return total;
     }
 
     /**

@@ -90,6 +90,66 @@ class KeyIndexTest {
         });
     }
 
+    /**
+     * An indexer that lagged: its checkpoint lies in the middle of a segment that was sealed and compacted before the
+     * next catch-up (ingest functions append without the service indexing). The checkpoint's byte position names no
+     * batch of the rewritten file, or another batch; the indexer must neither stop there nor skip batches.
+     */
+    @Test
+    void aCheckpointInsideASegmentCompactedSinceIsNotResumedAtItsStaleBytePosition() throws IOException {
+        Path data = tmp.resolve("data");
+        java.time.Clock clock = java.time.Clock.fixed(java.time.Instant.ofEpochMilli(1_800_000_000_000L),
+                java.time.ZoneOffset.UTC);
+        Map<String, Long> expected = new HashMap<>();
+        try (PartitionWriter w = new PartitionWriter(data, TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
+             LogIndex index = LogIndex.open(tmp.resolve("index"))) {
+            HotIndexer indexer = new HotIndexer(index, data);
+            PartitionReader probe = new PartitionReader(data, TP);
+            boolean indexed = false;
+            for (int i = 0; i < 400; i++) {
+                String key = "key-" + (i % 7);
+                long offset = w.append(List.of(new AppendRecord(key.getBytes(StandardCharsets.UTF_8),
+                        ("value-" + i + "-" + "x".repeat(40)).getBytes(StandardCharsets.UTF_8), List.of(),
+                        clock.millis())), ProducerIdentity.NONE, COMPACT).baseOffset();
+                expected.put(key, offset);
+                List<Long> now = probe.segmentBases();
+                long activeBytes = probe.segmentBytes(now.get(now.size() - 1));
+                if (!indexed && i > 100 && activeBytes > 0 && activeBytes < 500) {
+                    // A few batches into a segment: after compaction the rewritten file (one 61-byte empty batch
+                    // per batch at least) is longer than this position, which then falls inside some batch.
+                    indexer.catchUp(TP);
+                    indexed = true;
+                }
+            }
+            assertThat(indexed).isTrue();
+            PartitionReader reader = new PartitionReader(data, TP);
+            io.tierlog.log.Position checkpoint = index.indexedEnd(TP).orElseThrow();
+            List<Long> bases = reader.segmentBases();
+            assertThat(checkpoint.position()).as("mid-segment").isPositive()
+                    .isLessThan(reader.segmentBytes(checkpoint.segmentBase()));
+            assertThat(bases.get(bases.size() - 1)).as("its segment is sealed since")
+                    .isGreaterThan(checkpoint.segmentBase());
+
+            long sizeBefore = reader.segmentBytes(checkpoint.segmentBase());
+            assertThat(new HotCleaner(data, clock).clean(TP, COMPACT, Long.MAX_VALUE).ran()).isTrue();
+            assertThat(reader.segmentBytes(checkpoint.segmentBase())).as("the checkpoint's segment was rewritten")
+                    .isLessThan(sizeBefore);
+
+            io.tierlog.log.Position end = indexer.catchUp(TP);
+            assertThat(end.offset()).isEqualTo(400);
+            for (int k = 0; k < 7; k++) {
+                String key = "key-" + k;
+                assertThat(index.latestOffset(TP, key.getBytes(StandardCharsets.UTF_8))).as(key)
+                        .hasValue(expected.get(key));
+            }
+            // Hints from the index name batch boundaries of the files as they are now.
+            for (long offset : expected.values()) {
+                io.tierlog.log.Position hint = indexer.hint(TP, offset).orElseThrow();
+                assertThat(reader.read(offset, hint, 1, 1).records().get(0).offset()).isEqualTo(offset);
+            }
+        }
+    }
+
     private void check(Path data, Map<String, Long> expected) {
         try (LogIndex index = LogIndex.open(tmp.resolve("index"))) {
             new HotIndexer(index, data).catchUp(TP);

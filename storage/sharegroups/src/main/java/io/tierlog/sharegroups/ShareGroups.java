@@ -27,8 +27,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
@@ -59,6 +62,8 @@ public final class ShareGroups {
     private final SecureRandom random = new SecureRandom();
     private final AtomicInteger rotation = new AtomicInteger();
     private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
+    private final Map<String, PartitionCommits> commits = new ConcurrentHashMap<>();
+    private final Map<String, java.util.Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
 
     /** What this process last saw of a share-partition, for gauges. */
     public record Snapshot(String group, TopicPartition tp, long startOffset, long endOffset, int available, int leased) {
@@ -124,27 +129,73 @@ public final class ShareGroups {
      * @throws TierlogException {@code unknown-topic}
      */
     public List<LeasedRecord> lease(String group, String topic, int maxRecords, long leaseMs) {
+        return leaseOrWake(group, topic, maxRecords, leaseMs).records();
+    }
+
+    /**
+     * What {@link #lease} got, and when (epoch ms, by this process's clock) a record of the share-partitions it
+     * looked at becomes leasable again without any new request: a lease running out or a redelivery delay ending;
+     * {@link Long#MAX_VALUE} when none will. A long-poll that got nothing sleeps until then at most.
+     */
+    public record Leased(List<LeasedRecord> records, long wakeAtMs) {
+    }
+
+    /** {@link #lease}, with the time a waiting caller should try again ({@link Leased}). */
+    public Leased leaseOrWake(String group, String topic, int maxRecords, long leaseMs) {
         TopicMetadata meta = topics.get(topic);
         ShareGroupConfig config = config(group);
         int n = meta.partitions();
         int first = Math.floorMod(rotation.getAndIncrement(), n);
         List<LeasedRecord> out = new ArrayList<>();
+        long[] wakeAt = {Long.MAX_VALUE};
         for (int i = 0; i < n && out.size() < maxRecords; i++) {
             TopicPartition tp = new TopicPartition(topic, (first + i) % n);
-            out.addAll(leasePartition(group, tp, config, maxRecords - out.size(), leaseMs));
+            out.addAll(leasePartition(group, tp, config, maxRecords - out.size(), leaseMs, wakeAt));
         }
-        return out;
+        return new Leased(out, wakeAt[0]);
+    }
+
+    /**
+     * A future completed when this process next commits an acknowledgement on a share-partition of {@code topic} in
+     * {@code group} (a release, or an accept that moves the window, can make records leasable). Take it before
+     * leasing so a change during the attempt is not missed; cancel it when no longer waiting (it is then forgotten).
+     * Changes made through other processes are not seen: a waiter there also retries on a timer.
+     */
+    public CompletableFuture<Void> awaitChange(String group, String topic) {
+        String key = group + "/" + topic;
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        java.util.Set<CompletableFuture<Void>> set = waiters.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet());
+        set.add(f);
+        f.whenComplete((v, e) -> set.remove(f));
+        return f;
+    }
+
+    /** How many {@link #awaitChange} futures of {@code group} and {@code topic} are waiting (for tests, gauges). */
+    public int waiting(String group, String topic) {
+        java.util.Set<CompletableFuture<Void>> set = waiters.get(group + "/" + topic);
+        return set == null ? 0 : set.size();
+    }
+
+    private void changed(String group, String topic) {
+        java.util.Set<CompletableFuture<Void>> set = waiters.get(group + "/" + topic);
+        if (set != null && !set.isEmpty()) {
+            List.copyOf(set).forEach(f -> f.complete(null));
+        }
     }
 
     private List<LeasedRecord> leasePartition(String group, TopicPartition tp, ShareGroupConfig config, int max,
-                                              long leaseMs) {
-        record Lease(long incarnation, List<Granted> granted) {
+                                              long leaseMs, long[] wakeAt) {
+        record Lease(long incarnation, List<Granted> granted, long wakeAtMs) {
         }
         Lease lease = withState(group, tp, config, true, sp -> {
             long now = clock.millis();
             List<Granted> granted = sp.lease(now, max, leaseMs, records.highWatermark(tp), maxInFlight);
-            return new Lease(sp.state().incarnation, granted);
+            return new Lease(sp.state().incarnation, granted,
+                    granted.size() < max ? sp.nextLeasableAtMs(now, graceMs) : Long.MAX_VALUE);
         });
+        if (lease != null) {
+            wakeAt[0] = Math.min(wakeAt[0], lease.wakeAtMs);
+        }
         if (lease == null || lease.granted.isEmpty()) {
             return List.of();
         }
@@ -258,39 +309,182 @@ public final class ShareGroups {
      * One locked read-modify-write of a share-partition: produces pending dead letters left by a crash, settles
      * (retention, lease expiry), runs {@code change}, writes the state if it changed, then produces the dead letters
      * it added and writes again. Without {@code create}, a share-partition with no state answers null.
+     *
+     * <p>Group commit: concurrent calls on one share-partition in this process queue their changes; whichever holds
+     * the partition's commit lock applies every queued change in one locked read-modify-write, so many leases and
+     * acks share one fsynced write. Each change still sees the state left by the one before it, and each caller
+     * returns only once the write holding its change is durable.
      */
     private <T> T withState(String group, TopicPartition tp, ShareGroupConfig config, boolean create,
                             Function<SharePartition, T> change) {
-        return files.partition(group, tp).update(session -> {
-            byte[] before = session.read();
-            SharePartitionState state;
-            if (before != null) {
-                state = ShareGroupFiles.read(before, SharePartitionState.class);
-            } else if (create) {
-                state = new SharePartitionState();
-                state.incarnation = random.nextLong() & Long.MAX_VALUE;
-                state.startOffset = "earliest".equals(config.start()) ? records.logStartOffset(tp)
-                        : records.highWatermark(tp);
-                state.endOffset = state.startOffset;
+        PartitionCommits slot = commits.computeIfAbsent(group + "/" + tp, k -> new PartitionCommits());
+        Change<T> mine = new Change<>(config, create, change);
+        slot.pending.add(mine);
+        slot.lock.lock();
+        try {
+            if (!mine.done) {
+                List<Change<?>> batch = new ArrayList<>();
+                for (Change<?> c; (c = slot.pending.poll()) != null; ) {
+                    batch.add(c);
+                }
+                commit(group, tp, slot, batch);
+            }
+        } finally {
+            slot.lock.unlock();
+        }
+        if (mine.failure != null) {
+            throw mine.failure;
+        }
+        return mine.result;
+    }
+
+    /** A change queued for the next commit of a share-partition; the fields after it are set by the committer. */
+    private static final class Change<T> {
+        final ShareGroupConfig config;
+        final boolean create;
+        final Function<SharePartition, T> change;
+        boolean done;
+        T result;
+        RuntimeException failure;
+
+        Change(ShareGroupConfig config, boolean create, Function<SharePartition, T> change) {
+            this.config = config;
+            this.create = create;
+            this.change = change;
+        }
+
+        void apply(SharePartition sp) {
+            result = sp == null ? null : change.apply(sp);
+        }
+    }
+
+    /**
+     * A share-partition's group commit in this process: the lock whose holder commits, the changes waiting, and the
+     * state as this process last read or wrote it (reused while the file still carries that generation, i.e. no
+     * other process wrote since). Fields other than {@code pending} are guarded by {@code lock}.
+     */
+    private static final class PartitionCommits {
+        final ReentrantLock lock = new ReentrantLock();
+        final ConcurrentLinkedQueue<Change<?>> pending = new ConcurrentLinkedQueue<>();
+        SharePartitionState cached;
+        long generation;
+    }
+
+    /** Signals that a share-partition's commit failed after its state was durably written (no change is re-run). */
+    private static final class WrittenThenFailed extends RuntimeException {
+        WrittenThenFailed(RuntimeException cause) {
+            super(cause);
+        }
+    }
+
+    /**
+     * Commits {@code batch} in one read-modify-write. If a change fails before anything is written, nothing of the
+     * batch is kept and each change is committed on its own, so one failing change fails only its own caller.
+     */
+    private void commit(String group, TopicPartition tp, PartitionCommits slot, List<Change<?>> batch) {
+        try {
+            commitOnce(group, tp, slot, batch);
+        } catch (WrittenThenFailed e) {
+            slot.cached = null;
+            batch.forEach(c -> c.failure = (RuntimeException) e.getCause());
+        } catch (RuntimeException e) {
+            slot.cached = null;
+            if (batch.size() == 1) {
+                batch.get(0).failure = e;
             } else {
-                return null;
+                for (Change<?> c : batch) {
+                    commit(group, tp, slot, List.of(c));
+                }
             }
-            SharePartition sp = new SharePartition(state);
-            flushDeadLetters(group, tp, state, session, before);
-            sp.skipTo(records.logStartOffset(tp));
-            addDeadLetters(tp, state, sp.expire(clock.millis(), graceMs, config.maxDeliveryAttempts()), config);
-            T result = change.apply(sp);
-            byte[] after = ShareGroupFiles.write(state);
-            if (before == null || !Arrays.equals(before, after)) {
-                session.write(after);
+        }
+        batch.forEach(c -> c.done = true);
+        if (batch.stream().anyMatch(c -> !c.create)) {
+            changed(group, tp.topic()); // acks (and pass-overs) may have made records leasable
+        }
+    }
+
+    private void commitOnce(String group, TopicPartition tp, PartitionCommits slot, List<Change<?>> batch) {
+        ShareGroupConfig config = batch.get(0).config;
+        files.partition(group, tp).update(session -> {
+            byte[] before = session.read();
+            SharePartitionState state = null;
+            if (before != null) {
+                long generation = StateCodec.generation(before);
+                state = slot.cached != null && generation != 0 && generation == slot.generation ? slot.cached
+                        : StateCodec.decode(before);
             }
-            if (!state.deadLetters.isEmpty()) {
-                flushDeadLetters(group, tp, state, session, after);
+            slot.cached = null; // until written: a change may fail half-way through the state
+            boolean settled = false;
+            boolean changesWritten = false;
+            SharePartition sp = null;
+            Written file = new Written(before);
+            try {
+                for (Change<?> c : batch) {
+                    if (state == null && c.create) {
+                        state = newState(tp, c.config);
+                    }
+                    if (state != null && !settled) {
+                        sp = new SharePartition(state);
+                        flushDeadLetters(group, tp, state, session, file);
+                        sp.skipTo(records.logStartOffset(tp));
+                        addDeadLetters(tp, state, sp.expire(clock.millis(), graceMs, config.maxDeliveryAttempts()),
+                                config);
+                        settled = true;
+                    }
+                    c.apply(sp);
+                }
+                if (state == null) {
+                    return null;
+                }
+                save(session, state, file);
+                changesWritten = true;
+                if (!state.deadLetters.isEmpty()) {
+                    flushDeadLetters(group, tp, state, session, file);
+                }
+            } catch (RuntimeException e) {
+                throw changesWritten ? new WrittenThenFailed(e) : e;
             }
+            slot.cached = state;
+            slot.generation = StateCodec.generation(file.bytes);
+            long now = clock.millis();
             snapshots.put(group + "/" + tp, new Snapshot(group, tp, state.startOffset, state.endOffset,
-                    sp.available(clock.millis()), sp.leased()));
-            return result;
+                    sp.available(now), sp.leased()));
+            return null;
         });
+    }
+
+    private SharePartitionState newState(TopicPartition tp, ShareGroupConfig config) {
+        SharePartitionState state = new SharePartitionState();
+        state.incarnation = random.nextLong() & Long.MAX_VALUE;
+        state.startOffset = "earliest".equals(config.start()) ? records.logStartOffset(tp) : records.highWatermark(tp);
+        state.endOffset = state.startOffset;
+        return state;
+    }
+
+    /** The state file's content as last read or written in this commit. */
+    private static final class Written {
+        byte[] bytes;
+
+        Written(byte[] bytes) {
+            this.bytes = bytes;
+        }
+    }
+
+    /** Writes the state (fsynced) unless the file already holds it. */
+    private void save(LockedStateFile.Session session, SharePartitionState state, Written file) {
+        byte[] now = StateCodec.encode(state, nextGeneration());
+        if (file.bytes == null || !StateCodec.sameBody(file.bytes, now)) {
+            session.write(now);
+            file.bytes = now;
+        }
+    }
+
+    private long nextGeneration() {
+        long g;
+        do {
+            g = random.nextLong();
+        } while (g == 0);
+        return g;
     }
 
     /** Fixes each archived record's dead-letter partition and producer sequence (the key picks the partition). */
@@ -326,7 +520,7 @@ public final class ShareGroups {
 
     /** Produces the pending dead letters in order, then writes the state without them. */
     private void flushDeadLetters(String group, TopicPartition tp, SharePartitionState state,
-                                  LockedStateFile.Session session, byte[] written) {
+                                  LockedStateFile.Session session, Written written) {
         if (state.deadLetters.isEmpty()) {
             return;
         }
@@ -342,7 +536,7 @@ public final class ShareGroups {
                     produced++;
                 } catch (TierlogException e) {
                     if (e.type() != ErrorType.UNKNOWN_TOPIC && e.type() != ErrorType.UNKNOWN_PARTITION) {
-                        saveIfChanged(state, session, written);
+                        save(session, state, written);
                         throw e;
                     }
                     LOG.log(System.Logger.Level.WARNING, "dead-letter topic {0} is gone: record {1} of {2} dropped",
@@ -351,15 +545,8 @@ public final class ShareGroups {
             }
             state.deadLetters.remove(0);
         }
-        saveIfChanged(state, session, written);
+        save(session, state, written);
         meters.deadLettered(produced);
-    }
-
-    private static void saveIfChanged(SharePartitionState state, LockedStateFile.Session session, byte[] written) {
-        byte[] now = ShareGroupFiles.write(state);
-        if (written == null || !Arrays.equals(written, now)) {
-            session.write(now);
-        }
     }
 
     private static ProduceRecord deadLetterRecord(TopicPartition tp, LogRecord r, DeadLetter d) {
@@ -394,7 +581,7 @@ public final class ShareGroups {
                 if (bytes == null) {
                     continue;
                 }
-                SharePartition sp = new SharePartition(ShareGroupFiles.read(bytes, SharePartitionState.class));
+                SharePartition sp = new SharePartition(StateCodec.decode(bytes));
                 long hw;
                 try {
                     sp.skipTo(records.logStartOffset(tp));

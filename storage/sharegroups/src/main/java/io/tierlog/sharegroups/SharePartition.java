@@ -121,6 +121,22 @@ final class SharePartition {
         return new AckOutcome(true, archived);
     }
 
+    /**
+     * When (epoch ms) a record not leasable at {@code now} becomes leasable with no request: the earliest end of a
+     * lease plus {@code grace}, or end of a redelivery delay; {@link Long#MAX_VALUE} when none.
+     */
+    long nextLeasableAtMs(long now, long grace) {
+        long next = Long.MAX_VALUE;
+        for (InFlight r : s.records.values()) {
+            if (r.status == Status.LEASED) {
+                next = Math.min(next, r.leaseUntilMs + grace);
+            } else if (r.status == Status.AVAILABLE && r.availableAtMs > now) {
+                next = Math.min(next, r.availableAtMs);
+            }
+        }
+        return next;
+    }
+
     int available(long now) {
         return (int) s.records.values().stream().filter(r -> r.status == Status.AVAILABLE).count();
     }

@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.fail;
 /**
  * Model-based test: seeded random sequences of lease, acks (accept, release, reject, renew, stale ones included),
  * time passing, appends, describes and crashes (the {@link ShareGroups} object dropped and a new one opened on the
- * same files) against a plain in-memory model of the semantics. Checked on every step: a lease hands out exactly as
+ * same files), each call through one of two instances on the same files (as two processes) against a plain in-memory model of the semantics. Checked on every step: a lease hands out exactly as
  * many records as the model has leasable, each one leasable in the model (so never one held by someone else, never
  * an accepted or archived one), with the model's delivery count and the produced content; every ack answers as the
  * model says; describe matches the model. At the end every record archived while a dead-letter topic is set is in
@@ -89,6 +89,8 @@ class ShareGroupsModelTest {
         final StringBuilder log = new StringBuilder();
         IngestService ingest;
         ShareGroups shares;
+        /** A second instance on the same files, as a second process would be: each call goes to one at random. */
+        ShareGroups other;
 
         Run(int seed, Path dir) {
             this.rnd = new Random(seed);
@@ -146,6 +148,13 @@ class ShareGroupsModelTest {
         void open() {
             shares = new ShareGroups(dir, ingest.topics(), new HotShareRecords(dir), ingest, clock, maxInFlight,
                     Duration.ofMillis(grace), ShareMeters.NONE);
+            other = new ShareGroups(dir, ingest.topics(), new HotShareRecords(dir), ingest, clock, maxInFlight,
+                    Duration.ofMillis(grace), ShareMeters.NONE);
+        }
+
+        /** Either instance: one that cached a state the other has changed since must not act on the stale copy. */
+        ShareGroups any() {
+            return rnd.nextInt(3) == 0 ? other : shares;
         }
 
         void append(int n) {
@@ -208,7 +217,7 @@ class ShareGroupsModelTest {
                     leasable += leasable(p, o) ? 1 : 0;
                 }
             }
-            List<LeasedRecord> got = shares.lease("g", "t", max, leaseMs);
+            List<LeasedRecord> got = any().lease("g", "t", max, leaseMs);
             log.append("lease max=").append(max == Integer.MAX_VALUE ? "all" : max).append(" ms=").append(leaseMs)
                     .append(" -> ");
             got.forEach(l -> log.append(l.partition()).append('@').append(l.record().offset()).append('#')
@@ -248,7 +257,7 @@ class ShareGroupsModelTest {
                 which.add(l);
                 acks.add(new Ack(l.lease(), AckType.parse(TYPES[rnd.nextInt(TYPES.length)])));
             }
-            List<AckResult> results = shares.acknowledge("g", "t", acks);
+            List<AckResult> results = any().acknowledge("g", "t", acks);
             assertThat(results).hasSize(n);
             long now = clock.millis();
             for (int i = 0; i < n; i++) {

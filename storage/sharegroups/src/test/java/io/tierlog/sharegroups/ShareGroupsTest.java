@@ -79,7 +79,7 @@ class ShareGroupsTest {
         // pending entry, with its partition and sequence, is back in the state file.
         ShareGroupFiles files = new ShareGroupFiles(dir);
         files.partition("g", new TopicPartition("t", 0)).update(s -> {
-            SharePartitionState st = ShareGroupFiles.read(s.read(), SharePartitionState.class);
+            SharePartitionState st = StateCodec.decode(s.read());
             SharePartitionState.DeadLetter d = new SharePartitionState.DeadLetter();
             d.offset = 0;
             d.reason = "rejected";
@@ -88,15 +88,14 @@ class ShareGroupsTest {
             d.partition = st.deadLetterSequences.firstKey();
             d.sequence = st.deadLetterSequences.get(d.partition) - 1;
             st.deadLetters.add(d);
-            s.write(ShareGroupFiles.write(st));
+            s.write(StateCodec.encode(st, 42));
             return null;
         });
 
         ShareGroups restarted = open(clock);
         restarted.lease("g", "t", 10, 30_000); // any call on the share-partition produces what is pending
         assertThat(deadLetters()).as("the retry is answered as a duplicate by the idempotent producer").hasSize(1);
-        SharePartitionState after = ShareGroupFiles.read(files.partition("g", new TopicPartition("t", 0)).readUnlocked(),
-                SharePartitionState.class);
+        SharePartitionState after = StateCodec.decode(files.partition("g", new TopicPartition("t", 0)).readUnlocked());
         assertThat(after.deadLetters).isEmpty();
     }
 

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -22,17 +23,41 @@ import java.util.Optional;
  * {"format": 1, "version": 7, "logStartOffset": 0,
  *  "segments": [{"baseOffset": 0, "lastOffset": 999, "sizeBytes": 1048000, "firstTimestamp": 1732867200000,
  *                "maxTimestamp": 1732867260000, "segmentKey": "t/0/segments/000…0-ab12….log",
- *                "indexKey": "t/0/segments/000…0-ab12….index", "crc32c": -12345, "committedAtMs": 1732867300000}]}
+ *                "indexKey": "t/0/segments/000…0-ab12….index", "crc32c": -12345, "committedAtMs": 1732867300000}],
+ *  "cleaner": {"cleanedEnd": 500, "nextHorizonMs": 1732953600000},
+ *  "retired": [{"key": "t/0/segments/000…0-cd34….log", "retiredAtMs": 1732867400000}]}
  * </pre>
+ * {@code cleaner} and {@code retired} are written by the cold cleaner ({@link ColdCompactor}) and absent before its
+ * first pass: the cleaner's checkpoint, and the objects a compaction replaced, still kept for readers that loaded an
+ * older version until their grace has passed (see {@link #references}). Every change carries both forward.
  */
-public record Manifest(long version, long logStartOffset, List<ColdSegment> segments) {
+public record Manifest(long version, long logStartOffset, List<ColdSegment> segments, Cleaner cleaner,
+                       List<Retired> retired) {
     static final int FORMAT = 1;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     public static final Manifest EMPTY = new Manifest(0, 0, List.of());
 
+    /**
+     * The cold cleaner's checkpoint: offsets below {@code cleanedEnd} were compacted by a completed pass (each key
+     * occurs there at most once), and {@code nextHorizonMs} is the earliest delete horizon of a tombstone kept.
+     */
+    public record Cleaner(long cleanedEnd, long nextHorizonMs) {
+        public static final Cleaner NONE = new Cleaner(0, Long.MAX_VALUE);
+    }
+
+    /** An object a compaction replaced, and when: deleted once {@code retiredAtMs} is older than the grace. */
+    public record Retired(ObjectKey key, long retiredAtMs) {
+    }
+
+    public Manifest(long version, long logStartOffset, List<ColdSegment> segments) {
+        this(version, logStartOffset, segments, Cleaner.NONE, List.of());
+    }
+
     public Manifest {
         segments = List.copyOf(segments);
+        retired = List.copyOf(retired);
+        Objects.requireNonNull(cleaner, "cleaner");
         for (int i = 1; i < segments.size(); i++) {
             if (segments.get(i).baseOffset() != segments.get(i - 1).nextOffset()) {
                 throw new IllegalArgumentException("manifest v" + version + ": segment " + segments.get(i).baseOffset()
@@ -91,10 +116,18 @@ public record Manifest(long version, long logStartOffset, List<ColdSegment> segm
         return -1;
     }
 
-    /** True if this manifest references {@code key} as a segment or a sidecar. */
+    /**
+     * True if this manifest references {@code key} as a segment or a sidecar, or still keeps it as {@link #retired()}
+     * (so the orphan collector leaves it to readers of older versions).
+     */
     public boolean references(ObjectKey key) {
         for (ColdSegment s : segments) {
             if (s.segmentKey().equals(key) || s.indexKey().equals(key)) {
+                return true;
+            }
+        }
+        for (Retired r : retired) {
+            if (r.key().equals(key)) {
                 return true;
             }
         }
@@ -112,14 +145,14 @@ public record Manifest(long version, long logStartOffset, List<ColdSegment> segm
         // The first cold segment defines where the log starts; a later one must follow on (checked above and by
         // the constructor's contiguity rule).
         long start = segments.isEmpty() ? segment.baseOffset() : logStartOffset;
-        return new Manifest(version + 1, start, next);
+        return new Manifest(version + 1, start, next, cleaner, retired);
     }
 
     /** The next version without the first {@code count} segments, with logStartOffset moved past them. */
     Manifest dropOldest(int count) {
         List<ColdSegment> rest = segments.subList(count, segments.size());
         long start = rest.isEmpty() ? coldEnd() : rest.get(0).baseOffset();
-        return new Manifest(version + 1, Math.max(start, logStartOffset), rest);
+        return new Manifest(version + 1, Math.max(start, logStartOffset), rest, cleaner, retired);
     }
 
     byte[] toJson() {
@@ -139,6 +172,17 @@ public record Manifest(long version, long logStartOffset, List<ColdSegment> segm
             n.put("indexKey", s.indexKey().value());
             n.put("crc32c", s.crc32c());
             n.put("committedAtMs", s.committedAtMs());
+        }
+        if (!cleaner.equals(Cleaner.NONE)) {
+            ObjectNode c = root.putObject("cleaner");
+            c.put("cleanedEnd", cleaner.cleanedEnd());
+            c.put("nextHorizonMs", cleaner.nextHorizonMs());
+        }
+        if (!retired.isEmpty()) {
+            ArrayNode r = root.putArray("retired");
+            for (Retired x : retired) {
+                r.addObject().put("key", x.key().value()).put("retiredAtMs", x.retiredAtMs());
+            }
         }
         try {
             return JSON.writeValueAsBytes(root);
@@ -163,7 +207,15 @@ public record Manifest(long version, long logStartOffset, List<ColdSegment> segm
                         ObjectKey.of(n.get("indexKey").asText()), n.get("crc32c").asInt(),
                         n.get("committedAtMs").asLong()));
             }
-            return new Manifest(root.get("version").asLong(), root.get("logStartOffset").asLong(), segments);
+            JsonNode c = root.path("cleaner");
+            Cleaner cleaner = c.isObject()
+                    ? new Cleaner(c.get("cleanedEnd").asLong(), c.get("nextHorizonMs").asLong()) : Cleaner.NONE;
+            List<Retired> retired = new ArrayList<>();
+            for (JsonNode r : root.path("retired")) {
+                retired.add(new Retired(ObjectKey.of(r.get("key").asText()), r.get("retiredAtMs").asLong()));
+            }
+            return new Manifest(root.get("version").asLong(), root.get("logStartOffset").asLong(), segments, cleaner,
+                    retired);
         } catch (IOException | NullPointerException e) {
             throw new IllegalArgumentException("unreadable manifest: " + e, e);
         }

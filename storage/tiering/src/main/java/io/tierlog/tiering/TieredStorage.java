@@ -47,6 +47,8 @@ public final class TieredStorage implements AutoCloseable {
     private final RetentionEnforcer retention;
     private final CompactionStats compactionStats = new CompactionStats();
     private final HotCompactor compactor;
+    private final ColdCompactionStats coldCompactionStats = new ColdCompactionStats();
+    private final ColdCompactor coldCompactor;
     private final OrphanCollector orphans;
     private final ColdReader reader;
     private final ColdRestorer restorer;
@@ -71,6 +73,8 @@ public final class TieredStorage implements AutoCloseable {
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.compactor = new HotCompactor(topics, manifests, guards, new HotCleaner(dataDir, clock), compactionStats);
+        this.coldCompactor = new ColdCompactor(topics, store, manifests, guards, config, coldCompactionStats, clock,
+                random, ColdCompactor.Steps.NONE);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
         // Fetches requested (running or queued) at most: the read-ahead window and a demand GET, or twice the
@@ -104,15 +108,25 @@ public final class TieredStorage implements AutoCloseable {
     }
 
     /**
-     * Compacts the sealed, already tiered hot segments of every partition whose {@code cleanup.policy} compacts
-     * ({@link HotCleaner}); returns how many partitions were cleaned.
+     * Compacts every partition whose {@code cleanup.policy} compacts, on both tiers: the sealed, already tiered hot
+     * segments ({@link HotCleaner}), then the committed cold segments ({@link ColdCompactor}). Returns how many
+     * partitions were cleaned, counting each tier's cleaning of a partition once.
      */
     public int runCompactionPass() {
-        return compactor.runOnce();
+        return compactor.runOnce() + coldCompactor.runOnce();
+    }
+
+    /** Compacts the cold tier only ({@link ColdCompactor}); returns how many partitions were compacted. */
+    public int runColdCompactionPass() {
+        return coldCompactor.runOnce();
     }
 
     public CompactionStats compactionStats() {
         return compactionStats;
+    }
+
+    public ColdCompactionStats coldCompactionStats() {
+        return coldCompactionStats;
     }
 
     /** Collects orphans of every partition of every topic; returns how many objects were deleted. */

@@ -83,7 +83,7 @@ class CompactedTopicTieringTest {
         hot.append(30, 5, SMALL); // sealed segments above the cold end: not tiered yet, so not cleaned
         java.util.List<io.tierlog.log.format.LogRecord> before = hot.readHot(0);
 
-        assertThat(storage.runCompactionPass()).isEqualTo(1);
+        assertThat(storage.runCompactionPass()).as("hot and cold").isEqualTo(2);
 
         java.util.List<io.tierlog.log.format.LogRecord> after = hot.readHot(0);
         assertThat(after.stream().filter(r -> r.offset() < coldEnd).count()).as("one record per key below the cold end")

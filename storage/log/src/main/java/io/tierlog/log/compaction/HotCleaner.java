@@ -263,7 +263,7 @@ public final class HotCleaner {
                             long deleteRetentionMs, long now) throws IOException {
         Path target = SegmentFiles.log(dir, s.base);
         Path temp = dir.resolve(TEMP_PREFIX + SegmentFiles.logName(s.base));
-        KeepLatest filter = new KeepLatest(latest, now, deleteRetentionMs);
+        KeepLatestFilter filter = new KeepLatestFilter(latest, false, now, deleteRetentionMs);
         boolean[] changed = {false};
         long[] written = {0};
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
@@ -307,7 +307,7 @@ public final class HotCleaner {
     }
 
     /** The filtered bytes must be exactly one batch with the original offsets; anything else is a bug, not data. */
-    private static void checkKept(TopicPartition tp, BatchInfo original, ByteBuffer filtered) {
+    static void checkKept(TopicPartition tp, BatchInfo original, ByteBuffer filtered) {
         MemoryRecords out = MemoryRecords.readableRecords(filtered.duplicate());
         int n = 0;
         for (RecordBatch b : out.batches()) {
@@ -320,46 +320,6 @@ public final class HotCleaner {
         if (n != 1) {
             throw new IllegalStateException(tp + ": cleaning batch " + original.baseOffset() + " produced " + n
                     + " batches");
-        }
-    }
-
-    /**
-     * Kafka's cleaner rule as a {@link MemoryRecords.RecordFilter}: keep a key's latest record, drop tombstones past
-     * their horizon, keep every batch (empty if need be). Remembers the earliest horizon of the tombstones it kept.
-     */
-    private static final class KeepLatest extends MemoryRecords.RecordFilter {
-        private final Map<ByteBuffer, Long> latest;
-        long nextHorizonMs = Long.MAX_VALUE;
-
-        KeepLatest(Map<ByteBuffer, Long> latest, long now, long deleteRetentionMs) {
-            super(now, deleteRetentionMs);
-            this.latest = latest;
-        }
-
-        @Override
-        protected BatchRetentionResult checkBatchRetention(RecordBatch batch) {
-            return new BatchRetentionResult(BatchRetention.RETAIN_EMPTY, false);
-        }
-
-        @Override
-        protected boolean shouldRetainRecord(RecordBatch batch, Record record) {
-            if (batch.isControlBatch() || batch.isTransactional() || !record.hasKey()) {
-                return true;
-            }
-            Long last = latest.get(record.key());
-            if (last == null || last != record.offset()) {
-                return false;
-            }
-            if (record.hasValue()) {
-                return true;
-            }
-            // A tombstone: kept until the horizon set when a pass first kept it (filterTo sets it on such batches).
-            long horizon = batch.deleteHorizonMs().orElse(currentTime + deleteRetentionMs);
-            if (horizon <= currentTime) {
-                return false;
-            }
-            nextHorizonMs = Math.min(nextHorizonMs, horizon);
-            return true;
         }
     }
 

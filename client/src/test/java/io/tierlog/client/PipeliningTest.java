@@ -1,0 +1,133 @@
+package io.tierlog.client;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The producer's requests in flight per partition ({@code maxInFlight}) through {@link FaultProxy} in front of the
+ * real service: several in flight at once, and Kafka's idempotent-producer guarantees kept through failures in the
+ * middle of the window (every record once, in send order, at the offset its future names).
+ */
+@Tag("slow")
+class PipeliningTest {
+    static TestService service;
+    static FaultProxy proxy;
+    static TierlogClient direct;
+    static TierlogClient viaProxy;
+
+    @BeforeAll
+    static void start() throws Exception {
+        service = TestService.shared();
+        proxy = new FaultProxy(service.url());
+        direct = service.adminClient();
+        viaProxy = TierlogClient.builder().url(proxy.url()).token(TestService.ADMIN_TOKEN)
+                .backoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20))).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        proxy.close();
+    }
+
+    private static ProducerConfig smallBatches() {
+        return ProducerConfig.defaults().withBackoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20)))
+                .withBatchBytes(8 * 1024);
+    }
+
+    @Test
+    void upToMaxInFlightRequestsOfOnePartitionAreInFlightAtOnce() throws Exception {
+        for (int maxInFlight : new int[]{5, 1}) {
+            String topic = TestService.uniqueName("in-flight-" + maxInFlight);
+            direct.admin().createTopic(topic, 1, null);
+            proxy.loseAnswerOfNext("/v1/topics/" + topic + "/records", 0); // arms the counters for this topic
+            proxy.maxConcurrent.set(0);
+            List<CompletableFuture<RecordMetadata>> sent = sendAll(viaProxy, smallBatches().withMaxInFlight(maxInFlight),
+                    topic, 2_000);
+            if (maxInFlight == 1) {
+                assertThat(proxy.maxConcurrent.get()).as("requests in flight with maxInFlight 1").isEqualTo(1);
+            } else {
+                assertThat(proxy.maxConcurrent.get()).as("requests in flight with maxInFlight 5").isBetween(2, 5);
+            }
+            assertInSendOrderOnce(topic, sent);
+        }
+    }
+
+    @Test
+    void aBatchRefusedInTheMiddleOfTheWindowIsAppendedBeforeTheBatchesBehindIt() throws Exception {
+        String topic = TestService.uniqueName("refused-in-window");
+        direct.admin().createTopic(topic, 1, null);
+        String path = "/v1/topics/" + topic + "/records";
+        try (Producer producer = viaProxy.producer(smallBatches())) {
+            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
+            sent.add(producer.send(ProducerRecord.of(topic, null, "v0")));
+            producer.flush(); // the service knows the producer now: the window opens to 5
+            // The next request is refused with 503 only after the 4 behind it reached the service, which must refuse
+            // them as out of order (their predecessor is missing); the producer then resends all five in order.
+            proxy.relayedStatuses.clear();
+            proxy.refuseNextHolding(path, 503, "hot-tier-full", 4);
+            for (int i = 1; i < 3_000; i++) {
+                sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
+            }
+            producer.flush();
+            assertThat(proxy.relayedStatuses.getOrDefault(409, new AtomicInteger()).get())
+                    .as("batches behind the refused one, refused by the service as out of order")
+                    .isGreaterThanOrEqualTo(4);
+            assertInSendOrderOnce(topic, sent);
+        }
+    }
+
+    @Test
+    void answersLostInTheMiddleOfTheWindowAppendNothingTwice() throws Exception {
+        String topic = TestService.uniqueName("lost-in-window");
+        direct.admin().createTopic(topic, 1, null);
+        try (Producer producer = viaProxy.producer(smallBatches())) {
+            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
+            sent.add(producer.send(ProducerRecord.of(topic, null, "v0")));
+            producer.flush();
+            proxy.loseAnswerOfNext("/v1/topics/" + topic + "/records", 4);
+            for (int i = 1; i < 3_000; i++) {
+                sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
+            }
+            producer.flush();
+            assertThat(proxy.lostAnswers.get()).isGreaterThanOrEqualTo(4);
+            assertThat(sent.stream().filter(f -> !f.isCompletedExceptionally()).map(CompletableFuture::join)
+                    .filter(RecordMetadata::duplicate)).as("answered from the service's memory of the lost ones")
+                    .isNotEmpty();
+            assertInSendOrderOnce(topic, sent);
+        }
+    }
+
+    private static List<CompletableFuture<RecordMetadata>> sendAll(TierlogClient client, ProducerConfig config,
+                                                                   String topic, int n) {
+        List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
+        try (Producer producer = client.producer(config)) {
+            for (int i = 0; i < n; i++) {
+                sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
+            }
+            producer.flush();
+        }
+        return sent;
+    }
+
+    /** Partition 0 of {@code topic} holds v0, v1, ... exactly once each, in send order, where the futures said. */
+    private static void assertInSendOrderOnce(String topic, List<CompletableFuture<RecordMetadata>> sent) {
+        assertThat(sent).allSatisfy(f -> assertThat(f).isCompleted().isNotCompletedExceptionally());
+        List<ConsumerRecord> log = ProduceConsumeTest.readAll(direct, topic, 1, sent.size(), true).get(0);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < sent.size(); i++) {
+            expected.add("v" + i);
+            assertThat(sent.get(i).join().offset()).as("offset of v%d", i).isEqualTo(i);
+        }
+        assertThat(log).extracting(ConsumerRecord::valueAsString).containsExactlyElementsOf(expected);
+    }
+}

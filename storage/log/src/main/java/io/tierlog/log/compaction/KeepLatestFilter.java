@@ -1,0 +1,56 @@
+package io.tierlog.log.compaction;
+
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * Kafka's cleaner rule as a {@link MemoryRecords.RecordFilter}: keep a key's latest record, drop tombstones past their
+ * horizon, keep every batch (empty if need be). Remembers the earliest horizon of the tombstones it kept. Used by the
+ * hot cleaner and by {@link SegmentCompaction} (the cold tier's cleaner). Not thread-safe: one filter per segment.
+ */
+final class KeepLatestFilter extends MemoryRecords.RecordFilter {
+    private final Map<ByteBuffer, Long> latest;
+    private final boolean absentKeyIsLatest;
+    long nextHorizonMs = Long.MAX_VALUE;
+
+    /**
+     * @param latest            key &rarr; offset of its latest record
+     * @param absentKeyIsLatest true when {@code latest} covers only the dirty part of the log (Kafka's cleaner): a key
+     *                          it does not hold occurs once in the already cleaned part, so that record is its latest
+     */
+    KeepLatestFilter(Map<ByteBuffer, Long> latest, boolean absentKeyIsLatest, long now, long deleteRetentionMs) {
+        super(now, deleteRetentionMs);
+        this.latest = latest;
+        this.absentKeyIsLatest = absentKeyIsLatest;
+    }
+
+    @Override
+    protected BatchRetentionResult checkBatchRetention(RecordBatch batch) {
+        return new BatchRetentionResult(BatchRetention.RETAIN_EMPTY, false);
+    }
+
+    @Override
+    protected boolean shouldRetainRecord(RecordBatch batch, Record record) {
+        if (batch.isControlBatch() || batch.isTransactional() || !record.hasKey()) {
+            return true;
+        }
+        Long last = latest.get(record.key());
+        if (last == null ? !absentKeyIsLatest : last != record.offset()) {
+            return false;
+        }
+        if (record.hasValue()) {
+            return true;
+        }
+        // A tombstone: kept until the horizon set when a pass first kept it (filterTo sets it on such batches).
+        long horizon = batch.deleteHorizonMs().orElse(currentTime + deleteRetentionMs);
+        if (horizon <= currentTime) {
+            return false;
+        }
+        nextHorizonMs = Math.min(nextHorizonMs, horizon);
+        return true;
+    }
+}

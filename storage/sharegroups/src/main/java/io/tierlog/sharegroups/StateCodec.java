@@ -1,0 +1,165 @@
+package io.tierlog.sharegroups;
+
+import io.tierlog.sharegroups.SharePartitionState.DeadLetter;
+import io.tierlog.sharegroups.SharePartitionState.InFlight;
+import io.tierlog.sharegroups.SharePartitionState.Status;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+/**
+ * The binary form of a share-partition's state file: a header (magic {@code TLSP}, format version, a random
+ * generation chosen at each write) and a body (the state, then a CRC32C of the body). The generation lets a process
+ * that wrote or read the file keep the decoded state and skip decoding when the file still carries that generation
+ * (no other process wrote since). Binary because the whole window is written on every commit: JSON made that write
+ * several times longer (ADR 0014). Files written as JSON by earlier builds are still read. Stateless and thread-safe.
+ */
+final class StateCodec {
+    static final int MAGIC = 0x544C5350; // "TLSP"
+    static final byte VERSION = 1;
+    /** Magic, version, generation. */
+    static final int HEADER_BYTES = 4 + 1 + 8;
+    private static final Status[] STATUSES = Status.values();
+
+    private StateCodec() {
+    }
+
+    /** The generation of a state file's content, or 0 for a file in the legacy JSON form (never cached). */
+    static long generation(byte[] file) {
+        if (!isBinary(file)) {
+            return 0;
+        }
+        return ByteBuffer.wrap(file, 5, 8).getLong();
+    }
+
+    /** Whether two state files hold the same state (their generations aside). */
+    static boolean sameBody(byte[] a, byte[] b) {
+        return isBinary(a) && isBinary(b)
+                && Arrays.equals(a, HEADER_BYTES, a.length, b, HEADER_BYTES, b.length);
+    }
+
+    static byte[] encode(SharePartitionState s, long generation) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(HEADER_BYTES + 40 + s.records.size() * 37);
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(MAGIC);
+            out.writeByte(VERSION);
+            out.writeLong(generation);
+            out.writeLong(s.incarnation);
+            out.writeLong(s.startOffset);
+            out.writeLong(s.endOffset);
+            out.writeInt(s.records.size());
+            for (Map.Entry<Long, InFlight> e : s.records.entrySet()) {
+                InFlight r = e.getValue();
+                out.writeLong(e.getKey());
+                out.writeByte(r.status.ordinal());
+                out.writeInt(r.deliveryCount);
+                out.writeLong(r.leaseUntilMs);
+                out.writeLong(r.leaseMs);
+                out.writeLong(r.availableAtMs);
+            }
+            out.writeInt(s.deadLetters.size());
+            for (DeadLetter d : s.deadLetters) {
+                out.writeLong(d.offset);
+                out.writeUTF(d.reason);
+                out.writeInt(d.deliveryCount);
+                out.writeUTF(d.topic);
+                out.writeInt(d.partition);
+                out.writeInt(d.sequence);
+            }
+            out.writeInt(s.deadLetterSequences.size());
+            for (Map.Entry<Integer, Integer> e : s.deadLetterSequences.entrySet()) {
+                out.writeInt(e.getKey());
+                out.writeInt(e.getValue());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot encode share-group state", e); // a byte array does not fail
+        }
+        byte[] withoutCrc = bytes.toByteArray();
+        CRC32C crc = new CRC32C();
+        crc.update(withoutCrc, HEADER_BYTES, withoutCrc.length - HEADER_BYTES);
+        byte[] file = Arrays.copyOf(withoutCrc, withoutCrc.length + 4);
+        ByteBuffer.wrap(file, withoutCrc.length, 4).putInt((int) crc.getValue());
+        return file;
+    }
+
+    /**
+     * The state a file holds.
+     *
+     * @throws UncheckedIOException for a file that is neither a whole binary state nor legacy JSON
+     */
+    static SharePartitionState decode(byte[] file) {
+        if (!isBinary(file)) {
+            return ShareGroupFiles.read(file, SharePartitionState.class);
+        }
+        try {
+            CRC32C crc = new CRC32C();
+            crc.update(file, HEADER_BYTES, file.length - HEADER_BYTES - 4);
+            ByteBuffer in = ByteBuffer.wrap(file);
+            if (in.getInt(file.length - 4) != (int) crc.getValue()) {
+                throw new UncheckedIOException(new IOException("corrupt share-group state: CRC mismatch"));
+            }
+            in.position(HEADER_BYTES);
+            SharePartitionState s = new SharePartitionState();
+            s.incarnation = in.getLong();
+            s.startOffset = in.getLong();
+            s.endOffset = in.getLong();
+            for (int i = in.getInt(); i > 0; i--) {
+                long offset = in.getLong();
+                InFlight r = new InFlight();
+                r.status = STATUSES[in.get()];
+                r.deliveryCount = in.getInt();
+                r.leaseUntilMs = in.getLong();
+                r.leaseMs = in.getLong();
+                r.availableAtMs = in.getLong();
+                s.records.put(offset, r);
+            }
+            for (int i = in.getInt(); i > 0; i--) {
+                DeadLetter d = new DeadLetter();
+                d.offset = in.getLong();
+                d.reason = utf(in);
+                d.deliveryCount = in.getInt();
+                d.topic = utf(in);
+                d.partition = in.getInt();
+                d.sequence = in.getInt();
+                s.deadLetters.add(d);
+            }
+            for (int i = in.getInt(); i > 0; i--) {
+                s.deadLetterSequences.put(in.getInt(), in.getInt());
+            }
+            return s;
+        } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
+            throw new UncheckedIOException(new IOException("corrupt share-group state: truncated", e));
+        }
+    }
+
+    private static boolean isBinary(byte[] file) {
+        return file.length >= HEADER_BYTES + 4 && ByteBuffer.wrap(file).getInt(0) == MAGIC && file[4] == VERSION;
+    }
+
+    /** Reads what {@link DataOutputStream#writeUTF} wrote (names and reasons: ASCII in practice). */
+    private static String utf(ByteBuffer in) {
+        int len = Short.toUnsignedInt(in.getShort());
+        byte[] b = new byte[len];
+        in.get(b);
+        try {
+            return new java.io.DataInputStream(new java.io.ByteArrayInputStream(prefixed(b))).readUTF();
+        } catch (IOException e) {
+            throw new UncheckedIOException("corrupt share-group state: bad text", e);
+        }
+    }
+
+    private static byte[] prefixed(byte[] b) {
+        byte[] out = new byte[b.length + 2];
+        out[0] = (byte) (b.length >>> 8);
+        out[1] = (byte) b.length;
+        System.arraycopy(b, 0, out, 2, b.length);
+        return out;
+    }
+}

@@ -1,0 +1,64 @@
+package io.tierlog.tiering;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of the cold cleaner ({@link ColdCompactor}) for metrics and benchmarks: partitions compacted, bytes of
+ * cold segments read (the input) and written, cold segments replaced, retired objects deleted after their grace,
+ * passes and their time. Thread-safe.
+ */
+public final class ColdCompactionStats {
+    private final LongAdder passes = new LongAdder();
+    private final LongAdder partitionsCompacted = new LongAdder();
+    private final LongAdder bytesRead = new LongAdder();
+    private final LongAdder bytesWritten = new LongAdder();
+    private final LongAdder segmentsReplaced = new LongAdder();
+    private final LongAdder retiredDeleted = new LongAdder();
+    private final LongAdder passNanos = new LongAdder();
+
+    void partition(long read, long written, int replaced) {
+        partitionsCompacted.increment();
+        bytesRead.add(read);
+        bytesWritten.add(written);
+        segmentsReplaced.add(replaced);
+    }
+
+    void retiredDeleted(int objects) {
+        retiredDeleted.add(objects);
+    }
+
+    void pass(long nanos) {
+        passes.increment();
+        passNanos.add(nanos);
+    }
+
+    public long passes() {
+        return passes.sum();
+    }
+
+    public long partitionsCompacted() {
+        return partitionsCompacted.sum();
+    }
+
+    /** Bytes of cold segments downloaded and filtered: the cleaner's input. */
+    public long bytesRead() {
+        return bytesRead.sum();
+    }
+
+    /** Bytes of compacted objects uploaded. */
+    public long bytesWritten() {
+        return bytesWritten.sum();
+    }
+
+    public long segmentsReplaced() {
+        return segmentsReplaced.sum();
+    }
+
+    public long retiredDeleted() {
+        return retiredDeleted.sum();
+    }
+
+    public double passSeconds() {
+        return passNanos.sum() / 1e9;
+    }
+}
