@@ -15,6 +15,8 @@ import java.util.Locale;
  * <p>Topic operations: create, describe, alter (config), delete, produce, fetch (records, offsets, stream, keys).
  * Group operations (consumer and share groups): read (offsets, lag, describe, heartbeat, lease, acks), commit
  * (offsets, offset reset, share-group config), delete. Share-group leases and acks also need fetch on the topic.
+ * Committing or resetting a group's offsets also needs fetch on every topic its body names; only the handler
+ * knows those (this table sees no body), so it checks them through the same authorizer.
  */
 public final class HttpRoutes {
     private static final List<Requirement> ADMIN = List.of(Requirement.of(Operation.ADMIN, Resource.CLUSTER));

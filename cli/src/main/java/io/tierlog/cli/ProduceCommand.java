@@ -50,7 +50,7 @@ final class ProduceCommand extends Leaf {
     Integer partition;
     @Option(names = {"-H", "--header"}, paramLabel = "NAME=VALUE", description = "A header on every record (repeatable).")
     Map<String, String> headers = new LinkedHashMap<>();
-    @Option(names = "--compression", paramLabel = "none|gzip")
+    @Option(names = "--compression", paramLabel = "none|gzip|snappy|lz4|zstd")
     String compression = "none";
     @Option(names = "--linger-ms", description = "Batching delay (default 5).")
     long lingerMs = 5;
@@ -60,7 +60,11 @@ final class ProduceCommand extends Leaf {
         Compression codec = switch (compression) {
             case "none" -> Compression.NONE;
             case "gzip" -> Compression.GZIP;
-            default -> throw new TierlogCli.UsageException("--compression must be none or gzip: " + compression);
+            case "snappy" -> Compression.SNAPPY;
+            case "lz4" -> Compression.LZ4;
+            case "zstd" -> Compression.ZSTD;
+            default -> throw new TierlogCli.UsageException("--compression must be none, gzip, snappy, lz4 or zstd: "
+                    + compression);
         };
         Map<String, byte[]> common = new LinkedHashMap<>();
         headers.forEach((k, v) -> common.put(k, v.getBytes(StandardCharsets.UTF_8)));

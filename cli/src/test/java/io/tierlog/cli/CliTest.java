@@ -96,7 +96,8 @@ class CliTest {
         for (int i = 0; i < 100; i++) {
             lines.append("user-").append(i % 5).append(':').append("event ").append(i).append('\n');
         }
-        Run produced = tierlog(lines.toString(), "produce", topic, "--key-separator", ":", "-o", "json");
+        Run produced = tierlog(lines.toString(), "produce", topic, "--key-separator", ":", "-o", "json",
+                "--compression", "zstd");
         assertThat(produced.code()).as(produced.err()).isZero();
         assertThat(produced.json().path("records").asLong()).isEqualTo(100);
 

@@ -14,7 +14,7 @@ public record ProducerRecord(String topic, Integer partition, byte[] key, byte[]
                              Long timestamp) {
     public ProducerRecord {
         Objects.requireNonNull(topic, "topic");
-        headers = headers == null ? Map.of() : new LinkedHashMap<>(headers);
+        headers = headers == null || headers.isEmpty() ? Map.of() : new LinkedHashMap<>(headers);
     }
 
     public static ProducerRecord of(String topic, byte[] key, byte[] value) {

@@ -85,8 +85,10 @@ class ShareGroupsLongPollTest {
     void anExpiringLeaseWakesAWaitingLease() throws Exception {
         String group = name("expired");
         String topic = oneRecordTopic(group, "{\"start\":\"earliest\"}");
-        lease(group, topic, "{\"leaseMs\":500}");
-        JsonPath got = waitingLease(group, topic).get();
+        lease(group, topic, "{\"leaseMs\":5000}");
+        CompletableFuture<JsonPath> waiting = waitingLease(group, topic);
+        assertThat(waiting).as("the request waits (else it found the record already expired)").isNotDone();
+        JsonPath got = waiting.get();
         assertThat(got.getList("records.value", Integer.class)).containsExactly(7);
         assertThat(got.getList("records.deliveryCount", Integer.class)).containsExactly(2);
     }
@@ -94,10 +96,12 @@ class ShareGroupsLongPollTest {
     @Test
     void theEndOfARedeliveryDelayWakesAWaitingLease() throws Exception {
         String group = name("delayed");
-        String topic = oneRecordTopic(group, "{\"start\":\"earliest\",\"redelivery.delay.ms\":700}");
+        String topic = oneRecordTopic(group, "{\"start\":\"earliest\",\"redelivery.delay.ms\":5000}");
         JsonPath first = lease(group, topic, "{\"leaseMs\":600000}");
         ack(group, topic, first.getString("records[0].lease"), "release");
-        JsonPath got = waitingLease(group, topic).get();
+        CompletableFuture<JsonPath> waiting = waitingLease(group, topic);
+        assertThat(waiting).as("the request waits (else the delay had already ended)").isNotDone();
+        JsonPath got = waiting.get();
         assertThat(got.getList("records.value", Integer.class)).containsExactly(7);
         assertThat(got.getList("records.deliveryCount", Integer.class)).containsExactly(2);
     }

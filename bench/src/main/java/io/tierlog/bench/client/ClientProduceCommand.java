@@ -1,121 +1,195 @@
 package io.tierlog.bench.client;
 
+import io.tierlog.bench.compare.BenchRun;
+import io.tierlog.bench.compare.Durability;
+import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.JitWarmup;
+import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.Payload;
+import io.tierlog.bench.compare.ProduceBody;
+import io.tierlog.bench.compare.ProduceSpec;
+import io.tierlog.bench.compare.Samples;
+import io.tierlog.bench.compare.TierlogService;
+import io.tierlog.bench.compare.TierlogSystem;
+import io.tierlog.bench.compare.Workspace;
+import io.tierlog.bench.kafka.KafkaBroker;
+import io.tierlog.bench.kafka.KafkaSystem;
 import io.tierlog.client.Producer;
+import io.tierlog.client.ProducerConfig;
 import io.tierlog.client.ProducerRecord;
 import io.tierlog.client.RecordMetadata;
 import io.tierlog.client.TierlogClient;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Properties;
-import java.util.UUID;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 
 /**
- * {@code tierlog-bench client-produce}: the client library's {@link Producer} (HTTP, record batches) against
- * kafka-clients' {@link KafkaProducer} (the service's Kafka listener), one after the other, against one running
- * service, with the same batching: unkeyed 1 KiB values into a fresh topic per run, linger 5 ms, 512 KiB batches,
- * idempotence on, no compression. Reports records/s per run, the medians and the client's ratio to Kafka's. Start
- * the service yourself (see docs/client.md, "Throughput").
+ * {@code tierlog-bench client-produce}: the client library's {@link Producer} beside the benchmark's own HTTP
+ * producer (the {@code compare} benchmark's: record batches built by kafka-clients, 5 requests in flight, one
+ * partition per request) against one packaged index-service, and kafka-clients' {@code KafkaProducer} against
+ * Kafka 4.4.0, in one run, taking turns. One producer each, unkeyed values into a fresh topic per trial, the same
+ * batching everywhere: 512 KiB batches (the HTTP producer: as many records per request), linger 5 ms, 5 requests in
+ * flight, idempotence on, no compression, page cache durability on both servers. The client runs twice: with its
+ * default {@code maxInFlight} 5 and with 1 (its behaviour before pipelining), so one run gives before and after.
  */
 @Command(name = "client-produce", mixinStandardHelpOptions = true,
-        description = "Tierlog's Java client Producer vs kafka-clients' KafkaProducer, against one running service.")
+        description = "Tierlog's Java client Producer vs the benchmark's HTTP producer (same service) and "
+                + "kafka-clients vs Kafka 4.4.0, side by side in one run.")
 public final class ClientProduceCommand implements Callable<Integer> {
-    @Option(names = "--url", description = "The service's HTTP address.")
-    String url = "http://127.0.0.1:8080";
-    @Option(names = "--kafka-bootstrap", description = "The service's Kafka listener.")
-    String bootstrap = "127.0.0.1:9092";
-    @Option(names = "--token", description = "Bearer token for HTTP (token mode).")
-    String token;
-    @Option(names = "--records")
-    int records = 200_000;
-    @Option(names = "--value-bytes")
-    int valueBytes = 1024;
-    @Option(names = "--partitions")
-    int partitions = 8;
-    @Option(names = "--runs")
-    int runs = 3;
+    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app",
+            description = "The packaged index-service (default: ${DEFAULT-VALUE}).")
+    Path app;
+    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs",
+            description = "Kafka 4.4.0's jars (default: ${DEFAULT-VALUE}).")
+    Path kafkaLibs;
+    @Option(names = "--work-dir", defaultValue = "bench/target/client-produce",
+            description = "Scratch directory (default: ${DEFAULT-VALUE}).")
+    Path work;
+    @Option(names = "--records", defaultValue = "200000", description = "Records per trial (default: ${DEFAULT-VALUE}).")
+    int records;
+    @Option(names = "--value-bytes", defaultValue = "1024", description = "Value size (default: ${DEFAULT-VALUE}).")
+    int valueBytes;
+    @Option(names = "--partitions", defaultValue = "8", description = "Partitions per topic (default: ${DEFAULT-VALUE}).")
+    int partitions;
+    @Option(names = "--runs", defaultValue = "5", description = "Trials per producer (default: ${DEFAULT-VALUE}).")
+    int runs;
+    @Option(names = "--warmup-seconds", defaultValue = "90",
+            description = "Longest JIT warm-up of both servers (default: ${DEFAULT-VALUE}).")
+    int warmupSeconds;
+    @Option(names = "--keep", description = "Keep the work directory (service and broker logs, data).")
+    boolean keep;
+
+    static final int BATCH_BYTES = 512 * 1024;
+    static final String CLIENT = "Tierlog client Producer (maxInFlight 5)";
+    static final String CLIENT_ONE = "Tierlog client Producer (maxInFlight 1, as before pipelining)";
+    static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
+    static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
+
+    @FunctionalInterface
+    private interface Trial {
+        double recordsPerSecond(String topic) throws Exception;
+    }
 
     @Override
     public Integer call() throws Exception {
-        TierlogClient client = TierlogClient.builder().url(url).token(token).build();
+        BenchRun setup = BenchRun.prepare(work, app);
+        Path workDir = setup.workDir();
         Payload payload = new Payload(valueBytes, 42);
-        double[] ours = new double[runs];
-        double[] kafkas = new double[runs];
-        for (int run = 0; run < runs; run++) {
-            ours[run] = clientRun(client, payload, topic(client, "client"));
-            kafkas[run] = kafkaRun(payload, topic(client, "kafka"));
-            System.out.printf("run %d: client %,.0f records/s, kafka-clients %,.0f records/s%n", run + 1, ours[run],
-                    kafkas[run]);
+        // Records per HTTP request of the benchmark's producer: a 512 KiB batch's worth.
+        int batchRecords = Math.max(1, BATCH_BYTES / (valueBytes + 16));
+        Map<String, List<Double>> results = new LinkedHashMap<>();
+        String warmup;
+        String loadSummary;
+        try (LoadSampler load = LoadSampler.start();
+             EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
+             KafkaBroker broker = KafkaBroker.start(setup.repo().resolve(kafkaLibs), workDir.resolve("kafka"), Map.of())) {
+            s3.createBucket("bench");
+            try (TierlogService service = TierlogService.start(setup.runJar(), workDir.resolve("tierlog"),
+                    Durability.NEVER, s3, "bench", List.of());
+                 KafkaSystem kafka = new KafkaSystem(broker)) {
+                TierlogSystem tierlog = new TierlogSystem(service, Clock.systemUTC());
+                TierlogClient client = TierlogClient.builder().url(service.baseUri().toString()).build();
+                Map<String, Trial> trials = new LinkedHashMap<>();
+                trials.put(CLIENT, topic -> clientRun(client, payload, topic, 5));
+                trials.put(CLIENT_ONE, topic -> clientRun(client, payload, topic, 1));
+                trials.put(BENCH_HTTP, topic -> tierlog.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
+                        payload), ProduceBody.RECORD_BATCHES).recordsPerSecond());
+                trials.put(KAFKA, topic -> kafka.produce(topic, new ProduceSpec(records, 1, batchRecords, 0, payload))
+                        .recordsPerSecond());
+                trials.keySet().forEach(k -> results.put(k, new ArrayList<>()));
+                int[] topics = {0};
+                JitWarmup.Outcome w = JitWarmup.untilQuiet(List.of(service.pid(), broker.pid()),
+                        Duration.ofSeconds(warmupSeconds), round -> {
+                            for (var t : trials.entrySet()) {
+                                t.getValue().recordsPerSecond(topic(t.getKey(), tierlog, kafka, topics));
+                            }
+                        });
+                warmup = w.toString();
+                Workspace.log("warm-up: " + warmup);
+                List<String> order = new ArrayList<>(trials.keySet());
+                for (int run = 1; run <= runs; run++) {
+                    StringBuilder line = new StringBuilder("run " + run + ":");
+                    for (String name : order) {
+                        double rps = trials.get(name).recordsPerSecond(topic(name, tierlog, kafka, topics));
+                        results.get(name).add(rps);
+                        line.append(String.format(Locale.ROOT, " %s %,.0f;", shortName(name), rps));
+                    }
+                    Workspace.log(line.toString());
+                    order.add(order.remove(0)); // take turns going first
+                }
+            }
+            loadSummary = load.summary();
+        } finally {
+            if (!keep) {
+                Workspace.deleteTree(workDir);
+            }
         }
-        double o = median(ours);
-        double k = median(kafkas);
-        System.out.printf("median: client %,.0f records/s (%.1f MB/s), kafka-clients %,.0f records/s (%.1f MB/s); "
-                + "ratio %.2f%n", o, o * valueBytes / 1e6, k, k * valueBytes / 1e6, o / k);
+        print(results, setup, loadSummary, warmup, batchRecords);
         return 0;
     }
 
-    private String topic(TierlogClient client, String side) {
-        String name = "bench-" + side + "-" + UUID.randomUUID().toString().substring(0, 8);
-        client.admin().createTopic(name, partitions, java.util.Map.of("segment.bytes", 1L << 30));
+    private String topic(String trial, TierlogSystem tierlog, KafkaSystem kafka, int[] counter) throws Exception {
+        String name = "client-produce-" + (++counter[0]);
+        if (trial.equals(KAFKA)) {
+            kafka.createTopic(name, partitions, Durability.NEVER);
+        } else {
+            tierlog.createTopic(name, partitions, Durability.NEVER);
+        }
         return name;
     }
 
-    private double clientRun(TierlogClient client, Payload payload, String topic) {
-        io.tierlog.client.ProducerConfig config = io.tierlog.client.ProducerConfig.defaults()
-                .withLinger(Duration.ofMillis(5)).withBatchBytes(512 * 1024).withBuffer(64L << 20,
-                        io.tierlog.client.ProducerConfig.WhenFull.BLOCK);
-        long start = System.nanoTime();
+    private double clientRun(TierlogClient client, Payload payload, String topic, int maxInFlight) {
+        ProducerConfig config = ProducerConfig.defaults().withLinger(Duration.ofMillis(5)).withBatchBytes(BATCH_BYTES)
+                .withBuffer(32L << 20, ProducerConfig.WhenFull.BLOCK).withMaxInFlight(maxInFlight);
         try (Producer producer = client.producer(config)) {
-            List<CompletableFuture<RecordMetadata>> last = new ArrayList<>();
+            producer.send(new ProducerRecord(topic, null, null, payload.bytes(0), null, null)).join(); // metadata
+            long start = System.nanoTime();
+            CompletableFuture<RecordMetadata> last = null;
             for (int i = 0; i < records; i++) {
-                CompletableFuture<RecordMetadata> f = producer.send(new ProducerRecord(topic, null, null,
-                        payload.bytes(i), null, null));
-                if (i == records - 1) {
-                    last.add(f);
-                }
+                last = producer.send(new ProducerRecord(topic, null, null, payload.bytes(i), null, null));
             }
             producer.flush();
-            last.forEach(CompletableFuture::join);
+            last.join();
+            return records / ((System.nanoTime() - start) / 1e9);
         }
-        return records / ((System.nanoTime() - start) / 1e9);
     }
 
-    private double kafkaRun(Payload payload, String topic) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
-        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L << 20);
-        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
-        long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-                new ByteArraySerializer())) {
-            Future<?> last = null;
-            for (int i = 0; i < records; i++) {
-                last = producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, payload.bytes(i)));
-            }
-            producer.flush();
-            last.get();
-        }
-        return records / ((System.nanoTime() - start) / 1e9);
+    private static String shortName(String name) {
+        return name.equals(CLIENT) ? "client" : name.equals(CLIENT_ONE) ? "client-1" : name.equals(BENCH_HTTP)
+                ? "bench-http" : "kafka";
     }
 
-    private static double median(double[] values) {
-        double[] s = values.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    private void print(Map<String, List<Double>> results, BenchRun setup, String load, String warmup,
+                       int batchRecords) {
+        System.out.printf(Locale.ROOT, "Run %s, git `%s`, %s x %s, took %d s; %s.%n%n", setup.started(), setup.git(),
+                setup.machine().get("nproc"), setup.machine().get("cpu"),
+                Duration.between(setup.started(), Instant.now()).toSeconds(), load);
+        System.out.printf(Locale.ROOT, "%d records of %d B per trial, %d partitions, one producer, %d trials each "
+                        + "taking turns, page cache durability (no fsync) on both servers; HTTP producer requests of %d "
+                        + "records. Warm-up: %s.%n%n", records, valueBytes, partitions, runs, batchRecords, warmup);
+        double client = new Samples(results.get(CLIENT)).median();
+        double bench = new Samples(results.get(BENCH_HTTP)).median();
+        double kafka = new Samples(results.get(KAFKA)).median();
+        System.out.println("| producer | records/s: median (range) | MB/s | client (maxInFlight 5) / this |");
+        System.out.println("|---|---|---|---|");
+        for (var e : results.entrySet()) {
+            Samples s = new Samples(e.getValue());
+            System.out.printf(Locale.ROOT, "| %s | %s | %.1f | %.2f |%n", e.getKey(), s.medianAndRange("%,.0f"),
+                    s.median() * valueBytes / 1e6, client / s.median());
+        }
+        System.out.printf(Locale.ROOT, "%nclient / benchmark HTTP producer: %.2f; client / kafka-clients+Kafka: %.2f; "
+                        + "client maxInFlight 5 / 1: %.2f%n", client / bench, client / kafka,
+                client / new Samples(results.get(CLIENT_ONE)).median());
     }
 }

@@ -364,8 +364,10 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
         System.out.printf(Locale.ROOT, "Topic of %d partitions, %d members before a death; session timeout %d ms and "
                         + "heartbeat interval %d ms on both (Kafka: `group.consumer.session.timeout.ms`, "
                         + "`group.consumer.heartbeat.interval.ms` and their minimums on the broker; Tierlog: "
-                        + "`sessionTimeoutMs` in the heartbeat, interval a third of it, plus the default "
-                        + "`tierlog.groups.max-clock-skew` of 1 s before expiry). Kafka 4.4.0: `group.protocol=consumer` "
+                        + "`sessionTimeoutMs` in the heartbeat, the interval the answers ask for: a third of it, "
+                        + "shorter while a member waits for partitions or another member's session is running out; "
+                        + "one instance, which expires a member it heard on its own clock, without the "
+                        + "`tierlog.groups.max-clock-skew` margin, ADR 0018). Kafka 4.4.0: `group.protocol=consumer` "
                         + "(KIP-848), each member in its own JVM, a death is `SIGKILL`; a Tierlog member is a thread of the benchmark "
                         + "that heartbeats over HTTP, a death is the thread stopping (no leave). No commits: a new "
                         + "owner reads from offset 0.%n%n",

@@ -101,6 +101,10 @@ public final class ShareCommand implements Callable<Integer> {
             description = "Lease (Tierlog leaseMs) and acquisition lock (Kafka share.record.lock.duration.ms) of the "
                     + "redelivery trials (default: ${DEFAULT-VALUE}).")
     long lockMs;
+    @Option(names = "--service-fsync", defaultValue = "NEVER",
+            description = "The index-service's tierlog.fsync, which share-group state follows too: NEVER (page cache, "
+                    + "as Kafka, whose share state is not fsynced either) or ALWAYS (default: ${DEFAULT-VALUE}).")
+    Durability serviceFsync;
     @Option(names = "--keep")
     boolean keep;
 
@@ -127,7 +131,7 @@ public final class ShareCommand implements Callable<Integer> {
             s3.createBucket("bench");
             shareVersion = enableShareGroups(broker.bootstrapServers());
             Workspace.log("Kafka " + broker.bootstrapServers() + ", " + shareVersion);
-            try (TierlogService service = TierlogService.start(runJar, workDir.resolve("tierlog"), Durability.NEVER, s3,
+            try (TierlogService service = TierlogService.start(runJar, workDir.resolve("tierlog"), serviceFsync, s3,
                     "bench", List.of());
                  KafkaSystem kafka = new KafkaSystem(broker);
                  Admin admin = admin(broker.bootstrapServers())) {
@@ -444,9 +448,10 @@ public final class ShareCommand implements Callable<Integer> {
                         + "the earliest offset, at most %d records per lease/poll; medians of %d drains per cell, the "
                         + "systems alternating. Kafka 4.4.0: %s; `KafkaShareConsumer`, implicit acknowledgement, "
                         + "`commitSync` at the end. Tierlog: `lease` (leaseMs 30000, waitMs 200) and one `acks` "
-                        + "request accepting the batch; index-service with fsync=never (its share state is fsynced on "
-                        + "every change regardless).%n%n", records, valueBytes, partitions, MAX_RECORDS, runs,
-                shareVersion);
+                        + "request accepting the batch; index-service with %s (share-group state follows it: written "
+                        + "to the page cache before each answer%s).%n%n", records, valueBytes, partitions, MAX_RECORDS,
+                runs, shareVersion, serviceFsync.tierlogSetting(),
+                serviceFsync == Durability.ALWAYS ? " and fsynced, group-committed" : ", not fsynced");
         System.out.println("| consumers | Kafka records/s: median (range) | Tierlog records/s: median (range) | Tierlog/Kafka |");
         System.out.println("|---|---|---|---|");
         for (int n : consumers) {

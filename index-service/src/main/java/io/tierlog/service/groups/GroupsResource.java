@@ -64,12 +64,15 @@ public class GroupsResource {
     private final GroupCoordinator coordinator;
     private final TopicStore topics;
     private final PartitionReads reads;
+    private final AccessControl access;
 
-    public GroupsResource(GroupOffsets groups, GroupCoordinator coordinator, TopicStore topics, PartitionReads reads) {
+    public GroupsResource(GroupOffsets groups, GroupCoordinator coordinator, TopicStore topics, PartitionReads reads,
+                          AccessControl access) {
         this.groups = groups;
         this.coordinator = coordinator;
         this.topics = topics;
         this.reads = reads;
+        this.access = access;
     }
 
     @PUT
@@ -78,7 +81,8 @@ public class GroupsResource {
     @Operation(summary = "Commit offsets", description = "Body {\"offsets\": [{\"topic\", \"partition\", \"offset\"}], "
             + "\"memberId\", \"memberEpoch\"}; offset = the next offset the group will read. 204. 416 offset-out-of-range "
             + "above the high watermark. While the group has members, a commit without memberId and memberEpoch, with "
-            + "another epoch, or for a partition the member does not hold: 409 fenced-member.")
+            + "another epoch, or for a partition the member does not hold: 409 fenced-member. Needs commit on the group "
+            + "and fetch on every topic named (403 forbidden naming the topic).")
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = ApiSchemas.OffsetCommit.class)))
     @APIResponse(responseCode = "204", description = "Committed, all or nothing")
@@ -87,7 +91,7 @@ public class GroupsResource {
     @APIResponse(responseCode = "409", ref = ProblemResponses.FENCED_MEMBER)
     @APIResponse(responseCode = "416", ref = ProblemResponses.OFFSET_OUT_OF_RANGE)
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
-    public Response commit(@PathParam("group") String group, byte[] body) {
+    public Response commit(@PathParam("group") String group, byte[] body, @Context RoutingContext ctx) {
         Names.requireValidGroup(group);
         ObjectNode req = Requests.object(body, BODY_FIELDS);
         JsonNode arr = req.get("offsets");
@@ -126,6 +130,7 @@ public class GroupsResource {
         }
         List<TopicPartition> partitions = offsets.stream()
                 .map(o -> new TopicPartition(Names.requireValidTopic(o.topic()), o.partition())).toList();
+        requireFetch(ctx, partitions.stream().map(TopicPartition::topic).toList());
         // The check and the append run under the group's lock: a partition cannot move between them.
         coordinator.commitAs(group, memberId, memberEpoch, partitions, () -> groups.commit(group, offsets));
         return Response.noContent().build();
@@ -234,7 +239,8 @@ public class GroupsResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Reset a group's offsets", description = "Body {\"topics\": [...], \"to\": \"earliest\" | "
             + "\"latest\" | \"timestamp\", \"timestamp\": epoch ms}; every partition of each topic. Answers as GET "
-            + "offsets. 409 group-not-empty while the group has members.")
+            + "offsets. 409 group-not-empty while the group has members. Needs commit on the group and fetch on every "
+            + "topic named (403 forbidden naming the topic).")
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = ApiSchemas.OffsetReset.class)))
     @APIResponse(responseCode = "200", description = "The group's committed offsets after the reset",
@@ -244,7 +250,7 @@ public class GroupsResource {
     @APIResponse(responseCode = "409", ref = ProblemResponses.GROUP_NOT_EMPTY)
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
-    public ObjectNode reset(@PathParam("group") String group, byte[] body) {
+    public ObjectNode reset(@PathParam("group") String group, byte[] body, @Context RoutingContext ctx) {
         Names.requireValidGroup(group);
         ObjectNode req = Requests.object(body, RESET_FIELDS);
         JsonNode topicsNode = req.get("topics");
@@ -259,12 +265,17 @@ public class GroupsResource {
         if (!"timestamp".equals(to) && req.has("timestamp")) {
             throw Requests.bad("timestamp", "timestamp is only for \"to\": \"timestamp\"");
         }
-        List<TopicMetadata> metas = new ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (int i = 0; i < topicsNode.size(); i++) {
             if (!topicsNode.get(i).isTextual()) {
                 throw Requests.bad("topics[" + i + "]", "topics[" + i + "] must be a string");
             }
-            metas.add(topics.get(TopicAdmin.requirePublic(topicsNode.get(i).asText())));
+            names.add(TopicAdmin.requirePublic(topicsNode.get(i).asText()));
+        }
+        requireFetch(ctx, names); // before the lookups: a 404 would tell an outsider which topics exist
+        List<TopicMetadata> metas = new ArrayList<>();
+        for (String name : names) {
+            metas.add(topics.get(name));
         }
         coordinator.whileEmpty(group, () -> {
             List<CommittedOffset> offsets = new ArrayList<>();
@@ -283,6 +294,16 @@ public class GroupsResource {
             return null;
         });
         return offsets(group);
+    }
+
+    /**
+     * The route needs commit on the group (checked by the access filter, docs/api.md); moving a group's offsets on a
+     * topic also needs read access to that topic, as Kafka's OffsetCommit does, and only the body names the topics.
+     */
+    private void requireFetch(RoutingContext ctx, List<String> topicNames) {
+        for (String topic : new java.util.TreeSet<>(topicNames)) {
+            access.require(ctx, io.tierlog.access.Operation.FETCH, Resource.topic(topic));
+        }
     }
 
     private static TierlogException unknownGroup(String group) {

@@ -3,6 +3,7 @@ package io.tierlog.service.sharegroups;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 import io.tierlog.ingest.IngestService;
+import io.tierlog.log.FsyncPolicy;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.PartitionReads;
@@ -34,7 +35,8 @@ public class ShareGroupsSetup {
     @Singleton
     ShareGroups shareGroups(TierlogConfig config, IngestService ingest, Clock clock) {
         ShareGroups shares = new ShareGroups(config.dataDir(), ingest.topics(), records, ingest, clock,
-                config.share().maxInFlightRecords(), config.groups().maxClockSkew(), metrics);
+                config.share().maxInFlightRecords(), config.groups().maxClockSkew(), metrics,
+                FsyncPolicy.parse(config.fsync()));
         metrics.bind(shares);
         return shares;
     }

@@ -19,6 +19,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -34,12 +35,19 @@ import java.util.function.Supplier;
  * to give up that its last heartbeat still listed in {@code ownedPartitions}. A partition is granted only when no
  * other member holds it, so it moves only after its owner stopped listing it, left, or expired.
  *
- * <p><b>Expiry and clocks:</b> {@code lastHeartbeatMs} is the receiving process's clock. A member expires when the
- * deciding process's clock passes {@code lastHeartbeatMs + sessionTimeoutMs + maxClockSkew}, so with clocks
- * apart by at most {@code maxClockSkew} no process expires a member before a full session timeout has really
- * passed since its heartbeat arrived. A client must stop consuming once {@code sessionTimeoutMs} passed since it
- * <i>sent</i> its last answered heartbeat (measured on its own monotonic clock), which is earlier. Commits are
- * checked under the same lock ({@link #commitAs}), so a member that was fenced or expired cannot commit.
+ * <p><b>Expiry and clocks:</b> a member's session runs from the arrival of its last heartbeat. The instance that
+ * received it expires the member once {@code sessionTimeoutMs} has passed on its own monotonic clock (one clock,
+ * no skew to allow for, immune to wall-clock steps); any other instance only once its wall clock passes
+ * {@code lastHeartbeatMs + sessionTimeoutMs + maxClockSkew}, so with clocks apart by at most {@code maxClockSkew}
+ * no instance expires a member before a full session timeout has really passed since its heartbeat arrived. A
+ * client must stop consuming once {@code sessionTimeoutMs} passed since it <i>sent</i> its last answered heartbeat
+ * (measured on its own monotonic clock), which is no later than either. Commits are checked under the same lock
+ * ({@link #commitAs}), so a member that was fenced or expired cannot commit (ADR 0018).
+ *
+ * <p><b>Prompt reassignment:</b> the answer's {@code heartbeatIntervalMs} is the usual third of the session timeout,
+ * shortened (a) while the member waits for partitions another member still holds, and (b) when another member has
+ * missed its heartbeats and will expire before this member's next one: the member then heartbeats just after that
+ * expiry and takes its share of the dead member's partitions at once (ADR 0018).
  *
  * <p>Thread-safe.
  */
@@ -48,22 +56,52 @@ public final class GroupCoordinator {
     public static final long MAX_SESSION_TIMEOUT_MS = 30 * 60_000L;
     /** Heartbeats come a third of the session timeout apart, at most this far apart. */
     public static final long MAX_HEARTBEAT_INTERVAL_MS = 5_000;
+    /** The shortest interval an answer asks for: a member never polls in a tight loop. */
+    static final long MIN_HEARTBEAT_INTERVAL_MS = 10;
+    /** How long after a silent member's expiry the others are asked to heartbeat: scheduling slack. */
+    static final long AFTER_EXPIRY_MS = 10;
 
     private final GroupStateStore store;
     private final PartitionCounts partitionCounts;
     private final Clock clock;
+    private final LongSupplier monotonicMs;
     private final long maxClockSkewMs;
+    /** Names this coordinator in the state it writes: its monotonic readings mean something to itself only. */
+    private final String instanceId = UUID.randomUUID().toString();
 
     /**
-     * @param maxClockSkew how far apart the clocks of the processes sharing the volume may be; added to every
-     *                     session timeout before a member is expired
+     * As {@link #GroupCoordinator(GroupStateStore, PartitionCounts, Clock, Duration, LongSupplier)} with the
+     * monotonic clock {@link #monotonicOf(Clock)} gives for {@code clock}.
      */
     public GroupCoordinator(GroupStateStore store, PartitionCounts partitionCounts, Clock clock,
                             Duration maxClockSkew) {
+        this(store, partitionCounts, clock, maxClockSkew, monotonicOf(clock));
+    }
+
+    /**
+     * @param clock        wall clock: {@code lastHeartbeatMs}, and expiry of members another instance heard
+     * @param maxClockSkew how far apart the clocks of the processes sharing the volume may be; added to the session
+     *                     timeout before a member another instance heard is expired
+     * @param monotonicMs  this process's monotonic time in ms: expiry of members this coordinator heard
+     */
+    public GroupCoordinator(GroupStateStore store, PartitionCounts partitionCounts, Clock clock,
+                            Duration maxClockSkew, LongSupplier monotonicMs) {
         this.store = store;
         this.partitionCounts = partitionCounts;
         this.clock = clock;
         this.maxClockSkewMs = maxClockSkew.toMillis();
+        this.monotonicMs = monotonicMs;
+    }
+
+    /**
+     * The monotonic time that goes with {@code clock}: {@link System#nanoTime()} for the system clock (which NTP may
+     * step), the clock itself for any other (a test's manual clock is its own monotonic time).
+     */
+    public static LongSupplier monotonicOf(Clock clock) {
+        if (clock.equals(Clock.systemUTC()) || clock.equals(Clock.systemDefaultZone())) {
+            return () -> System.nanoTime() / 1_000_000;
+        }
+        return clock::millis;
     }
 
     /**
@@ -89,7 +127,7 @@ public final class GroupCoordinator {
                 && hb.memberEpoch() >= 0;
         validate(keepSession ? hb.withSessionTimeout(MIN_SESSION_TIMEOUT_MS) : hb);
         return store.update(group, s -> {
-            long now = clock.millis();
+            Now now = now();
             boolean retarget = expire(s, now);
             if (hb.memberEpoch() == Heartbeat.LEAVE) {
                 GroupState.Member m = s.members.remove(requireMember(s, hb.memberId()).memberId);
@@ -125,7 +163,9 @@ public final class GroupCoordinator {
                             Map.of("memberId", m.memberId, "memberEpoch", m.memberEpoch));
                 }
             }
-            m.lastHeartbeatMs = now;
+            m.lastHeartbeatMs = now.wallMs;
+            m.heardBy = instanceId;
+            m.heardAtMonotonicMs = now.monotonicMs;
             if (!keepSession) {
                 m.sessionTimeoutMs = hb.sessionTimeoutMs();
             }
@@ -139,7 +179,7 @@ public final class GroupCoordinator {
                 retarget(s);
             }
             reconcile(s, m, owned(hb));
-            return new HeartbeatAnswer(m.memberId, m.memberEpoch, heartbeatInterval(m.sessionTimeoutMs),
+            return new HeartbeatAnswer(m.memberId, m.memberEpoch, nextHeartbeatIn(s, m, now),
                     GroupState.toList(m.assigned));
         });
     }
@@ -173,7 +213,7 @@ public final class GroupCoordinator {
                            Runnable commit) {
         Names.requireValidGroup(group);
         store.update(group, s -> {
-            if (expire(s, clock.millis())) {
+            if (expire(s, now())) {
                 retarget(s);
             }
             GroupState.Member m = requireMember(s, memberId);
@@ -199,7 +239,7 @@ public final class GroupCoordinator {
             return Optional.empty(); // a look at a group that never had members creates nothing
         }
         return store.update(group, s -> {
-            if (expire(s, clock.millis())) {
+            if (expire(s, now())) {
                 retarget(s);
             }
             if (s.members.isEmpty() && s.groupEpoch == 0) {
@@ -220,7 +260,7 @@ public final class GroupCoordinator {
                          Runnable commit) {
         Names.requireValidGroup(group);
         store.update(group, s -> {
-            if (expire(s, clock.millis())) {
+            if (expire(s, now())) {
                 retarget(s);
             }
             if (!s.members.isEmpty()) {
@@ -280,7 +320,7 @@ public final class GroupCoordinator {
     }
 
     private void requireEmpty(String group, GroupState s) {
-        if (expire(s, clock.millis())) {
+        if (expire(s, now())) {
             retarget(s);
         }
         if (!s.members.isEmpty()) {
@@ -293,17 +333,58 @@ public final class GroupCoordinator {
         return Math.max(1, Math.min(MAX_HEARTBEAT_INTERVAL_MS, sessionTimeoutMs / 3));
     }
 
-    /** Removes members whose session expired by this process's clock; true if any was. */
-    private boolean expire(GroupState s, long now) {
+    /** Removes members whose session expired as this instance can tell; true if any was. */
+    private boolean expire(GroupState s, Now now) {
         boolean any = false;
         for (Iterator<GroupState.Member> it = s.members.values().iterator(); it.hasNext(); ) {
-            GroupState.Member m = it.next();
-            if (now > m.lastHeartbeatMs + m.sessionTimeoutMs + maxClockSkewMs) {
+            if (sessionLeftMs(it.next(), now) < 0) {
                 it.remove();
                 any = true;
             }
         }
         return any;
+    }
+
+    /**
+     * How long until this instance may expire {@code m} (negative: it may now). Measured on this process's monotonic
+     * clock when this coordinator heard its last heartbeat; otherwise on the wall clock with the skew margin, since
+     * another instance's clock wrote {@code lastHeartbeatMs}.
+     */
+    private long sessionLeftMs(GroupState.Member m, Now now) {
+        if (instanceId.equals(m.heardBy)) {
+            return m.heardAtMonotonicMs + m.sessionTimeoutMs - now.monotonicMs;
+        }
+        return m.lastHeartbeatMs + m.sessionTimeoutMs + maxClockSkewMs - now.wallMs;
+    }
+
+    /**
+     * The {@code heartbeatIntervalMs} to answer {@code m}: the usual interval, shortened to a tenth of it while
+     * {@code m} waits for partitions others still hold (they come as soon as the holders' next heartbeats release
+     * them), and to just past the expiry of any member that missed two heartbeats and would expire before
+     * {@code m}'s next one (so {@code m} takes its share of that member's partitions at once, not a heartbeat later).
+     */
+    private long nextHeartbeatIn(GroupState s, GroupState.Member m, Now now) {
+        long usual = heartbeatInterval(m.sessionTimeoutMs);
+        long next = usual;
+        if (!GroupState.toSet(m.assigned).containsAll(GroupState.toSet(m.target))) {
+            next = Math.max(MIN_HEARTBEAT_INTERVAL_MS, usual / 10);
+        }
+        for (GroupState.Member o : s.members.values()) {
+            long left = sessionLeftMs(o, now);
+            boolean silent = o.sessionTimeoutMs - left > 2 * heartbeatInterval(o.sessionTimeoutMs);
+            if (o != m && silent && left + 1 + AFTER_EXPIRY_MS < next) {
+                next = Math.max(MIN_HEARTBEAT_INTERVAL_MS, left + 1 + AFTER_EXPIRY_MS);
+            }
+        }
+        return Math.min(usual, next);
+    }
+
+    private Now now() {
+        return new Now(clock.millis(), monotonicMs.getAsLong());
+    }
+
+    /** One reading of both clocks, taken once per call under the group's lock. */
+    private record Now(long wallMs, long monotonicMs) {
     }
 
     private Map<String, Integer> currentCounts(GroupState s) {

@@ -31,7 +31,12 @@ final class GroupState {
         public String memberId;
         public String clientId;
         public int memberEpoch;
+        /** Wall-clock epoch ms of the receiving instance when the last heartbeat arrived (for people and other instances). */
         public long lastHeartbeatMs;
+        /** The coordinator instance that received the last heartbeat ({@link GroupCoordinator}'s instance id). */
+        public String heardBy;
+        /** That instance's monotonic ms when the last heartbeat arrived: meaningful to {@link #heardBy} only. */
+        public long heardAtMonotonicMs;
         public long sessionTimeoutMs;
         public TreeSet<String> topics = new TreeSet<>();
         /** Where the assignor wants this member's partitions to be. */

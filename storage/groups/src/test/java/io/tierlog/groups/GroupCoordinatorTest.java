@@ -134,16 +134,16 @@ class GroupCoordinatorTest {
     }
 
     @Test
-    void anExpiredMembersPartitionsMoveAfterSessionTimeoutPlusSkewAndItMustRejoin() {
+    void theInstanceThatHeardAMemberLastExpiresItAfterTheSessionTimeoutAndItMustRejoin() {
         HeartbeatAnswer a = coordinator.heartbeat("g", join());
         HeartbeatAnswer b = coordinator.heartbeat("g", join());
         a = beat(a);
         a = beat(a);
         b = beat(b);
-        // a stops heartbeating; b goes on.
-        clock.advanceMillis(SESSION + SKEW.toMillis());
+        // a stops heartbeating; b goes on. This coordinator heard a last: one clock, no skew margin.
+        clock.advanceMillis(SESSION);
         b = beat(b);
-        assertThat(parts(b)).as("not expired before timeout + skew").hasSize(3);
+        assertThat(parts(b)).as("not expired before the session timeout").hasSize(3);
         clock.advanceMillis(1);
         b = beat(b);
         assertThat(parts(b)).containsExactly(0, 1, 2, 3, 4, 5);
@@ -151,6 +151,98 @@ class GroupCoordinatorTest {
         assertThatThrownBy(() -> beat(dead)).extracting(e -> ((TierlogException) e).type())
                 .isEqualTo(ErrorType.UNKNOWN_MEMBER);
         assertThat(coordinator.describe("g").orElseThrow().members()).hasSize(1);
+    }
+
+    @Test
+    void anotherInstanceExpiresAMemberOnlyAfterTheSessionTimeoutPlusSkew() {
+        ManualClock behind = new ManualClock(clock.millis() - SKEW.toMillis());
+        GroupCoordinator other = new GroupCoordinator(new GroupStateStore(dir), t -> counts.getOrDefault(t, 0), behind,
+                SKEW);
+        HeartbeatAnswer a = coordinator.heartbeat("g", join());
+        HeartbeatAnswer b = other.heartbeat("g", join());
+        a = beat(a);
+        a = beat(a);
+        b = other.heartbeat("g", beat(b, b.assignment()));
+        // a, heard last by the first coordinator, stops; b heartbeats to the other one, whose clock is a second
+        // behind and so reads a's lastHeartbeatMs as a second in its future.
+        for (long step : new long[]{4_000, 4_000, 3_000}) {
+            clock.advanceMillis(step);
+            behind.advanceMillis(step);
+            b = other.heartbeat("g", beat(b, b.assignment()));
+        }
+        assertThat(parts(b)).as("11 s: another instance waits for the session timeout plus the skew").hasSize(3);
+        clock.advanceMillis(SKEW.toMillis());
+        behind.advanceMillis(SKEW.toMillis());
+        b = other.heartbeat("g", beat(b, b.assignment()));
+        assertThat(parts(b)).as("12 s: its clock, a second behind, reads a's session + skew as just over").hasSize(3);
+        clock.advanceMillis(1);
+        behind.advanceMillis(1);
+        b = other.heartbeat("g", beat(b, b.assignment()));
+        assertThat(parts(b)).containsExactly(0, 1, 2, 3, 4, 5);
+    }
+
+    @Test
+    void aWallClockStepDoesNotExpireAMemberEarly() {
+        ManualClock wall = new ManualClock(clock.millis());
+        // the wall clock jumps ahead by a minute (NTP); the monotonic clock (the test's clock) does not
+        GroupCoordinator stepped = new GroupCoordinator(new GroupStateStore(dir), t -> counts.getOrDefault(t, 0), wall,
+                SKEW, clock::millis);
+        HeartbeatAnswer a = stepped.heartbeat("g", join());
+        HeartbeatAnswer b = stepped.heartbeat("g", join());
+        a = stepped.heartbeat("g", beat(a, a.assignment()));
+        a = stepped.heartbeat("g", beat(a, a.assignment()));
+        b = stepped.heartbeat("g", beat(b, b.assignment()));
+        assertThat(parts(b)).hasSize(3);
+        wall.advanceMillis(60_000);
+        clock.advanceMillis(SESSION / 2);
+        b = stepped.heartbeat("g", beat(b, b.assignment()));
+        assertThat(parts(b)).as("a's session has half its time left").hasSize(3);
+        assertThat(stepped.heartbeat("g", beat(a, a.assignment())).memberId()).isEqualTo(a.memberId());
+    }
+
+    @Test
+    void whenAMemberFallsSilentTheOthersAreAskedToHeartbeatJustAfterItExpires() {
+        HeartbeatAnswer a = coordinator.heartbeat("g", join());
+        HeartbeatAnswer b = coordinator.heartbeat("g", join());
+        a = beat(a);
+        a = beat(a);
+        b = beat(b);
+        long usual = SESSION / 3;
+        assertThat(b.heartbeatIntervalMs()).as("a stable group: the usual third of the session").isEqualTo(usual);
+        // a falls silent; b heartbeats on time. Once a would expire before b's next heartbeat, b is asked to come
+        // back just after a's expiry, and then gets a's partitions.
+        clock.advanceMillis(usual);
+        b = beat(b);
+        assertThat(b.heartbeatIntervalMs()).as("a missed one heartbeat: not yet a suspect").isEqualTo(usual);
+        clock.advanceMillis(usual);
+        b = beat(b);
+        assertThat(b.heartbeatIntervalMs()).as("a expires %d ms from now", SESSION - 2 * usual)
+                .isEqualTo(usual);
+        clock.advanceMillis(usual - 500);
+        b = beat(b);
+        long left = SESSION - (3 * usual - 500);
+        assertThat(b.heartbeatIntervalMs()).as("just after a's expiry, %d ms from now", left)
+                .isEqualTo(left + 1 + GroupCoordinator.AFTER_EXPIRY_MS);
+        assertThat(parts(b)).hasSize(3);
+        clock.advanceMillis(b.heartbeatIntervalMs());
+        b = beat(b);
+        assertThat(parts(b)).as("b took a's partitions at the hinted heartbeat").containsExactly(0, 1, 2, 3, 4, 5);
+        assertThat(b.heartbeatIntervalMs()).isEqualTo(usual);
+    }
+
+    @Test
+    void aMemberWaitingForPartitionsHeartbeatsSoonerUntilItHasThem() {
+        HeartbeatAnswer a = coordinator.heartbeat("g", join());
+        a = beat(a);
+        HeartbeatAnswer b = coordinator.heartbeat("g", join());
+        assertThat(parts(b)).as("a still holds everything").isEmpty();
+        assertThat(b.heartbeatIntervalMs()).as("pending: a tenth of the usual").isEqualTo(SESSION / 3 / 10);
+        a = beat(a); // a is told to give three up
+        a = beat(a); // and does
+        b = beat(b);
+        assertThat(parts(b)).hasSize(3);
+        assertThat(b.heartbeatIntervalMs()).isEqualTo(SESSION / 3);
+        assertThat(a.heartbeatIntervalMs()).isEqualTo(SESSION / 3);
     }
 
     @Test

@@ -22,9 +22,11 @@ import java.util.function.Function;
  * EFS honour it across hosts; the kernel drops it when a process dies), taken after a per-file JVM mutex (a JVM may
  * not hold two locks on one file). Nothing is cached: every {@link #update} reads the file.
  *
- * <p>Durability: {@link Session#write} replaces the file by temp file, fsync, rename and directory fsync
- * ({@link AtomicFiles#replace}) before it returns, so an answer built after it survives a crash, and a reader sees the
- * whole old or the whole new content. A session may write several times (a change that must be durable before a side
+ * <p>Durability: with {@code fsync}, {@link Session#write} replaces the file by temp file, fsync, rename and directory
+ * fsync ({@link AtomicFiles#replace}) before it returns, so an answer built after it survives a crash of the process
+ * and of the machine; without, by temp file and rename only, so it survives a crash of the process (the content is
+ * in the kernel's page cache), as records do under {@code tierlog.fsync} {@code interval} and {@code never}. Either
+ * way a reader sees the whole old or the whole new content. A session may write several times (a change that must be durable before a side
  * effect, then the outcome). The {@code .lock} file is never deleted while the directory lives.
  */
 final class LockedStateFile {
@@ -32,10 +34,12 @@ final class LockedStateFile {
 
     private final Path file;
     private final Path lock;
+    private final boolean fsync;
 
-    LockedStateFile(Path file) {
+    LockedStateFile(Path file, boolean fsync) {
         this.file = file;
         this.lock = file.resolveSibling(file.getFileName() + ".lock");
+        this.fsync = fsync;
     }
 
     /** The locked view of the file during one {@link #update}. */
@@ -66,7 +70,11 @@ final class LockedStateFile {
 
                     @Override
                     public void write(byte[] bytes) {
-                        AtomicFiles.replace(file, bytes);
+                        if (fsync) {
+                            AtomicFiles.replace(file, bytes);
+                        } else {
+                            replaceInPageCache(file, bytes);
+                        }
                     }
 
                     @Override
@@ -85,6 +93,23 @@ final class LockedStateFile {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lock a share-group state file", e);
+        }
+    }
+
+    /** Temp file and atomic rename, no fsync: whole old or whole new content, durable against a process crash. */
+    private static void replaceInPageCache(Path target, byte[] bytes) {
+        Path tmp = target.resolveSibling(AtomicFiles.TEMP_PREFIX + java.util.UUID.randomUUID());
+        try {
+            Files.write(tmp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.move(tmp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // a leftover temp file is never read as state
+            }
+            throw new UncheckedIOException("cannot write a share-group state file", e);
         }
     }
 

@@ -25,18 +25,25 @@ final class ShareGroupFiles {
     static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path root;
+    private final boolean fsync;
 
     ShareGroupFiles(Path dataDir) {
+        this(dataDir, true);
+    }
+
+    /** @param fsync whether share-partition state writes are fsynced ({@link LockedStateFile}); config always is */
+    ShareGroupFiles(Path dataDir, boolean fsync) {
         this.root = dataDir.resolve(DIR);
+        this.fsync = fsync;
     }
 
     LockedStateFile config(String group) {
-        return new LockedStateFile(groupDir(group).resolve("config.json"));
+        return new LockedStateFile(groupDir(group).resolve("config.json"), true);
     }
 
     LockedStateFile partition(String group, TopicPartition tp) {
         return new LockedStateFile(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))
-                .resolve(tp.partition() + ".json"));
+                .resolve(tp.partition() + ".json"), fsync);
     }
 
     /** The share-partitions of {@code group} with a state file, by topic. */

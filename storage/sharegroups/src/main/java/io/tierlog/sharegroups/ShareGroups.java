@@ -6,6 +6,7 @@ import io.tierlog.ingest.ProduceRecord;
 import io.tierlog.ingest.ProduceRequest;
 import io.tierlog.ingest.ProducerRef;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.Header;
@@ -40,7 +41,8 @@ import java.util.function.Function;
  * ({@link ShareGroupFiles}), so any number of processes on the hot volume serve the same groups, and a process that
  * dies holds nothing. Thread-safe.
  *
- * <p>Durability: a lease or an ack is in the state file (fsynced) before the call returns, so a crash loses nothing
+ * <p>Durability: a lease or an ack is in the state file before the call returns (fsynced under the fsync policy
+ * {@code always}; in the page cache under {@code interval} and {@code never}, like records), so a crash loses nothing
  * answered. A record archived with a dead-letter topic set is first written into the state as a pending dead letter
  * with its dead-letter partition and an idempotent-producer sequence, then produced through {@link IngestService}
  * (durable by the fsync policy), then removed from the pending list, all before the call returns. A crash between
@@ -77,10 +79,20 @@ public final class ShareGroups {
      */
     public ShareGroups(Path dataDir, TopicStore topics, ShareRecords records, IngestService ingest, Clock clock,
                        int maxInFlight, Duration clockSkew, ShareMeters meters) {
+        this(dataDir, topics, records, ingest, clock, maxInFlight, clockSkew, meters, FsyncPolicy.ALWAYS);
+    }
+
+    /**
+     * @param fsync as {@code tierlog.fsync} for records: {@code always} fsyncs every share-partition state write
+     *              before the answer (a lease or ack survives a machine loss); {@code interval} and {@code never} write
+     *              it to the page cache before the answer (it survives a crash of the process, not of the machine)
+     */
+    public ShareGroups(Path dataDir, TopicStore topics, ShareRecords records, IngestService ingest, Clock clock,
+                       int maxInFlight, Duration clockSkew, ShareMeters meters, FsyncPolicy fsync) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("tierlog.share.max-in-flight-records must be >= 1: " + maxInFlight);
         }
-        this.files = new ShareGroupFiles(dataDir);
+        this.files = new ShareGroupFiles(dataDir, fsync == FsyncPolicy.ALWAYS);
         this.topics = topics;
         this.records = records;
         this.ingest = ingest;
