@@ -234,6 +234,37 @@ class ProduceRequestParserTest {
                 + "\", \"epoch\": 32767, \"sequence\": 2147483647}}").producer()).isPresent();
     }
 
+    @Test
+    void stringValuesKeepTheirExactSpanWhereverTheyStandInTheRecord() {
+        // A string value's end is taken from where the parser's next token starts: whitespace, commas, escaped
+        // quotes and backslashes before it, a value last in its record or followed by other fields.
+        ProduceRequest r = parse("{\"records\": [{\"value\" : \"x\\\"y\\\\\" ,\n \"key\":\"k\"},"
+                + " {\"key\": \"k\", \"value\":\"\\\\\"\t},{\"value\":\"\"},"
+                + " {\"value\": \"caf\u00e9 \\u00e9\", \"headers\": {\"h\": \"v\"}, \"partition\": 1}]}");
+        assertThat(r.records()).extracting(x -> text(x.value()))
+                .containsExactly("\"x\\\"y\\\\\"", "\"\\\\\"", "\"\"", "\"caf\u00e9 \\u00e9\"");
+        assertThat(text(r.records().get(0).key())).isEqualTo("k");
+        assertThat(r.records().get(3).partition()).isEqualTo(1);
+        // base64 values may escape their slashes (JSON allows "\/"); they decode as the unescaped text.
+        ProduceRequest b = parse("{\"encoding\": \"base64\", \"records\": [{\"value\": \"YS\\/j\"}, {\"value\": \"YWJj\"}]}");
+        assertThat(b.records().get(0).value()).isEqualTo(Base64.getDecoder().decode("YS/j"));
+        assertThat(text(b.records().get(1).value())).isEqualTo("abc");
+        ProduceRequest after = parse("{\"records\": [{\"value\": \"YS\\/j\"}], \"encoding\": \"base64\"}");
+        assertThat(after.records().get(0).value()).as("encoding after the records").isEqualTo(Base64.getDecoder().decode("YS/j"));
+    }
+
+    @Test
+    void anUnterminatedOrBrokenStringValueIsABadRequestOfTheBody() {
+        for (String body : new String[]{"{\"records\": [{\"value\": \"abc", "{\"records\": [{\"value\": \"a\u0001b\"}]}",
+                "{\"records\": [{\"value\": \"abc\" \"key\": \"k\"}]}"}) {
+            TierlogException e = catchThrowableOfType(TierlogException.class, () -> parse(body));
+            assertThat(e).as(body).isNotNull();
+            assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+            assertThat(e.extra()).containsEntry("field", "body");
+            assertThat(e.getMessage()).startsWith("body is not valid JSON");
+        }
+    }
+
     private ProduceRequest parse(String body) {
         return parser.parse(body.getBytes(StandardCharsets.UTF_8));
     }

@@ -12,7 +12,10 @@ import io.tierlog.service.http.Utf8;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
@@ -134,6 +137,13 @@ public final class RecordJson {
             return false;
         }
         for (int i = from + 1; i < last; i++) {
+            // Eight bytes at a time while none of them is a control character, non-ASCII, a quote or a backslash.
+            while (i + 8 <= last && plainWord((long) LONGS.get(bytes, i))) {
+                i += 8;
+            }
+            if (i >= last) {
+                break;
+            }
             byte c = bytes[i];
             if (c < 0x20 || c == '"') {
                 return false;     // control character, non-ASCII (negative) byte, or a quote ending it early
@@ -160,6 +170,23 @@ public final class RecordJson {
             }
         }
         return true;
+    }
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    /**
+     * Whether none of the 8 bytes of {@code w} is below 0x20, above 0x7F, {@code "} or {@code \}: the SWAR forms
+     * of "has a byte below n" and "has a zero byte", exact in answering whether any byte matches.
+     */
+    private static boolean plainWord(long w) {
+        long below20 = (w - ONES * 0x20) & ~w;
+        long quote = w ^ (ONES * '"');
+        long backslash = w ^ (ONES * '\\');
+        long zeroQuote = (quote - ONES) & ~quote;
+        long zeroBackslash = (backslash - ONES) & ~backslash;
+        return ((below20 | zeroQuote | zeroBackslash | w) & HIGHS) == 0;
     }
 
     private static boolean containsLineBreak(byte[] bytes, int from, int to) {

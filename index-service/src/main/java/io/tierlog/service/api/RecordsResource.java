@@ -14,7 +14,6 @@ import io.tierlog.service.ops.ServiceMetrics;
 import io.tierlog.service.http.doc.ApiSchemas;
 import io.tierlog.service.http.doc.ProblemResponses;
 import io.tierlog.service.read.AppendWatcher;
-import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.tiering.OffsetAndTimestamp;
 import io.tierlog.service.http.RecordBatchesMedia;
@@ -154,7 +153,8 @@ public class RecordsResource {
                                            @QueryParam("waitMs") String waitMsParam,
                                            @QueryParam("encoding") String encodingParam) {
         // Requests that accept record batches never get here: BatchFetchRoute answers them, so that their bytes
-        // can go from file to socket in memory it gives back once written. This method answers JSON.
+        // can go from file to socket in memory it gives back once written; nor do those that name JSON or a
+        // wildcard, which JsonFetchRoute answers, for the same reason. This method answers the rest as JSON.
         // Parameter checks need no I/O and run on the calling (event-loop) thread; every file read runs on the
         // read pool, and a long-poll holds no thread while it waits.
         FetchParams params = FetchParams.parse(offsetParam, maxRecordsParam, maxBytesParam, waitMsParam,
@@ -168,20 +168,20 @@ public class RecordsResource {
         return CompletableFuture.supplyAsync(() -> {
             long start = System.nanoTime();
             TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-            FetchResult first = reads.fetch(tp, offset, maxRecords, maxBytes);
-            if (!first.records().isEmpty() || params.waitMs() == 0) {
-                return CompletableFuture.completedFuture(respond(tp, first, encoding, start));
+            JsonFetch.Rendered first = JsonFetch.render(reads, tp, offset, maxRecords, maxBytes, encoding);
+            if (first.records() > 0 || params.waitMs() == 0) {
+                return CompletableFuture.completedFuture(respond(first, start));
             }
             // Resolved again after the wait: a topic deleted meanwhile answers 404 unknown-topic, not 416.
             return PartitionRequests.awaitBeyond(watcher, topics, tp, offset, Duration.ofMillis(params.waitMs()))
-                    .thenApplyAsync(arrived -> respond(tp, reads.fetch(PartitionRequests.resolve(topics, topic,
-                            partition), offset, maxRecords, maxBytes), encoding, System.nanoTime()), readPool);
+                    .thenApplyAsync(arrived -> respond(JsonFetch.render(reads, PartitionRequests.resolve(topics, topic,
+                            partition), offset, maxRecords, maxBytes, encoding), System.nanoTime()), readPool);
         }, readPool).thenCompose(response -> response);
     }
 
-    private Response respond(TopicPartition tp, FetchResult result, Encoding encoding, long startNanos) {
-        byte[] body = FetchJson.render(tp, result, encoding);
-        metrics.fetched(result.records().size(), body.length, System.nanoTime() - startNanos);
+    private Response respond(JsonFetch.Rendered rendered, long startNanos) {
+        byte[] body = rendered.out().toByteArray();
+        metrics.fetched(rendered.records(), body.length, System.nanoTime() - startNanos);
         return Response.ok(body, MediaType.APPLICATION_JSON).build();
     }
 

@@ -3,14 +3,15 @@ package io.tierlog.service.api;
 import io.tierlog.http.QueryParams;
 import io.tierlog.http.Encoding;
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
+import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
-import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.http.Problem;
 import io.tierlog.service.http.ProblemMapper;
@@ -69,9 +70,11 @@ public class StreamRoute {
     private final Duration heartbeat;
     private final int batchRecords;
     private final Counter recordsSent;
+    private final PooledDirectMemory memory;
 
     public StreamRoute(TopicStore topics, PartitionReads reads, AppendWatcher watcher, ServiceThreads threads,
-                       TierlogConfig config, MeterRegistry registry) {
+                       TierlogConfig config, MeterRegistry registry, PooledDirectMemory memory) {
+        this.memory = memory;
         this.topics = topics;
         this.reads = reads;
         this.watcher = watcher;
@@ -223,11 +226,10 @@ public class StreamRoute {
                         return;
                     }
                 } else {
-                    FetchResult result = reads.fetch(tp, next, batchRecords, MAX_BATCH_BYTES);
-                    if (!result.records().isEmpty()) {
-                        next = result.nextOffset();
-                        writeThenContinue(Buffer.buffer(FetchJson.sseEvents(tp, result.records(), encoding)),
-                                result.records().size(), NOTHING);
+                    ReadBuffer events = sseEvents();
+                    if (events != null) {
+                        writeThenContinue(Buffer.buffer(Unpooled.wrappedBuffer(events.memory())), lastCount,
+                                events::close);
                         return;
                     }
                 }
@@ -255,6 +257,37 @@ public class StreamRoute {
                     writeThenContinue(Buffer.buffer(":\n\n".getBytes(StandardCharsets.UTF_8)), 0, NOTHING);
                 }
             });
+        }
+
+        /** Records in the events {@link #sseEvents} rendered last. */
+        private int lastCount;
+
+        /**
+         * The next records from {@code next} as SSE events, rendered straight from the stored batches
+         * ({@link StoredJson}) and copied into pooled direct memory that is given back once written; null when there
+         * is no record from {@code next} yet. Batches holding no record at or after {@code next} (compacted away)
+         * are passed over.
+         */
+        private ReadBuffer sseEvents() {
+            while (true) {
+                JsonOut out = JsonOut.forThisThread();
+                StoredJson json = StoredJson.events(out, tp, encoding, batchRecords, MAX_BATCH_BYTES);
+                try (BatchRead read = reads.fetchBatches(tp, next, batchRecords, MAX_BATCH_BYTES).batches()) {
+                    if (read.isEmpty()) {
+                        return null;
+                    }
+                    json.add(read.buffer(), next);
+                    if (json.count() == 0) {
+                        next = read.nextOffset();
+                        continue;
+                    }
+                }
+                next = json.lastOffset() + 1;
+                lastCount = json.count();
+                ReadBuffer bytes = memory.allocate(out.size());
+                out.copyTo(bytes.memory(), 0);
+                return bytes;
+            }
         }
 
         /**
