@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The cold tier of the {@code cold} benchmark: an S3Proxy 4.1.0 inside the benchmark JVM on 127.0.0.1, storing
+ * The S3 of the {@code cold} and {@code compaction} benchmarks: an S3Proxy 4.1.0 inside the benchmark JVM on 127.0.0.1, storing
  * objects as files under a directory (like {@link EmbeddedS3}, same credentials), that also <em>counts the S3
  * requests it serves</em>:
  * <ul>
@@ -54,7 +54,7 @@ import java.util.concurrent.locks.LockSupport;
  * S3Proxy 4.1.0's own metrics (OpenTelemetry 1.65) cannot be used here: the Quarkus BOM the bench inherits pins
  * OpenTelemetry 1.57, whose Prometheus reader lacks the method S3Proxy calls. Thread-safe.
  */
-final class CountingS3 implements AutoCloseable {
+public final class CountingS3 implements AutoCloseable {
     private final S3Proxy proxy;
     private final BlobStore blobStore;
     private final URI endpoint;
@@ -77,7 +77,7 @@ final class CountingS3 implements AutoCloseable {
         });
     }
 
-    static CountingS3 start(Path dir) throws Exception {
+    public static CountingS3 start(Path dir) throws Exception {
         CountingS3 s3 = new CountingS3(dir);
         s3.proxy.start();
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -91,31 +91,31 @@ final class CountingS3 implements AutoCloseable {
         return s3;
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return endpoint;
     }
 
-    void createBucket(String bucket) {
+    public void createBucket(String bucket) {
         if (!blobStore.containerExists(bucket)) {
             blobStore.createContainer(bucket);
         }
     }
 
     /** The requests and calls counted since the last {@link #reset()} (or the start). */
-    Counts counts() {
+    public Counts counts() {
         Map<String, Long> byCall = new TreeMap<>();
         calls.forEach((k, v) -> byCall.put(k, v.sum()));
         return new Counts(requests.get(), byCall);
     }
 
     /** Starts counting from zero. Requests in flight at the call may land on either side. */
-    void reset() {
+    public void reset() {
         requests.set(0);
         calls.clear();
     }
 
     /** S3 requests served, and the blob-store calls they made by kind. */
-    record Counts(long requests, Map<String, Long> calls) {
+    public record Counts(long requests, Map<String, Long> calls) {
         /** {@code n} per GiB of {@code bytes}, rounded. */
         static long perGib(long n, long bytes) {
             return Math.round(n / (bytes / (double) (1L << 30)));

@@ -1,5 +1,6 @@
 package io.tierlog.bench.compaction;
 
+import io.tierlog.bench.cold.CountingS3;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.MachineInfo;
@@ -165,7 +166,7 @@ public final class CompactionCommand implements Callable<Integer> {
         Clock clock = Clock.systemUTC();
         TopicStore topics = new TopicStore(data, clock);
         writeTierlog(data, clock, topics);
-        try (RequestCountingS3 s3 = RequestCountingS3.start(dir.resolve("s3"))) {
+        try (CountingS3 s3 = CountingS3.start(dir.resolve("s3"))) {
             s3.createBucket("bench");
             try (S3ObjectStore store = S3ObjectStore.builder().endpointOverride(s3.endpoint())
                     .region(EmbeddedS3.REGION).credentials(EmbeddedS3.ACCESS_KEY, EmbeddedS3.SECRET_KEY)
@@ -179,7 +180,7 @@ public final class CompactionCommand implements Callable<Integer> {
                 storage.runColdCompactionPass();
                 double seconds = (System.nanoTime() - start) / 1e9;
                 ColdCompactionStats stats = storage.coldCompactionStats();
-                long requests = s3.requests();
+                long requests = s3.counts().requests();
                 double gib = stats.bytesRead() / (double) (1L << 30);
                 return new Pass("Tierlog cold cleaner (S3Proxy on loopback)", stats.bytesRead() / MB, seconds,
                         stats.bytesRead() / MB / seconds, requests, stats.segmentsReplaced() + " segments replaced, "
