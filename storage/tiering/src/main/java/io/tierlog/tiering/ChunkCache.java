@@ -18,12 +18,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
@@ -34,24 +32,20 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
  * A bounded on-disk cache of fixed-size chunks of cold segment objects, with asynchronous fetching.
  *
- * <p>Chunk {@code i} of an object is its bytes {@code [i * chunkBytes, min((i + 1) * chunkBytes, size))}. One
- * ranged GET fetches a run of consecutive chunks (a <em>span</em>: one chunk for a point read, up to
- * {@code rangeBytes} for a sequential reader's read-ahead, see {@link ColdReader}); the span's chunks are views of
- * the one array the GET filled, so splitting it copies nothing. Segment objects are immutable (their keys carry a unique upload id), so a cached chunk
+ * <p>Chunk {@code i} of an object is its bytes {@code [i * chunkBytes, min((i + 1) * chunkBytes, size))}, fetched
+ * with one ranged GET. Segment objects are immutable (their keys carry a unique upload id), so a cached chunk
  * never goes stale. Files are written to a temporary name and renamed, so a crash never leaves a partial chunk
  * under a chunk's name. The cache is derived data: it is emptied when opened, and every byte served from it is
  * CRC-checked by the reader anyway (a damaged chunk is {@link #invalidate invalidated} and fetched again).
  *
  * <p>Eviction is least-recently-used by bytes. Concurrent requests for one chunk share one GET. {@link #prefetch}
- * starts a span's GET on the fetch executor without waiting; at most {@code maxInFlightBytes} of prefetched spans
- * are outstanding, further prefetches are refused (the read-ahead asks again later; a {@link #get} fetches on
- * demand). A prefetch that fails is forgotten: a
+ * starts GETs on the fetch executor without waiting; at most {@code maxInFlight} GETs are outstanding, further
+ * prefetches are dropped (a later {@link #get} fetches on demand). A prefetch that fails is forgotten: a
  * {@link #get} that was waiting for it fetches the chunk itself once, so only the store's answer to the reader's
  * own request can fail a read.
  *
@@ -66,15 +60,15 @@ import java.util.stream.Stream;
  * the first, a consumer polling one cold position) is fetched twice and then served from disk. The first fetch of
  * every chunk is counted in {@link TieringStats#cacheAdmissionsDeferred()}.
  *
- * <p>A fetched chunk is handed to its waiters, and kept in an in-memory set of recent chunks
- * ({@code memoryBytes} of them, at least a read-ahead window), <em>before</em> it is written to disk: a
+ * <p>A fetched chunk is handed to its waiters, and kept in a small in-memory set of recent chunks
+ * ({@code memoryChunks} of them, at least the read-ahead window), <em>before</em> it is written to disk: a
  * sequential reader consumes each chunk from memory as soon as its GET returns and never waits for, or reads back,
  * the cache file, which only serves later reads of the same data. The disk write is queued to the cache's own
  * writer thread, so neither the fetch threads (whose GETs are the read-ahead) nor a reader fetching on demand
- * wait for a slow disk. The queue is bounded by {@link #MAX_PENDING_WRITE_BYTES}; a chunk arriving while it is full is not cached on disk (counted in
+ * wait for a slow disk. The queue is bounded by {@link #MAX_PENDING_WRITE_BYTES} (or {@code memoryChunks} chunks,
+ * if more); a chunk arriving while it is full is not cached on disk (counted in
  * {@link TieringStats#cacheWritesDropped()}), so a disk slower than the object store costs later re-reads a GET,
- * never the replay its throughput. A chunk waiting to be written is served from the queue's copy (a copy of its
- * own, so a queued chunk does not keep its whole span's array alive).
+ * never the replay its throughput. A chunk waiting to be written is served from the queue's copy.
  *
  * <p>Thread-safe.
  */
@@ -90,24 +84,19 @@ final class ChunkCache implements AutoCloseable {
     private final Path dir;
     private final int chunkBytes;
     private final long maxBytes;
-    private final long maxInFlightBytes;
+    private final int maxInFlight;
     private final ObjectStore store;
     private final ExecutorService fetchers;
     private final TieringStats stats;
     /** Cached chunks and their sizes, in access order. Guarded by itself. */
     private final LinkedHashMap<ChunkId, Integer> lru = new LinkedHashMap<>(64, 0.75f, true);
     private long cachedBytes;
-    private final Map<ChunkId, CompletableFuture<ByteBuffer>> inFlight = new ConcurrentHashMap<>();
-    /** Bytes of the GETs in {@link #inFlight} (prefetched spans and demand fetches). */
-    private final AtomicLong inFlightBytes = new AtomicLong();
+    private final Map<ChunkId, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
     /**
      * The most recently fetched chunks, in memory: a sequential reader asks for each prefetched chunk shortly after
-     * it lands, and should not pay a disk read for it. Bounded by bytes ({@code recentMaxBytes}, {@link #recentBytes}).
-     * Guarded by itself.
+     * it lands, and should not pay a disk read for it. Bounded by entries ({@code memoryChunks}). Guarded by itself.
      */
-    private final LinkedHashMap<ChunkId, ByteBuffer> recent;
-    private final long recentMaxBytes;
-    private long recentBytes;
+    private final LinkedHashMap<ChunkId, byte[]> recent;
     /** Chunks queued for their disk write (at most the writer's queue plus one per running write). */
     private final Map<ChunkId, byte[]> pendingWrites = new ConcurrentHashMap<>();
     /**
@@ -118,22 +107,21 @@ final class ChunkCache implements AutoCloseable {
     private final ThreadPoolExecutor writer;
 
     /**
-     * @param maxInFlightBytes bytes of prefetched spans outstanding at most (further prefetches are refused)
-     * @param memoryBytes      bytes of recently fetched chunks kept in memory; at least a read-ahead window and a
-     *                         range, so that a prefetched chunk is still in memory when the sequential reader gets to
-     *                         it
+     * @param maxInFlight  GETs outstanding at most (prefetches beyond it are dropped)
+     * @param memoryChunks recently fetched chunks kept in memory; at least the read-ahead window, so that a
+     *                     prefetched chunk is still in memory when the sequential reader gets to it
      */
-    ChunkCache(Path dir, int chunkBytes, long maxBytes, long maxInFlightBytes, long memoryBytes, ObjectStore store,
+    ChunkCache(Path dir, int chunkBytes, long maxBytes, int maxInFlight, int memoryChunks, ObjectStore store,
                ExecutorService fetchers, TieringStats stats) {
         this.dir = dir;
         this.chunkBytes = chunkBytes;
         this.maxBytes = maxBytes;
-        this.maxInFlightBytes = Math.max(maxInFlightBytes, chunkBytes);
+        this.maxInFlight = maxInFlight;
         this.store = store;
         this.fetchers = fetchers;
         this.stats = stats;
-        this.recentMaxBytes = Math.max(memoryBytes, 2L * chunkBytes);
-        int pendingMax = (int) Math.max(2, MAX_PENDING_WRITE_BYTES / chunkBytes);
+        int recentMax = Math.max(memoryChunks, 2);
+        int pendingMax = (int) Math.max(recentMax, MAX_PENDING_WRITE_BYTES / chunkBytes);
         this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(pendingMax), r -> {
             Thread t = new Thread(r, "tierlog-cold-cache-writer");
             t.setDaemon(true);
@@ -142,7 +130,12 @@ final class ChunkCache implements AutoCloseable {
         // In fetch order, not access order: a reader that lags behind its read-ahead keeps touching chunks it has
         // read, and access order would then evict the prefetched chunks it has not read yet (measured: up to 10%
         // of the GETs of a replay were repeated). In fetch order the chunks read first leave first.
-        this.recent = new LinkedHashMap<>(16, 0.75f, false);
+        this.recent = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
+                return size() > recentMax;
+            }
+        };
         int remembered = (int) Math.max(16, Math.min(1 << 20, maxBytes / chunkBytes));
         this.fetchedOnce = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
@@ -171,40 +164,30 @@ final class ChunkCache implements AutoCloseable {
         return (size + chunkBytes - 1) / chunkBytes;
     }
 
-    /** The length of chunk {@code index} of an object of {@code size} bytes. */
-    int chunkLength(long size, long index) {
-        return (int) Math.min(chunkBytes, size - index * chunkBytes);
-    }
-
-    /**
-     * Chunk {@code index} of {@code key} (of {@code size} bytes), from the cache or fetched now: a buffer from
-     * position 0 to its limit, which the caller must not modify (it may be shared with other readers).
-     */
-    ByteBuffer get(ObjectKey key, long size, long index) {
+    /** Chunk {@code index} of {@code key} (of {@code size} bytes), from the cache or fetched now. */
+    byte[] get(ObjectKey key, long size, long index) {
         ChunkId id = new ChunkId(key, index);
-        ByteBuffer cached = readCached(id);
+        byte[] cached = readCached(id);
         if (cached != null) {
             stats.cacheHit();
             return cached;
         }
         stats.cacheMiss();
         for (int attempt = 0; ; attempt++) {
-            CompletableFuture<ByteBuffer> f = inFlight.get(id);
+            CompletableFuture<byte[]> f = inFlight.get(id);
             boolean own = false;
             if (f == null) {
-                CompletableFuture<ByteBuffer> mine = new CompletableFuture<>();
+                CompletableFuture<byte[]> mine = new CompletableFuture<>();
                 f = inFlight.putIfAbsent(id, mine);
                 if (f == null) {
-                    ByteBuffer landed = readCached(id);
+                    byte[] landed = readCached(id);
                     if (landed != null) { // a fetch finished between our first look and our claim
                         inFlight.remove(id, mine);
                         mine.complete(landed);
                         return landed;
                     }
                     // Fetch on the caller's thread: it would only wait for the executor otherwise.
-                    long bytes = chunkLength(size, index);
-                    inFlightBytes.addAndGet(bytes);
-                    fetchSpan(key, size, index, List.of(mine), bytes);
+                    fetchInto(id, size, mine);
                     f = mine;
                     own = true;
                 }
@@ -215,7 +198,7 @@ final class ChunkCache implements AutoCloseable {
                 if (!own && attempt == 0) {
                     // Someone else's (typically a prefetch's) GET failed; the store may be fine by now. Ask it
                     // ourselves once, so a dropped background GET never fails a read on its own.
-                    ByteBuffer landed = readCached(id);
+                    byte[] landed = readCached(id);
                     if (landed != null) {
                         return landed;
                     }
@@ -229,82 +212,36 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    /**
-     * Starts one ranged GET, on the fetch executor, of the chunks {@code [first, first + count)} of {@code key} that
-     * are not cached or in flight yet: those at the start of the range are skipped, and the GET stops before the
-     * first one after them, so a span never fetches a chunk twice. Returns how many chunks from {@code first} are now
-     * cached, in flight or requested (the caller moves past them and asks again for the rest), or fewer (possibly 0)
-     * if the GET would take the bytes in flight over their bound; then nothing was requested beyond the skipped
-     * chunks, and the caller asks again later.
-     */
-    int prefetch(ObjectKey key, long size, long first, int count) {
-        long end = Math.min(chunkCount(size), first + count);
-        if (first < 0 || first >= end) {
-            return 0;
+    /** Starts fetching chunk {@code index} unless cached, in flight, or too many GETs are outstanding. */
+    void prefetch(ObjectKey key, long size, long index) {
+        if (index < 0 || index >= chunkCount(size) || inFlight.size() >= maxInFlight) {
+            return;
         }
-        long c = first;
-        while (c < end && present(new ChunkId(key, c))) {
-            c++;
-        }
-        if (c == end) {
-            return (int) (end - first);
-        }
-        long spanStart = c;
-        long wanted = Math.min(end * chunkBytes, size) - spanStart * chunkBytes;
-        if (inFlightBytes.get() + wanted > maxInFlightBytes) {
-            return (int) (spanStart - first);
-        }
-        // Claim the run of absent chunks, up to the first one someone else claimed or fetched meanwhile.
-        List<CompletableFuture<ByteBuffer>> claimed = new ArrayList<>();
-        while (c < end) {
-            ChunkId id = new ChunkId(key, c);
-            CompletableFuture<ByteBuffer> mine = new CompletableFuture<>();
-            if (present(id) || inFlight.putIfAbsent(id, mine) != null) {
-                break;
-            }
-            claimed.add(mine);
-            c++;
-        }
-        if (claimed.isEmpty()) {
-            return (int) (c - first);
-        }
-        long bytes = Math.min(c * chunkBytes, size) - spanStart * chunkBytes;
-        inFlightBytes.addAndGet(bytes);
-        try {
-            fetchers.execute(() -> fetchSpan(key, size, spanStart, claimed, bytes));
-        } catch (RejectedExecutionException e) {
-            fail(key, spanStart, claimed, bytes, e);
-            return (int) (spanStart - first);
-        }
-        return (int) (c - first);
-    }
-
-    /** Whether a chunk is cached, in memory, queued for its disk write or in flight (looked up in that order). */
-    private boolean present(ChunkId id) {
+        ChunkId id = new ChunkId(key, index);
         // In flight first: a fetch puts its chunk into `recent` before it leaves `inFlight`, so looking in this
         // order a fetch completing meanwhile is seen in one place or the other, never fetched twice.
         if (inFlight.containsKey(id) || pendingWrites.containsKey(id)) {
-            return true;
+            return;
         }
         synchronized (recent) {
             if (recent.containsKey(id)) {
-                return true;
+                return;
             }
         }
         synchronized (lru) {
-            return lru.containsKey(id);
+            if (lru.containsKey(id)) {
+                return;
+            }
         }
-    }
-
-    /** Bytes of GETs in flight (for tests of the bound). */
-    long inFlightBytes() {
-        return inFlightBytes.get();
-    }
-
-    /** Bytes of chunks held in memory (for tests of the bound). */
-    long memoryBytes() {
-        synchronized (recent) {
-            return recentBytes;
+        CompletableFuture<byte[]> mine = new CompletableFuture<>();
+        if (inFlight.putIfAbsent(id, mine) != null) {
+            return;
+        }
+        try {
+            fetchers.execute(() -> fetchInto(id, size, mine));
+        } catch (RejectedExecutionException e) {
+            inFlight.remove(id, mine);
+            mine.completeExceptionally(e);
         }
     }
 
@@ -312,10 +249,7 @@ final class ChunkCache implements AutoCloseable {
     void invalidate(ObjectKey key, long index) {
         ChunkId id = new ChunkId(key, index);
         synchronized (recent) {
-            ByteBuffer dropped = recent.remove(id);
-            if (dropped != null) {
-                recentBytes -= dropped.remaining();
-            }
+            recent.remove(id);
         }
         pendingWrites.remove(id);
         Integer size;
@@ -334,73 +268,31 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    /**
-     * One GET of the {@code claimed.size()} chunks from {@code first} ({@code bytes} bytes), then each chunk to its
-     * waiters, as a view of the GET's array. A failed GET fails every waiter (a {@link #get} waiting for a prefetch
-     * then asks the store itself).
-     */
-    private void fetchSpan(ObjectKey key, long size, long first, List<CompletableFuture<ByteBuffer>> claimed,
-                           long bytes) {
-        ByteBuffer[] views = new ByteBuffer[claimed.size()];
+    private void fetchInto(ChunkId id, long size, CompletableFuture<byte[]> future) {
+        byte[] bytes;
         try {
-            long start = first * chunkBytes;
-            byte[] span = store.getRange(key, ByteRange.of(start, bytes));
-            stats.rangeGet(span.length);
-            for (int i = 0; i < views.length; i++) {
-                ChunkId id = new ChunkId(key, first + i);
-                // A short answer leaves the last chunks short or empty: the reader reports the object as shorter
-                // than the manifest says, as it does for a short chunk.
-                int from = (int) Math.min(span.length, (long) i * chunkBytes);
-                int to = (int) Math.min(span.length, (long) (i + 1) * chunkBytes);
-                views[i] = ByteBuffer.wrap(span, from, to - from).slice();
-                if (fetchedBefore(id)) {
-                    // Queued before anyone can see the chunk, so a reader that saw it also sees it cached (and
-                    // counted).
-                    storeLater(id, views[i]);
-                } else {
-                    stats.cacheAdmissionDeferred();
-                }
+            long start = id.index() * chunkBytes;
+            long length = Math.min(chunkBytes, size - start);
+            bytes = store.getRange(id.key(), ByteRange.of(start, length));
+            stats.rangeGet(bytes.length);
+            if (fetchedBefore(id)) {
+                // Queued before anyone can see the chunk, so a reader that saw it also sees it cached (and counted).
+                storeLater(id, bytes);
+            } else {
+                stats.cacheAdmissionDeferred();
             }
             synchronized (recent) {
-                for (int i = 0; i < views.length; i++) {
-                    putRecent(new ChunkId(key, first + i), views[i]);
-                }
+                recent.put(id, bytes);
             }
         } catch (RuntimeException e) {
-            fail(key, first, claimed, bytes, e);
+            inFlight.remove(id, future);
+            future.completeExceptionally(e);
             return;
         }
-        // Waiters get the bytes now; a disk copy, if any, is written later by the cache's writer thread. The chunks
-        // are in `recent` already, so they can leave the in-flight set without anybody fetching them again.
-        inFlightBytes.addAndGet(-bytes);
-        for (int i = 0; i < views.length; i++) {
-            inFlight.remove(new ChunkId(key, first + i), claimed.get(i));
-            claimed.get(i).complete(views[i]);
-        }
-    }
-
-    private void fail(ObjectKey key, long first, List<CompletableFuture<ByteBuffer>> claimed, long bytes,
-                      RuntimeException e) {
-        inFlightBytes.addAndGet(-bytes);
-        for (int i = 0; i < claimed.size(); i++) {
-            inFlight.remove(new ChunkId(key, first + i), claimed.get(i));
-            claimed.get(i).completeExceptionally(e);
-        }
-    }
-
-    /** Adds a chunk to {@link #recent}, evicting the oldest over its byte bound. Holds the lock of {@code recent}. */
-    private void putRecent(ChunkId id, ByteBuffer chunk) {
-        ByteBuffer previous = recent.put(id, chunk);
-        recentBytes += chunk.remaining() - (previous == null ? 0 : previous.remaining());
-        Iterator<Map.Entry<ChunkId, ByteBuffer>> it = recent.entrySet().iterator();
-        while (recentBytes > recentMaxBytes && it.hasNext()) {
-            Map.Entry<ChunkId, ByteBuffer> eldest = it.next();
-            if (eldest.getKey().equals(id)) {
-                continue;
-            }
-            it.remove();
-            recentBytes -= eldest.getValue().remaining();
-        }
+        // Waiters get the bytes now; a disk copy, if any, is written later by the cache's writer thread. The chunk
+        // is in `recent` already, so it can leave the in-flight set without anybody fetching it again.
+        inFlight.remove(id, future);
+        future.complete(bytes);
     }
 
     /** Whether the store was asked for this chunk recently; if not, remembers that it now was. */
@@ -414,10 +306,7 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    private void storeLater(ChunkId id, ByteBuffer view) {
-        // A copy of its own: the view would keep the whole span's array alive while the write is queued.
-        byte[] bytes = new byte[view.remaining()];
-        view.duplicate().get(bytes);
+    private void storeLater(ChunkId id, byte[] bytes) {
         pendingWrites.put(id, bytes);
         try {
             writer.execute(() -> store(id, bytes));
@@ -432,16 +321,16 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    private ByteBuffer readCached(ChunkId id) {
+    private byte[] readCached(ChunkId id) {
         synchronized (recent) {
-            ByteBuffer hot = recent.get(id);
+            byte[] hot = recent.get(id);
             if (hot != null) {
                 return hot;
             }
         }
         byte[] queued = pendingWrites.get(id);
         if (queued != null) {
-            return ByteBuffer.wrap(queued);
+            return queued;
         }
         synchronized (lru) {
             if (lru.get(id) == null) {
@@ -449,7 +338,7 @@ final class ChunkCache implements AutoCloseable {
             }
         }
         try {
-            return ByteBuffer.wrap(Files.readAllBytes(file(id)));
+            return Files.readAllBytes(file(id));
         } catch (NoSuchFileException e) {
             return null; // evicted between the lookup and the read
         } catch (IOException e) {
@@ -541,7 +430,6 @@ final class ChunkCache implements AutoCloseable {
         pendingWrites.clear();
         synchronized (recent) {
             recent.clear();
-            recentBytes = 0;
         }
         synchronized (fetchedOnce) {
             fetchedOnce.clear();

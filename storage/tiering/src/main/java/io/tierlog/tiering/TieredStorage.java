@@ -77,16 +77,13 @@ public final class TieredStorage implements AutoCloseable {
                 random, ColdCompactor.Steps.NONE);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
-        // Half the read-ahead memory for GETs in flight, half for chunks landed: together within the bound.
-        long memory = config.readAheadMemoryBytes();
-        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), memory / 2, memory / 2, store,
-                fetchers, stats);
-        // A window larger than the memory its chunks land in would evict them before they are read, and fetch them
-        // again: the window is at most the landed half less a range (the GET that tops the window up) and two chunks
-        // (the reader's current one and the one before, where its next read may start: in a batch spanning both).
-        long window = Math.min(config.readAheadBytes(),
-                Math.max(config.chunkBytes(), memory / 2 - config.rangeBytes() - 2L * config.chunkBytes()));
-        this.reader = new ColdReader(store, manifests, cache, window, config.rangeBytes());
+        // Fetches requested (running or queued) at most: the read-ahead window and a demand GET, or twice the
+        // fetch threads; memory holds those plus the chunk being read.
+        int maxInFlight = Math.max(config.fetchThreads() * 2,
+                config.readAheadChunks() * ColdReader.LOOKAHEAD_FACTOR + 1);
+        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), maxInFlight,
+                maxInFlight + 2, store, fetchers, stats);
+        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks());
         this.restorer = new ColdRestorer(dataDir, topics, store, manifests);
     }
 
@@ -96,11 +93,6 @@ public final class TieredStorage implements AutoCloseable {
 
     public ColdReader reader() {
         return reader;
-    }
-
-    /** The chunk cache (for tests of its bounds). */
-    ChunkCache chunkCache() {
-        return cache;
     }
 
     public ManifestStore manifests() {
