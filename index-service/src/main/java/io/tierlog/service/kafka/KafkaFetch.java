@@ -220,7 +220,7 @@ public class KafkaFetch {
                         Want w = plan.wants.get(i);
                         FetchResponseData.PartitionData p = outs.get(i);
                         boolean news = w.entry().told(p.highWatermark(), p.logStartOffset());
-                        boolean data = p.records() != null && p.records().sizeInBytes() > 0;
+                        boolean data = KafkaInternals.hasRecords(p.records());
                         if (news || data || p.errorCode() != Errors.NONE.code()) {
                             answered.add(w);
                         }

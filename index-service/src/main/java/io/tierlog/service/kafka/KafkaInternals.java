@@ -33,6 +33,11 @@ final class KafkaInternals {
         return MemoryRecords.readableRecords(batches);
     }
 
+    /** Whether a Fetch response partition carries any batch bytes. */
+    static boolean hasRecords(BaseRecords records) {
+        return records != null && records.sizeInBytes() > 0;
+    }
+
     /** A Produce request partition's batches as a buffer of their own (a view, no copy), or null if it has none. */
     static ByteBuffer batches(BaseRecords records) {
         return records instanceof MemoryRecords m && m.sizeInBytes() > 0 ? m.buffer().duplicate() : null;
