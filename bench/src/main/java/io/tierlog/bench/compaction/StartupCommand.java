@@ -74,6 +74,11 @@ public final class StartupCommand implements Callable<Integer> {
             description = "segment.bytes of __consumer_offsets, so the commits seal segments (default ${DEFAULT-VALUE})")
     long segmentBytes;
 
+    @Option(names = "--fill", defaultValue = "direct",
+            description = "direct: the commit records are appended to the stopped volume's commit log in the service's "
+                    + "format; http: PUT /v1/groups/{g}/offsets (slow on a loaded machine) (default ${DEFAULT-VALUE})")
+    String fillMode;
+
     @Option(names = "--work-dir", description = "work directory (default: a new temporary one, deleted at the end)")
     Path workDir;
 
@@ -135,9 +140,24 @@ public final class StartupCommand implements Callable<Integer> {
         new TopicStore(dir.resolve("hot"), Clock.systemUTC()).updateConfig(OFFSETS,
                 Map.of(TopicConfig.SEGMENT_BYTES, segmentBytes));
 
+        int requests = (commits + partitions - 1) / partitions;
+        if (fillMode.equals("direct")) {
+            long t0 = System.nanoTime();
+            appendCommits(dir.resolve("hot"), requests);
+            long nanos = System.nanoTime() - t0;
+            // The service reads them back as commits (and indexes them) before the volume is measured.
+            ManagedProcess check = start(dir, false);
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    baseOf(check).resolve("/v1/groups/g0/offsets")).build(), HttpResponse.BodyHandlers.ofString());
+            int committed = r.body().split("\"partition\"").length - 1;
+            stop(check);
+            if (r.statusCode() != 200 || committed != partitions) {
+                throw new IllegalStateException("the service does not read the appended commits: " + r.body());
+            }
+            return nanos;
+        }
         ManagedProcess service = start(dir, false);
         URI groupsBase = baseOf(service);
-        int requests = (commits + partitions - 1) / partitions;
         Workspace.log("startup: " + commits + " commits in " + requests + " requests");
         AtomicLong next = new AtomicLong();
         long t0 = System.nanoTime();
@@ -175,6 +195,43 @@ public final class StartupCommand implements Callable<Integer> {
         return fillNanos;
     }
 
+    /**
+     * Appends the commits to the stopped volume's {@code __consumer_offsets} as the service's {@code GroupOffsets}
+     * writes them: key {@code group \0 topic \0 partition}, value {@code {"offset":N,"commitTimestamp":ms}}, all of a
+     * group's commits in partition {@code murmur2(group) % partitions}, one batch per request.
+     */
+    private void appendCommits(Path hot, int requests) throws Exception {
+        Workspace.log("startup: appending " + commits + " commits in " + requests + " batches");
+        Clock clock = Clock.systemUTC();
+        TopicStore topics = new TopicStore(hot, clock);
+        io.tierlog.log.topic.TopicMetadata offsets = topics.get(OFFSETS);
+        Map<Integer, io.tierlog.log.PartitionWriter> writers = new java.util.HashMap<>();
+        try {
+            for (long i = 0; i < requests; i++) {
+                String group = "g" + (i % groups);
+                int target = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+                        group.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % offsets.partitions();
+                io.tierlog.log.PartitionWriter w = writers.computeIfAbsent(target, p ->
+                        new io.tierlog.log.PartitionWriter(hot, new io.tierlog.log.TopicPartition(OFFSETS, p),
+                                io.tierlog.log.FsyncPolicy.NEVER, Duration.ZERO, clock));
+                long now = clock.millis();
+                long offset = (i / groups) % 2;
+                List<io.tierlog.log.format.AppendRecord> batch = new ArrayList<>(partitions);
+                for (int p = 0; p < partitions; p++) {
+                    batch.add(new io.tierlog.log.format.AppendRecord(
+                            (group + "\0src\0" + p).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                            ("{\"offset\":" + offset + ",\"commitTimestamp\":" + now + "}")
+                                    .getBytes(java.nio.charset.StandardCharsets.UTF_8), List.of(), now));
+                }
+                w.append(batch, io.tierlog.log.format.ProducerIdentity.NONE, offsets.config());
+            }
+        } finally {
+            for (io.tierlog.log.PartitionWriter w : writers.values()) {
+                w.close();
+            }
+        }
+    }
+
     /** Serves the volume with tiering and compaction on until the commit log's sealed segments are cleaned. */
     private long compact(Path dir) throws Exception {
         Workspace.log("startup: compacting " + OFFSETS);
@@ -189,7 +246,8 @@ public final class StartupCommand implements Callable<Integer> {
                     .body();
             double pending = metric(text, "tierlog_tiering_pending_segments");
             double passes = metric(text, "tierlog_cold_compaction_passes_total");
-            if (pending == 0 && passesWhenTiered < 0) {
+            // The gauge reads 0 before the first tiering pass too: wait for uploads (the commits sealed segments).
+            if (pending == 0 && passesWhenTiered < 0 && metric(text, "tierlog_tiering_uploaded_segments_total") > 0) {
                 passesWhenTiered = passes;
             }
             // Two whole passes (hot, then cold) after everything sealed was tiered: every cleanable segment cleaned.
