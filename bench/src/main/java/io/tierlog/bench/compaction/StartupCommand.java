@@ -6,8 +6,15 @@ import io.tierlog.bench.compare.ManagedProcess;
 import io.tierlog.bench.compare.Ports;
 import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.Workspace;
+import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.PartitionWriter;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.AppendRecord;
+import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.topic.TopicConfig;
+import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
+import org.apache.kafka.common.utils.Utils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -17,11 +24,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -41,8 +50,10 @@ import java.util.stream.Stream;
  * (docs/BENCHMARKS.md, "Compaction"). The service folds the commit log into memory before it is ready, so without
  * compaction its start grows with every commit ever made, and with it with the live (group, topic, partition) keys.
  *
- * <p>One volume gets {@code --commits} offset commits over HTTP ({@code PUT /v1/groups/{g}/offsets}, each naming
- * every partition of one topic, so a request is {@code --partitions} commits), with tiering (and so compaction) off.
+ * <p>One volume gets {@code --commits} offset commits, {@code --partitions} at a time (one commit request naming
+ * every partition of one topic), with tiering (and so compaction) off: appended to the stopped volume's commit log in
+ * the service's record format ({@code --fill direct}, the default; the service then reads a group's offsets back), or
+ * over HTTP ({@code PUT /v1/groups/{g}/offsets}, about 900 commits/s on the loaded 2-core machine).
  * A copy of it is then served with tiering and compaction on until its sealed commit segments are tiered and
  * cleaned on both tiers. Then the service is restarted {@code --restarts} times on each volume, and on an empty one
  * for the fixed cost of a start, in turn, so that the machine's load falls alike on all three. Every measured start
@@ -84,6 +95,7 @@ public final class StartupCommand implements Callable<Integer> {
 
     private Path runJar;
     private int started;
+    private final Map<ManagedProcess, Integer> ports = new HashMap<>();
 
     @Override
     public Integer call() throws Exception {
@@ -204,29 +216,26 @@ public final class StartupCommand implements Callable<Integer> {
         Workspace.log("startup: appending " + commits + " commits in " + requests + " batches");
         Clock clock = Clock.systemUTC();
         TopicStore topics = new TopicStore(hot, clock);
-        io.tierlog.log.topic.TopicMetadata offsets = topics.get(OFFSETS);
-        Map<Integer, io.tierlog.log.PartitionWriter> writers = new java.util.HashMap<>();
+        TopicMetadata offsets = topics.get(OFFSETS);
+        Map<Integer, PartitionWriter> writers = new HashMap<>();
         try {
             for (long i = 0; i < requests; i++) {
                 String group = "g" + (i % groups);
-                int target = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
-                        group.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % offsets.partitions();
-                io.tierlog.log.PartitionWriter w = writers.computeIfAbsent(target, p ->
-                        new io.tierlog.log.PartitionWriter(hot, new io.tierlog.log.TopicPartition(OFFSETS, p),
-                                io.tierlog.log.FsyncPolicy.NEVER, Duration.ZERO, clock));
+                int target = Utils.toPositive(Utils.murmur2(group.getBytes(StandardCharsets.UTF_8))) % offsets.partitions();
+                PartitionWriter w = writers.computeIfAbsent(target, p -> new PartitionWriter(hot,
+                        new TopicPartition(OFFSETS, p), FsyncPolicy.NEVER, Duration.ZERO, clock));
                 long now = clock.millis();
                 long offset = (i / groups) % 2;
-                List<io.tierlog.log.format.AppendRecord> batch = new ArrayList<>(partitions);
+                List<AppendRecord> batch = new ArrayList<>(partitions);
                 for (int p = 0; p < partitions; p++) {
-                    batch.add(new io.tierlog.log.format.AppendRecord(
-                            (group + "\0src\0" + p).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    batch.add(new AppendRecord((group + "\0src\0" + p).getBytes(StandardCharsets.UTF_8),
                             ("{\"offset\":" + offset + ",\"commitTimestamp\":" + now + "}")
-                                    .getBytes(java.nio.charset.StandardCharsets.UTF_8), List.of(), now));
+                                    .getBytes(StandardCharsets.UTF_8), List.of(), now));
                 }
-                w.append(batch, io.tierlog.log.format.ProducerIdentity.NONE, offsets.config());
+                w.append(batch, ProducerIdentity.NONE, offsets.config());
             }
         } finally {
-            for (io.tierlog.log.PartitionWriter w : writers.values()) {
+            for (PartitionWriter w : writers.values()) {
                 w.close();
             }
         }
@@ -297,8 +306,6 @@ public final class StartupCommand implements Callable<Integer> {
         ports.put(p, port);
         return p;
     }
-
-    private final Map<ManagedProcess, Integer> ports = new java.util.HashMap<>();
 
     private URI baseOf(ManagedProcess p) {
         return URI.create("http://127.0.0.1:" + ports.get(p));
