@@ -380,6 +380,13 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
+    /** Bytes of chunks read recently, held in memory (for tests of the bound). */
+    long readBytes() {
+        synchronized (recent) {
+            return recentBytes;
+        }
+    }
+
     /** Bytes of landed chunks nobody has read yet (for tests of the bound). */
     long unreadBytes() {
         synchronized (recent) {

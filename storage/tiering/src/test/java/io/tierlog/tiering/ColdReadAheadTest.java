@@ -251,7 +251,7 @@ class ColdReadAheadTest {
                 // Prefetches in flight and landed unread stay within half the bound (one reader's own GET of a
                 // chunk may come on top); chunks read within the other half.
                 long ahead = ts.chunkCache().aheadBytes();
-                long read = ts.chunkCache().memoryBytes() - ts.chunkCache().unreadBytes();
+                long read = ts.chunkCache().readBytes();
                 if (ahead > memory / 2 + CHUNK || read > memory / 2) {
                     overrun.compareAndSet(null, "ahead " + ahead + ", read " + read);
                 }
