@@ -8,7 +8,9 @@ import io.tierlog.objectstore.FilesystemObjectStore;
 import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.s3.S3ObjectStore;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.tiering.ColdCompactionStats;
 import io.tierlog.tiering.SegmentEvictionListener;
+import io.tierlog.tiering.StoreRequests;
 import io.tierlog.tiering.TieredStorage;
 import io.tierlog.tiering.TieringConfig;
 import io.tierlog.tiering.TieringStats;
@@ -73,6 +75,7 @@ public class ColdTierSetup {
                 tiering, clock, new SecureRandom(), dropIndexEntries);
         bindMetrics(storage.stats(), registry);
         bindCompactionMetrics(storage.compactionStats(), registry);
+        bindColdCompactionMetrics(storage.coldCompactionStats(), registry);
         return storage;
     }
 
@@ -136,5 +139,35 @@ public class ColdTierSetup {
         FunctionCounter.builder("tierlog_compaction_pass_seconds", s, CompactionStats::passSeconds)
                 .description("Total time of compaction passes (divide by tierlog_compaction_passes for time per pass)")
                 .register(registry);
+    }
+
+    private static void bindColdCompactionMetrics(ColdCompactionStats s, MeterRegistry registry) {
+        Gauge.builder("tierlog_cold_compaction_max_dirty_ratio", s, ColdCompactionStats::maxDirtyRatio)
+                .description("Largest dirty/cleanable bytes ratio of a compacted partition's cold tier in the last pass")
+                .register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_cleaned_bytes", s, ColdCompactionStats::bytesRead)
+                .description("Bytes of cold segments downloaded and filtered by the cold cleaner").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_written_bytes", s, ColdCompactionStats::bytesWritten)
+                .description("Bytes of compacted objects the cold cleaner uploaded").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_replaced_segments", s, ColdCompactionStats::segmentsReplaced)
+                .register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_retired_deleted", s, ColdCompactionStats::retiredDeleted)
+                .description("Replaced cold objects deleted after the orphan grace").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_passes", s, ColdCompactionStats::passes).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_pass_seconds", s, ColdCompactionStats::passSeconds)
+                .description("Total time of cold compaction passes (divide by tierlog_cold_compaction_passes)")
+                .register(registry);
+        StoreRequests r = s.requests();
+        String requests = "Object-store requests of the cold cleaner (an upload counts once even when multipart)";
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::gets).tag("kind", "get")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::puts).tag("kind", "put")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::lists).tag("kind", "list")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::deletes).tag("kind", "delete")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::heads).tag("kind", "head")
+                .description(requests).register(registry);
     }
 }
