@@ -17,6 +17,7 @@ import io.tierlog.bench.kafka.KafkaSystem;
 import io.tierlog.client.Producer;
 import io.tierlog.client.ProducerConfig;
 import io.tierlog.client.ProducerRecord;
+import io.tierlog.client.ProducerStats;
 import io.tierlog.client.RecordMetadata;
 import io.tierlog.client.TierlogClient;
 import picocli.CommandLine.Command;
@@ -41,7 +42,8 @@ import java.util.concurrent.CompletableFuture;
  * Kafka 4.4.0, in one run, taking turns. One producer each, unkeyed values into a fresh topic per trial, the same
  * batching everywhere: 512 KiB batches (the HTTP producer: as many records per request), linger 5 ms, 5 requests in
  * flight, idempotence on, no compression, page cache durability on both servers. The client runs twice: with its
- * default {@code maxInFlight} 5 and with 1 (its behaviour before pipelining), so one run gives before and after.
+ * defaults (5 requests in flight, 1 per partition) and with 5 per partition and no producer-wide limit (its behaviour
+ * before ADR 0020), so one run gives before and after.
  */
 @Command(name = "client-produce", mixinStandardHelpOptions = true,
         description = "Tierlog's Java client Producer vs the benchmark's HTTP producer (same service) and "
@@ -67,12 +69,14 @@ public final class ClientProduceCommand implements Callable<Integer> {
     @Option(names = "--warmup-seconds", defaultValue = "90",
             description = "Longest JIT warm-up of both servers (default: ${DEFAULT-VALUE}).")
     int warmupSeconds;
+    @Option(names = "--skip-kafka", description = "Leave out the kafka-clients trial (and the broker).")
+    boolean skipKafka;
     @Option(names = "--keep", description = "Keep the work directory (service and broker logs, data).")
     boolean keep;
 
     static final int BATCH_BYTES = 512 * 1024;
-    static final String CLIENT = "Tierlog client Producer (maxInFlight 5)";
-    static final String CLIENT_ONE = "Tierlog client Producer (maxInFlight 1, as before pipelining)";
+    static final String CLIENT = "Tierlog client Producer (defaults: 5 in flight, 1 per partition)";
+    static final String CLIENT_PIPELINED = "Tierlog client Producer (5 in flight per partition, as before ADR 0020)";
     static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
     static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
 
@@ -93,23 +97,28 @@ public final class ClientProduceCommand implements Callable<Integer> {
         String loadSummary;
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
-             KafkaBroker broker = KafkaBroker.start(setup.repo().resolve(kafkaLibs), workDir.resolve("kafka"), Map.of())) {
+             KafkaBroker broker = skipKafka ? null
+                     : KafkaBroker.start(setup.repo().resolve(kafkaLibs), workDir.resolve("kafka"), Map.of())) {
             s3.createBucket("bench");
             try (TierlogService service = TierlogService.start(setup.runJar(), workDir.resolve("tierlog"),
                     Durability.NEVER, s3, "bench", List.of());
-                 KafkaSystem kafka = new KafkaSystem(broker)) {
+                 KafkaSystem kafka = skipKafka ? null : new KafkaSystem(broker)) {
                 TierlogSystem tierlog = new TierlogSystem(service, Clock.systemUTC());
                 TierlogClient client = TierlogClient.builder().url(service.baseUri().toString()).build();
                 Map<String, Trial> trials = new LinkedHashMap<>();
-                trials.put(CLIENT, topic -> clientRun(client, payload, topic, 5));
-                trials.put(CLIENT_ONE, topic -> clientRun(client, payload, topic, 1));
+                trials.put(CLIENT, topic -> clientRun(client, payload, topic, ProducerConfig.DEFAULT_MAX_IN_FLIGHT, 1));
+                // Before ADR 0020: up to 5 requests per partition and no producer-wide limit.
+                trials.put(CLIENT_PIPELINED, topic -> clientRun(client, payload, topic, 5 * partitions, 5));
                 trials.put(BENCH_HTTP, topic -> tierlog.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
                         payload), ProduceBody.RECORD_BATCHES).recordsPerSecond());
-                trials.put(KAFKA, topic -> kafka.produce(topic, new ProduceSpec(records, 1, batchRecords, 0, payload))
-                        .recordsPerSecond());
+                if (!skipKafka) {
+                    trials.put(KAFKA, topic -> kafka.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
+                            payload)).recordsPerSecond());
+                }
                 trials.keySet().forEach(k -> results.put(k, new ArrayList<>()));
                 int[] topics = {0};
-                JitWarmup.Outcome w = JitWarmup.untilQuiet(List.of(service.pid(), broker.pid()),
+                JitWarmup.Outcome w = JitWarmup.untilQuiet(skipKafka ? List.of(service.pid())
+                                : List.of(service.pid(), broker.pid()),
                         Duration.ofSeconds(warmupSeconds), round -> {
                             for (var t : trials.entrySet()) {
                                 t.getValue().recordsPerSecond(topic(t.getKey(), tierlog, kafka, topics));
@@ -149,9 +158,10 @@ public final class ClientProduceCommand implements Callable<Integer> {
         return name;
     }
 
-    private double clientRun(TierlogClient client, Payload payload, String topic, int maxInFlight) {
+    private double clientRun(TierlogClient client, Payload payload, String topic, int maxInFlight, int perPartition) {
         ProducerConfig config = ProducerConfig.defaults().withLinger(Duration.ofMillis(5)).withBatchBytes(BATCH_BYTES)
-                .withBuffer(32L << 20, ProducerConfig.WhenFull.BLOCK).withMaxInFlight(maxInFlight);
+                .withBuffer(32L << 20, ProducerConfig.WhenFull.BLOCK).withMaxInFlight(maxInFlight)
+                .withMaxInFlightPerPartition(perPartition);
         try (Producer producer = client.producer(config)) {
             producer.send(new ProducerRecord(topic, null, null, payload.bytes(0), null, null)).join(); // metadata
             long start = System.nanoTime();
@@ -161,12 +171,18 @@ public final class ClientProduceCommand implements Callable<Integer> {
             }
             producer.flush();
             last.join();
-            return records / ((System.nanoTime() - start) / 1e9);
+            double rps = records / ((System.nanoTime() - start) / 1e9);
+            // What the requests cost: out-of-order refusals and retries resend whole batches.
+            ProducerStats s = producer.stats();
+            Workspace.log(String.format(Locale.ROOT, "  client maxInFlight %d (%d per partition): %,.0f records/s; %d requests, %d refused "
+                            + "out of order (409), %d retried, %.0f records per batch", maxInFlight, perPartition, rps, s.requests(),
+                    s.outOfOrder(), s.retries(), s.recordsPerBatch()));
+            return rps;
         }
     }
 
     private static String shortName(String name) {
-        return name.equals(CLIENT) ? "client" : name.equals(CLIENT_ONE) ? "client-1" : name.equals(BENCH_HTTP)
+        return name.equals(CLIENT) ? "client" : name.equals(CLIENT_PIPELINED) ? "client-pipelined" : name.equals(BENCH_HTTP)
                 ? "bench-http" : "kafka";
     }
 
@@ -180,8 +196,8 @@ public final class ClientProduceCommand implements Callable<Integer> {
                         + "records. Warm-up: %s.%n%n", records, valueBytes, partitions, runs, batchRecords, warmup);
         double client = new Samples(results.get(CLIENT)).median();
         double bench = new Samples(results.get(BENCH_HTTP)).median();
-        double kafka = new Samples(results.get(KAFKA)).median();
-        System.out.println("| producer | records/s: median (range) | MB/s | client (maxInFlight 5) / this |");
+        double kafka = results.containsKey(KAFKA) ? new Samples(results.get(KAFKA)).median() : Double.NaN;
+        System.out.println("| producer | records/s: median (range) | MB/s | client (defaults) / this |");
         System.out.println("|---|---|---|---|");
         for (var e : results.entrySet()) {
             Samples s = new Samples(e.getValue());
@@ -189,7 +205,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
                     s.median() * valueBytes / 1e6, client / s.median());
         }
         System.out.printf(Locale.ROOT, "%nclient / benchmark HTTP producer: %.2f; client / kafka-clients+Kafka: %.2f; "
-                        + "client maxInFlight 5 / 1: %.2f%n", client / bench, client / kafka,
-                client / new Samples(results.get(CLIENT_ONE)).median());
+                        + "client defaults / 5 per partition: %.2f%n", client / bench, client / kafka,
+                client / new Samples(results.get(CLIENT_PIPELINED)).median());
     }
 }
