@@ -228,7 +228,7 @@ final class PartitionQueue {
         List<ProducerRecord> records = new ArrayList<>();
         List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
         int bytes;
-        /** The encoded batch, stamped with its current numbering before each send; the sender thread only. */
+        /** The encoded batch, stamped with its current numbering before each send, by the one thread sending it. */
         byte[] encoded;
         short epoch;
         int sequence;
