@@ -14,12 +14,16 @@ import io.tierlog.bench.compare.TierlogSystem;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.bench.kafka.KafkaBroker;
 import io.tierlog.bench.kafka.KafkaSystem;
+import io.tierlog.client.Consumer;
+import io.tierlog.client.ConsumerConfig;
+import io.tierlog.client.ConsumerRecord;
 import io.tierlog.client.Producer;
 import io.tierlog.client.ProducerConfig;
 import io.tierlog.client.ProducerRecord;
 import io.tierlog.client.ProducerStats;
 import io.tierlog.client.RecordMetadata;
 import io.tierlog.client.TierlogClient;
+import io.tierlog.client.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -28,6 +32,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -71,6 +76,8 @@ public final class ClientProduceCommand implements Callable<Integer> {
     int warmupSeconds;
     @Option(names = "--skip-kafka", description = "Leave out the kafka-clients trial (and the broker).")
     boolean skipKafka;
+    @Option(names = "--skip-consume", description = "Leave out the reads (client Consumer vs the benchmark's reader).")
+    boolean skipConsume;
     @Option(names = "--keep", description = "Keep the work directory (service and broker logs, data).")
     boolean keep;
 
@@ -79,6 +86,8 @@ public final class ClientProduceCommand implements Callable<Integer> {
     static final String CLIENT_PIPELINED = "Tierlog client Producer (5 in flight per partition, as before ADR 0020)";
     static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
     static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
+    static final String CLIENT_READ = "read: Tierlog client Consumer (assign, record batches)";
+    static final String BENCH_READ = "read: benchmark HTTP reader (record batches, one reader per partition)";
 
     @FunctionalInterface
     private interface Trial {
@@ -116,12 +125,25 @@ public final class ClientProduceCommand implements Callable<Integer> {
                             payload)).recordsPerSecond());
                 }
                 trials.keySet().forEach(k -> results.put(k, new ArrayList<>()));
+                Map<String, Trial> reads = new LinkedHashMap<>();
+                if (!skipConsume) {
+                    reads.put(CLIENT_READ, topic -> clientConsume(client, topic));
+                    reads.put(BENCH_READ, topic -> tierlog.consumeBatches(topic, partitions, records,
+                            Duration.ofMinutes(5)).recordsPerSecond());
+                    reads.keySet().forEach(k -> results.put(k, new ArrayList<>()));
+                }
                 int[] topics = {0};
                 JitWarmup.Outcome w = JitWarmup.untilQuiet(skipKafka ? List.of(service.pid())
                                 : List.of(service.pid(), broker.pid()),
                         Duration.ofSeconds(warmupSeconds), round -> {
+                            String written = null;
                             for (var t : trials.entrySet()) {
-                                t.getValue().recordsPerSecond(topic(t.getKey(), tierlog, kafka, topics));
+                                String topic = topic(t.getKey(), tierlog, kafka, topics);
+                                t.getValue().recordsPerSecond(topic);
+                                written = t.getKey().equals(BENCH_HTTP) ? topic : written;
+                            }
+                            for (Trial read : reads.values()) {
+                                read.recordsPerSecond(written);
                             }
                         });
                 warmup = w.toString();
@@ -129,10 +151,26 @@ public final class ClientProduceCommand implements Callable<Integer> {
                 List<String> order = new ArrayList<>(trials.keySet());
                 for (int run = 1; run <= runs; run++) {
                     StringBuilder line = new StringBuilder("run " + run + ":");
+                    String written = null;
                     for (String name : order) {
-                        double rps = trials.get(name).recordsPerSecond(topic(name, tierlog, kafka, topics));
+                        String topic = topic(name, tierlog, kafka, topics);
+                        double rps = trials.get(name).recordsPerSecond(topic);
                         results.get(name).add(rps);
                         line.append(String.format(Locale.ROOT, " %s %,.0f;", shortName(name), rps));
+                        if (name.equals(BENCH_HTTP)) {
+                            written = topic;
+                        }
+                    }
+                    // Reads of what the benchmark's producer just wrote (hot, from offset 0), taking turns going first.
+                    List<String> readOrder = new ArrayList<>(reads.keySet());
+                    if (run % 2 == 0) {
+                        Collections.reverse(readOrder);
+                    }
+                    for (String name : readOrder) {
+                        double rps = reads.get(name).recordsPerSecond(written);
+                        results.get(name).add(rps);
+                        line.append(String.format(Locale.ROOT, " %s %,.0f;", name.equals(CLIENT_READ) ? "client-read"
+                                : "bench-read", rps));
                     }
                     Workspace.log(line.toString());
                     order.add(order.remove(0)); // take turns going first
@@ -181,6 +219,39 @@ public final class ClientProduceCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Reads {@code topic} from offset 0 to its {@code records} with the client's {@link Consumer}, as the benchmark's
+     * reader does: every partition assigned, record batches, 2,000 records and 4 MiB per fetch.
+     */
+    private double clientConsume(TierlogClient client, String topic) {
+        ConsumerConfig config = ConsumerConfig.defaults().withRecordBatches(true).withMaxPollRecords(2000)
+                .withFetchMaxBytes(4 << 20);
+        try (Consumer consumer = client.consumer(config)) {
+            List<TopicPartition> all = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                all.add(new TopicPartition(topic, p));
+            }
+            long start = System.nanoTime();
+            consumer.assign(all);
+            long got = 0;
+            long bytes = 0;
+            long deadline = start + Duration.ofMinutes(5).toNanos();
+            while (got < records) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("client read " + got + " of " + records + " records in 5 min");
+                }
+                for (ConsumerRecord r : consumer.poll(Duration.ofSeconds(1))) {
+                    got++;
+                    bytes += r.value().length;
+                }
+            }
+            if (bytes != (long) records * valueBytes) {
+                throw new IllegalStateException("client read " + bytes + " value bytes, expected " + (long) records * valueBytes);
+            }
+            return got / ((System.nanoTime() - start) / 1e9);
+        }
+    }
+
     private static String shortName(String name) {
         return name.equals(CLIENT) ? "client" : name.equals(CLIENT_PIPELINED) ? "client-pipelined" : name.equals(BENCH_HTTP)
                 ? "bench-http" : "kafka";
@@ -197,12 +268,18 @@ public final class ClientProduceCommand implements Callable<Integer> {
         double client = new Samples(results.get(CLIENT)).median();
         double bench = new Samples(results.get(BENCH_HTTP)).median();
         double kafka = results.containsKey(KAFKA) ? new Samples(results.get(KAFKA)).median() : Double.NaN;
-        System.out.println("| producer | records/s: median (range) | MB/s | client (defaults) / this |");
+        double clientRead = results.containsKey(CLIENT_READ) ? new Samples(results.get(CLIENT_READ)).median()
+                : Double.NaN;
+        System.out.println("| producer or reader | records/s: median (range) | MB/s | client / this |");
         System.out.println("|---|---|---|---|");
         for (var e : results.entrySet()) {
             Samples s = new Samples(e.getValue());
             System.out.printf(Locale.ROOT, "| %s | %s | %.1f | %.2f |%n", e.getKey(), s.medianAndRange("%,.0f"),
-                    s.median() * valueBytes / 1e6, client / s.median());
+                    s.median() * valueBytes / 1e6, (e.getKey().startsWith("read:") ? clientRead : client) / s.median());
+        }
+        if (results.containsKey(CLIENT_READ)) {
+            System.out.printf(Locale.ROOT, "%nread: client Consumer / benchmark HTTP reader: %.2f%n",
+                    new Samples(results.get(CLIENT_READ)).median() / new Samples(results.get(BENCH_READ)).median());
         }
         System.out.printf(Locale.ROOT, "%nclient / benchmark HTTP producer: %.2f; client / kafka-clients+Kafka: %.2f; "
                         + "client defaults / 5 per partition: %.2f%n", client / bench, client / kafka,
