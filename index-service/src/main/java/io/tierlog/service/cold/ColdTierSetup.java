@@ -64,10 +64,13 @@ public class ColdTierSetup {
     TieredStorage tieredStorage(TierlogConfig config, ObjectStore store, Clock clock, MeterRegistry registry,
                                 SegmentEvictionListener dropIndexEntries) {
         TierlogConfig.Tiering t = config.tiering();
+        long readAhead = t.readAheadChunks().map(chunks -> 2L * chunks * t.chunkBytes()).orElse(t.readAheadBytes());
         TieringConfig tiering = new TieringConfig(t.maxPendingBytes(), t.orphanGrace(),
                 TieringConfig.DEFAULTS.keepManifestVersions(), TieringConfig.DEFAULTS.indexIntervalBytes(),
-                t.chunkBytes(), t.cacheBytes(), t.readAheadChunks(), t.fetchThreads(),
-                TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap());
+                t.chunkBytes(), t.cacheBytes(), readAhead, t.fetchThreads(),
+                TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap(),
+                Math.max(t.rangeBytes(), t.chunkBytes()),
+                Math.max(t.readAheadMemoryBytes(), 2L * Math.max(t.rangeBytes(), t.chunkBytes())));
         TieredStorage storage = new TieredStorage(config.dataDir(), config.indexDir().resolve("cold-cache"), store,
                 tiering, clock, new SecureRandom(), dropIndexEntries);
         bindMetrics(storage.stats(), registry);
@@ -111,6 +114,9 @@ public class ColdTierSetup {
                 .description("Fetched chunks not written to the on-disk cache because its disk writes were behind")
                 .register(registry);
         FunctionCounter.builder("tierlog_cold_range_gets", s, TieringStats::rangeGets).register(registry);
+        FunctionCounter.builder("tierlog_cold_read_ahead_unread_released", s, TieringStats::readAheadUnreadReleased)
+                .description("Chunks fetched ahead of a cold reader and released unread after 60 s (reader gone)")
+                .register(registry);
         FunctionCounter.builder("tierlog_retention_hot_segments_evicted", s, TieringStats::hotSegmentsEvicted)
                 .register(registry);
         FunctionCounter.builder("tierlog_retention_cold_segments_deleted", s, TieringStats::coldSegmentsDeleted)
