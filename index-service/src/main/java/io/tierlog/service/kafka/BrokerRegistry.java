@@ -91,6 +91,15 @@ final class BrokerRegistry implements AutoCloseable {
      */
     static BrokerRegistry join(Path dir, String host, int port, Clock clock, Duration liveness, Duration maxClockSkew)
             throws IOException {
+        BrokerRegistry registry = claim(dir, host, port, clock, System::nanoTime, liveness, maxClockSkew);
+        long period = Math.max(50, liveness.toMillis() / 3);
+        registry.timer.scheduleWithFixedDelay(registry::refreshQuietly, period, period, TimeUnit.MILLISECONDS);
+        return registry;
+    }
+
+    /** Claims a node id and announces it once; nothing beats or refreshes until {@link #refresh} is called. */
+    static BrokerRegistry claim(Path dir, String host, int port, Clock clock, LongSupplier monotonicNanos,
+                                Duration liveness, Duration maxClockSkew) throws IOException {
         Files.createDirectories(dir);
         for (int id = 0; id < MAX_NODE_ID; id++) {
             FileChannel channel = FileChannel.open(dir.resolve(id + ".lock"), StandardOpenOption.CREATE,
@@ -105,11 +114,14 @@ final class BrokerRegistry implements AutoCloseable {
                 channel.close();
                 continue;
             }
-            BrokerRegistry registry = new BrokerRegistry(dir, clock, System::nanoTime, liveness, maxClockSkew,
+            BrokerRegistry registry = new BrokerRegistry(dir, clock, monotonicNanos, liveness, maxClockSkew,
                     channel, lock, new Broker(id, host, port));
-            registry.refresh();
-            long period = Math.max(50, liveness.toMillis() / 3);
-            registry.timer.scheduleWithFixedDelay(registry::refreshQuietly, period, period, TimeUnit.MILLISECONDS);
+            try {
+                registry.refresh();
+            } catch (IOException | RuntimeException e) {
+                registry.close();
+                throw e;
+            }
             return registry;
         }
         throw new IOException("no free Kafka node id below " + MAX_NODE_ID + " in " + dir);
@@ -133,7 +145,8 @@ final class BrokerRegistry implements AutoCloseable {
         }
     }
 
-    private synchronized void refresh() throws IOException {
+    /** Beats once and re-reads every broker's file. */
+    synchronized void refresh() throws IOException {
         writeBeat();
         long now = monotonicNanos.getAsLong();
         long wallNow = clock.millis();
