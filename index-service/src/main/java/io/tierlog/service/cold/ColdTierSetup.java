@@ -8,7 +8,9 @@ import io.tierlog.objectstore.FilesystemObjectStore;
 import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.s3.S3ObjectStore;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.tiering.ColdCompactionStats;
 import io.tierlog.tiering.SegmentEvictionListener;
+import io.tierlog.tiering.StoreRequests;
 import io.tierlog.tiering.TieredStorage;
 import io.tierlog.tiering.TieringConfig;
 import io.tierlog.tiering.TieringStats;
@@ -62,14 +64,18 @@ public class ColdTierSetup {
     TieredStorage tieredStorage(TierlogConfig config, ObjectStore store, Clock clock, MeterRegistry registry,
                                 SegmentEvictionListener dropIndexEntries) {
         TierlogConfig.Tiering t = config.tiering();
+        long readAhead = t.readAheadChunks().map(chunks -> 2L * chunks * t.chunkBytes()).orElse(t.readAheadBytes());
         TieringConfig tiering = new TieringConfig(t.maxPendingBytes(), t.orphanGrace(),
                 TieringConfig.DEFAULTS.keepManifestVersions(), TieringConfig.DEFAULTS.indexIntervalBytes(),
-                t.chunkBytes(), t.cacheBytes(), t.readAheadChunks(), t.fetchThreads(),
-                TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap());
+                t.chunkBytes(), t.cacheBytes(), readAhead, t.fetchThreads(),
+                TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap(),
+                Math.max(t.rangeBytes(), t.chunkBytes()),
+                Math.max(t.readAheadMemoryBytes(), 2L * Math.max(t.rangeBytes(), t.chunkBytes())));
         TieredStorage storage = new TieredStorage(config.dataDir(), config.indexDir().resolve("cold-cache"), store,
                 tiering, clock, new SecureRandom(), dropIndexEntries);
         bindMetrics(storage.stats(), registry);
         bindCompactionMetrics(storage.compactionStats(), registry);
+        bindColdCompactionMetrics(storage.coldCompactionStats(), registry);
         return storage;
     }
 
@@ -108,6 +114,9 @@ public class ColdTierSetup {
                 .description("Fetched chunks not written to the on-disk cache because its disk writes were behind")
                 .register(registry);
         FunctionCounter.builder("tierlog_cold_range_gets", s, TieringStats::rangeGets).register(registry);
+        FunctionCounter.builder("tierlog_cold_read_ahead_unread_released", s, TieringStats::readAheadUnreadReleased)
+                .description("Chunks fetched ahead of a cold reader and released unread after 60 s (reader gone)")
+                .register(registry);
         FunctionCounter.builder("tierlog_retention_hot_segments_evicted", s, TieringStats::hotSegmentsEvicted)
                 .register(registry);
         FunctionCounter.builder("tierlog_retention_cold_segments_deleted", s, TieringStats::coldSegmentsDeleted)
@@ -130,5 +139,35 @@ public class ColdTierSetup {
         FunctionCounter.builder("tierlog_compaction_pass_seconds", s, CompactionStats::passSeconds)
                 .description("Total time of compaction passes (divide by tierlog_compaction_passes for time per pass)")
                 .register(registry);
+    }
+
+    private static void bindColdCompactionMetrics(ColdCompactionStats s, MeterRegistry registry) {
+        Gauge.builder("tierlog_cold_compaction_max_dirty_ratio", s, ColdCompactionStats::maxDirtyRatio)
+                .description("Largest dirty/cleanable bytes ratio of a compacted partition's cold tier in the last pass")
+                .register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_cleaned_bytes", s, ColdCompactionStats::bytesRead)
+                .description("Bytes of cold segments downloaded and filtered by the cold cleaner").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_written_bytes", s, ColdCompactionStats::bytesWritten)
+                .description("Bytes of compacted objects the cold cleaner uploaded").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_replaced_segments", s, ColdCompactionStats::segmentsReplaced)
+                .register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_retired_deleted", s, ColdCompactionStats::retiredDeleted)
+                .description("Replaced cold objects deleted after the orphan grace").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_passes", s, ColdCompactionStats::passes).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_pass_seconds", s, ColdCompactionStats::passSeconds)
+                .description("Total time of cold compaction passes (divide by tierlog_cold_compaction_passes)")
+                .register(registry);
+        StoreRequests r = s.requests();
+        String requests = "Object-store requests of the cold cleaner (an upload counts once even when multipart)";
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::gets).tag("kind", "get")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::puts).tag("kind", "put")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::lists).tag("kind", "list")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::deletes).tag("kind", "delete")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::heads).tag("kind", "head")
+                .description(requests).register(registry);
     }
 }

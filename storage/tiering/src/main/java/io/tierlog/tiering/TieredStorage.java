@@ -40,6 +40,7 @@ public final class TieredStorage implements AutoCloseable {
     private final Path dataDir;
     private final TopicStore topics;
     private final ObjectStore store;
+    private final AttributingObjectStore attributed;
     private final TieringStats stats = new TieringStats();
     private final TopicGuards guards = new TopicGuards();
     private final ManifestStore manifests;
@@ -68,22 +69,27 @@ public final class TieredStorage implements AutoCloseable {
         this.topics = new TopicStore(dataDir, clock);
         // One thread: reloads are rare (one per partition read per 30 s) and a hanging store should tie up one.
         this.manifestRefresher = Executors.newSingleThreadExecutor(daemonThreads("tierlog-manifest-refresh"));
-        this.manifests = new ManifestStore(store, clock, config.keepManifestVersions(), config.orphanGrace(),
+        // The cold cleaner's requests (through the shared manifest store too) are counted by this view of the bucket.
+        this.attributed = new AttributingObjectStore(store);
+        this.manifests = new ManifestStore(attributed, clock, config.keepManifestVersions(), config.orphanGrace(),
                 manifestRefresher);
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.compactor = new HotCompactor(topics, manifests, guards, new HotCleaner(dataDir, clock), compactionStats);
-        this.coldCompactor = new ColdCompactor(topics, store, manifests, guards, config, coldCompactionStats, clock,
+        this.coldCompactor = new ColdCompactor(topics, attributed, manifests, guards, config, coldCompactionStats, clock,
                 random, ColdCompactor.Steps.NONE);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
-        // Fetches requested (running or queued) at most: the read-ahead window and a demand GET, or twice the
-        // fetch threads; memory holds those plus the chunk being read.
-        int maxInFlight = Math.max(config.fetchThreads() * 2,
-                config.readAheadChunks() * ColdReader.LOOKAHEAD_FACTOR + 1);
-        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), maxInFlight,
-                maxInFlight + 2, store, fetchers, stats);
-        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks());
+        // Half the read-ahead memory for chunks requested and not read yet (in flight or landed, pinned until read),
+        // half for chunks read recently: together within the bound.
+        long memory = config.readAheadMemoryBytes();
+        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), memory / 2, memory / 2, store,
+                fetchers, stats, clock);
+        // One reader's window and the range that tops it up fit in the half for unread chunks, with room for two
+        // chunks of another reader: a lone reader's prefetches are never refused for want of memory.
+        long window = Math.min(config.readAheadBytes(),
+                Math.max(config.chunkBytes(), memory / 2 - config.rangeBytes() - 2L * config.chunkBytes()));
+        this.reader = new ColdReader(store, manifests, cache, window, config.rangeBytes());
         this.restorer = new ColdRestorer(dataDir, topics, store, manifests);
     }
 
@@ -93,6 +99,11 @@ public final class TieredStorage implements AutoCloseable {
 
     public ColdReader reader() {
         return reader;
+    }
+
+    /** The chunk cache (for tests of its bounds). */
+    ChunkCache chunkCache() {
+        return cache;
     }
 
     public ManifestStore manifests() {
@@ -127,6 +138,11 @@ public final class TieredStorage implements AutoCloseable {
 
     public ColdCompactionStats coldCompactionStats() {
         return coldCompactionStats;
+    }
+
+    /** The bucket as the manifest store and the cold cleaner reach it (counting the cleaner's requests). */
+    AttributingObjectStore attributedStore() {
+        return attributed;
     }
 
     /** Collects orphans of every partition of every topic; returns how many objects were deleted. */
