@@ -332,5 +332,12 @@ public interface TierlogConfig {
 
         /** Password of {@link #tlsKeystore()} (and of its key). */
         Optional<String> tlsKeystorePassword();
+
+        /**
+         * How long an instance on the hot volume may miss its heartbeats (one every third of this) before the others
+         * stop advertising it as a Kafka broker (docs/kafka.md, "Several instances").
+         */
+        @WithDefault("10s")
+        Duration brokerLiveness();
     }
 }

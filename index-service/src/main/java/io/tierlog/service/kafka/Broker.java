@@ -1,5 +1,5 @@
 package io.tierlog.service.kafka;
 
-/** This service instance as a Kafka broker: the only node of its cluster, leader of every partition. */
+/** One service instance as a Kafka broker: its node id on the hot volume and where clients reach it. */
 public record Broker(int nodeId, String host, int port) {
 }

@@ -43,7 +43,7 @@ import java.util.function.Consumer;
  * Which scopes each Kafka API needs, the Kafka counterpart of HTTP's route table ({@code HttpRoutes}), checked by the
  * same {@link AccessControl} (same scopes, same audit line and denial counter): produce on a topic for Produce,
  * fetch for Fetch and ListOffsets, describe for Metadata and DescribeConfigs, create, delete and alter (CreatePartitions,
- * IncrementalAlterConfigs) as over HTTP; on groups, read for membership, OffsetFetch and the describes, commit for
+ * IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for
  * OffsetCommit (with fetch on each topic it names, as HTTP's commit), delete for OffsetDelete. ApiVersions, InitProducerId, FindCoordinator and DescribeCluster need only
  * an authenticated caller. Listings (Metadata of all topics, ListGroups) show only what the caller may describe or
  * read; Metadata naming topics answers TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka
@@ -134,6 +134,10 @@ final class KafkaAccess {
                         : ((IncrementalAlterConfigsRequest) request).data().resources()) {
                     if (r.resourceType() == ConfigResource.Type.TOPIC.id()) {
                         topic.accept(r.resourceName(), null, Operation.ALTER, out);
+                    } else {
+                        // Broker (and logger) configs are the cluster's, as in Kafka; none can be altered here, but
+                        // the caller must be the cluster's administrator to be told so.
+                        out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
                     }
                 }
             }

@@ -85,7 +85,7 @@ public class KafkaApis {
 
     private final KafkaProduce produce;
     private final KafkaFetch fetch;
-    private final KafkaClusterApis cluster;
+    private final KafkaClusterApis clusterApis;
     private final KafkaGroupOffsets groupOffsets;
     private final KafkaGroups groups;
     private final KafkaAccess kafkaAccess;
@@ -94,7 +94,8 @@ public class KafkaApis {
     private final Executor reads;
     private final Executor workers;
     private final String clusterId;
-    private volatile Broker broker = new Broker(0, "localhost", -1);
+    private volatile Supplier<KafkaCluster> cluster = () -> new KafkaCluster(new Broker(0, "localhost", -1),
+            List.of(new Broker(0, "localhost", -1)));
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
                      KafkaGroups groups, AccessControl access, Clock clock, ServiceThreads threads, Vertx vertx,
@@ -105,7 +106,7 @@ public class KafkaApis {
         this.clock = clock;
         this.produce = produce;
         this.fetch = fetch;
-        this.cluster = cluster;
+        this.clusterApis = cluster;
         this.groupOffsets = groupOffsets;
         this.reads = threads.reads();
         this.workers = task -> vertx.executeBlocking(() -> {
@@ -136,9 +137,10 @@ public class KafkaApis {
         return m;
     }
 
-    void serveAs(Broker broker) {
-        this.broker = broker;
-        cluster.serveAs(broker, clusterId);
+    /** Answers as {@code cluster.get().self()}, advertising the brokers {@code cluster} names at each request. */
+    void serveAs(Supplier<KafkaCluster> cluster) {
+        this.cluster = cluster;
+        this.clusterApis.serveAs(cluster, clusterId);
     }
 
     /** A frame that is not a Kafka request this listener can read: its connection is closed. */
@@ -256,7 +258,7 @@ public class KafkaApis {
                                               String clientId) {
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
-            case METADATA -> on(reads, () -> cluster.metadata((MetadataRequest) request, version,
+            case METADATA -> on(reads, () -> clusterApis.metadata((MetadataRequest) request, version,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
             case PRODUCE -> produce.produce((ProduceRequest) request, version, workers);
@@ -266,12 +268,12 @@ public class KafkaApis {
             case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
             case FETCH -> fetch.fetch((FetchRequest) request, version, session.principal().name());
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
-            case CREATE_TOPICS -> on(workers, () -> cluster.createTopics((CreateTopicsRequest) request, version));
-            case DELETE_TOPICS -> on(workers, () -> cluster.deleteTopics((DeleteTopicsRequest) request, version));
-            case DESCRIBE_CONFIGS -> on(reads, () -> cluster.describeConfigs((DescribeConfigsRequest) request));
-            case CREATE_PARTITIONS -> on(workers, () -> cluster.createPartitions((CreatePartitionsRequest) request));
+            case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version));
+            case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version));
+            case DESCRIBE_CONFIGS -> on(reads, () -> clusterApis.describeConfigs((DescribeConfigsRequest) request));
+            case CREATE_PARTITIONS -> on(workers, () -> clusterApis.createPartitions((CreatePartitionsRequest) request));
             case INCREMENTAL_ALTER_CONFIGS -> on(workers,
-                    () -> cluster.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
+                    () -> clusterApis.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(describeCluster());
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
             case OFFSET_COMMIT -> on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
@@ -311,18 +313,23 @@ public class KafkaApis {
     }
 
     private DescribeClusterResponse describeCluster() {
-        Broker b = broker;
+        KafkaCluster c = cluster.get();
         DescribeClusterResponseData.DescribeClusterBrokerCollection brokers =
                 new DescribeClusterResponseData.DescribeClusterBrokerCollection();
-        brokers.add(new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(b.nodeId()).setHost(b.host())
-                .setPort(b.port()).setRack(null));
+        for (Broker b : c.live()) {
+            brokers.add(new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(b.nodeId())
+                    .setHost(b.host()).setPort(b.port()).setRack(null));
+        }
         return new DescribeClusterResponse(new DescribeClusterResponseData().setClusterId(clusterId)
-                .setControllerId(b.nodeId()).setBrokers(brokers));
+                .setControllerId(c.controller().nodeId()).setBrokers(brokers));
     }
 
-    /** This node coordinates every group; transactions have no coordinator here. */
+    /**
+     * The broker asked coordinates every group it is asked about: group state lives on the shared volume and any
+     * instance answers any member, so no group needs a home. Transactions have no coordinator here.
+     */
     private FindCoordinatorResponse findCoordinator(FindCoordinatorRequest request, short version) {
-        Broker b = broker;
+        Broker b = cluster.get().self();
         FindCoordinatorRequestData data = request.data();
         if (version < 4) {
             FindCoordinatorResponseData out = new FindCoordinatorResponseData();

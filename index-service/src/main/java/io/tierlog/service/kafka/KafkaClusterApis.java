@@ -42,16 +42,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Metadata, CreateTopics, DeleteTopics and DescribeConfigs over the same {@link TopicStore} and {@link TopicAdmin} as HTTP. This
- * instance is the only broker and leads every partition (leader epoch unknown, -1, so clients skip epoch
- * validation); topics are never created by Metadata (auto-create is off). Blocking: runs on a pool thread.
+ * Metadata, CreateTopics, DeleteTopics and DescribeConfigs over the same {@link TopicStore} and {@link TopicAdmin} as HTTP.
+ * Metadata lists the live instances on the hot volume as brokers and spreads partition leadership over them
+ * ({@link KafkaCluster}); each partition has its leader as its only replica, leader epoch unknown (-1, so clients
+ * skip epoch validation); topics are never created by Metadata (auto-create is off). Blocking: runs on a pool thread.
  */
 @Singleton
 public class KafkaClusterApis {
     private final TopicStore topics;
     private final TopicAdmin admin;
     private final KafkaTopics kafkaTopics;
-    private volatile Broker broker = new Broker(0, "localhost", -1);
+    private volatile java.util.function.Supplier<KafkaCluster> cluster = () -> new KafkaCluster(
+            new Broker(0, "localhost", -1), List.of(new Broker(0, "localhost", -1)));
     private volatile String clusterId = "";
 
     public KafkaClusterApis(TopicStore topics, TopicAdmin admin) {
@@ -60,8 +62,8 @@ public class KafkaClusterApis {
         this.kafkaTopics = new KafkaTopics(topics);
     }
 
-    void serveAs(Broker broker, String clusterId) {
-        this.broker = broker;
+    void serveAs(java.util.function.Supplier<KafkaCluster> cluster, String clusterId) {
+        this.cluster = cluster;
         this.clusterId = clusterId;
     }
 
@@ -71,15 +73,18 @@ public class KafkaClusterApis {
      */
     MetadataResponse metadata(MetadataRequest request, short version, java.util.function.Predicate<String> visible,
                               java.util.function.Predicate<String> allowed) {
-        Broker b = broker;
-        MetadataResponseData out = new MetadataResponseData().setClusterId(clusterId).setControllerId(b.nodeId());
-        out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(b.nodeId()).setHost(b.host())
-                .setPort(b.port()).setRack(null));
+        KafkaCluster c = cluster.get();
+        MetadataResponseData out = new MetadataResponseData().setClusterId(clusterId)
+                .setControllerId(c.controller().nodeId());
+        for (Broker b : c.live()) {
+            out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(b.nodeId()).setHost(b.host())
+                    .setPort(b.port()).setRack(null));
+        }
         MetadataRequestData data = request.data();
         if (data.topics() == null) {
             for (TopicMetadata t : admin.listPublic()) {
                 if (visible.test(t.name())) {
-                    out.topics().add(describe(t, version));
+                    out.topics().add(describe(t, version, c));
                 }
             }
         } else {
@@ -97,7 +102,7 @@ public class KafkaClusterApis {
                         throw new org.apache.kafka.common.errors.TopicAuthorizationException(
                                 "not allowed to describe topic:" + topic.name());
                     }
-                    out.topics().add(describe(topic, version));
+                    out.topics().add(describe(topic, version, c));
                 } catch (RuntimeException e) {
                     MetadataResponseData.MetadataResponseTopic missing = new MetadataResponseData.MetadataResponseTopic()
                             .setName(asked.name()).setErrorCode(KafkaErrors.of(e).code());
@@ -111,14 +116,14 @@ public class KafkaClusterApis {
         return new MetadataResponse(out, version);
     }
 
-    private MetadataResponseData.MetadataResponseTopic describe(TopicMetadata t, short version) {
-        int node = broker.nodeId();
+    private MetadataResponseData.MetadataResponseTopic describe(TopicMetadata t, short version, KafkaCluster c) {
         MetadataResponseData.MetadataResponseTopic topic = new MetadataResponseData.MetadataResponseTopic()
                 .setName(t.name()).setIsInternal(false);
         if (version >= 10) {
             topic.setTopicId(KafkaTopics.idOf(t));
         }
         for (int p = 0; p < t.partitions(); p++) {
+            int node = c.leaderOf(t.name(), p).nodeId();
             topic.partitions().add(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p)
                     .setLeaderId(node).setLeaderEpoch(-1).setReplicaNodes(List.of(node)).setIsrNodes(List.of(node))
                     .setOfflineReplicas(List.of()));

@@ -16,6 +16,8 @@ import org.jboss.logging.Logger;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,12 +35,18 @@ public class KafkaListener {
     private final KafkaApis apis;
     private final TierlogConfig.Kafka config;
     private final TierlogConfig.Auth auth;
+    private final java.nio.file.Path brokersDir;
+    private final Duration maxClockSkew;
+    private final Clock clock;
     private final String host;
     private volatile NetServer server;
-    private volatile Broker broker;
+    private volatile BrokerRegistry brokers;
 
-    public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config) {
+    public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config, Clock clock) {
         this.vertx = vertx;
+        this.clock = clock;
+        this.brokersDir = config.dataDir().resolve("__metadata").resolve("kafka-brokers");
+        this.maxClockSkew = config.groups().maxClockSkew();
         this.apis = apis;
         this.config = config.kafka();
         this.auth = config.auth();
@@ -72,14 +80,21 @@ public class KafkaListener {
         Principal before = tokenMode ? null : Principal.ANONYMOUS;
         s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(), before).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        broker = new Broker(0, advertisedHost(), server.actualPort());
-        apis.serveAs(broker);
-        LOG.infof("Kafka listener on %s:%d, advertised as %s:%d, %s, %s", host, server.actualPort(), broker.host(),
-                broker.port(), tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
+        BrokerRegistry registry = BrokerRegistry.join(brokersDir, advertisedHost(), server.actualPort(), clock,
+                config.brokerLiveness(), maxClockSkew);
+        brokers = registry;
+        apis.serveAs(registry::cluster);
+        Broker broker = registry.self();
+        LOG.infof("Kafka listener on %s:%d, advertised as node %d at %s:%d, %s, %s", host, server.actualPort(),
+                broker.nodeId(), broker.host(), broker.port(), tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
                 config.tlsKeystore().isPresent() ? "TLS" : "plaintext");
     }
 
     void stop(@Observes ShutdownEvent event) {
+        BrokerRegistry registry = brokers;
+        if (registry != null) {
+            registry.close(); // the others stop advertising this instance at their next refresh
+        }
         NetServer s = server;
         if (s != null) {
             server = null;
@@ -99,7 +114,8 @@ public class KafkaListener {
 
     /** This instance as Metadata describes it; null until the listener is open. */
     public Broker broker() {
-        return broker;
+        BrokerRegistry registry = brokers;
+        return registry == null ? null : registry.self();
     }
 
     private String advertisedHost() {

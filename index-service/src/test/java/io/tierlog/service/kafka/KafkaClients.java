@@ -72,4 +72,14 @@ final class KafkaClients {
             return out;
         }
     }
+
+    /**
+     * kafka-clients registers its OAUTHBEARER SASL client as a JVM-wide security provider, once, from the class loader
+     * that first loads it; every Quarkus test application has its own class loader, and a client would get another
+     * application's provider ("Callback handler must be castable"). A test using OAUTHBEARER installs this one's.
+     */
+    static void useThisClassLoadersOAuthBearerProvider() {
+        java.security.Security.removeProvider("SASL/OAUTHBEARER Client Provider");
+        org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerSaslClientProvider.initialize();
+    }
 }

@@ -131,6 +131,7 @@ class KafkaSaslTest {
     }
 
     private Properties oauthBearer(String token) {
+        KafkaClients.useThisClassLoadersOAuthBearerProvider();
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
         p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");

@@ -1,0 +1,281 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.tierlog.access.JwksServer;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jose4j.jwk.JsonWebKey;
+import org.jose4j.jwk.RsaJsonWebKey;
+import org.jose4j.jwt.JwtClaims;
+import org.jose4j.jwt.NumericDate;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Token mode, the newer Kafka APIs and JWTs. Each of DescribeConfigs, IncrementalAlterConfigs (topic and broker),
+ * CreatePartitions, DeleteGroups, OffsetDelete and OffsetForLeaderEpoch, asked by a principal without the scope it
+ * needs ({@link KafkaAccess}), is answered with Kafka's TOPIC_, GROUP_ or CLUSTER_AUTHORIZATION_FAILED and changes
+ * nothing; the same calls with the scopes succeed. SASL/OAUTHBEARER with a JWT signed by the key the service
+ * trusts (the issuer's JWKS) authenticates a kafka-clients consumer; an expired JWT or one signed by another key
+ * is refused with SASL_AUTHENTICATION_FAILED.
+ */
+@QuarkusTest
+@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+class KafkaTokenScopesTest {
+    static final String BOOTSTRAP = "tierlog_kafka-scopes-" + UUID.randomUUID().toString().replace("-", "");
+    /** The issuer's signing key, as JSON with its private half: a system property, seen by every class loader. */
+    static final String KEY_PROPERTY = "kafka-token-scopes-test.jwt-key";
+
+    public static class TokenAndJwt implements QuarkusTestProfile {
+        private static String jwksUrl;
+
+        @Override
+        public synchronized Map<String, String> getConfigOverrides() {
+            if (jwksUrl == null) {
+                try {
+                    JwksServer issuer = new JwksServer(); // runs until the JVM ends, as the service under test
+                    RsaJsonWebKey key = JwksServer.newKey("k1");
+                    issuer.serve(key);
+                    System.setProperty(KEY_PROPERTY, key.toJson(JsonWebKey.OutputControlLevel.INCLUDE_PRIVATE));
+                    jwksUrl = issuer.url().toString();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return Map.of("tierlog.auth.mode", "token", "tierlog.auth.bootstrap-token", BOOTSTRAP,
+                    "tierlog.auth.max-failures-per-minute", "1000", "tierlog.auth.jwt.issuer", JwksServer.ISSUER,
+                    "tierlog.auth.jwt.jwks-url", jwksUrl, "tierlog.auth.jwt.audience", "tierlog",
+                    "tierlog.auth.jwt.jwks-min-refresh-interval", "0s");
+        }
+    }
+
+    @Inject
+    KafkaListener listener;
+
+    private static String mint(String scopes) {
+        return given().contentType(ContentType.JSON).header("Authorization", "Bearer " + BOOTSTRAP)
+                .body("{\"name\":\"kafka-scopes\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
+                .then().statusCode(201).extract().jsonPath().getString("token");
+    }
+
+    private Properties plain(String password) {
+        Properties p = new Properties();
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"anyone\" password=\"" + password + "\";");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return p;
+    }
+
+    /** OAUTHBEARER whose login callback presents {@code jwt} as it is (kafka-clients does not check it). */
+    private Properties oauthBearer(String jwt) {
+        KafkaClients.useThisClassLoadersOAuthBearerProvider();
+        Properties p = new Properties();
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        p.put(SaslConfigs.SASL_MECHANISM, "OAUTHBEARER");
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule "
+                + "required token=\"" + jwt + "\";");
+        p.put(SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS, KafkaSaslTest.TierlogTokenCallback.class.getName());
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return p;
+    }
+
+    private static Throwable cause(ThrowingRunnable call) {
+        try {
+            call.run();
+        } catch (Throwable t) {
+            return t.getCause() == null ? t : t.getCause();
+        }
+        throw new AssertionError("the call was allowed");
+    }
+
+    @FunctionalInterface
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void newerApisRefuseAPrincipalWithoutTheirScopeAndChangeNothing() throws Exception {
+        String topic = KafkaListenerTest.unique("scp");
+        String group = KafkaListenerTest.unique("scp-g");
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        ConfigResource topicConfig = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        ConfigResource brokerConfig = new ConfigResource(ConfigResource.Type.BROKER,
+                String.valueOf(listener.broker().nodeId()));
+        AlterConfigOp retention = new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET);
+        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            admin.alterConsumerGroupOffsets(group, Map.of(p0, new OffsetAndMetadata(0))).all().get();
+        }
+        // None of the scopes these APIs need: describe (which produce and fetch imply) and alter on the topic,
+        // delete on the group, admin; only the group's membership and commits.
+        String weak = mint("read:group:scp-* commit:group:scp-*");
+        try (Admin admin = Admin.create(plain(weak))) {
+            assertThat(cause(() -> admin.describeConfigs(List.of(topicConfig)).all().get()))
+                    .as("DescribeConfigs").isInstanceOf(TopicAuthorizationException.class);
+            assertThat(cause(() -> admin.incrementalAlterConfigs(Map.of(topicConfig, List.of(retention))).all().get()))
+                    .as("IncrementalAlterConfigs, topic").isInstanceOf(TopicAuthorizationException.class);
+            assertThat(cause(() -> admin.incrementalAlterConfigs(Map.of(brokerConfig, List.of(
+                    new AlterConfigOp(new ConfigEntry("log.retention.ms", "1000"), AlterConfigOp.OpType.SET))))
+                    .all().get())).as("IncrementalAlterConfigs, broker")
+                    .isInstanceOf(ClusterAuthorizationException.class);
+            assertThat(cause(() -> admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get()))
+                    .as("CreatePartitions").isInstanceOf(TopicAuthorizationException.class);
+            assertThat(cause(() -> admin.deleteConsumerGroupOffsets(group, Set.of(p0)).all().get()))
+                    .as("OffsetDelete").isInstanceOf(GroupAuthorizationException.class);
+            assertThat(cause(() -> admin.deleteConsumerGroups(List.of(group)).all().get()))
+                    .as("DeleteGroups").isInstanceOf(GroupAuthorizationException.class);
+        }
+        assertThat(offsetForLeaderEpochError(weak, topic)).as("OffsetForLeaderEpoch")
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+
+        // Nothing changed: one partition, the default retention, the group's committed offset.
+        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+            assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(1);
+            assertThat(admin.describeConfigs(List.of(topicConfig)).all().get().get(topicConfig).get("retention.ms")
+                    .value()).isNotEqualTo("1000");
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
+                    .containsEntry(p0, new OffsetAndMetadata(0));
+        }
+
+        // The same calls with the scopes are served: the refusals above were the scope check's.
+        String strong = mint("describe:topic:scp-* alter:topic:scp-* delete:group:scp-* read:group:scp-*");
+        try (Admin admin = Admin.create(plain(strong))) {
+            admin.incrementalAlterConfigs(Map.of(topicConfig, List.of(retention))).all().get();
+            assertThat(admin.describeConfigs(List.of(topicConfig)).all().get().get(topicConfig).get("retention.ms")
+                    .value()).isEqualTo("1000");
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get();
+            assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(3);
+            admin.deleteConsumerGroupOffsets(group, Set.of(p0)).all().get();
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()).isEmpty();
+        }
+        assertThat(offsetForLeaderEpochError(strong, topic)).isEqualTo(Errors.NONE);
+    }
+
+    /** OffsetForLeaderEpoch (no Admin call sends it) on one raw connection authenticated with SASL/PLAIN. */
+    private Errors offsetForLeaderEpochError(String token, String topic) throws Exception {
+        try (RawKafka raw = new RawKafka(listener.port())) {
+            SaslHandshakeResponse hs = raw.call(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
+                    .setMechanism("PLAIN")), (short) 1);
+            assertThat(hs.data().errorCode()).isEqualTo(Errors.NONE.code());
+            SaslAuthenticateResponse auth = raw.call(new SaslAuthenticateRequest.Builder(
+                    new SaslAuthenticateRequestData().setAuthBytes(("\u0000anyone\u0000" + token)
+                            .getBytes(StandardCharsets.UTF_8))), ApiKeys.SASL_AUTHENTICATE);
+            assertThat(auth.data().errorCode()).isEqualTo(Errors.NONE.code());
+            OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection topics =
+                    new OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection();
+            OffsetForLeaderEpochRequestData.OffsetForLeaderTopic t =
+                    new OffsetForLeaderEpochRequestData.OffsetForLeaderTopic().setTopic(topic);
+            t.partitions().add(new OffsetForLeaderEpochRequestData.OffsetForLeaderPartition().setPartition(0)
+                    .setCurrentLeaderEpoch(-1).setLeaderEpoch(0));
+            topics.add(t);
+            OffsetsForLeaderEpochResponse r = raw.call(OffsetsForLeaderEpochRequest.Builder.forConsumer(topics),
+                    ApiKeys.OFFSET_FOR_LEADER_EPOCH);
+            return Errors.forCode(r.data().topics().find(topic).partitions().get(0).errorCode());
+        }
+    }
+
+    @Test
+    void oauthBearerWithAJwtSignedByTheTrustedKeyAuthenticatesAConsumer() throws Exception {
+        RsaJsonWebKey trusted = (RsaJsonWebKey) JsonWebKey.Factory.newJwk(System.getProperty(KEY_PROPERTY));
+        String topic = KafkaListenerTest.unique("jwt");
+        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(plain(BOOTSTRAP), new StringSerializer(),
+                new StringSerializer())) {
+            producer.send(new ProducerRecord<>(topic, "k", "for-the-jwt")).get();
+        }
+        long now = System.currentTimeMillis();
+        String jwt = JwksServer.sign(JwksServer.claims(now, "fetch:topic:jwt-* describe:topic:jwt-*"), trusted);
+        Properties c = oauthBearer(jwt);
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
+                new StringDeserializer())) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            List<ConsumerRecord<String, String>> read = new ArrayList<>();
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (read.isEmpty() && Instant.now().isBefore(deadline)) {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+            }
+            assertThat(read).extracting(ConsumerRecord::value).containsExactly("for-the-jwt");
+        }
+
+        JwtClaims expired = JwksServer.claims(now - 3_600_000, "fetch:topic:jwt-* describe:topic:jwt-*");
+        expired.setExpirationTime(NumericDate.fromMilliseconds(now - 60_000));
+        RsaJsonWebKey foreign = JwksServer.newKey("k1"); // the trusted key's id, another key pair
+        Map<String, String> refused = Map.of("expired", JwksServer.sign(expired, trusted),
+                "signed by another key", JwksServer.sign(JwksServer.claims(now, "fetch:topic:jwt-*"), foreign));
+        for (Map.Entry<String, String> e : refused.entrySet()) {
+            Properties r = oauthBearer(e.getValue());
+            r.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(r, new StringDeserializer(),
+                    new StringDeserializer())) {
+                consumer.assign(List.of(new TopicPartition(topic, 0)));
+                assertThatThrownBy(() -> pollUntilFailure(consumer)).as(e.getKey())
+                        .isInstanceOf(SaslAuthenticationException.class);
+            }
+        }
+    }
+
+    /** Polls until the consumer throws (or 60 s pass, then returns and the caller's assertion fails). */
+    private static void pollUntilFailure(KafkaConsumer<String, String> consumer) {
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (Instant.now().isBefore(deadline)) {
+            consumer.poll(Duration.ofMillis(200));
+        }
+    }
+}
