@@ -1,5 +1,6 @@
 package io.tierlog.service;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -72,6 +73,29 @@ class LayeringTest {
     static final ArchRule kafkaInternalsOnlyThroughTheAdapter = noClasses().that().resideInAPackage("io.tierlog.service..")
             .and().doNotHaveFullyQualifiedName("io.tierlog.service.kafka.KafkaInternals")
             .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..internal..", "org.apache.kafka..internals..");
+
+    /**
+     * Meters are registered in one place (io.tierlog.service.metrics, see {@code Meters}): elsewhere the service may
+     * increment a meter handed to it, but never sees the registry, a meter builder, the global registry or the
+     * meter-creating annotations, so every meter name, unit and tag is written in that one package.
+     */
+    @ArchTest
+    static final ArchRule metersAreRegisteredInOnePlace = noClasses().that().resideInAPackage("io.tierlog.service..")
+            .and().resideOutsideOfPackage("io.tierlog.service.metrics..")
+            .should().dependOnClassesThat(registerMeters());
+
+    static DescribedPredicate<JavaClass> registerMeters() {
+        return new DescribedPredicate<>("register Micrometer meters (MeterRegistry, Metrics, *.Builder, annotations)") {
+            @Override
+            public boolean test(JavaClass c) {
+                String name = c.getName();
+                return name.startsWith("io.micrometer.") && (c.isAssignableTo("io.micrometer.core.instrument.MeterRegistry")
+                        || name.equals("io.micrometer.core.instrument.Metrics")
+                        || name.endsWith("$Builder") || name.startsWith("io.micrometer.core.annotation.")
+                        || c.isAssignableTo("io.micrometer.core.instrument.binder.MeterBinder"));
+            }
+        };
+    }
 
     /**
      * A package named {@code internal} belongs to the module whose package encloses it
