@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
 import java.nio.ByteBuffer;
@@ -19,7 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * regression tests in every build. Fuzzing: docs/RELIABILITY.md, "Fuzzing".
  */
 class ManifestAndSidecarJazzerTest {
+    /** The dictionary hands the fuzzer the manifest's field names, so that it builds documents the parser walks deep. */
     @FuzzTest(maxDuration = "2m")
+    @DictionaryEntries({"\"format\":1", "\"version\":", "\"logStartOffset\":", "\"segments\":[",
+            "\"baseOffset\":", "\"lastOffset\":", "\"sizeBytes\":", "\"firstTimestamp\":", "\"maxTimestamp\":",
+            "\"segmentKey\":\"", "\"indexKey\":\"", "\"crc32c\":", "\"committedAtMs\":",
+            "\"cleaner\":{", "\"cleanedEnd\":", "\"nextHorizonMs\":", "\"retired\":[", "\"key\":\"",
+            "\"retiredAtMs\":", "/segments/", ".log\"", ".index\"", "-1", "9223372036854775807", "null", "{}", "[]"})
     void manifestParsesOrIsRefused(byte[] json) {
         Manifest manifest;
         try {

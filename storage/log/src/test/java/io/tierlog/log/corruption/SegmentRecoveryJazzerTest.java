@@ -43,10 +43,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SegmentRecoveryJazzerTest {
     private static final TopicPartition TP = new TopicPartition("fuzz", 0);
     private static final TopicConfig CONFIG = TopicConfig.DEFAULTS;
+    /**
+     * Recovery forces what it repairs to disk (as it must), and each fsync on a disk costs milliseconds: on tmpfs the
+     * same code runs about 30 times as many inputs a second. The file system changes no code path.
+     */
+    private static final Path SCRATCH = Files.isDirectory(Path.of("/dev/shm")) && Files.isWritable(Path.of("/dev/shm"))
+            ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
 
     @FuzzTest(maxDuration = "2m")
     void recoversToTheLastIntactBatchOrReportsCorruption(byte[] segment) throws IOException {
-        Path data = Files.createTempDirectory("segment-fuzz");
+        Path data = Files.createTempDirectory(SCRATCH, "segment-fuzz");
         try {
             Path dir = Files.createDirectories(data.resolve(TP.dirName()));
             Files.write(SegmentFiles.log(dir, 0), segment);
