@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
         subcommands = {CompareCommand.class, AuthCommand.class, GroupsCommand.class, ShareCommand.class, ColdCommand.class,
                 ColdInProcessCommand.class, LambdaCommand.class, SoakCommand.class, ScaleCommand.class,
                 ClientProduceCommand.class, CompactionCommand.class,
+                io.tierlog.bench.compaction.StartupCommand.class,
                 io.tierlog.bench.kafkaperf.KafkaPerfCommand.class})
 public final class BenchCli implements Runnable {
 

@@ -124,6 +124,7 @@ public final class ShareCommand implements Callable<Integer> {
         kafkaConfig.put("group.share.min.record.lock.duration.ms", "1000");
         Map<String, List<Double>> throughput = new LinkedHashMap<>();
         Map<String, List<Double>> redelivery = new LinkedHashMap<>();
+        Map<String, List<Double>> perPoll = new LinkedHashMap<>();
         String shareVersion;
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
@@ -157,12 +158,13 @@ public final class ShareCommand implements Callable<Integer> {
                         for (int side = 0; side < 2; side++) {
                             boolean kafkaFirst = (run + n) % 2 == 0;
                             boolean isKafka = (side == 0) == kafkaFirst;
-                            double rate = isKafka ? drainKafka(broker.bootstrapServers(), admin, n)
+                            Drain drain = isKafka ? drainKafka(broker.bootstrapServers(), admin, n)
                                     : drainTierlog(service.baseUri(), n);
                             String system = isKafka ? "Kafka" : "Tierlog";
-                            throughput.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(rate);
-                            Workspace.log(String.format(Locale.ROOT, "run %d %-7s %2d consumers: %,.0f records/s", run,
-                                    system, n, rate));
+                            throughput.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.rate());
+                            perPoll.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.perPoll());
+                            Workspace.log(String.format(Locale.ROOT, "run %d %-7s %2d consumers: %,.0f records/s, "
+                                    + "%.0f records per poll/lease", run, system, n, drain.rate(), drain.perPoll()));
                         }
                     }
                 }
@@ -177,7 +179,7 @@ public final class ShareCommand implements Callable<Integer> {
                     }
                 }
             }
-            print(throughput, redelivery, started, git, machine, load.summary(), shareVersion);
+            print(throughput, perPoll, redelivery, started, git, machine, load.summary(), shareVersion);
         } finally {
             if (!keep) {
                 Workspace.deleteTree(workDir);
@@ -255,11 +257,16 @@ public final class ShareCommand implements Callable<Integer> {
         void run(int id) throws Exception;
     }
 
-    /** Drains the topic with a fresh Kafka share group of {@code n} consumers; records/s. */
-    private double drainKafka(String bootstrap, Admin admin, int n) throws Exception {
+    /** A drain's records/s, and the mean number of records a non-empty poll (Kafka) or lease (Tierlog) handed out. */
+    private record Drain(double rate, double perPoll) {
+    }
+
+    /** Drains the topic with a fresh Kafka share group of {@code n} consumers. */
+    private Drain drainKafka(String bootstrap, Admin admin, int n) throws Exception {
         String group = newGroup("kafka-drain");
         configureKafkaGroup(admin, group, Map.of("share.auto.offset.reset", "earliest"));
         AtomicLong delivered = new AtomicLong();
+        AtomicLong polls = new AtomicLong();
         AtomicLong first = new AtomicLong(Long.MAX_VALUE);
         AtomicLong last = new AtomicLong();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -274,20 +281,22 @@ public final class ShareCommand implements Callable<Integer> {
                     if (!rs.isEmpty()) {
                         first.accumulateAndGet(System.nanoTime(), Math::min);
                         delivered.addAndGet(rs.count());
+                        polls.incrementAndGet();
                     }
                 }
                 c.commitSync(); // implicit mode: accepts the last batch delivered
                 last.accumulateAndGet(System.nanoTime(), Math::max);
             }
         });
-        return records / ((last.get() - first.get()) / 1e9);
+        return new Drain(records / ((last.get() - first.get()) / 1e9), (double) delivered.get() / polls.get());
     }
 
-    /** Drains the topic with a fresh Tierlog share group of {@code n} consumers (lease, accept); records/s. */
-    private double drainTierlog(URI base, int n) throws Exception {
+    /** Drains the topic with a fresh Tierlog share group of {@code n} consumers (lease, accept). */
+    private Drain drainTierlog(URI base, int n) throws Exception {
         String group = newGroup("tierlog-drain");
         putConfig(base, group);
         AtomicLong accepted = new AtomicLong();
+        AtomicLong leases = new AtomicLong();
         AtomicLong first = new AtomicLong(Long.MAX_VALUE);
         AtomicLong last = new AtomicLong();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
@@ -304,12 +313,13 @@ public final class ShareCommand implements Callable<Integer> {
                 accept(base, group, TOPIC, leased);
                 last.accumulateAndGet(System.nanoTime(), Math::max);
                 accepted.addAndGet(leased.size());
+                leases.incrementAndGet();
             }
         });
         if (accepted.get() != records) {
             throw new IllegalStateException("Tierlog accepted " + accepted.get() + " of " + records);
         }
-        return records / ((last.get() - first.get()) / 1e9);
+        return new Drain(records / ((last.get() - first.get()) / 1e9), (double) records / leases.get());
     }
 
     /**
@@ -440,25 +450,30 @@ public final class ShareCommand implements Callable<Integer> {
         }
     }
 
-    private void print(Map<String, List<Double>> throughput, Map<String, List<Double>> redelivery, Instant started,
+    private void print(Map<String, List<Double>> throughput, Map<String, List<Double>> perPoll,
+                       Map<String, List<Double>> redelivery, Instant started,
                        String git, Map<String, String> machine, String load, String shareVersion) {
         System.out.printf(Locale.ROOT, "Run %s, git `%s`, %s × %s, took %d s; %s.%n%n", started, git,
                 machine.get("nproc"), machine.get("cpu"), Duration.between(started, Instant.now()).toSeconds(), load);
         System.out.printf(Locale.ROOT, "Drain of %,d records of %d B in %d partitions by a fresh share group started at "
-                        + "the earliest offset, at most %d records per lease/poll; medians of %d drains per cell, the "
+                        + "the earliest offset, %d records per lease (Tierlog maxRecords) and poll (Kafka max.poll.records, "
+                        + "its default; Kafka's default share.acquire.mode batch_optimized may hand out more to end on a "
+                        + "stored batch's boundary: see the last column); medians of %d drains per cell, the "
                         + "systems alternating. Kafka 4.4.0: %s; `KafkaShareConsumer`, implicit acknowledgement, "
                         + "`commitSync` at the end. Tierlog: `lease` (leaseMs 30000, waitMs 200) and one `acks` "
                         + "request accepting the batch; index-service with %s (share-group state follows it: written "
                         + "to the page cache before each answer%s).%n%n", records, valueBytes, partitions, MAX_RECORDS,
                 runs, shareVersion, serviceFsync.tierlogSetting(),
                 serviceFsync == Durability.ALWAYS ? " and fsynced, group-committed" : ", not fsynced");
-        System.out.println("| consumers | Kafka records/s: median (range) | Tierlog records/s: median (range) | Tierlog/Kafka |");
-        System.out.println("|---|---|---|---|");
+        System.out.println("| consumers | Kafka records/s: median (range) | Tierlog records/s: median (range) | Tierlog/Kafka "
+                + "| records per poll (Kafka) / lease (Tierlog), median |");
+        System.out.println("|---|---|---|---|---|");
         for (int n : consumers) {
             Samples k = new Samples(throughput.get("Kafka/" + n));
             Samples t = new Samples(throughput.get("Tierlog/" + n));
-            System.out.printf(Locale.ROOT, "| %d | %s | %s | %.2fx |%n", n, k.medianAndRange("%,.0f"),
-                    t.medianAndRange("%,.0f"), t.median() / k.median());
+            System.out.printf(Locale.ROOT, "| %d | %s | %s | %.2fx | %.0f / %.0f |%n", n, k.medianAndRange("%,.0f"),
+                    t.medianAndRange("%,.0f"), t.median() / k.median(),
+                    new Samples(perPoll.get("Kafka/" + n)).median(), new Samples(perPoll.get("Tierlog/" + n)).median());
         }
         Samples k = new Samples(redelivery.get("Kafka"));
         Samples t = new Samples(redelivery.get("Tierlog"));

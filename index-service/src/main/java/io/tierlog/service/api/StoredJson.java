@@ -42,6 +42,10 @@ final class StoredJson {
     private final int maxRecords;
     private final long maxBytes;
     private final StoredRecords records = new StoredRecords();
+    /** Which records to render and what goes in front of their fields (a share-group lease), or null. */
+    private final Splice splice;
+    /** Whether the array already holds records (of other partitions) before this one's first. */
+    private final boolean commaFirst;
     /** The record's own prefix for SSE: {@code {"topic":"t","partition":p,"offset":}. */
     private final byte[] ssePrefix;
     private byte[] scratch = new byte[256];
@@ -50,6 +54,13 @@ final class StoredJson {
     private long lastOffset = -1;
 
     private StoredJson(JsonOut out, TopicPartition tp, Encoding encoding, boolean sse, int maxRecords, long maxBytes) {
+        this(out, tp, encoding, sse, maxRecords, maxBytes, null, false);
+    }
+
+    private StoredJson(JsonOut out, TopicPartition tp, Encoding encoding, boolean sse, int maxRecords, long maxBytes,
+                       Splice splice, boolean commaFirst) {
+        this.splice = splice;
+        this.commaFirst = commaFirst;
         this.out = out;
         this.tp = tp;
         this.encoding = encoding;
@@ -78,6 +89,26 @@ final class StoredJson {
         return new StoredJson(out, tp, encoding, true, maxRecords, maxBytes);
     }
 
+    /**
+     * Chooses the records a {@link #spliced} rendering writes, and writes fields in front of each one's own fields
+     * (share-group leases: {@code "lease"}, {@code "partition"}, {@code "deliveryCount"}).
+     */
+    interface Splice {
+        /** Whether the record at {@code offset} is rendered; asked in ascending offset order. */
+        boolean wants(long offset);
+
+        /** Writes the fields that go in front of the chosen record's own, each followed by a comma. */
+        void fields(long offset, JsonOut out);
+    }
+
+    /**
+     * Records of one partition as elements of a JSON array the caller opened and closes: only those {@code splice}
+     * wants, each with its fields in front, no limits. {@code commaFirst}: the array already has elements.
+     */
+    static StoredJson spliced(JsonOut out, TopicPartition tp, Encoding encoding, Splice splice, boolean commaFirst) {
+        return new StoredJson(out, tp, encoding, false, Integer.MAX_VALUE, Long.MAX_VALUE, splice, commaFirst);
+    }
+
     int count() {
         return count;
     }
@@ -100,7 +131,7 @@ final class StoredJson {
         StoredRecords r = records;
         r.reset(batches.duplicate());
         while (!full() && r.next()) {
-            if (r.offset < from) {
+            if (r.offset < from || (splice != null && !splice.wants(r.offset))) {
                 continue;
             }
             long size = sizeInBytes(r);
@@ -148,11 +179,17 @@ final class StoredJson {
             o.write(',');
             o.write(OFFSET, 1, OFFSET.length);     // "offset": without its opening brace
         } else {
-            if (count > 0) {
+            if (count > 0 || commaFirst) {
                 o.write(',');
             }
             start = o.size();
-            o.write(OFFSET);
+            if (splice != null) {
+                o.write('{');
+                splice.fields(r.offset, o);
+                o.write(OFFSET, 1, OFFSET.length);
+            } else {
+                o.write(OFFSET);
+            }
         }
         o.number(r.offset);
         o.write(TIMESTAMP);

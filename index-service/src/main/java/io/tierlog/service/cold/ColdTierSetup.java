@@ -66,6 +66,7 @@ public class ColdTierSetup {
                 tiering, clock, new SecureRandom(), dropIndexEntries);
         meters.tiering(storage.stats());
         meters.compaction(storage.compactionStats());
+        meters.coldCompaction(storage.coldCompactionStats());
         return storage;
     }
 

@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.tierlog.ingest.ProduceAdmission;
 import io.tierlog.log.compaction.CompactionStats;
+import io.tierlog.tiering.ColdCompactionStats;
+import io.tierlog.tiering.StoreRequests;
 import io.tierlog.tiering.TieringStats;
 import jakarta.inject.Singleton;
 
@@ -88,6 +90,37 @@ public class Meters {
         FunctionCounter.builder("tierlog_compaction_pass_seconds", s, CompactionStats::passSeconds)
                 .description("Total time of compaction passes (divide by tierlog_compaction_passes for time per pass)")
                 .register(registry);
+    }
+
+    /** The cold cleaner's statistics and its object-store requests, read on scrape. */
+    public void coldCompaction(ColdCompactionStats s) {
+        Gauge.builder("tierlog_cold_compaction_max_dirty_ratio", s, ColdCompactionStats::maxDirtyRatio)
+                .description("Largest dirty/cleanable bytes ratio of a compacted partition's cold tier in the last pass")
+                .register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_cleaned_bytes", s, ColdCompactionStats::bytesRead)
+                .description("Bytes of cold segments downloaded and filtered by the cold cleaner").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_written_bytes", s, ColdCompactionStats::bytesWritten)
+                .description("Bytes of compacted objects the cold cleaner uploaded").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_replaced_segments", s, ColdCompactionStats::segmentsReplaced)
+                .register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_retired_deleted", s, ColdCompactionStats::retiredDeleted)
+                .description("Replaced cold objects deleted after the orphan grace").register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_passes", s, ColdCompactionStats::passes).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_pass_seconds", s, ColdCompactionStats::passSeconds)
+                .description("Total time of cold compaction passes (divide by tierlog_cold_compaction_passes)")
+                .register(registry);
+        StoreRequests r = s.requests();
+        String requests = "Object-store requests of the cold cleaner (an upload counts once even when multipart)";
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::gets).tag("kind", "get")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::puts).tag("kind", "put")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::lists).tag("kind", "list")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::deletes).tag("kind", "delete")
+                .description(requests).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_requests", r, StoreRequests::heads).tag("kind", "head")
+                .description(requests).register(registry);
     }
 
     /** {@code tierlog_cold_read_seconds}: the latency of reads served from the cold tier, recorded by the caller. */

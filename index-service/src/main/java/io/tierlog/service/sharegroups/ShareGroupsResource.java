@@ -11,6 +11,7 @@ import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.http.Requests;
 import io.tierlog.service.topics.TopicAdmin;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.api.LeaseAnswerJson;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.sharegroups.LeasedRecord;
@@ -122,12 +123,12 @@ public class ShareGroupsResource {
             highWatermarks[p] = reads.highWatermark(new TopicPartition(topic, p));
         }
         CompletableFuture<Void> changed = shares.awaitChange(group, topic);
-        ShareGroups.Leased got = shares.leaseOrWake(group, topic, maxRecords, leaseMs);
+        LeaseAnswerJson answer = LeaseAnswerJson.start(reads);
+        ShareGroups.Delivered got = shares.leaseOrWake(group, topic, maxRecords, leaseMs, answer);
         long remaining = deadline - System.nanoTime();
-        if (!got.records().isEmpty() || remaining <= 0 || watcher.isClosed()) {
+        if (got.records() > 0 || remaining <= 0 || watcher.isClosed()) {
             changed.cancel(false);
-            return CompletableFuture.completedFuture(Response.ok(ShareJson.leased(got.records()),
-                    MediaType.APPLICATION_JSON).build());
+            return CompletableFuture.completedFuture(Response.ok(answer.finish(), MediaType.APPLICATION_JSON).build());
         }
         long waitNanos = Math.min(remaining, recheck.toNanos());
         if (got.wakeAtMs() != Long.MAX_VALUE) {
@@ -161,12 +162,13 @@ public class ShareGroupsResource {
     @APIResponse(responseCode = "400", ref = ProblemResponses.BAD_REQUEST)
     @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
-    public CompletionStage<ObjectNode> acks(@PathParam("group") String group, @PathParam("topic") String topic,
+    public CompletionStage<Response> acks(@PathParam("group") String group, @PathParam("topic") String topic,
                                             byte[] body) {
         Names.requireValidGroup(group);
         TopicAdmin.requirePublic(topic);
         var acks = ShareJson.acks(body);
-        return CompletableFuture.supplyAsync(() -> ShareJson.results(shares.acknowledge(group, topic, acks)), readPool);
+        return CompletableFuture.supplyAsync(() -> Response.ok(ShareJson.results(shares.acknowledge(group, topic, acks)),
+                MediaType.APPLICATION_JSON).build(), readPool);
     }
 
     @PUT

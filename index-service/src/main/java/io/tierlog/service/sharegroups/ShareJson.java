@@ -7,20 +7,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tierlog.http.Encoding;
-import io.tierlog.service.api.RecordJson;
 import io.tierlog.service.http.Requests;
 import io.tierlog.sharegroups.Ack;
 import io.tierlog.sharegroups.AckResult;
 import io.tierlog.sharegroups.AckType;
-import io.tierlog.sharegroups.LeasedRecord;
 import io.tierlog.sharegroups.ShareDescription;
 import io.tierlog.sharegroups.ShareGroupConfig;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -86,43 +82,27 @@ final class ShareJson {
         return ShareGroupConfig.parse(m);
     }
 
-    /**
-     * {@code {"records": [...]}}: each record as fetch renders it ({@link RecordJson}, values byte for byte as
-     * stored), with {@code lease}, {@code partition} and {@code deliveryCount} spliced in front of its fields.
-     */
-    static byte[] leased(List<LeasedRecord> records) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(256 + records.size() * 256);
-        out.writeBytes("{\"records\":[".getBytes(StandardCharsets.US_ASCII));
-        ByteArrayOutputStream one = new ByteArrayOutputStream(256);
-        boolean first = true;
-        for (LeasedRecord r : records) {
-            one.reset();
-            try (JsonGenerator g = FACTORY.createGenerator(one)) {
-                RecordJson.write(g, null, 0, r.record(), Encoding.JSON);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+    /** {@code {"results": [...]}}, written as bytes (an answer of hundreds of acks builds no node per ack). */
+    static byte[] results(List<AckResult> results) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(32 + results.size() * 96);
+        try (JsonGenerator g = FACTORY.createGenerator(out)) {
+            g.writeStartObject();
+            g.writeArrayFieldStart("results");
+            for (AckResult r : results) {
+                g.writeStartObject();
+                g.writeStringField("lease", r.lease());
+                g.writeBooleanField("ok", r.ok());
+                if (!r.ok()) {
+                    g.writeStringField("error", r.error());
+                }
+                g.writeEndObject();
             }
-            byte[] rec = one.toByteArray(); // starts with '{'
-            String head = (first ? "" : ",") + "{\"lease\":\"" + r.lease() + "\",\"partition\":" + r.partition()
-                    + ",\"deliveryCount\":" + r.deliveryCount() + ",";
-            out.writeBytes(head.getBytes(StandardCharsets.US_ASCII));
-            out.write(rec, 1, rec.length - 1);
-            first = false;
+            g.writeEndArray();
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array does not fail
         }
-        out.writeBytes("]}".getBytes(StandardCharsets.US_ASCII));
         return out.toByteArray();
-    }
-
-    static ObjectNode results(List<AckResult> results) {
-        ObjectNode root = NODES.objectNode();
-        ArrayNode arr = root.putArray("results");
-        for (AckResult r : results) {
-            ObjectNode o = arr.addObject().put("lease", r.lease()).put("ok", r.ok());
-            if (!r.ok()) {
-                o.put("error", r.error());
-            }
-        }
-        return root;
     }
 
     static ObjectNode config(String group, ShareGroupConfig config) {

@@ -12,7 +12,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -151,6 +155,49 @@ class CompactionApiTest {
         given().get("/v1/topics/" + topic + "/keys/a").then().statusCode(200).body("value.r", equalTo(19));
         given().get("/v1/topics/" + topic + "/keys/b").then().statusCode(200).body("value.r", equalTo(19));
         given().get("/v1/topics/" + topic + "/keys/c").then().statusCode(200).body("value", equalTo(1));
+    }
+
+    @Test
+    void coldCompactionMetricsAreExportedAndMoveAfterAPass() {
+        Map<String, Double> before = coldCompactionMetrics();
+        assertThat(before).containsKeys("tierlog_cold_compaction_passes_total",
+                "tierlog_cold_compaction_cleaned_bytes_total", "tierlog_cold_compaction_written_bytes_total",
+                "tierlog_cold_compaction_pass_seconds_total", "tierlog_cold_compaction_max_dirty_ratio",
+                "tierlog_cold_compaction_requests_total{kind=get}", "tierlog_cold_compaction_requests_total{kind=put}",
+                "tierlog_cold_compaction_requests_total{kind=list}");
+        String topic = unique("coldm");
+        given().body("{\"name\":\"" + topic + "\",\"partitions\":1,\"config\":{\"cleanup.policy\":\"compact\","
+                + "\"segment.bytes\":1024}}").post("/v1/topics").then().statusCode(201);
+        for (int round = 0; round < 20; round++) {
+            produce(topic, "{\"records\":[{\"partition\":0,\"key\":\"a\",\"value\":{\"r\":" + round + ",\"p\":\""
+                    + "x".repeat(100) + "\"}}]}");
+        }
+        tiered.runTieringPass();
+        tiered.runCompactionPass();
+
+        Map<String, Double> after = coldCompactionMetrics();
+        for (String moved : List.of("tierlog_cold_compaction_passes_total",
+                "tierlog_cold_compaction_cleaned_bytes_total", "tierlog_cold_compaction_written_bytes_total",
+                "tierlog_cold_compaction_replaced_segments_total", "tierlog_cold_compaction_pass_seconds_total",
+                "tierlog_cold_compaction_requests_total{kind=get}", "tierlog_cold_compaction_requests_total{kind=put}",
+                "tierlog_cold_compaction_requests_total{kind=list}")) {
+            assertThat(after.get(moved)).as(moved).isGreaterThan(before.getOrDefault(moved, 0.0));
+        }
+        // The new partition's cold tier was all dirty before its first pass.
+        assertThat(after.get("tierlog_cold_compaction_max_dirty_ratio")).isEqualTo(1.0);
+        given().get("/v1/topics/" + topic + "/keys/a").then().statusCode(200).body("value.r", equalTo(19));
+    }
+
+    /** The cold cleaner's meters from /q/metrics, by name and tags ({@code name{k=v}}). */
+    private static Map<String, Double> coldCompactionMetrics() {
+        String text = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        Map<String, Double> out = new TreeMap<>();
+        Matcher m = Pattern.compile("(?m)^(tierlog_cold_compaction_\\w+)(\\{[^}]*})? (\\S+)$").matcher(text);
+        while (m.find()) {
+            String tags = m.group(2) == null ? "" : m.group(2).replace("\"", "").replace(",}", "}");
+            out.put(m.group(1) + tags, Double.parseDouble(m.group(3)));
+        }
+        return out;
     }
 
     private static List<Integer> offsets(String topic) {

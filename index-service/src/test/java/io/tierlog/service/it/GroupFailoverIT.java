@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -34,29 +33,23 @@ class GroupFailoverIT {
 
     private final Path work = Path.of("target", "it", "group-failover").toAbsolutePath();
 
-    record Interval(int consumer, int partition, long from, long to) {
-    }
-
     /** A consumer that owns exactly what its last answer gave it, while its lease (session timeout) holds. */
     final class Consumer extends Thread {
         final int index;
         final List<PackagedService> instances;
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        final List<Interval> intervals;
+        final Ownership ownership;
         volatile boolean running = true;
-        volatile Set<Integer> owns = Set.of();
         volatile String memberId;
         volatile int epoch;
         volatile Throwable failure;
         volatile long answered;
-        private final long[] since = new long[PARTITIONS];
-        private long lastAnsweredSend;
         private int next;
 
-        Consumer(int index, List<PackagedService> instances, List<Interval> intervals) {
+        Consumer(int index, List<PackagedService> instances, Ownership.Ledger ledger) {
             this.index = index;
             this.instances = instances;
-            this.intervals = intervals;
+            this.ownership = new Ownership(index, SESSION_MS, ledger);
             setDaemon(true);
         }
 
@@ -67,7 +60,7 @@ class GroupFailoverIT {
                     long interval = heartbeat();
                     Thread.sleep(interval); // the protocol's pace: the answer's heartbeatIntervalMs
                 }
-                release(Set.copyOf(owns), System.nanoTime()); // "killed": it consumes nothing from here on
+                ownership.releaseAll(System.nanoTime()); // "killed": it consumes nothing from here on
             } catch (Throwable t) {
                 failure = t;
             }
@@ -75,13 +68,13 @@ class GroupFailoverIT {
 
         private long heartbeat() throws Exception {
             long sent = System.nanoTime();
-            if (!owns.isEmpty() && sent - lastAnsweredSend > SESSION_MS * 1_000_000) {
-                release(Set.copyOf(owns), sent); // lease ran out: stop consuming and rejoin
+            if (ownership.leaseRanOut(sent)) {
+                ownership.releaseAll(sent); // lease ran out: stop consuming and rejoin
                 epoch = 0;
             }
             String body = "{\"memberId\":" + (memberId == null ? "null" : "\"" + memberId + "\"") + ",\"memberEpoch\":"
                     + epoch + ",\"topics\":[\"orders\"],\"sessionTimeoutMs\":" + SESSION_MS
-                    + ",\"ownedPartitions\":[{\"topic\":\"orders\",\"partitions\":" + new TreeSet<>(owns) + "}],"
+                    + ",\"ownedPartitions\":[{\"topic\":\"orders\",\"partitions\":" + new TreeSet<>(ownership.owned()) + "}],"
                     + "\"clientId\":\"c" + index + "\"}";
             for (int attempt = 0; attempt < instances.size(); attempt++) {
                 PackagedService instance = instances.get(next++ % instances.size());
@@ -94,7 +87,7 @@ class GroupFailoverIT {
                 long received = System.nanoTime();
                 JsonNode a = JSON.readTree(r.body());
                 if (r.statusCode() != 200) {
-                    release(Set.copyOf(owns), received);
+                    ownership.releaseAll(received);
                     if (r.statusCode() == 404) {
                         memberId = null;
                     }
@@ -104,33 +97,13 @@ class GroupFailoverIT {
                 }
                 Set<Integer> now = new TreeSet<>();
                 a.get("assignment").forEach(tps -> tps.get("partitions").forEach(p -> now.add(p.asInt())));
-                Set<Integer> gone = new HashSet<>(owns);
-                gone.removeAll(now);
-                release(gone, received);
-                for (int p : now) {
-                    if (!owns.contains(p)) {
-                        since[p] = received;
-                    }
-                }
-                owns = Set.copyOf(now);
+                ownership.answered(now, sent, received);
                 memberId = a.get("memberId").asText();
                 epoch = a.get("memberEpoch").asInt();
-                lastAnsweredSend = sent;
                 answered++;
                 return a.get("heartbeatIntervalMs").asLong();
             }
             return 100; // no instance answered; try again soon
-        }
-
-        /** Ownership ends now, or when the lease ended (a consumer consumes nothing past its lease) if earlier. */
-        private void release(Set<Integer> partitions, long now) {
-            long at = lastAnsweredSend == 0 ? now : Math.min(now, lastAnsweredSend + SESSION_MS * 1_000_000);
-            for (int p : partitions) {
-                intervals.add(new Interval(index, p, since[p], at));
-            }
-            Set<Integer> left = new HashSet<>(owns);
-            left.removeAll(partitions);
-            owns = Set.copyOf(left);
         }
     }
 
@@ -150,9 +123,9 @@ class GroupFailoverIT {
             assertThat(a.send(http, "POST", "/v1/topics", "{\"name\":\"orders\",\"partitions\":" + PARTITIONS + "}")
                     .statusCode()).isEqualTo(201);
             List<PackagedService> instances = new CopyOnWriteArrayList<>(List.of(a, b));
-            List<Interval> intervals = new CopyOnWriteArrayList<>();
+            Ownership.Ledger ledger = new Ownership.Ledger();
             for (int i = 0; i < 3; i++) {
-                Consumer c = new Consumer(i, instances, intervals);
+                Consumer c = new Consumer(i, instances, ledger);
                 consumers.add(c);
                 c.start();
             }
@@ -169,7 +142,7 @@ class GroupFailoverIT {
                 assertThat(consumers.get(i).answered).as("consumer %d heartbeats through B", i)
                         .isGreaterThanOrEqualTo(answeredBefore[i] + 4);
             }
-            consumers.forEach(c -> assertThat(c.owns).as("consumer %d after A died", c.index).hasSize(4));
+            consumers.forEach(c -> assertThat(c.ownership.owned()).as("consumer %d after A died", c.index).hasSize(4));
 
             // Consumer 0 stops heartbeating: its partitions go to the two others within the session timeout.
             Consumer dead = consumers.get(0);
@@ -190,16 +163,8 @@ class GroupFailoverIT {
                 c.join(10_000);
                 assertThat(c.failure).as("consumer %d", c.index).isNull();
             }
-            for (Interval x : intervals) {
-                for (Interval y : intervals) {
-                    if (x.partition() == y.partition() && x.consumer() != y.consumer()) {
-                        assertThat(x.to() <= y.from() || y.to() <= x.from())
-                                .as("partition %d owned by consumers %d and %d at once", x.partition(), x.consumer(),
-                                        y.consumer()).isTrue();
-                    }
-                }
-            }
-            assertThat(intervals).isNotEmpty();
+            ledger.assertNoPartitionHadTwoOwners();
+            assertThat(ledger.isEmpty()).isFalse();
         } finally {
             consumers.forEach(c -> c.running = false);
             a.process().destroyForcibly();
@@ -208,17 +173,7 @@ class GroupFailoverIT {
     }
 
     private static void awaitOwned(List<Consumer> consumers, int each, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            if (consumers.stream().allMatch(c -> c.owns.size() == each)) {
-                return;
-            }
-            for (Consumer c : consumers) {
-                assertThat(c.failure).as("consumer %d", c.index).isNull();
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("consumers did not reach " + each + " partitions each: "
-                + consumers.stream().map(c -> c.owns).toList());
+        Ownership.awaitEach(consumers.stream().map(c -> c.ownership).toList(), each, seconds, () -> consumers
+                .forEach(c -> assertThat(c.failure).as("consumer %d", c.index).isNull()));
     }
 }

@@ -41,9 +41,6 @@ class GroupKillResumeIT {
 
     private final Path work = Path.of("target", "it", "group-kill").toAbsolutePath();
 
-    record Interval(int consumer, int partition, long from, long to) {
-    }
-
     record Processed(int consumer, int partition, long offset) {
     }
 
@@ -55,27 +52,24 @@ class GroupKillResumeIT {
         final int index;
         final PackagedService service;
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        final List<Interval> intervals;
+        final Ownership ownership;
         final List<Processed> processed;
         final List<Commit> commits;
         /** Where each newly owned partition started: the committed offset read when it was granted. */
         final Map<Integer, List<Long>> startedAt = new ConcurrentHashMap<>();
         volatile boolean running = true;
         volatile boolean killed;
-        volatile Set<Integer> owns = Set.of();
         volatile Throwable failure;
-        private final long[] since = new long[PARTITIONS];
         private final long[] position = new long[PARTITIONS];
         private String memberId;
         private int epoch;
-        private long lastAnsweredSend;
         private long nextHeartbeat;
 
-        Consumer(int index, PackagedService service, List<Interval> intervals, List<Processed> processed,
+        Consumer(int index, PackagedService service, Ownership.Ledger ledger, List<Processed> processed,
                  List<Commit> commits) {
             this.index = index;
             this.service = service;
-            this.intervals = intervals;
+            this.ownership = new Ownership(index, SESSION_MS, ledger);
             this.processed = processed;
             this.commits = commits;
             setDaemon(true);
@@ -88,12 +82,12 @@ class GroupKillResumeIT {
                     if (System.nanoTime() >= nextHeartbeat) {
                         heartbeat();
                     }
-                    if (!owns.isEmpty() && System.nanoTime() - lastAnsweredSend > SESSION_MS * 1_000_000) {
-                        release(Set.copyOf(owns), System.nanoTime()); // lease ran out: stop, rejoin
+                    if (ownership.leaseRanOut(System.nanoTime())) {
+                        ownership.releaseAll(System.nanoTime()); // lease ran out: stop, rejoin
                         epoch = 0;
                         continue;
                     }
-                    for (int p : new TreeSet<>(owns)) {
+                    for (int p : new TreeSet<>(ownership.owned())) {
                         if (killed) {
                             break;
                         }
@@ -102,11 +96,11 @@ class GroupKillResumeIT {
                     Thread.sleep(50); // the application's pace between polls
                 }
                 if (killed) {
-                    release(Set.copyOf(owns), System.nanoTime()); // dead: it consumes nothing from here on
+                    ownership.releaseAll(System.nanoTime()); // dead: it consumes nothing from here on
                 } else if (memberId != null) {
                     service.send(http, "POST", "/v1/groups/" + GROUP + "/heartbeat",
                             "{\"memberId\":\"" + memberId + "\",\"memberEpoch\":-1}");
-                    release(Set.copyOf(owns), System.nanoTime());
+                    ownership.releaseAll(System.nanoTime());
                 }
             } catch (Throwable t) {
                 failure = t;
@@ -146,14 +140,14 @@ class GroupKillResumeIT {
             long sent = System.nanoTime();
             String body = "{\"memberId\":" + (memberId == null ? "null" : "\"" + memberId + "\"") + ",\"memberEpoch\":"
                     + epoch + ",\"topics\":[\"" + TOPIC + "\"],\"sessionTimeoutMs\":" + SESSION_MS
-                    + ",\"ownedPartitions\":[{\"topic\":\"" + TOPIC + "\",\"partitions\":" + new TreeSet<>(owns) + "}],"
+                    + ",\"ownedPartitions\":[{\"topic\":\"" + TOPIC + "\",\"partitions\":" + new TreeSet<>(ownership.owned()) + "}],"
                     + "\"clientId\":\"c" + index + "\"}";
             HttpResponse<String> r = service.send(http, "POST", "/v1/groups/" + GROUP + "/heartbeat", body);
             long received = System.nanoTime();
             JsonNode a = JSON.readTree(r.body());
             if (r.statusCode() != 200) {
                 assertThat(r.statusCode()).as(r.body()).isIn(404, 409);
-                release(Set.copyOf(owns), received);
+                ownership.releaseAll(received);
                 if (r.statusCode() == 404) {
                     memberId = null;
                 }
@@ -163,26 +157,22 @@ class GroupKillResumeIT {
             }
             Set<Integer> now = new TreeSet<>();
             a.get("assignment").forEach(tps -> tps.get("partitions").forEach(p -> now.add(p.asInt())));
-            Set<Integer> gone = new HashSet<>(owns);
-            gone.removeAll(now);
             // every batch was committed as it was read: a revoked partition is given up as it stands
-            release(gone, received);
-            if (!now.isEmpty() && !owns.containsAll(now)) {
+            boolean gaveUp = !now.containsAll(ownership.owned());
+            Set<Integer> added = new TreeSet<>(now);
+            added.removeAll(ownership.owned());
+            if (!added.isEmpty()) { // positioned before they count as owned, which the test thread watches
                 Map<Integer, Long> committed = committedOffsets();
-                for (int p : now) {
-                    if (!owns.contains(p)) {
-                        since[p] = received;
-                        position[p] = committed.getOrDefault(p, 0L);
-                        startedAt.computeIfAbsent(p, k -> new CopyOnWriteArrayList<>()).add(position[p]);
-                    }
+                for (int p : added) {
+                    position[p] = committed.getOrDefault(p, 0L);
+                    startedAt.computeIfAbsent(p, k -> new CopyOnWriteArrayList<>()).add(position[p]);
                 }
             }
-            owns = Set.copyOf(now);
+            ownership.answered(now, sent, received);
             memberId = a.get("memberId").asText();
             epoch = a.get("memberEpoch").asInt();
-            lastAnsweredSend = sent;
             // heartbeat at once after giving partitions up (docs/consumer-groups.md), else when asked
-            nextHeartbeat = gone.isEmpty() ? received + a.get("heartbeatIntervalMs").asLong() * 1_000_000 : 0;
+            nextHeartbeat = !gaveUp ? received + a.get("heartbeatIntervalMs").asLong() * 1_000_000 : 0;
         }
 
         private Map<Integer, Long> committedOffsets() throws Exception {
@@ -191,17 +181,6 @@ class GroupKillResumeIT {
             Map<Integer, Long> out = new HashMap<>();
             JSON.readTree(r.body()).get("offsets").forEach(o -> out.put(o.get("partition").asInt(), o.get("offset").asLong()));
             return out;
-        }
-
-        /** Ownership ends now, or when the lease ended (a consumer consumes nothing past its lease) if earlier. */
-        private void release(Set<Integer> partitions, long now) {
-            long at = lastAnsweredSend == 0 ? now : Math.min(now, lastAnsweredSend + SESSION_MS * 1_000_000);
-            for (int p : partitions) {
-                intervals.add(new Interval(index, p, since[p], at));
-            }
-            Set<Integer> left = new HashSet<>(owns);
-            left.removeAll(partitions);
-            owns = Set.copyOf(left);
         }
     }
 
@@ -227,19 +206,19 @@ class GroupKillResumeIT {
                     produce.append("]}").toString());
             assertThat(produced.statusCode()).as(produced.body()).isEqualTo(200);
 
-            List<Interval> intervals = new CopyOnWriteArrayList<>();
+            Ownership.Ledger ledger = new Ownership.Ledger();
             List<Processed> processed = new CopyOnWriteArrayList<>();
             List<Commit> commits = new CopyOnWriteArrayList<>();
             for (int i = 0; i < 3; i++) {
-                Consumer c = new Consumer(i, service, intervals, processed, commits);
+                Consumer c = new Consumer(i, service, ledger, processed, commits);
                 consumers.add(c);
                 c.start();
             }
             awaitOwned(consumers, 4, 60);
 
             // Kill the consumer that owns partition 0 once it has committed some of each of its partitions.
-            Consumer dead = consumers.stream().filter(c -> c.owns.contains(0)).findFirst().orElseThrow();
-            Set<Integer> orphans = Set.copyOf(dead.owns);
+            Consumer dead = consumers.stream().filter(c -> c.ownership.owned().contains(0)).findFirst().orElseThrow();
+            Set<Integer> orphans = dead.ownership.owned();
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (!orphans.stream().allMatch(p -> commits.stream().anyMatch(c -> c.consumer() == dead.index
                     && c.partition() == p && c.offset() >= 4))) {
@@ -248,11 +227,11 @@ class GroupKillResumeIT {
             }
             List<Consumer> survivors = consumers.stream().filter(c -> c != dead).toList();
             Map<Integer, Set<Integer>> before = new HashMap<>();
-            survivors.forEach(s -> before.put(s.index, Set.copyOf(s.owns)));
+            survivors.forEach(s -> before.put(s.index, s.ownership.owned()));
             dead.killed = true;
             dead.join(10_000);
             awaitOwned(survivors, 6, 60);
-            survivors.forEach(s -> assertThat(s.owns).as("survivor %d keeps its own", s.index)
+            survivors.forEach(s -> assertThat(s.ownership.owned()).as("survivor %d keeps its own", s.index)
                     .containsAll(before.get(s.index)));
 
             // each orphan was resumed from the dead consumer's last acknowledged commit of it
@@ -260,7 +239,7 @@ class GroupKillResumeIT {
             commits.stream().filter(c -> c.consumer() == dead.index)
                     .forEach(c -> lastDeadCommit.merge(c.partition(), c.offset(), Math::max));
             for (int p : orphans) {
-                Consumer heir = survivors.stream().filter(s -> s.owns.contains(p)).findFirst().orElseThrow();
+                Consumer heir = survivors.stream().filter(s -> s.ownership.owned().contains(p)).findFirst().orElseThrow();
                 List<Long> starts = heir.startedAt.get(p);
                 assertThat(starts).as("partition %d taken over", p).isNotEmpty();
                 assertThat(starts.get(starts.size() - 1)).as("partition %d resumed at the dead consumer's last commit", p)
@@ -315,16 +294,8 @@ class GroupKillResumeIT {
             }
 
             // no partition ever had two owners
-            for (Interval x : intervals) {
-                for (Interval y : intervals) {
-                    if (x.partition() == y.partition() && x.consumer() != y.consumer()) {
-                        assertThat(x.to() <= y.from() || y.to() <= x.from())
-                                .as("partition %d owned by consumers %d and %d at once", x.partition(), x.consumer(),
-                                        y.consumer()).isTrue();
-                    }
-                }
-            }
-            assertThat(intervals.stream().filter(i -> i.consumer() == dead.index)).isNotEmpty();
+            ledger.assertNoPartitionHadTwoOwners();
+            assertThat(ledger.recorded(dead.index)).isTrue();
         } finally {
             consumers.forEach(c -> c.running = false);
             service.process().destroyForcibly();
@@ -338,17 +309,7 @@ class GroupKillResumeIT {
     }
 
     private static void awaitOwned(List<Consumer> consumers, int each, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            if (consumers.stream().allMatch(c -> c.owns.size() == each)) {
-                return;
-            }
-            for (Consumer c : consumers) {
-                assertThat(c.failure).as("consumer %d", c.index).isNull();
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("consumers did not reach " + each + " partitions each: "
-                + consumers.stream().map(c -> c.owns).toList());
+        Ownership.awaitEach(consumers.stream().map(c -> c.ownership).toList(), each, seconds, () -> consumers
+                .forEach(c -> assertThat(c.failure).as("consumer %d", c.index).isNull()));
     }
 }

@@ -98,7 +98,9 @@ final class LockedStateFile {
 
     /** Temp file and atomic rename, no fsync: whole old or whole new content, durable against a process crash. */
     private static void replaceInPageCache(Path target, byte[] bytes) {
-        Path tmp = target.resolveSibling(AtomicFiles.TEMP_PREFIX + java.util.UUID.randomUUID());
+        // A random name (not a UUID: its SecureRandom showed in profiles); CREATE_NEW refuses a clash.
+        Path tmp = target.resolveSibling(AtomicFiles.TEMP_PREFIX
+                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
         try {
             Files.write(tmp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             Files.move(tmp, target, java.nio.file.StandardCopyOption.ATOMIC_MOVE,

@@ -24,6 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -154,17 +155,32 @@ public final class ShareGroups {
 
     /** {@link #lease}, with the time a waiting caller should try again ({@link Leased}). */
     public Leased leaseOrWake(String group, String topic, int maxRecords, long leaseMs) {
+        List<LeasedRecord> out = new ArrayList<>();
+        long wakeAt = leaseOrWake(group, topic, maxRecords, leaseMs, (grants, gone) -> readInto(grants, gone, out))
+                .wakeAtMs();
+        return new Leased(out, wakeAt);
+    }
+
+    /** What {@link #leaseOrWake(String, String, int, long, LeaseWriter)} wrote, and when to try again ({@link Leased}). */
+    public record Delivered(int records, long wakeAtMs) {
+    }
+
+    /**
+     * {@link #lease}, handing each share-partition's grants to {@code writer} as soon as they are durable (the service
+     * renders the answer from stored batches this way, without a record object per record).
+     */
+    public Delivered leaseOrWake(String group, String topic, int maxRecords, long leaseMs, LeaseWriter writer) {
         TopicMetadata meta = topics.get(topic);
         ShareGroupConfig config = config(group);
         int n = meta.partitions();
         int first = Math.floorMod(rotation.getAndIncrement(), n);
-        List<LeasedRecord> out = new ArrayList<>();
+        int written = 0;
         long[] wakeAt = {Long.MAX_VALUE};
-        for (int i = 0; i < n && out.size() < maxRecords; i++) {
+        for (int i = 0; i < n && written < maxRecords; i++) {
             TopicPartition tp = new TopicPartition(topic, (first + i) % n);
-            out.addAll(leasePartition(group, tp, config, maxRecords - out.size(), leaseMs, wakeAt));
+            written += leasePartition(group, tp, config, maxRecords - written, leaseMs, wakeAt, writer);
         }
-        return new Leased(out, wakeAt[0]);
+        return new Delivered(written, wakeAt[0]);
     }
 
     /**
@@ -195,8 +211,8 @@ public final class ShareGroups {
         }
     }
 
-    private List<LeasedRecord> leasePartition(String group, TopicPartition tp, ShareGroupConfig config, int max,
-                                              long leaseMs, long[] wakeAt) {
+    private int leasePartition(String group, TopicPartition tp, ShareGroupConfig config, int max, long leaseMs,
+                               long[] wakeAt, LeaseWriter writer) {
         record Lease(long incarnation, List<Granted> granted, long wakeAtMs) {
         }
         Lease lease = withState(group, tp, config, true, sp -> {
@@ -209,47 +225,40 @@ public final class ShareGroups {
             wakeAt[0] = Math.min(wakeAt[0], lease.wakeAtMs);
         }
         if (lease == null || lease.granted.isEmpty()) {
-            return List.of();
+            return 0;
         }
-        Map<Long, LogRecord> byOffset = read(tp, lease.granted);
-        List<LeasedRecord> out = new ArrayList<>();
-        List<Granted> gone = new ArrayList<>();
+        LeaseGrants grants = new LeaseGrants(group, tp, lease.incarnation, lease.granted);
+        BitSet gone = new BitSet(grants.size());
+        int missing = writer.write(grants, gone);
         int redeliveries = 0;
-        for (Granted g : lease.granted) {
-            LogRecord r = byOffset.get(g.offset());
-            if (r == null) {
-                gone.add(g); // removed by compaction or retention since: nothing to deliver
-                continue;
-            }
-            redeliveries += g.deliveryCount() > 1 ? 1 : 0;
-            String id = new LeaseId(group, tp.topic(), tp.partition(), g.offset(), lease.incarnation, g.deliveryCount())
-                    .encode();
-            out.add(new LeasedRecord(id, tp.partition(), g.deliveryCount(), g.leaseUntilMs(), r));
+        for (int i = 0; i < grants.size(); i++) {
+            redeliveries += !gone.get(i) && grants.deliveryCount(i) > 1 ? 1 : 0;
         }
-        if (!gone.isEmpty()) {
-            passOver(group, tp, config, lease.incarnation, gone);
+        if (missing > 0) {
+            passOver(group, tp, config, grants, gone);
         }
-        meters.leased(out.size(), redeliveries);
-        return out;
+        meters.leased(grants.size() - missing, redeliveries);
+        return grants.size() - missing;
     }
 
     /** Marks leased records that no longer exist as done, so they hold no place in the window. */
-    private void passOver(String group, TopicPartition tp, ShareGroupConfig config, long incarnation,
-                          List<Granted> gone) {
+    private void passOver(String group, TopicPartition tp, ShareGroupConfig config, LeaseGrants grants, BitSet gone) {
         withState(group, tp, config, false, sp -> {
-            if (sp.state().incarnation == incarnation) {
+            if (sp.state().incarnation == grants.incarnation()) {
                 long now = clock.millis();
-                gone.forEach(g -> sp.ack(now, g.offset(), g.deliveryCount(), AckType.ACCEPT, config));
+                gone.stream().forEach(i -> sp.ack(now, grants.offset(i), grants.deliveryCount(i), AckType.ACCEPT,
+                        config));
             }
             return null;
         });
     }
 
-    private Map<Long, LogRecord> read(TopicPartition tp, List<Granted> granted) {
-        long lo = granted.stream().mapToLong(Granted::offset).min().orElseThrow();
-        long hi = granted.stream().mapToLong(Granted::offset).max().orElseThrow();
+    /** The {@link LeaseWriter} of {@link #lease}: records read through {@link ShareRecords}, as objects. */
+    private int readInto(LeaseGrants grants, BitSet gone, List<LeasedRecord> out) {
+        TopicPartition tp = grants.tp();
         Map<Long, LogRecord> byOffset = new TreeMap<>();
-        long next = lo;
+        long next = grants.firstOffset();
+        long hi = grants.lastOffset();
         while (next <= hi) {
             List<LogRecord> batch = records.read(tp, next, (int) Math.min(hi - next + 1, 10_000));
             if (batch.isEmpty()) {
@@ -260,7 +269,18 @@ public final class ShareGroups {
             }
             next = batch.get(batch.size() - 1).offset() + 1;
         }
-        return byOffset;
+        int missing = 0;
+        for (int i = 0; i < grants.size(); i++) {
+            LogRecord r = byOffset.get(grants.offset(i));
+            if (r == null) {
+                gone.set(i); // removed by compaction or retention since: nothing to deliver
+                missing++;
+            } else {
+                out.add(new LeasedRecord(grants.lease(i), tp.partition(), grants.deliveryCount(i),
+                        grants.leaseUntilMs(i), r));
+            }
+        }
+        return missing;
     }
 
     /**

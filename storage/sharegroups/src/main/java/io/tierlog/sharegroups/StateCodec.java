@@ -45,25 +45,45 @@ final class StateCodec {
                 && Arrays.equals(a, HEADER_BYTES, a.length, b, HEADER_BYTES, b.length);
     }
 
+    /** Encodes into one exactly sized array (no stream, no copy: this runs on every commit, over the whole window). */
     static byte[] encode(SharePartitionState s, long generation) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(HEADER_BYTES + 40 + s.records.size() * 37);
+        byte[] deadLetters = deadLetters(s);
+        int size = HEADER_BYTES + 3 * 8 + 4 + s.records.size() * 37 + deadLetters.length
+                + 4 + s.deadLetterSequences.size() * 8 + 4;
+        ByteBuffer out = ByteBuffer.allocate(size);
+        out.putInt(MAGIC);
+        out.put(VERSION);
+        out.putLong(generation);
+        out.putLong(s.incarnation);
+        out.putLong(s.startOffset);
+        out.putLong(s.endOffset);
+        out.putInt(s.records.size());
+        for (Map.Entry<Long, InFlight> e : s.records.entrySet()) {
+            InFlight r = e.getValue();
+            out.putLong(e.getKey());
+            out.put((byte) r.status.ordinal());
+            out.putInt(r.deliveryCount);
+            out.putLong(r.leaseUntilMs);
+            out.putLong(r.leaseMs);
+            out.putLong(r.availableAtMs);
+        }
+        out.put(deadLetters);
+        out.putInt(s.deadLetterSequences.size());
+        for (Map.Entry<Integer, Integer> e : s.deadLetterSequences.entrySet()) {
+            out.putInt(e.getKey());
+            out.putInt(e.getValue());
+        }
+        byte[] file = out.array();
+        CRC32C crc = new CRC32C();
+        crc.update(file, HEADER_BYTES, out.position() - HEADER_BYTES);
+        out.putInt((int) crc.getValue());
+        return file;
+    }
+
+    /** The pending dead letters with their count in front (rare: {@link DataOutputStream}'s text form is fine). */
+    private static byte[] deadLetters(SharePartitionState s) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(4 + s.deadLetters.size() * 64);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeInt(MAGIC);
-            out.writeByte(VERSION);
-            out.writeLong(generation);
-            out.writeLong(s.incarnation);
-            out.writeLong(s.startOffset);
-            out.writeLong(s.endOffset);
-            out.writeInt(s.records.size());
-            for (Map.Entry<Long, InFlight> e : s.records.entrySet()) {
-                InFlight r = e.getValue();
-                out.writeLong(e.getKey());
-                out.writeByte(r.status.ordinal());
-                out.writeInt(r.deliveryCount);
-                out.writeLong(r.leaseUntilMs);
-                out.writeLong(r.leaseMs);
-                out.writeLong(r.availableAtMs);
-            }
             out.writeInt(s.deadLetters.size());
             for (DeadLetter d : s.deadLetters) {
                 out.writeLong(d.offset);
@@ -73,20 +93,10 @@ final class StateCodec {
                 out.writeInt(d.partition);
                 out.writeInt(d.sequence);
             }
-            out.writeInt(s.deadLetterSequences.size());
-            for (Map.Entry<Integer, Integer> e : s.deadLetterSequences.entrySet()) {
-                out.writeInt(e.getKey());
-                out.writeInt(e.getValue());
-            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot encode share-group state", e); // a byte array does not fail
         }
-        byte[] withoutCrc = bytes.toByteArray();
-        CRC32C crc = new CRC32C();
-        crc.update(withoutCrc, HEADER_BYTES, withoutCrc.length - HEADER_BYTES);
-        byte[] file = Arrays.copyOf(withoutCrc, withoutCrc.length + 4);
-        ByteBuffer.wrap(file, withoutCrc.length, 4).putInt((int) crc.getValue());
-        return file;
+        return bytes.toByteArray();
     }
 
     /**

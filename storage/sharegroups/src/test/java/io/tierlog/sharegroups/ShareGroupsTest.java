@@ -170,6 +170,38 @@ class ShareGroupsTest {
     }
 
     /**
+     * A lease writer (the service's renders from stored batches) that finds a granted record gone (compaction,
+     * retention) leaves it out: it is passed over as done, not held as leased, and never delivered again; the others
+     * stay leased under the leases the writer got.
+     */
+    @Test
+    void recordsTheWriterFindsGoneArePassedOverAndTheRestStayLeased() {
+        ShareGroups shares = open(clock);
+        shares.configure("g", new ShareGroupConfig("earliest", 5, 0, null));
+        produce(0, 3);
+        List<String> written = new ArrayList<>();
+        ShareGroups.Delivered got = shares.leaseOrWake("g", "t", 10, 60_000, (grants, gone) -> {
+            assertThat(grants.tp()).isEqualTo(new TopicPartition("t", 0));
+            for (int i = 0; i < grants.size(); i++) {
+                if (grants.offset(i) == 1) {
+                    gone.set(i);
+                } else {
+                    written.add(grants.lease(i));
+                }
+            }
+            return 1;
+        });
+        assertThat(got.records()).isEqualTo(2);
+        assertThat(written).hasSize(2);
+        var partition = shares.describe("g").orElseThrow().topics().get(0).partitions().get(0);
+        assertThat(partition.leased()).as("offset 1 passed over, not leased").isEqualTo(2);
+        assertThat(partition.lag()).isEqualTo(2);
+        clock.advanceMillis(60_000);
+        assertThat(shares.lease("g", "t", 10, 60_000)).extracting(r -> r.record().offset())
+                .as("after the leases ran out").containsExactly(0L, 2L);
+    }
+
+    /**
      * Eight threads and two ShareGroups (as two processes would; the state is only in the files) drain 400 records,
      * releasing some: every record is accepted exactly once, and no two leases of one record overlap in time.
      */

@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Counters of the cold cleaner ({@link ColdCompactor}) for metrics and benchmarks: partitions compacted, bytes of
  * cold segments read (the input) and written, cold segments replaced, retired objects deleted after their grace,
- * passes and their time. Thread-safe.
+ * passes and their time, the largest dirty ratio seen by the last pass, and the object-store requests of the passes
+ * ({@link StoreRequests}: downloads, uploads, manifest loads and commits, deletions). Thread-safe.
  */
 public final class ColdCompactionStats {
     private final LongAdder passes = new LongAdder();
@@ -15,6 +16,10 @@ public final class ColdCompactionStats {
     private final LongAdder segmentsReplaced = new LongAdder();
     private final LongAdder retiredDeleted = new LongAdder();
     private final LongAdder passNanos = new LongAdder();
+    private final StoreRequests requests = new StoreRequests();
+    private final java.util.concurrent.atomic.DoubleAccumulator passMaxDirtyRatio =
+            new java.util.concurrent.atomic.DoubleAccumulator(Math::max, 0);
+    private volatile double maxDirtyRatio;
 
     void partition(long read, long written, int replaced) {
         partitionsCompacted.increment();
@@ -27,9 +32,25 @@ public final class ColdCompactionStats {
         retiredDeleted.add(objects);
     }
 
+    /** One partition's dirty bytes over its cleanable bytes, measured by the running pass. */
+    void dirtyRatio(double ratio) {
+        passMaxDirtyRatio.accumulate(ratio);
+    }
+
     void pass(long nanos) {
         passes.increment();
         passNanos.add(nanos);
+        maxDirtyRatio = passMaxDirtyRatio.getThenReset();
+    }
+
+    /** The largest {@code dirty / cleanable} bytes ratio of a compacted partition's cold tier in the last pass. */
+    public double maxDirtyRatio() {
+        return maxDirtyRatio;
+    }
+
+    /** The object-store requests of the cold cleaner's passes. */
+    public StoreRequests requests() {
+        return requests;
     }
 
     public long passes() {

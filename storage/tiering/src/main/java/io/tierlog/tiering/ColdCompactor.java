@@ -8,7 +8,6 @@ import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ByteRange;
 import io.tierlog.objectstore.ObjectKey;
-import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.objectstore.ObjectStoreException;
 import io.tierlog.objectstore.ObjectStoreUnavailableException;
 import org.slf4j.Logger;
@@ -105,7 +104,7 @@ public final class ColdCompactor {
     }
 
     private final TopicStore topics;
-    private final ObjectStore store;
+    private final AttributingObjectStore store;
     private final ManifestStore manifests;
     private final TopicGuards guards;
     private final TieringConfig config;
@@ -114,7 +113,11 @@ public final class ColdCompactor {
     private final RandomGenerator random;
     private final Steps steps;
 
-    ColdCompactor(TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
+    /**
+     * @param store     the bucket, as {@code manifests} reaches it too, so a pass's requests (its manifest loads and
+     *                  commits included) are counted into {@link ColdCompactionStats#requests()}
+     */
+    ColdCompactor(TopicStore topics, AttributingObjectStore store, ManifestStore manifests, TopicGuards guards,
                   TieringConfig config, ColdCompactionStats stats, Clock clock, RandomGenerator random, Steps steps) {
         this.topics = topics;
         this.store = store;
@@ -166,6 +169,10 @@ public final class ColdCompactor {
 
     /** Compacts one partition's cold tier if its dirty ratio or a tombstone horizon asks for it. */
     Result compact(TopicPartition tp, TopicConfig topicConfig) {
+        return store.attributing(stats.requests(), () -> compactCounted(tp, topicConfig));
+    }
+
+    private Result compactCounted(TopicPartition tp, TopicConfig topicConfig) {
         long now = clock.millis();
         Manifest m = deleteExpiredRetired(tp, manifests.load(tp), now);
         List<ColdSegment> range = cleanableRange(m, topicConfig, now);
@@ -179,6 +186,7 @@ public final class ColdCompactor {
             total += s.sizeBytes();
             dirty += s.nextOffset() > cleanedEnd ? s.sizeBytes() : 0;
         }
+        stats.dirtyRatio(total == 0 ? 0 : (double) dirty / total);
         boolean horizonDue = m.cleaner().nextHorizonMs() <= now;
         if ((dirty == 0 || (double) dirty / total < topicConfig.minCleanableDirtyRatio()) && !horizonDue) {
             return Result.SKIPPED;

@@ -40,6 +40,7 @@ public final class TieredStorage implements AutoCloseable {
     private final Path dataDir;
     private final TopicStore topics;
     private final ObjectStore store;
+    private final AttributingObjectStore attributed;
     private final TieringStats stats = new TieringStats();
     private final TopicGuards guards = new TopicGuards();
     private final ManifestStore manifests;
@@ -68,12 +69,14 @@ public final class TieredStorage implements AutoCloseable {
         this.topics = new TopicStore(dataDir, clock);
         // One thread: reloads are rare (one per partition read per 30 s) and a hanging store should tie up one.
         this.manifestRefresher = Executors.newSingleThreadExecutor(daemonThreads("tierlog-manifest-refresh"));
-        this.manifests = new ManifestStore(store, clock, config.keepManifestVersions(), config.orphanGrace(),
+        // The cold cleaner's requests (through the shared manifest store too) are counted by this view of the bucket.
+        this.attributed = new AttributingObjectStore(store);
+        this.manifests = new ManifestStore(attributed, clock, config.keepManifestVersions(), config.orphanGrace(),
                 manifestRefresher);
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.compactor = new HotCompactor(topics, manifests, guards, new HotCleaner(dataDir, clock), compactionStats);
-        this.coldCompactor = new ColdCompactor(topics, store, manifests, guards, config, coldCompactionStats, clock,
+        this.coldCompactor = new ColdCompactor(topics, attributed, manifests, guards, config, coldCompactionStats, clock,
                 random, ColdCompactor.Steps.NONE);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
@@ -127,6 +130,11 @@ public final class TieredStorage implements AutoCloseable {
 
     public ColdCompactionStats coldCompactionStats() {
         return coldCompactionStats;
+    }
+
+    /** The bucket as the manifest store and the cold cleaner reach it (counting the cleaner's requests). */
+    AttributingObjectStore attributedStore() {
+        return attributed;
     }
 
     /** Collects orphans of every partition of every topic; returns how many objects were deleted. */

@@ -54,6 +54,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ColdCompactionHarness implements AutoCloseable {
     static final Duration GRACE = Duration.ofHours(1);
+    static final TieringConfig CONFIG = TieringConfig.DEFAULTS.withOrphanGrace(GRACE);
     private static final AtomicInteger BUCKETS = new AtomicInteger();
 
     final TopicPartition tp = new TopicPartition("table", 0);
@@ -66,7 +67,7 @@ final class ColdCompactionHarness implements AutoCloseable {
     final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
     final S3ObjectStore store;
     final TopicStore topics;
-    final TieringConfig config = TieringConfig.DEFAULTS.withOrphanGrace(GRACE);
+    final TieringConfig config = CONFIG;
     TopicConfig topicConfig;
     TieredStorage storage;
     final PartitionWriter writer;
@@ -98,8 +99,13 @@ final class ColdCompactionHarness implements AutoCloseable {
     }
 
     ColdCompactor compactor(ColdCompactor.Steps steps) {
-        return new ColdCompactor(topics, store, storage.manifests(), new TopicGuards(), config,
-                new ColdCompactionStats(), clock, new Random(11), steps);
+        return compactor(steps, 11);
+    }
+
+    /** A cold compactor whose upload ids come from {@code seed} (passes that must not reuse each other's keys). */
+    ColdCompactor compactor(ColdCompactor.Steps steps, long seed) {
+        return new ColdCompactor(topics, storage.attributedStore(), storage.manifests(), new TopicGuards(), config,
+                new ColdCompactionStats(), clock, new Random(seed), steps);
     }
 
     void setConfig(Map<String, ?> changes) {
@@ -205,17 +211,26 @@ final class ColdCompactionHarness implements AutoCloseable {
                 requests.computeIfAbsent(method, m -> new LongAdder()).increment();
             }
         };
+        return client(server.endpoint(), counter);
+    }
+
+    /** An S3 client for the embedded S3Proxy at {@code endpoint} (also from another process), with an interceptor. */
+    static S3Client client(java.net.URI endpoint, ExecutionInterceptor counter) {
         return S3Client.builder()
                 .httpClient(UrlConnectionHttpClient.builder().build())
-                .endpointOverride(server.endpoint())
+                .endpointOverride(endpoint)
                 .region(Region.of(S3ProxyServer.REGION))
                 .forcePathStyle(true)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new NoExpectContinueInterceptor())
-                        .addExecutionInterceptor(counter))
+                .overrideConfiguration(o -> {
+                    o.addExecutionInterceptor(new NoExpectContinueInterceptor());
+                    if (counter != null) {
+                        o.addExecutionInterceptor(counter);
+                    }
+                })
                 .build();
     }
 
