@@ -1,9 +1,12 @@
 package io.tierlog.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierlog.client.TestService;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,5 +58,21 @@ class CliJarIT {
         assertThat(missing.code()).isEqualTo(TierlogCli.NOT_FOUND);
         assertThat(missing.err()).contains("unknown-topic").doesNotContain("Exception");
         assertThat(run(service, null, "topics", "create").code()).isEqualTo(TierlogCli.USAGE);
+
+        // For scripts: --output json on stdout, and the problem document as JSON on stderr.
+        Run listed = run(service, null, "topics", "list", "--output", "json");
+        assertThat(listed.code()).as(listed.err()).isZero();
+        assertThat(new ObjectMapper().readTree(listed.out()).path("topics").findValuesAsText("name")).contains(topic);
+        Run missingJson = run(service, null, "topics", "describe", "no-such-topic", "-o", "json");
+        assertThat(missingJson.code()).isEqualTo(TierlogCli.NOT_FOUND);
+        assertThat(new ObjectMapper().readTree(missingJson.err()).path("type").asText()).endsWith("unknown-topic");
+
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        Run down = run(service, null, "topics", "list", "--url", "http://127.0.0.1:" + closedPort);
+        assertThat(down.code()).isEqualTo(TierlogCli.UNAVAILABLE);
+        assertThat(down.err()).startsWith("error: service unavailable").doesNotContain("\tat ");
     }
 }

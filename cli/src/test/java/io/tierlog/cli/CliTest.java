@@ -160,6 +160,22 @@ class CliTest {
     }
 
     @Test
+    void producesTheLinesOfFilesInTheOrderGiven(@TempDir Path dir) throws Exception {
+        String topic = TestService.uniqueName("cli-files");
+        assertThat(tierlog(null, "topics", "create", topic, "-p", "1").code()).isZero();
+        Path a = dir.resolve("a.txt");
+        Path b = dir.resolve("b.txt");
+        Files.writeString(a, "a1\na2\n");
+        Files.writeString(b, "b1\n");
+        Run produced = tierlog(null, "produce", topic, a.toString(), b.toString());
+        assertThat(produced.code()).as(produced.err()).isZero();
+        assertThat(tierlog(null, "consume", topic, "--until-end").out().lines()).containsExactly("a1", "a2", "b1");
+        Run missing = tierlog(null, "produce", topic, dir.resolve("none.txt").toString());
+        assertThat(missing.code()).isNotZero();
+        assertThat(missing.err()).startsWith("error: ").doesNotContain("\tat ");
+    }
+
+    @Test
     void tokensAreMintedListedAndRevokedAndAuthFailuresExitWithFour() throws Exception {
         String topic = TestService.uniqueName("cli-auth");
         tierlog(null, "topics", "create", topic, "-p", "1");

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One partition's batches in a {@link Producer}: the open one being filled, the closed ones not yet numbered
  * ({@link #queued}), and the window of numbered ones sent and not yet finished ({@link #window}, sequence order, at
- * most {@code maxInFlight}). Decides what to send next and how answers move batches, keeping Kafka's idempotent
- * producer guarantees with several requests in flight:
+ * most {@code maxInFlightPerPartition}). Decides what to send next and how answers move batches, keeping Kafka's
+ * idempotent producer guarantees with several requests in flight:
  * <ul>
  *   <li>A batch is numbered once, when it enters the window: epoch and base sequence follow the batch before it.
  *       The service appends a batch only when its sequence follows the last one appended, so no batch overtakes an
@@ -51,22 +51,36 @@ final class PartitionQueue {
     }
 
     /** How many batches may be in the window now. */
-    private int limit(int maxInFlight, long now) {
-        return established && now - lastAckNanos < ESTABLISHED_FOR ? maxInFlight : 1;
+    private int limit(int perPartition, long now) {
+        return established && now - lastAckNanos < ESTABLISHED_FOR ? perPartition : 1;
     }
 
     /** Whether a new batch could enter the window now (the open batch is worth closing). */
-    boolean hasRoom(int maxInFlight) {
-        return !resetPending && window.size() < limit(maxInFlight, System.nanoTime());
+    boolean hasRoom(int perPartition) {
+        return !resetPending && window.size() < limit(perPartition, System.nanoTime());
+    }
+
+    /** Nothing buffered, queued or in flight. */
+    boolean idle() {
+        return open == null && queued.isEmpty() && window.isEmpty();
+    }
+
+    /** Requests of this partition awaiting their answer. */
+    int inFlight() {
+        return inFlight;
     }
 
     /**
-     * Adds to {@code out} the batches to send now (numbered, marked in flight, in sequence order).
+     * Adds to {@code out} the batches to send now (numbered, marked in flight, in sequence order), at most
+     * {@code room} (the producer's requests in flight left).
      *
      * @return nanoseconds until a waiting retry is due, or Long.MAX_VALUE
      */
-    long sendable(long now, int maxInFlight, List<Batch> out) {
+    long sendable(long now, int perPartition, int room, List<Batch> out) {
         long next = Long.MAX_VALUE;
+        if (room <= 0) {
+            return next; // an answer frees a slot and wakes the sender
+        }
         if (resetPending) {
             if (inFlight > 0) {
                 return next;
@@ -96,9 +110,13 @@ final class PartitionQueue {
         }
         boolean waiting = false;
         Batch previous = null;
+        int sent = 0;
         for (Batch b : window) {
             if (b.waiting) {
                 waiting = true;
+                if (sent >= room) {
+                    break;
+                }
                 if (b.waitAfterDispatch >= 0 && previous != null && previous.dispatchNo <= b.waitAfterDispatch) {
                     break; // its predecessor has not answered (or been resent) since this batch was out of order
                 }
@@ -107,12 +125,13 @@ final class PartitionQueue {
                     break;
                 }
                 send(b, out);
+                sent++;
             }
             previous = b;
         }
         if (!waiting) {
-            int limit = limit(maxInFlight, now);
-            while (window.size() < limit && !queued.isEmpty()) {
+            int limit = limit(perPartition, now);
+            while (window.size() < limit && !queued.isEmpty() && sent++ < room) {
                 Batch b = queued.pollFirst();
                 b.epoch = epoch;
                 b.sequence = nextSequence;
@@ -209,7 +228,7 @@ final class PartitionQueue {
         List<ProducerRecord> records = new ArrayList<>();
         List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
         int bytes;
-        /** The encoded batch, stamped with its current numbering before each send; the sender thread only. */
+        /** The encoded batch, stamped with its current numbering before each send, by the one thread sending it. */
         byte[] encoded;
         short epoch;
         int sequence;

@@ -1,7 +1,5 @@
 package io.tierlog.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -14,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -25,11 +24,13 @@ import io.tierlog.client.PartitionQueue.Batch;
  *
  * <h2>Batching</h2>
  * Records are grouped per partition; a partition's open batch is sent when it holds {@code batchBytes}, when it is
- * {@code linger} old and the partition has no request in flight, or on {@link #flush()}/{@link #close()}. Each
- * partition has up to {@code maxInFlight} requests in flight (Kafka's {@code max.in.flight.requests.per.connection},
- * default 5): full batches are pipelined, a partial one waits for the requests ahead of it. Keyed records go where
- * Kafka's partitioner puts them; unkeyed ones stick to one partition until its batch is closed, then move to another
- * at random.
+ * {@code linger} old and the partition has no request in flight, or on {@link #flush()}/{@link #close()}. The
+ * producer has up to {@code maxInFlight} requests in flight, all partitions together (Kafka's
+ * {@code max.in.flight.requests.per.connection}, default 5), and each partition up to
+ * {@code maxInFlightPerPartition} (default 1: HTTP/1.1 requests on separate connections may overtake each other, and
+ * a batch that reaches the service before its predecessor is refused and sent again; docs/adr/0020). Keyed records go
+ * where Kafka's partitioner puts them; unkeyed ones stick to one partition until its batch is closed, then move to
+ * one with nothing queued or in flight (at random among those), so the requests in flight spread over partitions.
  *
  * <h2>Idempotence (the default)</h2>
  * Each batch carries the producer id, the partition's producer epoch and the sequence of its first record in
@@ -59,14 +60,22 @@ public final class Producer implements AutoCloseable {
     private final Condition space = lock.newCondition();
     /** Guarded by lock. Insertion order: the sender walks partitions in a stable order. */
     private final Map<TopicPartition, PartitionQueue> partitions = new LinkedHashMap<>();
+    /** Guarded by lock: the same queues, for the sender's rotating walk. */
+    private final List<PartitionQueue> order = new ArrayList<>();
     /** Guarded by lock: per topic, the partition unkeyed records stick to. */
     private final Map<String, Integer> sticky = new ConcurrentHashMap<>();
     private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
     private final Thread sender;
     private long bufferedBytes; // guarded by lock
+    private int rotation; // guarded by lock: where the sender's walk over partitions starts
     private int flushes; // guarded by lock
     private boolean closed; // guarded by lock
     private boolean abort; // guarded by lock
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder outOfOrder = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder batchesAcknowledged = new LongAdder();
+    private final LongAdder recordsAcknowledged = new LongAdder();
 
     Producer(HttpTransport transport, ProducerConfig config) {
         String missing = Codecs.missingLibrary(config.compression());
@@ -134,7 +143,12 @@ public final class Producer implements AutoCloseable {
                 p = s;
             }
             TopicPartition tp = new TopicPartition(record.topic(), p);
-            PartitionQueue q = partitions.computeIfAbsent(tp, PartitionQueue::new);
+            PartitionQueue q = partitions.get(tp);
+            if (q == null) {
+                q = new PartitionQueue(tp);
+                partitions.put(tp, q);
+                order.add(q);
+            }
             // The sender is woken only when it has something new to do (a batch to send, a linger to time), not
             // for every record: at tens of thousands of records a second that would be as many context switches.
             boolean wake = false;
@@ -159,6 +173,12 @@ public final class Producer implements AutoCloseable {
             lock.unlock();
         }
         return future;
+    }
+
+    /** The producer's counters so far (each read on its own, not one atomic snapshot). */
+    public ProducerStats stats() {
+        return new ProducerStats(requests.sum(), outOfOrder.sum(), retries.sum(), batchesAcknowledged.sum(),
+                recordsAcknowledged.sum());
     }
 
     /** Blocks until every record sent before this call is acknowledged or has failed. */
@@ -300,16 +320,32 @@ public final class Producer implements AutoCloseable {
 
     // ---- the sender
 
-    /** Under lock: the open batch joins the partition's queue; unkeyed records move to another partition. */
+    /**
+     * Under lock: the open batch joins the partition's queue; unkeyed records move to another partition, one with
+     * nothing queued or in flight if there is one (as Kafka's adaptive partitioning favours less loaded partitions),
+     * so that batches do not wait behind each other while other partitions could take them.
+     */
     private void closeOpen(PartitionQueue q) {
         q.queued.addLast(q.open);
         q.open = null;
-        Integer s = sticky.get(q.tp.topic());
-        int count = partitions(q.tp.topic(), 1);
-        if (s != null && s == q.tp.partition() && count > 1) {
-            int next = ThreadLocalRandom.current().nextInt(count - 1);
-            sticky.put(q.tp.topic(), next >= s ? next + 1 : next);
+        String topic = q.tp.topic();
+        Integer s = sticky.get(topic);
+        int count = partitions(topic, 1);
+        if (s == null || s != q.tp.partition() || count <= 1) {
+            return;
         }
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int from = random.nextInt(count);
+        for (int i = 0; i < count; i++) {
+            int p = (from + i) % count;
+            PartitionQueue other = p == s ? q : partitions.get(new TopicPartition(topic, p));
+            if (p != s && (other == null || other.idle())) {
+                sticky.put(topic, p);
+                return;
+            }
+        }
+        int next = random.nextInt(count - 1);
+        sticky.put(topic, next >= s ? next + 1 : next);
     }
 
     private void runSender() {
@@ -317,27 +353,8 @@ public final class Producer implements AutoCloseable {
         lock.lock();
         try {
             while (!abort) {
-                long now = System.nanoTime();
-                long wait = TimeUnit.SECONDS.toNanos(1);
-                boolean idle = true;
-                for (PartitionQueue q : partitions.values()) {
-                    // A full batch was closed by send and is pipelined. A partial one past its linger goes only when
-                    // the partition has no request in flight (Nagle's rule): until then it keeps filling, so requests
-                    // stay large at high rates (measured: closing partial batches at linger into free window slots
-                    // made requests 5-10 times smaller and the producer slower than with one request in flight).
-                    if (q.open != null && q.queued.isEmpty() && q.hasRoom(config.maxInFlight())) {
-                        long age = now - q.open.createdNanos;
-                        boolean quiet = q.window.isEmpty();
-                        if (closed || flushes > 0 || (quiet && age >= config.linger().toNanos())) {
-                            closeOpen(q);
-                        } else if (quiet) {
-                            wait = Math.min(wait, config.linger().toNanos() - age);
-                        }
-                    }
-                    wait = Math.min(wait, q.sendable(now, config.maxInFlight(), toSend));
-                    idle &= q.open == null && q.queued.isEmpty() && q.window.isEmpty();
-                }
-                if (closed && idle) {
+                long wait = collect(System.nanoTime(), toSend);
+                if (closed && order.stream().allMatch(PartitionQueue::idle)) {
                     return;
                 }
                 if (!toSend.isEmpty()) {
@@ -359,6 +376,63 @@ public final class Producer implements AutoCloseable {
         }
     }
 
+    /**
+     * Under lock: closes the partial batches that are due and adds to {@code toSend} what may be sent now, within the
+     * producer-wide and per-partition limits.
+     *
+     * @return nanoseconds until a linger or a retry is due (at most a second)
+     */
+    private long collect(long now, List<Batch> toSend) {
+        int perPartition = config.maxInFlightPerPartition();
+        long wait = TimeUnit.SECONDS.toNanos(1);
+        int inFlight = 0;
+        for (PartitionQueue q : order) {
+            inFlight += q.inFlight();
+        }
+        // The walk starts one partition further each time, so that under the producer-wide limit no partition
+        // always comes first.
+        int n = order.size();
+        rotation = n == 0 ? 0 : (rotation + 1) % n;
+        for (int i = 0; i < n; i++) {
+            PartitionQueue q = order.get((rotation + i) % n);
+            int room = config.maxInFlight() - inFlight - toSend.size();
+            // A full batch was closed by send and is pipelined. A partial one past its linger goes only when the
+            // partition has no request in flight and the producer has a free slot (Nagle's rule): until then it
+            // keeps filling, so requests stay large at high rates (measured: closing partial batches at linger into
+            // free window slots made requests 5-10 times smaller and the producer slower than with one request in
+            // flight).
+            if (q.open != null && q.queued.isEmpty() && q.hasRoom(perPartition)) {
+                long age = now - q.open.createdNanos;
+                boolean quiet = q.window.isEmpty() && room > 0;
+                if (closed || flushes > 0 || (quiet && age >= config.linger().toNanos())) {
+                    closeOpen(q);
+                } else if (quiet) {
+                    wait = Math.min(wait, config.linger().toNanos() - age);
+                }
+            }
+            wait = Math.min(wait, q.sendable(now, perPartition, room, toSend));
+        }
+        return wait;
+    }
+
+    /**
+     * Sends what an answer made sendable from the answering thread: one thread hand-off less per request than
+     * waking the sender (measured to matter on a machine short of CPU). The sender still handles lingers and retries.
+     */
+    private void pump() {
+        List<Batch> toSend = new ArrayList<>(2);
+        lock.lock();
+        try {
+            if (abort) {
+                return;
+            }
+            collect(System.nanoTime(), toSend);
+        } finally {
+            lock.unlock();
+        }
+        toSend.forEach(this::dispatch);
+    }
+
     /** Sends (or resends) {@code b}, which {@link PartitionQueue#sendable} numbered and marked in flight. */
     private void dispatch(Batch b) {
         PartitionQueue q = b.queue;
@@ -378,6 +452,7 @@ public final class Producer implements AutoCloseable {
                 .header("Content-Type", HttpTransport.BATCHES_TYPE)
                 .header("Accept", HttpTransport.JSON_TYPE)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        requests.increment();
         transport.sendAsync(request).whenComplete((r, e) -> answered(b, r, e));
     }
 
@@ -387,12 +462,9 @@ public final class Producer implements AutoCloseable {
             long base;
             boolean duplicate;
             try {
-                JsonNode answer = HttpTransport.JSON.readTree(response.body());
-                base = answer.path("offsets").path(0).path("offset").asLong(-1);
-                duplicate = answer.path("duplicate").asBoolean(false);
-                if (base < 0) {
-                    throw new IOException("no offsets in the answer");
-                }
+                ProduceAnswer answer = ProduceAnswer.parse(response.body());
+                base = answer.baseOffset();
+                duplicate = answer.duplicate();
             } catch (IOException | RuntimeException bad) {
                 b.outcomeUnknown = true;
                 fail(b, new TierlogException("unreadable produce answer: " + bad.getMessage(), bad));
@@ -407,7 +479,10 @@ public final class Producer implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
+            pump(); // the next batch goes out before this one's futures run the application's callbacks
             if (futures != null) {
+                batchesAcknowledged.increment();
+                recordsAcknowledged.add(futures.size());
                 for (int i = 0; i < futures.size(); i++) {
                     futures.get(i).complete(new RecordMetadata(q.tp.topic(), q.tp.partition(), base + i, duplicate));
                 }
@@ -428,6 +503,7 @@ public final class Producer implements AutoCloseable {
                 try {
                     // Nothing was appended (a batch the service holds is answered as a duplicate instead).
                     if (q.outOfOrder(b, System.nanoTime())) {
+                        outOfOrder.increment();
                         work.signal();
                         return;
                     }
@@ -450,6 +526,7 @@ public final class Producer implements AutoCloseable {
             try {
                 if (!abort) {
                     q.retryLater(b, now + TimeUnit.MILLISECONDS.toNanos(delay));
+                    retries.increment();
                     work.signal();
                     return;
                 }

@@ -22,19 +22,29 @@ import java.time.Duration;
  * @param deliveryTimeout how long a batch may take from its first record to its acknowledgement, retries included
  * @param requestTimeout  how long one produce request may take
  * @param backoff         the wait between retries (at least the service's {@code Retry-After})
- * @param maxInFlight     produce requests per partition awaiting their answer, at most (Kafka's
- *                        {@code max.in.flight.requests.per.connection}, default 5); idempotent producers keep order and
- *                        exactly-once appends at any value, see {@link Producer}
+ * @param maxInFlight     produce requests of this producer awaiting their answer, all partitions together, at most
+ *                        (Kafka's {@code max.in.flight.requests.per.connection}: the service is the one broker; default
+ *                        5)
+ * @param maxInFlightPerPartition produce requests of one partition awaiting their answer, at most (1..5, default 1).
+ *                        Above 1 a partition's batches travel on separate HTTP/1.1 connections and may reach the
+ *                        service out of order; an idempotent producer then resends the refused ones (order and
+ *                        exactly-once hold at any value, see {@link Producer}), which costs more than it gains when
+ *                        there are other partitions to send to (docs/adr/0020-producer-in-flight-per-partition.md)
  */
 public record ProducerConfig(Duration linger, int batchBytes, long bufferBytes, WhenFull whenFull, Duration maxBlock,
                              Compression compression, boolean idempotent, long producerId, Duration deliveryTimeout,
-                             Duration requestTimeout, Backoff backoff, int maxInFlight) {
+                             Duration requestTimeout, Backoff backoff, int maxInFlight,
+                             int maxInFlightPerPartition) {
     /** What {@code send} does when {@code bufferBytes} are waiting: wait (up to {@code maxBlock}) or throw. */
     public enum WhenFull { BLOCK, FAIL }
 
     public static final int MAX_BATCH_BYTES = 8 * 1024 * 1024 - 4096;
     /** The service's memory of a producer's batches per partition (Kafka's 5). */
-    public static final int MAX_IN_FLIGHT = 5;
+    public static final int MAX_IN_FLIGHT_PER_PARTITION = 5;
+    /** Kafka's default {@code max.in.flight.requests.per.connection}. */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 5;
+    /** Requests in flight of one producer, at most: each is a connection of its own (HTTP/1.1). */
+    public static final int MAX_IN_FLIGHT = 64;
 
     public ProducerConfig {
         if (batchBytes < 1 || batchBytes > MAX_BATCH_BYTES) {
@@ -44,9 +54,13 @@ public record ProducerConfig(Duration linger, int batchBytes, long bufferBytes, 
             throw new IllegalArgumentException("bufferBytes must be at least batchBytes: " + bufferBytes);
         }
         if (maxInFlight < 1 || maxInFlight > MAX_IN_FLIGHT) {
+            throw new IllegalArgumentException("maxInFlight must be 1.." + MAX_IN_FLIGHT + ": " + maxInFlight);
+        }
+        if (maxInFlightPerPartition < 1 || maxInFlightPerPartition > MAX_IN_FLIGHT_PER_PARTITION) {
             // The service remembers a producer's last 5 batches per partition: a retry of an older one would be
             // appended again (Kafka refuses more than 5 in flight with idempotence for the same reason).
-            throw new IllegalArgumentException("maxInFlight must be 1.." + MAX_IN_FLIGHT + ": " + maxInFlight);
+            throw new IllegalArgumentException("maxInFlightPerPartition must be 1.." + MAX_IN_FLIGHT_PER_PARTITION
+                    + ": " + maxInFlightPerPartition);
         }
         if (producerId < -1) {
             throw new IllegalArgumentException("producerId must be >= 0, or -1 for a random one: " + producerId);
@@ -56,61 +70,78 @@ public record ProducerConfig(Duration linger, int batchBytes, long bufferBytes, 
     public static ProducerConfig defaults() {
         return new ProducerConfig(Duration.ofMillis(5), 1024 * 1024, 32L * 1024 * 1024, WhenFull.BLOCK,
                 Duration.ofSeconds(60), Compression.NONE, true, -1, Duration.ofMinutes(2), Duration.ofSeconds(30),
-                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5)), MAX_IN_FLIGHT);
+                new Backoff(Duration.ofMillis(100), Duration.ofSeconds(5)), DEFAULT_MAX_IN_FLIGHT, 1);
     }
 
     public ProducerConfig withLinger(Duration v) {
         return new ProducerConfig(v, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff, maxInFlight);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withBatchBytes(int v) {
         return new ProducerConfig(linger, v, Math.max(v, bufferBytes), whenFull, maxBlock, compression, idempotent,
-                producerId, deliveryTimeout, requestTimeout, backoff, maxInFlight);
+                producerId, deliveryTimeout, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withBuffer(long bytes, WhenFull policy) {
         return new ProducerConfig(linger, batchBytes, bytes, policy, maxBlock, compression, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff, maxInFlight);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withMaxBlock(Duration v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, v, compression, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff, maxInFlight);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withCompression(Compression v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, v, idempotent, producerId,
-                deliveryTimeout, requestTimeout, backoff, maxInFlight);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withIdempotence(boolean v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, v, producerId,
-                deliveryTimeout, requestTimeout, backoff, maxInFlight);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withProducerId(long v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent, v,
-                deliveryTimeout, requestTimeout, backoff, maxInFlight);
+                deliveryTimeout, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withDeliveryTimeout(Duration v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
-                producerId, v, requestTimeout, backoff, maxInFlight);
+                producerId, v, requestTimeout, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withRequestTimeout(Duration v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
-                producerId, deliveryTimeout, v, backoff, maxInFlight);
+                producerId, deliveryTimeout, v, backoff, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withBackoff(Backoff v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
-                producerId, deliveryTimeout, requestTimeout, v, maxInFlight);
+                producerId, deliveryTimeout, requestTimeout, v, maxInFlight,
+                maxInFlightPerPartition);
     }
 
     public ProducerConfig withMaxInFlight(int v) {
         return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
-                producerId, deliveryTimeout, requestTimeout, backoff, v);
+                producerId, deliveryTimeout, requestTimeout, backoff, v,
+                maxInFlightPerPartition);
+    }
+
+    /** Requests of one partition in flight at most; {@code maxInFlight} is raised to it if lower. */
+    public ProducerConfig withMaxInFlightPerPartition(int v) {
+        return new ProducerConfig(linger, batchBytes, bufferBytes, whenFull, maxBlock, compression, idempotent,
+                producerId, deliveryTimeout, requestTimeout, backoff, Math.max(maxInFlight, v), v);
     }
 }

@@ -1,6 +1,5 @@
 package io.tierlog.client;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -51,54 +50,116 @@ public final class RecordBatchCodec {
         if (records.isEmpty()) {
             throw new IllegalArgumentException("a batch holds at least one record");
         }
+        // Two passes: sizes first, so that the records are written once, straight into the request body (measured:
+        // growing buffers and per-byte stream writes made encoding the producer's largest CPU cost).
+        int count = records.size();
         long baseTimestamp = records.get(0).timestamp();
         long maxTimestamp = baseTimestamp;
-        Output body = new Output(records.size() * 64);
-        Output rec = new Output(256);
-        for (int i = 0; i < records.size(); i++) {
+        int[] lengths = new int[count];
+        int total = 0;
+        for (int i = 0; i < count; i++) {
             ProducerRecord r = records.get(i);
             maxTimestamp = Math.max(maxTimestamp, r.timestamp());
-            rec.reset();
-            rec.write(0); // record attributes
-            rec.varlong(r.timestamp() - baseTimestamp);
-            rec.varint(i);
-            rec.bytes(r.key());
-            rec.bytes(r.value());
-            rec.varint(r.headers().size());
-            for (Map.Entry<String, byte[]> h : r.headers().entrySet()) {
-                rec.bytes(h.getKey().getBytes(StandardCharsets.UTF_8));
-                rec.bytes(h.getValue());
+            int length = recordLength(r, r.timestamp() - baseTimestamp, i);
+            lengths[i] = length;
+            total += varintSize(length) + length;
+        }
+        boolean plain = compression == Compression.NONE;
+        byte[] recordBytes = new byte[plain ? HEADER_BYTES + total : total];
+        int pos = plain ? HEADER_BYTES : 0;
+        for (int i = 0; i < count; i++) {
+            ProducerRecord r = records.get(i);
+            pos = putVarint(recordBytes, pos, lengths[i]);
+            recordBytes[pos++] = 0; // record attributes
+            pos = putVarlong(recordBytes, pos, r.timestamp() - baseTimestamp);
+            pos = putVarint(recordBytes, pos, i);
+            pos = putBytes(recordBytes, pos, r.key());
+            pos = putBytes(recordBytes, pos, r.value());
+            Map<String, byte[]> headers = r.headers();
+            pos = putVarint(recordBytes, pos, headers.size());
+            if (!headers.isEmpty()) {
+                for (Map.Entry<String, byte[]> h : headers.entrySet()) {
+                    pos = putBytes(recordBytes, pos, h.getKey().getBytes(StandardCharsets.UTF_8));
+                    pos = putBytes(recordBytes, pos, h.getValue());
+                }
             }
-            body.varint(rec.size());
-            body.write(rec.array(), 0, rec.size());
         }
-        byte[] recordBytes;
-        int recordLength;
-        if (compression == Compression.NONE) {
-            recordBytes = body.array();
-            recordLength = body.size();
+        byte[] out;
+        if (plain) {
+            out = recordBytes;
         } else {
-            recordBytes = Codecs.compress(compression, body.array(), body.size());
-            recordLength = recordBytes.length;
+            byte[] compressed = Codecs.compress(compression, recordBytes, total);
+            out = new byte[HEADER_BYTES + compressed.length];
+            System.arraycopy(compressed, 0, out, HEADER_BYTES, compressed.length);
         }
-        ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + recordLength);
-        b.putLong(0L)                                   // baseOffset
-                .putInt(HEADER_BYTES - 12 + recordLength) // batchLength: after this field
-                .putInt(-1)                             // partitionLeaderEpoch
-                .put((byte) 2)                          // magic
-                .putInt(0)                              // crc, by stamp
-                .putShort((short) compression.code)     // attributes: codec, CreateTime
-                .putInt(records.size() - 1)             // lastOffsetDelta
-                .putLong(baseTimestamp)
-                .putLong(maxTimestamp)
-                .putLong(-1L)                           // producerId, epoch, baseSequence: by stamp
-                .putShort((short) -1)
-                .putInt(-1)
-                .putInt(records.size())
-                .put(recordBytes, 0, recordLength);
-        byte[] out = b.array();
+        ByteBuffer b = ByteBuffer.wrap(out);
+        b.putLong(0, 0L)                                  // baseOffset
+                .putInt(8, out.length - 12)               // batchLength: after this field
+                .putInt(12, -1)                           // partitionLeaderEpoch
+                .put(16, (byte) 2)                        // magic; crc at 17 by stamp
+                .putShort(21, (short) compression.code)   // attributes: codec, CreateTime
+                .putInt(23, count - 1)                    // lastOffsetDelta
+                .putLong(27, baseTimestamp)
+                .putLong(35, maxTimestamp)                // producerId, epoch, baseSequence at 43: by stamp
+                .putInt(57, count);
         stamp(out, -1, (short) -1, -1);
         return out;
+    }
+
+    /** The bytes of one record after its length prefix. */
+    private static int recordLength(ProducerRecord r, long timestampDelta, int offsetDelta) {
+        int n = 1 + varlongSize(timestampDelta) + varintSize(offsetDelta) + bytesSize(r.key()) + bytesSize(r.value());
+        Map<String, byte[]> headers = r.headers();
+        n += varintSize(headers.size());
+        if (!headers.isEmpty()) {
+            for (Map.Entry<String, byte[]> h : headers.entrySet()) {
+                n += bytesSize(h.getKey().getBytes(StandardCharsets.UTF_8)) + bytesSize(h.getValue());
+            }
+        }
+        return n;
+    }
+
+    private static int bytesSize(byte[] b) {
+        return b == null ? varintSize(-1) : varintSize(b.length) + b.length;
+    }
+
+    static int varintSize(int v) {
+        return varlongSize(v);
+    }
+
+    static int varlongSize(long v) {
+        long z = (v << 1) ^ (v >> 63);
+        int n = 1;
+        while ((z & ~0x7fL) != 0) {
+            n++;
+            z >>>= 7;
+        }
+        return n;
+    }
+
+    /** Kafka's zig-zag varint at {@code pos}; returns the position after it. */
+    private static int putVarint(byte[] out, int pos, int v) {
+        return putVarlong(out, pos, v);
+    }
+
+    private static int putVarlong(byte[] out, int pos, long v) {
+        long z = (v << 1) ^ (v >> 63);
+        while ((z & ~0x7fL) != 0) {
+            out[pos++] = (byte) ((z & 0x7f) | 0x80);
+            z >>>= 7;
+        }
+        out[pos++] = (byte) z;
+        return pos;
+    }
+
+    /** Length-prefixed bytes; null as length -1. */
+    private static int putBytes(byte[] out, int pos, byte[] b) {
+        if (b == null) {
+            return putVarint(out, pos, -1);
+        }
+        pos = putVarint(out, pos, b.length);
+        System.arraycopy(b, 0, out, pos, b.length);
+        return pos + b.length;
     }
 
     /**
@@ -190,45 +251,6 @@ public final class RecordBatchCodec {
             }
         }
         return out;
-    }
-
-    /** A growable byte array with Kafka's zig-zag varints. */
-    private static final class Output extends ByteArrayOutputStream {
-        Output(int size) {
-            super(size);
-        }
-
-        byte[] array() {
-            return buf;
-        }
-
-        void varint(int v) {
-            int z = (v << 1) ^ (v >> 31);
-            while ((z & ~0x7f) != 0) {
-                write((z & 0x7f) | 0x80);
-                z >>>= 7;
-            }
-            write(z);
-        }
-
-        void varlong(long v) {
-            long z = (v << 1) ^ (v >> 63);
-            while ((z & ~0x7fL) != 0) {
-                write((int) ((z & 0x7f) | 0x80));
-                z >>>= 7;
-            }
-            write((int) z);
-        }
-
-        /** Length-prefixed bytes; null as length -1. */
-        void bytes(byte[] b) {
-            if (b == null) {
-                varint(-1);
-            } else {
-                varint(b.length);
-                write(b, 0, b.length);
-            }
-        }
     }
 
     private static final class Input {

@@ -1,5 +1,8 @@
 package io.tierlog.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
@@ -28,7 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * sockets: answer the next requests of a path with an error status and {@code Retry-After} without passing them on
  * ({@link #refuseNext}), or pass them on and then drop the connection instead of relaying the answer
  * ({@link #loseAnswerOfNext}: the request took effect, the client cannot know). Requests whose path does not
- * contain the armed fragment pass through. Records when each armed request arrived. Thread-safe.
+ * contain the armed fragment pass through. Records when each armed request arrived. With {@link #addUnknownFields}
+ * every JSON answer is relayed with fields a later service version might add ({@link #UNKNOWN_FIELD}) in each of its
+ * objects. Thread-safe.
  */
 public final class FaultProxy implements AutoCloseable {
     private static final Set<String> HOP = Set.of("connection", "content-length", "host", "transfer-encoding",
@@ -51,6 +56,14 @@ public final class FaultProxy implements AutoCloseable {
     /** The most requests matching the armed fragment that were in the proxy at once. */
     public final AtomicInteger maxConcurrent = new AtomicInteger();
     private final AtomicInteger concurrent = new AtomicInteger();
+    /** The name of the field {@link #addUnknownFields} adds to every object of a JSON answer (an object value). */
+    public static final String UNKNOWN_FIELD = "addedInALaterVersion";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> MAPS = Set.of("headers", "config");
+    /** When set, every JSON answer (problem documents too) gets {@link #UNKNOWN_FIELD} in each of its objects. */
+    public volatile boolean addUnknownFields;
+    /** Answers relayed with added fields. */
+    public final AtomicInteger answersWithUnknownFields = new AtomicInteger();
     /** When set, a refusal is answered only after this many further matching requests arrived (10 s at most). */
     private volatile CountDownLatch hold;
 
@@ -181,11 +194,40 @@ public final class FaultProxy implements AutoCloseable {
                 values.forEach(v -> ex.getResponseHeaders().add(name, v));
             }
         });
-        ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
-        if (r.body().length > 0) {
+        byte[] answer = r.body();
+        if (addUnknownFields && answer.length > 0
+                && r.headers().firstValue("Content-Type").orElse("").contains("json")) {
+            JsonNode tree = JSON.readTree(answer);
+            addUnknownFields(tree);
+            answer = JSON.writeValueAsBytes(tree);
+            answersWithUnknownFields.incrementAndGet();
+        }
+        ex.sendResponseHeaders(r.statusCode(), answer.length == 0 ? -1 : answer.length);
+        if (answer.length > 0) {
             try (OutputStream out = ex.getResponseBody()) {
-                out.write(r.body());
+                out.write(answer);
             }
+        }
+    }
+
+    /**
+     * Adds {@link #UNKNOWN_FIELD} (an object with a scalar and an array) to every object in {@code node} but the maps
+     * whose keys are data, not schema (a record's headers, a topic's config).
+     */
+    private static void addUnknownFields(JsonNode node) {
+        if (node instanceof ObjectNode o) {
+            o.fields().forEachRemaining(f -> {
+                if (!MAPS.contains(f.getKey())) {
+                    addUnknownFields(f.getValue());
+                }
+            });
+        } else {
+            node.forEach(FaultProxy::addUnknownFields);
+        }
+        if (node instanceof ObjectNode o) {
+            ObjectNode added = o.putObject(UNKNOWN_FIELD);
+            added.put("since", "9.9");
+            added.putArray("values").add(1).add("two");
         }
     }
 

@@ -8,15 +8,17 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The producer's requests in flight per partition ({@code maxInFlight}) through {@link FaultProxy} in front of the
- * real service: several in flight at once, and Kafka's idempotent-producer guarantees kept through failures in the
- * middle of the window (every record once, in send order, at the offset its future names).
+ * The producer's requests in flight per partition ({@code maxInFlightPerPartition} above its default 1) through
+ * {@link FaultProxy} in front of the real service: several in flight at once, and Kafka's idempotent-producer
+ * guarantees kept through failures in the middle of the window (every record once, in send order, at the offset its
+ * future names).
  */
 @Tag("slow")
 class PipeliningTest {
@@ -41,25 +43,68 @@ class PipeliningTest {
 
     private static ProducerConfig smallBatches() {
         return ProducerConfig.defaults().withBackoff(new Backoff(Duration.ofMillis(5), Duration.ofMillis(20)))
-                .withBatchBytes(8 * 1024);
+                .withBatchBytes(8 * 1024).withMaxInFlightPerPartition(5);
     }
 
     @Test
-    void upToMaxInFlightRequestsOfOnePartitionAreInFlightAtOnce() throws Exception {
+    void upToMaxInFlightPerPartitionRequestsOfOnePartitionAreInFlightAtOnce() throws Exception {
         for (int maxInFlight : new int[]{5, 1}) {
             String topic = TestService.uniqueName("in-flight-" + maxInFlight);
             direct.admin().createTopic(topic, 1, null);
             proxy.loseAnswerOfNext("/v1/topics/" + topic + "/records", 0); // arms the counters for this topic
             proxy.maxConcurrent.set(0);
-            List<CompletableFuture<RecordMetadata>> sent = sendAll(viaProxy, smallBatches().withMaxInFlight(maxInFlight),
+            List<CompletableFuture<RecordMetadata>> sent = sendAll(viaProxy, smallBatches().withMaxInFlightPerPartition(maxInFlight),
                     topic, 2_000);
             if (maxInFlight == 1) {
-                assertThat(proxy.maxConcurrent.get()).as("requests in flight with maxInFlight 1").isEqualTo(1);
+                assertThat(proxy.maxConcurrent.get()).as("requests in flight with maxInFlightPerPartition 1").isEqualTo(1);
             } else {
-                assertThat(proxy.maxConcurrent.get()).as("requests in flight with maxInFlight 5").isBetween(2, 5);
+                assertThat(proxy.maxConcurrent.get()).as("requests in flight with maxInFlightPerPartition 5").isBetween(2, 5);
             }
             assertInSendOrderOnce(topic, sent);
         }
+    }
+
+    @Test
+    void theProducerWideLimitHoldsAcrossPartitionsAndNoBatchIsRefusedAsOutOfOrder() throws Exception {
+        // The defaults (one request per partition) with a producer-wide limit of 3 over 8 partitions: requests go to
+        // several partitions at once, never more than 3, and none overtakes another of its partition.
+        String topic = TestService.uniqueName("across-partitions");
+        int partitions = 8;
+        int n = 20_000;
+        direct.admin().createTopic(topic, partitions, null);
+        proxy.loseAnswerOfNext("/v1/topics/" + topic + "/records", 0); // arms the counters for this topic
+        proxy.maxConcurrent.set(0);
+        proxy.relayedStatuses.clear();
+        List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
+        ProducerStats stats;
+        try (Producer producer = viaProxy.producer(ProducerConfig.defaults().withBatchBytes(8 * 1024)
+                .withMaxInFlight(3))) {
+            for (int i = 0; i < n; i++) {
+                sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
+            }
+            producer.flush();
+            stats = producer.stats();
+        }
+        assertThat(proxy.maxConcurrent.get()).as("requests in flight, all partitions").isBetween(2, 3);
+        assertThat(proxy.relayedStatuses.keySet()).as("statuses relayed").containsExactly(200);
+        assertThat(stats.outOfOrder()).isZero();
+        assertThat(stats.retries()).isZero();
+        assertThat(stats.recordsAcknowledged()).isEqualTo(n);
+        assertThat(stats.requests()).isEqualTo(stats.batchesAcknowledged());
+        Map<Integer, List<ConsumerRecord>> log = ProduceConsumeTest.readAll(direct, topic, partitions, n, true);
+        assertThat(log.values().stream().filter(l -> !l.isEmpty()).count()).as("partitions used").isGreaterThan(2);
+        for (List<ConsumerRecord> records : log.values()) {
+            int previous = -1;
+            for (ConsumerRecord r : records) {
+                int i = Integer.parseInt(r.valueAsString().substring(1));
+                assertThat(i).as("send order within partition %d", r.partition()).isGreaterThan(previous);
+                previous = i;
+                RecordMetadata m = sent.get(i).join();
+                assertThat(m.partition()).isEqualTo(r.partition());
+                assertThat(m.offset()).isEqualTo(r.offset());
+            }
+        }
+        assertThat(log.values().stream().mapToInt(List::size).sum()).isEqualTo(n);
     }
 
     @Test

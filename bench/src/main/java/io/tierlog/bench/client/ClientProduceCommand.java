@@ -14,11 +14,16 @@ import io.tierlog.bench.compare.TierlogSystem;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.bench.kafka.KafkaBroker;
 import io.tierlog.bench.kafka.KafkaSystem;
+import io.tierlog.client.Consumer;
+import io.tierlog.client.ConsumerConfig;
+import io.tierlog.client.ConsumerRecord;
 import io.tierlog.client.Producer;
 import io.tierlog.client.ProducerConfig;
 import io.tierlog.client.ProducerRecord;
+import io.tierlog.client.ProducerStats;
 import io.tierlog.client.RecordMetadata;
 import io.tierlog.client.TierlogClient;
+import io.tierlog.client.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -27,6 +32,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -41,7 +47,8 @@ import java.util.concurrent.CompletableFuture;
  * Kafka 4.4.0, in one run, taking turns. One producer each, unkeyed values into a fresh topic per trial, the same
  * batching everywhere: 512 KiB batches (the HTTP producer: as many records per request), linger 5 ms, 5 requests in
  * flight, idempotence on, no compression, page cache durability on both servers. The client runs twice: with its
- * default {@code maxInFlight} 5 and with 1 (its behaviour before pipelining), so one run gives before and after.
+ * defaults (5 requests in flight, 1 per partition) and with 5 per partition and no producer-wide limit (its behaviour
+ * before ADR 0020), so one run gives before and after.
  */
 @Command(name = "client-produce", mixinStandardHelpOptions = true,
         description = "Tierlog's Java client Producer vs the benchmark's HTTP producer (same service) and "
@@ -67,14 +74,20 @@ public final class ClientProduceCommand implements Callable<Integer> {
     @Option(names = "--warmup-seconds", defaultValue = "90",
             description = "Longest JIT warm-up of both servers (default: ${DEFAULT-VALUE}).")
     int warmupSeconds;
+    @Option(names = "--skip-kafka", description = "Leave out the kafka-clients trial (and the broker).")
+    boolean skipKafka;
+    @Option(names = "--skip-consume", description = "Leave out the reads (client Consumer vs the benchmark's reader).")
+    boolean skipConsume;
     @Option(names = "--keep", description = "Keep the work directory (service and broker logs, data).")
     boolean keep;
 
     static final int BATCH_BYTES = 512 * 1024;
-    static final String CLIENT = "Tierlog client Producer (maxInFlight 5)";
-    static final String CLIENT_ONE = "Tierlog client Producer (maxInFlight 1, as before pipelining)";
+    static final String CLIENT = "Tierlog client Producer (defaults: 5 in flight, 1 per partition)";
+    static final String CLIENT_PIPELINED = "Tierlog client Producer (5 in flight per partition, as before ADR 0020)";
     static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
     static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
+    static final String CLIENT_READ = "read: Tierlog client Consumer (assign, record batches)";
+    static final String BENCH_READ = "read: benchmark HTTP reader (record batches, one reader per partition)";
 
     @FunctionalInterface
     private interface Trial {
@@ -93,26 +106,44 @@ public final class ClientProduceCommand implements Callable<Integer> {
         String loadSummary;
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
-             KafkaBroker broker = KafkaBroker.start(setup.repo().resolve(kafkaLibs), workDir.resolve("kafka"), Map.of())) {
+             KafkaBroker broker = skipKafka ? null
+                     : KafkaBroker.start(setup.repo().resolve(kafkaLibs), workDir.resolve("kafka"), Map.of())) {
             s3.createBucket("bench");
             try (TierlogService service = TierlogService.start(setup.runJar(), workDir.resolve("tierlog"),
                     Durability.NEVER, s3, "bench", List.of());
-                 KafkaSystem kafka = new KafkaSystem(broker)) {
+                 KafkaSystem kafka = skipKafka ? null : new KafkaSystem(broker)) {
                 TierlogSystem tierlog = new TierlogSystem(service, Clock.systemUTC());
                 TierlogClient client = TierlogClient.builder().url(service.baseUri().toString()).build();
                 Map<String, Trial> trials = new LinkedHashMap<>();
-                trials.put(CLIENT, topic -> clientRun(client, payload, topic, 5));
-                trials.put(CLIENT_ONE, topic -> clientRun(client, payload, topic, 1));
+                trials.put(CLIENT, topic -> clientRun(client, payload, topic, ProducerConfig.DEFAULT_MAX_IN_FLIGHT, 1));
+                // Before ADR 0020: up to 5 requests per partition and no producer-wide limit.
+                trials.put(CLIENT_PIPELINED, topic -> clientRun(client, payload, topic, 5 * partitions, 5));
                 trials.put(BENCH_HTTP, topic -> tierlog.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
                         payload), ProduceBody.RECORD_BATCHES).recordsPerSecond());
-                trials.put(KAFKA, topic -> kafka.produce(topic, new ProduceSpec(records, 1, batchRecords, 0, payload))
-                        .recordsPerSecond());
+                if (!skipKafka) {
+                    trials.put(KAFKA, topic -> kafka.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
+                            payload)).recordsPerSecond());
+                }
                 trials.keySet().forEach(k -> results.put(k, new ArrayList<>()));
+                Map<String, Trial> reads = new LinkedHashMap<>();
+                if (!skipConsume) {
+                    reads.put(CLIENT_READ, topic -> clientConsume(client, topic));
+                    reads.put(BENCH_READ, topic -> tierlog.consumeBatches(topic, partitions, records,
+                            Duration.ofMinutes(5)).recordsPerSecond());
+                    reads.keySet().forEach(k -> results.put(k, new ArrayList<>()));
+                }
                 int[] topics = {0};
-                JitWarmup.Outcome w = JitWarmup.untilQuiet(List.of(service.pid(), broker.pid()),
+                JitWarmup.Outcome w = JitWarmup.untilQuiet(skipKafka ? List.of(service.pid())
+                                : List.of(service.pid(), broker.pid()),
                         Duration.ofSeconds(warmupSeconds), round -> {
+                            String written = null;
                             for (var t : trials.entrySet()) {
-                                t.getValue().recordsPerSecond(topic(t.getKey(), tierlog, kafka, topics));
+                                String topic = topic(t.getKey(), tierlog, kafka, topics);
+                                t.getValue().recordsPerSecond(topic);
+                                written = t.getKey().equals(BENCH_HTTP) ? topic : written;
+                            }
+                            for (Trial read : reads.values()) {
+                                read.recordsPerSecond(written);
                             }
                         });
                 warmup = w.toString();
@@ -120,10 +151,26 @@ public final class ClientProduceCommand implements Callable<Integer> {
                 List<String> order = new ArrayList<>(trials.keySet());
                 for (int run = 1; run <= runs; run++) {
                     StringBuilder line = new StringBuilder("run " + run + ":");
+                    String written = null;
                     for (String name : order) {
-                        double rps = trials.get(name).recordsPerSecond(topic(name, tierlog, kafka, topics));
+                        String topic = topic(name, tierlog, kafka, topics);
+                        double rps = trials.get(name).recordsPerSecond(topic);
                         results.get(name).add(rps);
                         line.append(String.format(Locale.ROOT, " %s %,.0f;", shortName(name), rps));
+                        if (name.equals(BENCH_HTTP)) {
+                            written = topic;
+                        }
+                    }
+                    // Reads of what the benchmark's producer just wrote (hot, from offset 0), taking turns going first.
+                    List<String> readOrder = new ArrayList<>(reads.keySet());
+                    if (run % 2 == 0) {
+                        Collections.reverse(readOrder);
+                    }
+                    for (String name : readOrder) {
+                        double rps = reads.get(name).recordsPerSecond(written);
+                        results.get(name).add(rps);
+                        line.append(String.format(Locale.ROOT, " %s %,.0f;", name.equals(CLIENT_READ) ? "client-read"
+                                : "bench-read", rps));
                     }
                     Workspace.log(line.toString());
                     order.add(order.remove(0)); // take turns going first
@@ -149,9 +196,10 @@ public final class ClientProduceCommand implements Callable<Integer> {
         return name;
     }
 
-    private double clientRun(TierlogClient client, Payload payload, String topic, int maxInFlight) {
+    private double clientRun(TierlogClient client, Payload payload, String topic, int maxInFlight, int perPartition) {
         ProducerConfig config = ProducerConfig.defaults().withLinger(Duration.ofMillis(5)).withBatchBytes(BATCH_BYTES)
-                .withBuffer(32L << 20, ProducerConfig.WhenFull.BLOCK).withMaxInFlight(maxInFlight);
+                .withBuffer(32L << 20, ProducerConfig.WhenFull.BLOCK).withMaxInFlight(maxInFlight)
+                .withMaxInFlightPerPartition(perPartition);
         try (Producer producer = client.producer(config)) {
             producer.send(new ProducerRecord(topic, null, null, payload.bytes(0), null, null)).join(); // metadata
             long start = System.nanoTime();
@@ -161,12 +209,51 @@ public final class ClientProduceCommand implements Callable<Integer> {
             }
             producer.flush();
             last.join();
-            return records / ((System.nanoTime() - start) / 1e9);
+            double rps = records / ((System.nanoTime() - start) / 1e9);
+            // What the requests cost: out-of-order refusals and retries resend whole batches.
+            ProducerStats s = producer.stats();
+            Workspace.log(String.format(Locale.ROOT, "  client maxInFlight %d (%d per partition): %,.0f records/s; %d requests, %d refused "
+                            + "out of order (409), %d retried, %.0f records per batch", maxInFlight, perPartition, rps, s.requests(),
+                    s.outOfOrder(), s.retries(), s.recordsPerBatch()));
+            return rps;
+        }
+    }
+
+    /**
+     * Reads {@code topic} from offset 0 to its {@code records} with the client's {@link Consumer}, as the benchmark's
+     * reader does: every partition assigned, record batches, 2,000 records and 4 MiB per fetch.
+     */
+    private double clientConsume(TierlogClient client, String topic) {
+        ConsumerConfig config = ConsumerConfig.defaults().withRecordBatches(true).withMaxPollRecords(2000)
+                .withFetchMaxBytes(4 << 20);
+        try (Consumer consumer = client.consumer(config)) {
+            List<TopicPartition> all = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                all.add(new TopicPartition(topic, p));
+            }
+            long start = System.nanoTime();
+            consumer.assign(all);
+            long got = 0;
+            long bytes = 0;
+            long deadline = start + Duration.ofMinutes(5).toNanos();
+            while (got < records) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("client read " + got + " of " + records + " records in 5 min");
+                }
+                for (ConsumerRecord r : consumer.poll(Duration.ofSeconds(1))) {
+                    got++;
+                    bytes += r.value().length;
+                }
+            }
+            if (bytes != (long) records * valueBytes) {
+                throw new IllegalStateException("client read " + bytes + " value bytes, expected " + (long) records * valueBytes);
+            }
+            return got / ((System.nanoTime() - start) / 1e9);
         }
     }
 
     private static String shortName(String name) {
-        return name.equals(CLIENT) ? "client" : name.equals(CLIENT_ONE) ? "client-1" : name.equals(BENCH_HTTP)
+        return name.equals(CLIENT) ? "client" : name.equals(CLIENT_PIPELINED) ? "client-pipelined" : name.equals(BENCH_HTTP)
                 ? "bench-http" : "kafka";
     }
 
@@ -180,16 +267,22 @@ public final class ClientProduceCommand implements Callable<Integer> {
                         + "records. Warm-up: %s.%n%n", records, valueBytes, partitions, runs, batchRecords, warmup);
         double client = new Samples(results.get(CLIENT)).median();
         double bench = new Samples(results.get(BENCH_HTTP)).median();
-        double kafka = new Samples(results.get(KAFKA)).median();
-        System.out.println("| producer | records/s: median (range) | MB/s | client (maxInFlight 5) / this |");
+        double kafka = results.containsKey(KAFKA) ? new Samples(results.get(KAFKA)).median() : Double.NaN;
+        double clientRead = results.containsKey(CLIENT_READ) ? new Samples(results.get(CLIENT_READ)).median()
+                : Double.NaN;
+        System.out.println("| producer or reader | records/s: median (range) | MB/s | client / this |");
         System.out.println("|---|---|---|---|");
         for (var e : results.entrySet()) {
             Samples s = new Samples(e.getValue());
             System.out.printf(Locale.ROOT, "| %s | %s | %.1f | %.2f |%n", e.getKey(), s.medianAndRange("%,.0f"),
-                    s.median() * valueBytes / 1e6, client / s.median());
+                    s.median() * valueBytes / 1e6, (e.getKey().startsWith("read:") ? clientRead : client) / s.median());
+        }
+        if (results.containsKey(CLIENT_READ)) {
+            System.out.printf(Locale.ROOT, "%nread: client Consumer / benchmark HTTP reader: %.2f%n",
+                    new Samples(results.get(CLIENT_READ)).median() / new Samples(results.get(BENCH_READ)).median());
         }
         System.out.printf(Locale.ROOT, "%nclient / benchmark HTTP producer: %.2f; client / kafka-clients+Kafka: %.2f; "
-                        + "client maxInFlight 5 / 1: %.2f%n", client / bench, client / kafka,
-                client / new Samples(results.get(CLIENT_ONE)).median());
+                        + "client defaults / 5 per partition: %.2f%n", client / bench, client / kafka,
+                client / new Samples(results.get(CLIENT_PIPELINED)).median());
     }
 }

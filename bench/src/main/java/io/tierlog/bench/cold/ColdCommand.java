@@ -51,6 +51,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>binary stream replay, record batches ({@link BatchStreamReplay});</li>
  *   <li>binary paged fetch replay, record batches ({@link BatchFetchReplay});</li>
  *   <li>raw ranged GETs of the same segment objects, same chunk size, {@code fetch-threads} in flight;</li>
+ *   <li>raw ranged GETs of {@code range-bytes}, {@code read-ahead-bytes / range-bytes} in flight (the service's
+ *   sequential GETs and bytes in flight);</li>
  *   <li>the same one GET at a time.</li>
  * </ol>
  * The HTTP replays all go to one index-service, started after the fill with an empty index directory and tiering
@@ -99,11 +101,14 @@ public final class ColdCommand implements Callable<Integer> {
     @Option(names = "--produce-batch", defaultValue = "1000", description = "Records per produce request (default: ${DEFAULT-VALUE}).")
     int produceBatch;
 
-    @Option(names = "--chunk-bytes", defaultValue = "1048576", description = "tierlog.tiering.chunk-bytes, and the raw readers' GET size (default: the service's, ${DEFAULT-VALUE}).")
+    @Option(names = "--chunk-bytes", defaultValue = "1048576", description = "tierlog.tiering.chunk-bytes, and the raw and serial readers' GET size (default: the service's, ${DEFAULT-VALUE}).")
     int chunkBytes;
 
-    @Option(names = "--read-ahead-chunks", defaultValue = "8", description = "tierlog.tiering.read-ahead-chunks (default: the service's, ${DEFAULT-VALUE}).")
-    int readAheadChunks;
+    @Option(names = "--read-ahead-bytes", defaultValue = "33554432", description = "tierlog.tiering.read-ahead-bytes (default: the service's, ${DEFAULT-VALUE}).")
+    long readAheadBytes;
+
+    @Option(names = "--range-bytes", defaultValue = "8388608", description = "tierlog.tiering.range-bytes, and the raw-ranges reader's GET size, read-ahead-bytes / range-bytes in flight (default: the service's, ${DEFAULT-VALUE}).")
+    int rangeBytes;
 
     @Option(names = "--fetch-threads", defaultValue = "8", description = "tierlog.tiering.fetch-threads, and the raw reader's GETs in flight (default: the service's, ${DEFAULT-VALUE}).")
     int fetchThreads;
@@ -299,6 +304,11 @@ public final class ColdCommand implements Callable<Integer> {
             s3.reset();
             return RangedGets.read(store, segments, chunkBytes, fetchThreads).withCounts(s3.counts());
         });
+        int rangesInFlight = (int) Math.max(1, readAheadBytes / rangeBytes);
+        measure(results, latency, ColdResults.Reader.RAW_RANGES, where, service.pid(), () -> {
+            s3.reset();
+            return RangedGets.read(store, segments, rangeBytes, rangesInFlight).withCounts(s3.counts());
+        });
         measure(results, latency, ColdResults.Reader.SERIAL, where, service.pid(), () -> {
             s3.reset();
             return RangedGets.read(store, segments, chunkBytes, 1).withCounts(s3.counts());
@@ -356,7 +366,7 @@ public final class ColdCommand implements Callable<Integer> {
             case BATCH_STREAM -> BatchStreamReplay.run(base, topic, 0, last, objectBytes, REPLAY_TIMEOUT);
             case BATCH_FETCH -> BatchFetchReplay.run(base, topic, 0, last, fetchMaxRecords, fetchMaxBytes,
                     objectBytes, REPLAY_TIMEOUT);
-            case RAW, SERIAL -> throw new IllegalArgumentException(reader + " does not read over HTTP");
+            case RAW, RAW_RANGES, SERIAL -> throw new IllegalArgumentException(reader + " does not read over HTTP");
         };
     }
 
@@ -373,7 +383,7 @@ public final class ColdCommand implements Callable<Integer> {
         long t = System.nanoTime();
         ColdService s = ColdService.start("tierlog-cold-" + n, runJar, work.resolve("hot"), index,
                 work.resolve("logs/index-service-" + n + ".log"), proxy.endpoint(), BUCKET, PREFIX,
-                new ColdService.ReadConfig(chunkBytes, readAheadChunks, fetchThreads, cacheBytes), tiering);
+                new ColdService.ReadConfig(chunkBytes, readAheadBytes, rangeBytes, fetchThreads, cacheBytes), tiering);
         startMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t));
         return s;
     }
@@ -389,7 +399,8 @@ public final class ColdCommand implements Callable<Integer> {
         s.put("valueBytes", valueBytes);
         s.put("produceBatchRecords", produceBatch);
         s.put("chunkBytes", chunkBytes);
-        s.put("readAheadChunks", readAheadChunks);
+        s.put("readAheadBytes", readAheadBytes);
+        s.put("rangeBytes", rangeBytes);
         s.put("fetchThreads", fetchThreads);
         s.put("cacheBytes", cacheBytes);
         s.put("fetchMaxRecords", fetchMaxRecords);

@@ -43,7 +43,7 @@ import java.util.concurrent.Callable;
  * (16 MiB segments, ~150-byte records, 200 per batch) is tiered straight to it by {@link TieredStorage} and evicted
  * from the hot volume. The same objects are then read through the test kit's {@link FaultInjectingProxy}, once per
  * injected first-byte latency, three ways: raw ranged GETs of 1 MiB chunks with 8 in flight, the
- * {@code ColdReader} with read-ahead (8 chunks, 8 fetch threads: the defaults) and the {@code ColdReader} fetching
+ * {@code ColdReader} with read-ahead (32 MiB in GETs of up to 8 MiB, 8 fetch threads: the defaults) and the {@code ColdReader} fetching
  * one chunk at a time; each {@code --runs} times with a fresh chunk cache (deleted afterwards), median shown, after
  * one unreported warm-up pass of each without latency. Requests are counted at the ObjectStore SPI
  * ({@link CountingStore}). Prints to stdout.
@@ -117,7 +117,7 @@ public final class ColdInProcessCommand implements Callable<Integer> {
             CountingStore counted = new CountingStore(viaProxy);
             // One unreported pass of each reader without latency, so the first measured setting does not pay for JIT.
             RangedGets.read(counted, segments, CHUNK, CONCURRENCY);
-            replay(data, counted, tiering.withReadAhead(CONCURRENCY, CONCURRENCY), tp, bytes, clock);
+            replay(data, counted, readAhead(tiering), tp, bytes, clock);
             replay(data, counted, tiering.withReadAhead(0, 1), tp, bytes, clock);
             for (int latency : replay.latenciesMs) {
                 proxy.delayResponses(Duration.ofMillis(latency));
@@ -128,11 +128,12 @@ public final class ColdInProcessCommand implements Callable<Integer> {
                     Replay r = RangedGets.read(counted, segments, CHUNK, CONCURRENCY);
                     return new Result(r.nanos(), r.firstNanos(), counted.perGib(gib(bytes)));
                 });
-                Result ahead = median(() -> replay(data, counted, tiering.withReadAhead(CONCURRENCY, CONCURRENCY), tp,
+                Result ahead = median(() -> replay(data, counted, readAhead(tiering), tp,
                         bytes, clock));
                 Result serial = median(() -> replay(data, counted, tiering.withReadAhead(0, 1), tp, bytes, clock));
                 print("raw ranged GETs, " + CONCURRENCY + " in flight", raw, bytes);
-                print("cold reader, read-ahead " + CONCURRENCY + " chunks / " + CONCURRENCY + " GETs in flight",
+                print("cold reader, read-ahead " + (TieringConfig.DEFAULTS.readAheadBytes() >> 20) + " MiB / "
+                        + CONCURRENCY + " fetch threads",
                         ahead, bytes);
                 print("cold reader, one chunk at a time", serial, bytes);
                 System.out.printf("latency %d ms: read-ahead/raw = %.2f (target >= 0.80), read-ahead/serial = "
@@ -163,6 +164,11 @@ public final class ColdInProcessCommand implements Callable<Integer> {
             }
             writer.append(records, ProducerIdentity.NONE, config);
         }
+    }
+
+    /** The reader with the default read-ahead (bytes ahead, range size) and {@link #CONCURRENCY} fetch threads. */
+    private static TieringConfig readAhead(TieringConfig tiering) {
+        return tiering.withReadAhead(TieringConfig.DEFAULTS.readAheadBytes(), CONCURRENCY);
     }
 
     /** One repetition: wall time, time to the first chunk or batch, and the SPI requests per GiB it issued. */

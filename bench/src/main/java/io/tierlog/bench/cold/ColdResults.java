@@ -17,6 +17,7 @@ final class ColdResults {
         BATCH_STREAM("batch-stream", "binary stream, record batches (index-service)", true),
         BATCH_FETCH("batch-fetch", "binary paged fetch, record batches (index-service)", true),
         RAW("raw", "raw ranged GETs, read-ahead's concurrency", false),
+        RAW_RANGES("raw-ranges", "raw ranged GETs of range-bytes, read-ahead's bytes in flight", false),
         SERIAL("serial", "raw ranged GETs, one at a time", false);
 
         /** The name on the command line ({@code --readers}). */

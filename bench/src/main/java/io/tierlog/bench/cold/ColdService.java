@@ -18,7 +18,7 @@ import java.util.List;
 final class ColdService implements AutoCloseable {
 
     /** The read path's knobs, passed to the service so the raw baselines can use the very same values. */
-    record ReadConfig(int chunkBytes, int readAheadChunks, int fetchThreads, long cacheBytes) {
+    record ReadConfig(int chunkBytes, long readAheadBytes, int rangeBytes, int fetchThreads, long cacheBytes) {
     }
 
     private final ManagedProcess process;
@@ -46,7 +46,8 @@ final class ColdService implements AutoCloseable {
                 "-Dtierlog.tiering.interval=1s",
                 "-Dtierlog.retention.check-interval=1s",
                 "-Dtierlog.tiering.chunk-bytes=" + read.chunkBytes(),
-                "-Dtierlog.tiering.read-ahead-chunks=" + read.readAheadChunks(),
+                "-Dtierlog.tiering.read-ahead-bytes=" + read.readAheadBytes(),
+                "-Dtierlog.tiering.range-bytes=" + read.rangeBytes(),
                 "-Dtierlog.tiering.fetch-threads=" + read.fetchThreads(),
                 "-Dtierlog.tiering.cache-bytes=" + read.cacheBytes()));
         TierlogService.Started started = TierlogService.startWithS3Cold(name, cmd, port, s3Endpoint, bucket, prefix,

@@ -58,10 +58,13 @@ public class ColdTierSetup {
     TieredStorage tieredStorage(TierlogConfig config, ObjectStore store, Clock clock, Meters meters,
                                 SegmentEvictionListener dropIndexEntries) {
         TierlogConfig.Tiering t = config.tiering();
+        long readAhead = t.readAheadChunks().map(chunks -> 2L * chunks * t.chunkBytes()).orElse(t.readAheadBytes());
         TieringConfig tiering = new TieringConfig(t.maxPendingBytes(), t.orphanGrace(),
                 TieringConfig.DEFAULTS.keepManifestVersions(), TieringConfig.DEFAULTS.indexIntervalBytes(),
-                t.chunkBytes(), t.cacheBytes(), t.readAheadChunks(), t.fetchThreads(),
-                TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap());
+                t.chunkBytes(), t.cacheBytes(), readAhead, t.fetchThreads(),
+                TieringConfig.DEFAULTS.backoffBase(), TieringConfig.DEFAULTS.backoffCap(),
+                Math.max(t.rangeBytes(), t.chunkBytes()),
+                Math.max(t.readAheadMemoryBytes(), 2L * Math.max(t.rangeBytes(), t.chunkBytes())));
         TieredStorage storage = new TieredStorage(config.dataDir(), config.indexDir().resolve("cold-cache"), store,
                 tiering, clock, new SecureRandom(), dropIndexEntries);
         meters.tiering(storage.stats());

@@ -114,7 +114,10 @@ public interface TierlogConfig {
         @WithDefault("10m")
         Duration orphanCheckInterval();
 
-        /** Size of one ranged GET and one cold-cache entry. */
+        /**
+         * Size of one cold-cache entry, and of the ranged GET of a point read (a fetch at a random offset) or of a
+         * sequential reader's first chunk; a sequential reader's GETs grow from here to {@code range-bytes}.
+         */
         @WithDefault("1048576")
         int chunkBytes();
 
@@ -126,12 +129,29 @@ public interface TierlogConfig {
         long cacheBytes();
 
         /**
-         * Read-ahead depth of a sequential cold reader: twice this many chunks are requested ahead of it (at most
-         * {@code fetch-threads} GETs at once), so that it never leaves the network idle while it decodes; about as
-         * many chunks (2 x this + 3) are held in memory per node.
+         * Bytes a sequential cold reader keeps requested ahead of itself, once found sequential (0: no read-ahead);
+         * at most half of {@code read-ahead-memory-bytes} less a range and two chunks.
          */
-        @WithDefault("8")
-        int readAheadChunks();
+        @WithDefault("33554432")
+        long readAheadBytes();
+
+        /** The largest ranged GET of a sequential cold reader's read-ahead (whole chunks). */
+        @WithDefault("8388608")
+        int rangeBytes();
+
+        /**
+         * Bytes of fetched cold chunks held in memory per node, all readers together: half for chunks requested and
+         * not read yet (in flight, or landed and kept until read), half for chunks read recently (at least twice
+         * {@code range-bytes}).
+         */
+        @WithDefault("134217728")
+        long readAheadMemoryBytes();
+
+        /**
+         * Deprecated (read-ahead is sized in bytes now): when set, {@code read-ahead-bytes} is twice this many chunks,
+         * the window it used to mean.
+         */
+        Optional<Integer> readAheadChunks();
 
         /** Ranged GETs in flight at most. */
         @WithDefault("8")

@@ -67,6 +67,9 @@ public class Meters {
                 .description("Fetched chunks not written to the on-disk cache because its disk writes were behind")
                 .register(registry);
         FunctionCounter.builder("tierlog_cold_range_gets", s, TieringStats::rangeGets).register(registry);
+        FunctionCounter.builder("tierlog_cold_read_ahead_unread_released", s, TieringStats::readAheadUnreadReleased)
+                .description("Chunks fetched ahead of a cold reader and released unread after 60 s (reader gone)")
+                .register(registry);
         FunctionCounter.builder("tierlog_retention_hot_segments_evicted", s, TieringStats::hotSegmentsEvicted)
                 .register(registry);
         FunctionCounter.builder("tierlog_retention_cold_segments_deleted", s, TieringStats::coldSegmentsDeleted)

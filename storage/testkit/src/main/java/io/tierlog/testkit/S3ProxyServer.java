@@ -2,12 +2,18 @@ package io.tierlog.testkit;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
+import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
 import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 /**
  * An embedded S3Proxy speaking the real S3 protocol on 127.0.0.1, backed by an in-memory blob store that
@@ -26,6 +32,7 @@ public final class S3ProxyServer implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
     private final BlobStore blobStore = new TransientNio2BlobStore();
+    private final List<RangedGet> rangedGets = new CopyOnWriteArrayList<>();
     private S3Proxy proxy;
     private int port; // 0 until the first start picks a free port; then fixed
 
@@ -42,7 +49,7 @@ public final class S3ProxyServer implements AutoCloseable {
             throw new IllegalStateException("already running on port " + port);
         }
         S3Proxy candidate = S3Proxy.builder()
-                .blobStore(blobStore)
+                .blobStore(new RecordingBlobStore(blobStore))
                 .endpoint(URI.create("http://127.0.0.1:" + port))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 // Fail fast on stop: pending requests are aborted as in a real outage.
@@ -99,6 +106,19 @@ public final class S3ProxyServer implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + port());
     }
 
+    /** A GET with a {@code Range} header that the server answered: the object's key and the header's value. */
+    public record RangedGet(String key, String range) {
+    }
+
+    /** The ranged GETs served since the start or the last {@link #clearRangedGets()}, in the order they came. */
+    public List<RangedGet> rangedGets() {
+        return List.copyOf(rangedGets);
+    }
+
+    public void clearRangedGets() {
+        rangedGets.clear();
+    }
+
     /** Creates a bucket directly in the backing store (works while the server is stopped too). */
     public void createBucket(String bucket) {
         if (!blobStore.containerExists(bucket)) {
@@ -110,6 +130,21 @@ public final class S3ProxyServer implements AutoCloseable {
     public synchronized void close() {
         stop();
         blobStore.close();
+    }
+
+    /** Records the ranged GETs S3Proxy serves (each request is one blob-store call); forwards everything. */
+    private final class RecordingBlobStore extends ForwardingBlobStore {
+        RecordingBlobStore(BlobStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public ResponseInputStream<GetObjectResponse> getBlob(GetObjectRequest request) {
+            if (request.range() != null) {
+                rangedGets.add(new RangedGet(request.key(), request.range()));
+            }
+            return super.getBlob(request);
+        }
     }
 
     private static void stopQuietly(S3Proxy candidate) {

@@ -18,10 +18,15 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CancellationException;
@@ -32,20 +37,24 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
  * A bounded on-disk cache of fixed-size chunks of cold segment objects, with asynchronous fetching.
  *
- * <p>Chunk {@code i} of an object is its bytes {@code [i * chunkBytes, min((i + 1) * chunkBytes, size))}, fetched
- * with one ranged GET. Segment objects are immutable (their keys carry a unique upload id), so a cached chunk
+ * <p>Chunk {@code i} of an object is its bytes {@code [i * chunkBytes, min((i + 1) * chunkBytes, size))}. One
+ * ranged GET fetches a run of consecutive chunks (a <em>span</em>: one chunk for a point read, up to
+ * {@code rangeBytes} for a sequential reader's read-ahead, see {@link ColdReader}); the span's chunks are views of
+ * the one array the GET filled, so splitting it copies nothing. Segment objects are immutable (their keys carry a unique upload id), so a cached chunk
  * never goes stale. Files are written to a temporary name and renamed, so a crash never leaves a partial chunk
  * under a chunk's name. The cache is derived data: it is emptied when opened, and every byte served from it is
  * CRC-checked by the reader anyway (a damaged chunk is {@link #invalidate invalidated} and fetched again).
  *
  * <p>Eviction is least-recently-used by bytes. Concurrent requests for one chunk share one GET. {@link #prefetch}
- * starts GETs on the fetch executor without waiting; at most {@code maxInFlight} GETs are outstanding, further
- * prefetches are dropped (a later {@link #get} fetches on demand). A prefetch that fails is forgotten: a
+ * starts a span's GET on the fetch executor without waiting; at most {@code maxAheadBytes} of chunks requested and
+ * not yet read (in flight, or landed and unread) are outstanding, further prefetches are refused (the read-ahead
+ * asks again later; a {@link #get} fetches on demand). A prefetch that fails is forgotten: a
  * {@link #get} that was waiting for it fetches the chunk itself once, so only the store's answer to the reader's
  * own request can fail a read.
  *
@@ -60,15 +69,22 @@ import java.util.stream.Stream;
  * the first, a consumer polling one cold position) is fetched twice and then served from disk. The first fetch of
  * every chunk is counted in {@link TieringStats#cacheAdmissionsDeferred()}.
  *
- * <p>A fetched chunk is handed to its waiters, and kept in a small in-memory set of recent chunks
- * ({@code memoryChunks} of them, at least the read-ahead window), <em>before</em> it is written to disk: a
- * sequential reader consumes each chunk from memory as soon as its GET returns and never waits for, or reads back,
- * the cache file, which only serves later reads of the same data. The disk write is queued to the cache's own
+ * <h2>Memory: a chunk fetched ahead is kept until it is read</h2>
+ * A fetched chunk is handed to its waiters and kept in memory <em>before</em> it is written to disk: a sequential
+ * reader consumes each chunk from memory as soon as its GET returns and never waits for, or reads back, the cache
+ * file, which only serves later reads of the same data. Landed chunks nobody has {@link #get read} yet are
+ * <em>pinned</em>: they are never evicted to make room, because a first-time chunk is not on disk and evicting it
+ * would make the reader that asked for it fetch it again (spans land out of order on the fetch threads, so "oldest
+ * fetched" is not "read first"). Their memory is bounded by admission instead: pinned plus in-flight bytes stay
+ * within {@code maxAheadBytes}, and a prefetch that would exceed it is refused. A chunk once read moves to an LRU
+ * set of {@code memoryBytes} (by access, so a reader's current chunk, where its next read starts, stays). A pinned
+ * chunk its reader never comes for (the consumer went away) is released into that LRU set once it has been pinned
+ * for {@link #UNREAD_PIN}, when a prefetch needs its room. The disk write is queued to the cache's own
  * writer thread, so neither the fetch threads (whose GETs are the read-ahead) nor a reader fetching on demand
- * wait for a slow disk. The queue is bounded by {@link #MAX_PENDING_WRITE_BYTES} (or {@code memoryChunks} chunks,
- * if more); a chunk arriving while it is full is not cached on disk (counted in
+ * wait for a slow disk. The queue is bounded by {@link #MAX_PENDING_WRITE_BYTES}; a chunk arriving while it is full is not cached on disk (counted in
  * {@link TieringStats#cacheWritesDropped()}), so a disk slower than the object store costs later re-reads a GET,
- * never the replay its throughput. A chunk waiting to be written is served from the queue's copy.
+ * never the replay its throughput. A chunk waiting to be written is served from the queue's copy (a copy of its
+ * own, so a queued chunk does not keep its whole span's array alive).
  *
  * <p>Thread-safe.
  */
@@ -77,26 +93,47 @@ final class ChunkCache implements AutoCloseable {
 
     /** Bytes of chunks waiting for their disk write, at most (unless {@code memoryChunks} chunks are more). */
     static final long MAX_PENDING_WRITE_BYTES = 32L * 1024 * 1024;
+    /**
+     * How long a landed chunk stays pinned for the reader that asked for it. Far longer than a replaying reader takes
+     * to reach its window's end; a consumer that went away for longer loses its read-ahead, not correctness.
+     */
+    static final Duration UNREAD_PIN = Duration.ofSeconds(60);
 
     private record ChunkId(ObjectKey key, long index) {
+    }
+
+    /** A landed chunk nobody has read yet, and when it landed. */
+    private record Unread(ByteBuffer bytes, Instant landed) {
     }
 
     private final Path dir;
     private final int chunkBytes;
     private final long maxBytes;
-    private final int maxInFlight;
+    private final long maxAheadBytes;
+    private final Clock clock;
     private final ObjectStore store;
     private final ExecutorService fetchers;
     private final TieringStats stats;
     /** Cached chunks and their sizes, in access order. Guarded by itself. */
     private final LinkedHashMap<ChunkId, Integer> lru = new LinkedHashMap<>(64, 0.75f, true);
     private long cachedBytes;
-    private final Map<ChunkId, CompletableFuture<byte[]>> inFlight = new ConcurrentHashMap<>();
+    private final Map<ChunkId, CompletableFuture<ByteBuffer>> inFlight = new ConcurrentHashMap<>();
+    /** Bytes of the GETs in {@link #inFlight} (prefetched spans and demand fetches). */
+    private final AtomicLong inFlightBytes = new AtomicLong();
     /**
-     * The most recently fetched chunks, in memory: a sequential reader asks for each prefetched chunk shortly after
-     * it lands, and should not pay a disk read for it. Bounded by entries ({@code memoryChunks}). Guarded by itself.
+     * Landed chunks not read yet, in landing order: pinned (see the class comment). Bounded through admission: with
+     * {@link #inFlightBytes} within {@link #maxAheadBytes}. Guarded by {@link #recent}.
      */
-    private final LinkedHashMap<ChunkId, byte[]> recent;
+    private final LinkedHashMap<ChunkId, Unread> unread = new LinkedHashMap<>(16, 0.75f, false);
+    private long unreadBytes;
+    /**
+     * Chunks read recently, in memory, in access order: a reader's next read starts in the chunk its last one
+     * stopped in, and should not pay a GET or a disk read for it. Bounded by bytes ({@code recentMaxBytes},
+     * {@link #recentBytes}). Its monitor also guards {@link #unread}.
+     */
+    private final LinkedHashMap<ChunkId, ByteBuffer> recent;
+    private final long recentMaxBytes;
+    private long recentBytes;
     /** Chunks queued for their disk write (at most the writer's queue plus one per running write). */
     private final Map<ChunkId, byte[]> pendingWrites = new ConcurrentHashMap<>();
     /**
@@ -107,35 +144,31 @@ final class ChunkCache implements AutoCloseable {
     private final ThreadPoolExecutor writer;
 
     /**
-     * @param maxInFlight  GETs outstanding at most (prefetches beyond it are dropped)
-     * @param memoryChunks recently fetched chunks kept in memory; at least the read-ahead window, so that a
-     *                     prefetched chunk is still in memory when the sequential reader gets to it
+     * @param maxAheadBytes bytes of prefetched chunks not read yet (in flight or landed) at most; further prefetches
+     *                      are refused
+     * @param memoryBytes   bytes of chunks read recently kept in memory (at least two chunks)
+     * @param clock         when a landed chunk was pinned ({@link #UNREAD_PIN})
      */
-    ChunkCache(Path dir, int chunkBytes, long maxBytes, int maxInFlight, int memoryChunks, ObjectStore store,
-               ExecutorService fetchers, TieringStats stats) {
+    ChunkCache(Path dir, int chunkBytes, long maxBytes, long maxAheadBytes, long memoryBytes, ObjectStore store,
+               ExecutorService fetchers, TieringStats stats, Clock clock) {
         this.dir = dir;
         this.chunkBytes = chunkBytes;
         this.maxBytes = maxBytes;
-        this.maxInFlight = maxInFlight;
+        this.maxAheadBytes = Math.max(maxAheadBytes, chunkBytes);
+        this.clock = clock;
         this.store = store;
         this.fetchers = fetchers;
         this.stats = stats;
-        int recentMax = Math.max(memoryChunks, 2);
-        int pendingMax = (int) Math.max(recentMax, MAX_PENDING_WRITE_BYTES / chunkBytes);
+        this.recentMaxBytes = Math.max(memoryBytes, 2L * chunkBytes);
+        int pendingMax = (int) Math.max(2, MAX_PENDING_WRITE_BYTES / chunkBytes);
         this.writer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(pendingMax), r -> {
             Thread t = new Thread(r, "tierlog-cold-cache-writer");
             t.setDaemon(true);
             return t;
         }, new ThreadPoolExecutor.AbortPolicy());
-        // In fetch order, not access order: a reader that lags behind its read-ahead keeps touching chunks it has
-        // read, and access order would then evict the prefetched chunks it has not read yet (measured: up to 10%
-        // of the GETs of a replay were repeated). In fetch order the chunks read first leave first.
-        this.recent = new LinkedHashMap<>(16, 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<ChunkId, byte[]> eldest) {
-                return size() > recentMax;
-            }
-        };
+        // Access order: chunks not read yet are not in here (they are pinned in `unread`), so the least recently
+        // read chunk is the one no reader is about to ask for again.
+        this.recent = new LinkedHashMap<>(16, 0.75f, true);
         int remembered = (int) Math.max(16, Math.min(1 << 20, maxBytes / chunkBytes));
         this.fetchedOnce = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
@@ -164,30 +197,47 @@ final class ChunkCache implements AutoCloseable {
         return (size + chunkBytes - 1) / chunkBytes;
     }
 
-    /** Chunk {@code index} of {@code key} (of {@code size} bytes), from the cache or fetched now. */
-    byte[] get(ObjectKey key, long size, long index) {
+    /** The length of chunk {@code index} of an object of {@code size} bytes. */
+    int chunkLength(long size, long index) {
+        return (int) Math.min(chunkBytes, size - index * chunkBytes);
+    }
+
+    /**
+     * Chunk {@code index} of {@code key} (of {@code size} bytes), from the cache or fetched now: a buffer from
+     * position 0 to its limit, which the caller must not modify (it may be shared with other readers).
+     */
+    ByteBuffer get(ObjectKey key, long size, long index) {
         ChunkId id = new ChunkId(key, index);
-        byte[] cached = readCached(id);
+        ByteBuffer cached = readCached(id);
         if (cached != null) {
             stats.cacheHit();
             return cached;
         }
         stats.cacheMiss();
+        ByteBuffer fetched = fetchOrWait(id, key, size, index);
+        markRead(id);
+        return fetched;
+    }
+
+    /** The chunk from a GET in flight or one started now (on this thread). */
+    private ByteBuffer fetchOrWait(ChunkId id, ObjectKey key, long size, long index) {
         for (int attempt = 0; ; attempt++) {
-            CompletableFuture<byte[]> f = inFlight.get(id);
+            CompletableFuture<ByteBuffer> f = inFlight.get(id);
             boolean own = false;
             if (f == null) {
-                CompletableFuture<byte[]> mine = new CompletableFuture<>();
+                CompletableFuture<ByteBuffer> mine = new CompletableFuture<>();
                 f = inFlight.putIfAbsent(id, mine);
                 if (f == null) {
-                    byte[] landed = readCached(id);
+                    ByteBuffer landed = readCached(id);
                     if (landed != null) { // a fetch finished between our first look and our claim
                         inFlight.remove(id, mine);
                         mine.complete(landed);
                         return landed;
                     }
                     // Fetch on the caller's thread: it would only wait for the executor otherwise.
-                    fetchInto(id, size, mine);
+                    long bytes = chunkLength(size, index);
+                    inFlightBytes.addAndGet(bytes);
+                    fetchSpan(key, size, index, List.of(mine), bytes);
                     f = mine;
                     own = true;
                 }
@@ -198,7 +248,7 @@ final class ChunkCache implements AutoCloseable {
                 if (!own && attempt == 0) {
                     // Someone else's (typically a prefetch's) GET failed; the store may be fine by now. Ask it
                     // ourselves once, so a dropped background GET never fails a read on its own.
-                    byte[] landed = readCached(id);
+                    ByteBuffer landed = readCached(id);
                     if (landed != null) {
                         return landed;
                     }
@@ -212,36 +262,135 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    /** Starts fetching chunk {@code index} unless cached, in flight, or too many GETs are outstanding. */
-    void prefetch(ObjectKey key, long size, long index) {
-        if (index < 0 || index >= chunkCount(size) || inFlight.size() >= maxInFlight) {
-            return;
+    /**
+     * Starts one ranged GET, on the fetch executor, of the chunks {@code [first, first + count)} of {@code key} that
+     * are not cached or in flight yet: those at the start of the range are skipped, and the GET stops before the
+     * first one after them, so a span never fetches a chunk twice. Returns how many chunks from {@code first} are now
+     * cached, in flight or requested (the caller moves past them and asks again for the rest), or fewer (possibly 0)
+     * if the GET would take the bytes in flight over their bound; then nothing was requested beyond the skipped
+     * chunks, and the caller asks again later.
+     */
+    int prefetch(ObjectKey key, long size, long first, int count) {
+        long end = Math.min(chunkCount(size), first + count);
+        if (first < 0 || first >= end) {
+            return 0;
         }
-        ChunkId id = new ChunkId(key, index);
-        // In flight first: a fetch puts its chunk into `recent` before it leaves `inFlight`, so looking in this
-        // order a fetch completing meanwhile is seen in one place or the other, never fetched twice.
+        long c = first;
+        while (c < end && present(new ChunkId(key, c))) {
+            c++;
+        }
+        if (c == end) {
+            return (int) (end - first);
+        }
+        long spanStart = c;
+        long wanted = Math.min(end * chunkBytes, size) - spanStart * chunkBytes;
+        if (!reserveAhead(wanted)) {
+            return (int) (spanStart - first);
+        }
+        // Claim the run of absent chunks, up to the first one someone else claimed or fetched meanwhile.
+        List<CompletableFuture<ByteBuffer>> claimed = new ArrayList<>();
+        while (c < end) {
+            ChunkId id = new ChunkId(key, c);
+            CompletableFuture<ByteBuffer> mine = new CompletableFuture<>();
+            if (present(id) || inFlight.putIfAbsent(id, mine) != null) {
+                break;
+            }
+            claimed.add(mine);
+            c++;
+        }
+        long bytes = claimed.isEmpty() ? 0 : Math.min(c * chunkBytes, size) - spanStart * chunkBytes;
+        inFlightBytes.addAndGet(bytes - wanted); // the reservation, down to the chunks claimed
+        if (claimed.isEmpty()) {
+            return (int) (c - first);
+        }
+        try {
+            fetchers.execute(() -> fetchSpan(key, size, spanStart, claimed, bytes));
+        } catch (RejectedExecutionException e) {
+            fail(key, spanStart, claimed, bytes, e);
+            return (int) (spanStart - first);
+        }
+        return (int) (c - first);
+    }
+
+    /**
+     * Reserves {@code wanted} bytes in flight if what is in flight and what landed unread stays within
+     * {@link #maxAheadBytes} with them; else false, having first released chunks pinned for longer than
+     * {@link #UNREAD_PIN} (their readers went away) to the LRU set.
+     */
+    private boolean reserveAhead(long wanted) {
+        synchronized (recent) {
+            if (inFlightBytes.get() + unreadBytes + wanted <= maxAheadBytes) {
+                inFlightBytes.addAndGet(wanted);
+                return true;
+            }
+            Instant stale = clock.instant().minus(UNREAD_PIN);
+            Iterator<Map.Entry<ChunkId, Unread>> it = unread.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<ChunkId, Unread> oldest = it.next();
+                if (oldest.getValue().landed().isAfter(stale)) {
+                    break; // landing order: the rest are younger
+                }
+                it.remove();
+                unreadBytes -= oldest.getValue().bytes().remaining();
+                putRecent(oldest.getKey(), oldest.getValue().bytes());
+                stats.unreadReleased();
+            }
+            if (inFlightBytes.get() + unreadBytes + wanted <= maxAheadBytes) {
+                inFlightBytes.addAndGet(wanted);
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /** Whether a chunk is cached, in memory, queued for its disk write or in flight (looked up in that order). */
+    private boolean present(ChunkId id) {
+        // In flight first: a fetch puts its chunk into `unread` before it leaves `inFlight`, and a chunk leaves
+        // `unread` only into `recent`, under one lock; looking in this order a fetch completing meanwhile is seen
+        // in one place or the other, never fetched twice.
         if (inFlight.containsKey(id) || pendingWrites.containsKey(id)) {
-            return;
+            return true;
         }
         synchronized (recent) {
-            if (recent.containsKey(id)) {
-                return;
+            if (unread.containsKey(id) || recent.containsKey(id)) {
+                return true;
             }
         }
         synchronized (lru) {
-            if (lru.containsKey(id)) {
-                return;
-            }
+            return lru.containsKey(id);
         }
-        CompletableFuture<byte[]> mine = new CompletableFuture<>();
-        if (inFlight.putIfAbsent(id, mine) != null) {
-            return;
+    }
+
+    /** Bytes of GETs in flight (for tests of the bound). */
+    long inFlightBytes() {
+        return inFlightBytes.get();
+    }
+
+    /** Bytes of chunks held in memory, read or not (for tests of the bound). */
+    long memoryBytes() {
+        synchronized (recent) {
+            return recentBytes + unreadBytes;
         }
-        try {
-            fetchers.execute(() -> fetchInto(id, size, mine));
-        } catch (RejectedExecutionException e) {
-            inFlight.remove(id, mine);
-            mine.completeExceptionally(e);
+    }
+
+    /** Bytes requested ahead and not read yet: in flight or landed unread, one consistent sum (for tests). */
+    long aheadBytes() {
+        synchronized (recent) {
+            return inFlightBytes.get() + unreadBytes;
+        }
+    }
+
+    /** Bytes of chunks read recently, held in memory (for tests of the bound). */
+    long readBytes() {
+        synchronized (recent) {
+            return recentBytes;
+        }
+    }
+
+    /** Bytes of landed chunks nobody has read yet (for tests of the bound). */
+    long unreadBytes() {
+        synchronized (recent) {
+            return unreadBytes;
         }
     }
 
@@ -249,7 +398,14 @@ final class ChunkCache implements AutoCloseable {
     void invalidate(ObjectKey key, long index) {
         ChunkId id = new ChunkId(key, index);
         synchronized (recent) {
-            recent.remove(id);
+            ByteBuffer dropped = recent.remove(id);
+            if (dropped != null) {
+                recentBytes -= dropped.remaining();
+            }
+            Unread pinned = unread.remove(id);
+            if (pinned != null) {
+                unreadBytes -= pinned.bytes().remaining();
+            }
         }
         pendingWrites.remove(id);
         Integer size;
@@ -268,31 +424,94 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    private void fetchInto(ChunkId id, long size, CompletableFuture<byte[]> future) {
-        byte[] bytes;
+    /**
+     * One GET of the {@code claimed.size()} chunks from {@code first} ({@code bytes} bytes), then each chunk to its
+     * waiters, as a view of the GET's array. A failed GET fails every waiter (a {@link #get} waiting for a prefetch
+     * then asks the store itself).
+     */
+    private void fetchSpan(ObjectKey key, long size, long first, List<CompletableFuture<ByteBuffer>> claimed,
+                           long bytes) {
+        ByteBuffer[] views = new ByteBuffer[claimed.size()];
         try {
-            long start = id.index() * chunkBytes;
-            long length = Math.min(chunkBytes, size - start);
-            bytes = store.getRange(id.key(), ByteRange.of(start, length));
-            stats.rangeGet(bytes.length);
-            if (fetchedBefore(id)) {
-                // Queued before anyone can see the chunk, so a reader that saw it also sees it cached (and counted).
-                storeLater(id, bytes);
-            } else {
-                stats.cacheAdmissionDeferred();
+            long start = first * chunkBytes;
+            byte[] span = store.getRange(key, ByteRange.of(start, bytes));
+            stats.rangeGet(span.length);
+            for (int i = 0; i < views.length; i++) {
+                ChunkId id = new ChunkId(key, first + i);
+                // A short answer leaves the last chunks short or empty: the reader reports the object as shorter
+                // than the manifest says, as it does for a short chunk.
+                int from = (int) Math.min(span.length, (long) i * chunkBytes);
+                int to = (int) Math.min(span.length, (long) (i + 1) * chunkBytes);
+                views[i] = ByteBuffer.wrap(span, from, to - from).slice();
+                if (fetchedBefore(id)) {
+                    // Queued before anyone can see the chunk, so a reader that saw it also sees it cached (and
+                    // counted).
+                    storeLater(id, views[i]);
+                } else {
+                    stats.cacheAdmissionDeferred();
+                }
             }
+            Instant now = clock.instant();
             synchronized (recent) {
-                recent.put(id, bytes);
+                for (int i = 0; i < views.length; i++) {
+                    ChunkId id = new ChunkId(key, first + i);
+                    Unread previous = unread.put(id, new Unread(views[i], now));
+                    unreadBytes += views[i].remaining() - (previous == null ? 0 : previous.bytes().remaining());
+                }
+                // Under the same lock: the bytes move from in flight to unread at once (see aheadBytes()).
+                inFlightBytes.addAndGet(-bytes);
             }
         } catch (RuntimeException e) {
-            inFlight.remove(id, future);
-            future.completeExceptionally(e);
+            fail(key, first, claimed, bytes, e);
             return;
         }
-        // Waiters get the bytes now; a disk copy, if any, is written later by the cache's writer thread. The chunk
-        // is in `recent` already, so it can leave the in-flight set without anybody fetching it again.
-        inFlight.remove(id, future);
-        future.complete(bytes);
+        // Waiters get the bytes now; a disk copy, if any, is written later by the cache's writer thread. The chunks
+        // are in `unread` already, so they can leave the in-flight set without anybody fetching them again.
+        for (int i = 0; i < views.length; i++) {
+            inFlight.remove(new ChunkId(key, first + i), claimed.get(i));
+            claimed.get(i).complete(views[i]);
+        }
+    }
+
+    private void fail(ObjectKey key, long first, List<CompletableFuture<ByteBuffer>> claimed, long bytes,
+                      RuntimeException e) {
+        inFlightBytes.addAndGet(-bytes);
+        for (int i = 0; i < claimed.size(); i++) {
+            inFlight.remove(new ChunkId(key, first + i), claimed.get(i));
+            claimed.get(i).completeExceptionally(e);
+        }
+    }
+
+    /**
+     * A reader got the chunk: it is no longer pinned, and is now the most recently read. Takes the lock of
+     * {@code recent}.
+     */
+    private void markRead(ChunkId id) {
+        synchronized (recent) {
+            Unread pinned = unread.remove(id);
+            if (pinned != null) {
+                unreadBytes -= pinned.bytes().remaining();
+                putRecent(id, pinned.bytes());
+            }
+        }
+    }
+
+    /**
+     * Adds a chunk to {@link #recent}, evicting the least recently read over its byte bound. Holds the lock of
+     * {@code recent}.
+     */
+    private void putRecent(ChunkId id, ByteBuffer chunk) {
+        ByteBuffer previous = recent.put(id, chunk);
+        recentBytes += chunk.remaining() - (previous == null ? 0 : previous.remaining());
+        Iterator<Map.Entry<ChunkId, ByteBuffer>> it = recent.entrySet().iterator();
+        while (recentBytes > recentMaxBytes && it.hasNext()) {
+            Map.Entry<ChunkId, ByteBuffer> eldest = it.next();
+            if (eldest.getKey().equals(id)) {
+                continue;
+            }
+            it.remove();
+            recentBytes -= eldest.getValue().remaining();
+        }
     }
 
     /** Whether the store was asked for this chunk recently; if not, remembers that it now was. */
@@ -306,7 +525,10 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    private void storeLater(ChunkId id, byte[] bytes) {
+    private void storeLater(ChunkId id, ByteBuffer view) {
+        // A copy of its own: the view would keep the whole span's array alive while the write is queued.
+        byte[] bytes = new byte[view.remaining()];
+        view.duplicate().get(bytes);
         pendingWrites.put(id, bytes);
         try {
             writer.execute(() -> store(id, bytes));
@@ -321,16 +543,23 @@ final class ChunkCache implements AutoCloseable {
         }
     }
 
-    private byte[] readCached(ChunkId id) {
+    /** A chunk from memory or the disk cache, marked read; null if neither holds it. */
+    private ByteBuffer readCached(ChunkId id) {
         synchronized (recent) {
-            byte[] hot = recent.get(id);
+            Unread pinned = unread.remove(id);
+            if (pinned != null) {
+                unreadBytes -= pinned.bytes().remaining();
+                putRecent(id, pinned.bytes());
+                return pinned.bytes();
+            }
+            ByteBuffer hot = recent.get(id); // access order: now the most recently read
             if (hot != null) {
                 return hot;
             }
         }
         byte[] queued = pendingWrites.get(id);
         if (queued != null) {
-            return queued;
+            return ByteBuffer.wrap(queued);
         }
         synchronized (lru) {
             if (lru.get(id) == null) {
@@ -338,7 +567,7 @@ final class ChunkCache implements AutoCloseable {
             }
         }
         try {
-            return Files.readAllBytes(file(id));
+            return ByteBuffer.wrap(Files.readAllBytes(file(id)));
         } catch (NoSuchFileException e) {
             return null; // evicted between the lookup and the read
         } catch (IOException e) {
@@ -430,6 +659,9 @@ final class ChunkCache implements AutoCloseable {
         pendingWrites.clear();
         synchronized (recent) {
             recent.clear();
+            recentBytes = 0;
+            unread.clear();
+            unreadBytes = 0;
         }
         synchronized (fetchedOnce) {
             fetchedOnce.clear();

@@ -33,18 +33,20 @@ import java.util.function.Function;
  * <h2>Read path</h2>
  * The offset is resolved to a cold segment by the (cached) manifest, to a byte position by the segment's
  * sidecar (one small GET, cached in memory; not needed for a segment's first offset, which is at position 0), then
- * batches are read from the segment object in fixed-size chunks through the {@link ChunkCache}. Each chunk touched
- * schedules ranged GETs of the next {@value #LOOKAHEAD_FACTOR} x {@code readAheadChunks} chunks (continuing into
- * the next segment, which a sequential reader enters at its first offset), so a sequential replay finds its next
- * chunks already fetched, with several GETs in flight, instead of paying one round trip per chunk, and crosses
- * segment boundaries without a pipeline bubble. How many of those GETs run at once is the fetch executor's size
- * ({@code fetchThreads}); the window is deeper than that on purpose: a reader busy decoding falls behind its GETs
- * now and then, and with a window only as deep as the GETs in flight, every landed-but-unread chunk would be one GET
- * fewer on the wire, leaving the network partly idle (docs/BENCHMARKS.md, "Cold replay").
+ * batches are read from the segment object in fixed-size chunks through the {@link ChunkCache}. A point read (a
+ * read at a random offset) fetches just the chunk it needs, so its first record comes after one small GET. Once a
+ * reader is found sequential ({@link ReadAhead}: it moves on into the next chunk, continues where its last read
+ * stopped, or starts at a segment's first byte), ranged GETs of growing size (two chunks, doubling up to
+ * {@code rangeBytes}) are requested ahead of it until {@code readAheadBytes} are, continuing across segments, so a
+ * replay finds its next chunks already fetched, makes one GET per {@code rangeBytes} (or per segment, for smaller
+ * segments) instead of one per chunk, and crosses segment boundaries without a pipeline bubble. How many GETs run
+ * at once is the fetch executor's size ({@code fetchThreads}); the window is deeper than one GET on purpose: a
+ * reader busy decoding falls behind its GETs now and then, and every landed-but-unread byte would otherwise be a
+ * byte fewer on the wire (docs/adr/0017-cold-read-ranges.md).
  *
  * <h2>Sequential replay</h2>
- * A read that stops inside a segment leaves a resume hint keyed by its {@code nextOffset}: the batch holding that
- * offset and the byte position of its next record. A read starting at exactly that offset continues there instead
+ * A read that stops inside a segment (or at a segment's end) leaves a resume hint keyed by its {@code nextOffset}:
+ * the batch holding that offset, the byte position of its next record, and the reader's read-ahead state. A read starting at exactly that offset continues there instead
  * of walking (and CRC-checking) again from the sidecar entry before it and parsing the records it already returned.
  * Hints are bounded ({@value #RESUME_HINTS} of them, least recently used dropped) and only ever shortcut the walk:
  * the batch is still validated, and a missing hint just means the sidecar is used. Records are decoded by
@@ -71,13 +73,12 @@ public final class ColdReader {
     private static final Logger LOG = LoggerFactory.getLogger(ColdReader.class);
     private static final int SIDECARS_CACHED = 1024;
     static final int RESUME_HINTS = 1024;
-    /** Read-ahead window, in multiples of {@code readAheadChunks} (see the class comment). */
-    static final int LOOKAHEAD_FACTOR = 2;
 
     private final ObjectStore store;
     private final ManifestStore manifests;
     private final ChunkCache chunks;
-    private final int readAhead;
+    private final long readAheadBytes;
+    private final int rangeChunks;
     /** Where reads that stopped inside a segment would continue. Guarded by itself. */
     private final Map<ResumeKey, Resume> resumes = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -94,14 +95,16 @@ public final class ColdReader {
             });
 
     /**
-     * @param readAhead read-ahead depth: {@value #LOOKAHEAD_FACTOR} x this many chunks are requested ahead of a
-     *                  sequential reader (0: none); the chunk cache runs the GETs on its fetch executor
+     * @param readAheadBytes bytes requested ahead of a sequential reader (0: none); the chunk cache runs the GETs on
+     *                       its fetch executor
+     * @param rangeBytes     the largest read-ahead GET (whole chunks; at least one)
      */
-    ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, int readAhead) {
+    ColdReader(ObjectStore store, ManifestStore manifests, ChunkCache chunks, long readAheadBytes, int rangeBytes) {
         this.store = store;
         this.manifests = manifests;
         this.chunks = chunks;
-        this.readAhead = readAhead * LOOKAHEAD_FACTOR;
+        this.readAheadBytes = readAheadBytes;
+        this.rangeChunks = Math.max(1, rangeBytes / chunks.chunkBytes());
     }
 
     /**
@@ -168,16 +171,18 @@ public final class ColdReader {
         }
         // A sequential reader's next read starts where this one stopped: at a batch boundary, so a resume hint
         // (kept for whole batches only) saves the sidecar lookup and the walk up to it.
-        Resume resume = resumeHint(tp, offset, segments.get(index));
-        if (resume != null && resume.progress() != ColdBatchDecoder.Progress.START) {
-            resume = null;
-        }
+        Resume hint = resumeHint(tp, offset, segments.get(index));
+        Resume resume = hint != null && hint.progress() == ColdBatchDecoder.Progress.START ? hint : null;
+        ReadAhead ra = null;
         long want = offset;
         while (index < segments.size() && !out.full()) {
             ColdSegment s = segments.get(index);
             SegmentSidecar.Entry start = resume != null
                     ? new SegmentSidecar.Entry(resume.baseOffset(), resume.position(), -1) : walkStart(s, want);
-            SegmentWalk walk = new SegmentWalk(tp, s, next(segments, index), start.position(), start.baseOffset(), out);
+            if (ra == null) {
+                ra = readAhead(segments, index, hint, start.position());
+            }
+            SegmentWalk walk = new SegmentWalk(tp, s, index, ra, start.position(), start.baseOffset(), out);
             resume = null;
             BatchView b;
             boolean more = true;
@@ -189,14 +194,36 @@ public final class ColdReader {
                 // The walk stands right after the last batch taken, or before the one the byte limit turned away.
                 if (read.nextOffset() == walk.expectedBase() && walk.position() < s.sizeBytes()) {
                     remember(tp, read.nextOffset(), new Resume(s.segmentKey(), walk.position(), walk.expectedBase(),
-                            ColdBatchDecoder.Progress.START));
+                            ColdBatchDecoder.Progress.START, ra.state()));
                 }
                 return read;
             }
             want = s.nextOffset();
             index++;
         }
-        return out.build();
+        BatchRead read = out.build();
+        rememberAtSegmentStart(tp, read.nextOffset(), segments, index, ra);
+        return read;
+    }
+
+    /** The read-ahead of a read starting in {@code segments.get(index)} at {@code position}, after {@code hint}. */
+    private ReadAhead readAhead(List<ColdSegment> segments, int index, Resume hint, long position) {
+        return hint != null
+                ? ReadAhead.resumed(chunks, segments, readAheadBytes, rangeChunks, hint.readAhead(), index)
+                : ReadAhead.fresh(chunks, segments, readAheadBytes, rangeChunks, position == 0);
+    }
+
+    /**
+     * A read that stopped exactly at the end of a segment leaves a hint at the next one's start, so the next read of
+     * the same reader keeps its read-ahead window rather than starting it small again.
+     */
+    private void rememberAtSegmentStart(TopicPartition tp, long nextOffset, List<ColdSegment> segments, int index,
+                                        ReadAhead ra) {
+        if (ra != null && index < segments.size() && segments.get(index).baseOffset() == nextOffset) {
+            ColdSegment s = segments.get(index);
+            remember(tp, nextOffset, new Resume(s.segmentKey(), 0, s.baseOffset(), ColdBatchDecoder.Progress.START,
+                    ra.state()));
+        }
     }
 
     /**
@@ -216,8 +243,8 @@ public final class ColdReader {
                 if (entry == null) {
                     continue;
                 }
-                SegmentWalk walk = new SegmentWalk(tp, s, next(segments, i), entry.position(), entry.baseOffset(),
-                        null);
+                ReadAhead ra = ReadAhead.fresh(chunks, segments, readAheadBytes, rangeChunks, false);
+                SegmentWalk walk = new SegmentWalk(tp, s, i, ra, entry.position(), entry.baseOffset(), null);
                 BatchView b;
                 while ((b = walk.next()) != null) {
                     if (b.info().maxTimestamp() < timestamp) {
@@ -248,15 +275,15 @@ public final class ColdReader {
             return new ReadResult(List.of(), offset);
         }
         Resume resume = resumeHint(tp, offset, segments.get(index));
+        ReadAhead ra = null;
         while (index < segments.size() && !budget.full()) {
             ColdSegment s = segments.get(index);
-            SegmentWalk walk;
-            if (resume != null) {
-                walk = new SegmentWalk(tp, s, next(segments, index), resume.position(), resume.baseOffset(), null);
-            } else {
-                SegmentSidecar.Entry entry = walkStart(s, want);
-                walk = new SegmentWalk(tp, s, next(segments, index), entry.position(), entry.baseOffset(), null);
+            SegmentSidecar.Entry start = resume != null
+                    ? new SegmentSidecar.Entry(resume.baseOffset(), resume.position(), -1) : walkStart(s, want);
+            if (ra == null) {
+                ra = readAhead(segments, index, resume, start.position());
             }
+            SegmentWalk walk = new SegmentWalk(tp, s, index, ra, start.position(), start.baseOffset(), null);
             BatchView b;
             while (!budget.full() && (b = walk.next()) != null) {
                 if (b.info().lastOffset() < want) {
@@ -277,10 +304,13 @@ public final class ColdReader {
                     want = out.get(out.size() - 1).offset() + 1;
                 }
                 if (stop != null) {
-                    remember(tp, want, new Resume(s.segmentKey(), b.info().position(), b.info().baseOffset(), stop));
+                    remember(tp, want, new Resume(s.segmentKey(), b.info().position(), b.info().baseOffset(), stop,
+                            ra.state()));
                 } else if (budget.full() && walk.position() < s.sizeBytes()) {
                     remember(tp, want, new Resume(s.segmentKey(), walk.position(), walk.expectedBase(),
-                            ColdBatchDecoder.Progress.START));
+                            ColdBatchDecoder.Progress.START, ra.state()));
+                } else if (budget.full()) {
+                    rememberAtSegmentStart(tp, want, segments, index + 1, ra);
                 }
             }
             resume = null;
@@ -334,10 +364,6 @@ public final class ColdReader {
         return m;
     }
 
-    private static ColdSegment next(List<ColdSegment> segments, int i) {
-        return i + 1 < segments.size() ? segments.get(i + 1) : null;
-    }
-
     /**
      * The batch a walk for {@code offset} starts at in {@code s}. A segment's first batch is at position 0, so a read
      * from a segment's first offset (offset 0, and every segment a sequential replay walks into) needs no sidecar: one
@@ -375,8 +401,12 @@ public final class ColdReader {
     private record ResumeKey(TopicPartition tp, long offset) {
     }
 
-    /** Continue in {@code segmentKey} at the batch at {@code position} (base {@code baseOffset}), record {@code progress}. */
-    private record Resume(ObjectKey segmentKey, long position, long baseOffset, ColdBatchDecoder.Progress progress) {
+    /**
+     * Continue in {@code segmentKey} at the batch at {@code position} (base {@code baseOffset}), record
+     * {@code progress}, with the reader's read-ahead as it was.
+     */
+    private record Resume(ObjectKey segmentKey, long position, long baseOffset, ColdBatchDecoder.Progress progress,
+                          ReadAhead.State readAhead) {
     }
 
     /**
@@ -390,18 +420,21 @@ public final class ColdReader {
     private final class SegmentWalk {
         private final TopicPartition tp;
         private final ColdSegment segment;
-        private final ColdSegment nextSegment;
+        /** The segment's index in the read's manifest. */
+        private final int segmentIndex;
+        private final ReadAhead readAhead;
         private final BatchCollector sink;
         private long position;
         private long expectedBase;
         private boolean refused;
 
         /** @param sink the collector the batches go to, or null: each batch then comes in memory of its own */
-        SegmentWalk(TopicPartition tp, ColdSegment segment, ColdSegment nextSegment, long position, long base,
-                    BatchCollector sink) {
+        SegmentWalk(TopicPartition tp, ColdSegment segment, int segmentIndex, ReadAhead readAhead, long position,
+                    long base, BatchCollector sink) {
             this.tp = tp;
             this.segment = segment;
-            this.nextSegment = nextSegment;
+            this.segmentIndex = segmentIndex;
+            this.readAhead = readAhead;
             this.sink = sink;
             this.position = position;
             this.expectedBase = base;
@@ -498,58 +531,47 @@ public final class ColdReader {
             long firstChunk = at / chunkBytes;
             long lastChunk = (at + n - 1) / chunkBytes;
             if (firstChunk == lastChunk) {
-                byte[] c = chunk(firstChunk);
+                ByteBuffer c = chunk(firstChunk);
                 int from = (int) (at - firstChunk * chunkBytes);
-                if (from + n > c.length) {
+                if (from + n > c.limit()) {
                     throw corrupt(at, "object is shorter than the manifest says");
                 }
-                return ByteBuffer.wrap(c, from, n).slice();
+                return c.slice(from, n);
             }
             ByteBuffer out = into != null ? into.room(n) : ByteBuffer.allocate(n);
             long p = at;
             for (long ci = firstChunk; ci <= lastChunk; ci++) {
-                byte[] c = chunk(ci);
+                ByteBuffer c = chunk(ci);
                 int from = (int) (p - ci * chunkBytes);
-                int take = Math.min(c.length - from, out.remaining());
+                int take = Math.min(c.limit() - from, out.remaining());
                 if (take <= 0) {
                     throw corrupt(at, "object is shorter than the manifest says");
                 }
-                out.put(c, from, take);
+                out.put(c.slice(from, take));
                 p += take;
             }
             return out.flip();
         }
 
         private long currentIndex = -1;
-        private byte[] current;
+        private ByteBuffer current;
 
         /**
          * Chunk {@code index}, kept while batches are read from it. Read-ahead is scheduled before waiting for it,
-         * so the window moves on at once. On a cold start (nothing fetched yet) the chunk's own GET is queued
-         * first and the read-ahead GETs right behind it, so the window fills during the first round trip instead
-         * of after it. Through the fetch threads rather than on this one: a GET on this thread beside the
-         * read-ahead's brought the first record no sooner (docs/BENCHMARKS.md, "Cold replay").
+         * so the window moves on at once. On a cold start (nothing fetched yet) the chunk's own GET (one chunk, so
+         * the first record comes soon) is queued first and the read-ahead GETs right behind it, so the window fills
+         * during the first round trip instead of after it. Through the fetch threads rather than on this one: a GET
+         * on this thread beside the read-ahead's brought the first record no sooner (docs/BENCHMARKS.md, "Cold
+         * replay in-process").
          */
-        private byte[] chunk(long index) {
+        private ByteBuffer chunk(long index) {
             if (index != currentIndex) {
-                chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), index);
-                readAhead(index);
+                chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), index, 1);
+                readAhead.onChunk(segmentIndex, index);
                 current = chunks.get(segment.segmentKey(), segment.sizeBytes(), index);
                 currentIndex = index;
             }
             return current;
-        }
-
-        private void readAhead(long chunk) {
-            long count = chunks.chunkCount(segment.sizeBytes());
-            for (int k = 1; k <= readAhead; k++) {
-                long c = chunk + k;
-                if (c < count) {
-                    chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), c);
-                } else if (nextSegment != null) {
-                    chunks.prefetch(nextSegment.segmentKey(), nextSegment.sizeBytes(), c - count);
-                }
-            }
         }
 
         private CorruptLogException corrupt(long at, String why) {

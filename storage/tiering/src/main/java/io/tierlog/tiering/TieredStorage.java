@@ -80,13 +80,16 @@ public final class TieredStorage implements AutoCloseable {
                 random, ColdCompactor.Steps.NONE);
         this.orphans = new OrphanCollector(store, manifests, clock, config.orphanGrace(), stats);
         this.fetchers = Executors.newFixedThreadPool(config.fetchThreads(), daemonThreads("tierlog-cold-fetch"));
-        // Fetches requested (running or queued) at most: the read-ahead window and a demand GET, or twice the
-        // fetch threads; memory holds those plus the chunk being read.
-        int maxInFlight = Math.max(config.fetchThreads() * 2,
-                config.readAheadChunks() * ColdReader.LOOKAHEAD_FACTOR + 1);
-        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), maxInFlight,
-                maxInFlight + 2, store, fetchers, stats);
-        this.reader = new ColdReader(store, manifests, cache, config.readAheadChunks());
+        // Half the read-ahead memory for chunks requested and not read yet (in flight or landed, pinned until read),
+        // half for chunks read recently: together within the bound.
+        long memory = config.readAheadMemoryBytes();
+        this.cache = new ChunkCache(cacheDir, config.chunkBytes(), config.cacheBytes(), memory / 2, memory / 2, store,
+                fetchers, stats, clock);
+        // One reader's window and the range that tops it up fit in the half for unread chunks, with room for two
+        // chunks of another reader: a lone reader's prefetches are never refused for want of memory.
+        long window = Math.min(config.readAheadBytes(),
+                Math.max(config.chunkBytes(), memory / 2 - config.rangeBytes() - 2L * config.chunkBytes()));
+        this.reader = new ColdReader(store, manifests, cache, window, config.rangeBytes());
         this.restorer = new ColdRestorer(dataDir, topics, store, manifests);
     }
 
@@ -96,6 +99,11 @@ public final class TieredStorage implements AutoCloseable {
 
     public ColdReader reader() {
         return reader;
+    }
+
+    /** The chunk cache (for tests of its bounds). */
+    ChunkCache chunkCache() {
+        return cache;
     }
 
     public ManifestStore manifests() {

@@ -25,6 +25,7 @@ public final class TieringStats {
     private final LongAdder cacheAdmissionsDeferred = new LongAdder();
     private final LongAdder rangeGets = new LongAdder();
     private final LongAdder rangeGetBytes = new LongAdder();
+    private final LongAdder readAheadUnreadReleased = new LongAdder();
 
     /** Sealed hot segments not yet committed to the cold tier, as of the last tiering pass. */
     public long pendingSegments() {
@@ -99,6 +100,14 @@ public final class TieringStats {
         return rangeGetBytes.sum();
     }
 
+    /**
+     * Chunks fetched ahead of a reader and released unread after {@link ChunkCache#UNREAD_PIN} (their reader went
+     * away) to make room for other read-ahead.
+     */
+    public long readAheadUnreadReleased() {
+        return readAheadUnreadReleased.sum();
+    }
+
     void pending(long segments, long bytes, boolean exceeded) {
         pendingSegments.set(segments);
         pendingBytes.set(bytes);
@@ -144,6 +153,10 @@ public final class TieringStats {
 
     void cacheAdmissionDeferred() {
         cacheAdmissionsDeferred.increment();
+    }
+
+    void unreadReleased() {
+        readAheadUnreadReleased.increment();
     }
 
     void rangeGet(long bytes) {

@@ -36,19 +36,20 @@ import java.util.function.BooleanSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Read-ahead of the cold reader over the filesystem store: it crosses into the next segment (sidecar and first
- * chunks) within its window and no further, a failed background fetch never fails a read, and reads of any shape
- * (resumed or not) return exactly the records the log holds.
+ * Read-ahead of the cold reader over the filesystem store: a point read fetches one chunk; a sequential reader's
+ * GETs grow to whole ranges that run on across segments, each byte fetched once; a failed background fetch never
+ * fails a read; reads of any shape (resumed or not) return exactly the records the log holds. Request counts over
+ * the real S3 protocol are {@link ColdReadRangesS3Test}'s.
  */
 class ColdReadAheadTest {
     private static final int CHUNK = 4096;
-    private static final int READ_AHEAD = 3;
-    /** Chunks requested ahead of the reader. */
-    private static final int WINDOW = READ_AHEAD * ColdReader.LOOKAHEAD_FACTOR;
+    private static final int RANGE_CHUNKS = 4;
+    private static final int WINDOW_CHUNKS = 8;
     private static final TopicConfig CONFIG = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 65536));
     /** Sidecar entries every 4 KiB, so a read can start deep inside a segment. */
     private static final TieringConfig TIERING = new TieringConfig(1L << 30, Duration.ofHours(1), 10, CHUNK, CHUNK,
-            64L * CHUNK, READ_AHEAD, READ_AHEAD, Duration.ofMillis(200), Duration.ofSeconds(30));
+            64L * CHUNK, (long) WINDOW_CHUNKS * CHUNK, 3, Duration.ofMillis(200), Duration.ofSeconds(30),
+            RANGE_CHUNKS * CHUNK, 32L * CHUNK);
 
     @TempDir
     Path tmp;
@@ -72,12 +73,12 @@ class ColdReadAheadTest {
         LogFixture hot = new LogFixture(dataDir, tp, clock);
         closeables.add(hot);
         hot.append(400, 5, CONFIG);
-        TieredStorage tierer = storage();
+        TieredStorage tierer = storage(TIERING);
         assertThat(tierer.runTieringPass().storeUnavailable()).isFalse();
         Manifest m = tierer.manifests().load(tp);
         segments = m.segments();
-        assertThat(segments).as("enough cold segments of several chunks").hasSizeGreaterThanOrEqualTo(4);
-        assertThat(segments.get(1).sizeBytes()).isGreaterThan((WINDOW + 2L) * CHUNK);
+        assertThat(segments).as("enough cold segments of several ranges").hasSizeGreaterThanOrEqualTo(4);
+        assertThat(segments.get(1).sizeBytes()).isGreaterThan((WINDOW_CHUNKS + 2L) * CHUNK);
         expected = hot.readHot(0).stream().filter(r -> r.offset() < m.coldEnd()).toList();
         store.calls.clear();
     }
@@ -89,48 +90,78 @@ class ColdReadAheadTest {
         }
     }
 
-    private TieredStorage storage() {
-        TieredStorage ts = new TieredStorage(dataDir, tmp.resolve("cache-" + closeables.size()), store, TIERING, clock,
+    private TieredStorage storage(TieringConfig config) {
+        TieredStorage ts = new TieredStorage(dataDir, tmp.resolve("cache-" + closeables.size()), store, config, clock,
                 new Random(closeables.size()), SegmentEvictionListener.NONE);
         closeables.add(ts);
         return ts;
     }
 
+    private TieredStorage storage() {
+        return storage(TIERING);
+    }
+
     @Test
-    void readAheadNearASegmentsEndFetchesTheNextSegmentsFirstChunksAndNoMore() {
+    void aPointReadFetchesTheOneChunkItNeedsAndNothingAhead() {
+        TieredStorage ts = storage();
+        ColdSegment second = segments.get(1);
+        long middle = second.baseOffset() + (second.nextOffset() - second.baseOffset()) / 2;
+
+        assertThat(ts.reader().read(tp, middle, 1, 1 << 20).records()).extracting(LogRecord::offset)
+                .containsExactly(middle);
+
+        // Read-ahead runs on the fetch threads; a point read requests none, so the calls are complete now. The walk
+        // starts at the sidecar entry before the offset, possibly in the chunk before the record's.
+        List<RecordingStore.Call> gets = store.rangeCallsOf(second.segmentKey());
+        assertThat(gets).hasSizeBetween(1, 2);
+        assertThat(gets).allSatisfy(c -> assertThat(c.length()).isEqualTo(CHUNK));
+        assertThat(store.calls).filteredOn(c -> c.op().equals("getRange")).hasSameSizeAs(gets);
+        assertThat(ts.chunkCache().inFlightBytes()).isZero();
+    }
+
+    @Test
+    void aReplayGrowsItsRangesAcrossSegmentsAndFetchesEveryByteOnce() {
+        TieredStorage ts = storage();
+
+        List<LogRecord> read = readAll(ts, 0, Long.MAX_VALUE, 40, 1 << 20);
+
+        assertSameOffsetsAndValues(read, expected);
+        assertThat(store.rangeCallsOf(segments.get(0).segmentKey())).filteredOn(c -> c.offset() == 0)
+                .singleElement().as("a cold start's first GET is one chunk")
+                .extracting(RecordingStore.Call::length).isEqualTo((long) CHUNK);
+        long gets = 0;
+        long chunks = 0;
+        for (ColdSegment s : segments) {
+            List<RecordingStore.Call> calls = store.rangeCallsOf(s.segmentKey());
+            assertThat(covered(calls)).as("each byte of " + s.segmentKey() + " fetched once").isEqualTo(
+                    s.sizeBytes());
+            assertThat(calls).allSatisfy(c -> assertThat(c.length()).isLessThanOrEqualTo(RANGE_CHUNKS * CHUNK));
+            gets += calls.size();
+            chunks += (s.sizeBytes() + CHUNK - 1) / CHUNK;
+        }
+        // Whole ranges after the ramp (1, 2, 4 chunks), cut only at segment ends.
+        assertThat(gets).isLessThanOrEqualTo(chunks / RANGE_CHUNKS + 2L * segments.size());
+        assertThat(ts.stats().rangeGets()).isEqualTo(gets);
+    }
+
+    @Test
+    void aReadNearASegmentsEndReachesIntoTheNextSegmentsOnceItIsSequential() {
         TieredStorage ts = storage();
         ColdSegment first = segments.get(0);
         ColdSegment second = segments.get(1);
-        ColdSegment third = segments.get(2);
 
-        // A read of the last few records of the first segment: its walk starts in the segment's last chunk.
-        ReadResult r = ts.reader().read(tp, first.lastOffset() - 2, 3, 1 << 20);
-        assertThat(r.records()).extracting(LogRecord::offset)
-                .containsExactly(first.lastOffset() - 2, first.lastOffset() - 1, first.lastOffset());
-
-        awaitTrue(() -> store.rangesOf(second.segmentKey()).size() == WINDOW, "read-ahead into the second segment");
-        List<Long> window = new ArrayList<>();
-        for (long c = 0; c < WINDOW; c++) {
-            window.add(c * CHUNK);
-        }
-        assertThat(store.rangesOf(second.segmentKey())).as("the window's chunks of the next segment")
-                .containsExactlyInAnyOrderElementsOf(window);
-        assertThat(store.rangesOf(third.segmentKey())).as("nothing beyond the window").isEmpty();
-        assertThat(store.gets(third.indexKey())).isZero();
-        // The read started mid-segment: the first segment's sidecar placed it. The next one is entered at its first
-        // offset, which needs none.
-        assertThat(store.gets(first.indexKey())).isEqualTo(1);
-        assertThat(store.gets(second.indexKey())).isZero();
-
-        // Reading on into the second segment uses what was prefetched: no sidecar GET, no chunk twice.
-        List<LogRecord> read = readAll(ts, second.baseOffset(), second.nextOffset(), 50, 1 << 20);
+        // Records on both sides of the boundary, read in two calls: the second continues where the first stopped.
+        List<LogRecord> read = readAll(ts, first.lastOffset() - 2, second.baseOffset() + 20, 10, 1 << 20);
         assertThat(read).extracting(LogRecord::offset).containsExactlyElementsOf(
-                expected.subList((int) second.baseOffset(), (int) second.nextOffset()).stream()
+                expected.subList((int) first.lastOffset() - 2, (int) second.baseOffset() + 20).stream()
                         .map(LogRecord::offset).toList());
-        assertThat(store.gets(second.indexKey())).isZero();
-        List<Long> ranges = store.rangesOf(second.segmentKey());
-        assertThat(ranges).doesNotHaveDuplicates();
-        assertThat(ranges).hasSize((int) ((second.sizeBytes() + CHUNK - 1) / CHUNK));
+
+        awaitTrue(() -> covered(store.rangeCallsOf(second.segmentKey())) >= (long) WINDOW_CHUNKS * CHUNK,
+                "read-ahead into the second segment");
+        assertThat(store.gets(second.indexKey())).as("the next segment is entered at its first offset").isZero();
+        // Reading on uses what was prefetched: no byte twice.
+        readAll(ts, second.baseOffset() + 20, second.nextOffset(), 50, 1 << 20);
+        assertThat(covered(store.rangeCallsOf(second.segmentKey()))).isEqualTo(second.sizeBytes());
     }
 
     @Test
@@ -138,11 +169,11 @@ class ColdReadAheadTest {
         TieredStorage ts = storage();
         ColdSegment first = segments.get(0);
         AtomicBoolean windowAskedFor = new AtomicBoolean();
-        // Hold the first chunk's GET until the next two chunks have been asked for: with the read-ahead scheduled
+        // Hold the first chunk's GET until the read-ahead after it has been asked for: with the read-ahead scheduled
         // only after the first chunk arrived, this never happens and the hook fails the read.
         store.before = (op, key, range) -> {
             if (op.equals("getRange") && key.equals(first.segmentKey()) && range.offset() == 0) {
-                awaitTrue(() -> store.rangesOf(first.segmentKey()).containsAll(List.of((long) CHUNK, 2L * CHUNK)),
+                awaitTrue(() -> store.rangesOf(first.segmentKey()).contains((long) CHUNK),
                         "read-ahead GETs while the first chunk is in flight");
                 windowAskedFor.set(true);
             }
@@ -153,7 +184,8 @@ class ColdReadAheadTest {
         assertThat(windowAskedFor).isTrue();
         assertThat(read).extracting(LogRecord::offset).containsExactlyElementsOf(
                 expected.subList(0, (int) first.nextOffset()).stream().map(LogRecord::offset).toList());
-        assertThat(store.rangesOf(first.segmentKey())).as("no chunk fetched twice").doesNotHaveDuplicates();
+        assertThat(covered(store.rangeCallsOf(first.segmentKey()))).as("no chunk fetched twice")
+                .isEqualTo(first.sizeBytes());
     }
 
     @Test
@@ -161,7 +193,7 @@ class ColdReadAheadTest {
         TieredStorage ts = storage();
         ColdSegment first = segments.get(0);
         AtomicReference<Thread> reader = new AtomicReference<>();
-        // The prefetch of the first segment's second chunk fails, but only once the reader is waiting for it.
+        // The read-ahead GET from the first segment's second chunk on fails, but only once the reader waits for it.
         store.before = (op, key, range) -> {
             if (op.equals("getRange") && key.equals(first.segmentKey()) && range.offset() == CHUNK
                     && Thread.currentThread().getName().startsWith("tierlog-cold-fetch")) {
@@ -209,6 +241,45 @@ class ColdReadAheadTest {
     }
 
     @Test
+    void memoryStaysWithinItsBoundAndEvictedChunksAreFetchedAgain() {
+        long memory = 12L * CHUNK; // 6 chunks requested and unread, 6 read: the window shrinks to fit (2 chunks)
+        TieredStorage ts = storage(TIERING.withRanges(2 * CHUNK, memory));
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicReference<String> overrun = new AtomicReference<>();
+        Thread watcher = new Thread(() -> {
+            while (!done.get()) {
+                // Prefetches in flight and landed unread stay within half the bound (one reader's own GET of a
+                // chunk may come on top); chunks read within the other half.
+                long ahead = ts.chunkCache().aheadBytes();
+                long read = ts.chunkCache().readBytes();
+                if (ahead > memory / 2 + CHUNK || read > memory / 2) {
+                    overrun.compareAndSet(null, "ahead " + ahead + ", read " + read);
+                }
+                Thread.onSpinWait();
+            }
+        });
+        watcher.start();
+        List<LogRecord> read;
+        try {
+            read = readAll(ts, 0, Long.MAX_VALUE, 40, 1 << 20);
+        } finally {
+            done.set(true);
+        }
+        assertSameOffsetsAndValues(read, expected);
+        assertThat(overrun.get()).as("memory over its bound").isNull();
+        long fetched = ts.stats().rangeGetBytes();
+        assertThat(fetched).as("each byte once").isEqualTo(segments.stream().mapToLong(ColdSegment::sizeBytes).sum());
+
+        // Nothing of the first segment is left in memory (and nothing was fetched twice, so nothing is on disk): it
+        // is fetched again, all of it (and the read-ahead goes on into the next segment).
+        ColdSegment first = segments.get(0);
+        readAll(ts, 0, first.nextOffset(), 40, 1 << 20);
+        assertThat(ts.stats().rangeGetBytes() - fetched).isGreaterThanOrEqualTo(first.sizeBytes());
+        assertThat(ts.chunkCache().memoryBytes()).isLessThanOrEqualTo(memory);
+        assertThat(ts.chunkCache().aheadBytes()).isLessThanOrEqualTo(memory / 2);
+    }
+
+    @Test
     void readsOfAnyShapeReturnExactlyTheLogsRecordsAndHintsStayBounded() {
         TieredStorage ts = storage();
         Random random = new Random(7);
@@ -233,6 +304,20 @@ class ColdReadAheadTest {
             assertSameOffsetsAndValues(r.records(), expected.subList((int) from, (int) from + r.records().size()));
         }
         assertThat(ts.reader().resumeHints()).isBetween(1, ColdReader.RESUME_HINTS);
+    }
+
+    /** Bytes the GETs cover, each counted once; fails if two GETs overlap. */
+    private static long covered(List<RecordingStore.Call> calls) {
+        List<RecordingStore.Call> sorted = calls.stream()
+                .sorted(java.util.Comparator.comparingLong(RecordingStore.Call::offset)).toList();
+        long end = 0;
+        long total = 0;
+        for (RecordingStore.Call c : sorted) {
+            assertThat(c.offset()).as("GETs overlap at " + c.offset()).isGreaterThanOrEqualTo(end);
+            end = c.offset() + c.length();
+            total += c.length();
+        }
+        return total;
     }
 
     /** The offsets a read must return, by the fetch contract: maxRecords, maxBytes with the first always taken. */
@@ -298,7 +383,7 @@ class ColdReadAheadTest {
             void before(String op, ObjectKey key, ByteRange range);
         }
 
-        record Call(String op, ObjectKey key, long offset, String thread) {
+        record Call(String op, ObjectKey key, long offset, long length, String thread) {
         }
 
         private final ObjectStore delegate;
@@ -307,6 +392,10 @@ class ColdReadAheadTest {
 
         RecordingStore(ObjectStore delegate) {
             this.delegate = delegate;
+        }
+
+        List<Call> rangeCallsOf(ObjectKey key) {
+            return calls.stream().filter(c -> c.op().equals("getRange") && c.key().equals(key)).toList();
         }
 
         List<Long> rangesOf(ObjectKey key) {
@@ -334,14 +423,14 @@ class ColdReadAheadTest {
 
         @Override
         public byte[] get(ObjectKey key) {
-            calls.add(new Call("get", key, 0, Thread.currentThread().getName()));
+            calls.add(new Call("get", key, 0, 0, Thread.currentThread().getName()));
             before.before("get", key, null);
             return delegate.get(key);
         }
 
         @Override
         public byte[] getRange(ObjectKey key, ByteRange range) {
-            calls.add(new Call("getRange", key, range.offset(), Thread.currentThread().getName()));
+            calls.add(new Call("getRange", key, range.offset(), range.length(), Thread.currentThread().getName()));
             before.before("getRange", key, range);
             return delegate.getRange(key, range);
         }
