@@ -6,8 +6,15 @@ import io.tierlog.bench.compare.ManagedProcess;
 import io.tierlog.bench.compare.Ports;
 import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.Workspace;
+import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.PartitionWriter;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.AppendRecord;
+import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.topic.TopicConfig;
+import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
+import org.apache.kafka.common.utils.Utils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -17,11 +24,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -41,8 +50,10 @@ import java.util.stream.Stream;
  * (docs/BENCHMARKS.md, "Compaction"). The service folds the commit log into memory before it is ready, so without
  * compaction its start grows with every commit ever made, and with it with the live (group, topic, partition) keys.
  *
- * <p>One volume gets {@code --commits} offset commits over HTTP ({@code PUT /v1/groups/{g}/offsets}, each naming
- * every partition of one topic, so a request is {@code --partitions} commits), with tiering (and so compaction) off.
+ * <p>One volume gets {@code --commits} offset commits, {@code --partitions} at a time (one commit request naming
+ * every partition of one topic), with tiering (and so compaction) off: appended to the stopped volume's commit log in
+ * the service's record format ({@code --fill direct}, the default; the service then reads a group's offsets back), or
+ * over HTTP ({@code PUT /v1/groups/{g}/offsets}, about 900 commits/s on the loaded 2-core machine).
  * A copy of it is then served with tiering and compaction on until its sealed commit segments are tiered and
  * cleaned on both tiers. Then the service is restarted {@code --restarts} times on each volume, and on an empty one
  * for the fixed cost of a start, in turn, so that the machine's load falls alike on all three. Every measured start
@@ -74,11 +85,17 @@ public final class StartupCommand implements Callable<Integer> {
             description = "segment.bytes of __consumer_offsets, so the commits seal segments (default ${DEFAULT-VALUE})")
     long segmentBytes;
 
+    @Option(names = "--fill", defaultValue = "direct",
+            description = "direct: the commit records are appended to the stopped volume's commit log in the service's "
+                    + "format; http: PUT /v1/groups/{g}/offsets (slow on a loaded machine) (default ${DEFAULT-VALUE})")
+    String fillMode;
+
     @Option(names = "--work-dir", description = "work directory (default: a new temporary one, deleted at the end)")
     Path workDir;
 
     private Path runJar;
     private int started;
+    private final Map<ManagedProcess, Integer> ports = new HashMap<>();
 
     @Override
     public Integer call() throws Exception {
@@ -135,9 +152,24 @@ public final class StartupCommand implements Callable<Integer> {
         new TopicStore(dir.resolve("hot"), Clock.systemUTC()).updateConfig(OFFSETS,
                 Map.of(TopicConfig.SEGMENT_BYTES, segmentBytes));
 
+        int requests = (commits + partitions - 1) / partitions;
+        if (fillMode.equals("direct")) {
+            long t0 = System.nanoTime();
+            appendCommits(dir.resolve("hot"), requests);
+            long nanos = System.nanoTime() - t0;
+            // The service reads them back as commits (and indexes them) before the volume is measured.
+            ManagedProcess check = start(dir, false);
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    baseOf(check).resolve("/v1/groups/g0/offsets")).build(), HttpResponse.BodyHandlers.ofString());
+            int committed = r.body().split("\"partition\"").length - 1;
+            stop(check);
+            if (r.statusCode() != 200 || committed != partitions) {
+                throw new IllegalStateException("the service does not read the appended commits: " + r.body());
+            }
+            return nanos;
+        }
         ManagedProcess service = start(dir, false);
         URI groupsBase = baseOf(service);
-        int requests = (commits + partitions - 1) / partitions;
         Workspace.log("startup: " + commits + " commits in " + requests + " requests");
         AtomicLong next = new AtomicLong();
         long t0 = System.nanoTime();
@@ -175,6 +207,40 @@ public final class StartupCommand implements Callable<Integer> {
         return fillNanos;
     }
 
+    /**
+     * Appends the commits to the stopped volume's {@code __consumer_offsets} as the service's {@code GroupOffsets}
+     * writes them: key {@code group \0 topic \0 partition}, value {@code {"offset":N,"commitTimestamp":ms}}, all of a
+     * group's commits in partition {@code murmur2(group) % partitions}, one batch per request.
+     */
+    private void appendCommits(Path hot, int requests) throws Exception {
+        Workspace.log("startup: appending " + commits + " commits in " + requests + " batches");
+        Clock clock = Clock.systemUTC();
+        TopicStore topics = new TopicStore(hot, clock);
+        TopicMetadata offsets = topics.get(OFFSETS);
+        Map<Integer, PartitionWriter> writers = new HashMap<>();
+        try {
+            for (long i = 0; i < requests; i++) {
+                String group = "g" + (i % groups);
+                int target = Utils.toPositive(Utils.murmur2(group.getBytes(StandardCharsets.UTF_8))) % offsets.partitions();
+                PartitionWriter w = writers.computeIfAbsent(target, p -> new PartitionWriter(hot,
+                        new TopicPartition(OFFSETS, p), FsyncPolicy.NEVER, Duration.ZERO, clock));
+                long now = clock.millis();
+                long offset = (i / groups) % 2;
+                List<AppendRecord> batch = new ArrayList<>(partitions);
+                for (int p = 0; p < partitions; p++) {
+                    batch.add(new AppendRecord((group + "\0src\0" + p).getBytes(StandardCharsets.UTF_8),
+                            ("{\"offset\":" + offset + ",\"commitTimestamp\":" + now + "}")
+                                    .getBytes(StandardCharsets.UTF_8), List.of(), now));
+                }
+                w.append(batch, ProducerIdentity.NONE, offsets.config());
+            }
+        } finally {
+            for (PartitionWriter w : writers.values()) {
+                w.close();
+            }
+        }
+    }
+
     /** Serves the volume with tiering and compaction on until the commit log's sealed segments are cleaned. */
     private long compact(Path dir) throws Exception {
         Workspace.log("startup: compacting " + OFFSETS);
@@ -189,7 +255,8 @@ public final class StartupCommand implements Callable<Integer> {
                     .body();
             double pending = metric(text, "tierlog_tiering_pending_segments");
             double passes = metric(text, "tierlog_cold_compaction_passes_total");
-            if (pending == 0 && passesWhenTiered < 0) {
+            // The gauge reads 0 before the first tiering pass too: wait for uploads (the commits sealed segments).
+            if (pending == 0 && passesWhenTiered < 0 && metric(text, "tierlog_tiering_uploaded_segments_total") > 0) {
                 passesWhenTiered = passes;
             }
             // Two whole passes (hot, then cold) after everything sealed was tiered: every cleanable segment cleaned.
@@ -239,8 +306,6 @@ public final class StartupCommand implements Callable<Integer> {
         ports.put(p, port);
         return p;
     }
-
-    private final Map<ManagedProcess, Integer> ports = new java.util.HashMap<>();
 
     private URI baseOf(ManagedProcess p) {
         return URI.create("http://127.0.0.1:" + ports.get(p));

@@ -215,9 +215,12 @@ public final class ShareGroups {
                                long[] wakeAt, LeaseWriter writer) {
         record Lease(long incarnation, List<Granted> granted, long wakeAtMs) {
         }
+        // Read before taking the partition's commit lock (it may wait on the index catching up); an older high
+        // watermark only leases fewer new records.
+        long highWatermark = records.highWatermark(tp);
         Lease lease = withState(group, tp, config, true, sp -> {
             long now = clock.millis();
-            List<Granted> granted = sp.lease(now, max, leaseMs, records.highWatermark(tp), maxInFlight);
+            List<Granted> granted = sp.lease(now, max, leaseMs, highWatermark, maxInFlight);
             return new Lease(sp.state().incarnation, granted,
                     granted.size() < max ? sp.nextLeasableAtMs(now, graceMs) : Long.MAX_VALUE);
         });
@@ -511,10 +514,15 @@ public final class ShareGroups {
         }
     }
 
-    private long nextGeneration() {
+    /**
+     * A random generation for the next write. ThreadLocalRandom, not the SecureRandom of incarnations: it is drawn
+     * on every commit, and the shared SecureRandom's lock (and its reads of /dev/urandom) showed in profiles. A
+     * generation only has to differ from the one another process last saw (a clash is a 2^-64 chance).
+     */
+    private static long nextGeneration() {
         long g;
         do {
-            g = random.nextLong();
+            g = java.util.concurrent.ThreadLocalRandom.current().nextLong();
         } while (g == 0);
         return g;
     }

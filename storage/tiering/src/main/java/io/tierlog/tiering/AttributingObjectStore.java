@@ -9,6 +9,7 @@ import io.tierlog.objectstore.ObjectStore;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -99,7 +100,7 @@ final class AttributingObjectStore implements ObjectStore {
         // the delegate belongs to whoever built it
     }
 
-    private void count(java.util.function.Consumer<StoreRequests> request) {
+    private void count(Consumer<StoreRequests> request) {
         StoreRequests r = current.get();
         if (r != null) {
             request.accept(r);

@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import java.util.concurrent.atomic.DoubleAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -17,8 +18,7 @@ public final class ColdCompactionStats {
     private final LongAdder retiredDeleted = new LongAdder();
     private final LongAdder passNanos = new LongAdder();
     private final StoreRequests requests = new StoreRequests();
-    private final java.util.concurrent.atomic.DoubleAccumulator passMaxDirtyRatio =
-            new java.util.concurrent.atomic.DoubleAccumulator(Math::max, 0);
+    private final DoubleAccumulator passMaxDirtyRatio = new DoubleAccumulator(Math::max, 0);
     private volatile double maxDirtyRatio;
 
     void partition(long read, long written, int replaced) {

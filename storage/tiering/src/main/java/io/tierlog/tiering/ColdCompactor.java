@@ -88,6 +88,8 @@ public final class ColdCompactor {
     }
 
     public enum Step {
+        /** A compacted object is uploaded, its sidecar not yet; nothing committed. */
+        SEGMENT_UPLOADED,
         /** A compacted object and its sidecar are uploaded; nothing committed. */
         UPLOADED,
         /** About to create the manifest version that swaps the segments. */
@@ -311,6 +313,7 @@ public final class ColdCompactor {
                     object.entry(segmentKey, indexKey, now));
             pending.add(upload); // before the puts: a failed put leaves keys that the abort deletes
             store.put(segmentKey, object.file);
+            steps.reached(Step.SEGMENT_UPLOADED, tp);
             store.put(indexKey, object.sidecar().toBytes());
             bytesWritten += object.sizeBytes();
             Files.delete(object.file);

@@ -84,7 +84,8 @@ class ColdCompactionCrashTest {
             Manifest after = h.manifest();
             assertThat(after.coldStart()).isEqualTo(tiered.coldStart());
             assertThat(after.coldEnd()).isEqualTo(tiered.coldEnd());
-            if (failAt == ColdCompactor.Step.UPLOADED || failAt == ColdCompactor.Step.COMMITTING) {
+            if (failAt == ColdCompactor.Step.SEGMENT_UPLOADED || failAt == ColdCompactor.Step.UPLOADED
+                    || failAt == ColdCompactor.Step.COMMITTING) {
                 assertThat(after).as("not committed: the old manifest").isEqualTo(before);
             } else {
                 assertThat(after.version()).as("committed: the new manifest").isGreaterThan(before.version());

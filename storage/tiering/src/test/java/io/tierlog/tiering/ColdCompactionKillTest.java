@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Kills a real cold-compaction process with SIGKILL in the middle of a pass against S3 (the embedded S3Proxy, over
- * HTTP from the child JVM): after the first and the second compacted upload, just before the manifest write, just
+ * HTTP from the child JVM): between a compacted object's upload and its sidecar's, after the first and the second
+ * compacted upload (object and sidecar), just before the manifest write, just
  * after it, and after dropping expired retired objects from the manifest before deleting them. Then, as after a
  * restart (a new node, nothing cached):
  * <ul>
@@ -66,7 +67,8 @@ class ColdCompactionKillTest {
     }
 
     @ParameterizedTest(name = "kill -9 at {0} #{1}")
-    @CsvSource({"UPLOADED,1", "UPLOADED,2", "COMMITTING,1", "COMMITTED,1", "RETIRED_DROPPED,1"})
+    @CsvSource({"SEGMENT_UPLOADED,1", "UPLOADED,1", "UPLOADED,2", "COMMITTING,1", "COMMITTED,1",
+            "RETIRED_DROPPED,1"})
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void aKilledColdPassLeavesTheOldOrTheNewLogAndTheNextPassFinishes(ColdCompactor.Step step, int occurrence)
             throws Exception {
@@ -101,7 +103,8 @@ class ColdCompactionKillTest {
                 assertThat(after.coldStart()).isEqualTo(manifestBefore.coldStart());
                 assertThat(after.coldEnd()).isEqualTo(manifestBefore.coldEnd());
                 assertDenseInOrder(h.readCold());
-                if (step == ColdCompactor.Step.UPLOADED || step == ColdCompactor.Step.COMMITTING) {
+                if (step == ColdCompactor.Step.SEGMENT_UPLOADED || step == ColdCompactor.Step.UPLOADED
+                        || step == ColdCompactor.Step.COMMITTING) {
                     assertThat(after).as("not committed: the old manifest").isEqualTo(manifestBefore);
                     assertThat(cold).as("not committed: the old log, record for record").isEqualTo(before);
                 } else {
