@@ -5,7 +5,8 @@ import io.tierlog.log.ErrorType;
 /**
  * The problem types of docs/api.md: each one's {@code type} slug, HTTP status and title, as every edge (the
  * index-service, the ingest function) answers them. The engine raises {@link ErrorType}s, which know nothing of
- * HTTP; {@link #of} is the one place that maps them to the wire. A slug or status here is part of the contract:
+ * HTTP; {@link #of} is the one place that maps them to the wire. {@link #METHOD_NOT_ALLOWED} and
+ * {@link #UNSUPPORTED_MEDIA_TYPE} have no engine kind: only an edge raises them ({@link ProblemException}). A slug or status here is part of the contract:
  * ProblemTypeTest pins every one.
  */
 public enum ProblemType {
@@ -62,7 +63,6 @@ public enum ProblemType {
             case UNKNOWN_TOPIC -> UNKNOWN_TOPIC;
             case UNKNOWN_PARTITION -> UNKNOWN_PARTITION;
             case NOT_FOUND -> NOT_FOUND;
-            case METHOD_NOT_ALLOWED -> METHOD_NOT_ALLOWED;
             case TOPIC_EXISTS -> TOPIC_EXISTS;
             case OUT_OF_ORDER_SEQUENCE -> OUT_OF_ORDER_SEQUENCE;
             case FENCED_PRODUCER -> FENCED_PRODUCER;
@@ -73,7 +73,6 @@ public enum ProblemType {
             case GROUP_NOT_EMPTY -> GROUP_NOT_EMPTY;
             case REQUEST_TOO_LARGE -> REQUEST_TOO_LARGE;
             case RECORD_TOO_LARGE -> RECORD_TOO_LARGE;
-            case UNSUPPORTED_MEDIA_TYPE -> UNSUPPORTED_MEDIA_TYPE;
             case OFFSET_OUT_OF_RANGE -> OFFSET_OUT_OF_RANGE;
             case CORRUPT_RECORD -> CORRUPT_RECORD;
             case INTERNAL -> INTERNAL;

@@ -21,7 +21,6 @@ class ProblemTypeTest {
             "UNKNOWN_TOPIC, unknown-topic, 404",
             "UNKNOWN_PARTITION, unknown-partition, 404",
             "NOT_FOUND, not-found, 404",
-            "METHOD_NOT_ALLOWED, method-not-allowed, 405",
             "TOPIC_EXISTS, topic-exists, 409",
             "OUT_OF_ORDER_SEQUENCE, out-of-order-sequence, 409",
             "FENCED_PRODUCER, fenced-producer, 409",
@@ -32,7 +31,6 @@ class ProblemTypeTest {
             "GROUP_NOT_EMPTY, group-not-empty, 409",
             "REQUEST_TOO_LARGE, request-too-large, 413",
             "RECORD_TOO_LARGE, record-too-large, 413",
-            "UNSUPPORTED_MEDIA_TYPE, unsupported-media-type, 415",
             "OFFSET_OUT_OF_RANGE, offset-out-of-range, 416",
             "CORRUPT_RECORD, corrupt-record, 500",
             "INTERNAL, internal-error, 500",
@@ -45,6 +43,18 @@ class ProblemTypeTest {
         ProblemType type = ProblemType.of(kind);
         assertThat(type.slug()).isEqualTo(slug);
         assertThat(type.status()).isEqualTo(status);
+    }
+
+    /** The edge-only problem types (ProblemException), which no engine kind maps to. */
+    @ParameterizedTest
+    @CsvSource({
+            "METHOD_NOT_ALLOWED, method-not-allowed, 405",
+            "UNSUPPORTED_MEDIA_TYPE, unsupported-media-type, 415"
+    })
+    void edgeOnlyTypesKeepTheirContractSlugAndStatus(ProblemType type, String slug, int status) {
+        assertThat(type.slug()).isEqualTo(slug);
+        assertThat(type.status()).isEqualTo(status);
+        assertThat(ErrorType.values()).extracting(ProblemType::of).doesNotContain(type);
     }
 
     @ParameterizedTest

@@ -1,6 +1,7 @@
 package io.tierlog.ingest;
 
 import io.tierlog.http.JsonProduce;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -356,7 +357,7 @@ class BatchProduceTest {
     }
 
     private PartitionReader reader(int partition) {
-        return new PartitionReader(data, new TopicPartition(TOPIC, partition));
+        return new HotLog(data).reader(new TopicPartition(TOPIC, partition));
     }
 
     private List<LogRecord> read(int partition) {

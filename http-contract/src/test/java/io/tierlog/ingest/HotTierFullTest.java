@@ -98,7 +98,7 @@ class HotTierFullTest {
         assertThat(acked).hasSizeGreaterThan(20);
         assertReadsExactly(acked);
         // The failed write was taken back out: the last segment ends exactly at the last acknowledged batch.
-        io.tierlog.log.Position end = new PartitionReader(data, TP).end(null);
+        io.tierlog.log.Position end = new HotLog(data).reader(TP).end(null);
         assertThat(end.offset()).isEqualTo(acked.size());
         assertThat(new HotLog(data).segmentBytes(TP, end.segmentBase())).isEqualTo(end.position());
 
@@ -109,8 +109,8 @@ class HotTierFullTest {
 
         // Free space (evict the oldest sealed segment, as retention does once it is tiered) and let a sample pass:
         // produce goes on at the next dense offset.
-        long oldest = new PartitionReader(data, TP).segmentBases().get(0);
-        long next = new PartitionReader(data, TP).segmentBases().get(1);
+        long oldest = new HotLog(data).reader(TP).segmentBases().get(0);
+        long next = new HotLog(data).reader(TP).segmentBases().get(1);
         assertThat(new HotLog(data).evictBelow(TP, next)).extracting(HotSegment::baseOffset).containsExactly(oldest);
         clock.advance(ProduceAdmission.SAMPLE_INTERVAL);
         int n = acked.size();
@@ -121,7 +121,7 @@ class HotTierFullTest {
         // A restart reads every acknowledged record still on the volume, at its offset.
         service.close();
         service = start(ProduceAdmission.noSpaceOnly(data, clock));
-        ReadResult all = new PartitionReader(data, TP).read(next, null, 100_000, Integer.MAX_VALUE);
+        ReadResult all = new HotLog(data).reader(TP).read(next, null, 100_000, Integer.MAX_VALUE);
         assertThat(all.records()).extracting(HotTierFullTest::text).containsExactlyElementsOf(acked.subList((int) next, acked.size()));
         assertThat(JsonProduce.produce(service, TOPIC, body(n + 1)).offsets().get(0).offset()).isEqualTo(n + 1);
     }
@@ -169,7 +169,7 @@ class HotTierFullTest {
     }
 
     private void assertReadsExactly(List<String> values) {
-        ReadResult all = new PartitionReader(data, TP).read(0, null, 100_000, Integer.MAX_VALUE);
+        ReadResult all = new HotLog(data).reader(TP).read(0, null, 100_000, Integer.MAX_VALUE);
         assertThat(all.records()).extracting(HotTierFullTest::text).containsExactlyElementsOf(values);
         for (int i = 0; i < all.records().size(); i++) {
             assertThat(all.records().get(i).offset()).isEqualTo(i);

@@ -3,6 +3,7 @@ package io.tierlog.ingest;
 import io.tierlog.http.ProblemType;
 import io.tierlog.http.JsonProduce;
 import io.tierlog.testkit.ManualClock;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -219,13 +220,13 @@ class IngestServiceTest {
 
     private void assertNothingAppended() {
         for (int p = 0; p < 3; p++) {
-            assertThat(new PartitionReader(data, new TopicPartition("orders", p)).end(null).offset())
+            assertThat(new HotLog(data).reader(new TopicPartition("orders", p)).end(null).offset())
                     .as("end of partition %d", p).isZero();
         }
     }
 
     private List<LogRecord> read(int partition) {
-        return new PartitionReader(data, new TopicPartition("orders", partition)).read(0, null, 1000, 1 << 20).records();
+        return new HotLog(data).reader(new TopicPartition("orders", partition)).read(0, null, 1000, 1 << 20).records();
     }
 
     private List<String> values(int partition) {

@@ -1,6 +1,7 @@
 package io.tierlog.ingest;
 
 import io.tierlog.http.JsonProduce;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -147,7 +148,7 @@ class KafkaNumberedIdempotenceTest {
         assertThat(extra.getMessage()).contains("partition 2");
 
         for (int p = 0; p < 3; p++) {
-            assertThat(new PartitionReader(data, new TopicPartition(TOPIC, p)).end(null).offset())
+            assertThat(new HotLog(data).reader(new TopicPartition(TOPIC, p)).end(null).offset())
                     .as("end of partition %d", p).isZero();
         }
         // sequences with a single partition is fine too.
@@ -292,7 +293,7 @@ class KafkaNumberedIdempotenceTest {
     }
 
     private List<LogRecord> read(int partition) {
-        return new PartitionReader(data, new TopicPartition(TOPIC, partition)).read(0, null, 1000, 1 << 20).records();
+        return new HotLog(data).reader(new TopicPartition(TOPIC, partition)).read(0, null, 1000, 1 << 20).records();
     }
 
     /** Values as sent: JSON strings are stored as their JSON text, so the quotes are dropped here. */

@@ -2,6 +2,7 @@ package io.tierlog.ingest;
 
 import io.tierlog.http.JsonProduce;
 import io.tierlog.testkit.ManualClock;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
@@ -52,7 +53,7 @@ class ProduceThenReadTest {
             body.append("]}");
             JsonProduce.produce(service, "events", body.toString().getBytes(StandardCharsets.UTF_8));
         }
-        reader = new PartitionReader(data, TP);
+        reader = new HotLog(data).reader(TP);
         assertThat(reader.segmentBases()).hasSizeGreaterThan(1);
     }
 
@@ -122,7 +123,7 @@ class ProduceThenReadTest {
         assertThat(r.records()).isEmpty();
         assertThat(r.nextOffset()).isEqualTo(50);
         assertThat(reader.read(500, null, 10, 1 << 20).records()).isEmpty();
-        assertThatThrownBy(() -> new PartitionReader(data, new TopicPartition("events", 0)).read(-1, null, 1, 1))
+        assertThatThrownBy(() -> new HotLog(data).reader(new TopicPartition("events", 0)).read(-1, null, 1, 1))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 

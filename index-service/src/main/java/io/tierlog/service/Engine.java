@@ -1,7 +1,5 @@
 package io.tierlog.service;
 
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -13,7 +11,8 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.api.DrainRoute;
 import io.tierlog.service.cold.ColdTier;
 import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.ops.ServiceMetrics;
+import io.tierlog.service.metrics.Meters;
+import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.HotTier;
 import io.tierlog.service.read.PartitionReads;
@@ -120,12 +119,9 @@ public class Engine {
 
     @Produces
     @Singleton
-    PooledDirectMemory directMemory(MeterRegistry registry) {
+    PooledDirectMemory directMemory(Meters meters) {
         PooledDirectMemory memory = new PooledDirectMemory();
-        Gauge.builder("tierlog.direct.memory", memory, PooledDirectMemory::heldBytes).baseUnit("bytes")
-                .description("Direct memory held by record-batch fetches and streams until their bytes are written, and by "
-                        + "record-batch produce bodies until they are appended")
-                .register(registry);
+        meters.directMemory(memory, PooledDirectMemory::heldBytes);
         return memory;
     }
 

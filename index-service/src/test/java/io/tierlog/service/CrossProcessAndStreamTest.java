@@ -165,7 +165,7 @@ class CrossProcessAndStreamTest {
             }
             produce(topic, b.append("]}").toString()).then().statusCode(200);
         }
-        io.micrometer.core.instrument.Counter sent = registry.counter(io.tierlog.service.api.StreamRoute.RECORDS_SENT);
+        io.micrometer.core.instrument.Counter sent = registry.counter(io.tierlog.service.metrics.Meters.STREAM_RECORDS_SENT);
         double before = sent.count();
         try (java.net.Socket socket = new java.net.Socket()) {
             socket.setReceiveBufferSize(4096);

@@ -1,8 +1,11 @@
 package io.tierlog.service;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaConstructorCall;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchCondition;
@@ -19,8 +22,17 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * test class path holds every storage library and the service, so the rules that relate them live here; the ingest
  * function's own rules are in its module's LayeringTest. Test classes are left out: a test may reach further.
  */
-@AnalyzeClasses(packages = "io.tierlog", importOptions = ImportOption.DoNotIncludeTests.class)
+@AnalyzeClasses(packages = "io.tierlog", importOptions = {ImportOption.DoNotIncludeTests.class,
+        LayeringTest.DoNotIncludeTestJars.class})
 class LayeringTest {
+    /** Test fixtures another module exports as a test jar (the ingest function's harness) are test classes too. */
+    static final class DoNotIncludeTestJars implements ImportOption {
+        @Override
+        public boolean includes(Location location) {
+            return !location.contains("-tests.jar");
+        }
+    }
+
     /**
      * The packages of the plain libraries under storage/. A new storage module adds its package here; the
      * deployables (io.tierlog.service, io.tierlog.ingest.function) are not storage. A rule whose classes are missing
@@ -56,6 +68,23 @@ class LayeringTest {
             .should().dependOnClassesThat().resideInAPackage("io.tierlog.log.internal..");
 
     /**
+     * Writers and readers of a partition are opened through the {@code HotLog} facade (their constructors are
+     * package-private), so that the hot directory has one owner to ask; this rule says so where the compiler cannot
+     * (reflection aside, it is the same check, kept beside the other layering rules).
+     */
+    @ArchTest
+    static final ArchRule partitionWritersAndReadersAreOpenedByHotLog = noClasses().that()
+            .resideOutsideOfPackage("io.tierlog.log")
+            .should().callConstructorWhere(new DescribedPredicate<JavaConstructorCall>(
+                    "the constructor of PartitionWriter or PartitionReader") {
+                @Override
+                public boolean test(JavaConstructorCall call) {
+                    String owner = call.getTargetOwner().getName();
+                    return owner.equals("io.tierlog.log.PartitionWriter") || owner.equals("io.tierlog.log.PartitionReader");
+                }
+            });
+
+    /**
      * The service's packages by role (http plumbing, api edges, topics, read, groups, ops...) depend one way: no
      * package imports a package that imports it back, so each can be read, and changed, from the bottom up.
      */
@@ -64,14 +93,49 @@ class LayeringTest {
             .should().beFreeOfCycles();
 
     /**
-     * kafka-clients' internal packages change without notice between releases. The service touches them in one
-     * adapter only (the Kafka listener's KafkaInternals: record batches and the classic consumer protocol have no
-     * public form).
+     * kafka-clients' {@code internals} packages change without notice between releases. Each deployable part touches
+     * them through one adapter that says why: the Kafka listener's KafkaInternals (the classic consumer protocol has
+     * no public form) and the log's KafkaClientInternals (the batch filter and decompressor take a BufferSupplier).
      */
     @ArchTest
-    static final ArchRule kafkaInternalsOnlyThroughTheAdapter = noClasses().that().resideInAPackage("io.tierlog.service..")
+    static final ArchRule kafkaInternalsOnlyThroughTheAdapters = noClasses().that().resideInAPackage("io.tierlog..")
             .and().doNotHaveFullyQualifiedName("io.tierlog.service.kafka.KafkaInternals")
-            .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..internal..", "org.apache.kafka..internals..");
+            .and().doNotHaveFullyQualifiedName("io.tierlog.log.format.KafkaClientInternals")
+            .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..internals..");
+
+    /**
+     * Since Kafka 4 every record-batch class is internal ({@code record.internal}). The log's record format and its
+     * cleaner read and write batches with them; the service only hands batches to the Kafka listener's message
+     * classes, in KafkaInternals. Everything else sees stored batches as bytes.
+     */
+    @ArchTest
+    static final ArchRule kafkaRecordClassesOnlyInTheLogFormat = noClasses().that().resideInAPackage("io.tierlog..")
+            .and().resideOutsideOfPackages("io.tierlog.log.format..", "io.tierlog.log.compaction..")
+            .and().doNotHaveFullyQualifiedName("io.tierlog.service.kafka.KafkaInternals")
+            .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..internal..");
+
+    /**
+     * Meters are registered in one place (io.tierlog.service.metrics, see {@code Meters}): elsewhere the service may
+     * increment a meter handed to it, but never sees the registry, a meter builder, the global registry or the
+     * meter-creating annotations, so every meter name, unit and tag is written in that one package.
+     */
+    @ArchTest
+    static final ArchRule metersAreRegisteredInOnePlace = noClasses().that().resideInAPackage("io.tierlog.service..")
+            .and().resideOutsideOfPackage("io.tierlog.service.metrics..")
+            .should().dependOnClassesThat(registerMeters());
+
+    static DescribedPredicate<JavaClass> registerMeters() {
+        return new DescribedPredicate<>("register Micrometer meters (MeterRegistry, Metrics, *.Builder, annotations)") {
+            @Override
+            public boolean test(JavaClass c) {
+                String name = c.getName();
+                return name.startsWith("io.micrometer.") && (c.isAssignableTo("io.micrometer.core.instrument.MeterRegistry")
+                        || name.equals("io.micrometer.core.instrument.Metrics")
+                        || name.endsWith("$Builder") || name.startsWith("io.micrometer.core.annotation.")
+                        || c.isAssignableTo("io.micrometer.core.instrument.binder.MeterBinder"));
+            }
+        };
+    }
 
     /**
      * A package named {@code internal} belongs to the module whose package encloses it

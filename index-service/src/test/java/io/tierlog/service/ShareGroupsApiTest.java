@@ -1,29 +1,44 @@
 package io.tierlog.service;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.Response;
 import io.tierlog.ingest.Partitioner;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.testkit.ManualClock;
+import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Share groups over HTTP (api.md, "Share groups"): workers, redelivery, dead letters, lease expiry, bad input. */
+/**
+ * Share groups over HTTP (api.md, "Share groups"): workers, redelivery, dead letters, lease expiry, bad input. The
+ * service runs on a {@link ManualClock}, so a lease runs out when the test moves the clock, not after a wait.
+ */
 @QuarkusTest
+@TestProfile(ManualServiceClock.Profile.class)
 class ShareGroupsApiTest {
+    @Inject
+    ManualClock clock;
+    @Inject
+    TierlogConfig config;
 
     private static String name(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -172,7 +187,7 @@ class ShareGroupsApiTest {
     }
 
     @Test
-    void anExpiredLeaseIsHandedToAnotherConsumerAndItsAckAnswersLeaseExpired() {
+    void anExpiredLeaseIsHandedToAnotherConsumerAndItsAckAnswersLeaseExpired() throws Exception {
         String topic = name("expiry");
         String group = name("slow");
         ApiTest.createTopic(topic, 1, null);
@@ -181,8 +196,12 @@ class ShareGroupsApiTest {
 
         JsonPath slow = lease(group, topic, "{\"maxRecords\":1,\"leaseMs\":300}");
         String staleLease = slow.getString("records[0].lease");
-        // Nothing is available until the slow consumer's lease runs out: this long-poll answers when it does.
-        JsonPath other = lease(group, topic, "{\"maxRecords\":1,\"leaseMs\":60000,\"waitMs\":20000}");
+        // Nothing is available until the slow consumer's lease, and the clock-skew grace after it, has run out on
+        // the service's clock: this long-poll answers once the test has moved the clock past both.
+        CompletableFuture<JsonPath> waiting = CompletableFuture.supplyAsync(
+                () -> lease(group, topic, "{\"maxRecords\":1,\"leaseMs\":60000,\"waitMs\":20000}"));
+        clock.advance(Duration.ofMillis(300).plus(config.groups().maxClockSkew()).plusMillis(1));
+        JsonPath other = waiting.get(30, TimeUnit.SECONDS);
         assertThat(other.getInt("records[0].offset")).isZero();
         assertThat(other.getInt("records[0].deliveryCount")).isEqualTo(2);
 

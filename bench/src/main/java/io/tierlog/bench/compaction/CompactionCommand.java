@@ -6,6 +6,7 @@ import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.MachineInfo;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.bench.kafka.KafkaBroker;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.TopicPartition;
@@ -136,7 +137,7 @@ public final class CompactionCommand implements Callable<Integer> {
         TopicPartition tp = new TopicPartition("t", 0);
         topics.create("t", 1, topicConfig());
         Random random = new Random(42);
-        try (PartitionWriter writer = new PartitionWriter(data, tp, FsyncPolicy.NEVER, Duration.ZERO, clock)) {
+        try (PartitionWriter writer = new HotLog(data).writer(tp, FsyncPolicy.NEVER, Duration.ZERO, clock)) {
             for (int written = 0; written < records; written += batch) {
                 List<AppendRecord> rs = new ArrayList<>();
                 for (byte[][] kv : batch(random, Math.min(batch, records - written))) {

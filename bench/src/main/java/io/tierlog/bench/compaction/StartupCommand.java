@@ -7,6 +7,7 @@ import io.tierlog.bench.compare.Ports;
 import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
@@ -222,7 +223,7 @@ public final class StartupCommand implements Callable<Integer> {
             for (long i = 0; i < requests; i++) {
                 String group = "g" + (i % groups);
                 int target = Utils.toPositive(Utils.murmur2(group.getBytes(StandardCharsets.UTF_8))) % offsets.partitions();
-                PartitionWriter w = writers.computeIfAbsent(target, p -> new PartitionWriter(hot,
+                PartitionWriter w = writers.computeIfAbsent(target, p -> new HotLog(hot).writer(
                         new TopicPartition(OFFSETS, p), FsyncPolicy.NEVER, Duration.ZERO, clock));
                 long now = clock.millis();
                 long offset = (i / groups) % 2;

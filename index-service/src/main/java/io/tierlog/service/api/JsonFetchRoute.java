@@ -9,7 +9,7 @@ import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.http.ProblemMapper;
-import io.tierlog.service.ops.ServiceMetrics;
+import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.PartitionReads;
 import io.vertx.core.Context;

@@ -10,7 +10,7 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.PostAppend;
-import io.tierlog.service.ops.ServiceMetrics;
+import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.http.doc.ApiSchemas;
 import io.tierlog.service.http.doc.ProblemResponses;
 import io.tierlog.service.read.AppendWatcher;

@@ -11,6 +11,7 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.metrics.Meters;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.http.Problem;
@@ -18,7 +19,6 @@ import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RecordBatchesMedia;
 import io.tierlog.service.http.Requests;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -60,8 +60,6 @@ public class StreamRoute {
     private static final Runnable NOTHING = () -> { };
     /** The {@code retry:} an SSE stream ends with when the service stops: reconnect soon, to whichever node answers. */
     static final int SHUTDOWN_RETRY_MILLIS = 1000;
-    /** Counter of records written to stream connections ({@code tierlog_stream_records_total}). */
-    public static final String RECORDS_SENT = "tierlog.stream.records";
 
     private final TopicStore topics;
     private final PartitionReads reads;
@@ -73,7 +71,7 @@ public class StreamRoute {
     private final PooledDirectMemory memory;
 
     public StreamRoute(TopicStore topics, PartitionReads reads, AppendWatcher watcher, ServiceThreads threads,
-                       TierlogConfig config, MeterRegistry registry, PooledDirectMemory memory) {
+                       TierlogConfig config, Meters meters, PooledDirectMemory memory) {
         this.memory = memory;
         this.topics = topics;
         this.reads = reads;
@@ -81,8 +79,7 @@ public class StreamRoute {
         this.pool = threads.reads();
         this.heartbeat = config.stream().heartbeatInterval();
         this.batchRecords = config.stream().batchRecords();
-        this.recordsSent = Counter.builder(RECORDS_SENT).description("Records handed to SSE connections")
-                .register(registry);
+        this.recordsSent = meters.streamRecordsSent();
     }
 
     void install(@Observes Router router) {

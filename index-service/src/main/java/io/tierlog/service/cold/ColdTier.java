@@ -1,11 +1,11 @@
 package io.tierlog.service.cold;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.service.metrics.Meters;
 import io.tierlog.tiering.ColdReader;
 import io.tierlog.tiering.OffsetAndTimestamp;
 import io.tierlog.tiering.PartitionTiers;
@@ -25,12 +25,9 @@ public final class ColdTier {
     private final TieredStorage storage;
     private final Timer coldReads;
 
-    public ColdTier(TieredStorage storage, MeterRegistry registry) {
+    public ColdTier(TieredStorage storage, Meters meters) {
         this.storage = storage;
-        this.coldReads = Timer.builder("tierlog_cold_read")
-                .description("Latency of reads served from the cold tier (ranged GETs through the chunk cache)")
-                .publishPercentileHistogram()
-                .register(registry);
+        this.coldReads = meters.coldReads();
     }
 
     public TieredStorage storage() {

@@ -2,6 +2,7 @@ package io.tierlog.service.http;
 
 import io.tierlog.http.ProblemType;
 import io.tierlog.http.MediaTypes;
+import io.tierlog.http.ProblemException;
 import io.tierlog.http.ProblemJson;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -13,15 +14,20 @@ import java.util.Map;
  * {@code application/problem+json}), rendered by the http-contract module's {@link ProblemJson} so that the service and
  * the ingest function answer byte-identical errors.
  */
-public record Problem(ErrorType type, String detail, Map<String, ?> extra) {
+public record Problem(ProblemType type, String detail, Map<String, ?> extra) {
     public static final String MEDIA_TYPE = MediaTypes.PROBLEM_JSON;
 
     public static Problem of(TierlogException e) {
+        return new Problem(ProblemType.of(e.type()), e.getMessage(), e.extra());
+    }
+
+    public static Problem of(ProblemException e) {
         return new Problem(e.type(), e.getMessage(), e.extra());
     }
 
+    /** The problem an engine error kind is answered with ({@link ProblemType#of}). */
     public static Problem of(ErrorType t, String detail) {
-        return new Problem(t, detail, Map.of());
+        return new Problem(ProblemType.of(t), detail, Map.of());
     }
 
     /** The {@code Retry-After} seconds a 429 or 503 carries ({@link TierlogException#RETRY_AFTER_SECONDS}). */
@@ -30,9 +36,9 @@ public record Problem(ErrorType type, String detail, Map<String, ?> extra) {
                 ? java.util.OptionalLong.of(n.longValue()) : java.util.OptionalLong.empty();
     }
 
-    /** The docs/api.md problem type this kind is answered with. */
+    /** The docs/api.md problem type ({@link #type}). */
     public ProblemType problemType() {
-        return ProblemType.of(type);
+        return type;
     }
 
     public int status() {

@@ -2,6 +2,8 @@ package io.tierlog.service.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import io.tierlog.http.ProblemException;
+import io.tierlog.http.ProblemType;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.format.CorruptLogException;
@@ -69,8 +71,8 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
      * service working as designed ({@link io.tierlog.ingest.ProduceAdmission} logs each episode once at WARN).
      */
     private static boolean needsAPerson(Problem problem) {
-        return problem.problemType().isServerError() && problem.type() != ErrorType.HOT_TIER_FULL
-                && problem.type() != ErrorType.SERVICE_STOPPING;
+        return problem.problemType().isServerError() && problem.type() != ProblemType.HOT_TIER_FULL
+                && problem.type() != ProblemType.SERVICE_STOPPING;
     }
 
     /**
@@ -100,13 +102,16 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
         if (e instanceof TierlogException t) {
             return Problem.of(t);
         }
+        if (e instanceof ProblemException p) {
+            return Problem.of(p);
+        }
         if (e instanceof CorruptLogException c) {
             return Problem.of(ErrorType.CORRUPT_RECORD, c.getMessage());
         }
         JsonProcessingException json = jsonCause(e);
         if (json != null) {
             String field = json instanceof JsonMappingException m ? fieldPath(m) : "body";
-            return new Problem(ErrorType.BAD_REQUEST, field + ": " + json.getOriginalMessage(), Map.of("field", field));
+            return new Problem(ProblemType.BAD_REQUEST, field + ": " + json.getOriginalMessage(), Map.of("field", field));
         }
         if (e instanceof WebApplicationException w) {
             int status = w.getResponse().getStatus();
@@ -159,13 +164,13 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
     }
 
     /** The contract type for a JAX-RS status; statuses the contract does not name fall back to 400 / 500. */
-    private static ErrorType typeFor(int status) {
+    private static ProblemType typeFor(int status) {
         return switch (status) {
-            case 404 -> ErrorType.NOT_FOUND;
-            case 405 -> ErrorType.METHOD_NOT_ALLOWED;
-            case 413 -> ErrorType.REQUEST_TOO_LARGE;
-            case 415 -> ErrorType.UNSUPPORTED_MEDIA_TYPE;
-            default -> status >= 500 ? ErrorType.INTERNAL : ErrorType.BAD_REQUEST;
+            case 404 -> ProblemType.NOT_FOUND;
+            case 405 -> ProblemType.METHOD_NOT_ALLOWED;
+            case 413 -> ProblemType.REQUEST_TOO_LARGE;
+            case 415 -> ProblemType.UNSUPPORTED_MEDIA_TYPE;
+            default -> status >= 500 ? ProblemType.INTERNAL : ProblemType.BAD_REQUEST;
         };
     }
 }

@@ -1,10 +1,10 @@
 package io.tierlog.service.http;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.metrics.Meters;
 import io.tierlog.service.quota.ByteRateQuota;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.Router;
@@ -40,15 +40,13 @@ public class QuotaRoute {
     private final Counter produceRejected;
     private final Counter fetchRejected;
 
-    public QuotaRoute(TierlogConfig config, Clock clock, MeterRegistry registry) {
+    public QuotaRoute(TierlogConfig config, Clock clock, Meters meters) {
         this.produce = config.quota().produceBytesPerSecond().stream().mapToObj(r -> new ByteRateQuota(r, clock))
                 .findFirst().orElse(null);
         this.fetch = config.quota().fetchBytesPerSecond().stream().mapToObj(r -> new ByteRateQuota(r, clock))
                 .findFirst().orElse(null);
-        this.produceRejected = Counter.builder("tierlog.produce.rejected").tag("reason", "quota")
-                .description("Produce requests refused with 429 quota-exceeded").register(registry);
-        this.fetchRejected = Counter.builder("tierlog.fetch.rejected").tag("reason", "quota")
-                .description("Fetch requests and streams refused with 429 quota-exceeded").register(registry);
+        this.produceRejected = meters.produceQuotaRejected();
+        this.fetchRejected = meters.fetchQuotaRejected();
     }
 
     void install(@Observes Router router) {

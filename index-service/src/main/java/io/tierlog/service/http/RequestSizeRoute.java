@@ -1,6 +1,6 @@
 package io.tierlog.service.http;
 
-import io.tierlog.log.ErrorType;
+import io.tierlog.http.ProblemType;
 import io.tierlog.service.config.TierlogConfig;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
@@ -34,7 +34,7 @@ public class RequestSizeRoute {
             ctx.next();
             return;
         }
-        Problem p = new Problem(ErrorType.REQUEST_TOO_LARGE, "request body of " + length
+        Problem p = new Problem(ProblemType.REQUEST_TOO_LARGE, "request body of " + length
                 + " bytes exceeds max.request.bytes = " + maxRequestBytes, Map.of("maxRequestBytes", maxRequestBytes));
         // The body is not read, so the connection cannot be reused.
         ctx.response().setStatusCode(p.status()).putHeader("Content-Type", Problem.MEDIA_TYPE)

@@ -8,7 +8,7 @@ import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.ops.ServiceMetrics;
+import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.BatchFetch;
 import io.tierlog.service.read.FetchResult;

@@ -1,10 +1,8 @@
 package io.tierlog.service.ops;
 
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.tierlog.ingest.ProduceAdmission;
+import io.tierlog.service.metrics.Meters;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -26,18 +24,9 @@ import org.eclipse.microprofile.health.Readiness;
 public class HotTierBackpressure implements HealthCheck {
     private final ProduceAdmission admission;
 
-    public HotTierBackpressure(ProduceAdmission admission, MeterRegistry registry) {
+    public HotTierBackpressure(ProduceAdmission admission, Meters meters) {
         this.admission = admission;
-        for (ProduceAdmission.Reason reason : ProduceAdmission.Reason.values()) {
-            FunctionCounter.builder("tierlog.produce.rejected", admission, a -> a.rejected(reason))
-                    .tag("reason", reason.slug())
-                    .description("Produce requests refused with 503 hot-tier-full, by reason").register(registry);
-        }
-        Gauge.builder("tierlog.hot.tier.full", admission, a -> a.refusal().isPresent() ? 1 : 0)
-                .description("1 while produce is refused with 503 hot-tier-full").register(registry);
-        Gauge.builder("tierlog.hot.volume.used.ratio", admission, a -> a.volume().usedRatio())
-                .description("Used share of the hot volume (1 - usable/total), sampled at most once a second")
-                .register(registry);
+        meters.hotTier(admission);
     }
 
     @Override

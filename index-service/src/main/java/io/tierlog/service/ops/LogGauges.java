@@ -1,7 +1,6 @@
 package io.tierlog.service.ops;
 
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.quarkus.runtime.StartupEvent;
 import io.tierlog.log.TopicPartition;
@@ -9,6 +8,7 @@ import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.topics.TopicAdmin;
 import io.tierlog.service.groups.GroupOffsets;
+import io.tierlog.service.metrics.Meters;
 import io.tierlog.service.read.PartitionReads;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 
 /**
  * Gauges refreshed every {@value #REFRESH_SECONDS} s on the read pool (never on scrape, so a scrape costs no I/O):
@@ -33,7 +34,7 @@ public class LogGauges {
     private static final Logger LOG = Logger.getLogger(LogGauges.class);
     static final int REFRESH_SECONDS = 5;
 
-    private final MeterRegistry registry;
+    private final Meters meters;
     private final TopicAdmin admin;
     private final PartitionReads reads;
     private final GroupOffsets groups;
@@ -46,9 +47,9 @@ public class LogGauges {
     private record Held(AtomicLong value, Gauge gauge) {
     }
 
-    public LogGauges(MeterRegistry registry, TopicAdmin admin, PartitionReads reads, GroupOffsets groups,
+    public LogGauges(Meters meters, TopicAdmin admin, PartitionReads reads, GroupOffsets groups,
                      ServiceThreads threads) {
-        this.registry = registry;
+        this.meters = meters;
         this.admin = admin;
         this.reads = reads;
         this.groups = groups;
@@ -74,8 +75,7 @@ public class LogGauges {
         for (TopicMetadata t : admin.listPublic()) {
             for (int p = 0; p < t.partitions(); p++) {
                 Tags tags = Tags.of("topic", t.name(), "partition", Integer.toString(p));
-                set(highWatermarks, "tierlog.partition.high.watermark", "Offset after the last visible record",
-                        tags, reads.highWatermark(new TopicPartition(t.name(), p)));
+                set(highWatermarks, meters::highWatermark, tags, reads.highWatermark(new TopicPartition(t.name(), p)));
                 seen.add(tags);
             }
         }
@@ -86,15 +86,13 @@ public class LogGauges {
             long total = 0;
             for (GroupOffsets.PartitionLag l : groups.lag(g)) {
                 Tags tags = Tags.of("group", g, "topic", l.topic(), "partition", Integer.toString(l.partition()));
-                set(groupLags, "tierlog.group.lag", "High watermark minus committed offset", tags, l.lag());
-                setMillisAsSeconds(groupLagSeconds, "tierlog.group.lag.seconds",
-                        "Now minus the timestamp of the first unconsumed record, in seconds; 0 when caught up", tags,
-                        l.lagMs());
+                set(groupLags, meters::groupLag, tags, l.lag());
+                set(groupLagSeconds, meters::groupLagSeconds, tags, l.lagMs());
                 seenLag.add(tags);
                 total += l.lag();
             }
             Tags tags = Tags.of("group", g);
-            set(totalLags, "tierlog.group.total.lag", "Sum of the group's partition lags", tags, total);
+            set(totalLags, meters::groupTotalLag, tags, total);
             seenTotal.add(tags);
         }
         prune(groupLags, seenLag);
@@ -102,27 +100,18 @@ public class LogGauges {
         prune(totalLags, seenTotal);
     }
 
-    private void set(Map<Tags, Held> held, String name, String description, Tags tags, long value) {
+    /** Sets the gauge of {@code tags}, registering it through {@code register} the first time. */
+    private static void set(Map<Tags, Held> held, BiFunction<Tags, AtomicLong, Gauge> register, Tags tags, long value) {
         held.computeIfAbsent(tags, t -> {
             AtomicLong v = new AtomicLong();
-            Gauge g = Gauge.builder(name, v, AtomicLong::get).description(description).tags(t).register(registry);
-            return new Held(v, g);
+            return new Held(v, register.apply(t, v));
         }).value().set(value);
-    }
-
-    /** A gauge in seconds over a value kept in milliseconds. */
-    private void setMillisAsSeconds(Map<Tags, Held> held, String name, String description, Tags tags, long millis) {
-        held.computeIfAbsent(tags, t -> {
-            AtomicLong v = new AtomicLong();
-            Gauge g = Gauge.builder(name, v, ms -> ms.get() / 1000.0).description(description).tags(t).register(registry);
-            return new Held(v, g);
-        }).value().set(millis);
     }
 
     private void prune(Map<Tags, Held> held, Set<Tags> seen) {
         held.entrySet().removeIf(e -> {
             if (!seen.contains(e.getKey())) {
-                registry.remove(e.getValue().gauge());
+                meters.remove(e.getValue().gauge());
                 return true;
             }
             return false;

@@ -4,6 +4,7 @@ import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.PartitionOffset;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import jakarta.inject.Singleton;
 

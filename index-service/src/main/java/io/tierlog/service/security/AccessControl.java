@@ -1,7 +1,5 @@
 package io.tierlog.service.security;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 import io.tierlog.access.Authenticator;
 import io.tierlog.access.Authorizer;
@@ -18,6 +16,7 @@ import io.tierlog.access.TokenStore;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.metrics.Meters;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Observes;
@@ -54,15 +53,15 @@ public class AccessControl {
     private final Authenticator authenticator;
     private final Authorizer authorizer = new Authorizer();
     private final FailureLimiter limiter;
-    private final MeterRegistry registry;
+    private final Meters meters;
     private final Clock clock;
 
     @Inject
-    public AccessControl(TierlogConfig config, MeterRegistry registry) {
-        this(config, registry, Clock.systemUTC());
+    public AccessControl(TierlogConfig config, Meters meters) {
+        this(config, meters, Clock.systemUTC());
     }
 
-    AccessControl(TierlogConfig config, MeterRegistry registry, Clock clock) {
+    AccessControl(TierlogConfig config, Meters meters, Clock clock) {
         TierlogConfig.Auth auth = config.auth();
         String mode = auth.mode().toLowerCase(Locale.ROOT);
         if (!mode.equals("none") && !mode.equals("token")) {
@@ -70,7 +69,7 @@ public class AccessControl {
         }
         this.tokenMode = mode.equals("token");
         this.allowAnonymous = auth.allowAnonymous();
-        this.registry = registry;
+        this.meters = meters;
         this.clock = clock;
         this.tokens = new TokenStore(TokenStore.directoryIn(config.dataDir()), clock, new Secrets(new SecureRandom()));
         this.limiter = new FailureLimiter(auth.maxFailuresPerMinute(), clock);
@@ -207,15 +206,13 @@ public class AccessControl {
     private void denied(Decision d, String request) {
         AUDIT.infof("access denied principal=%s operation=%s resource=%s reason=\"%s\" request=\"%s\"",
                 d.principal().name(), d.operation(), d.resource(), d.reason(), request);
-        Counter.builder("tierlog.auth.denied").description("Requests refused 403 forbidden, by operation")
-                .tag("operation", d.operation()).register(registry).increment();
+        meters.authDenied(d.operation());
     }
 
     void authenticationFailed(String reason, String detail, String address, String request) {
         AUDIT.infof("authentication failed reason=%s address=%s request=\"%s\" detail=\"%s\"", reason, address,
                 request, detail);
-        Counter.builder("tierlog.auth.failures").description("Requests refused 401 or 429, by reason")
-                .tag("reason", reason).register(registry).increment();
+        meters.authFailed(reason);
     }
 
     @PreDestroy

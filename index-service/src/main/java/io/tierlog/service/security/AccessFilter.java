@@ -6,6 +6,7 @@ import io.tierlog.access.HttpRoutes;
 import io.tierlog.access.JwtVerifier;
 import io.tierlog.access.Principal;
 import io.tierlog.access.Requirement;
+import io.tierlog.http.ProblemType;
 import io.tierlog.log.ErrorType;
 import io.tierlog.service.http.Problem;
 import io.tierlog.service.http.RecordBatchesMedia;
@@ -75,7 +76,7 @@ public class AccessFilter {
         if (wait > 0) {
             access.authenticationFailed("too-many-failures", "", address, ctx.request().method() + " " + path);
             ctx.response().putHeader("Retry-After", Long.toString(wait));
-            problem(ctx, new Problem(ErrorType.TOO_MANY_FAILURES, "too many failed authentication attempts from this "
+            problem(ctx, new Problem(ProblemType.TOO_MANY_FAILURES, "too many failed authentication attempts from this "
                     + "address; retry after " + wait + " s", Map.of("retryAfterSeconds", wait)));
             return;
         }
@@ -122,7 +123,7 @@ public class AccessFilter {
         }
         String unsupported = unsupportedMediaType(ctx.request(), path);
         if (unsupported != null) {
-            problem(ctx, new Problem(ErrorType.UNSUPPORTED_MEDIA_TYPE, unsupported, Map.of("field", "Content-Type")));
+            problem(ctx, new Problem(ProblemType.UNSUPPORTED_MEDIA_TYPE, unsupported, Map.of("field", "Content-Type")));
             return;
         }
         ctx.next();

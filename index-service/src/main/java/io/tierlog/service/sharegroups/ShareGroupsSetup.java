@@ -1,11 +1,11 @@
 package io.tierlog.service.sharegroups;
 
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.metrics.Meters;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.sharegroups.ShareGroups;
 import jakarta.enterprise.event.Observes;
@@ -26,8 +26,8 @@ public class ShareGroupsSetup {
     private final ShareMetrics metrics;
     private final ServiceShareRecords records;
 
-    public ShareGroupsSetup(MeterRegistry registry, PartitionReads reads) {
-        this.metrics = new ShareMetrics(registry);
+    public ShareGroupsSetup(Meters meters, PartitionReads reads) {
+        this.metrics = new ShareMetrics(meters);
         this.records = new ServiceShareRecords(reads);
     }
 

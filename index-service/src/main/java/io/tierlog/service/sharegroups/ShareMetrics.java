@@ -1,9 +1,8 @@
 package io.tierlog.service.sharegroups;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.tierlog.log.format.LogRecord;
+import io.tierlog.service.metrics.Meters;
 import io.tierlog.sharegroups.ShareGroups;
 import io.tierlog.sharegroups.ShareMeters;
 import io.tierlog.sharegroups.ShareRecords;
@@ -20,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * them: the state is shared, so another instance's leases show once this one touches the partition), and
  * {@code tierlog.share.oldest.record.age} (ms: now minus the timestamp of the oldest record not yet accepted or
  * archived, the one at a share-partition's start offset), refreshed off the scrape path by {@link #refresh}.
+ * Registered by {@link Meters#shareGroups}.
  */
 final class ShareMetrics implements ShareMeters {
     private static final Logger LOG = Logger.getLogger(ShareMetrics.class);
@@ -30,21 +30,11 @@ final class ShareMetrics implements ShareMeters {
     private final AtomicLong oldestAgeMs = new AtomicLong();
     private volatile ShareGroups shares;
 
-    ShareMetrics(MeterRegistry registry) {
-        leased = Counter.builder("tierlog.share.leased").description("Records leased by share groups")
-                .register(registry);
-        redeliveries = Counter.builder("tierlog.share.redeliveries")
-                .description("Records leased again after a release or an expired lease").register(registry);
-        deadLettered = Counter.builder("tierlog.share.dead.lettered")
-                .description("Records produced to a share group's dead-letter topic").register(registry);
-        Gauge.builder("tierlog.share.records.leased", this, m -> m.sum(true))
-                .description("Records leased now, over the share-partitions this instance served").register(registry);
-        Gauge.builder("tierlog.share.records.available", this, m -> m.sum(false))
-                .description("Records available for (re)delivery in the in-flight windows this instance served")
-                .register(registry);
-        Gauge.builder("tierlog.share.oldest.record.age", oldestAgeMs, AtomicLong::get).baseUnit("milliseconds")
-                .description("Age of the oldest record a share group has not yet accepted or archived")
-                .register(registry);
+    ShareMetrics(Meters meters) {
+        Meters.ShareCounters counters = meters.shareGroups(() -> sum(true), () -> sum(false), oldestAgeMs::get);
+        leased = counters.leased();
+        redeliveries = counters.redeliveries();
+        deadLettered = counters.deadLettered();
     }
 
     void bind(ShareGroups shares) {

@@ -3,8 +3,8 @@ package io.tierlog.ingest.function;
 import io.tierlog.http.ProblemType;
 import io.tierlog.http.MediaTypes;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import io.tierlog.http.ProblemException;
 import io.tierlog.http.ProblemJson;
-import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 
 import java.nio.charset.StandardCharsets;
@@ -24,16 +24,27 @@ final class FunctionResponses {
      * {@code hot-tier-full} the {@code Retry-After}.
      */
     static APIGatewayV2HTTPResponse problem(TierlogException e) {
-        Map<String, String> headers = new java.util.HashMap<>(switch (e.type()) {
+        return problem(ProblemType.of(e.type()), e.getMessage(), e.extra());
+    }
+
+    /** An edge-only problem (405, 415), answered as {@link #problem(TierlogException)} answers. */
+    static APIGatewayV2HTTPResponse problem(ProblemException e) {
+        return problem(e.type(), e.getMessage(), e.extra());
+    }
+
+    private static APIGatewayV2HTTPResponse problem(ProblemType type, String detail, Map<String, Object> extra) {
+        Map<String, String> headers = new java.util.HashMap<>(switch (type) {
             case METHOD_NOT_ALLOWED -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE, "Allow", ProduceRoute.ALLOWED_METHOD);
             case UNAUTHORIZED -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE,
                     "WWW-Authenticate", "Bearer realm=\"tierlog\"");
             case TOO_MANY_FAILURES -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE,
-                    "Retry-After", String.valueOf(e.extra().get("retryAfterSeconds")));
+                    "Retry-After", String.valueOf(extra.get("retryAfterSeconds")));
             default -> Map.of("Content-Type", ProblemJson.MEDIA_TYPE);
         });
-        e.retryAfterSeconds().ifPresent(s -> headers.put("Retry-After", Long.toString(s)));
-        return response(ProblemType.of(e.type()).status(), headers, ProblemJson.render(e));
+        if (extra.get(TierlogException.RETRY_AFTER_SECONDS) instanceof Number s) {
+            headers.put("Retry-After", Long.toString(s.longValue()));
+        }
+        return response(type.status(), headers, ProblemJson.render(type, detail, extra));
     }
 
     private static APIGatewayV2HTTPResponse response(int status, Map<String, String> headers, byte[] body) {

@@ -1,5 +1,6 @@
 package io.tierlog.ingest.function;
 
+import io.tierlog.http.ProblemException;
 import io.tierlog.http.ProblemType;
 import io.tierlog.http.JsonProduce;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
@@ -114,6 +115,11 @@ public final class ProduceFunction implements Closeable {
                         .addKeyValue("detail", e.getMessage()).addKeyValue("durationMs", millisSince(started))
                         .log("produce rejected");
             }
+            return FunctionResponses.problem(e);
+        } catch (ProblemException e) {
+            LOG.atInfo().addKeyValue("status", e.type().status()).addKeyValue("type", e.type().slug())
+                    .addKeyValue("detail", e.getMessage()).addKeyValue("durationMs", millisSince(started))
+                    .log("produce rejected");
             return FunctionResponses.problem(e);
         } catch (RuntimeException e) {
             LOG.atError().setCause(e).addKeyValue("status", 500).log("unexpected failure while producing");

@@ -2,6 +2,8 @@ package io.tierlog.ingest.function;
 
 import io.tierlog.http.QueryParams;
 import io.tierlog.http.MediaTypes;
+import io.tierlog.http.ProblemException;
+import io.tierlog.http.ProblemType;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.Names;
@@ -38,7 +40,7 @@ final class ProduceRoute {
         }
         String method = method(event);
         if (!ALLOWED_METHOD.equalsIgnoreCase(method)) {
-            throw new TierlogException(ErrorType.METHOD_NOT_ALLOWED, "method " + method + " is not allowed on "
+            throw new ProblemException(ProblemType.METHOD_NOT_ALLOWED, "method " + method + " is not allowed on "
                     + shorten(path) + "; use POST", Map.of("allow", ALLOWED_METHOD));
         }
         Map<String, String> params = event.getPathParameters();

@@ -1,6 +1,8 @@
 package io.tierlog.ingest.function;
 
 import io.tierlog.http.MediaTypes;
+import io.tierlog.http.ProblemException;
+import io.tierlog.http.ProblemType;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -45,7 +47,7 @@ final class RequestBodies {
         String contentType = header(headers, "content-type");
         if (contentType == null) {
             // a body without a type is what a browser may post cross-origin unasked (docs/security.md)
-            throw new TierlogException(ErrorType.UNSUPPORTED_MEDIA_TYPE, "Content-Type is required: application/json or "
+            throw new ProblemException(ProblemType.UNSUPPORTED_MEDIA_TYPE, "Content-Type is required: application/json or "
                     + RECORD_BATCHES, Map.of("field", "Content-Type"));
         }
         if (MediaTypes.isJson(contentType)) {
@@ -54,7 +56,7 @@ final class RequestBodies {
         if (RECORD_BATCHES.equals(MediaTypes.essence(contentType))) {
             return Format.RECORD_BATCHES;
         }
-        throw new TierlogException(ErrorType.UNSUPPORTED_MEDIA_TYPE, "Content-Type '" + contentType
+        throw new ProblemException(ProblemType.UNSUPPORTED_MEDIA_TYPE, "Content-Type '" + contentType
                 + "' is not supported; send application/json or " + RECORD_BATCHES, Map.of("field", "Content-Type"));
     }
 

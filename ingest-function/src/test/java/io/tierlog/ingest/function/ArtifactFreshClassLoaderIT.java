@@ -7,6 +7,7 @@ import io.tierlog.ingest.function.harness.Events.Response;
 import io.tierlog.ingest.function.harness.FreshArtifactHandler;
 import io.tierlog.ingest.function.harness.RecordBatchBodies;
 import io.tierlog.ingest.function.harness.RecordBatchBodies.Producer;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -259,7 +260,7 @@ class ArtifactFreshClassLoaderIT {
     }
 
     private static LogRecord read(String topic, int partition, long offset) {
-        var result = new PartitionReader(dataDir, new TopicPartition(topic, partition)).read(offset, null, 1, 1 << 20);
+        var result = new HotLog(dataDir).reader(new TopicPartition(topic, partition)).read(offset, null, 1, 1 << 20);
         assertThat(result.records()).isNotEmpty();
         assertThat(result.records().get(0).offset()).isEqualTo(offset);
         return result.records().get(0);
@@ -268,7 +269,7 @@ class ArtifactFreshClassLoaderIT {
     private static long[] ends(String topic, int partitions) {
         long[] ends = new long[partitions];
         for (int p = 0; p < partitions; p++) {
-            ends[p] = new PartitionReader(dataDir, new TopicPartition(topic, p)).end(null).offset();
+            ends[p] = new HotLog(dataDir).reader(new TopicPartition(topic, p)).end(null).offset();
         }
         return ends;
     }

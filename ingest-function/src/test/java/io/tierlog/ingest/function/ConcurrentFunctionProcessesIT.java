@@ -8,6 +8,7 @@ import io.tierlog.ingest.function.harness.Events.Response;
 import io.tierlog.ingest.function.harness.LoopbackRuntimeApi;
 import io.tierlog.ingest.function.harness.LoopbackRuntimeApi.Outcome;
 import io.tierlog.ingest.function.harness.RicFunctionProcess;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
@@ -100,7 +101,7 @@ class ConcurrentFunctionProcessesIT {
         Map<String, Acked> stored = new java.util.HashMap<>();
         long total = 0;
         for (int p = 0; p < PARTITIONS; p++) {
-            PartitionReader reader = new PartitionReader(data, new TopicPartition(TOPIC, p));
+            PartitionReader reader = new HotLog(data).reader(new TopicPartition(TOPIC, p));
             long end = reader.end(null).offset();
             long expected = 0;
             while (expected < end) {

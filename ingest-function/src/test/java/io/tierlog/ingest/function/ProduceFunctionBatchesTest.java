@@ -8,6 +8,7 @@ import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.function.harness.Events;
 import io.tierlog.ingest.function.harness.RecordBatchBodies;
 import io.tierlog.ingest.function.harness.RecordBatchBodies.Producer;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.TopicPartition;
@@ -67,7 +68,7 @@ class ProduceFunctionBatchesTest {
         assertThat(r.getHeaders()).containsEntry("Content-Type", "application/json");
         assertThat(r.getBody()).isEqualTo("{\"offsets\":[{\"partition\":1,\"offset\":0},{\"partition\":1,\"offset\":1},"
                 + "{\"partition\":1,\"offset\":2}],\"duplicate\":false}");
-        List<LogRecord> stored = new PartitionReader(data, new TopicPartition("orders", 1)).read(0, null, 10, 1 << 20).records();
+        List<LogRecord> stored = new HotLog(data).reader(new TopicPartition("orders", 1)).read(0, null, 10, 1 << 20).records();
         assertThat(stored).extracting(rec -> new String(rec.value(), StandardCharsets.UTF_8)).containsExactly("a", "b", "c");
         assertThat(stored).extracting(LogRecord::offset).containsExactly(0L, 1L, 2L);
         assertThat(stored).extracting(LogRecord::timestamp).containsExactly(T0, T0 + 1, T0 + 2);
@@ -150,7 +151,7 @@ class ProduceFunctionBatchesTest {
     }
 
     private long end(int partition) {
-        return new PartitionReader(data, new TopicPartition("orders", partition)).end(null).offset();
+        return new HotLog(data).reader(new TopicPartition("orders", partition)).end(null).offset();
     }
 
     private static APIGatewayV2HTTPEvent event(Map<String, String> headers, Map<String, String> query, String body,

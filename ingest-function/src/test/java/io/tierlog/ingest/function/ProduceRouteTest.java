@@ -1,6 +1,8 @@
 package io.tierlog.ingest.function;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import io.tierlog.http.ProblemException;
+import io.tierlog.http.ProblemType;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import org.junit.jupiter.api.Test;
@@ -30,25 +32,25 @@ class ProduceRouteTest {
     void stripsANamedStagePrefix() {
         assertThat(ProduceRoute.topicOf(event("POST", "/prod/v1/topics/orders/records", "prod", null))).isEqualTo("orders");
         assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/other/v1/topics/orders/records", "prod", null))))
-                .isEqualTo(ErrorType.NOT_FOUND);
+                .isEqualTo(ProblemType.NOT_FOUND);
     }
 
     @Test
     void anEncodedDotDotIsAnInvalidTopicNotAPathEscape() {
         assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics/%2e%2e/records", "$default", null))))
-                .isEqualTo(ErrorType.INVALID_TOPIC);
+                .isEqualTo(ProblemType.INVALID_TOPIC);
         assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics/a%2Fb/records", "$default", null))))
-                .isEqualTo(ErrorType.INVALID_TOPIC);
+                .isEqualTo(ProblemType.INVALID_TOPIC);
     }
 
     @Test
     void otherPathsAreNotFoundAndOtherMethodsNotAllowed() {
         assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics/orders/records/x", "$default", null))))
-                .isEqualTo(ErrorType.NOT_FOUND);
+                .isEqualTo(ProblemType.NOT_FOUND);
         assertThat(type(() -> ProduceRoute.topicOf(event("POST", "/v1/topics//records", "$default", null))))
-                .isEqualTo(ErrorType.NOT_FOUND);
+                .isEqualTo(ProblemType.NOT_FOUND);
         assertThat(type(() -> ProduceRoute.topicOf(event("PUT", "/v1/topics/orders/records", "$default", null))))
-                .isEqualTo(ErrorType.METHOD_NOT_ALLOWED);
+                .isEqualTo(ProblemType.METHOD_NOT_ALLOWED);
     }
 
     @Test
@@ -80,10 +82,13 @@ class ProduceRouteTest {
         return e;
     }
 
-    private static ErrorType type(Runnable r) {
+    /** The problem type a request is answered with: an engine kind's, or an edge-only one. */
+    private static ProblemType type(Runnable r) {
         try {
             r.run();
         } catch (TierlogException e) {
+            return ProblemType.of(e.type());
+        } catch (ProblemException e) {
             return e.type();
         }
         throw new AssertionError("no error raised");

@@ -1,6 +1,8 @@
 package io.tierlog.ingest.function;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import io.tierlog.http.ProblemException;
+import io.tierlog.http.ProblemType;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import org.junit.jupiter.api.Test;
@@ -53,8 +55,8 @@ class RequestBodiesTest {
         // cross-origin unasked); Accept does not choose the request format
         for (Map<String, String> untyped : java.util.Arrays.asList(null, Map.of("accept",
                 "application/vnd.tierlog.record-batches"))) {
-            assertThatThrownBy(() -> bodies.formatOf(untyped)).isInstanceOfSatisfying(TierlogException.class,
-                    e -> assertThat(e.type()).isEqualTo(ErrorType.UNSUPPORTED_MEDIA_TYPE));
+            assertThatThrownBy(() -> bodies.formatOf(untyped)).isInstanceOfSatisfying(ProblemException.class,
+                    e -> assertThat(e.type()).isEqualTo(ProblemType.UNSUPPORTED_MEDIA_TYPE));
         }
         assertThat(bodies.formatOf(Map.of("content-type", "application/json; charset=utf-8"))).isEqualTo(RequestBodies.Format.JSON);
         assertThat(bodies.formatOf(Map.of("Content-Type", "application/vnd.tierlog+json"))).isEqualTo(RequestBodies.Format.JSON);
@@ -65,8 +67,8 @@ class RequestBodiesTest {
         for (String other : new String[]{"text/plain", "application/octet-stream", "application/vnd.tierlog.record-batch",
                 "application/vnd.tierlog.record-batches-x"}) {
             assertThatThrownBy(() -> bodies.formatOf(Map.of("content-type", other))).as(other)
-                    .isInstanceOfSatisfying(TierlogException.class, e -> {
-                        assertThat(e.type()).isEqualTo(ErrorType.UNSUPPORTED_MEDIA_TYPE);
+                    .isInstanceOfSatisfying(ProblemException.class, e -> {
+                        assertThat(e.type()).isEqualTo(ProblemType.UNSUPPORTED_MEDIA_TYPE);
                         assertThat(e.extra()).containsEntry("field", "Content-Type");
                     });
         }

@@ -8,6 +8,7 @@ import io.tierlog.ingest.function.harness.LoopbackRuntimeApi.Outcome;
 import io.tierlog.ingest.function.harness.RecordBatchBodies;
 import io.tierlog.ingest.function.harness.RecordBatchBodies.Producer;
 import io.tierlog.ingest.function.harness.RicFunctionProcess;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -75,7 +76,7 @@ class RuntimeInterfaceClientIT {
         assertThat(batches.status()).as("%s%n%s", batches.body(), log()).isEqualTo(200);
         assertThat(batches.body().get("offsets")).hasSize(2);
         long base = batches.body().get("offsets").get(0).get("offset").asLong();
-        List<LogRecord> stored = new PartitionReader(DATA, new TopicPartition("orders", 0)).read(base, null, 2, 1 << 20)
+        List<LogRecord> stored = new HotLog(DATA).reader(new TopicPartition("orders", 0)).read(base, null, 2, 1 << 20)
                 .records();
         assertThat(stored).extracting(rec -> new String(rec.value(), StandardCharsets.UTF_8)).containsExactly("b0", "b1");
 
@@ -131,7 +132,7 @@ class RuntimeInterfaceClientIT {
     }
 
     private static long end(int partition) {
-        return new PartitionReader(DATA, new TopicPartition("orders", partition)).end(null).offset();
+        return new HotLog(DATA).reader(new TopicPartition("orders", partition)).end(null).offset();
     }
 
     private static String log() {

@@ -1,5 +1,6 @@
 package io.tierlog.index;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.TopicPartition;
@@ -29,7 +30,7 @@ public final class AppendMain {
         TopicPartition tp = new TopicPartition(args[1], Integer.parseInt(args[2]));
         int batches = Integer.parseInt(args[3]);
         TopicConfig config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, Long.parseLong(args[4])));
-        try (PartitionWriter writer = new PartitionWriter(dataDir, tp, FsyncPolicy.NEVER, Duration.ZERO,
+        try (PartitionWriter writer = new HotLog(dataDir).writer(tp, FsyncPolicy.NEVER, Duration.ZERO,
                 Clock.systemUTC())) {
             for (int i = 0; i < batches; i++) {
                 byte[] filler = new byte[100 + (i * 37) % 700];

@@ -1,5 +1,6 @@
 package io.tierlog.index;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.PartitionWriter;
@@ -44,7 +45,7 @@ class KeyIndexTest {
                 java.time.ZoneOffset.UTC);
         Map<String, Long> expected = new HashMap<>();
         Random random = new Random(11);
-        try (PartitionWriter w = new PartitionWriter(data, TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock)) {
+        try (PartitionWriter w = new HotLog(data).writer(TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock)) {
             for (int i = 0; i < 3000; i++) {
                 List<AppendRecord> batch = new ArrayList<>();
                 List<String> keys = new ArrayList<>();
@@ -82,7 +83,7 @@ class KeyIndexTest {
         new HotCleaner(data, clock).clean(TP, COMPACT, Long.MAX_VALUE);
         deleteRecursively(tmp.resolve("index"));
         check(data, expected);
-        PartitionReader reader = new PartitionReader(data, TP);
+        PartitionReader reader = new HotLog(data).reader(TP);
         expected.forEach((key, offset) -> {
             ReadResult r = reader.read(offset, null, 1, 1);
             assertThat(r.records().get(0).offset()).as(key).isEqualTo(offset);
@@ -101,10 +102,10 @@ class KeyIndexTest {
         java.time.Clock clock = java.time.Clock.fixed(java.time.Instant.ofEpochMilli(1_800_000_000_000L),
                 java.time.ZoneOffset.UTC);
         Map<String, Long> expected = new HashMap<>();
-        try (PartitionWriter w = new PartitionWriter(data, TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
+        try (PartitionWriter w = new HotLog(data).writer(TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
              LogIndex index = LogIndex.open(tmp.resolve("index"))) {
             HotIndexer indexer = new HotIndexer(index, data);
-            PartitionReader probe = new PartitionReader(data, TP);
+            PartitionReader probe = new HotLog(data).reader(TP);
             boolean indexed = false;
             for (int i = 0; i < 400; i++) {
                 String key = "key-" + (i % 7);
@@ -122,7 +123,7 @@ class KeyIndexTest {
                 }
             }
             assertThat(indexed).isTrue();
-            PartitionReader reader = new PartitionReader(data, TP);
+            PartitionReader reader = new HotLog(data).reader(TP);
             io.tierlog.log.Position checkpoint = index.indexedEnd(TP).orElseThrow();
             List<Long> bases = reader.segmentBases();
             assertThat(checkpoint.position()).as("mid-segment").isPositive()

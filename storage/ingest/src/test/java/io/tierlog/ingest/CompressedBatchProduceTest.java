@@ -1,5 +1,6 @@
 package io.tierlog.ingest;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -166,7 +167,7 @@ class CompressedBatchProduceTest {
     }
 
     private PartitionReader reader() {
-        return new PartitionReader(data, new TopicPartition(TOPIC, 0));
+        return new HotLog(data).reader(new TopicPartition(TOPIC, 0));
     }
 
     private List<LogRecord> read() {

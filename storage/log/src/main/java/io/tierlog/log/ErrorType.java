@@ -4,8 +4,9 @@ package io.tierlog.log;
  * The kinds of failure the engine and its edges name, raised through {@link TierlogException}. A kind says what
  * went wrong, not how a protocol answers it: the HTTP edges map each to its docs/api.md problem type (slug,
  * status) in the http-contract module ({@code io.tierlog.http.ProblemType}), the Kafka listener to a Kafka error
- * code. Kinds only an edge raises (authentication, routing, media types, quotas, stopping) are here too, so that
- * every edge reports failures one way.
+ * code. Kinds an edge raises for reasons of its own (authentication, quotas, stopping) are here too, so that every
+ * edge reports them one way; purely HTTP ones (a method a path does not allow, an unsupported media type) are not:
+ * they are the http-contract module's {@code ProblemType}s, raised as its {@code ProblemException}.
  */
 public enum ErrorType {
     BAD_REQUEST,
@@ -18,7 +19,6 @@ public enum ErrorType {
     UNKNOWN_TOPIC,
     UNKNOWN_PARTITION,
     NOT_FOUND,
-    METHOD_NOT_ALLOWED,
     TOPIC_EXISTS,
     OUT_OF_ORDER_SEQUENCE,
     FENCED_PRODUCER,
@@ -30,7 +30,6 @@ public enum ErrorType {
     GROUP_NOT_EMPTY,
     REQUEST_TOO_LARGE,
     RECORD_TOO_LARGE,
-    UNSUPPORTED_MEDIA_TYPE,
     OFFSET_OUT_OF_RANGE,
     CORRUPT_RECORD,
     INTERNAL,

@@ -36,7 +36,7 @@ public final class PartitionReader {
     private final TopicPartition partition;
     private final Path dir;
 
-    public PartitionReader(Path dataDir, TopicPartition partition) {
+    PartitionReader(Path dataDir, TopicPartition partition) {
         this.partition = partition;
         this.dir = dataDir.resolve(partition.dirName());
     }

@@ -141,7 +141,7 @@ public final class PartitionWriter implements Closeable {
         syncMeters.forceNanos().accept(System.nanoTime() - start);
     }
 
-    public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
+    PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
                            Clock clock) {
         this(dataDir, partition, fsync, fsyncInterval, clock, SyncMeters.NONE, ProducerStateTable.DEFAULT_EXPIRATION);
     }
@@ -151,7 +151,7 @@ public final class PartitionWriter implements Closeable {
      * @param producerIdExpiration how long an idempotent producer is remembered after its last batch
      *                             ({@link ProducerStateTable}, "Expiry")
      */
-    public PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
+    PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
                            Clock clock, SyncMeters syncMeters, Duration producerIdExpiration) {
         this.producers = new ProducerStateTable(producerIdExpiration);
         this.syncMeters = syncMeters;

@@ -1,5 +1,6 @@
 package io.tierlog.sharegroups;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -17,13 +18,13 @@ final class HotShareRecords implements ShareRecords {
 
     @Override
     public long logStartOffset(TopicPartition tp) {
-        List<Long> bases = new PartitionReader(dataDir, tp).segmentBases();
+        List<Long> bases = new HotLog(dataDir).reader(tp).segmentBases();
         return bases.isEmpty() ? 0 : bases.get(0);
     }
 
     @Override
     public long highWatermark(TopicPartition tp) {
-        return new PartitionReader(dataDir, tp).end(null).offset();
+        return new HotLog(dataDir).reader(tp).end(null).offset();
     }
 
     @Override
@@ -31,6 +32,6 @@ final class HotShareRecords implements ShareRecords {
         if (offset >= highWatermark(tp)) {
             return List.of();
         }
-        return new PartitionReader(dataDir, tp).read(offset, null, maxRecords, Integer.MAX_VALUE).records();
+        return new HotLog(dataDir).reader(tp).read(offset, null, maxRecords, Integer.MAX_VALUE).records();
     }
 }

@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.PartitionWriter;
@@ -82,7 +83,7 @@ final class ColdCompactionHarness implements AutoCloseable {
         this.topicConfig = topicConfig;
         topics.create(tp.topic(), 1, topicConfig);
         this.storage = openStorage();
-        this.writer = new PartitionWriter(dataDir, tp, FsyncPolicy.NEVER, Duration.ZERO, clock);
+        this.writer = new HotLog(dataDir).writer(tp, FsyncPolicy.NEVER, Duration.ZERO, clock);
     }
 
     /** A new node over the same volume and bucket: nothing cached, as after a restart. */
@@ -163,7 +164,7 @@ final class ColdCompactionHarness implements AutoCloseable {
 
     /** Hot records from {@code from}, read as a consumer reads them. */
     List<LogRecord> readHot(long from, int max) {
-        PartitionReader reader = new PartitionReader(dataDir, tp);
+        PartitionReader reader = new HotLog(dataDir).reader(tp);
         List<LogRecord> out = new ArrayList<>();
         long next = from;
         while (out.size() < max) {

@@ -3,6 +3,7 @@ package io.tierlog.log.compaction;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.format.KafkaClientInternals;
 import io.tierlog.log.io.AtomicFiles;
 import io.tierlog.log.internal.producer.ProducerSnapshot;
 import io.tierlog.log.internal.segment.SegmentCursor;
@@ -11,7 +12,6 @@ import io.tierlog.log.topic.TopicConfig;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.internals.BufferSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -270,8 +270,7 @@ public final class HotCleaner {
             forEachBatch(dir, s, (info, batch) -> {
                 MemoryRecords in = MemoryRecords.readableRecords(batch.slice());
                 ByteBuffer dest = ByteBuffer.allocate(batch.remaining() + 64);
-                MemoryRecords.FilterResult result = in.filterTo(filter, dest, BufferSupplier.NO_CACHING,
-                        Integer.MAX_VALUE);
+                MemoryRecords.FilterResult result = KafkaClientInternals.filter(in, filter, dest);
                 ByteBuffer filtered = result.outputBuffer().flip();
                 if (filtered.remaining() != batch.remaining() || !filtered.equals(batch.duplicate())) {
                     changed[0] = true;

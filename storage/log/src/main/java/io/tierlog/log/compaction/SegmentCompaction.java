@@ -3,11 +3,11 @@ package io.tierlog.log.compaction;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
+import io.tierlog.log.format.KafkaClientInternals;
 import io.tierlog.log.internal.segment.SegmentCursor;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.internals.BufferSupplier;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -76,7 +76,7 @@ public final class SegmentCompaction {
         long size = forEachBatch(file, base, (info, batch) -> {
             MemoryRecords in = MemoryRecords.readableRecords(batch.slice());
             ByteBuffer dest = ByteBuffer.allocate(batch.remaining() + 64);
-            MemoryRecords.FilterResult result = in.filterTo(filter, dest, BufferSupplier.NO_CACHING, Integer.MAX_VALUE);
+            MemoryRecords.FilterResult result = KafkaClientInternals.filter(in, filter, dest);
             ByteBuffer filtered = result.outputBuffer().flip();
             if (!filtered.equals(batch.duplicate())) {
                 changed[0] = true;

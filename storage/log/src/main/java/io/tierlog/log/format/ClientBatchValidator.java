@@ -7,7 +7,6 @@ import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.internals.BufferSupplier;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -241,8 +240,7 @@ public final class ClientBatchValidator {
         ByteBuffer compressed = batch.duplicate().position(RecordBatchCodec.HEADER_SIZE).slice();
         byte[] out = new byte[Math.min(limit, Math.max(1024, compressed.remaining() * 4))];
         int n = 0;
-        try (InputStream in = Compression.of(CompressionType.forId(codec)).build()
-                .wrapForInput(compressed, RecordBatch.MAGIC_VALUE_V2, BufferSupplier.NO_CACHING)) {
+        try (InputStream in = KafkaClientInternals.decompress(codec, compressed)) {
             while (true) {
                 if (n == out.length) {
                     if (n >= limit) {

@@ -1,7 +1,6 @@
 package io.tierlog.log.format;
 
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -104,7 +103,7 @@ public final class RecordBatchCodec {
             org.apache.kafka.common.header.Header[] headers = new org.apache.kafka.common.header.Header[r.headers().size()];
             for (int i = 0; i < headers.length; i++) {
                 Header h = r.headers().get(i);
-                headers[i] = new RecordHeader(h.name(), h.value());
+                headers[i] = new KafkaHeader(h.name(), h.value());
             }
             builder.append(r.timestamp(), r.key(), r.value(), headers);
         }
@@ -190,5 +189,9 @@ public final class RecordBatchCodec {
         byte[] out = new byte[buf.remaining()];
         buf.duplicate().get(out);
         return out;
+    }
+
+    /** A record header in kafka-clients' public {@code Header} form (its own RecordHeader is in an internals package). */
+    private record KafkaHeader(String key, byte[] value) implements org.apache.kafka.common.header.Header {
     }
 }

@@ -1,5 +1,6 @@
 package io.tierlog.log.compaction;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -63,7 +64,7 @@ class CleanerCrashTest {
         pristine = tmp.resolve("pristine");
         ManualClock clock = new ManualClock(NOW - 3_600_000);
         Random random = new Random(7);
-        try (PartitionWriter w = new PartitionWriter(pristine, tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock)) {
+        try (PartitionWriter w = new HotLog(pristine).writer(tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock)) {
             for (int i = 0; i < 400; i++) {
                 String key = "k" + random.nextInt(40);
                 String value = random.nextInt(10) == 0 ? null : "v" + i + "-" + "x".repeat(random.nextInt(80));
@@ -142,7 +143,7 @@ class CleanerCrashTest {
         }
         // And a writer recovers over the cleaned segments and appends at the next offset.
         long end = readAll(pristine).get(readAll(pristine).size() - 1).offset() + 1;
-        try (PartitionWriter w = new PartitionWriter(data, tp, FsyncPolicy.NEVER, Duration.ofSeconds(1),
+        try (PartitionWriter w = new HotLog(data).writer(tp, FsyncPolicy.NEVER, Duration.ofSeconds(1),
                 new ManualClock(NOW))) {
             AppendResult r = w.append(List.of(new AppendRecord(null, new byte[]{1}, List.of(), NOW)),
                     ProducerIdentity.NONE, CONFIG);
@@ -151,7 +152,7 @@ class CleanerCrashTest {
     }
 
     static List<LogRecord> readAll(Path data) {
-        PartitionReader reader = new PartitionReader(data, new TopicPartition(TOPIC, 0));
+        PartitionReader reader = new HotLog(data).reader(new TopicPartition(TOPIC, 0));
         List<LogRecord> out = new ArrayList<>();
         long next = 0;
         while (true) {

@@ -1,5 +1,6 @@
 package io.tierlog.log.compaction;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -49,7 +50,7 @@ class HotCleanerTest {
 
     @BeforeEach
     void setUp() {
-        writer = new PartitionWriter(data, tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
+        writer = new HotLog(data).writer(tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
         cleaner = new HotCleaner(data, clock);
     }
 
@@ -73,7 +74,7 @@ class HotCleanerTest {
     }
 
     PartitionReader reader() {
-        return new PartitionReader(data, tp);
+        return new HotLog(data).reader(tp);
     }
 
     List<LogRecord> readAll() {
@@ -271,7 +272,7 @@ class HotCleanerTest {
                 Files.delete(f);
             }
         }
-        writer = new PartitionWriter(data, tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
+        writer = new HotLog(data).writer(tp, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
         AppendResult retry = writer.append(List.of(record("same", "retried")), new ProducerIdentity(42, (short) 0, 19),
                 COMPACT);
         assertThat(retry.duplicate()).isTrue();

@@ -1,5 +1,6 @@
 package io.tierlog.log.corruption;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
@@ -57,7 +58,7 @@ class CorruptionTest {
     @Test
     void everyFlippedByteOfASealedSegmentIsReportedOnRead() throws IOException {
         List<BatchInfo> batches = writeBatches(6);
-        PartitionReader reader = new PartitionReader(data, TP);
+        PartitionReader reader = new HotLog(data).reader(TP);
         assertThat(reader.segmentBases()).hasSizeGreaterThan(1);
         long sealed = reader.segmentBases().get(0);
         Path file = SegmentFiles.log(reader.directory(), sealed);
@@ -128,7 +129,7 @@ class CorruptionTest {
         BatchInfo last = batches.get(batches.size() - 1);
         Path file = SegmentFiles.log(data.resolve(TP.dirName()), last.segmentBase());
         byte[] complete = Files.readAllBytes(file);
-        PartitionReader reader = new PartitionReader(data, TP);
+        PartitionReader reader = new HotLog(data).reader(TP);
 
         // Cut inside the batch body, inside its 61-byte header, and inside its 12-byte length prefix.
         for (long cut : new long[]{last.sizeInBytes() - 7, 40, 5}) {
@@ -169,7 +170,7 @@ class CorruptionTest {
             ch.truncate(lastOfFirst.endPosition() - 3);
         }
         long sizeBefore = Files.size(file);
-        PartitionReader reader = new PartitionReader(data, TP);
+        PartitionReader reader = new HotLog(data).reader(TP);
         assertThatThrownBy(() -> reader.read(0, null, 10_000, 1 << 20)).isInstanceOf(CorruptLogException.class)
                 .hasMessageContaining("cut short");
         // Writers scan only the active segment, so they append on; nothing ever truncates a sealed segment.
@@ -180,7 +181,7 @@ class CorruptionTest {
     }
 
     private PartitionWriter newWriter() {
-        return new PartitionWriter(data, TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
+        return new HotLog(data).writer(TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
     }
 
     /** Appends {@code n} batches of 3 records (~300 bytes each) through one writer, then closes it. */
@@ -191,7 +192,7 @@ class CorruptionTest {
                 writer.append(records("batch-" + i, 3), ProducerIdentity.NONE, SMALL_SEGMENTS);
             }
         }
-        new PartitionReader(data, TP).scan(new Position(0, 0, 0), (info, batch) -> out.add(info));
+        new HotLog(data).reader(TP).scan(new Position(0, 0, 0), (info, batch) -> out.add(info));
         assertThat(out).hasSize(n);
         return out;
     }

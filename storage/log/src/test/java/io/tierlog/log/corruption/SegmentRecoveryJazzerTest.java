@@ -1,6 +1,7 @@
 package io.tierlog.log.corruption;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.tierlog.log.HotLog;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionReader;
@@ -57,7 +58,7 @@ class SegmentRecoveryJazzerTest {
             Files.write(SegmentFiles.log(dir, 0), segment);
             ManualClock clock = new ManualClock(1_700_000_000_000L);
             AppendResult appended;
-            try (PartitionWriter writer = new PartitionWriter(data, TP, FsyncPolicy.NEVER, Duration.ofSeconds(1),
+            try (PartitionWriter writer = new HotLog(data).writer(TP, FsyncPolicy.NEVER, Duration.ofSeconds(1),
                     clock)) {
                 appended = writer.append(List.of(new AppendRecord(null, "after".getBytes(StandardCharsets.UTF_8),
                         List.of(), clock.millis())), ProducerIdentity.NONE, CONFIG);
@@ -76,7 +77,7 @@ class SegmentRecoveryJazzerTest {
     }
 
     private static List<LogRecord> readAll(Path data, long end) {
-        PartitionReader reader = new PartitionReader(data, TP);
+        PartitionReader reader = new HotLog(data).reader(TP);
         List<LogRecord> out = new ArrayList<>();
         long next = 0;
         while (next < end) {

@@ -1,5 +1,6 @@
 package io.tierlog.log.crash;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
 import io.tierlog.log.TopicPartition;
@@ -103,7 +104,7 @@ class CrashRecoveryTest {
                 .isGreaterThanOrEqualTo(1);
 
         // The log through our reader: one batch per sequence 0..n-1, in order, dense offsets, exact content.
-        PartitionReader reader = new PartitionReader(data, tp);
+        PartitionReader reader = new HotLog(data).reader(tp);
         List<BatchInfo> batches = new ArrayList<>();
         long[] nextOffset = {0};
         Position end = reader.scan(new Position(0, 0, 0), (info, batch) -> {

@@ -1,5 +1,6 @@
 package io.tierlog.log.crash;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionWriter;
@@ -67,7 +68,7 @@ public final class CrashWriterMain {
         long haltBeforeAckAfter = args.length > 6 ? Long.parseLong(args[6]) : -1;
 
         int seq = nextSequence(ackFile);
-        try (PartitionWriter writer = new PartitionWriter(dataDir, tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
+        try (PartitionWriter writer = new HotLog(dataDir).writer(tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
                 Clock.systemUTC());
              FileChannel acks = FileChannel.open(ackFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                      StandardOpenOption.APPEND)) {

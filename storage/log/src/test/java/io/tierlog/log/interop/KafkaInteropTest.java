@@ -1,5 +1,6 @@
 package io.tierlog.log.interop;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionWriter;
@@ -47,7 +48,7 @@ class KafkaInteropTest {
     void kafkasDumpLogSegmentsReadsOurSegment() throws Exception {
         TopicPartition tp = new TopicPartition("interop", 0);
         List<AppendResult> results = new ArrayList<>();
-        try (PartitionWriter writer = new PartitionWriter(data, tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
+        try (PartitionWriter writer = new HotLog(data).writer(tp, FsyncPolicy.ALWAYS, Duration.ofSeconds(1),
                 new ManualClock(TIMESTAMP))) {
             results.add(writer.append(List.of(
                     record("user-42", "{\"any\":\"json\"}", new Header("trace", bytes("abc"))),

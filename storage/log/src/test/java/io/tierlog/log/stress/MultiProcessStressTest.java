@@ -1,5 +1,6 @@
 package io.tierlog.log.stress;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
 import io.tierlog.log.TopicPartition;
@@ -80,7 +81,7 @@ class MultiProcessStressTest {
         }
 
         // The log as our reader sees it: batch by batch, offsets dense from 0.
-        PartitionReader reader = new PartitionReader(data, tp);
+        PartitionReader reader = new HotLog(data).reader(tp);
         Map<Long, String> valueAt = new HashMap<>();
         Map<String, Integer> batchesPerPayload = new HashMap<>();
         long[] expected = {0};

@@ -1,5 +1,6 @@
 package io.tierlog.log.stress;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.PartitionWriter;
@@ -44,7 +45,7 @@ public final class StressWriterMain {
         TopicConfig config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, Long.parseLong(args[6])));
         FsyncPolicy fsync = FsyncPolicy.parse(args[7]);
 
-        try (PartitionWriter writer = new PartitionWriter(dataDir, tp, fsync, Duration.ofSeconds(1), Clock.systemUTC());
+        try (PartitionWriter writer = new HotLog(dataDir).writer(tp, fsync, Duration.ofSeconds(1), Clock.systemUTC());
              BufferedWriter acks = Files.newBufferedWriter(ackFile, StandardCharsets.UTF_8)) {
             System.out.println("ready");
             System.out.flush();

@@ -1,4 +1,4 @@
-package io.tierlog.service.ops;
+package io.tierlog.service.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
