@@ -20,6 +20,9 @@ import java.nio.ByteBuffer;
  *
  * <p>Not thread-safe: one decoder per reader. Malformed input (a short batch, a bad CRC, a gap, a magic other
  * than 2) fails with {@link IOException} naming the offset, and leaves the decoder unusable for that read.
+ *
+ * <p>One of bench's two doors to kafka-clients' {@code record.internal} (with {@code compare.RecordBatchBody}):
+ * Kafka 4 has no public API that reads a RecordBatch v2, and the benchmark must check batches as Kafka's consumer does.
  */
 public final class RecordBatchDecoder {
     /** The media type of the binary reads (the service's {@code RecordBatchesMedia.TYPE}). */

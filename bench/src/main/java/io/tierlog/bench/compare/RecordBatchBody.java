@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
  * bytes Kafka is sent and the JSON bodies carry), CreateTime {@code timestampMs} on every record; base offset 0
  * (the service stamps the real one), no producer id (-1: not idempotent), so the service appends it as sent.
  *
- * <p>Stateless and thread-safe; each call allocates its own buffer.
+ * <p>Stateless and thread-safe; each call allocates its own buffer. One of bench's two doors to kafka-clients'
+ * {@code record.internal} (with {@code batches.RecordBatchDecoder}): Kafka 4 has no public API that builds or reads
+ * a RecordBatch v2, and the benchmark must build exactly what Kafka's producer sends.
  */
 final class RecordBatchBody {
     /** The v2 batch header (61 bytes) rounded up. */
