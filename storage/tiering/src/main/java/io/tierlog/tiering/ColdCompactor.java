@@ -1,6 +1,7 @@
 package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.compaction.KeyMap;
 import io.tierlog.log.compaction.SegmentCompaction;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.topic.TopicConfig;
@@ -16,7 +17,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -47,8 +47,9 @@ import java.util.zip.CRC32C;
  *       {@code min.compaction.lag.ms}; the dirty part is what lies at or above the manifest's
  *       {@link Manifest.Cleaner#cleanedEnd()}. Unless the dirty ratio reaches {@code min.cleanable.dirty.ratio} or a
  *       kept tombstone's horizon is due, nothing more happens.</li>
- *   <li>As Kafka's cleaner: the dirty segments are downloaded and mapped (key &rarr; latest offset); then every
- *       segment of the range, oldest first, is filtered against the map into new objects of about
+ *   <li>As Kafka's cleaner: the dirty segments are downloaded and mapped (key &rarr; latest offset), as many as the
+ *       {@link KeyMap}'s budget allows (the range ends at the last one mapped; the rest waits for the next pass); then
+ *       every segment of the range, oldest first, is filtered against the map into new objects of about
  *       {@code segment.bytes} (small compacted segments are merged; an unchanged segment on its own is kept as it
  *       is). The cleaned part holds each key at most once, so a key the map lacks is kept there.</li>
  *   <li>Each new object and its sidecar are uploaded under a fresh upload id (new keys: nothing stored is
@@ -114,6 +115,7 @@ public final class ColdCompactor {
     private final Clock clock;
     private final RandomGenerator random;
     private final Steps steps;
+    private final long keyMapBytes;
 
     /**
      * @param store     the bucket, as {@code manifests} reaches it too, so a pass's requests (its manifest loads and
@@ -121,6 +123,13 @@ public final class ColdCompactor {
      */
     ColdCompactor(TopicStore topics, AttributingObjectStore store, ManifestStore manifests, TopicGuards guards,
                   TieringConfig config, ColdCompactionStats stats, Clock clock, RandomGenerator random, Steps steps) {
+        this(topics, store, manifests, guards, config, stats, clock, random, steps, KeyMap.DEFAULT_BUDGET_BYTES);
+    }
+
+    /** @param keyMapBytes the key map's budget per pass ({@link KeyMap}): a pass cleans as far as it could map */
+    ColdCompactor(TopicStore topics, AttributingObjectStore store, ManifestStore manifests, TopicGuards guards,
+                  TieringConfig config, ColdCompactionStats stats, Clock clock, RandomGenerator random, Steps steps,
+                  long keyMapBytes) {
         this.topics = topics;
         this.store = store;
         this.manifests = manifests;
@@ -130,6 +139,7 @@ public final class ColdCompactor {
         this.clock = clock;
         this.random = random;
         this.steps = steps;
+        this.keyMapBytes = keyMapBytes;
     }
 
     /** One pass over every compacted topic; returns how many partitions were compacted. Store faults are logged. */
@@ -249,19 +259,25 @@ public final class ColdCompactor {
         }
 
         Result run() throws IOException {
-            Map<ByteBuffer, Long> latest = new HashMap<>();
+            // The dirty segments, as many as the key map's budget allows; the pass cleans up to the last one mapped.
+            KeyMap latest = new KeyMap(keyMapBytes);
+            List<ColdSegment> cleaning = new ArrayList<>();
             for (ColdSegment s : range) {
                 if (s.nextOffset() > cleanedEnd) {
+                    if (latest.full()) {
+                        break;
+                    }
                     Path file = download(s);
                     downloaded.put(s.segmentKey(), file);
                     SegmentCompaction.mapLatest(file, s.baseOffset(), latest);
                 }
+                cleaning.add(s);
             }
             long nextHorizon = Long.MAX_VALUE;
             CompactedObject object = null;
             try {
-                for (int i = 0; i < range.size(); i++) {
-                    ColdSegment s = range.get(i);
+                for (int i = 0; i < cleaning.size(); i++) {
+                    ColdSegment s = cleaning.get(i);
                     Path file = downloaded.containsKey(s.segmentKey()) ? downloaded.remove(s.segmentKey())
                             : download(s);
                     if (object == null) {
@@ -274,7 +290,7 @@ public final class ColdCompactor {
                     Files.delete(file);
                     target.add(s, f.changed());
                     nextHorizon = Math.min(nextHorizon, f.nextHorizonMs());
-                    if (target.sizeBytes() >= topicConfig.segmentBytes() || i == range.size() - 1) {
+                    if (target.sizeBytes() >= topicConfig.segmentBytes() || i == cleaning.size() - 1) {
                         object.close();
                         object = null;
                         finish(target);
@@ -288,11 +304,11 @@ public final class ColdCompactor {
                     object.close();
                 }
             }
-            commit(new Manifest.Cleaner(range.get(range.size() - 1).nextOffset(), nextHorizon));
+            commit(new Manifest.Cleaner(cleaning.get(cleaning.size() - 1).nextOffset(), nextHorizon));
             Result r = new Result(true, bytesRead, bytesWritten, replaced, commits);
             stats.partition(bytesRead, bytesWritten, replaced);
             LOG.info("{}: cold compaction read {} bytes of {} segments, wrote {} bytes, replaced {} segments in {} "
-                    + "commits", tp, bytesRead, range.size(), bytesWritten, replaced, commits);
+                    + "commits", tp, bytesRead, cleaning.size(), bytesWritten, replaced, commits);
             return r;
         }
 

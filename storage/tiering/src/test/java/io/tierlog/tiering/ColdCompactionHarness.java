@@ -6,6 +6,7 @@ import io.tierlog.log.PartitionReader;
 import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.compaction.KeyMap;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.ProducerIdentity;
@@ -104,8 +105,13 @@ final class ColdCompactionHarness implements AutoCloseable {
 
     /** A cold compactor whose upload ids come from {@code seed} (passes that must not reuse each other's keys). */
     ColdCompactor compactor(ColdCompactor.Steps steps, long seed) {
+        return compactor(steps, seed, KeyMap.DEFAULT_BUDGET_BYTES);
+    }
+
+    /** A cold compactor whose key map holds about {@code keyMapBytes} per pass ({@link KeyMap}). */
+    ColdCompactor compactor(ColdCompactor.Steps steps, long seed, long keyMapBytes) {
         return new ColdCompactor(topics, storage.attributedStore(), storage.manifests(), new TopicGuards(), config,
-                new ColdCompactionStats(), clock, new Random(seed), steps);
+                new ColdCompactionStats(), clock, new Random(seed), steps, keyMapBytes);
     }
 
     void setConfig(Map<String, ?> changes) {

@@ -2,6 +2,7 @@ package io.tierlog.tiering;
 
 import io.tierlog.log.compaction.CleanResult;
 import io.tierlog.log.compaction.HotCleaner;
+import io.tierlog.log.compaction.KeyMap;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.testkit.S3ProxyServer;
@@ -91,12 +92,22 @@ class ColdCompactionModelTest {
 
     @Test
     void randomPutsDeletesAndPassesOnBothTiersMatchTheModel() {
+        randomPutsDeletesAndPasses(KeyMap.DEFAULT_BUDGET_BYTES);
+    }
+
+    /** A key map of about 30 keys: every pass maps one dirty segment and cleans only up to its end. */
+    @Test
+    void passesWhoseKeyMapRunsOutCleanAsFarAsTheyMappedAndTheNextOnesGoOn() {
+        randomPutsDeletesAndPasses(4096);
+    }
+
+    private void randomPutsDeletesAndPasses(long keyMapBytes) {
         Random random = new Random(20261201);
         TopicConfig config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 16 * 1024,
                 TopicConfig.CLEANUP_POLICY, "compact", TopicConfig.DELETE_RETENTION_MS, DELETE_RETENTION_MS));
         try (ColdCompactionHarness h = new ColdCompactionHarness(server, tmp, config)) {
-            HotCleaner hotCleaner = new HotCleaner(h.dataDir, h.clock);
-            ColdCompactor coldCompactor = h.compactor(ColdCompactor.Steps.NONE);
+            HotCleaner hotCleaner = new HotCleaner(h.dataDir, h.clock, HotCleaner.Steps.NONE, keyMapBytes);
+            ColdCompactor coldCompactor = h.compactor(ColdCompactor.Steps.NONE, 11, keyMapBytes);
             List<Rec> log = new ArrayList<>();
             Map<String, String> truth = new HashMap<>(); // absent: never written or deleted
             TierModel hot = new TierModel();
@@ -104,6 +115,7 @@ class ColdCompactionModelTest {
             long coldEnd = 0;
             int hotPasses = 0;
             int coldPasses = 0;
+            int passesCutShort = 0; // stopped by the key map's budget before the end of the range
             for (int round = 0; round < 10; round++) {
                 int records = 0;
                 while (records < 2_000) {
@@ -138,7 +150,9 @@ class ColdCompactionModelTest {
                 if (random.nextInt(10) < 7) {
                     CleanResult r = hotCleaner.clean(h.tp, h.topicConfig, coldEnd);
                     if (r.ran()) {
-                        hot.clean(log, 0, coldEnd, h.clock.millis());
+                        assertThat(r.cleanedEnd()).isLessThanOrEqualTo(coldEnd);
+                        passesCutShort += r.cleanedEnd() < coldEnd ? 1 : 0;
+                        hot.clean(log, 0, r.cleanedEnd(), h.clock.millis());
                         hotPasses++;
                     }
                     verify(h, log, truth, hot, cold, coldEnd, random);
@@ -146,7 +160,8 @@ class ColdCompactionModelTest {
                 if (random.nextInt(10) < 7) {
                     if (coldCompactor.compact(h.tp, h.topicConfig).ran()) {
                         Manifest m = h.manifest();
-                        cold.clean(log, m.coldStart(), m.coldEnd(), h.clock.millis());
+                        passesCutShort += m.cleaner().cleanedEnd() < m.coldEnd() ? 1 : 0;
+                        cold.clean(log, m.coldStart(), m.cleaner().cleanedEnd(), h.clock.millis());
                         coldPasses++;
                     }
                     verify(h, log, truth, hot, cold, coldEnd, random);
@@ -155,6 +170,9 @@ class ColdCompactionModelTest {
             assertThat(hotPasses).as("hot passes").isGreaterThan(2);
             assertThat(coldPasses).as("cold passes").isGreaterThan(2);
             assertThat(h.manifest().segments().size()).as("many segments").isGreaterThan(5);
+            if (keyMapBytes < KeyMap.DEFAULT_BUDGET_BYTES) {
+                assertThat(passesCutShort).as("passes the key map's budget cut short").isGreaterThan(2);
+            }
         }
     }
 

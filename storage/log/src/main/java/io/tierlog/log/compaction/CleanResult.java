@@ -10,11 +10,13 @@ package io.tierlog.log.compaction;
  * @param bytesAfter      bytes of the cleanable range after the pass
  * @param segmentsRewritten segments swapped for a compacted copy
  * @param nanos           the pass's duration
+ * @param cleanedEnd      where the clean part ends after the pass: the pass cleaned the range up to here (less than
+ *                        the range's end when the key map's budget ran out first); 0 when it did not run
  */
 public record CleanResult(boolean ran, double dirtyRatio, long cleanableBytes, long bytesRead, long bytesAfter,
-                          int segmentsRewritten, long nanos) {
+                          int segmentsRewritten, long nanos, long cleanedEnd) {
 
     static CleanResult skipped(double dirtyRatio, long cleanableBytes) {
-        return new CleanResult(false, dirtyRatio, cleanableBytes, 0, cleanableBytes, 0, 0);
+        return new CleanResult(false, dirtyRatio, cleanableBytes, 0, cleanableBytes, 0, 0, 0);
     }
 }

@@ -29,9 +29,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Kafka's log cleaner for one partition's sealed hot segments: keeps the last record of each key, drops tombstones
@@ -41,10 +39,12 @@ import java.util.Map;
  * The <em>cleanable range</em> is the sealed segments, oldest first, up to (not including) the first one that ends
  * above {@code cleanableBelow} (the caller's bound: the service passes the cold tier's end, so that a segment is never
  * rewritten while it is being uploaded) or whose largest timestamp is younger than {@code min.compaction.lag.ms}.
- * Over that range a pass builds key &rarr; latest offset, then rewrites each segment with
+ * As Kafka's cleaner does, a pass maps the range's dirty segments (at or above the checkpoint's first dirty offset),
+ * key &rarr; latest offset, as many as its {@link KeyMap} budget allows; then it rewrites each segment from the start of
+ * the range to the last one it mapped (the clean part holds each key once, so a key the map lacks is kept there) with
  * {@link MemoryRecords#filterTo}, kafka-clients' own filter that Kafka's cleaner uses:
  * <ul>
- *   <li>a keyed record survives only if it is its key's latest in the range; records without a key, and every
+ *   <li>a keyed record survives unless the map holds a later record of its key; records without a key, and every
  *       record of a control or transactional batch, always survive;</li>
  *   <li>a tombstone (null value) that survives gets the batch's delete horizon, now + {@code delete.retention.ms}
  *       (KIP-534: stored in the batch header); a pass after the horizon drops it;</li>
@@ -106,15 +106,18 @@ public final class HotCleaner {
     private final Path dataDir;
     private final Clock clock;
     private final Steps steps;
+    private final long keyMapBytes;
 
     public HotCleaner(Path dataDir, Clock clock) {
-        this(dataDir, clock, Steps.NONE);
+        this(dataDir, clock, Steps.NONE, KeyMap.DEFAULT_BUDGET_BYTES);
     }
 
-    public HotCleaner(Path dataDir, Clock clock, Steps steps) {
+    /** @param keyMapBytes the key map's budget per pass ({@link KeyMap}): a pass cleans as far as it could map */
+    public HotCleaner(Path dataDir, Clock clock, Steps steps, long keyMapBytes) {
         this.dataDir = dataDir;
         this.clock = clock;
         this.steps = steps;
+        this.keyMapBytes = keyMapBytes;
     }
 
     /**
@@ -177,26 +180,40 @@ public final class HotCleaner {
             return CleanResult.skipped(ratio, total);
         }
 
-        Map<ByteBuffer, Long> latest = latestOffsets(dir, range);
+        // As Kafka's cleaner: map the dirty segments only, as many as the budget allows; the clean part holds each key
+        // once, so a key the map lacks is kept there. What is not mapped waits for the next pass.
+        KeyMap latest = new KeyMap(keyMapBytes);
+        List<Segment> cleaned = new ArrayList<>();
+        for (Segment s : range) {
+            if (s.end > checkpoint.firstDirtyOffset()) {
+                if (latest.full()) {
+                    break;
+                }
+                mapLatest(dir, s, latest);
+            }
+            cleaned.add(s);
+        }
         steps.reached(Step.MAPPED, -1);
-        long bytesAfter = 0;
+        long bytesRead = 0;
+        long bytesAfter = total;
         int rewritten = 0;
         long nextHorizon = Long.MAX_VALUE;
-        for (Segment s : range) {
+        for (Segment s : cleaned) {
             Rewrite r = rewrite(tp, dir, s, latest, config.deleteRetentionMs(), now);
-            bytesAfter += r.size;
+            bytesRead += s.size;
+            bytesAfter += r.size - s.size;
             rewritten += r.swapped ? 1 : 0;
             nextHorizon = Math.min(nextHorizon, r.nextHorizonMs);
         }
-        long firstDirty = range.get(range.size() - 1).end;
-        new CleanerCheckpoint(Math.max(firstDirty, checkpoint.firstDirtyOffset()), nextHorizon).write(dir);
+        long firstDirty = Math.max(cleaned.get(cleaned.size() - 1).end, checkpoint.firstDirtyOffset());
+        new CleanerCheckpoint(firstDirty, nextHorizon).write(dir);
         steps.reached(Step.DONE, -1);
         long nanos = System.nanoTime() - start;
         if (rewritten > 0) {
             LOG.info("{}: cleaned {} segments ({} -> {} bytes, {} keys) in {} ms", tp, rewritten, total, bytesAfter,
                     latest.size(), nanos / 1_000_000);
         }
-        return new CleanResult(true, ratio, total, total, bytesAfter, rewritten, nanos);
+        return new CleanResult(true, ratio, total, bytesRead, bytesAfter, rewritten, nanos, firstDirty);
     }
 
     /** A sealed segment: its base offset, the offset after it (the next segment's base) and its size. */
@@ -239,31 +256,26 @@ public final class HotCleaner {
         return out;
     }
 
-    /** Key &rarr; offset of its last record in {@code range}. Keys are copied: the map outlives the read buffers. */
-    private static Map<ByteBuffer, Long> latestOffsets(Path dir, List<Segment> range) throws IOException {
-        Map<ByteBuffer, Long> latest = new HashMap<>();
-        for (Segment s : range) {
-            forEachBatch(dir, s, (info, batch) -> {
-                RecordBatch b = asBatch(batch);
-                if (b.isControlBatch() || b.isTransactional()) {
-                    return;
+    /** Adds the keys of segment {@code s} to {@code latest}. Keys are copied: the map outlives the read buffers. */
+    private static void mapLatest(Path dir, Segment s, KeyMap latest) throws IOException {
+        forEachBatch(dir, s, (info, batch) -> {
+            RecordBatch b = asBatch(batch);
+            if (b.isControlBatch() || b.isTransactional()) {
+                return;
+            }
+            for (Record r : b) {
+                if (r.hasKey()) {
+                    latest.put(ByteBuffer.allocate(r.keySize()).put(r.key()).flip(), r.offset());
                 }
-                for (Record r : b) {
-                    if (r.hasKey()) {
-                        ByteBuffer key = ByteBuffer.allocate(r.keySize()).put(r.key()).flip();
-                        latest.put(key, r.offset());
-                    }
-                }
-            });
-        }
-        return latest;
+            }
+        });
     }
 
-    private Rewrite rewrite(TopicPartition tp, Path dir, Segment s, Map<ByteBuffer, Long> latest,
+    private Rewrite rewrite(TopicPartition tp, Path dir, Segment s, KeyMap latest,
                             long deleteRetentionMs, long now) throws IOException {
         Path target = SegmentFiles.log(dir, s.base);
         Path temp = dir.resolve(TEMP_PREFIX + SegmentFiles.logName(s.base));
-        KeepLatestFilter filter = new KeepLatestFilter(latest, false, now, deleteRetentionMs);
+        KeepLatestFilter filter = new KeepLatestFilter(latest, true, now, deleteRetentionMs);
         boolean[] changed = {false};
         long[] written = {0};
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {

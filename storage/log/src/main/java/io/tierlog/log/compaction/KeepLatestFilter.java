@@ -4,8 +4,6 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
-import java.nio.ByteBuffer;
-import java.util.Map;
 
 /**
  * Kafka's cleaner rule as a {@link MemoryRecords.RecordFilter}: keep a key's latest record, drop tombstones past their
@@ -13,7 +11,7 @@ import java.util.Map;
  * hot cleaner and by {@link SegmentCompaction} (the cold tier's cleaner). Not thread-safe: one filter per segment.
  */
 final class KeepLatestFilter extends MemoryRecords.RecordFilter {
-    private final Map<ByteBuffer, Long> latest;
+    private final KeyMap latest;
     private final boolean absentKeyIsLatest;
     long nextHorizonMs = Long.MAX_VALUE;
 
@@ -22,7 +20,7 @@ final class KeepLatestFilter extends MemoryRecords.RecordFilter {
      * @param absentKeyIsLatest true when {@code latest} covers only the dirty part of the log (Kafka's cleaner): a key
      *                          it does not hold occurs once in the already cleaned part, so that record is its latest
      */
-    KeepLatestFilter(Map<ByteBuffer, Long> latest, boolean absentKeyIsLatest, long now, long deleteRetentionMs) {
+    KeepLatestFilter(KeyMap latest, boolean absentKeyIsLatest, long now, long deleteRetentionMs) {
         super(now, deleteRetentionMs);
         this.latest = latest;
         this.absentKeyIsLatest = absentKeyIsLatest;
@@ -38,7 +36,7 @@ final class KeepLatestFilter extends MemoryRecords.RecordFilter {
         if (batch.isControlBatch() || batch.isTransactional() || !record.hasKey()) {
             return true;
         }
-        Long last = latest.get(record.key());
+        Long last = latest.latest(record.key());
         if (last == null ? !absentKeyIsLatest : last != record.offset()) {
             return false;
         }

@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Map;
 
 /**
  * The hot cleaner's rules applied to one segment file anywhere (the cold tier's cleaner downloads a cold segment and
@@ -47,7 +46,7 @@ public final class SegmentCompaction {
      *
      * @throws CorruptLogException if a batch fails validation or the file ends inside a batch
      */
-    public static void mapLatest(Path file, long base, Map<ByteBuffer, Long> latest) throws IOException {
+    public static void mapLatest(Path file, long base, KeyMap latest) throws IOException {
         forEachBatch(file, base, (info, batch) -> {
             RecordBatch b = MemoryRecords.readableRecords(batch.slice()).batches().iterator().next();
             if (b.isControlBatch() || b.isTransactional()) {
@@ -68,7 +67,7 @@ public final class SegmentCompaction {
      * @param absentKeyIsLatest true if {@code latest} maps only the dirty part of the log and this segment lies in the
      *                          already cleaned part (where each key occurs once), so a key it lacks is kept
      */
-    public static Filtered filter(TopicPartition tp, Path file, long base, Map<ByteBuffer, Long> latest,
+    public static Filtered filter(TopicPartition tp, Path file, long base, KeyMap latest,
                                   boolean absentKeyIsLatest, long now, long deleteRetentionMs, Sink sink)
             throws IOException {
         KeepLatestFilter filter = new KeepLatestFilter(latest, absentKeyIsLatest, now, deleteRetentionMs);

@@ -35,7 +35,7 @@ public final class CleanerCrashMain {
                 }
                 Runtime.getRuntime().halt(3); // never reached unless stdin closes: not the kill we test
             }
-        });
+        }, KeyMap.DEFAULT_BUDGET_BYTES);
         cleaner.clean(tp, CleanerCrashTest.CONFIG, Long.MAX_VALUE);
         System.out.println("done");
     }
