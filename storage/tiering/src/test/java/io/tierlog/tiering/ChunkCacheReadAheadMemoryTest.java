@@ -3,9 +3,6 @@ package io.tierlog.tiering;
 import io.tierlog.objectstore.ByteRange;
 import io.tierlog.objectstore.FilesystemObjectStore;
 import io.tierlog.objectstore.ObjectKey;
-import io.tierlog.objectstore.ObjectMetadata;
-import io.tierlog.objectstore.ObjectPage;
-import io.tierlog.objectstore.ObjectStore;
 import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,11 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
-import java.util.List;
-import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,7 +35,8 @@ class ChunkCacheReadAheadMemoryTest {
     @TempDir
     Path tmp;
     private FilesystemObjectStore backend;
-    private GatedStore store;
+    private RecordingStore store;
+    private final CountDownLatch release = new CountDownLatch(1);
     private ExecutorService fetchers;
     private ManualClock clock;
     private final ObjectKey key = ObjectKey.of("t/0/segment.log");
@@ -51,7 +45,7 @@ class ChunkCacheReadAheadMemoryTest {
     @BeforeEach
     void setUp() {
         backend = new FilesystemObjectStore(tmp.resolve("store"));
-        store = new GatedStore(backend);
+        store = new RecordingStore(backend);
         object = new byte[CHUNKS * CHUNK];
         new Random(1).nextBytes(object);
         backend.put(key, object);
@@ -61,7 +55,7 @@ class ChunkCacheReadAheadMemoryTest {
 
     @AfterEach
     void tearDown() throws Exception {
-        store.release.countDown();
+        release.countDown();
         fetchers.shutdownNow();
         fetchers.awaitTermination(10, TimeUnit.SECONDS);
         backend.close();
@@ -77,12 +71,12 @@ class ChunkCacheReadAheadMemoryTest {
         // Room for two chunks once read, but the whole object may be requested ahead.
         try (ChunkCache cache = cache((long) CHUNKS * CHUNK, 2L * CHUNK, new TieringStats())) {
             // The first span's GET waits until the later spans have landed: out of landing order, as on a busy host.
-            store.gateOffset = 0;
+            gateTheGetAt(0);
             assertThat(cache.prefetch(key, object.length, 0, 4)).isEqualTo(4);
             assertThat(cache.prefetch(key, object.length, 4, 4)).isEqualTo(4);
             assertThat(cache.prefetch(key, object.length, 8, 4)).isEqualTo(4);
             awaitTrue(() -> cache.inFlightBytes() == 4L * CHUNK, "the later spans landed");
-            store.release.countDown();
+            release.countDown();
             awaitTrue(() -> cache.inFlightBytes() == 0, "the first span landed");
 
             for (int c = 0; c < CHUNKS; c++) {
@@ -90,7 +84,7 @@ class ChunkCacheReadAheadMemoryTest {
                         .isEqualTo(slice(c * CHUNK, CHUNK));
             }
 
-            assertThat(store.ranges).as("one GET per span, no chunk twice").containsExactlyInAnyOrder(
+            assertThat(store.ranges()).as("one GET per span, no chunk twice").containsExactlyInAnyOrder(
                     ByteRange.of(0, 4L * CHUNK), ByteRange.of(4L * CHUNK, 4L * CHUNK),
                     ByteRange.of(8L * CHUNK, 4L * CHUNK));
             assertThat(cache.unreadBytes()).isZero();
@@ -113,7 +107,7 @@ class ChunkCacheReadAheadMemoryTest {
             for (int c = 1; c < 5; c++) {
                 assertThat(bytesOf(cache.get(key, object.length, c))).isEqualTo(slice(c * CHUNK, CHUNK));
             }
-            assertThat(store.ranges).containsExactly(ByteRange.of(0, 4L * CHUNK), ByteRange.of(4L * CHUNK, CHUNK));
+            assertThat(store.ranges()).containsExactly(ByteRange.of(0, 4L * CHUNK), ByteRange.of(4L * CHUNK, CHUNK));
         }
     }
 
@@ -161,21 +155,10 @@ class ChunkCacheReadAheadMemoryTest {
         }
     }
 
-    /** The filesystem store, recording ranged GETs; the GET at {@link #gateOffset} waits for {@link #release}. */
-    private static final class GatedStore implements ObjectStore {
-        private final ObjectStore delegate;
-        final List<ByteRange> ranges = new CopyOnWriteArrayList<>();
-        volatile long gateOffset = -1;
-        final CountDownLatch release = new CountDownLatch(1);
-
-        GatedStore(ObjectStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public byte[] getRange(ObjectKey key, ByteRange range) {
-            ranges.add(range);
-            if (range.offset() == gateOffset) {
+    /** The GET of the range at {@code offset} waits until {@link #release} opens. */
+    private void gateTheGetAt(long offset) {
+        store.before = (op, k, range) -> {
+            if (range != null && range.offset() == offset) {
                 try {
                     if (!release.await(30, TimeUnit.SECONDS)) {
                         throw new AssertionError("gate never opened");
@@ -185,52 +168,6 @@ class ChunkCacheReadAheadMemoryTest {
                     throw new AssertionError(e);
                 }
             }
-            return delegate.getRange(key, range);
-        }
-
-        @Override
-        public byte[] get(ObjectKey key) {
-            return delegate.get(key);
-        }
-
-        @Override
-        public void put(ObjectKey key, Path file) {
-            delegate.put(key, file);
-        }
-
-        @Override
-        public void put(ObjectKey key, byte[] bytes) {
-            delegate.put(key, bytes);
-        }
-
-        @Override
-        public boolean putIfAbsent(ObjectKey key, byte[] bytes) {
-            return delegate.putIfAbsent(key, bytes);
-        }
-
-        @Override
-        public Optional<ObjectMetadata> head(ObjectKey key) {
-            return delegate.head(key);
-        }
-
-        @Override
-        public ObjectPage list(String prefix, Optional<String> pageToken, int maxKeys) {
-            return delegate.list(prefix, pageToken, maxKeys);
-        }
-
-        @Override
-        public void delete(ObjectKey key) {
-            delegate.delete(key);
-        }
-
-        @Override
-        public void deleteAll(Collection<ObjectKey> keys) {
-            delegate.deleteAll(keys);
-        }
-
-        @Override
-        public void close() {
-            // the test closes the backend
-        }
+        };
     }
 }
