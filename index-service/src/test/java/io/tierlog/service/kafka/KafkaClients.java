@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -8,6 +9,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -81,5 +83,33 @@ final class KafkaClients {
     static void useThisClassLoadersOAuthBearerProvider() {
         java.security.Security.removeProvider("SASL/OAUTHBEARER Client Provider");
         org.apache.kafka.common.security.oauthbearer.internals.OAuthBearerSaslClientProvider.initialize();
+    }
+
+    /** Client settings for SASL/PLAIN with a Tierlog token as the password (the user name is not used). */
+    static Properties saslPlain(int port, String token) {
+        Properties p = sasl(port, "PLAIN");
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"anyone\" password=\"" + token + "\";");
+        return p;
+    }
+
+    /** Client settings for SASL/OAUTHBEARER whose login callback presents {@code token} as it is. */
+    static Properties oauthBearer(int port, String token) {
+        useThisClassLoadersOAuthBearerProvider();
+        Properties p = sasl(port, "OAUTHBEARER");
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule "
+                + "required token=\"" + token + "\";");
+        p.put(SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS, KafkaSaslTest.TierlogTokenCallback.class.getName());
+        return p;
+    }
+
+    private static Properties sasl(int port, String mechanism) {
+        Properties p = new Properties();
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));
+        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        p.put(SaslConfigs.SASL_MECHANISM, mechanism);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return p;
     }
 }

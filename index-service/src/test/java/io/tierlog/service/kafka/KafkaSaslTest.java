@@ -5,9 +5,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -17,7 +15,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -119,29 +116,11 @@ class KafkaSaslTest {
     }
 
     private Properties plain(String password) {
-        Properties p = new Properties();
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
-        p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
-        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
-                + "username=\"anyone\" password=\"" + password + "\";");
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
-        return p;
+        return KafkaClients.saslPlain(listener.port(), password);
     }
 
     private Properties oauthBearer(String token) {
-        KafkaClients.useThisClassLoadersOAuthBearerProvider();
-        Properties p = new Properties();
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
-        p.put(SaslConfigs.SASL_MECHANISM, "OAUTHBEARER");
-        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule "
-                + "required token=\"" + token + "\";");
-        p.put(SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS, TierlogTokenCallback.class.getName());
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
-        return p;
+        return KafkaClients.oauthBearer(listener.port(), token);
     }
 
     @Test

@@ -6,9 +6,7 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.tierlog.access.JwksServer;
 import jakarta.inject.Inject;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitions;
@@ -21,7 +19,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.config.SaslConfigs;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
@@ -107,30 +104,11 @@ class KafkaTokenScopesTest {
     }
 
     private Properties plain(String password) {
-        Properties p = new Properties();
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
-        p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
-        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
-                + "username=\"anyone\" password=\"" + password + "\";");
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
-        return p;
+        return KafkaClients.saslPlain(listener.port(), password);
     }
 
-    /** OAUTHBEARER whose login callback presents {@code jwt} as it is (kafka-clients does not check it). */
     private Properties oauthBearer(String jwt) {
-        KafkaClients.useThisClassLoadersOAuthBearerProvider();
-        Properties p = new Properties();
-        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
-        p.put(SaslConfigs.SASL_MECHANISM, "OAUTHBEARER");
-        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule "
-                + "required token=\"" + jwt + "\";");
-        p.put(SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS, KafkaSaslTest.TierlogTokenCallback.class.getName());
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
-        return p;
+        return KafkaClients.oauthBearer(listener.port(), jwt);
     }
 
     private static Throwable cause(ThrowingRunnable call) {
