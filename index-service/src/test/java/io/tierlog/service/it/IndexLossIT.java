@@ -1,25 +1,19 @@
-package io.tierlog.service;
+package io.tierlog.service.it;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,15 +26,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IndexLossIT {
     @TempDir
     Path work;
-    private Process app;
+    private PackagedService app;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private int port;
 
     @AfterEach
     void stop() throws Exception {
-        if (app != null && app.isAlive()) {
-            app.destroy();
-            app.waitFor(30, TimeUnit.SECONDS);
+        if (app != null && app.process().isAlive()) {
+            app.process().destroy();
+            app.process().waitFor(30, TimeUnit.SECONDS);
         }
     }
 
@@ -67,7 +60,7 @@ class IndexLossIT {
         assertThat(Files.list(index).findAny()).isPresent();
 
         stop();
-        deleteTree(index);
+        PackagedService.deleteTree(index);
         start(index, "run2");
         Map<String, String> after = answers();
         assertThat(after).isEqualTo(before);
@@ -98,47 +91,12 @@ class IndexLossIT {
     }
 
     private void start(Path index, String name) throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        String jar = System.getProperty("tierlog.app.jar", "target/quarkus-app/quarkus-run.jar");
-        Path log = work.resolve(name + ".log");
-        app = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-Dquarkus.http.port=" + port, "-Dquarkus.http.host=127.0.0.1",
-                "-Dtierlog.kafka.port=0", "-Dtierlog.kafka.host=127.0.0.1",
-                "-Dtierlog.data-dir=" + work.resolve("hot"), "-Dtierlog.index-dir=" + index,
-                "-Dtierlog.cold.filesystem.dir=" + work.resolve("cold"), "-Dtierlog.fsync=never",
-                "-jar", jar).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (true) {
-            assertThat(app.isAlive()).as("app running; log: " + log).isTrue();
-            assertThat(System.nanoTime()).as("app ready in time; log " + log).isLessThan(deadline);
-            try {
-                if (send("GET", "/q/health/ready", null).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(200);
-        }
+        app = PackagedService.start(work.resolve(name), work.resolve("hot"), "-Dtierlog.index-dir=" + index,
+                "-Dtierlog.cold.filesystem.dir=" + work.resolve("cold"));
+        app.awaitReady(Duration.ofSeconds(120));
     }
 
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30));
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
+        return app.send(http, method, path, body);
     }
 }
