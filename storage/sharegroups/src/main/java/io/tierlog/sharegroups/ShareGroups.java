@@ -67,6 +67,11 @@ public final class ShareGroups {
     private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
     private final Map<String, PartitionCommits> commits = new ConcurrentHashMap<>();
     private final Map<String, java.util.Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
+    /** Each group's config file content as last parsed, with the config it holds (parsing showed in profiles). */
+    private final Map<String, ParsedConfig> parsedConfigs = new ConcurrentHashMap<>();
+
+    private record ParsedConfig(byte[] bytes, ShareGroupConfig config) {
+    }
 
     /** What this process last saw of a share-partition, for gauges. */
     public record Snapshot(String group, TopicPartition tp, long startOffset, long endOffset, int available, int leased) {
@@ -130,9 +135,16 @@ public final class ShareGroups {
         if (bytes == null) {
             return Optional.empty();
         }
+        // The file is read every call (another process may have changed it); only an unchanged content skips parsing.
+        ParsedConfig last = parsedConfigs.get(group);
+        if (last != null && Arrays.equals(last.bytes, bytes)) {
+            return Optional.of(last.config);
+        }
         @SuppressWarnings("unchecked")
         Map<String, Object> m = ShareGroupFiles.read(bytes, Map.class);
-        return Optional.of(ShareGroupConfig.parse(m));
+        ShareGroupConfig config = ShareGroupConfig.parse(m);
+        parsedConfigs.put(group, new ParsedConfig(bytes, config));
+        return Optional.of(config);
     }
 
     /**
@@ -660,6 +672,7 @@ public final class ShareGroups {
             s.delete();
             return had;
         });
+        parsedConfigs.remove(group);
         return existed;
     }
 
