@@ -59,7 +59,7 @@ final class ShareJson {
     }
 
     /** The acks of the usual body shape, or null for anything else (including any error: the tree reading reports it). */
-    private static List<Ack> acksStreaming(byte[] body) {
+    static List<Ack> acksStreaming(byte[] body) {
         try (JsonParser p = Requests.JSON.getFactory().createParser(body)) {
             if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
                     || !"acks".equals(p.currentName()) || p.nextToken() != JsonToken.START_ARRAY) {
@@ -105,7 +105,7 @@ final class ShareJson {
         }
     }
 
-    private static List<Ack> acksFromTree(byte[] body) {
+    static List<Ack> acksFromTree(byte[] body) {
         ObjectNode req = Requests.object(body, ACKS_FIELDS);
         JsonNode arr = req.get("acks");
         if (arr == null || !arr.isArray()) {

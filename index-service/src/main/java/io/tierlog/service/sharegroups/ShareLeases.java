@@ -3,8 +3,6 @@ package io.tierlog.service.sharegroups;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.Names;
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.topic.TopicMetadata;
-import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.api.LeaseAnswerJson;
 import io.tierlog.service.config.TierlogConfig;
@@ -38,7 +36,6 @@ public class ShareLeases {
     private static final Set<String> LEASE_FIELDS = Set.of("maxRecords", "leaseMs", "waitMs");
 
     private final ShareGroups shares;
-    private final TopicStore topics;
     private final PartitionReads reads;
     private final AppendWatcher watcher;
     private final ExecutorService readPool;
@@ -46,10 +43,9 @@ public class ShareLeases {
     private final Clock clock;
     private final Duration recheck;
 
-    public ShareLeases(ShareGroups shares, TopicStore topics, PartitionReads reads, AppendWatcher watcher,
+    public ShareLeases(ShareGroups shares, PartitionReads reads, AppendWatcher watcher,
                        ServiceThreads threads, TierlogConfig config, Clock clock) {
         this.shares = shares;
-        this.topics = topics;
         this.reads = reads;
         this.watcher = watcher;
         this.readPool = threads.reads();
@@ -82,19 +78,20 @@ public class ShareLeases {
      */
     private <T> CompletionStage<T> attempt(String group, String topic, int maxRecords, long leaseMs, long deadline,
                                            Function<LeaseAnswerJson, T> finish) {
-        TopicMetadata meta = topics.get(topic);
-        // Taken before leasing, so an append or an ack between the attempt and the wait is not missed.
-        long[] highWatermarks = new long[meta.partitions()];
-        for (int p = 0; p < highWatermarks.length; p++) {
-            highWatermarks[p] = reads.highWatermark(new TopicPartition(topic, p));
-        }
-        CompletableFuture<Void> changed = shares.awaitChange(group, topic);
+        CompletableFuture<Void> changed = shares.awaitChange(group, topic); // taken first: no ack is missed
         LeaseAnswerJson answer = LeaseAnswerJson.start(reads);
         ShareGroups.Delivered got = shares.leaseOrWake(group, topic, maxRecords, leaseMs, answer);
         long remaining = deadline - System.nanoTime();
         if (got.records() > 0 || remaining <= 0 || watcher.isClosed()) {
             changed.cancel(false);
             return CompletableFuture.completedFuture(finish.apply(answer));
+        }
+        // The high watermarks the lease read before leasing: an append since then wakes the wait below.
+        long[] highWatermarks = got.highWatermarks();
+        for (int p = 0; p < highWatermarks.length; p++) {
+            if (highWatermarks[p] < 0) {
+                highWatermarks[p] = reads.highWatermark(new TopicPartition(topic, p)); // not visited (not expected)
+            }
         }
         long waitNanos = Math.min(remaining, recheck.toNanos());
         if (got.wakeAtMs() != Long.MAX_VALUE) {
@@ -114,5 +111,4 @@ public class ShareLeases {
             return attempt(group, topic, maxRecords, leaseMs, deadline, finish);
         }, readPool);
     }
-
 }
