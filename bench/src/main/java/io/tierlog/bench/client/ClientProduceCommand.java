@@ -177,15 +177,21 @@ public final class ClientProduceCommand implements Callable<Integer> {
                         // RocksDB, Kafka's flusher) must not be billed to this one: measured as a cause of the spread.
                         boolean settled = ProcessCpu.awaitQuiet(servers, SETTLED_CORES, Duration.ofSeconds(20));
                         System.gc(); // the previous trial's garbage is not collected on this one's clock
+                        long serverPid = name.equals(KAFKA) ? broker.pid() : service.pid();
+                        // What the two processes burn with no trial running (this JVM hosts the S3Proxy, which the
+                        // service calls in the background) is taken off, in proportion to the trial's length.
+                        double[] idle = idleCoresOver(self, serverPid, Duration.ofSeconds(1));
                         double clientCpu = ProcessCpu.seconds(self);
-                        double serverCpu = ProcessCpu.seconds(name.equals(KAFKA) ? broker.pid() : service.pid());
+                        double serverCpu = ProcessCpu.seconds(serverPid);
+                        long t0 = System.nanoTime();
                         double rps = trials.get(name).recordsPerSecond(topic);
-                        clientCpu = ProcessCpu.seconds(self) - clientCpu;
-                        serverCpu = ProcessCpu.seconds(name.equals(KAFKA) ? broker.pid() : service.pid()) - serverCpu;
+                        double seconds = (System.nanoTime() - t0) / 1e9;
+                        clientCpu = Math.max(0, ProcessCpu.seconds(self) - clientCpu - idle[0] * seconds);
+                        serverCpu = Math.max(0, ProcessCpu.seconds(serverPid) - serverCpu - idle[1] * seconds);
                         results.get(name).add(rps);
                         cpu.computeIfAbsent(name, k -> new ArrayList<>()).add(clientCpu * 1e5 / records);
                         serverCpuPer.computeIfAbsent(name, k -> new ArrayList<>()).add(serverCpu * 1e5 / records);
-                        line.append(String.format(Locale.ROOT, " %s %,.0f (cpu/100k: client %.2f s, server %.2f s%s);",
+                        line.append(String.format(Locale.ROOT, " %s %,.0f (CPU s per 100k beyond idle: client %.2f, server %.2f%s);",
                                 shortName(name), rps, clientCpu * 1e5 / records, serverCpu * 1e5 / records,
                                 settled ? "" : ", server not settled"));
                         if (name.equals(BENCH_HTTP)) {
@@ -270,8 +276,10 @@ public final class ClientProduceCommand implements Callable<Integer> {
             for (int p = 0; p < partitions; p++) {
                 all.add(new TopicPartition(topic, p));
             }
-            long start = System.nanoTime();
             consumer.assign(all);
+            // Positions set before the clock, as the benchmark's reader asks for its start offsets before its clock.
+            all.forEach(tp -> consumer.seek(tp, 0));
+            long start = System.nanoTime();
             long got = 0;
             long bytes = 0;
             long deadline = start + Duration.ofMinutes(5).toNanos();
@@ -289,6 +297,15 @@ public final class ClientProduceCommand implements Callable<Integer> {
             }
             return got / ((System.nanoTime() - start) / 1e9);
         }
+    }
+
+    /** Cores used by each of the two processes over {@code window} with nothing running. */
+    private static double[] idleCoresOver(long self, long server, Duration window) throws InterruptedException {
+        double a = ProcessCpu.seconds(self);
+        double b = ProcessCpu.seconds(server);
+        Thread.sleep(window.toMillis());
+        double s = window.toMillis() / 1e3;
+        return new double[] {(ProcessCpu.seconds(self) - a) / s, (ProcessCpu.seconds(server) - b) / s};
     }
 
     private static String ratios(List<Double> values) {
