@@ -124,6 +124,16 @@ class KafkaFetchLimitsTest {
         }
     }
 
+    /** Record {@code i} of partition {@code p}: 120 pseudo-random letters after it, so batches compress little. */
+    private static String value(int p, int i) {
+        java.util.Random random = new java.util.Random(p * 1_000_003L + i);
+        StringBuilder sb = new StringBuilder(p + ":" + i + ":");
+        for (int c = 0; c < 120; c++) {
+            sb.append((char) ('a' + random.nextInt(26)));
+        }
+        return sb.toString();
+    }
+
     @Test
     void aConsumerWithSmallLimitsReadsCompressedBatchesAcrossSegmentsAndTiersOnceInOrder() throws Exception {
         String topic = KafkaListenerTest.unique("limits-tiers");
@@ -131,14 +141,13 @@ class KafkaFetchLimitsTest {
         createTopic(topic, partitions, Map.of("segment.bytes", "4096", "local.retention.bytes", "0"));
         int coldPerPartition = 150;
         int hotPerPartition = 150;
-        String pad = "x".repeat(120);
         for (String codec : List.of("lz4", "zstd")) {
             int from = codec.equals("lz4") ? 0 : coldPerPartition;
             int n = codec.equals("lz4") ? coldPerPartition : hotPerPartition;
             try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", codec)) {
                 for (int i = from; i < from + n; i++) {
                     for (int p = 0; p < partitions; p++) {
-                        producer.send(new ProducerRecord<>(topic, p, "k-" + i, p + ":" + i + ":" + pad));
+                        producer.send(new ProducerRecord<>(topic, p, "k-" + i, value(p, i)));
                     }
                     if (i % 7 == 0) {
                         producer.flush(); // batches of a few records, so segments of 4 KiB roll often
@@ -188,7 +197,7 @@ class KafkaFetchLimitsTest {
             for (int i = 0; i < got.size(); i++) {
                 assertThat(got.get(i).offset()).as("partition %d", p).isEqualTo(i);
                 assertThat(got.get(i).key()).isEqualTo("k-" + i);
-                assertThat(got.get(i).value()).isEqualTo(p + ":" + i + ":" + pad);
+                assertThat(got.get(i).value()).isEqualTo(value(p, i));
             }
         }
     }
