@@ -29,9 +29,10 @@ import java.util.function.BiConsumer;
  *
  * <h2>Polling</h2>
  * {@link #poll} keeps one fetch in flight per partition (Kafka record batches, or JSON for partitions holding
- * batches in a codec the client cannot read) and returns as soon as any of them brought records. Before it returns,
- * it starts the next fetch of each partition whose records it handed out all, so that fetch runs while the caller
- * processes them (Kafka's consumer prefetches the same way); records are buffered one fetch deep. At a partition's
+ * batches in a codec the client cannot read) and returns as soon as any of them brought records. Fetches run one
+ * ahead of the caller: a partition's next fetch (from where its buffered records end) starts as soon as it has
+ * fewer than one fetch's worth of records buffered, so it runs while the caller processes what poll returned (Kafka's
+ * consumer prefetches the same way); records are buffered at most about two fetches deep per partition. At a partition's
  * end a fetch long-polls (up to {@code fetchMaxWait}), so a new record arrives without busy polling. A partition's
  * position is the offset after the last record {@code poll} returned; it starts at the committed offset of the
  * group, else at {@code autoOffsetReset}, and a position that fell out of the log (retention) is reset the same way.
@@ -61,6 +62,7 @@ public final class Consumer implements AutoCloseable {
     private int positionFailures;
     private Map<TopicPartition, Long> lastCommitted = Map.of();
     private boolean closed;
+    private int drainStart;
 
     Consumer(HttpTransport http, ConsumerConfig config) {
         this.http = http;
@@ -347,12 +349,21 @@ public final class Consumer implements AutoCloseable {
         };
     }
 
+    /** Records one fetch asks for at most. */
+    private int fetchMaxRecords() {
+        return Math.min(10_000, Math.max(500, config.maxPollRecords()));
+    }
+
     private void startFetches(long waitMs) {
         long now = System.nanoTime();
         long wait = Math.min(waitMs, config.fetchMaxWait().toMillis());
         for (PartitionState s : active.values()) {
-            if (s.position != null && s.inFlight == null && s.buffered.isEmpty() && now >= s.retryAtNanos) {
-                s.inFlight = fetch(s, s.position, wait);
+            // One fetch ahead: the next one starts before the buffer is empty, so the caller never waits for a round
+            // trip while the service could have been answering (measured: with a fetch only after the buffer was
+            // drained, fewer fetches than partitions were in flight and reads ran at a fraction of a reader per partition).
+            if (s.position != null && s.inFlight == null && s.buffered.size() < fetchMaxRecords()
+                    && now >= s.retryAtNanos) {
+                s.inFlight = fetch(s, s.fetchedNext, wait);
                 s.inFlightGeneration = s.generation;
                 s.inFlight.whenComplete((r, e) -> wake.offer(Boolean.TRUE));
             }
@@ -362,8 +373,7 @@ public final class Consumer implements AutoCloseable {
     private CompletableFuture<Fetched> fetch(PartitionState s, long offset, long waitMs) {
         boolean batches = config.recordBatches() && !s.jsonOnly;
         String path = "/v1/topics/" + Admin.path(s.tp.topic()) + "/partitions/" + s.tp.partition() + "/records?offset="
-                + offset + "&maxBytes=" + config.fetchMaxBytes() + "&maxRecords="
-                + Math.min(10_000, Math.max(500, config.maxPollRecords())) + "&waitMs=" + waitMs
+                + offset + "&maxBytes=" + config.fetchMaxBytes() + "&maxRecords=" + fetchMaxRecords() + "&waitMs=" + waitMs
                 + (batches ? "" : "&encoding=base64");
         HttpRequest request = http.request(path).timeout(http.requestTimeout().plusMillis(waitMs))
                 .header("Accept", batches ? HttpTransport.BATCHES_TYPE : HttpTransport.JSON_TYPE).GET().build();
@@ -422,7 +432,7 @@ public final class Consumer implements AutoCloseable {
                     continue;
                 }
                 s.buffered.addAll(fetched.records());
-                s.fetchedNext = Math.max(fetched.nextOffset(), s.position);
+                s.fetchedNext = Math.max(fetched.nextOffset(), s.fetchedNext);
             } catch (java.util.concurrent.CompletionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof ProblemException p && p.type().equals("offset-out-of-range")) {
@@ -443,10 +453,18 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    /** Up to maxPollRecords buffered records, partition by partition; advances positions past what it returns. */
+    /**
+     * Up to maxPollRecords buffered records, partition by partition, starting one partition further each time (with
+     * fetches running ahead, the first partition would otherwise always have records and starve the others);
+     * advances positions past what it returns.
+     */
     private List<ConsumerRecord> drain() {
         List<ConsumerRecord> out = new ArrayList<>();
-        for (PartitionState s : active.values()) {
+        List<PartitionState> states = new ArrayList<>(active.values());
+        int n = states.size();
+        drainStart = n == 0 ? 0 : (drainStart + 1) % n;
+        for (int i = 0; i < n; i++) {
+            PartitionState s = states.get((drainStart + i) % n);
             while (!s.buffered.isEmpty() && out.size() < config.maxPollRecords()) {
                 ConsumerRecord r = s.buffered.pollFirst();
                 out.add(r);
@@ -490,6 +508,7 @@ public final class Consumer implements AutoCloseable {
         final TopicPartition tp;
         final ArrayDeque<ConsumerRecord> buffered = new ArrayDeque<>();
         Long position;
+        /** Where the next fetch starts: after the last record buffered (or in flight's answer taken in). */
         long fetchedNext;
         int generation;
         int inFlightGeneration;

@@ -451,7 +451,7 @@ public final class Producer implements AutoCloseable {
                 .timeout(config.requestTimeout())
                 .header("Content-Type", HttpTransport.BATCHES_TYPE)
                 .header("Accept", HttpTransport.JSON_TYPE)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+                .POST(new WholeBodyPublisher(body)).build();
         requests.increment();
         transport.sendAsync(request).whenComplete((r, e) -> answered(b, r, e));
     }

@@ -6,6 +6,7 @@ import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.JitWarmup;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.Payload;
+import io.tierlog.bench.compare.ProcessCpu;
 import io.tierlog.bench.compare.ProduceBody;
 import io.tierlog.bench.compare.ProduceSpec;
 import io.tierlog.bench.compare.Samples;
@@ -78,13 +79,19 @@ public final class ClientProduceCommand implements Callable<Integer> {
     boolean skipKafka;
     @Option(names = "--skip-consume", description = "Leave out the reads (client Consumer vs the benchmark's reader).")
     boolean skipConsume;
+    @Option(names = "--http-variants", description = "Also send the benchmark producer's batches with the JDK "
+            + "HttpClient (sendAsync), as the client library does: what its HTTP stack costs, apart from the library.")
+    boolean httpVariants;
     @Option(names = "--keep", description = "Keep the work directory (service and broker logs, data).")
     boolean keep;
 
     static final int BATCH_BYTES = 512 * 1024;
+    /** Servers below this CPU use (cores, over half a second) count as settled after a trial. */
+    static final double SETTLED_CORES = 0.15;
     static final String CLIENT = "Tierlog client Producer (defaults: 5 in flight, 1 per partition)";
     static final String CLIENT_PIPELINED = "Tierlog client Producer (5 in flight per partition, as before ADR 0020)";
     static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
+    static final String JDK_HTTP = "benchmark batches sent with the JDK HttpClient (sendAsync, 5 in flight)";
     static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
     static final String CLIENT_READ = "read: Tierlog client Consumer (assign, record batches)";
     static final String BENCH_READ = "read: benchmark HTTP reader (record batches, one reader per partition)";
@@ -102,6 +109,10 @@ public final class ClientProduceCommand implements Callable<Integer> {
         // Records per HTTP request of the benchmark's producer: a 512 KiB batch's worth.
         int batchRecords = Math.max(1, BATCH_BYTES / (valueBytes + 16));
         Map<String, List<Double>> results = new LinkedHashMap<>();
+        Map<String, List<Double>> cpu = new LinkedHashMap<>();
+        Map<String, List<Double>> serverCpuPer = new LinkedHashMap<>();
+        List<Double> pairedRatios = new ArrayList<>();
+        List<Double> pairedReadRatios = new ArrayList<>();
         String warmup;
         String loadSummary;
         try (LoadSampler load = LoadSampler.start();
@@ -120,6 +131,12 @@ public final class ClientProduceCommand implements Callable<Integer> {
                 trials.put(CLIENT_PIPELINED, topic -> clientRun(client, payload, topic, 5 * partitions, 5));
                 trials.put(BENCH_HTTP, topic -> tierlog.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
                         payload), ProduceBody.RECORD_BATCHES).recordsPerSecond());
+                if (httpVariants) {
+                    java.net.http.HttpClient jdk = java.net.http.HttpClient.newBuilder()
+                            .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+                    trials.put(JDK_HTTP, topic -> JdkHttpProducer.run(jdk, service.baseUri(), topic, partitions,
+                            payload, records, batchRecords, ProducerConfig.DEFAULT_MAX_IN_FLIGHT));
+                }
                 if (!skipKafka) {
                     trials.put(KAFKA, topic -> kafka.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
                             payload)).recordsPerSecond());
@@ -149,28 +166,56 @@ public final class ClientProduceCommand implements Callable<Integer> {
                 warmup = w.toString();
                 Workspace.log("warm-up: " + warmup);
                 List<String> order = new ArrayList<>(trials.keySet());
+                List<Long> servers = skipKafka ? List.of(service.pid()) : List.of(service.pid(), broker.pid());
+                long self = ProcessHandle.current().pid();
                 for (int run = 1; run <= runs; run++) {
                     StringBuilder line = new StringBuilder("run " + run + ":");
                     String written = null;
                     for (String name : order) {
                         String topic = topic(name, tierlog, kafka, topics);
+                        // The servers' background work after the previous trial (Tierlog's indexer catching up into
+                        // RocksDB, Kafka's flusher) must not be billed to this one: measured as a cause of the spread.
+                        boolean settled = ProcessCpu.awaitQuiet(servers, SETTLED_CORES, Duration.ofSeconds(20));
+                        System.gc(); // the previous trial's garbage is not collected on this one's clock
+                        long serverPid = name.equals(KAFKA) ? broker.pid() : service.pid();
+                        // What the two processes burn with no trial running (this JVM hosts the S3Proxy, which the
+                        // service calls in the background) is taken off, in proportion to the trial's length.
+                        double[] idle = idleCoresOver(self, serverPid, Duration.ofSeconds(1));
+                        double clientCpu = ProcessCpu.seconds(self);
+                        double serverCpu = ProcessCpu.seconds(serverPid);
+                        long t0 = System.nanoTime();
                         double rps = trials.get(name).recordsPerSecond(topic);
+                        double seconds = (System.nanoTime() - t0) / 1e9;
+                        clientCpu = Math.max(0, ProcessCpu.seconds(self) - clientCpu - idle[0] * seconds);
+                        serverCpu = Math.max(0, ProcessCpu.seconds(serverPid) - serverCpu - idle[1] * seconds);
                         results.get(name).add(rps);
-                        line.append(String.format(Locale.ROOT, " %s %,.0f;", shortName(name), rps));
+                        cpu.computeIfAbsent(name, k -> new ArrayList<>()).add(clientCpu * 1e5 / records);
+                        serverCpuPer.computeIfAbsent(name, k -> new ArrayList<>()).add(serverCpu * 1e5 / records);
+                        line.append(String.format(Locale.ROOT, " %s %,.0f (CPU s per 100k beyond idle: client %.2f, server %.2f%s);",
+                                shortName(name), rps, clientCpu * 1e5 / records, serverCpu * 1e5 / records,
+                                settled ? "" : ", server not settled"));
                         if (name.equals(BENCH_HTTP)) {
                             written = topic;
                         }
                     }
+                    int last = results.get(CLIENT).size() - 1;
+                    pairedRatios.add(results.get(CLIENT).get(last) / results.get(BENCH_HTTP).get(last));
                     // Reads of what the benchmark's producer just wrote (hot, from offset 0), taking turns going first.
                     List<String> readOrder = new ArrayList<>(reads.keySet());
                     if (run % 2 == 0) {
                         Collections.reverse(readOrder);
                     }
                     for (String name : readOrder) {
+                        ProcessCpu.awaitQuiet(servers, SETTLED_CORES, Duration.ofSeconds(20));
+                        System.gc();
                         double rps = reads.get(name).recordsPerSecond(written);
                         results.get(name).add(rps);
                         line.append(String.format(Locale.ROOT, " %s %,.0f;", name.equals(CLIENT_READ) ? "client-read"
                                 : "bench-read", rps));
+                    }
+                    if (!reads.isEmpty()) {
+                        int r = results.get(CLIENT_READ).size() - 1;
+                        pairedReadRatios.add(results.get(CLIENT_READ).get(r) / results.get(BENCH_READ).get(r));
                     }
                     Workspace.log(line.toString());
                     order.add(order.remove(0)); // take turns going first
@@ -182,7 +227,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
                 Workspace.deleteTree(workDir);
             }
         }
-        print(results, setup, loadSummary, warmup, batchRecords);
+        print(results, cpu, serverCpuPer, pairedRatios, pairedReadRatios, setup, loadSummary, warmup, batchRecords);
         return 0;
     }
 
@@ -231,8 +276,10 @@ public final class ClientProduceCommand implements Callable<Integer> {
             for (int p = 0; p < partitions; p++) {
                 all.add(new TopicPartition(topic, p));
             }
-            long start = System.nanoTime();
             consumer.assign(all);
+            // Positions set before the clock, as the benchmark's reader asks for its start offsets before its clock.
+            all.forEach(tp -> consumer.seek(tp, 0));
+            long start = System.nanoTime();
             long got = 0;
             long bytes = 0;
             long deadline = start + Duration.ofMinutes(5).toNanos();
@@ -252,13 +299,31 @@ public final class ClientProduceCommand implements Callable<Integer> {
         }
     }
 
-    private static String shortName(String name) {
-        return name.equals(CLIENT) ? "client" : name.equals(CLIENT_PIPELINED) ? "client-pipelined" : name.equals(BENCH_HTTP)
-                ? "bench-http" : "kafka";
+    /** Cores used by each of the two processes over {@code window} with nothing running. */
+    private static double[] idleCoresOver(long self, long server, Duration window) throws InterruptedException {
+        double a = ProcessCpu.seconds(self);
+        double b = ProcessCpu.seconds(server);
+        Thread.sleep(window.toMillis());
+        double s = window.toMillis() / 1e3;
+        return new double[] {(ProcessCpu.seconds(self) - a) / s, (ProcessCpu.seconds(server) - b) / s};
     }
 
-    private void print(Map<String, List<Double>> results, BenchRun setup, String load, String warmup,
-                       int batchRecords) {
+    private static String ratios(List<Double> values) {
+        StringBuilder sb = new StringBuilder();
+        for (double v : values) {
+            sb.append(sb.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.2f", v));
+        }
+        return sb.toString();
+    }
+
+    private static String shortName(String name) {
+        return name.equals(CLIENT) ? "client" : name.equals(CLIENT_PIPELINED) ? "client-pipelined" : name.equals(BENCH_HTTP)
+                ? "bench-http" : name.equals(JDK_HTTP) ? "jdk-http" : "kafka";
+    }
+
+    private void print(Map<String, List<Double>> results, Map<String, List<Double>> cpu,
+                       Map<String, List<Double>> serverCpu, List<Double> paired, List<Double> pairedReads,
+                       BenchRun setup, String load, String warmup, int batchRecords) {
         System.out.printf(Locale.ROOT, "Run %s, git `%s`, %s x %s, took %d s; %s.%n%n", setup.started(), setup.git(),
                 setup.machine().get("nproc"), setup.machine().get("cpu"),
                 Duration.between(setup.started(), Instant.now()).toSeconds(), load);
@@ -270,12 +335,24 @@ public final class ClientProduceCommand implements Callable<Integer> {
         double kafka = results.containsKey(KAFKA) ? new Samples(results.get(KAFKA)).median() : Double.NaN;
         double clientRead = results.containsKey(CLIENT_READ) ? new Samples(results.get(CLIENT_READ)).median()
                 : Double.NaN;
-        System.out.println("| producer or reader | records/s: median (range) | MB/s | client / this |");
-        System.out.println("|---|---|---|---|");
+        System.out.println("| producer or reader | records/s: median (range) | MB/s | client / this "
+                + "| CPU s per 100k records: bench JVM (client side) | server |");
+        System.out.println("|---|---|---|---|---|---|");
         for (var e : results.entrySet()) {
             Samples s = new Samples(e.getValue());
-            System.out.printf(Locale.ROOT, "| %s | %s | %.1f | %.2f |%n", e.getKey(), s.medianAndRange("%,.0f"),
-                    s.median() * valueBytes / 1e6, (e.getKey().startsWith("read:") ? clientRead : client) / s.median());
+            System.out.printf(Locale.ROOT, "| %s | %s | %.1f | %.2f | %s | %s |%n", e.getKey(), s.medianAndRange("%,.0f"),
+                    s.median() * valueBytes / 1e6, (e.getKey().startsWith("read:") ? clientRead : client) / s.median(),
+                    cpu.containsKey(e.getKey()) ? String.format(Locale.ROOT, "%.2f", new Samples(cpu.get(e.getKey())).median()) : "",
+                    serverCpu.containsKey(e.getKey()) ? String.format(Locale.ROOT, "%.2f",
+                            new Samples(serverCpu.get(e.getKey())).median()) : "");
+        }
+        // Ratios of the trials of one round (run back to back, so under about the same load), then their median:
+        // steadier than the ratio of medians on a shared machine.
+        System.out.printf(Locale.ROOT, "%nPaired (per round) client / benchmark HTTP producer: median %.2f, rounds %s%n",
+                new Samples(paired).median(), ratios(paired));
+        if (!pairedReads.isEmpty()) {
+            System.out.printf(Locale.ROOT, "Paired (per round) client Consumer / benchmark reader: median %.2f, rounds %s%n",
+                    new Samples(pairedReads).median(), ratios(pairedReads));
         }
         if (results.containsKey(CLIENT_READ)) {
             System.out.printf(Locale.ROOT, "%nread: client Consumer / benchmark HTTP reader: %.2f%n",

@@ -18,7 +18,7 @@ import java.nio.ByteBuffer;
  * {@code record.internal} (with {@code batches.RecordBatchDecoder}): Kafka 4 has no public API that builds or reads
  * a RecordBatch v2, and the benchmark must build exactly what Kafka's producer sends.
  */
-final class RecordBatchBody {
+public final class RecordBatchBody {
     /** The v2 batch header (61 bytes) rounded up. */
     private static final int BATCH_OVERHEAD = 64;
     /** Per record, at most: length, attributes, timestamp delta, offset delta, key and value lengths, headers count. */
@@ -31,7 +31,7 @@ final class RecordBatchBody {
      * {@code count} records, the payload's values from index {@code first}. Returns a heap buffer positioned at the
      * batch's first byte, its remaining bytes exactly the batch (see {@link #bytes} for a copy).
      */
-    static ByteBuffer build(Payload payload, long first, int count, long timestampMs) {
+    public static ByteBuffer build(Payload payload, long first, int count, long timestampMs) {
         if (count < 1) {
             throw new IllegalArgumentException("count must be >= 1, was " + count);
         }
