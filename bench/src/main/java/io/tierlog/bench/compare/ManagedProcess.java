@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -40,13 +41,20 @@ public final class ManagedProcess implements AutoCloseable {
 
     /** Starts {@code command} in {@code workDir}, stdout and stderr appended to {@code logFile}. */
     public static ManagedProcess start(String name, List<String> command, Path workDir, Path logFile) {
+        return start(name, command, Map.of(), workDir, logFile);
+    }
+
+    /** As {@link #start(String, List, Path, Path)}, with {@code environment} added to this process's own. */
+    public static ManagedProcess start(String name, List<String> command, Map<String, String> environment,
+                                       Path workDir, Path logFile) {
         try {
             Files.createDirectories(logFile.getParent());
-            Process p = new ProcessBuilder(command)
+            ProcessBuilder builder = new ProcessBuilder(command)
                     .directory(workDir.toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                    .start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+            builder.environment().putAll(environment);
+            Process p = builder.start();
             return new ManagedProcess(name, p, logFile);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + ": " + String.join(" ", command), e);

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Tierlog's index-service from the build ({@code java -jar index-service/target/quarkus-app/quarkus-run.jar})
@@ -69,7 +70,7 @@ public final class TierlogService implements AutoCloseable {
                 "-Dtierlog.cold.store=s3"));
         cmd.addAll(EmbeddedS3.quarkusClientArgs(s3Endpoint));
         cmd.addAll(List.of("-jar", runJar.toAbsolutePath().toString()));
-        ManagedProcess process = ManagedProcess.start(name, cmd, workDir, logFile);
+        ManagedProcess process = ManagedProcess.start(name, cmd, DEPLOYED_ENVIRONMENT, workDir, logFile);
         URI base = URI.create("http://127.0.0.1:" + port);
         try {
             process.awaitHttpOk(base.resolve("/q/health/ready"), READY_TIMEOUT);
@@ -111,6 +112,12 @@ public final class TierlogService implements AutoCloseable {
                 "-Dtierlog.index-dir=" + indexDir.toAbsolutePath()));
         return cmd;
     }
+
+    /**
+     * What the service's container image sets in its environment (index-service/src/main/docker/Dockerfile.jvm), so
+     * the benchmarks measure the service as deployed: two glibc malloc arenas, not 8 per core.
+     */
+    public static final Map<String, String> DEPLOYED_ENVIRONMENT = Map.of("MALLOC_ARENA_MAX", "2");
 
     /** Environment variable with extra JVM options for the index-service processes the benchmarks start. */
     public static final String SERVICE_JAVA_OPTS = "TIERLOG_BENCH_SERVICE_JAVA_OPTS";

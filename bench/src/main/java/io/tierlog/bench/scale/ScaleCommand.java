@@ -94,6 +94,22 @@ public final class ScaleCommand implements Callable<Integer> {
     @Option(names = "--heap", defaultValue = "256m", description = "The service's -Xms/-Xmx (default: ${DEFAULT-VALUE}).")
     String heap;
 
+    @Option(names = "--gc", defaultValue = "G1", description = "The service's garbage collector: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}; G1 as the other benchmarks run it).")
+    Collector gc;
+
+    /** The collectors a small service may run; their own native memory differs by tens of MiB (docs/RELIABILITY.md). */
+    enum Collector {
+        G1("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20"),
+        PARALLEL("-XX:+UseParallelGC"),
+        SERIAL("-XX:+UseSerialGC");
+
+        final List<String> flags;
+
+        Collector(String... flags) {
+            this.flags = List.of(flags);
+        }
+    }
+
     /** One partition of the benchmark. */
     record Target(String topic, int partition) {
     }
@@ -128,6 +144,8 @@ public final class ScaleCommand implements Callable<Integer> {
             int port = Ports.freeLoopbackPort();
             List<String> cmd = TierlogService.jvmCommand(port, work.resolve("hot"), work.resolve("index"));
             cmd.addAll(List.of("-Xms" + heap, "-Xmx" + heap));
+            cmd.removeAll(Collector.G1.flags);
+            cmd.addAll(1, gc.flags);
             TierlogService.Started service = TierlogService.startWithS3Cold("tierlog-scale", cmd, port, s3.endpoint(),
                     BUCKET, "scale", runJar, work, work.resolve("index-service.log"));
             try (var process = service.process()) {
@@ -345,12 +363,13 @@ public final class ScaleCommand implements Callable<Integer> {
                           double rssAfterCreate, long filesAfterCreate, List<Phase> phases) {
         StringBuilder sb = new StringBuilder();
         sb.append("# Scale ").append(started.truncatedTo(ChronoUnit.SECONDS)).append("\n\n");
-        sb.append(String.format(Locale.ROOT, "One index-service (heap %s, fsync always, cold tier S3Proxy), topics: "
+        sb.append(String.format(Locale.ROOT, "One index-service (heap %s, %s, MALLOC_ARENA_MAX %s, fsync always, cold tier S3Proxy), topics: "
                         + "`narrow` (10 partitions) and %d x %d partitions. Each phase: %d producer(s) with one request in "
                         + "flight each, %d records of %d bytes per request, every request to the next partition in "
                         + "rotation, for %d s or until every partition of the set got a request, whichever is later; then %d reader(s) fetch (maxRecords %d) every partition of the phase back "
                         + "to its end. Warm-up (not reported): %d s on the 10 partitions, then one rotation over the wide set. "
-                        + "Phases: 10 and wide alternating, %d round(s), then 10 once more.%n%n", heap, wideTopics,
+                        + "Phases: 10 and wide alternating, %d round(s), then 10 once more.%n%n", heap, gc,
+                TierlogService.DEPLOYED_ENVIRONMENT.get("MALLOC_ARENA_MAX"), wideTopics,
                 widePartitions, producers, recordsPerRequest, valueBytes, seconds, readers, fetchRecords, warmupSeconds,
                 rounds));
         sb.append("Machine: ");

@@ -3,6 +3,8 @@ package io.tierlog.service.api;
 import io.tierlog.http.Encoding;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.ReadBuffer;
+import io.tierlog.log.ReadMemory;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.service.read.PartitionReads;
@@ -79,9 +81,24 @@ public final class LeaseAnswerJson implements LeaseWriter {
 
     /** Closes the answer: the whole body, copied out of the thread's buffer. */
     public byte[] finish() {
+        close();
+        return out.toByteArray();
+    }
+
+    /**
+     * Closes the answer: the whole body, copied once out of the thread's buffer into {@code memory} (pooled direct
+     * memory the event loop writes to the socket as it is); the caller closes the buffer once it is written.
+     */
+    public ReadBuffer finish(ReadMemory memory) {
+        close();
+        ReadBuffer bytes = memory.allocate(out.size());
+        out.copyTo(bytes.memory(), 0);
+        return bytes;
+    }
+
+    private void close() {
         out.write(']');
         out.write('}');
-        return out.toByteArray();
     }
 
     /** Walks the grants (ascending) beside the records of the batches (ascending). */
@@ -106,7 +123,7 @@ public final class LeaseAnswerJson implements LeaseWriter {
         @Override
         public void fields(long offset, JsonOut o) {
             o.write(LEASE);
-            o.write(grants.lease(at).getBytes(StandardCharsets.US_ASCII)); // base64url: nothing to escape
+            o.write(grants.leaseAscii(at)); // base64url: nothing to escape
             o.write(PARTITION);
             o.number(grants.tp().partition());
             o.write(DELIVERY_COUNT);

@@ -4,16 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.Names;
 import io.tierlog.log.TierlogException;
-import io.tierlog.log.TopicPartition;
-import io.tierlog.log.topic.TopicMetadata;
-import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ServiceThreads;
-import io.tierlog.service.http.Requests;
 import io.tierlog.service.topics.TopicAdmin;
-import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.api.LeaseAnswerJson;
-import io.tierlog.service.read.AppendWatcher;
-import io.tierlog.service.read.PartitionReads;
 import io.tierlog.sharegroups.LeasedRecord;
 import io.tierlog.sharegroups.ShareGroups;
 import jakarta.ws.rs.Consumes;
@@ -35,15 +27,11 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Share groups (api.md, "Share groups: queue semantics on the log"): lease, acks, config, describe, delete. Adapts
@@ -58,27 +46,15 @@ public class ShareGroupsResource {
     static final long MAX_LEASE_MS = 3_600_000;
     static final long DEFAULT_LEASE_MS = 30_000;
     static final int DEFAULT_MAX_RECORDS = 100;
-    private static final Set<String> LEASE_FIELDS = Set.of("maxRecords", "leaseMs", "waitMs");
 
     private final ShareGroups shares;
-    private final TopicStore topics;
-    private final PartitionReads reads;
-    private final AppendWatcher watcher;
+    private final ShareLeases leases;
     private final ExecutorService readPool;
-    private final int maxRecordsLimit;
-    private final Clock clock;
-    private final Duration recheck;
 
-    public ShareGroupsResource(ShareGroups shares, TopicStore topics, PartitionReads reads, AppendWatcher watcher,
-                               ServiceThreads threads, TierlogConfig config, Clock clock) {
+    public ShareGroupsResource(ShareGroups shares, ShareLeases leases, ServiceThreads threads) {
         this.shares = shares;
-        this.topics = topics;
-        this.reads = reads;
-        this.watcher = watcher;
+        this.leases = leases;
         this.readPool = threads.reads();
-        this.maxRecordsLimit = config.fetch().maxRecordsLimit();
-        this.clock = clock;
-        this.recheck = config.share().longPollRecheck();
     }
 
     @POST
@@ -98,55 +74,9 @@ public class ShareGroupsResource {
     @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public CompletionStage<Response> lease(@PathParam("group") String group, @PathParam("topic") String topic,
                                            byte[] body) {
-        Names.requireValidGroup(group);
-        TopicAdmin.requirePublic(topic);
-        ObjectNode req = Requests.object(body, LEASE_FIELDS);
-        int maxRecords = (int) ShareJson.optionalLong(req, "maxRecords", DEFAULT_MAX_RECORDS, 1, maxRecordsLimit);
-        long leaseMs = ShareJson.optionalLong(req, "leaseMs", DEFAULT_LEASE_MS, 1, MAX_LEASE_MS);
-        long waitMs = ShareJson.optionalLong(req, "waitMs", 0, 0, MAX_WAIT_MS);
-        long deadline = System.nanoTime() + waitMs * 1_000_000;
-        return CompletableFuture.supplyAsync(() -> attempt(group, topic, maxRecords, leaseMs, deadline), readPool)
-                .thenCompose(r -> r);
-    }
-
-    /**
-     * One lease attempt; when it gets nothing and time is left, waits for whichever comes first: an append to the
-     * topic, an acknowledgement committed by this instance on the group's share-partitions (a release, or an accept
-     * that moves a full window), the moment a lease runs out or a redelivery delay ends (by the injected clock), or
-     * {@code tierlog.share.long-poll-recheck} (for releases made through other instances, which nothing here sees).
-     */
-    private CompletionStage<Response> attempt(String group, String topic, int maxRecords, long leaseMs, long deadline) {
-        TopicMetadata meta = topics.get(topic);
-        // Taken before leasing, so an append or an ack between the attempt and the wait is not missed.
-        long[] highWatermarks = new long[meta.partitions()];
-        for (int p = 0; p < highWatermarks.length; p++) {
-            highWatermarks[p] = reads.highWatermark(new TopicPartition(topic, p));
-        }
-        CompletableFuture<Void> changed = shares.awaitChange(group, topic);
-        LeaseAnswerJson answer = LeaseAnswerJson.start(reads);
-        ShareGroups.Delivered got = shares.leaseOrWake(group, topic, maxRecords, leaseMs, answer);
-        long remaining = deadline - System.nanoTime();
-        if (got.records() > 0 || remaining <= 0 || watcher.isClosed()) {
-            changed.cancel(false);
-            return CompletableFuture.completedFuture(Response.ok(answer.finish(), MediaType.APPLICATION_JSON).build());
-        }
-        long waitNanos = Math.min(remaining, recheck.toNanos());
-        if (got.wakeAtMs() != Long.MAX_VALUE) {
-            long untilWake = Math.max(0, got.wakeAtMs() - clock.millis()) + 1; // +1: the expiry check is "now >= end"
-            waitNanos = Math.min(waitNanos, TimeUnit.MILLISECONDS.toNanos(untilWake));
-        }
-        Duration wait = Duration.ofNanos(waitNanos);
-        CompletableFuture<?>[] wakers = new CompletableFuture<?>[highWatermarks.length + 1];
-        for (int p = 0; p < highWatermarks.length; p++) {
-            wakers[p] = watcher.awaitBeyond(new TopicPartition(topic, p), highWatermarks[p], wait);
-        }
-        wakers[highWatermarks.length] = changed;
-        return CompletableFuture.anyOf(wakers).thenComposeAsync(any -> {
-            for (CompletableFuture<?> f : wakers) {
-                f.cancel(false); // unregisters the waiters that did not fire
-            }
-            return attempt(group, topic, maxRecords, leaseMs, deadline);
-        }, readPool);
+        // Answered by ShareLeaseRoute (the same checks and body, from pooled direct memory); kept for the OpenAPI
+        // document and as the answer should that route ever pass a request on.
+        return leases.lease(group, topic, body, answer -> Response.ok(answer.finish(), MediaType.APPLICATION_JSON).build());
     }
 
     @POST

@@ -2,6 +2,8 @@ package io.tierlog.service.sharegroups;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -46,7 +48,64 @@ final class ShareJson {
         return v;
     }
 
+    /**
+     * The acks of a request body. The usual body ({@code {"acks": [{"lease": "...", "type": "accept"}, ...]}}, each
+     * field once) is read in one streaming pass (a tree of hundreds of acks showed in profiles); any other body is
+     * read again as a tree by {@link #acksFromTree}, which names what is wrong exactly as before.
+     */
     static List<Ack> acks(byte[] body) {
+        List<Ack> fast = body == null ? null : acksStreaming(body);
+        return fast != null ? fast : acksFromTree(body);
+    }
+
+    /** The acks of the usual body shape, or null for anything else (including any error: the tree reading reports it). */
+    static List<Ack> acksStreaming(byte[] body) {
+        try (JsonParser p = Requests.JSON.getFactory().createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT || p.nextToken() != JsonToken.FIELD_NAME
+                    || !"acks".equals(p.currentName()) || p.nextToken() != JsonToken.START_ARRAY) {
+                return null;
+            }
+            List<Ack> out = new ArrayList<>();
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+                if (t != JsonToken.START_OBJECT) {
+                    return null;
+                }
+                String lease = null;
+                AckType type = null;
+                for (JsonToken f = p.nextToken(); f != JsonToken.END_OBJECT; f = p.nextToken()) {
+                    if (f != JsonToken.FIELD_NAME) {
+                        return null;
+                    }
+                    String name = p.currentName();
+                    if (p.nextToken() != JsonToken.VALUE_STRING) {
+                        return null;
+                    }
+                    if ("lease".equals(name) && lease == null) {
+                        lease = p.getText();
+                    } else if ("type".equals(name) && type == null) {
+                        type = AckType.parse(p.getText());
+                        if (type == null) {
+                            return null;
+                        }
+                    } else {
+                        return null;
+                    }
+                }
+                if (lease == null || type == null) {
+                    return null;
+                }
+                out.add(new Ack(lease, type));
+            }
+            if (p.nextToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+                return null;
+            }
+            return out;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    static List<Ack> acksFromTree(byte[] body) {
         ObjectNode req = Requests.object(body, ACKS_FIELDS);
         JsonNode arr = req.get("acks");
         if (arr == null || !arr.isArray()) {

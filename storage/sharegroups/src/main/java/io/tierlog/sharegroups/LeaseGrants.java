@@ -17,11 +17,13 @@ public final class LeaseGrants {
     private final long[] offsets;
     private final int[] deliveryCounts;
     private final long[] leaseUntilMs;
+    private final byte[] leasePrefix;
 
     LeaseGrants(String group, TopicPartition tp, long incarnation, List<SharePartition.Granted> granted) {
         this.group = group;
         this.tp = tp;
         this.incarnation = incarnation;
+        this.leasePrefix = LeaseId.prefix(group, tp.topic(), tp.partition());
         int n = granted.size();
         offsets = new long[n];
         deliveryCounts = new int[n];
@@ -67,7 +69,12 @@ public final class LeaseGrants {
 
     /** The opaque lease string of the {@code i}-th grant ({@link LeaseId}): URL-safe base64, no escaping needed. */
     public String lease(int i) {
-        return new LeaseId(group, tp.topic(), tp.partition(), offsets[i], incarnation, deliveryCounts[i]).encode();
+        return new String(leaseAscii(i), java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** {@link #lease(int)} as its ASCII bytes, for a writer that renders bytes. */
+    public byte[] leaseAscii(int i) {
+        return LeaseId.encode(leasePrefix, offsets[i], incarnation, deliveryCounts[i]);
     }
 
     long incarnation() {

@@ -67,6 +67,11 @@ public final class ShareGroups {
     private final Map<String, Snapshot> snapshots = new ConcurrentHashMap<>();
     private final Map<String, PartitionCommits> commits = new ConcurrentHashMap<>();
     private final Map<String, java.util.Set<CompletableFuture<Void>>> waiters = new ConcurrentHashMap<>();
+    /** Each group's config file content as last parsed, with the config it holds (parsing showed in profiles). */
+    private final Map<String, ParsedConfig> parsedConfigs = new ConcurrentHashMap<>();
+
+    private record ParsedConfig(byte[] bytes, ShareGroupConfig config) {
+    }
 
     /** What this process last saw of a share-partition, for gauges. */
     public record Snapshot(String group, TopicPartition tp, long startOffset, long endOffset, int available, int leased) {
@@ -130,9 +135,16 @@ public final class ShareGroups {
         if (bytes == null) {
             return Optional.empty();
         }
+        // The file is read every call (another process may have changed it); only an unchanged content skips parsing.
+        ParsedConfig last = parsedConfigs.get(group);
+        if (last != null && Arrays.equals(last.bytes, bytes)) {
+            return Optional.of(last.config);
+        }
         @SuppressWarnings("unchecked")
         Map<String, Object> m = ShareGroupFiles.read(bytes, Map.class);
-        return Optional.of(ShareGroupConfig.parse(m));
+        ShareGroupConfig config = ShareGroupConfig.parse(m);
+        parsedConfigs.put(group, new ParsedConfig(bytes, config));
+        return Optional.of(config);
     }
 
     /**
@@ -161,8 +173,13 @@ public final class ShareGroups {
         return new Leased(out, wakeAt);
     }
 
-    /** What {@link #leaseOrWake(String, String, int, long, LeaseWriter)} wrote, and when to try again ({@link Leased}). */
-    public record Delivered(int records, long wakeAtMs) {
+    /**
+     * What {@link #leaseOrWake(String, String, int, long, LeaseWriter)} wrote, when to try again ({@link Leased}), and
+     * per partition the high watermark the call leased up to, read before it leased there (-1 for a partition it did
+     * not visit; a call that wrote nothing visited all): a long-poll waits for appends beyond these, so an append
+     * during the call is not missed, without reading every partition's high watermark again.
+     */
+    public record Delivered(int records, long wakeAtMs, long[] highWatermarks) {
     }
 
     /**
@@ -176,11 +193,17 @@ public final class ShareGroups {
         int first = Math.floorMod(rotation.getAndIncrement(), n);
         int written = 0;
         long[] wakeAt = {Long.MAX_VALUE};
+        long[] highWatermarks = new long[n];
+        Arrays.fill(highWatermarks, -1);
         for (int i = 0; i < n && written < maxRecords; i++) {
             TopicPartition tp = new TopicPartition(topic, (first + i) % n);
-            written += leasePartition(group, tp, config, maxRecords - written, leaseMs, wakeAt, writer);
+            // Read before taking the partition's commit lock (it may wait on the index catching up); an older high
+            // watermark only leases fewer new records.
+            highWatermarks[tp.partition()] = records.highWatermark(tp);
+            written += leasePartition(group, tp, config, maxRecords - written, leaseMs, highWatermarks[tp.partition()],
+                    wakeAt, writer);
         }
-        return new Delivered(written, wakeAt[0]);
+        return new Delivered(written, wakeAt[0], highWatermarks);
     }
 
     /**
@@ -212,12 +235,9 @@ public final class ShareGroups {
     }
 
     private int leasePartition(String group, TopicPartition tp, ShareGroupConfig config, int max, long leaseMs,
-                               long[] wakeAt, LeaseWriter writer) {
+                               long highWatermark, long[] wakeAt, LeaseWriter writer) {
         record Lease(long incarnation, List<Granted> granted, long wakeAtMs) {
         }
-        // Read before taking the partition's commit lock (it may wait on the index catching up); an older high
-        // watermark only leases fewer new records.
-        long highWatermark = records.highWatermark(tp);
         Lease lease = withState(group, tp, config, true, sp -> {
             long now = clock.millis();
             List<Granted> granted = sp.lease(now, max, leaseMs, highWatermark, maxInFlight);
@@ -660,6 +680,7 @@ public final class ShareGroups {
             s.delete();
             return had;
         });
+        parsedConfigs.remove(group);
         return existed;
     }
 

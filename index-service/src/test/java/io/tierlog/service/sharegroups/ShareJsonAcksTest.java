@@ -1,0 +1,62 @@
+package io.tierlog.service.sharegroups;
+
+import io.tierlog.log.TierlogException;
+import io.tierlog.sharegroups.Ack;
+import io.tierlog.sharegroups.AckType;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * The acks body's streaming fast path reads the usual shape exactly as the tree reading does, and leaves every
+ * other body to the tree reading, so a bad body is refused with the same field and detail as before.
+ */
+class ShareJsonAcksTest {
+    @Test
+    void theUsualBodyIsReadInOnePassAsTheTreeReadsIt() {
+        for (String body : List.of(
+                "{\"acks\":[]}",
+                "{\"acks\":[{\"lease\":\"djF8Z3x0fDB8MXwyfDM\",\"type\":\"accept\"}]}",
+                " { \"acks\" : [ {\"type\":\"release\",\"lease\":\"a\\\"b\\u00e9\"}, {\"lease\":\"c\",\"type\":\"reject\"},"
+                        + "{\"lease\":\"\",\"type\":\"renew\"} ] } ")) {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            List<Ack> fast = ShareJson.acksStreaming(bytes);
+            assertThat(fast).as(body).isNotNull().isEqualTo(ShareJson.acksFromTree(bytes));
+            assertThat(ShareJson.acks(bytes)).isEqualTo(fast);
+        }
+        assertThat(ShareJson.acks("{\"acks\":[{\"lease\":\"a\\\"b\",\"type\":\"reject\"}]}".getBytes(StandardCharsets.UTF_8)))
+                .containsExactly(new Ack("a\"b", AckType.REJECT));
+    }
+
+    @Test
+    void anyOtherBodyIsRefusedAsTheTreeRefusesIt() {
+        for (String body : List.of(
+                "", "[]", "{}", "{\"acks\":{}}", "{\"acks\":[1]}", "{\"acks\":[{\"lease\":\"a\"}]}",
+                "{\"acks\":[{\"type\":\"accept\"}]}", "{\"acks\":[{\"lease\":1,\"type\":\"accept\"}]}",
+                "{\"acks\":[{\"lease\":\"a\",\"type\":\"maybe\"}]}", "{\"acks\":[{\"lease\":\"a\",\"type\":\"accept\",\"x\":1}]}",
+                "{\"acks\":[],\"more\":1}", "{\"acks\":[]} trailing", "{\"acks\":[{\"lease\":\"a\",\"type\":\"accept\"}",
+                "{\"acks\":[{\"lease\":null,\"type\":\"accept\"}]}")) {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            assertThat(ShareJson.acksStreaming(bytes)).as(body).isNull();
+            TierlogException tree = catchThrowableOfType(() -> ShareJson.acksFromTree(bytes), TierlogException.class);
+            TierlogException got = catchThrowableOfType(() -> ShareJson.acks(bytes), TierlogException.class);
+            assertThat(got).as(body).isNotNull();
+            assertThat(got.getMessage()).isEqualTo(tree.getMessage());
+            assertThat(got.extra()).isEqualTo(tree.extra());
+        }
+    }
+
+    @Test
+    void repeatedFieldsGoToTheTreeReadingWhichKeepsTheLastAsBefore() {
+        for (String body : List.of("{\"acks\":[{\"lease\":\"a\",\"lease\":\"b\",\"type\":\"accept\"}]}",
+                "{\"acks\":[{\"lease\":\"a\",\"type\":\"accept\"}],\"acks\":[]}")) {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            assertThat(ShareJson.acksStreaming(bytes)).as(body).isNull();
+            assertThat(ShareJson.acks(bytes)).isEqualTo(ShareJson.acksFromTree(bytes));
+        }
+    }
+}
