@@ -92,6 +92,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
     static final String CLIENT_PIPELINED = "Tierlog client Producer (5 in flight per partition, as before ADR 0020)";
     static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
     static final String JDK_HTTP = "benchmark batches sent with the JDK HttpClient (sendAsync, 5 in flight)";
+    static final String JDK_HTTP_WHOLE = "benchmark batches sent with the JDK HttpClient, each body one buffer (as the client)";
     static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
     static final String CLIENT_READ = "read: Tierlog client Consumer (assign, record batches)";
     static final String BENCH_READ = "read: benchmark HTTP reader (record batches, one reader per partition)";
@@ -135,7 +136,9 @@ public final class ClientProduceCommand implements Callable<Integer> {
                     java.net.http.HttpClient jdk = java.net.http.HttpClient.newBuilder()
                             .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
                     trials.put(JDK_HTTP, topic -> JdkHttpProducer.run(jdk, service.baseUri(), topic, partitions,
-                            payload, records, batchRecords, ProducerConfig.DEFAULT_MAX_IN_FLIGHT));
+                            payload, records, batchRecords, ProducerConfig.DEFAULT_MAX_IN_FLIGHT, false));
+                    trials.put(JDK_HTTP_WHOLE, topic -> JdkHttpProducer.run(jdk, service.baseUri(), topic, partitions,
+                            payload, records, batchRecords, ProducerConfig.DEFAULT_MAX_IN_FLIGHT, true));
                 }
                 if (!skipKafka) {
                     trials.put(KAFKA, topic -> kafka.produce(topic, new ProduceSpec(records, 1, batchRecords, 0,
@@ -318,7 +321,8 @@ public final class ClientProduceCommand implements Callable<Integer> {
 
     private static String shortName(String name) {
         return name.equals(CLIENT) ? "client" : name.equals(CLIENT_PIPELINED) ? "client-pipelined" : name.equals(BENCH_HTTP)
-                ? "bench-http" : name.equals(JDK_HTTP) ? "jdk-http" : "kafka";
+                ? "bench-http" : name.equals(JDK_HTTP) ? "jdk-http"
+                : name.equals(JDK_HTTP_WHOLE) ? "jdk-http-whole" : "kafka";
     }
 
     private void print(Map<String, List<Double>> results, Map<String, List<Double>> cpu,

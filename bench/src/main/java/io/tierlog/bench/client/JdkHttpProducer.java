@@ -28,7 +28,7 @@ final class JdkHttpProducer {
 
     /** Sends {@code records} records and returns records per second once every request is answered 200. */
     static double run(HttpClient http, URI base, String topic, int partitions, Payload payload, int records,
-                      int batchRecords, int maxInFlight) throws InterruptedException {
+                      int batchRecords, int maxInFlight, boolean wholeBody) throws InterruptedException {
         URI[] targets = new URI[partitions];
         for (int p = 0; p < partitions; p++) {
             targets[p] = URI.create(base + "/v1/topics/" + topic + "/records?partition=" + p);
@@ -56,7 +56,7 @@ final class JdkHttpProducer {
                 sent += count;
                 HttpRequest request = HttpRequest.newBuilder(targets[partition]).timeout(Duration.ofSeconds(60))
                         .header("Content-Type", RecordBatchDecoder.MEDIA_TYPE)
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(batch.array(),
+                        .POST(wholeBody ? wholeBody(batch) : HttpRequest.BodyPublishers.ofByteArray(batch.array(),
                                 batch.arrayOffset() + batch.position(), batch.remaining())).build();
                 inFlight++;
                 int p = partition;
@@ -76,5 +76,27 @@ final class JdkHttpProducer {
             }
         }
         return records / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** The body as one buffer, as the client library's Producer sends it (its WholeBodyPublisher). */
+    private static HttpRequest.BodyPublisher wholeBody(ByteBuffer batch) {
+        ByteBuffer body = batch.slice();
+        return HttpRequest.BodyPublishers.fromPublisher(subscriber -> {
+            java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+            subscriber.onSubscribe(new java.util.concurrent.Flow.Subscription() {
+                @Override
+                public void request(long n) {
+                    if (!done.getAndSet(true)) {
+                        subscriber.onNext(body.duplicate());
+                        subscriber.onComplete();
+                    }
+                }
+
+                @Override
+                public void cancel() {
+                    done.set(true);
+                }
+            });
+        }, body.remaining());
     }
 }
