@@ -43,6 +43,40 @@ final class CompactJson {
         return Arrays.copyOf(out, n);
     }
 
+    /**
+     * Writes the compact form of the valid JSON text {@code json[from, to)} into {@code out} at {@code at} (room for
+     * {@code to - from} bytes needed) and returns where it ends: {@link #copy} without the array of its own.
+     */
+    static int copyInto(byte[] json, int from, int to, byte[] out, int at) {
+        int n = at;
+        boolean inString = false;
+        for (int i = from; i < to; i++) {
+            byte b = json[i];
+            if (inString) {
+                out[n++] = b;
+                if (b == '\\') {
+                    out[n++] = json[++i];
+                } else if (b == '"') {
+                    inString = false;
+                }
+            } else if (!isSpace(b)) {
+                out[n++] = b;
+                inString = b == '"';
+            }
+        }
+        return n;
+    }
+
+    /** Whether {@code json[from, to)} holds a whitespace byte (inside a string or not): if not, it is compact. */
+    static boolean hasSpace(byte[] json, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (isSpace(json[i])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** JSON's four whitespace characters (RFC 8259 section 2); a space may also occur raw inside a string. */
     private static boolean isSpace(byte b) {
         return b == ' ' || b == '\n' || b == '\r' || b == '\t';

@@ -5,13 +5,18 @@ import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.PartitionOffset;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.Names;
+import io.tierlog.log.topic.TopicMetadata;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * A JSON produce body (docs/api.md, "Produce") from the wire to the log, the same way at every edge: the topic
  * name ({@code invalid-topic}), the body size ({@code request-too-large}), the JSON ({@code bad-request} naming the
- * field), then {@link IngestService#produce(String, io.tierlog.ingest.ProduceRequest)}. Nothing is appended unless
+ * field), then the append. The body is parsed in one pass into its record batches ({@link ProduceBodyEncoder},
+ * then {@link IngestService#produceEncoded}); a body that encoder declines, every invalid one among them, goes
+ * through {@link ProduceRequestParser} and {@link IngestService#produce(String, io.tierlog.ingest.ProduceRequest)},
+ * which answer it exactly as they always have. Nothing is appended unless
  * every check passes; and the answer to every produce, JSON or record batches: docs/api.md's
  * {@code {"offsets":[{"partition":P,"offset":O},...],"duplicate":false}}. Stateless and thread-safe.
  */
@@ -24,6 +29,19 @@ public final class JsonProduce {
     public static ProduceResult produce(IngestService ingest, String topic, byte[] body) {
         Names.requireValidTopic(topic);
         ingest.requireWithinRequestLimit(body.length);
+        Optional<TopicMetadata> meta = ingest.topics().find(topic);
+        if (meta.isPresent()) {
+            TopicMetadata t = meta.get();
+            // One pass from the body into the batches (docs/adr/0027-one-pass-json-produce.md) ...
+            try (ProduceBodyEncoder.Encoded encoded = ProduceBodyEncoder.encode(body, t, ingest.nowMillis(),
+                    producer -> ingest.unkeyedPartition(producer, t.partitions()))) {
+                if (encoded != null) {
+                    return ingest.produceEncoded(t, encoded.request());
+                }
+            }
+        }
+        // ... or, for every body it declines (each invalid one among them) and an unknown topic, the reference
+        // parser and path, so that every answer and error is exactly as it was.
         return ingest.produce(topic, PARSER.parse(body));
     }
 

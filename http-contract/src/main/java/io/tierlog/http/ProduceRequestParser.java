@@ -40,7 +40,7 @@ import io.tierlog.ingest.ProducerRef;
  * <p>Thread-safe.
  */
 public final class ProduceRequestParser {
-    private static final JsonFactory JSON = JsonFactory.builder()
+    static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .streamReadConstraints(JsonLimits.READ)
             .build();
@@ -90,8 +90,8 @@ public final class ProduceRequestParser {
                              Long timestamp) {
     }
 
-    /** One parse of one body. */
-    private static final class Pass {
+    /** One parse of one body. Its {@link #producer} also serves the one-pass encoder ({@link ProduceBodyEncoder}). */
+    static final class Pass {
         private final byte[] body;
         private final JsonParser p;
 
@@ -370,7 +370,7 @@ public final class ProduceRequestParser {
             }
         }
 
-        private Optional<ProducerRef> producer(JsonToken t) throws IOException {
+        Optional<ProducerRef> producer(JsonToken t) throws IOException {
             if (t == JsonToken.VALUE_NULL) {
                 return Optional.empty();
             }

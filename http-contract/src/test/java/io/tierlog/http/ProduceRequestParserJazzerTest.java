@@ -57,6 +57,15 @@ class ProduceRequestParserJazzerTest {
     }
 
     /**
+     * The one-pass encoder ({@link ProduceBodyEncoder}) on the same bytes: it declines the body (the old path then
+     * answers) or makes byte for byte the batches the old path appends; it never takes a body the old path refuses.
+     */
+    @FuzzTest(maxDuration = "2m")
+    void encodesAsTheOldPathOrDeclines(byte[] body) {
+        ReferenceBatches.assertSameAsReference(body);
+    }
+
+    /**
      * With {@code encoding=json} (or none), a stored value is the compact text of the body's value: as JSON, equal
      * to it; keys and header values are their strings' UTF-8.
      */

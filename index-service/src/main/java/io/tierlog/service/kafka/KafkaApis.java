@@ -1,6 +1,8 @@
 package io.tierlog.service.kafka;
 
 import io.tierlog.access.Principal;
+import io.tierlog.log.ReadMemory;
+import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.security.AccessControl;
 import io.tierlog.service.ServiceThreads;
@@ -94,12 +96,14 @@ public class KafkaApis {
     private final Executor reads;
     private final Executor workers;
     private final String clusterId;
+    private final ReadMemory memory;
     private volatile Supplier<KafkaCluster> cluster = () -> new KafkaCluster(new Broker(0, "localhost", -1),
             List.of(new Broker(0, "localhost", -1)));
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
                      KafkaGroups groups, AccessControl access, Clock clock, ServiceThreads threads, Vertx vertx,
-                     TierlogConfig config, TopicStore topics) {
+                     TierlogConfig config, TopicStore topics, PooledDirectMemory memory) {
+        this.memory = memory;
         this.groups = groups;
         this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
         this.sasl = new KafkaSasl(access, clock);
@@ -150,8 +154,11 @@ public class KafkaApis {
         }
     }
 
-    /** @param frame one request without its size prefix */
-    CompletableFuture<ByteBuffer> handle(ByteBuffer frame, KafkaSession session) throws MalformedRequest {
+    /**
+     * @param frame one request without its size prefix
+     * @return the response frame, or null when Kafka sends none; its writer releases it once written
+     */
+    CompletableFuture<Frames.Frame> handle(ByteBuffer frame, KafkaSession session) throws MalformedRequest {
         RequestHeader header;
         try {
             header = RequestHeader.parse(frame);
@@ -162,8 +169,8 @@ public class KafkaApis {
         short version = header.apiVersion();
         if (api == ApiKeys.API_VERSIONS && !supports(api, version)) {
             // Kafka's rule (KIP-511): an unknown ApiVersions version is answered at version 0, listing ours.
-            return CompletableFuture.completedFuture(Frames.encode(header.toResponseHeader(),
-                    apiVersions(Errors.UNSUPPORTED_VERSION), (short) 0));
+            return CompletableFuture.completedFuture(Frames.gathering(header.toResponseHeader(),
+                    apiVersions(Errors.UNSUPPORTED_VERSION), (short) 0, memory, () -> { }));
         }
         if (!api.isVersionSupported(version)) {
             throw new MalformedRequest(api + " version " + version + " is unknown to this listener's kafka-clients");
@@ -215,11 +222,12 @@ public class KafkaApis {
                 }
                 r = new Reply(request.getErrorResponse(0, KafkaErrors.exception(error)));
             }
-            try {
-                return r.body() == null ? null : Frames.encode(header.toResponseHeader(), r.body(), version);
-            } finally {
+            if (r.body() == null) {
                 r.release().run();
+                return null;
             }
+            // The fetched batches go out as they are; the connection releases their memory once they are written.
+            return Frames.gathering(header.toResponseHeader(), r.body(), version, memory, r.release());
         });
     }
 
@@ -353,7 +361,7 @@ public class KafkaApis {
         return new FindCoordinatorResponse(new FindCoordinatorResponseData().setCoordinators(coordinators));
     }
 
-    /** A response and what to give back once it is encoded (the pooled memory of fetched batches). */
+    /** A response and what to give back once it is written (the pooled memory of fetched batches). */
     record Reply(ApiMessage body, Runnable release) {
         Reply(AbstractResponse response) {
             this(response == null ? null : response.data(), () -> {

@@ -37,7 +37,7 @@ final class KafkaConnection {
     private final int maxRequestBytes;
     private final Context context;
     private final RecordParser parser;
-    private final ArrayDeque<CompletableFuture<ByteBuffer>> inFlight = new ArrayDeque<>();
+    private final ArrayDeque<CompletableFuture<Frames.Frame>> inFlight = new ArrayDeque<>();
     private final KafkaSession session;
     private boolean readingSize = true;
     private boolean paused;
@@ -76,7 +76,7 @@ final class KafkaConnection {
         }
         readingSize = true;
         parser.fixedSizeMode(4);
-        CompletableFuture<ByteBuffer> reply;
+        CompletableFuture<Frames.Frame> reply;
         try {
             // A heap copy: the request's records are appended from it on a worker after this chunk is recycled.
             reply = apis.handle(ByteBuffer.wrap(chunk.getBytes()), session);
@@ -92,25 +92,33 @@ final class KafkaConnection {
         reply.whenComplete((r, e) -> context.runOnContext(v -> flush()));
     }
 
-    /** On the event loop: writes every answered response at the head of the queue, in order. */
+    /**
+     * On the event loop: writes every answered response at the head of the queue, in order. A frame's memory (the
+     * fetched batches it carries) is given back once the socket has written it, or at once when the connection is
+     * closed.
+     */
     private void flush() {
         while (!inFlight.isEmpty() && inFlight.peek().isDone()) {
-            CompletableFuture<ByteBuffer> head = inFlight.poll();
-            if (closed) {
-                continue;
-            }
-            ByteBuffer frame;
+            CompletableFuture<Frames.Frame> head = inFlight.poll();
+            Frames.Frame frame;
             try {
                 frame = head.join();
             } catch (RuntimeException e) {
-                // KafkaApis answers every error it can name; this is a response that could not be encoded.
-                LOG.warnf(e, "Kafka connection %s: no response could be written; closing", socket.remoteAddress());
-                close("response failed");
-                return;
+                if (!closed) {
+                    // KafkaApis answers every error it can name; this is a response that could not be encoded.
+                    LOG.warnf(e, "Kafka connection %s: no response could be written; closing", socket.remoteAddress());
+                    close("response failed");
+                }
+                continue;
             }
-            if (frame != null) {
-                socket.write(Buffer.buffer(io.netty.buffer.Unpooled.wrappedBuffer(frame)));
+            if (frame == null) {
+                continue;
             }
+            if (closed) {
+                frame.release().run();
+                continue;
+            }
+            socket.write(frame.bytes()).onComplete(written -> frame.release().run());
         }
         if (paused && inFlight.size() < MAX_IN_FLIGHT && !closed) {
             paused = false;

@@ -37,7 +37,13 @@ import java.util.concurrent.ExecutorService;
 
 /**
  * Fetch and ListOffsets through {@link PartitionReads}, the service's one read path: stored batches are sent as
- * they are, from the hot or the cold tier (a read never spans the two; the client's next fetch continues).
+ * they are, from the hot or the cold tier (a read never spans the two; the client's next fetch continues). The
+ * batches stay in the pooled direct memory they were read into and are written to the socket from there
+ * ({@link Frames#gathering}, ADR 0024); the connection gives the memory back once the response is written.
+ *
+ * <p>Limits as Kafka applies them: each partition returns whole batches up to its {@code partition_max_bytes} and
+ * the request's remaining {@code max_bytes}; only the fetch's first data may exceed them (its first batch, so a
+ * consumer always progresses); a later partition whose next batch does not fit returns none this time.
  *
  * <p>Incremental fetch sessions (KIP-227) are kept in {@link FetchSessions}: a fetch with session epoch 0 starts one,
  * later fetches name only the partitions whose offset changed and are answered with only the partitions that have
@@ -290,7 +296,11 @@ public class KafkaFetch {
                         round.held.add(batches);
                         out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
                                 .setLogStartOffset(f.logStartOffset());
-                        if (!batches.isEmpty()) {
+                        if (round.bytes > 0 && batches.length() > maxBytes) {
+                            // Kafka's rule: only a fetch's first data may exceed its limits (one batch, so that a
+                            // consumer always progresses); here the batch waits for a fetch it comes first in.
+                            batches.close();
+                        } else if (!batches.isEmpty()) {
                             out.setRecords(KafkaInternals.records(batches.buffer()));
                             round.bytes += batches.length();
                             round.records += batches.records();

@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -153,19 +154,59 @@ public final class IngestService implements Closeable {
                     producers.getOrDefault(e.getKey(), ProducerIdentity.NONE), producerName, topic.config()));
         }
         List<AppendResult> results = hotLog.append(parts);
+        return answer(partitionOf, byPartition.keySet().stream().mapToInt(Integer::intValue).toArray(), results,
+                request.producer().isPresent());
+    }
+
+    /** The time the service stamps on records that carry none (its clock, epoch milliseconds). */
+    public long nowMillis() {
+        return clock.millis();
+    }
+
+    /**
+     * The partition of a request's unkeyed records ({@link Partitioner#forUnkeyed}): a function of the producer id
+     * when there is one, else the next in the rotation. Call once per request that has unkeyed records.
+     */
+    public int unkeyedPartition(Optional<ProducerRef> producer, int partitions) {
+        return partitioner.forUnkeyed(producer, partitions);
+    }
+
+    /**
+     * Appends a request whose batches an edge has already built for {@code topic} (read by that edge with
+     * {@link TopicStore#find}, and used for partitioning and record checks): the same append, atomicity,
+     * idempotence and answer as {@link #produce(String, ProduceRequest)}, under the same admission. The edge has
+     * checked everything {@code produce} checks before appending (partitions, {@code max.message.bytes}, producer
+     * sequences against the partitions touched).
+     */
+    public ProduceResult produceEncoded(TopicMetadata topic, EncodedProduce request) {
+        return admission.admitted(() -> {
+            String producerName = request.producer().map(ProducerRef::id).orElse(null);
+            List<PartitionWriter.Part> parts = new ArrayList<>(request.batches().size());
+            for (EncodedProduce.Batch b : request.batches()) {
+                parts.add(PartitionWriter.Part.ofEncoded(writer(topic, b.partition()), b.bytes(), b.recordCount(),
+                        b.producer(), producerName, topic.config()));
+            }
+            List<AppendResult> results = hotLog.append(parts);
+            return answer(request.partitionOf(), request.batches().stream().mapToInt(EncodedProduce.Batch::partition)
+                    .toArray(), results, request.producer().isPresent());
+        });
+    }
+
+    /** The offsets of each record in request order, from the base offset appended to each partition. */
+    private static ProduceResult answer(int[] partitionOf, int[] partitions, List<AppendResult> results,
+                                        boolean idempotent) {
         Map<Integer, long[]> nextOffset = new TreeMap<>();
         boolean allDuplicates = true;
-        int i = 0;
-        for (int p : byPartition.keySet()) {
-            AppendResult result = results.get(i++);
+        for (int i = 0; i < partitions.length; i++) {
+            AppendResult result = results.get(i);
             allDuplicates &= result.duplicate();
-            nextOffset.put(p, new long[]{result.baseOffset()});
+            nextOffset.put(partitions[i], new long[]{result.baseOffset()});
         }
         List<PartitionOffset> offsets = new ArrayList<>(partitionOf.length);
         for (int p : partitionOf) {
             offsets.add(new PartitionOffset(p, nextOffset.get(p)[0]++));
         }
-        return new ProduceResult(offsets, allDuplicates && request.producer().isPresent());
+        return new ProduceResult(offsets, allDuplicates && idempotent);
     }
 
     /**

@@ -41,6 +41,23 @@ class PartitionerTest {
         }
     }
 
+    /** The slice form, used by the one-pass JSON parser on its shared key buffer, hashes exactly as kafka-clients. */
+    @Test
+    void aKeyInsideALargerArrayLandsWhereTheSameKeyAloneDoes() {
+        java.util.Random random = new java.util.Random(27);
+        for (int length = 0; length < 40; length++) {
+            byte[] key = new byte[length];
+            random.nextBytes(key);
+            byte[] around = new byte[length + 7];
+            random.nextBytes(around);
+            System.arraycopy(key, 0, around, 3, length);
+            for (int partitions : new int[]{1, 7, 1024}) {
+                assertThat(Partitioner.forKey(around, 3, length, partitions)).as("length %d", length)
+                        .isEqualTo(Utils.toPositive(Utils.murmur2(key)) % partitions);
+            }
+        }
+    }
+
     @Test
     void unkeyedRecordsOfAProducerAlwaysLandOnThePartitionOfItsId() {
         Partitioner p = new Partitioner(123);

@@ -229,6 +229,22 @@ public final class PartitionWriter implements Closeable {
             return new Part(writer, producer, producerName, records.size(), config,
                     baseOffset -> RecordBatchCodec.encode(baseOffset, records, producer, writer.encodeBuffer(records)));
         }
+
+        /**
+         * A part whose batch is already encoded ({@link io.tierlog.log.format.RecordBatchWriter#finish}) with
+         * {@code producer}'s fields and its CRC, so that nothing but stamping the base offset and the "unknown"
+         * leader epoch (both outside the CRC) happens under the lock. {@code batch} must not change until the
+         * append returns.
+         */
+        public static Part ofEncoded(PartitionWriter writer, ByteBuffer batch, int recordCount,
+                                     ProducerIdentity producer, String producerName, TopicConfig config) {
+            ByteBuffer bytes = batch.slice();
+            return new Part(writer, producer, producerName, recordCount, config, baseOffset -> {
+                bytes.putLong(0, baseOffset);
+                bytes.putInt(RecordBatchCodec.PARTITION_LEADER_EPOCH_OFFSET, RecordBatchCodec.NO_PARTITION_LEADER_EPOCH);
+                return bytes.duplicate().clear();
+            });
+        }
     }
 
     /**
