@@ -134,7 +134,7 @@ public class JsonFetchRoute {
      * Whether this route answers: no {@code Accept}, or one naming JSON or a wildcard that covers it. Anything else
      * (record batches are answered before this route) is left to JAX-RS's content negotiation, as before.
      */
-    static boolean acceptsJson(String accept) {
+    public static boolean acceptsJson(String accept) {
         if (accept == null || accept.isBlank()) {
             return true;
         }

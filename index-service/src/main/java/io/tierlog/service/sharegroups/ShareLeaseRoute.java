@@ -3,6 +3,7 @@ package io.tierlog.service.sharegroups;
 import io.netty.buffer.Unpooled;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.service.PooledDirectMemory;
+import io.tierlog.service.api.JsonFetchRoute;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RequestBody;
@@ -44,6 +45,10 @@ public class ShareLeaseRoute {
 
     private void handle(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
+        if (!JsonFetchRoute.acceptsJson(request.getHeader("Accept"))) {
+            ctx.next(); // left to JAX-RS's content negotiation, as before this route
+            return;
+        }
         Context context = Vertx.currentContext();
         String group = ctx.pathParam("group");
         String topic = ctx.pathParam("topic");
