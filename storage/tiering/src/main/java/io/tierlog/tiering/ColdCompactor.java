@@ -186,21 +186,20 @@ public final class ColdCompactor {
 
     private Result compactCounted(TopicPartition tp, TopicConfig topicConfig) {
         long now = clock.millis();
+        // The manifest in memory (refreshed in the background) tells whether anything is due, so a clean partition
+        // costs no store request per pass; a pass that acts loads the current one.
+        Manifest known = manifests.cached(tp);
+        if (!retiredExpired(known, now) && !cleaningDue(known, topicConfig, now)) {
+            return Result.SKIPPED;
+        }
         Manifest m = deleteExpiredRetired(tp, manifests.load(tp), now);
         List<ColdSegment> range = cleanableRange(m, topicConfig, now);
         if (range.isEmpty()) {
             return Result.SKIPPED;
         }
         long cleanedEnd = Math.max(m.cleaner().cleanedEnd(), m.coldStart());
-        long total = 0;
-        long dirty = 0;
-        for (ColdSegment s : range) {
-            total += s.sizeBytes();
-            dirty += s.nextOffset() > cleanedEnd ? s.sizeBytes() : 0;
-        }
-        stats.dirtyRatio(total == 0 ? 0 : (double) dirty / total);
-        boolean horizonDue = m.cleaner().nextHorizonMs() <= now;
-        if ((dirty == 0 || (double) dirty / total < topicConfig.minCleanableDirtyRatio()) && !horizonDue) {
+        stats.dirtyRatio(dirtyRatio(range, cleanedEnd));
+        if (!cleaningDue(m, topicConfig, now)) {
             return Result.SKIPPED;
         }
         Path work;
@@ -216,6 +215,32 @@ public final class ColdCompactor {
         } finally {
             deleteTree(work);
         }
+    }
+
+    /** Whether a pass over {@code m} would rewrite anything: dirty enough, or a tombstone horizon has come. */
+    private static boolean cleaningDue(Manifest m, TopicConfig config, long now) {
+        List<ColdSegment> range = cleanableRange(m, config, now);
+        if (range.isEmpty()) {
+            return false;
+        }
+        double dirty = dirtyRatio(range, Math.max(m.cleaner().cleanedEnd(), m.coldStart()));
+        return (dirty > 0 && dirty >= config.minCleanableDirtyRatio()) || m.cleaner().nextHorizonMs() <= now;
+    }
+
+    /** The share of {@code range}'s bytes in segments that end after {@code cleanedEnd}. */
+    private static double dirtyRatio(List<ColdSegment> range, long cleanedEnd) {
+        long total = 0;
+        long dirty = 0;
+        for (ColdSegment s : range) {
+            total += s.sizeBytes();
+            dirty += s.nextOffset() > cleanedEnd ? s.sizeBytes() : 0;
+        }
+        return total == 0 ? 0 : (double) dirty / total;
+    }
+
+    private boolean retiredExpired(Manifest m, long now) {
+        long cutoff = now - config.orphanGrace().toMillis();
+        return m.retired().stream().anyMatch(r -> r.retiredAtMs() <= cutoff);
     }
 
     /** The cold segments a pass may rewrite: from the first, up to the first younger than the compaction lag. */
@@ -439,10 +464,10 @@ public final class ColdCompactor {
      * the two leaves unreferenced old objects, which the orphan collector deletes.
      */
     private Manifest deleteExpiredRetired(TopicPartition tp, Manifest m, long now) {
-        long cutoff = now - config.orphanGrace().toMillis();
-        if (m.retired().stream().noneMatch(r -> r.retiredAtMs() <= cutoff)) {
+        if (!retiredExpired(m, now)) {
             return m;
         }
+        long cutoff = now - config.orphanGrace().toMillis();
         Manifest result = manifests.commit(tp, current -> {
             List<Manifest.Retired> keep = current.retired().stream().filter(r -> r.retiredAtMs() > cutoff).toList();
             if (keep.size() == current.retired().size()) {

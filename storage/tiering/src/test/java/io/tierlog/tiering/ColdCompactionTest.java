@@ -88,6 +88,23 @@ class ColdCompactionTest {
     }
 
     @Test
+    void aCleanPartitionCostsNoStoreRequestPerPass() {
+        h.appendVersions(30, 5);
+        h.storage.runTieringPass();
+        assertThat(h.storage.runColdCompactionPass()).isEqualTo(1);
+        long requests = h.requestCount();
+        for (int pass = 0; pass < 5; pass++) {
+            assertThat(h.storage.runColdCompactionPass()).isZero();
+        }
+        assertThat(h.requestCount()).as("S3 requests of 5 passes over a clean partition").isEqualTo(requests);
+        // Once the retired objects' grace has passed, the next pass does go to the store, and deletes them.
+        h.clock.advance(ColdCompactionHarness.GRACE.plusMinutes(1));
+        h.storage.runColdCompactionPass();
+        assertThat(h.requestCount()).isGreaterThan(requests);
+        assertThat(h.manifest().retired()).isEmpty();
+    }
+
+    @Test
     void replacedObjectsStayForTheGraceSoAReaderOnTheOldManifestFinishesThenTheyAreDeleted() {
         h.appendVersions(60, 5);
         h.storage.runTieringPass();
