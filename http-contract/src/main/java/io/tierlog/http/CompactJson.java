@@ -13,34 +13,35 @@ final class CompactJson {
 
     /** The compact form of the valid JSON text in {@code json[from, to)}; a plain copy when it has no whitespace. */
     static byte[] copy(byte[] json, int from, int to) {
-        int firstSpace = -1;
-        for (int i = from; i < to; i++) {
-            if (isSpace(json[i])) {
-                firstSpace = i;
-                break;
-            }
-        }
-        if (firstSpace < 0) {
+        if (!hasSpace(json, from, to)) {
             return Arrays.copyOfRange(json, from, to);
         }
         byte[] out = new byte[to - from];
-        int n = 0;
-        boolean inString = false;
-        for (int i = from; i < to; i++) {
-            byte b = json[i];
-            if (inString) {
-                out[n++] = b;
-                if (b == '\\') {
-                    out[n++] = json[++i];   // an escaped character, possibly a quote: never ends the string
-                } else if (b == '"') {
-                    inString = false;
-                }
-            } else if (!isSpace(b)) {
-                out[n++] = b;
-                inString = b == '"';
-            }
+        return Arrays.copyOf(out, copyInto(json, from, to, out, 0));
+    }
+
+    /**
+     * The end (exclusive) of a JSON string starting at {@code start} that a parser has skipped, and so validated, on
+     * its way to the token at {@code nextToken}: its closing quote is the last one before that token, behind nothing
+     * but whitespace and a comma. The parser's skip is the one pass over the string's bytes; a scan for the closing
+     * quote on top of it was a second (a quarter of a produce request's parse, in a profile of 1 KiB values). Should
+     * the token's position not fit that shape, the string is scanned for its end instead.
+     */
+    static int stringEnd(byte[] body, int start, int nextToken) {
+        boolean atToken = nextToken > start && nextToken < body.length
+                && (body[nextToken] == '"' || body[nextToken] == '}');
+        int i = Math.min(nextToken, body.length) - 1;
+        while (atToken && i > start && (isSpace(body[i]) || body[i] == ',')) {
+            i--;
         }
-        return Arrays.copyOf(out, n);
+        if (atToken && i > start && body[i] == '"') {
+            return i + 1;
+        }
+        int end = start + 1;
+        while (body[end] != '"') {
+            end += body[end] == '\\' ? 2 : 1;
+        }
+        return end + 1;
     }
 
     /**
@@ -78,7 +79,7 @@ final class CompactJson {
     }
 
     /** JSON's four whitespace characters (RFC 8259 section 2); a space may also occur raw inside a string. */
-    private static boolean isSpace(byte b) {
+    static boolean isSpace(byte b) {
         return b == ' ' || b == '\n' || b == '\r' || b == '\t';
     }
 }

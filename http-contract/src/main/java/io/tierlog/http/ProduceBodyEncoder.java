@@ -366,7 +366,7 @@ final class ProduceBodyEncoder {
          * quotes, verbatim; in {@code base64} its content is decoded.
          */
         private void stringValue(int start, int nextToken) throws Declined {
-            int end = stringEnd(start, nextToken);
+            int end = CompactJson.stringEnd(body, start, nextToken);
             hasValue = true;
             if (encoding == Encoding.JSON) {
                 valueArray = body;
@@ -392,23 +392,6 @@ final class ProduceBodyEncoder {
             valueOff = buffers.scratchUsed;
             valueLength = n;
             buffers.scratchUsed += n;
-        }
-
-        private int stringEnd(int start, int nextToken) {
-            boolean atToken = nextToken > start && nextToken < body.length
-                    && (body[nextToken] == '"' || body[nextToken] == '}');
-            int i = Math.min(nextToken, body.length) - 1;
-            while (atToken && i > start && (isSpace(body[i]) || body[i] == ',')) {
-                i--;
-            }
-            if (atToken && i > start && body[i] == '"') {
-                return i + 1;
-            }
-            int end = start + 1;   // the parser validated the string, so the scan finds its closing quote
-            while (body[end] != '"') {
-                end += body[end] == '\\' ? 2 : 1;
-            }
-            return end + 1;
         }
 
         private void headers(JsonToken t) throws IOException, Declined {
@@ -523,10 +506,6 @@ final class ProduceBodyEncoder {
         } catch (IllegalArgumentException e) {
             throw decline();
         }
-    }
-
-    private static boolean isSpace(byte b) {
-        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
     }
 
     /** The reusable arrays of one pass: the batches, the per-record scratch, and the records' partitions. */
