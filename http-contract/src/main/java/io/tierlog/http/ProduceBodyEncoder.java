@@ -406,14 +406,7 @@ final class ProduceBodyEncoder {
             headersOff = buffers.scratchUsed;
             headerCount = 0;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
-                char[] chars = p.getTextCharacters();
-                int off = p.getTextOffset();
-                int len = p.getTextLength();
-                int nameBytes = Utf8.length(chars, off, len);
-                buffers.ensureScratch(RecordBatchWriter.MAX_VARINT_BYTES + nameBytes);
-                int at = RecordBatchWriter.putVarint(buffers.scratch, buffers.scratchUsed, nameBytes);
-                buffers.scratchUsed = Utf8.put(chars, off, len, buffers.scratch, at);
-                headerPayload += nameBytes;
+                headerPayload += putText();
                 JsonToken v = p.nextToken();
                 if (v == JsonToken.VALUE_NULL) {
                     buffers.ensureScratch(1);
@@ -438,6 +431,11 @@ final class ProduceBodyEncoder {
                 headerPayload += decoded.length;
                 return;
             }
+            headerPayload += putText();
+        }
+
+        /** Writes the current token's text to the scratch as UTF-8 behind its varint length; returns that length. */
+        private int putText() throws IOException {
             char[] chars = p.getTextCharacters();
             int off = p.getTextOffset();
             int len = p.getTextLength();
@@ -445,7 +443,7 @@ final class ProduceBodyEncoder {
             buffers.ensureScratch(RecordBatchWriter.MAX_VARINT_BYTES + n);
             int at = RecordBatchWriter.putVarint(buffers.scratch, buffers.scratchUsed, n);
             buffers.scratchUsed = Utf8.put(chars, off, len, buffers.scratch, at);
-            headerPayload += n;
+            return n;
         }
 
         /** An integer field in [0, max]; -1 when null. */
