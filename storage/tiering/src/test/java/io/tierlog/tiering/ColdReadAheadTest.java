@@ -181,7 +181,7 @@ class ColdReadAheadTest {
     }
 
     @Test
-    void aReadWaitingForAPrefetchThatFailsFetchesTheChunkItself() throws Exception {
+    void aReadWaitingForAPrefetchThatFailsGetsTheChunkFetchedAgain() throws Exception {
         TieredStorage ts = storage();
         ColdSegment first = segments.get(0);
         AtomicReference<Thread> reader = new AtomicReference<>();
@@ -211,8 +211,10 @@ class ColdReadAheadTest {
         assertThat(failure.get()).isNull();
         assertThat(result.get()).extracting(LogRecord::offset).containsExactlyElementsOf(
                 expected.subList(0, (int) first.nextOffset()).stream().map(LogRecord::offset).toList());
-        assertThat(store.rangeCalls(first.segmentKey(), CHUNK)).as("the failed prefetch, then the reader's own GET")
-                .containsExactly("tierlog-cold-fetch", "test-reader");
+        // The second GET is the reader's own, or a read-ahead the reader started again first (a fresh-clone CI run saw
+        // that order): either way the chunk is fetched once more, not waited on forever.
+        assertThat(store.rangeCalls(first.segmentKey(), CHUNK)).as("the failed prefetch, then one GET again")
+                .hasSize(2).first().isEqualTo("tierlog-cold-fetch");
     }
 
     @Test
