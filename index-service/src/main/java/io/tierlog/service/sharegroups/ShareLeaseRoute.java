@@ -39,7 +39,8 @@ public class ShareLeaseRoute {
     }
 
     void install(@Observes Router router) {
-        // After RequestSizeRoute (order -100), which has refused a declared length over the limit unread.
+        // After AccessFilter (order -1000): identity and scope are checked before this runs. The body limit is
+        // enforced by RequestBody.read below (RequestSizeRoute covers produce only).
         router.post("/v1/share-groups/:group/topics/:topic/lease").order(-99).handler(this::handle);
     }
 
