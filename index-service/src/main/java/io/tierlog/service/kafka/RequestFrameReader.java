@@ -14,7 +14,8 @@ import java.util.ArrayDeque;
  * nothing grows or is copied again on the way (ADR 0029).
  *
  * <p>A size outside {@code [minFrame, maxFrame]} is refused as soon as its 4 bytes are read, before any memory is
- * taken for it; after a refusal the reader drops everything it is offered. Pausing stops the handing on of requests:
+ * taken for it, and so is one the JVM has no direct memory left for; after a refusal the reader drops everything it
+ * is offered. As in Kafka's broker, a request's memory is taken at its announced size when its size is read. Pausing stops the handing on of requests:
  * bytes offered while paused are kept (not copied) until {@link #resume}. The sink may pause or close the reader from
  * inside {@link Sink#request}.
  *
@@ -120,7 +121,15 @@ final class RequestFrameReader {
                     sink.refused(size);
                     return;
                 }
-                request = memory.allocate(size);
+                try {
+                    request = memory.allocate(size);
+                } catch (OutOfMemoryError noDirectMemory) {
+                    // The JVM's direct memory limit is reached (nothing was allocated): refused like an oversize frame.
+                    stopped = true;
+                    releaseAll();
+                    sink.refused(size);
+                    return;
+                }
                 fill = request.memory().duplicate().clear();
             }
             int n = Math.min(in.readableBytes(), fill.remaining());

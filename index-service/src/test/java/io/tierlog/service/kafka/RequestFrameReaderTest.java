@@ -270,4 +270,19 @@ class RequestFrameReaderTest {
         held.forEach(ReadBuffer::close);
         memory.assertAllReleasedOnce();
     }
+
+    @Test
+    void aRequestTheJvmHasNoDirectMemoryForIsRefusedLikeAnOversizeOne() {
+        Collecting sink = new Collecting();
+        RequestFrameReader reader = new RequestFrameReader(capacity -> {
+            throw new OutOfMemoryError("Cannot reserve " + capacity + " bytes of direct buffer memory");
+        }, MIN, MAX, sink);
+        ByteBuf in = Unpooled.directBuffer(64).writeInt(MAX).writeZero(60);
+        ByteBuf later = Unpooled.directBuffer(8).writeZero(8);
+        reader.offer(in);
+        reader.offer(later);
+        assertThat(sink.refused).containsExactly(MAX);
+        assertThat(sink.requests).isEmpty();
+        assertThat(List.of(in, later)).allSatisfy(b -> assertThat(b.refCnt()).isZero());
+    }
 }
