@@ -2,8 +2,6 @@ package io.tierlog.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -55,6 +53,8 @@ public final class Consumer implements AutoCloseable {
     private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
     private final Map<TopicPartition, PartitionState> active = new TreeMap<>();
     private final ExecutorService commits;
+    /** Runs each fetch (a blocking exchange, possibly long-polling) and decodes its answer; a thread per fetch in flight. */
+    private final ExecutorService fetchThreads;
     private GroupMembership membership;
     private RebalanceListener listener = new RebalanceListener() { };
     private long nextAutoCommitNanos;
@@ -70,6 +70,11 @@ public final class Consumer implements AutoCloseable {
         this.admin = new Admin(http);
         this.commits = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tierlog-consumer-commit");
+            t.setDaemon(true);
+            return t;
+        });
+        this.fetchThreads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "tierlog-consumer-fetch");
             t.setDaemon(true);
             return t;
         });
@@ -251,6 +256,7 @@ public final class Consumer implements AutoCloseable {
                 membership.close();
             }
             commits.shutdown();
+            fetchThreads.shutdown(); // a fetch still long-polling ends by itself, unread
         }
     }
 
@@ -370,32 +376,40 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
+    /** Starts a fetch of {@code s} from {@code offset} on a fetch thread (a blocking exchange: {@link BlockingExchange}). */
     private CompletableFuture<Fetched> fetch(PartitionState s, long offset, long waitMs) {
         boolean batches = config.recordBatches() && !s.jsonOnly;
-        String path = "/v1/topics/" + Admin.path(s.tp.topic()) + "/partitions/" + s.tp.partition() + "/records?offset="
+        TopicPartition tp = s.tp;
+        String path = "/v1/topics/" + Admin.path(tp.topic()) + "/partitions/" + tp.partition() + "/records?offset="
                 + offset + "&maxBytes=" + config.fetchMaxBytes() + "&maxRecords=" + fetchMaxRecords() + "&waitMs=" + waitMs
                 + (batches ? "" : "&encoding=base64");
-        HttpRequest request = http.request(path).timeout(http.requestTimeout().plusMillis(waitMs))
-                .header("Accept", batches ? HttpTransport.BATCHES_TYPE : HttpTransport.JSON_TYPE).GET().build();
-        return http.sendAsync(request).thenApply(r -> {
-            if (r.statusCode() != 200) {
+        Duration readTimeout = http.requestTimeout().plusMillis(waitMs);
+        return CompletableFuture.supplyAsync(() -> {
+            BlockingExchange.Answer r;
+            try {
+                r = http.exchange("GET", path, batches ? HttpTransport.BATCHES_TYPE : HttpTransport.JSON_TYPE, null, null,
+                        readTimeout);
+            } catch (java.io.IOException e) {
+                throw new UnavailableException("fetch " + tp + ": " + HttpTransport.describe(e), e);
+            }
+            if (r.status() != 200) {
                 throw HttpTransport.problem(r);
             }
             if (!batches) {
-                return fromJson(s.tp, r);
+                return fromJson(tp, r.body());
             }
-            long next = r.headers().firstValueAsLong("Tierlog-Next-Offset").orElse(offset);
+            long next = r.nextOffset() == null ? offset : Long.parseLong(r.nextOffset().trim());
             try {
-                return new Fetched(RecordBatchCodec.decode(s.tp.topic(), s.tp.partition(), r.body(), offset), next, false);
+                return new Fetched(RecordBatchCodec.decode(tp.topic(), tp.partition(), r.body(), offset), next, false);
             } catch (RecordBatchCodec.UnsupportedCodecException e) {
                 return new Fetched(List.of(), offset, true);
             }
-        });
+        }, fetchThreads);
     }
 
-    private static Fetched fromJson(TopicPartition tp, HttpResponse<byte[]> r) {
+    private static Fetched fromJson(TopicPartition tp, byte[] body) {
         try {
-            JsonNode a = HttpTransport.JSON.readTree(r.body());
+            JsonNode a = HttpTransport.JSON.readTree(body);
             Base64.Decoder b64 = Base64.getDecoder();
             List<ConsumerRecord> records = new ArrayList<>();
             for (JsonNode rec : a.path("records")) {
