@@ -211,10 +211,21 @@ public final class ClientProduceCommand implements Callable<Integer> {
                     for (String name : readOrder) {
                         ProcessCpu.awaitQuiet(servers, SETTLED_CORES, Duration.ofSeconds(20));
                         System.gc();
+                        // CPU per record as for the producers: the reads' client side is the bench JVM.
+                        double[] idle = idleCoresOver(self, service.pid(), Duration.ofSeconds(1));
+                        double clientCpu = ProcessCpu.seconds(self);
+                        double serverCpu = ProcessCpu.seconds(service.pid());
+                        long t0 = System.nanoTime();
                         double rps = reads.get(name).recordsPerSecond(written);
+                        double seconds = (System.nanoTime() - t0) / 1e9;
+                        clientCpu = Math.max(0, ProcessCpu.seconds(self) - clientCpu - idle[0] * seconds);
+                        serverCpu = Math.max(0, ProcessCpu.seconds(service.pid()) - serverCpu - idle[1] * seconds);
                         results.get(name).add(rps);
-                        line.append(String.format(Locale.ROOT, " %s %,.0f;", name.equals(CLIENT_READ) ? "client-read"
-                                : "bench-read", rps));
+                        cpu.computeIfAbsent(name, k -> new ArrayList<>()).add(clientCpu * 1e5 / records);
+                        serverCpuPer.computeIfAbsent(name, k -> new ArrayList<>()).add(serverCpu * 1e5 / records);
+                        line.append(String.format(Locale.ROOT, " %s %,.0f (CPU s per 100k beyond idle: client %.2f, server %.2f);",
+                                name.equals(CLIENT_READ) ? "client-read" : "bench-read", rps, clientCpu * 1e5 / records,
+                                serverCpu * 1e5 / records));
                     }
                     if (!reads.isEmpty()) {
                         int r = results.get(CLIENT_READ).size() - 1;
