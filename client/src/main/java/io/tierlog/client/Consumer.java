@@ -171,6 +171,23 @@ public final class Consumer implements AutoCloseable {
                 && (s.chain.running || !s.chain.ready.isEmpty())).count();
     }
 
+    /**
+     * Records fetched and not yet returned by poll, also those answered and not yet taken in by a poll (a test's view
+     * of the fetch threads' progress; called from the polling thread).
+     */
+    int fetchedAhead() {
+        int n = 0;
+        for (PartitionState s : active.values()) {
+            n += s.buffered.size();
+            if (s.chain != null) {
+                for (FetchResult r : s.chain.ready) {
+                    n += r.fetched() == null ? 0 : r.fetched().records().size();
+                }
+            }
+        }
+        return n;
+    }
+
     /** Records fetched and not yet returned by poll (a test's view of the prefetch). */
     int bufferedRecords() {
         return active.values().stream().mapToInt(s -> s.buffered.size()).sum();
