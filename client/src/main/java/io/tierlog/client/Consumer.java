@@ -178,10 +178,10 @@ public final class Consumer implements AutoCloseable {
     int fetchedAhead() {
         int n = 0;
         for (PartitionState s : active.values()) {
-            n += s.buffered.size();
+            n += s.bufferedCount;
             if (s.chain != null) {
                 for (FetchResult r : s.chain.ready) {
-                    n += r.fetched() == null ? 0 : r.fetched().records().size();
+                    n += r.fetched() == null ? 0 : r.fetched().records().remaining();
                 }
             }
         }
@@ -190,7 +190,7 @@ public final class Consumer implements AutoCloseable {
 
     /** Records fetched and not yet returned by poll (a test's view of the prefetch). */
     int bufferedRecords() {
-        return active.values().stream().mapToInt(s -> s.buffered.size()).sum();
+        return active.values().stream().mapToInt(s -> s.bufferedCount).sum();
     }
 
     // ---- positions and seeking
@@ -404,8 +404,8 @@ public final class Consumer implements AutoCloseable {
             // partition). The chain's "running" is read before its results: a chain ends after adding its last one.
             FetchChain c = s.chain;
             if (s.position != null && (c == null || (!c.running && c.ready.isEmpty()))
-                    && s.buffered.size() < aheadRecords() && now >= s.retryAtNanos) {
-                FetchChain next = new FetchChain(s.buffered.size());
+                    && s.bufferedCount < aheadRecords() && now >= s.retryAtNanos) {
+                FetchChain next = new FetchChain(s.bufferedCount);
                 s.chain = next;
                 boolean batches = config.recordBatches() && !s.jsonOnly;
                 long from = s.fetchedNext;
@@ -432,10 +432,11 @@ public final class Consumer implements AutoCloseable {
                     chain.ready.add(new FetchResult(null, e));
                     return;
                 }
+                int n = f.records().remaining(); // before the polling thread may take them
                 chain.ready.add(new FetchResult(f, null));
-                int ahead = chain.unconsumed.addAndGet(f.records().size());
+                int ahead = chain.unconsumed.addAndGet(n);
                 wake.offer(Boolean.TRUE);
-                if (f.records().isEmpty() || f.switchToJson() || ahead >= aheadRecords()) {
+                if (n == 0 || f.switchToJson() || ahead >= aheadRecords()) {
                     return;
                 }
                 from = f.nextOffset();
@@ -466,9 +467,9 @@ public final class Consumer implements AutoCloseable {
         }
         long next = r.nextOffset() == null ? offset : Long.parseLong(r.nextOffset().trim());
         try {
-            return new Fetched(RecordBatchCodec.decode(tp.topic(), tp.partition(), r.body(), offset), next, false);
+            return new Fetched(RecordBatchCodec.cursor(tp.topic(), tp.partition(), r.body(), offset), next, false);
         } catch (RecordBatchCodec.UnsupportedCodecException e) {
-            return new Fetched(List.of(), offset, true);
+            return new Fetched(PendingRecords.of(List.of()), offset, true);
         }
     }
 
@@ -487,7 +488,7 @@ public final class Consumer implements AutoCloseable {
                         rec.path("timestamp").asLong(), k.isNull() || k.isMissingNode() ? null : b64.decode(k.asText()),
                         v.isNull() || v.isMissingNode() ? null : b64.decode(v.asText()), headers));
             }
-            return new Fetched(records, a.path("nextOffset").asLong(), false);
+            return new Fetched(PendingRecords.of(records), a.path("nextOffset").asLong(), false);
         } catch (java.io.IOException e) {
             throw new TierlogException("unreadable fetch answer for " + tp + ": " + e.getMessage(), e);
         }
@@ -507,7 +508,10 @@ public final class Consumer implements AutoCloseable {
                     if (fetched.switchToJson()) {
                         s.jsonOnly = true;
                     } else {
-                        s.buffered.addAll(fetched.records());
+                        if (fetched.records().remaining() > 0) {
+                            s.bufferedCount += fetched.records().remaining();
+                            s.buffered.addLast(fetched.records());
+                        }
                         s.fetchedNext = Math.max(fetched.nextOffset(), s.fetchedNext);
                     }
                     s.failures = 0;
@@ -546,15 +550,20 @@ public final class Consumer implements AutoCloseable {
             PartitionState s = states.get((drainStart + i) % n);
             int taken = 0;
             while (!s.buffered.isEmpty() && out.size() < config.maxPollRecords()) {
-                ConsumerRecord r = s.buffered.pollFirst();
+                ConsumerRecord r = s.buffered.peekFirst().next(); // made now: see RecordBatchCodec.cursor
+                if (r == null) {
+                    s.buffered.pollFirst();
+                    continue;
+                }
                 out.add(r);
                 s.position = r.offset() + 1;
                 taken++;
             }
+            s.bufferedCount -= taken;
             if (taken > 0 && s.chain != null) {
                 s.chain.unconsumed.addAndGet(-taken);
             }
-            if (s.buffered.isEmpty() && s.position != null && s.fetchedNext > s.position) {
+            if (s.bufferedCount == 0 && s.position != null && s.fetchedNext > s.position) {
                 s.position = s.fetchedNext;
             }
         }
@@ -585,7 +594,7 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    private record Fetched(List<ConsumerRecord> records, long nextOffset, boolean switchToJson) {
+    private record Fetched(PendingRecords records, long nextOffset, boolean switchToJson) {
     }
 
     /** A fetch's records, or why it failed. */
@@ -612,7 +621,10 @@ public final class Consumer implements AutoCloseable {
 
     private static final class PartitionState {
         final TopicPartition tp;
-        final ArrayDeque<ConsumerRecord> buffered = new ArrayDeque<>();
+        /** Fetch answers taken in, their records not all returned yet. */
+        final ArrayDeque<PendingRecords> buffered = new ArrayDeque<>();
+        /** Records in {@code buffered} not yet returned. */
+        int bufferedCount;
         Long position;
         /** Where the next fetch starts: after the last record buffered (or in flight's answer taken in). */
         long fetchedNext;
@@ -638,6 +650,7 @@ public final class Consumer implements AutoCloseable {
             position = offset;
             fetchedNext = offset;
             buffered.clear();
+            bufferedCount = 0;
             abandon(); // a fetch for the old position may still be long-polling: it is left to finish unread
         }
     }
