@@ -195,11 +195,9 @@ public final class RecordBatchCodec {
     }
 
     /**
-     * The records of {@link #decode}, to be decoded one at a time. Everything is checked here (CRCs, record
-     * framing, compressed batches decompressed), so {@link Cursor#next} cannot fail; only the records' objects are
-     * made later. Why: a consumer that buffers a few fetches keeps one array per answer rather than a
-     * {@code byte[]} per value, which the garbage collector would copy while it is buffered (measured: the client
-     * {@code Consumer} used 2.5x the client CPU of the benchmark reader per record, with few CPU samples in decoding).
+     * The records of {@link #decode}, to be made one at a time. Everything is checked here (CRCs, record framing,
+     * compressed batches decompressed), so {@link Cursor#next} cannot fail; only the records' objects are made
+     * later, by whoever takes them.
      *
      * @throws UnsupportedCodecException for a batch in a codec the client cannot read
      * @throws IllegalArgumentException for bytes that are not whole, valid batches
