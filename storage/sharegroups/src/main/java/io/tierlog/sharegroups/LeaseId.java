@@ -98,19 +98,19 @@ public record LeaseId(String group, String topic, int partition, long offset, lo
 
     /**
      * {@code Integer.parseInt} (when {@code isInt}) or {@code Long.parseLong} of {@code text[from, to)}: plain ASCII
-     * decimals short enough not to overflow are parsed here; anything else (a sign other than one leading '-',
-     * non-ASCII digits, long numbers) goes through those very methods, so both accept and refuse the same texts.
+     * decimals (one optional leading '-') that fit are parsed here; anything else (another sign, non-ASCII digits, an
+     * overflow) goes through those very methods, so both accept and refuse the same texts.
      */
     private static long number(byte[] text, int from, int to, boolean isInt) {
         int digitsFrom = from < to && text[from] == '-' ? from + 1 : from;
-        int n = to - digitsFrom;
-        if (n > 0 && n <= (isInt ? 9 : 18)) {
+        long max = isInt ? Integer.MAX_VALUE : Long.MAX_VALUE;
+        if (digitsFrom < to) {
             long v = 0;
             int i = digitsFrom;
             for (; i < to; i++) {
                 int d = text[i] - '0';
-                if (d < 0 || d > 9) {
-                    break;
+                if (d < 0 || d > 9 || v > (max - d) / 10) {
+                    break; // not a digit, or MIN_VALUE / an overflow: left to parse*
                 }
                 v = v * 10 + d;
             }
