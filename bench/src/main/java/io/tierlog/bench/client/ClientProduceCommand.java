@@ -80,7 +80,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
     @Option(names = "--skip-consume", description = "Leave out the reads (client Consumer vs the benchmark's reader).")
     boolean skipConsume;
     @Option(names = "--http-variants", description = "Also send the benchmark producer's batches with the JDK "
-            + "HttpClient (sendAsync), as the client library does: what its HTTP stack costs, apart from the library.")
+            + "HttpClient (sendAsync), as the client library did before ADR 0031: what that HTTP stack costs.")
     boolean httpVariants;
     @Option(names = "--keep", description = "Keep the work directory (service and broker logs, data).")
     boolean keep;
@@ -92,7 +92,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
     static final String CLIENT_PIPELINED = "Tierlog client Producer (5 in flight per partition, as before ADR 0020)";
     static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
     static final String JDK_HTTP = "benchmark batches sent with the JDK HttpClient (sendAsync, 5 in flight)";
-    static final String JDK_HTTP_WHOLE = "benchmark batches sent with the JDK HttpClient, each body one buffer (as the client)";
+    static final String JDK_HTTP_WHOLE = "benchmark batches sent with the JDK HttpClient, each body one buffer (as the client before ADR 0031)";
     static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
     static final String CLIENT_READ = "read: Tierlog client Consumer (assign, record batches)";
     static final String BENCH_READ = "read: benchmark HTTP reader (record batches, one reader per partition)";
