@@ -5,6 +5,7 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.TierlogException;
+import io.tierlog.service.PooledArrays;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
@@ -54,6 +55,85 @@ public final class RequestBody {
         });
         request.endHandler(v -> {
             target.flip();
+            done.tryComplete(body);
+        });
+        request.resume();
+        return done.future();
+    }
+
+    /**
+     * A body read into a pooled heap array: {@code bytes[0, length)}. The holder closes it once the bytes are no
+     * longer read, which gives the array back.
+     */
+    public static final class InArray implements AutoCloseable {
+        private final byte[] bytes;
+        private final int length;
+        private final PooledArrays pool;
+        private boolean closed;
+
+        InArray(byte[] bytes, int length, PooledArrays pool) {
+            this.bytes = bytes;
+            this.length = length;
+            this.pool = pool;
+        }
+
+        /** The array; the body is its first {@link #length} bytes, the rest is stale. */
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        public int length() {
+            return length;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (!closed) {
+                closed = true;
+                pool.giveBack(bytes);
+            }
+        }
+    }
+
+    /**
+     * The body of {@code request}, of its declared {@code Content-Length} (at most {@code maxBytes}: larger ones are
+     * answered before, by {@link RequestSizeRoute}), read on its event loop into one pooled heap array: one copy
+     * from the network buffers, and no array grown while the chunks come in. The caller closes it. Same calling
+     * rule as {@link #read}.
+     */
+    public static Future<InArray> readArray(HttpServerRequest request, PooledArrays pool, int declaredLength) {
+        Promise<InArray> done = Promise.promise();
+        InArray body = new InArray(pool.take(declaredLength), declaredLength, pool);
+        int[] filled = {0};
+        request.handler(chunk -> {
+            if (done.future().isComplete()) {
+                return;   // failed already: the array is given back
+            }
+            ByteBuf bytes = chunk.getByteBuf();
+            int n = bytes.readableBytes();
+            if (filled[0] + n > declaredLength) {
+                // The HTTP codec delivers no more than Content-Length bytes; this would be a codec bug.
+                if (done.tryFail(new IllegalStateException("request body longer than its Content-Length"))) {
+                    body.close();
+                }
+                return;
+            }
+            bytes.getBytes(bytes.readerIndex(), body.bytes, filled[0], n);
+            filled[0] += n;
+        });
+        request.exceptionHandler(e -> {
+            // Only before the body was handed on: after that its holder owns (and closes) it.
+            if (done.tryFail(e)) {
+                body.close();
+            }
+        });
+        request.endHandler(v -> {
+            if (filled[0] != declaredLength) {
+                if (done.tryFail(new IllegalStateException("request body shorter than its Content-Length"))) {
+                    body.close();
+                }
+                return;
+            }
             done.tryComplete(body);
         });
         request.resume();
