@@ -5,7 +5,8 @@
 # (fsync=never), produces ROUNDS requests of 1000 x 1 KiB values per partition of an 8-partition topic with 8 curl
 # clients as JSON (the bodies of json-cpu.sh), then the same count as record batches (each partition's first stored
 # batch, fetched once and posted with Content-Type application/vnd.tierlog.record-batches). Two warm-up passes, then
-# three measured ones, alternating. EXTRA_OPTS reaches the service's JVM (e.g. a JFR recording). Needs curl, python3.
+# three measured ones, alternating. EXTRA_OPTS reaches the service's JVM (e.g. a JFR recording); PHASES names a file
+# that gets each pass's start and end time (to split a profile by path). Needs curl and python3.
 set -e
 for p in 0 1 2 3 4 5 6 7; do
   [ -f /tmp/json-body-$p.json ] || python3 - $p <<'PY'
@@ -33,7 +34,7 @@ produce() { # topic rounds kind
   local t=$1 n=$2 kind=$3
   curl -sf -XPOST $B -H 'Content-Type: application/json' -d "{\"name\":\"$t\",\"partitions\":8}" >/dev/null
   sleep 1
-  local c0=$(cpu)
+  local c0=$(cpu); [ -n "$PHASES" ] && echo "$t $kind start $(date -u +%H:%M:%S.%3N)" >> $PHASES
   for p in 0 1 2 3 4 5 6 7; do
     ( args=(); for r in $(seq 1 $n); do
         if [ $kind = json ]; then args+=(--next -sf -o /dev/null -XPOST -H 'Content-Type: application/json' --data-binary @/tmp/json-body-$p.json $B/$t/records)
@@ -41,7 +42,7 @@ produce() { # topic rounds kind
       done; curl "${args[@]}" ) &
     pids+=($!)
   done; wait ${pids[@]}; pids=()
-  local c1=$(cpu)
+  local c1=$(cpu); [ -n "$PHASES" ] && echo "$t $kind end $(date -u +%H:%M:%S.%3N)" >> $PHASES
   python3 -c "t=$tick;g=$n*8*1000*1024/2**30;print('%s produce-%s %.2f CPU s/GiB (%.3f GiB)'%('$t','$kind',($c1-$c0)/t/g,g))"
 }
 produce seed 1 json >/dev/null
