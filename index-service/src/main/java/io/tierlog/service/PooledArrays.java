@@ -79,8 +79,8 @@ public final class PooledArrays {
         return shift - MIN_SHIFT;
     }
 
-    /** Bytes in arrays kept for reuse; at most the idle limit. */
-    long idleBytes() {
+    /** Bytes in arrays kept for reuse; at most the idle limit (zero or more once every body is given back). */
+    public long idleBytes() {
         return idleBytes.get();
     }
 

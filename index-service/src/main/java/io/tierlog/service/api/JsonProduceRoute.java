@@ -44,6 +44,11 @@ public class JsonProduceRoute {
         this.maxRequestBytes = config.maxRequestBytes();
     }
 
+    /** The arrays bodies are read into; for tests. */
+    PooledArrays arrays() {
+        return arrays;
+    }
+
     void install(@Observes Router router) {
         // After RequestSizeRoute (order -100), which has refused a declared length over the limit unread, and
         // BatchProduceRoute (-99), which answers Content-Type record-batches.
