@@ -1,9 +1,5 @@
 package io.tierlog.bench.share;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.LoadSampler;
@@ -48,8 +44,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -59,7 +53,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li><b>Throughput</b>: a topic of {@code --records} records is drained by a fresh share group (started at the
  *   earliest offset) of N consumers, each leasing up to 500 records at a time and accepting all of them (Tierlog:
- *   {@code lease} then {@code acks} per batch; Kafka: {@code poll} in the default implicit mode, where a batch is
+ *   {@code lease} then {@code acks} per batch, the acks of one lease sent while the next is asked for
+ *   ({@link ShareWorker}); Kafka: {@code poll} in the default implicit mode, where a batch is
  *   accepted by the next poll, and a {@code commitSync} at the end). Records/s from the first record delivered
  *   to the last one acknowledged.</li>
  *   <li><b>Redelivery</b>: one consumer takes 100 records and dies holding them (stops; no release, no close);
@@ -72,7 +67,6 @@ import java.util.concurrent.atomic.AtomicLong;
         description = "Share groups: records/s delivered and accepted with N consumers, and redelivery after a "
                 + "consumer dies; Tierlog vs Kafka 4.4.0's KafkaShareConsumer.")
 public final class ShareCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_RECORDS = 500;
     private static final Duration TIMEOUT = Duration.ofMinutes(5);
     private static final String TOPIC = "share-bench";
@@ -291,7 +285,11 @@ public final class ShareCommand implements Callable<Integer> {
         return new Drain(records / ((last.get() - first.get()) / 1e9), (double) delivered.get() / polls.get());
     }
 
-    /** Drains the topic with a fresh Tierlog share group of {@code n} consumers (lease, accept). */
+    /**
+     * Drains the topic with a fresh Tierlog share group of {@code n} workers ({@link ShareWorker}: lease, then accept
+     * every record, the acks of one lease sent while the next lease is asked for, as Kafka's implicit mode sends
+     * them with its next fetch).
+     */
     private Drain drainTierlog(URI base, int n) throws Exception {
         String group = newGroup("tierlog-drain");
         putConfig(base, group);
@@ -301,19 +299,25 @@ public final class ShareCommand implements Callable<Integer> {
         AtomicLong last = new AtomicLong();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         runWorkers(n, "tierlog-share", id -> {
-            while (accepted.get() < records) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Tierlog drain: " + accepted.get() + " of " + records);
+            try (ShareWorker worker = new ShareWorker(base, group, TOPIC, MAX_RECORDS, 30_000, 200)) {
+                CompletableFuture<?> acking = CompletableFuture.completedFuture(null);
+                while (accepted.get() < records) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("Tierlog drain: " + accepted.get() + " of " + records);
+                    }
+                    LeasedBatch leased = worker.lease(); // while the previous batch's acks are in flight
+                    acking.join(); // one acks request in flight per worker; throws if an accept was refused
+                    if (leased.isEmpty()) {
+                        continue;
+                    }
+                    first.accumulateAndGet(System.nanoTime(), Math::min);
+                    leases.incrementAndGet();
+                    acking = worker.accept(leased).thenAccept(ok -> {
+                        last.accumulateAndGet(System.nanoTime(), Math::max);
+                        accepted.addAndGet(ok);
+                    });
                 }
-                JsonNode leased = lease(base, group, TOPIC, MAX_RECORDS, 30_000, 200).get("records");
-                if (leased.isEmpty()) {
-                    continue;
-                }
-                first.accumulateAndGet(System.nanoTime(), Math::min);
-                accept(base, group, TOPIC, leased);
-                last.accumulateAndGet(System.nanoTime(), Math::max);
-                accepted.addAndGet(leased.size());
-                leases.incrementAndGet();
+                acking.join();
             }
         });
         if (accepted.get() != records) {
@@ -370,29 +374,32 @@ public final class ShareCommand implements Callable<Integer> {
         putConfig(base, group);
         Map<Long, Long> firstDelivery = new HashMap<>();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (firstDelivery.size() < HELD) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Tierlog: the first consumer got " + firstDelivery.size());
+        try (ShareWorker dead = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, lockMs, 0);
+             ShareWorker survivor = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, 30_000, 1000)) {
+            while (firstDelivery.size() < HELD) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Tierlog: the first consumer got " + firstDelivery.size());
+                }
+                for (long offset : dead.lease().offsets()) {
+                    firstDelivery.putIfAbsent(offset, System.nanoTime());
+                }
             }
-            for (JsonNode r : lease(base, group, REDELIVERY_TOPIC, HELD, lockMs, 0).get("records")) {
-                firstDelivery.putIfAbsent(r.get("offset").asLong(), System.nanoTime());
+            Map<Long, Long> redelivered = new HashMap<>();
+            while (redelivered.size() < HELD) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Tierlog: redelivered " + redelivered.size());
+                }
+                LeasedBatch leased = survivor.lease();
+                long now = System.nanoTime();
+                for (long offset : leased.offsets()) {
+                    redelivered.putIfAbsent(offset, now);
+                }
+                if (!leased.isEmpty()) {
+                    survivor.accept(leased).join();
+                }
             }
+            return slowest(firstDelivery, redelivered);
         }
-        Map<Long, Long> redelivered = new ConcurrentHashMap<>();
-        while (redelivered.size() < HELD) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Tierlog: redelivered " + redelivered.size());
-            }
-            JsonNode leased = lease(base, group, REDELIVERY_TOPIC, HELD, 30_000, 1000).get("records");
-            long now = System.nanoTime();
-            for (JsonNode r : leased) {
-                redelivered.putIfAbsent(r.get("offset").asLong(), now);
-            }
-            if (!leased.isEmpty()) {
-                accept(base, group, REDELIVERY_TOPIC, leased);
-            }
-        }
-        return slowest(firstDelivery, redelivered);
     }
 
     private static double slowest(Map<Long, Long> first, Map<Long, Long> again) {
@@ -419,37 +426,6 @@ public final class ShareCommand implements Callable<Integer> {
         return new BlockingHttp.Posted(r.statusCode(), r.body());
     }
 
-    private static JsonNode lease(URI base, String group, String topic, int max, long leaseMs, long waitMs)
-            throws Exception {
-        byte[] body = JSON.writeValueAsBytes(JSON.createObjectNode().put("maxRecords", max).put("leaseMs", leaseMs)
-                .put("waitMs", waitMs));
-        BlockingHttp.Posted r = BlockingHttp.post(base.resolve("/v1/share-groups/" + group + "/topics/" + topic
-                + "/lease"), "application/json", body, 0, body.length, BlockingHttp.CONNECT_TIMEOUT, Duration.ofSeconds(60));
-        if (r.status() != 200) {
-            throw new IllegalStateException("lease answered " + r.status() + ": " + r.bodyText());
-        }
-        return JSON.readTree(r.body());
-    }
-
-    private static void accept(URI base, String group, String topic, JsonNode leased) throws Exception {
-        ObjectNode acks = JSON.createObjectNode();
-        ArrayNode list = acks.putArray("acks");
-        for (JsonNode r : leased) {
-            list.addObject().put("lease", r.get("lease").asText()).put("type", "accept");
-        }
-        byte[] body = JSON.writeValueAsBytes(acks);
-        BlockingHttp.Posted r = BlockingHttp.post(base.resolve("/v1/share-groups/" + group + "/topics/" + topic
-                + "/acks"), "application/json", body, 0, body.length, BlockingHttp.CONNECT_TIMEOUT, Duration.ofSeconds(60));
-        if (r.status() != 200) {
-            throw new IllegalStateException("acks answered " + r.status() + ": " + r.bodyText());
-        }
-        for (JsonNode result : JSON.readTree(r.body()).get("results")) {
-            if (!result.get("ok").asBoolean()) {
-                throw new IllegalStateException("an accept was refused: " + result);
-            }
-        }
-    }
-
     private void print(Map<String, List<Double>> throughput, Map<String, List<Double>> perPoll,
                        Map<String, List<Double>> redelivery, Instant started,
                        String git, Map<String, String> machine, String load, String shareVersion) {
@@ -461,7 +437,9 @@ public final class ShareCommand implements Callable<Integer> {
                         + "stored batch's boundary: see the last column); medians of %d drains per cell, the "
                         + "systems alternating. Kafka 4.4.0: %s; `KafkaShareConsumer`, implicit acknowledgement, "
                         + "`commitSync` at the end. Tierlog: `lease` (leaseMs 30000, waitMs 200) and one `acks` "
-                        + "request accepting the batch; index-service with %s (share-group state follows it: written "
+                        + "request accepting the batch, sent on a second connection while the next lease is asked for "
+                        + "(as Kafka's implicit mode sends a poll's acknowledgements with its next fetch), answers read "
+                        + "by a streaming parser that copies each value out once (as the ByteArrayDeserializer); index-service with %s (share-group state follows it: written "
                         + "to the page cache before each answer%s).%n%n", records, valueBytes, partitions, MAX_RECORDS,
                 runs, shareVersion, serviceFsync.tierlogSetting(),
                 serviceFsync == Durability.ALWAYS ? " and fsynced, group-committed" : ", not fsynced");

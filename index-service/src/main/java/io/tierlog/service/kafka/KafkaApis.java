@@ -155,7 +155,8 @@ public class KafkaApis {
     }
 
     /**
-     * @param frame one request without its size prefix
+     * @param frame one request without its size prefix; a produce's records are appended from it, so it must stay
+     *              unchanged until the returned future completes
      * @return the response frame, or null when Kafka sends none; its writer releases it once written
      */
     CompletableFuture<Frames.Frame> handle(ByteBuffer frame, KafkaSession session) throws MalformedRequest {

@@ -1,13 +1,16 @@
 package io.tierlog.service.kafka;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelConfig;
+import io.netty.util.ReferenceCountUtil;
+import io.tierlog.log.ReadBuffer;
+import io.tierlog.log.ReadMemory;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.NetSocket;
-import io.vertx.core.parsetools.RecordParser;
+import io.vertx.core.net.impl.NetSocketInternal;
 import org.jboss.logging.Logger;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 
@@ -15,15 +18,19 @@ import java.util.concurrent.CompletableFuture;
  * One client connection: Kafka's framing (a 4-byte big-endian size, then that many bytes of request), requests
  * handed to {@link KafkaApis}, responses written in request order.
  *
- * <p>Framing rules: a size below the smallest header or above {@code maxRequestBytes} closes the connection as soon
- * as the 4 size bytes are read, before any of the frame is buffered; a frame whose header or body does not parse
- * closes the connection (Kafka does the same: the stream cannot be trusted after a bad frame).
+ * <p>Framing rules ({@link RequestFrameReader}): a size below the smallest header or above {@code maxRequestBytes}
+ * closes the connection as soon as the 4 size bytes are read, before any of the frame is buffered; a frame whose
+ * header or body does not parse closes the connection (Kafka does the same: the stream cannot be trusted after a bad
+ * frame). Each request is read from the socket's own buffers into one block of pooled direct memory and parsed
+ * there; the block is given back when the request's answer is ready (a produce's records are appended from it).
+ * The socket's buffers come through Vert.x' {@link NetSocketInternal#messageHandler} as Netty read them: its
+ * public {@code handler} would copy each into a fresh heap buffer first.
  *
  * <p>Ordering and back-pressure: requests may complete out of order (a long-polling fetch, a produce waiting for
  * fsync), but Kafka clients match responses by order, so each request takes a slot in {@link #inFlight} and
  * a response is written only once every earlier one has been. At most {@link #MAX_IN_FLIGHT} requests are in flight:
- * at that many, reading from the socket pauses (TCP then pushes back on the client) and resumes when the oldest is
- * answered. All state is touched on the connection's event loop only.
+ * at that many, reading from the socket pauses (TCP then pushes back on the client; bytes already read wait in the
+ * frame reader) and resumes when the oldest is answered. All state is touched on the connection's event loop only.
  */
 final class KafkaConnection {
     private static final Logger LOG = Logger.getLogger(KafkaConnection.class);
@@ -32,64 +39,87 @@ final class KafkaConnection {
     /** apiKey + apiVersion + correlationId + client id length. */
     private static final int MIN_FRAME = 10;
 
-    private final NetSocket socket;
+    private final NetSocketInternal socket;
     private final KafkaApis apis;
     private final int maxRequestBytes;
     private final Context context;
-    private final RecordParser parser;
+    private final RequestFrameReader frames;
     private final ArrayDeque<CompletableFuture<Frames.Frame>> inFlight = new ArrayDeque<>();
     private final KafkaSession session;
-    private boolean readingSize = true;
-    private boolean paused;
     private boolean closed;
 
-    /** @param principal who the connection is before SASL: anonymous in auth mode none, null in token mode */
-    KafkaConnection(NetSocket socket, KafkaApis apis, int maxRequestBytes, io.tierlog.access.Principal principal) {
-        this.socket = socket;
+    /**
+     * @param principal who the connection is before SASL: anonymous in auth mode none, null in token mode
+     * @param memory    where requests are read into (the pool fetched batches are read into)
+     */
+    KafkaConnection(NetSocket socket, KafkaApis apis, int maxRequestBytes, io.tierlog.access.Principal principal,
+                    ReadMemory memory) {
+        this.socket = (NetSocketInternal) socket;
         this.session = new KafkaSession(socket.remoteAddress() == null ? "unknown" : socket.remoteAddress().host(),
                 principal);
         this.apis = apis;
         this.maxRequestBytes = maxRequestBytes;
         this.context = Vertx.currentContext();
-        this.parser = RecordParser.newFixed(4, socket);
+        this.frames = new RequestFrameReader(memory, MIN_FRAME, maxRequestBytes, new RequestFrameReader.Sink() {
+            @Override
+            public void request(ReadBuffer request) {
+                onRequest(request);
+            }
+
+            @Override
+            public void refused(int size) {
+                close("frame of " + size + " bytes refused (tierlog.kafka.max-request-bytes = " + maxRequestBytes + ")");
+            }
+        });
     }
 
     void start() {
-        parser.handler(this::onChunk);
-        parser.exceptionHandler(e -> close("read error: " + e));
-        socket.closeHandler(v -> closed = true);
+        socket.messageHandler(message -> {
+            if (message instanceof ByteBuf bytes) {
+                frames.offer(bytes);
+            } else {
+                ReferenceCountUtil.release(message);
+            }
+        });
+        socket.exceptionHandler(e -> close("read error: " + e));
+        socket.closeHandler(v -> {
+            closed = true;
+            frames.close();
+        });
     }
 
-    private void onChunk(Buffer chunk) {
+    private void onRequest(ReadBuffer request) {
         if (closed) {
+            request.close();
             return;
         }
-        if (readingSize) {
-            int size = chunk.getInt(0);
-            if (size < MIN_FRAME || size > maxRequestBytes) {
-                close("frame of " + size + " bytes refused (tierlog.kafka.max-request-bytes = " + maxRequestBytes + ")");
-                return;
-            }
-            readingSize = false;
-            parser.fixedSizeMode(size);
-            return;
-        }
-        readingSize = true;
-        parser.fixedSizeMode(4);
         CompletableFuture<Frames.Frame> reply;
         try {
-            // A heap copy: the request's records are appended from it on a worker after this chunk is recycled.
-            reply = apis.handle(ByteBuffer.wrap(chunk.getBytes()), session);
+            reply = apis.handle(request.memory(), session);
         } catch (KafkaApis.MalformedRequest e) {
+            request.close();
             close(e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            request.close();
+            LOG.warnf(e, "Kafka connection %s: request failed; closing", socket.remoteAddress());
+            close("request failed");
             return;
         }
         inFlight.add(reply);
-        if (inFlight.size() >= MAX_IN_FLIGHT && !paused) {
-            paused = true;
-            parser.pause();
+        if (inFlight.size() >= MAX_IN_FLIGHT && !frames.paused()) {
+            frames.pause();
+            autoRead().setAutoRead(false);
         }
-        reply.whenComplete((r, e) -> context.runOnContext(v -> flush()));
+        // The request's memory (a produce's records) is used until its answer is ready, not longer.
+        reply.whenComplete((r, e) -> {
+            request.close();
+            context.runOnContext(v -> flush());
+        });
+    }
+
+    private ChannelConfig autoRead() {
+        return socket.channelHandlerContext().channel().config();
     }
 
     /**
@@ -120,9 +150,9 @@ final class KafkaConnection {
             }
             socket.write(frame.bytes()).onComplete(written -> frame.release().run());
         }
-        if (paused && inFlight.size() < MAX_IN_FLIGHT && !closed) {
-            paused = false;
-            parser.resume();
+        if (frames.paused() && inFlight.size() < MAX_IN_FLIGHT && !closed) {
+            autoRead().setAutoRead(true);
+            frames.resume();
         }
     }
 
@@ -130,6 +160,7 @@ final class KafkaConnection {
         if (!closed) {
             LOG.debugf("Kafka connection %s closed: %s", socket.remoteAddress(), why);
             closed = true;
+            frames.close();
             socket.close();
         }
     }

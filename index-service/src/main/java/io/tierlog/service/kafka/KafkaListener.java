@@ -3,6 +3,7 @@ package io.tierlog.service.kafka;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.tierlog.access.Principal;
+import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.security.AccessControl;
 import io.vertx.core.Vertx;
@@ -33,6 +34,7 @@ public class KafkaListener {
 
     private final Vertx vertx;
     private final KafkaApis apis;
+    private final PooledDirectMemory memory;
     private final TierlogConfig.Kafka config;
     private final TierlogConfig.Auth auth;
     private final java.nio.file.Path brokersDir;
@@ -42,8 +44,9 @@ public class KafkaListener {
     private volatile NetServer server;
     private volatile BrokerRegistry brokers;
 
-    public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config, Clock clock) {
+    public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config, Clock clock, PooledDirectMemory memory) {
         this.vertx = vertx;
+        this.memory = memory;
         this.clock = clock;
         this.brokersDir = config.dataDir().resolve("__metadata").resolve("kafka-brokers");
         this.maxClockSkew = config.groups().maxClockSkew();
@@ -78,7 +81,7 @@ public class KafkaListener {
         NetServer s = vertx.createNetServer(options);
         // In token mode a connection is no one until it authenticates (SASL); in none mode it is anonymous.
         Principal before = tokenMode ? null : Principal.ANONYMOUS;
-        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(), before).start());
+        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(), before, memory).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         BrokerRegistry registry = BrokerRegistry.join(brokersDir, advertisedHost(), server.actualPort(), clock,
                 config.brokerLiveness(), maxClockSkew);

@@ -40,6 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class KafkaFramingTest {
     @Inject
     KafkaListener listener;
+    @Inject
+    io.tierlog.service.PooledDirectMemory directMemory;
 
     private Socket connect() throws IOException {
         Socket s = new Socket("127.0.0.1", listener.port());
@@ -172,6 +174,73 @@ class KafkaFramingTest {
                     assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(4900));
                 }
             }
+        }
+    }
+
+    @Test
+    void producesCutIntoSingleBytesOrPackedInOneWriteAreAppendedWholeAndTheirMemoryReturns() throws Exception {
+        String topic = KafkaListenerTest.unique("framing");
+        io.restassured.RestAssured.given().contentType(io.restassured.http.ContentType.JSON)
+                .body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics").then().statusCode(201);
+        int requests = 10;
+        int perRequest = 3;
+        try (Socket s = connect()) {
+            s.setTcpNoDelay(true);
+            DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            java.io.ByteArrayOutputStream packed = new java.io.ByteArrayOutputStream();
+            for (int i = 0; i < requests; i++) {
+                org.apache.kafka.common.record.internal.SimpleRecord[] records =
+                        new org.apache.kafka.common.record.internal.SimpleRecord[perRequest];
+                for (int j = 0; j < perRequest; j++) {
+                    records[j] = new org.apache.kafka.common.record.internal.SimpleRecord(System.currentTimeMillis(),
+                            null, ("{\"n\":" + (i * perRequest + j) + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                }
+                org.apache.kafka.common.message.ProduceRequestData.TopicProduceDataCollection topics =
+                        new org.apache.kafka.common.message.ProduceRequestData.TopicProduceDataCollection();
+                topics.add(new org.apache.kafka.common.message.ProduceRequestData.TopicProduceData().setName(topic)
+                        .setPartitionData(java.util.List.of(new org.apache.kafka.common.message.ProduceRequestData
+                                .PartitionProduceData().setIndex(0).setRecords(
+                                        org.apache.kafka.common.record.internal.MemoryRecords.withRecords(
+                                                org.apache.kafka.common.compress.Compression.NONE, records)))));
+                AbstractRequest produce = org.apache.kafka.common.requests.ProduceRequest.builder(
+                        new org.apache.kafka.common.message.ProduceRequestData().setAcks((short) -1)
+                                .setTimeoutMs(20_000).setTopicData(topics)).build((short) 12);
+                ByteBuffer body = produce.serializeWithHeader(new RequestHeader(ApiKeys.PRODUCE, (short) 12, "raw", i + 1));
+                byte[] frame = ByteBuffer.allocate(4 + body.remaining()).putInt(body.remaining()).put(body).array();
+                if (i < requests / 2) {
+                    // Every byte its own TCP segment: sizes and bodies arrive cut at every point.
+                    for (byte b : frame) {
+                        out.write(b);
+                        out.flush();
+                    }
+                } else {
+                    packed.writeBytes(frame);
+                }
+            }
+            out.write(packed.toByteArray()); // the rest: many frames in one read
+            out.flush();
+            for (int i = 0; i < requests; i++) {
+                ByteBuffer answer = receive(s);
+                assertThat(answer.getInt(0)).isEqualTo(i + 1);
+                org.apache.kafka.common.requests.ProduceResponse r = (org.apache.kafka.common.requests.ProduceResponse)
+                        AbstractResponse.parseResponse(answer, new RequestHeader(ApiKeys.PRODUCE, (short) 12, "raw", i + 1));
+                org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse p =
+                        r.data().responses().iterator().next().partitionResponses().get(0);
+                assertThat(p.errorCode()).isZero();
+                assertThat(p.baseOffset()).isEqualTo((long) i * perRequest);
+            }
+        }
+        java.util.List<Number> values = io.restassured.RestAssured.given()
+                .get("/v1/topics/" + topic + "/partitions/0/records?offset=0&maxRecords=100")
+                .then().statusCode(200).extract().jsonPath().getList("records.value.n", Number.class);
+        assertThat(values.stream().map(Number::intValue).toList())
+                .isEqualTo(java.util.stream.IntStream.range(0, requests * perRequest).boxed().toList());
+        // Every request block and every answer's memory is given back once the answers are written.
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (directMemory.heldBytes() != 0) {
+            assertThat(System.nanoTime()).as("pooled memory still held: %d bytes", directMemory.heldBytes())
+                    .isLessThan(deadline);
+            Thread.sleep(10);
         }
     }
 
