@@ -24,7 +24,7 @@ java -Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 $EXTRA_OPTS -Dquarkus.ht
   -Dtierlog.kafka.enabled=false -Dquarkus.log.level=WARN -Dtierlog.data-dir=$W/hot -Dtierlog.index-dir=$W/index \
   -Dtierlog.cold.filesystem.dir=$W/cold -Dtierlog.fsync=never -jar $APP/quarkus-run.jar > $W/service.log 2>&1 &
 PID=$!
-trap "kill $PID 2>/dev/null" EXIT
+trap "kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf $W" EXIT
 for i in $(seq 1 120); do curl -sf http://127.0.0.1:$PORT/q/health/ready >/dev/null 2>&1 && break; sleep 1; done
 B=http://127.0.0.1:$PORT/v1/topics
 cpu() { awk '{print $14+$15}' /proc/$PID/stat; }
