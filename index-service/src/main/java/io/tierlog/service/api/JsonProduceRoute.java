@@ -75,7 +75,7 @@ public class JsonProduceRoute {
                 .onComplete(done -> {
                     if (done.failed()) {
                         if (!request.isEnded()) {
-                            // Refused before the whole body was read: the rest of it cannot be told from a next request.
+                            // Refused before the whole body was read: the rest cannot be told from a next request.
                             ctx.response().putHeader("Connection", "close");
                         }
                         ProblemMapper.respond(ctx.response(), done.cause());

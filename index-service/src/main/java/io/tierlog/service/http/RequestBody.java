@@ -98,10 +98,10 @@ public final class RequestBody {
     }
 
     /**
-     * The body of {@code request}, of its declared {@code Content-Length} (at most {@code maxBytes}: larger ones are
-     * answered before, by {@link RequestSizeRoute}), read on its event loop into one pooled heap array: one copy
-     * from the network buffers, and no array grown while the chunks come in. The caller closes it. Same calling
-     * rule as {@link #read}.
+     * The body of {@code request}, of its declared {@code Content-Length} (which the caller has checked against the
+     * request limit; {@link RequestSizeRoute} answers larger ones), read on its event loop into one pooled heap
+     * array: one copy from the network buffers, and no array grown while the chunks come in. The caller closes it.
+     * Same calling rule as {@link #read}.
      */
     public static Future<InArray> readArray(HttpServerRequest request, PooledArrays pool, int declaredLength) {
         Promise<InArray> done = Promise.promise();
@@ -167,7 +167,8 @@ public final class RequestBody {
      */
     static void continueIfExpected(HttpServerRequest request) {
         String expect = request.getHeader("Expect");
-        if (expect != null && expect.trim().equalsIgnoreCase("100-continue") && request.version() != HttpVersion.HTTP_1_0) {
+        if (expect != null && expect.trim().equalsIgnoreCase("100-continue")
+                && request.version() != HttpVersion.HTTP_1_0) {
             request.response().writeContinue();
         }
     }
