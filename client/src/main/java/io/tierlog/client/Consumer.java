@@ -2,8 +2,6 @@ package io.tierlog.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,10 +15,12 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
@@ -29,10 +29,11 @@ import java.util.function.BiConsumer;
  *
  * <h2>Polling</h2>
  * {@link #poll} keeps one fetch in flight per partition (Kafka record batches, or JSON for partitions holding
- * batches in a codec the client cannot read) and returns as soon as any of them brought records. Fetches run one
- * ahead of the caller: a partition's next fetch (from where its buffered records end) starts as soon as it has
- * fewer than one fetch's worth of records buffered, so it runs while the caller processes what poll returned (Kafka's
- * consumer prefetches the same way); records are buffered at most about two fetches deep per partition. At a partition's
+ * batches in a codec the client cannot read), each on a blocking connection on a fetch thread, and returns as soon
+ * as any of them brought records. Fetches run ahead of the caller: a partition's next fetch (from where its fetched
+ * records end) starts, on the fetch thread, as soon as the previous one answered while the partition has fewer than
+ * two fetches' worth of records buffered, so it runs while the caller processes what poll returned (Kafka's consumer
+ * prefetches the same way); records are buffered at most about three fetches deep per partition. At a partition's
  * end a fetch long-polls (up to {@code fetchMaxWait}), so a new record arrives without busy polling. A partition's
  * position is the offset after the last record {@code poll} returned; it starts at the committed offset of the
  * group, else at {@code autoOffsetReset}, and a position that fell out of the log (retention) is reset the same way.
@@ -55,6 +56,8 @@ public final class Consumer implements AutoCloseable {
     private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
     private final Map<TopicPartition, PartitionState> active = new TreeMap<>();
     private final ExecutorService commits;
+    /** Runs each fetch (a blocking exchange, possibly long-polling) and decodes its answer; a thread per fetch in flight. */
+    private final ExecutorService fetchThreads;
     private GroupMembership membership;
     private RebalanceListener listener = new RebalanceListener() { };
     private long nextAutoCommitNanos;
@@ -70,6 +73,11 @@ public final class Consumer implements AutoCloseable {
         this.admin = new Admin(http);
         this.commits = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tierlog-consumer-commit");
+            t.setDaemon(true);
+            return t;
+        });
+        this.fetchThreads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "tierlog-consumer-fetch");
             t.setDaemon(true);
             return t;
         });
@@ -100,7 +108,13 @@ public final class Consumer implements AutoCloseable {
         if (membership != null) {
             throw new IllegalStateException("subscribed to a group: the group assigns");
         }
-        active.keySet().retainAll(Set.copyOf(partitions));
+        Set<TopicPartition> keep = Set.copyOf(partitions);
+        active.forEach((tp, s) -> {
+            if (!keep.contains(tp)) {
+                s.abandon();
+            }
+        });
+        active.keySet().retainAll(keep);
         partitions.forEach(tp -> active.computeIfAbsent(tp, PartitionState::new));
     }
 
@@ -151,15 +165,32 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    /** Partitions with a fetch in flight now (a test's view of the prefetch). */
+    /** Partitions with a fetch in flight or answered and not yet taken in (a test's view of the prefetch). */
     int fetchesInFlight() {
-        return (int) active.values().stream().filter(s -> s.inFlight != null && s.inFlightGeneration == s.generation)
-                .count();
+        return (int) active.values().stream().filter(s -> s.chain != null
+                && (s.chain.running || !s.chain.ready.isEmpty())).count();
+    }
+
+    /**
+     * Records fetched and not yet returned by poll, also those answered and not yet taken in by a poll (a test's view
+     * of the fetch threads' progress; called from the polling thread).
+     */
+    int fetchedAhead() {
+        int n = 0;
+        for (PartitionState s : active.values()) {
+            n += s.bufferedCount;
+            if (s.chain != null) {
+                for (FetchResult r : s.chain.ready) {
+                    n += r.fetched() == null ? 0 : r.fetched().records().remaining();
+                }
+            }
+        }
+        return n;
     }
 
     /** Records fetched and not yet returned by poll (a test's view of the prefetch). */
     int bufferedRecords() {
-        return active.values().stream().mapToInt(s -> s.buffered.size()).sum();
+        return active.values().stream().mapToInt(s -> s.bufferedCount).sum();
     }
 
     // ---- positions and seeking
@@ -251,6 +282,8 @@ public final class Consumer implements AutoCloseable {
                 membership.close();
             }
             commits.shutdown();
+            active.values().forEach(PartitionState::abandon);
+            fetchThreads.shutdown(); // a fetch still long-polling ends by itself, unread
         }
     }
 
@@ -263,6 +296,7 @@ public final class Consumer implements AutoCloseable {
         membership.checkSession();
         if (membership.takeLost()) {
             Set<TopicPartition> lost = new TreeSet<>(active.keySet());
+            active.values().forEach(PartitionState::abandon);
             active.clear();
             membership.owned(Set.of());
             if (!lost.isEmpty()) {
@@ -283,6 +317,7 @@ public final class Consumer implements AutoCloseable {
                 }
             }
             listener.onPartitionsRevoked(revoked);
+            revoked.forEach(tp -> active.get(tp).abandon());
             active.keySet().removeAll(revoked);
         }
         Set<TopicPartition> added = new TreeSet<>(target);
@@ -354,48 +389,97 @@ public final class Consumer implements AutoCloseable {
         return Math.min(10_000, Math.max(500, config.maxPollRecords()));
     }
 
+    /** Records buffered per partition (taken in and fetched ahead) up to which the next fetch starts. */
+    private int aheadRecords() {
+        return 2 * fetchMaxRecords();
+    }
+
     private void startFetches(long waitMs) {
         long now = System.nanoTime();
         long wait = Math.min(waitMs, config.fetchMaxWait().toMillis());
         for (PartitionState s : active.values()) {
-            // One fetch ahead: the next one starts before the buffer is empty, so the caller never waits for a round
+            // Fetches run ahead: the next one starts before the buffer is empty, so the caller never waits for a round
             // trip while the service could have been answering (measured: with a fetch only after the buffer was
-            // drained, fewer fetches than partitions were in flight and reads ran at a fraction of a reader per partition).
-            if (s.position != null && s.inFlight == null && s.buffered.size() < fetchMaxRecords()
-                    && now >= s.retryAtNanos) {
-                s.inFlight = fetch(s, s.fetchedNext, wait);
-                s.inFlightGeneration = s.generation;
-                s.inFlight.whenComplete((r, e) -> wake.offer(Boolean.TRUE));
+            // drained, fewer fetches than partitions were in flight and reads ran at a fraction of a reader per
+            // partition). The chain's "running" is read before its results: a chain ends after adding its last one.
+            FetchChain c = s.chain;
+            if (s.position != null && (c == null || (!c.running && c.ready.isEmpty()))
+                    && s.bufferedCount < aheadRecords() && now >= s.retryAtNanos) {
+                FetchChain next = new FetchChain(s.bufferedCount);
+                s.chain = next;
+                boolean batches = config.recordBatches() && !s.jsonOnly;
+                long from = s.fetchedNext;
+                fetchThreads.execute(() -> runChain(next, s.tp, batches, from, wait));
             }
         }
     }
 
-    private CompletableFuture<Fetched> fetch(PartitionState s, long offset, long waitMs) {
-        boolean batches = config.recordBatches() && !s.jsonOnly;
-        String path = "/v1/topics/" + Admin.path(s.tp.topic()) + "/partitions/" + s.tp.partition() + "/records?offset="
-                + offset + "&maxBytes=" + config.fetchMaxBytes() + "&maxRecords=" + fetchMaxRecords() + "&waitMs=" + waitMs
-                + (batches ? "" : "&encoding=base64");
-        HttpRequest request = http.request(path).timeout(http.requestTimeout().plusMillis(waitMs))
-                .header("Accept", batches ? HttpTransport.BATCHES_TYPE : HttpTransport.JSON_TYPE).GET().build();
-        return http.sendAsync(request).thenApply(r -> {
-            if (r.statusCode() != 200) {
-                throw HttpTransport.problem(r);
+    /**
+     * On a fetch thread: fetches from {@code offset}, hands the answer to the poll loop, and goes on with the next
+     * fetch at once while the partition has fewer than {@link #aheadRecords} records buffered and fetched, so a
+     * busy partition's next request does not wait for the polling thread to be scheduled (measured: on a loaded
+     * machine that hop, once per fetch, held reads to about half of a blocking reader per partition). Ends after an
+     * error, an empty answer (the partition's end), a switch to JSON, or when abandoned.
+     */
+    private void runChain(FetchChain chain, TopicPartition tp, boolean batches, long offset, long waitMs) {
+        try {
+            long from = offset;
+            while (!chain.abandoned) {
+                Fetched f;
+                try {
+                    f = fetch(tp, batches, from, waitMs);
+                } catch (RuntimeException e) {
+                    chain.ready.add(new FetchResult(null, e));
+                    return;
+                }
+                int n = f.records().remaining(); // before the polling thread may take them
+                chain.ready.add(new FetchResult(f, null));
+                int ahead = chain.unconsumed.addAndGet(n);
+                wake.offer(Boolean.TRUE);
+                if (n == 0 || f.switchToJson() || ahead >= aheadRecords()) {
+                    return;
+                }
+                from = f.nextOffset();
             }
-            if (!batches) {
-                return fromJson(s.tp, r);
-            }
-            long next = r.headers().firstValueAsLong("Tierlog-Next-Offset").orElse(offset);
-            try {
-                return new Fetched(RecordBatchCodec.decode(s.tp.topic(), s.tp.partition(), r.body(), offset), next, false);
-            } catch (RecordBatchCodec.UnsupportedCodecException e) {
-                return new Fetched(List.of(), offset, true);
-            }
-        });
+        } finally {
+            chain.running = false;
+            wake.offer(Boolean.TRUE);
+        }
     }
 
-    private static Fetched fromJson(TopicPartition tp, HttpResponse<byte[]> r) {
+    /** One fetch on the calling thread (a blocking exchange: {@link BlockingExchange}), decoded. */
+    private Fetched fetch(TopicPartition tp, boolean batches, long offset, long waitMs) {
+        String path = "/v1/topics/" + Admin.path(tp.topic()) + "/partitions/" + tp.partition() + "/records?offset="
+                + offset + "&maxBytes=" + config.fetchMaxBytes() + "&maxRecords=" + fetchMaxRecords() + "&waitMs=" + waitMs
+                + (batches ? "" : "&encoding=base64");
+        BlockingExchange.Answer r;
         try {
-            JsonNode a = HttpTransport.JSON.readTree(r.body());
+            r = http.exchange("GET", path, batches ? HttpTransport.BATCHES_TYPE : HttpTransport.JSON_TYPE, null, null,
+                    http.requestTimeout().plusMillis(waitMs));
+        } catch (java.io.IOException e) {
+            throw new UnavailableException("fetch " + tp + ": " + HttpTransport.describe(e), e);
+        }
+        if (r.status() != 200) {
+            throw HttpTransport.problem(r);
+        }
+        if (!batches) {
+            return fromJson(tp, r.body());
+        }
+        long next = r.nextOffset() == null ? offset : Long.parseLong(r.nextOffset().trim());
+        try {
+            // Decoded here, on the fetch thread: the polling thread only hands records out (measured: with the records
+            // made by poll, the one polling thread was busy throughout a read and the Consumer read at 0.34x of the
+            // benchmark reader, whose 8 threads decode; on a loaded machine each thread gets a share of the cores).
+            return new Fetched(PendingRecords.of(RecordBatchCodec.decode(tp.topic(), tp.partition(), r.body(), offset)),
+                    next, false);
+        } catch (RecordBatchCodec.UnsupportedCodecException e) {
+            return new Fetched(PendingRecords.of(List.of()), offset, true);
+        }
+    }
+
+    private static Fetched fromJson(TopicPartition tp, byte[] body) {
+        try {
+            JsonNode a = HttpTransport.JSON.readTree(body);
             Base64.Decoder b64 = Base64.getDecoder();
             List<ConsumerRecord> records = new ArrayList<>();
             for (JsonNode rec : a.path("records")) {
@@ -408,48 +492,51 @@ public final class Consumer implements AutoCloseable {
                         rec.path("timestamp").asLong(), k.isNull() || k.isMissingNode() ? null : b64.decode(k.asText()),
                         v.isNull() || v.isMissingNode() ? null : b64.decode(v.asText()), headers));
             }
-            return new Fetched(records, a.path("nextOffset").asLong(), false);
+            return new Fetched(PendingRecords.of(records), a.path("nextOffset").asLong(), false);
         } catch (java.io.IOException e) {
             throw new TierlogException("unreadable fetch answer for " + tp + ": " + e.getMessage(), e);
         }
     }
 
-    /** Takes in the fetches that finished; stale ones (a seek or revocation since) are dropped. */
+    /** Takes in the fetches that finished; those of an abandoned chain (a seek or revocation since) are never seen. */
     private void collect() {
         for (PartitionState s : active.values()) {
-            CompletableFuture<Fetched> f = s.inFlight;
-            if (f == null || !f.isDone()) {
+            FetchChain c = s.chain;
+            if (c == null) {
                 continue;
             }
-            s.inFlight = null;
-            if (s.inFlightGeneration != s.generation) {
-                continue;
-            }
-            try {
-                Fetched fetched = f.join();
-                if (fetched.switchToJson()) {
-                    s.jsonOnly = true;
+            FetchResult r;
+            while ((r = c.ready.poll()) != null) {
+                if (r.error() == null) {
+                    Fetched fetched = r.fetched();
+                    if (fetched.switchToJson()) {
+                        s.jsonOnly = true;
+                    } else {
+                        if (fetched.records().remaining() > 0) {
+                            s.bufferedCount += fetched.records().remaining();
+                            s.buffered.addLast(fetched.records());
+                        }
+                        s.fetchedNext = Math.max(fetched.nextOffset(), s.fetchedNext);
+                    }
+                    s.failures = 0;
                     continue;
                 }
-                s.buffered.addAll(fetched.records());
-                s.fetchedNext = Math.max(fetched.nextOffset(), s.fetchedNext);
-            } catch (java.util.concurrent.CompletionException e) {
-                Throwable cause = e.getCause();
+                RuntimeException cause = r.error();
                 if (cause instanceof ProblemException p && p.type().equals("offset-out-of-range")) {
                     if (config.autoOffsetReset() == ConsumerConfig.OffsetReset.NONE) {
                         throw p;
                     }
                     s.reset(resetOffset(s.tp));
+                    s.failures = 0;
+                    break; // the chain is abandoned
                 } else if (cause instanceof ProblemException p && !p.retriable()) {
                     throw p;
                 } else {
                     long retryAfter = cause instanceof ProblemException p ? p.retryAfterSeconds().orElse(-1) : -1;
                     s.retryAtNanos = System.nanoTime()
                             + TimeUnit.MILLISECONDS.toNanos(http.backoff().delayMillis(s.failures++, retryAfter));
-                    continue;
                 }
             }
-            s.failures = 0;
         }
     }
 
@@ -465,12 +552,22 @@ public final class Consumer implements AutoCloseable {
         drainStart = n == 0 ? 0 : (drainStart + 1) % n;
         for (int i = 0; i < n; i++) {
             PartitionState s = states.get((drainStart + i) % n);
+            int taken = 0;
             while (!s.buffered.isEmpty() && out.size() < config.maxPollRecords()) {
-                ConsumerRecord r = s.buffered.pollFirst();
+                ConsumerRecord r = s.buffered.peekFirst().next();
+                if (r == null) {
+                    s.buffered.pollFirst();
+                    continue;
+                }
                 out.add(r);
                 s.position = r.offset() + 1;
+                taken++;
             }
-            if (s.buffered.isEmpty() && s.position != null && s.fetchedNext > s.position) {
+            s.bufferedCount -= taken;
+            if (taken > 0 && s.chain != null) {
+                s.chain.unconsumed.addAndGet(-taken);
+            }
+            if (s.bufferedCount == 0 && s.position != null && s.fetchedNext > s.position) {
                 s.position = s.fetchedNext;
             }
         }
@@ -501,18 +598,42 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    private record Fetched(List<ConsumerRecord> records, long nextOffset, boolean switchToJson) {
+    private record Fetched(PendingRecords records, long nextOffset, boolean switchToJson) {
+    }
+
+    /** A fetch's records, or why it failed. */
+    private record FetchResult(Fetched fetched, RuntimeException error) {
+    }
+
+    /**
+     * The fetches of one partition that follow each other on a fetch thread ({@link #runChain}); a new chain starts
+     * once the previous one ended and its answers were taken in. Thread-safe: the chain's thread adds, the polling
+     * thread takes and counts down.
+     */
+    private static final class FetchChain {
+        final ConcurrentLinkedQueue<FetchResult> ready = new ConcurrentLinkedQueue<>();
+        /** Records of the partition buffered or fetched and not yet returned by poll, as this chain counts them. */
+        final AtomicInteger unconsumed;
+        volatile boolean running = true;
+        /** Set by a seek, a revocation or close: its answers are for an old position, it stops after the current one. */
+        volatile boolean abandoned;
+
+        FetchChain(int buffered) {
+            this.unconsumed = new AtomicInteger(buffered);
+        }
     }
 
     private static final class PartitionState {
         final TopicPartition tp;
-        final ArrayDeque<ConsumerRecord> buffered = new ArrayDeque<>();
+        /** Fetch answers taken in, their records not all returned yet. */
+        final ArrayDeque<PendingRecords> buffered = new ArrayDeque<>();
+        /** Records in {@code buffered} not yet returned. */
+        int bufferedCount;
         Long position;
         /** Where the next fetch starts: after the last record buffered (or in flight's answer taken in). */
         long fetchedNext;
-        int generation;
-        int inFlightGeneration;
-        CompletableFuture<Fetched> inFlight;
+        /** The partition's current fetches; null before the first and after a seek. */
+        FetchChain chain;
         boolean jsonOnly;
         long retryAtNanos;
         int failures;
@@ -521,13 +642,20 @@ public final class Consumer implements AutoCloseable {
             this.tp = tp;
         }
 
+        void abandon() {
+            if (chain != null) {
+                chain.abandoned = true;
+                chain = null;
+            }
+        }
+
         /** A new position: what was fetched or is in flight for the old one is dropped. */
         void reset(long offset) {
             position = offset;
             fetchedNext = offset;
             buffered.clear();
-            generation++;
-            inFlight = null; // a fetch for the old position may still be long-polling: it is left to finish unread
+            bufferedCount = 0;
+            abandon(); // a fetch for the old position may still be long-polling: it is left to finish unread
         }
     }
 }

@@ -11,8 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
@@ -31,6 +29,7 @@ public final class HttpTransport {
     private final URI base;
     private final Supplier<String> token;
     private final HttpClient http;
+    private final Duration connectTimeout;
     private final Duration requestTimeout;
     private final Backoff backoff;
     private final int maxRetries;
@@ -42,6 +41,7 @@ public final class HttpTransport {
         this.token = token;
         // HTTP/1.1: the service's produce and fetch routes are tuned for it, and h2c upgrade costs a round trip.
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout).build();
+        this.connectTimeout = connectTimeout;
         this.requestTimeout = requestTimeout;
         this.backoff = backoff;
         this.maxRetries = maxRetries;
@@ -66,17 +66,34 @@ public final class HttpTransport {
     /** A request to {@code pathAndQuery} (starting with "/") with the bearer token, if any, and the default timeout. */
     HttpRequest.Builder request(String pathAndQuery) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + pathAndQuery)).timeout(requestTimeout);
-        if (token != null) {
-            String t = token.get();
-            if (t != null && !t.isEmpty()) {
-                b.header("Authorization", "Bearer " + t);
-            }
+        String authorization = authorization();
+        if (authorization != null) {
+            b.header("Authorization", authorization);
         }
         return b;
     }
 
-    CompletableFuture<HttpResponse<byte[]>> sendAsync(HttpRequest request) {
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    /** {@code Bearer <token>} from the supplier now, or null without a token. */
+    private String authorization() {
+        if (token == null) {
+            return null;
+        }
+        String t = token.get();
+        return t == null || t.isEmpty() ? null : "Bearer " + t;
+    }
+
+    /**
+     * A produce or fetch exchange on a blocking connection ({@link BlockingExchange}: why), on the calling thread, with
+     * the bearer token. Not retried here. {@code readTimeout}: the longest silence of the service (the request
+     * timeout plus a fetch's long-poll).
+     *
+     * @throws IOException when there was no (whole) answer
+     */
+    BlockingExchange.Answer exchange(String method, String pathAndQuery, String accept, String contentType, byte[] body,
+                                     Duration readTimeout) throws IOException {
+        return BlockingExchange.exchange(URI.create(base + pathAndQuery), method, authorization(), accept, contentType,
+                body, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()),
+                (int) Math.min(Integer.MAX_VALUE, Math.max(1, readTimeout.toMillis())));
     }
 
     /**
@@ -148,32 +165,42 @@ public final class HttpTransport {
 
     /** The problem of an error answer; a body that is not a problem document becomes type {@code http-<status>}. */
     static ProblemException problem(HttpResponse<byte[]> r) {
-        long retryAfter = retryAfterSeconds(r);
+        return problem(r.statusCode(), r.body(), retryAfterSeconds(r.headers().firstValue("Retry-After").orElse(null)));
+    }
+
+    /** The problem of an error answer of a {@link BlockingExchange}. */
+    static ProblemException problem(BlockingExchange.Answer a) {
+        return problem(a.status(), a.body(), retryAfterSeconds(a.retryAfter()));
+    }
+
+    private static ProblemException problem(int status, byte[] raw, long retryAfter) {
         JsonNode body = null;
         try {
-            if (r.body() != null && r.body().length > 0) {
-                body = JSON.readTree(r.body());
+            if (raw != null && raw.length > 0) {
+                body = JSON.readTree(raw);
             }
         } catch (IOException notJson) {
             body = null;
         }
         if (body == null || !body.isObject()) {
-            String text = r.body() == null ? "" : new String(r.body(), StandardCharsets.UTF_8);
-            return new ProblemException(r.statusCode(), "http-" + r.statusCode(), "HTTP " + r.statusCode(),
+            String text = raw == null ? "" : new String(raw, StandardCharsets.UTF_8);
+            return new ProblemException(status, "http-" + status, "HTTP " + status,
                     text.length() > 200 ? text.substring(0, 200) : text, null, retryAfter);
         }
-        return new ProblemException(r.statusCode(), body.path("type").asText("http-" + r.statusCode()),
+        return new ProblemException(status, body.path("type").asText("http-" + status),
                 body.path("title").asText(""), body.path("detail").asText(""), body, retryAfter);
     }
 
-    /** {@code Retry-After} in seconds (only the delta-seconds form, the one the service sends); -1 when absent. */
-    static long retryAfterSeconds(HttpResponse<?> r) {
-        Optional<String> h = r.headers().firstValue("Retry-After");
-        if (h.isEmpty()) {
+    /**
+     * A {@code Retry-After} value in seconds (only the delta-seconds form, the one the service sends); -1 when absent
+     * (null).
+     */
+    static long retryAfterSeconds(String header) {
+        if (header == null) {
             return -1;
         }
         try {
-            return Math.max(0, Long.parseLong(h.get().trim()));
+            return Math.max(0, Long.parseLong(header.trim()));
         } catch (NumberFormatException httpDate) {
             return 1; // an HTTP-date: not sent by Tierlog; wait a little rather than not at all
         }

@@ -185,7 +185,26 @@ public final class RecordBatchCodec {
      * @throws IllegalArgumentException for bytes that are not whole, valid batches
      */
     public static List<ConsumerRecord> decode(String topic, int partition, byte[] body, long fromOffset) {
-        List<ConsumerRecord> out = new ArrayList<>();
+        Cursor cursor = cursor(topic, partition, body, fromOffset);
+        List<ConsumerRecord> out = new ArrayList<>(cursor.remaining());
+        ConsumerRecord r;
+        while ((r = cursor.next()) != null) {
+            out.add(r);
+        }
+        return out;
+    }
+
+    /**
+     * The records of {@link #decode}, to be made one at a time. Everything is checked here (CRCs, record framing,
+     * compressed batches decompressed), so {@link Cursor#next} cannot fail; only the records' objects are made
+     * later, by whoever takes them.
+     *
+     * @throws UnsupportedCodecException for a batch in a codec the client cannot read
+     * @throws IllegalArgumentException for bytes that are not whole, valid batches
+     */
+    static Cursor cursor(String topic, int partition, byte[] body, long fromOffset) {
+        List<Segment> segments = new ArrayList<>();
+        int total = 0;
         ByteBuffer b = ByteBuffer.wrap(body);
         while (b.remaining() > 0) {
             if (b.remaining() < HEADER_BYTES) {
@@ -195,7 +214,7 @@ public final class RecordBatchCodec {
             long baseOffset = b.getLong(start);
             int length = b.getInt(start + 8);
             int end = start + 12 + length;
-            if (length < HEADER_BYTES - 12 || end > body.length) {
+            if (length < HEADER_BYTES - 12 || end > body.length || end < start) {
                 throw new IllegalArgumentException("a record batch at byte " + start + " overruns the body");
             }
             if (b.get(start + 16) != 2) {
@@ -215,25 +234,101 @@ public final class RecordBatchCodec {
                 continue;
             }
             int codec = attributes & ATTRIBUTES_COMPRESSION_MASK;
-            byte[] records;
-            int from;
-            int to;
+            Segment segment;
             if (codec == 0) {
-                records = body;
-                from = start + HEADER_BYTES;
-                to = end;
+                segment = new Segment(body, start + HEADER_BYTES, end, baseOffset, baseTimestamp, count);
             } else {
-                records = Codecs.decompress(codec, body, start + HEADER_BYTES, end - start - HEADER_BYTES);
-                from = 0;
-                to = records.length;
+                byte[] records = Codecs.decompress(codec, body, start + HEADER_BYTES, end - start - HEADER_BYTES);
+                segment = new Segment(records, 0, records.length, baseOffset, baseTimestamp, count);
             }
-            Input in = new Input(records, from, to);
+            total += segment.check(fromOffset);
+            segments.add(segment);
+        }
+        return new Cursor(topic, partition, segments, fromOffset, total);
+    }
+
+    /** The records of one batch: {@code buf[from, to)}. */
+    private record Segment(byte[] buf, int from, int to, long baseOffset, long baseTimestamp, int count) {
+        /** Walks the records' framing without making objects; returns how many have offsets {@code >= fromOffset}. */
+        int check(long fromOffset) {
+            Input in = new Input(buf, from, to);
+            int kept = 0;
             for (int i = 0; i < count; i++) {
                 int recordLength = in.varint();
                 int recordEnd = in.pos + recordLength;
+                if (recordLength < 1 || recordEnd > to || recordEnd < in.pos) {
+                    throw new IllegalArgumentException("a record of batch " + baseOffset + " runs past its end");
+                }
                 in.pos++; // attributes
-                long timestamp = baseTimestamp + in.varlong();
+                in.varlong(); // timestamp delta
                 long offset = baseOffset + in.varint();
+                kept += offset >= fromOffset ? 1 : 0;
+                in.skipBytes(); // key
+                in.skipBytes(); // value
+                int headerCount = in.varint();
+                for (int h = 0; h < headerCount; h++) {
+                    in.skipBytes();
+                    in.skipBytes();
+                }
+                if (in.pos != recordEnd) {
+                    throw new IllegalArgumentException("record at offset " + offset + " has a wrong length");
+                }
+            }
+            return kept;
+        }
+    }
+
+    /**
+     * Checked records, decoded one at a time by {@link #next}. Used from one thread at a time (a fetch thread makes
+     * it, the polling thread reads it).
+     */
+    static final class Cursor implements PendingRecords {
+        private final String topic;
+        private final int partition;
+        private final List<Segment> segments;
+        private final long fromOffset;
+        private int remaining;
+        private int segment = -1;
+        private int left;
+        private Input in;
+
+        private Cursor(String topic, int partition, List<Segment> segments, long fromOffset, int total) {
+            this.topic = topic;
+            this.partition = partition;
+            this.segments = segments;
+            this.fromOffset = fromOffset;
+            this.remaining = total;
+        }
+
+        @Override
+        public int remaining() {
+            return remaining;
+        }
+
+        @Override
+        public ConsumerRecord next() {
+            while (remaining > 0) {
+                while (left == 0) {
+                    Segment s = segments.get(++segment);
+                    in = new Input(s.buf(), s.from(), s.to());
+                    left = s.count();
+                }
+                Segment s = segments.get(segment);
+                left--;
+                in.varint(); // length: checked by Segment.check
+                in.pos++; // attributes
+                long timestamp = s.baseTimestamp() + in.varlong();
+                long offset = s.baseOffset() + in.varint();
+                if (offset < fromOffset) {
+                    in.skipBytes();
+                    in.skipBytes();
+                    int headerCount = in.varint();
+                    for (int h = 0; h < headerCount; h++) {
+                        in.skipBytes();
+                        in.skipBytes();
+                    }
+                    continue;
+                }
                 byte[] key = in.bytes();
                 byte[] value = in.bytes();
                 int headerCount = in.varint();
@@ -242,15 +337,11 @@ public final class RecordBatchCodec {
                     byte[] name = in.bytes();
                     headers.put(new String(name, StandardCharsets.UTF_8), in.bytes());
                 }
-                if (in.pos != recordEnd) {
-                    throw new IllegalArgumentException("record at offset " + offset + " has a wrong length");
-                }
-                if (offset >= fromOffset) {
-                    out.add(new ConsumerRecord(topic, partition, offset, timestamp, key, value, headers));
-                }
+                remaining--;
+                return new ConsumerRecord(topic, partition, offset, timestamp, key, value, headers);
             }
+            return null;
         }
-        return out;
     }
 
     private static final class Input {
@@ -287,6 +378,14 @@ public final class RecordBatchCodec {
                 }
             }
             return (raw >>> 1) ^ -(raw & 1);
+        }
+
+        void skipBytes() {
+            int n = varint();
+            if (n > end - pos) {
+                throw new IllegalArgumentException("a field of " + n + " bytes runs past the end of its batch");
+            }
+            pos += Math.max(0, n);
         }
 
         byte[] bytes() {

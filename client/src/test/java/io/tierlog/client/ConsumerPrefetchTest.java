@@ -36,6 +36,27 @@ class ConsumerPrefetchTest {
     }
 
     @Test
+    void theFetchThreadGoesOnFetchingWithoutTheNextPoll() throws Exception {
+        TierlogClient client = TestService.shared().adminClient();
+        String topic = TestService.uniqueName("ahead-chain");
+        client.admin().createTopic(topic, 1, null);
+        produce(client, topic, 1, 5_000);
+        // 100 records per poll, 500 per fetch. A next fetch started only by poll would leave at most 400 buffered and
+        // one fetch of 500 answered: 900. Fetches that follow each other on the fetch thread reach two fetches' worth
+        // (1,000) with no further poll.
+        try (Consumer consumer = client.consumer(ConsumerConfig.defaults().withMaxPollRecords(100))) {
+            consumer.assign(List.of(new TopicPartition(topic, 0)));
+            assertThat(consumer.poll(Duration.ofSeconds(10))).hasSize(100);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (consumer.fetchedAhead() < 1_000 && System.nanoTime() < deadline) {
+                Thread.sleep(5); // the fetch thread's progress has no signal to wait on; 2 cores: no busy spin
+            }
+            assertThat(consumer.fetchedAhead()).as("records fetched ahead without another poll").isGreaterThanOrEqualTo(1_000);
+            assertThat(consumer.fetchedAhead()).as("at most about three fetches deep").isLessThanOrEqualTo(1_500);
+        }
+    }
+
+    @Test
     void everyRecordOnceInOrderPerPartitionAcrossAServiceRestart() throws Exception {
         TestService service = TestService.shared();
         TierlogClient client = service.adminClient();

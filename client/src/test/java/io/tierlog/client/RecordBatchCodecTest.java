@@ -133,4 +133,27 @@ class RecordBatchCodecTest {
             assertThat(c.available()).as("%s with the test class path", c).isTrue();
         }
     }
+
+    @Test
+    void aCursorCountsTheRecordsFromItsOffsetAndChecksEveryRecordBeforeTheFirstIsMade() {
+        byte[] batch = RecordBatchCodec.encode(records(), io.tierlog.client.Compression.NONE, -1L, (short) -1, -1);
+        ByteBuffer.wrap(batch).putLong(0, 10L); // base offset 10: offsets 10, 11, 12
+        RecordBatchCodec.stamp(batch, -1L, (short) -1, -1); // CRC again
+        RecordBatchCodec.Cursor cursor = RecordBatchCodec.cursor("t", 0, batch, 11);
+        assertThat(cursor.remaining()).isEqualTo(2);
+        ConsumerRecord first = cursor.next();
+        assertThat(first.offset()).isEqualTo(11);
+        assertThat(first.valueAsString()).isEqualTo("v2");
+        assertThat(cursor.remaining()).isEqualTo(1);
+        assertThat(cursor.next().offset()).isEqualTo(12);
+        assertThat(cursor.next()).isNull();
+
+        // The first record's length one byte short, under a valid CRC: refused when the cursor is made (on the fetch
+        // thread), not later when poll makes the record.
+        byte[] bad = RecordBatchCodec.encode(records(), io.tierlog.client.Compression.NONE, -1L, (short) -1, -1);
+        bad[RecordBatchCodec.HEADER_BYTES] -= 2; // zig-zag varint: -2 is one less
+        RecordBatchCodec.stamp(bad, -1L, (short) -1, -1);
+        assertThatThrownBy(() -> RecordBatchCodec.cursor("t", 0, bad, 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrong length");
+    }
 }

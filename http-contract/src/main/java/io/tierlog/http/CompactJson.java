@@ -28,9 +28,14 @@ final class CompactJson {
      * the token's position not fit that shape, the string is scanned for its end instead.
      */
     static int stringEnd(byte[] body, int start, int nextToken) {
-        boolean atToken = nextToken > start && nextToken < body.length
+        return stringEnd(body, body.length, start, nextToken);
+    }
+
+    /** {@link #stringEnd(byte[], int, int)} of a body that is {@code body[0, length)} (the array may be longer). */
+    static int stringEnd(byte[] body, int length, int start, int nextToken) {
+        boolean atToken = nextToken > start && nextToken < length
                 && (body[nextToken] == '"' || body[nextToken] == '}');
-        int i = Math.min(nextToken, body.length) - 1;
+        int i = Math.min(nextToken, length) - 1;
         while (atToken && i > start && (isSpace(body[i]) || body[i] == ',')) {
             i--;
         }

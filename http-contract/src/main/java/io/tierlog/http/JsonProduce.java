@@ -8,6 +8,8 @@ import io.tierlog.log.Names;
 import io.tierlog.log.topic.TopicMetadata;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -27,13 +29,21 @@ public final class JsonProduce {
     }
 
     public static ProduceResult produce(IngestService ingest, String topic, byte[] body) {
+        return produce(ingest, topic, body, body.length);
+    }
+
+    /**
+     * {@link #produce(IngestService, String, byte[])} of the body {@code body[0, length)}: the array may be longer
+     * (pooled memory the body was read into); nothing after {@code length} is read, and the array is not kept.
+     */
+    public static ProduceResult produce(IngestService ingest, String topic, byte[] body, int length) {
         Names.requireValidTopic(topic);
-        ingest.requireWithinRequestLimit(body.length);
+        ingest.requireWithinRequestLimit(length);
         Optional<TopicMetadata> meta = ingest.topics().find(topic);
         if (meta.isPresent()) {
             TopicMetadata t = meta.get();
             // One pass from the body into the batches (docs/adr/0027-one-pass-json-produce.md) ...
-            try (ProduceBodyEncoder.Encoded encoded = ProduceBodyEncoder.encode(body, t, ingest.nowMillis(),
+            try (ProduceBodyEncoder.Encoded encoded = ProduceBodyEncoder.encode(body, length, t, ingest.nowMillis(),
                     producer -> ingest.unkeyedPartition(producer, t.partitions()))) {
                 if (encoded != null) {
                     return ingest.produceEncoded(t, encoded.request());
@@ -42,21 +52,22 @@ public final class JsonProduce {
         }
         // ... or, for every body it declines (each invalid one among them) and an unknown topic, the reference
         // parser and path, so that every answer and error is exactly as it was.
-        return ingest.produce(topic, PARSER.parse(body));
+        return ingest.produce(topic, PARSER.parse(length == body.length ? body : Arrays.copyOf(body, length)));
     }
 
     /** The produce response for a JSON request. */
     public static byte[] answer(ProduceResult result) {
-        StringBuilder out = new StringBuilder(40 + result.offsets().size() * 32);
-        out.append("{\"offsets\":[");
-        boolean first = true;
-        for (PartitionOffset o : result.offsets()) {
-            out.append(first ? "" : ",").append("{\"partition\":").append(o.partition()).append(",\"offset\":")
-                    .append(o.offset()).append('}');
-            first = false;
+        List<PartitionOffset> offsets = result.offsets();
+        Ascii out = new Ascii(40 + offsets.size() * 48);
+        out.append(OFFSETS_HEAD);
+        for (int i = 0; i < offsets.size(); i++) {
+            PartitionOffset o = offsets.get(i);
+            if (i > 0) {
+                out.append(',');
+            }
+            out.append(PARTITION_HEAD).number(o.partition()).append(OFFSET_HEAD).number(o.offset()).append('}');
         }
-        out.append("],\"duplicate\":").append(result.duplicate()).append('}');
-        return out.toString().getBytes(StandardCharsets.US_ASCII);
+        return out.append(DUPLICATE_HEAD).append(result.duplicate() ? TRUE_TAIL : FALSE_TAIL).bytes();
     }
 
     /**
@@ -65,16 +76,88 @@ public final class JsonProduce {
      * dense, so a client may read {@code offsets[0]} and the count). Written without a list of entries.
      */
     public static byte[] answer(BatchProduceResult result) {
-        String entryHead = "{\"partition\":" + result.partition() + ",\"offset\":";
-        StringBuilder out = new StringBuilder(40 + result.recordCount() * (entryHead.length() + 22) + 24);
-        out.append("{\"offsets\":[");
+        Ascii entryHead = new Ascii(32).append(PARTITION_HEAD).number(result.partition()).append(OFFSET_HEAD);
+        Ascii out = new Ascii(40 + result.recordCount() * (entryHead.length + 22));
+        out.append(OFFSETS_HEAD);
         for (int i = 0; i < result.recordCount(); i++) {
             if (i > 0) {
                 out.append(',');
             }
-            out.append(entryHead).append(result.baseOffset() + i).append('}');
+            out.append(entryHead.buf, entryHead.length).number(result.baseOffset() + i).append('}');
         }
-        out.append("],\"duplicate\":").append(result.duplicate()).append('}');
-        return out.toString().getBytes(StandardCharsets.US_ASCII);
+        return out.append(DUPLICATE_HEAD).append(result.duplicate() ? TRUE_TAIL : FALSE_TAIL).bytes();
+    }
+
+    private static final byte[] OFFSETS_HEAD = ascii("{\"offsets\":[");
+    private static final byte[] PARTITION_HEAD = ascii("{\"partition\":");
+    private static final byte[] OFFSET_HEAD = ascii(",\"offset\":");
+    private static final byte[] DUPLICATE_HEAD = ascii("],\"duplicate\":");
+    private static final byte[] TRUE_TAIL = ascii("true}");
+    private static final byte[] FALSE_TAIL = ascii("false}");
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * The answer's bytes written straight into one array: a thousand-record answer went through a StringBuilder,
+     * a String and its encoding, three copies of about 30 KB per request.
+     */
+    private static final class Ascii {
+        private byte[] buf;
+        private int length;
+
+        Ascii(int capacity) {
+            buf = new byte[capacity];
+        }
+
+        private void ensure(int more) {
+            if (length + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, length + more));
+            }
+        }
+
+        Ascii append(char c) {
+            ensure(1);
+            buf[length++] = (byte) c;
+            return this;
+        }
+
+        Ascii append(byte[] b) {
+            return append(b, b.length);
+        }
+
+        Ascii append(byte[] b, int n) {
+            ensure(n);
+            System.arraycopy(b, 0, buf, length, n);
+            length += n;
+            return this;
+        }
+
+        /** A long in decimal, as {@code Long.toString}. */
+        Ascii number(long v) {
+            if (v == Long.MIN_VALUE) {
+                return append(ascii(Long.toString(v)));
+            }
+            ensure(20);
+            if (v < 0) {
+                buf[length++] = '-';
+                v = -v;
+            }
+            int digits = 1;
+            for (long t = v; t >= 10; t /= 10) {
+                digits++;
+            }
+            for (int i = length + digits - 1; i >= length; i--) {
+                buf[i] = (byte) ('0' + v % 10);
+                v /= 10;
+            }
+            length += digits;
+            return this;
+        }
+
+        byte[] bytes() {
+            return length == buf.length ? buf : Arrays.copyOf(buf, length);
+        }
     }
 }

@@ -85,14 +85,23 @@ final class ProduceBodyEncoder {
      */
     static Encoded encode(byte[] body, TopicMetadata topic, long now,
                           ToIntFunction<Optional<ProducerRef>> unkeyed) {
+        return encode(body, body.length, topic, now, unkeyed);
+    }
+
+    /**
+     * {@link #encode(byte[], TopicMetadata, long, ToIntFunction)} of the body {@code body[0, length)}: the array may
+     * be longer (pooled memory the body was read into), and nothing after {@code length} is read.
+     */
+    static Encoded encode(byte[] body, int length, TopicMetadata topic, long now,
+                          ToIntFunction<Optional<ProducerRef>> unkeyed) {
         Buffers buffers = take();
-        buffers.sizeFor(body);
+        buffers.sizeFor(length);
         try {
             Encoding encoding = null;
             int unkeyedPartition = UNKEYED;
             for (int attempt = 0; attempt < 3; attempt++) {
                 buffers.reset(topic.partitions());
-                Pass pass = new Pass(body, buffers, topic, now, encoding, unkeyedPartition);
+                Pass pass = new Pass(body, length, buffers, topic, now, encoding, unkeyedPartition);
                 EncodedProduce request = pass.run(unkeyed);
                 if (request != null) {
                     return new Encoded(request, buffers);
@@ -124,6 +133,7 @@ final class ProduceBodyEncoder {
     /** One pass over the body. */
     private static final class Pass {
         private final byte[] body;
+        private final int length;
         private final Buffers buffers;
         private final TopicMetadata topic;
         private final long now;
@@ -151,8 +161,10 @@ final class ProduceBodyEncoder {
         private long partition;
         private long timestamp;
 
-        Pass(byte[] body, Buffers buffers, TopicMetadata topic, long now, Encoding encoding, int unkeyedPartition) {
+        Pass(byte[] body, int length, Buffers buffers, TopicMetadata topic, long now, Encoding encoding,
+             int unkeyedPartition) {
             this.body = body;
+            this.length = length;
             this.buffers = buffers;
             this.topic = topic;
             this.now = now;
@@ -165,7 +177,7 @@ final class ProduceBodyEncoder {
 
         /** The request, or null when a second pass is needed ({@link #encoding}, {@link #unkeyedPartition} set). */
         EncodedProduce run(ToIntFunction<Optional<ProducerRef>> unkeyed) throws IOException, Declined {
-            try (JsonParser parser = ProduceRequestParser.JSON.createParser(body)) {
+            try (JsonParser parser = ProduceRequestParser.JSON.createParser(body, 0, length)) {
                 p = parser;
                 JsonToken first = p.nextToken();
                 if (first != JsonToken.START_OBJECT || p.currentTokenLocation().getByteOffset() < 0) {
@@ -192,7 +204,7 @@ final class ProduceBodyEncoder {
                                 encoding = Encoding.parse(encodingText, "encoding");
                             }
                         }
-                        case "producer" -> producer = new ProduceRequestParser.Pass(body, p).producer(t);
+                        case "producer" -> producer = new ProduceRequestParser.Pass(body, length, p).producer(t);
                         default -> throw decline();
                     }
                 }
@@ -366,7 +378,7 @@ final class ProduceBodyEncoder {
          * quotes, verbatim; in {@code base64} its content is decoded.
          */
         private void stringValue(int start, int nextToken) throws Declined {
-            int end = CompactJson.stringEnd(body, start, nextToken);
+            int end = CompactJson.stringEnd(body, length, start, nextToken);
             hasValue = true;
             if (encoding == Encoding.JSON) {
                 valueArray = body;
@@ -535,8 +547,8 @@ final class ProduceBodyEncoder {
             scratchUsed = 0;
         }
 
-        void sizeFor(byte[] body) {
-            initialCapacity = Math.min(body.length + 1024, 1 << 20);
+        void sizeFor(int bodyLength) {
+            initialCapacity = Math.min(bodyLength + 1024, 1 << 20);
         }
 
         RecordBatchWriter writer(int partition) {

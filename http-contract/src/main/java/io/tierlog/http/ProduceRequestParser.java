@@ -93,10 +93,17 @@ public final class ProduceRequestParser {
     /** One parse of one body. Its {@link #producer} also serves the one-pass encoder ({@link ProduceBodyEncoder}). */
     static final class Pass {
         private final byte[] body;
+        /** The body is {@code body[0, length)}; the array may be longer (a pooled one). */
+        private final int length;
         private final JsonParser p;
 
         Pass(byte[] body, JsonParser p) {
+            this(body, body.length, p);
+        }
+
+        Pass(byte[] body, int length, JsonParser p) {
             this.body = body;
+            this.length = length;
             this.p = p;
         }
 
@@ -195,7 +202,7 @@ public final class ProduceRequestParser {
 
         /** The string value starting at {@code start}, ending before the token at {@code nextToken}. */
         private RawToken stringEndingBefore(int start, int nextToken) {
-            return new RawToken(JsonToken.VALUE_STRING, start, CompactJson.stringEnd(body, start, nextToken), null);
+            return new RawToken(JsonToken.VALUE_STRING, start, CompactJson.stringEnd(body, length, start, nextToken), null);
         }
 
         private List<RawHeader> headers(JsonToken t, String path) throws IOException {
@@ -245,14 +252,14 @@ public final class ProduceRequestParser {
         private RawToken scannedString(int start, boolean needText) throws IOException {
             int end = start + 1;
             boolean escaped = false;
-            while (end < body.length && body[end] != '"') {
+            while (end < length && body[end] != '"') {
                 if (body[end] == '\\') {
                     escaped = true;
                     end++;
                 }
                 end++;
             }
-            if (end >= body.length) {
+            if (end >= length) {
                 p.finishToken();   // unterminated: the parser reports where
                 throw bad("body", "body is not valid JSON: unterminated string");
             }

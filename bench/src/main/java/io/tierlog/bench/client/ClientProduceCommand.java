@@ -80,7 +80,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
     @Option(names = "--skip-consume", description = "Leave out the reads (client Consumer vs the benchmark's reader).")
     boolean skipConsume;
     @Option(names = "--http-variants", description = "Also send the benchmark producer's batches with the JDK "
-            + "HttpClient (sendAsync), as the client library does: what its HTTP stack costs, apart from the library.")
+            + "HttpClient (sendAsync), as the client library did before ADR 0031: what that HTTP stack costs.")
     boolean httpVariants;
     @Option(names = "--keep", description = "Keep the work directory (service and broker logs, data).")
     boolean keep;
@@ -92,7 +92,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
     static final String CLIENT_PIPELINED = "Tierlog client Producer (5 in flight per partition, as before ADR 0020)";
     static final String BENCH_HTTP = "benchmark HTTP producer (record batches, 5 in flight)";
     static final String JDK_HTTP = "benchmark batches sent with the JDK HttpClient (sendAsync, 5 in flight)";
-    static final String JDK_HTTP_WHOLE = "benchmark batches sent with the JDK HttpClient, each body one buffer (as the client)";
+    static final String JDK_HTTP_WHOLE = "benchmark batches sent with the JDK HttpClient, each body one buffer (as the client before ADR 0031)";
     static final String KAFKA = "kafka-clients KafkaProducer vs Kafka 4.4.0";
     static final String CLIENT_READ = "read: Tierlog client Consumer (assign, record batches)";
     static final String BENCH_READ = "read: benchmark HTTP reader (record batches, one reader per partition)";
@@ -211,10 +211,21 @@ public final class ClientProduceCommand implements Callable<Integer> {
                     for (String name : readOrder) {
                         ProcessCpu.awaitQuiet(servers, SETTLED_CORES, Duration.ofSeconds(20));
                         System.gc();
+                        // CPU per record as for the producers: the reads' client side is the bench JVM.
+                        double[] idle = idleCoresOver(self, service.pid(), Duration.ofSeconds(1));
+                        double clientCpu = ProcessCpu.seconds(self);
+                        double serverCpu = ProcessCpu.seconds(service.pid());
+                        long t0 = System.nanoTime();
                         double rps = reads.get(name).recordsPerSecond(written);
+                        double seconds = (System.nanoTime() - t0) / 1e9;
+                        clientCpu = Math.max(0, ProcessCpu.seconds(self) - clientCpu - idle[0] * seconds);
+                        serverCpu = Math.max(0, ProcessCpu.seconds(service.pid()) - serverCpu - idle[1] * seconds);
                         results.get(name).add(rps);
-                        line.append(String.format(Locale.ROOT, " %s %,.0f;", name.equals(CLIENT_READ) ? "client-read"
-                                : "bench-read", rps));
+                        cpu.computeIfAbsent(name, k -> new ArrayList<>()).add(clientCpu * 1e5 / records);
+                        serverCpuPer.computeIfAbsent(name, k -> new ArrayList<>()).add(serverCpu * 1e5 / records);
+                        line.append(String.format(Locale.ROOT, " %s %,.0f (CPU s per 100k beyond idle: client %.2f, server %.2f);",
+                                name.equals(CLIENT_READ) ? "client-read" : "bench-read", rps, clientCpu * 1e5 / records,
+                                serverCpu * 1e5 / records));
                     }
                     if (!reads.isEmpty()) {
                         int r = results.get(CLIENT_READ).size() - 1;

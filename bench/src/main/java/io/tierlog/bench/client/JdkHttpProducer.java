@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * The benchmark HTTP producer's requests (the same kafka-clients record batches, one partition per request, never
  * two in flight to one partition, {@code maxInFlight} at once) sent with the JDK {@link HttpClient}'s
  * {@code sendAsync} instead of blocking {@code HttpURLConnection}s: isolates what the client library's HTTP stack
- * costs from what the library itself does (batching, sequences, futures). Not thread-safe; one run at a time.
+ * before ADR 0031 cost from what the library itself does (batching, sequences, futures). Not thread-safe; one run
+ * at a time.
  */
 final class JdkHttpProducer {
     private record Answer(int partition, HttpResponse<byte[]> response, Throwable failure) {
@@ -78,7 +79,7 @@ final class JdkHttpProducer {
         return records / ((System.nanoTime() - start) / 1e9);
     }
 
-    /** The body as one buffer, as the client library's Producer sends it (its WholeBodyPublisher). */
+    /** The body as one buffer, as the client library's Producer sent it before ADR 0031. */
     private static HttpRequest.BodyPublisher wholeBody(ByteBuffer batch) {
         ByteBuffer body = batch.slice();
         return HttpRequest.BodyPublishers.fromPublisher(subscriber -> {

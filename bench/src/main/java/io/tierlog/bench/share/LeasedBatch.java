@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 
@@ -14,9 +15,10 @@ import java.util.List;
  * One Tierlog lease answer ({@code {"records": [{"lease", "partition", "offset", "deliveryCount", "timestamp", "key",
  * "value", "headers", ...}]}}, docs/api.md "Share groups") read in one streaming pass: each record's lease string,
  * partition and offset, and its value materialized as bytes (base64-decoded when the record says
- * {@code "valueEncoding": "base64"}, else the UTF-8 of a string value or the text of another scalar), as a
- * {@code KafkaShareConsumer} with a {@code ByteArrayDeserializer} copies each value out of its fetch buffer. Keys and
- * headers are skipped (the bench's records have none). No tree of the ~700 KB answer is built. Immutable.
+ * {@code "valueEncoding": "base64"}, else the value's JSON text copied out of the answer, which is the value's stored
+ * bytes), as a {@code KafkaShareConsumer} with a {@code ByteArrayDeserializer} copies each value out of its fetch
+ * buffer. Keys and headers are skipped (the bench's records have none). No tree of the ~700 KB answer is built, and
+ * no value is decoded into a string. Immutable.
  */
 record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long valueBytes) {
     private static final JsonFactory FACTORY = new JsonFactory();
@@ -50,28 +52,41 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
                     String lease = null;
                     long partition = -1;
                     long offset = -1;
-                    String value = null;
+                    int valueStart = -1;
+                    int valueEnd = -1;
                     boolean base64 = false;
-                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    JsonToken f = p.nextToken();
+                    while (f == JsonToken.FIELD_NAME) {
                         String name = p.currentName();
                         JsonToken t = p.nextToken();
                         switch (name) {
                             case "lease" -> lease = p.getText();
                             case "partition" -> partition = p.getLongValue();
                             case "offset" -> offset = p.getLongValue();
-                            case "value" -> value = t.isScalarValue() && t != JsonToken.VALUE_NULL ? p.getText() : null;
+                            case "value" -> {
+                                if (t != JsonToken.VALUE_NULL) {
+                                    // Not decoded (no getText): the parser skips it; its bytes are copied below.
+                                    valueStart = (int) p.currentTokenLocation().getByteOffset();
+                                    p.skipChildren();
+                                }
+                            }
                             case "valueEncoding" -> base64 = "base64".equals(p.getText());
                             default -> p.skipChildren(); // a no-op for scalars
                         }
-                        if ("value".equals(name) && t.isStructStart()) {
-                            p.skipChildren(); // not in the bench's records
+                        f = p.nextToken();
+                        if (valueStart >= 0 && valueEnd < 0) {
+                            valueEnd = endBefore(answer, (int) p.currentTokenLocation().getByteOffset());
                         }
                     }
+                    expect(f, JsonToken.END_OBJECT, "a record's end");
                     if (lease == null || partition < 0 || offset < 0) {
                         throw new IllegalStateException("a leased record without lease, partition or offset");
                     }
-                    if (value != null) {
-                        byte[] bytes = base64 ? Base64.getDecoder().decode(value) : value.getBytes(StandardCharsets.UTF_8);
+                    if (valueStart >= 0) {
+                        // The value's bytes as stored: a JSON value is rendered as its stored text, a base64 one
+                        // between quotes (no escapes in base64).
+                        byte[] bytes = base64 ? Base64.getDecoder().decode(Arrays.copyOfRange(answer, valueStart + 1,
+                                valueEnd - 1)) : Arrays.copyOfRange(answer, valueStart, valueEnd);
                         valueBytes += bytes.length;
                     }
                     leases.add(lease);
@@ -161,6 +176,25 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
         } catch (IOException e) {
             throw new IllegalStateException("an acks answer that is not JSON: " + e.getMessage(), e);
         }
+    }
+
+    /** The end of the value that precedes the token at {@code next}: back over whitespace and one ','. */
+    private static int endBefore(byte[] answer, int next) {
+        int i = next - 1;
+        while (i >= 0 && isSpace(answer[i])) {
+            i--;
+        }
+        if (i >= 0 && answer[i] == ',') {
+            i--;
+            while (i >= 0 && isSpace(answer[i])) {
+                i--;
+            }
+        }
+        return i + 1;
+    }
+
+    private static boolean isSpace(byte b) {
+        return b == ' ' || b == '\n' || b == '\r' || b == '\t';
     }
 
     private static void expect(JsonToken got, JsonToken wanted, String what) {

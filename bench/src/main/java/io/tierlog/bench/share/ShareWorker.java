@@ -2,8 +2,12 @@ package io.tierlog.bench.share;
 
 import io.tierlog.bench.http.BlockingHttp;
 
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -60,13 +64,52 @@ final class ShareWorker implements AutoCloseable {
         }, acker);
     }
 
+    /**
+     * POSTs {@code body} and reads the whole answer. The answer (about 700 KB per lease of 500 records) is read straight
+     * into an array of its Content-Length, as a Kafka client reads a response into one buffer of the size its frame
+     * names; {@code readAllBytes} (what {@link BlockingHttp#post} does) reads 8 KiB at a time and copies all of it once
+     * more, which was the bench worker's largest sample. Keep-alive as {@link BlockingHttp}: the answer is read to its
+     * end, the stream closed, and the connection goes back to the JDK's cache.
+     */
     private static byte[] post(URI uri, byte[] body, String what) throws IOException {
-        BlockingHttp.Posted r = BlockingHttp.post(uri, "application/json", body, 0, body.length,
-                BlockingHttp.CONNECT_TIMEOUT, READ_TIMEOUT);
-        if (r.status() != 200) {
-            throw new IllegalStateException(what + " answered " + r.status() + ": " + r.bodyText());
+        HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+        try {
+            c.setConnectTimeout(Math.toIntExact(BlockingHttp.CONNECT_TIMEOUT.toMillis()));
+            c.setReadTimeout(Math.toIntExact(READ_TIMEOUT.toMillis()));
+            c.setUseCaches(false);
+            c.setRequestMethod("POST");
+            c.setRequestProperty("Content-Type", "application/json");
+            c.setRequestProperty("Accept", "application/json");
+            c.setDoOutput(true);
+            c.setFixedLengthStreamingMode(body.length);
+            try (OutputStream out = c.getOutputStream()) {
+                out.write(body);
+            }
+            int status = c.getResponseCode();
+            InputStream stream = status >= 400 ? c.getErrorStream() : c.getInputStream();
+            byte[] answer;
+            try (InputStream in = stream == null ? InputStream.nullInputStream() : stream) {
+                long length = c.getContentLengthLong();
+                if (length < 0 || length > Integer.MAX_VALUE - 8) {
+                    answer = in.readAllBytes();
+                } else {
+                    answer = new byte[(int) length];
+                    int read = in.readNBytes(answer, 0, answer.length);
+                    if (read < answer.length) {
+                        throw new EOFException(what + " answer ended after " + read + " of " + length + " bytes");
+                    }
+                    in.transferTo(OutputStream.nullOutputStream()); // nothing is left: the connection can be reused
+                }
+            }
+            if (status != 200) {
+                throw new IllegalStateException(what + " answered " + status + ": "
+                        + new String(answer, StandardCharsets.UTF_8));
+            }
+            return answer;
+        } catch (IOException | RuntimeException e) {
+            c.disconnect();
+            throw e;
         }
-        return r.body();
     }
 
     @Override

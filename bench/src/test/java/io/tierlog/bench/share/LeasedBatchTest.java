@@ -38,8 +38,18 @@ class LeasedBatchTest {
             assertThat(batch.partitions()[i]).isEqualTo(tree.get(i).get("partition").asLong());
             assertThat(batch.offsets()[i]).isEqualTo(tree.get(i).get("offset").asLong());
         }
-        // "abc" is 3 bytes, base64 "AAEC/w==" 4 bytes decoded; the object value is skipped, null has none.
-        assertThat(batch.valueBytes()).isEqualTo(3 + 4);
+        // The values' stored bytes: "abc" is 5 bytes of JSON text, base64 "AAEC/w==" 4 bytes decoded, the object's
+        // text 19 bytes; null has none.
+        assertThat(batch.valueBytes()).isEqualTo(5 + 4 + "{\"a\":[1,{\"b\":\"}\"}]}".length());
+    }
+
+    @Test
+    void valuesAreCopiedAsTheirJsonTextWhateverTheSpacing() {
+        String spaced = "{ \"records\" : [ { \"lease\" : \"a\" , \"value\" : \"x\\\"y\" ,\n \"partition\" : 1 , "
+                + "\"offset\" : 2 } , {\"lease\":\"b\",\"partition\":1,\"offset\":3,\"value\" : [1, 2] } ] }";
+        LeasedBatch batch = LeasedBatch.read(spaced.getBytes(StandardCharsets.UTF_8));
+        assertThat(batch.leases()).containsExactly("a", "b");
+        assertThat(batch.valueBytes()).isEqualTo("\"x\\\"y\"".length() + "[1, 2]".length());
     }
 
     @Test

@@ -105,8 +105,9 @@ public class RecordsResource {
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     public CompletionStage<Response> produce(@PathParam("topic") String topic, byte[] body) {
         // Requests with Content-Type record-batches never get here: BatchProduceRoute answers them, so that their
-        // bytes reach the segment file with one copy. This method answers JSON, whatever the Content-Type says
-        // (api.md: a missing or other Content-Type is read as JSON).
+        // bytes reach the segment file with one copy; nor do JSON bodies with a Content-Length whose Accept takes
+        // JSON, which JsonProduceRoute reads into a pooled array. This method answers the rest as JSON, whatever
+        // the Content-Type says (api.md: a missing or other Content-Type is read as JSON).
         // Returning a CompletionStage makes this endpoint non-blocking, so Quarkus REST buffers the body on the
         // event loop before calling it (up to quarkus.rest.input-buffer-size, set to hold a whole request); a
         // blocking endpoint, or a larger body, is read through a blocking stream on a worker, one hand-off per

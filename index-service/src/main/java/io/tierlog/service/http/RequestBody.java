@@ -5,10 +5,12 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.TierlogException;
+import io.tierlog.service.PooledArrays;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -31,6 +33,7 @@ public final class RequestBody {
      * event loop returns from the request's headers, so no chunk has been delivered yet.
      */
     public static Future<ReadBuffer> read(HttpServerRequest request, ReadMemory memory, int maxBytes) {
+        continueIfExpected(request);
         long declared = declaredLength(request);
         return declared >= 0 && declared <= maxBytes
                 ? readSized(request, memory.allocate((int) declared))
@@ -60,6 +63,86 @@ public final class RequestBody {
         return done.future();
     }
 
+    /**
+     * A body read into a pooled heap array: {@code bytes[0, length)}. The holder closes it once the bytes are no
+     * longer read, which gives the array back.
+     */
+    public static final class InArray implements AutoCloseable {
+        private final byte[] bytes;
+        private final int length;
+        private final PooledArrays pool;
+        private boolean closed;
+
+        InArray(byte[] bytes, int length, PooledArrays pool) {
+            this.bytes = bytes;
+            this.length = length;
+            this.pool = pool;
+        }
+
+        /** The array; the body is its first {@link #length} bytes, the rest is stale. */
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        public int length() {
+            return length;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (!closed) {
+                closed = true;
+                pool.giveBack(bytes);
+            }
+        }
+    }
+
+    /**
+     * The body of {@code request}, of its declared {@code Content-Length} (which the caller has checked against the
+     * request limit; {@link RequestSizeRoute} answers larger ones), read on its event loop into one pooled heap
+     * array: one copy from the network buffers, and no array grown while the chunks come in. The caller closes it.
+     * Same calling rule as {@link #read}.
+     */
+    public static Future<InArray> readArray(HttpServerRequest request, PooledArrays pool, int declaredLength) {
+        Promise<InArray> done = Promise.promise();
+        continueIfExpected(request);
+        InArray body = new InArray(pool.take(declaredLength), declaredLength, pool);
+        int[] filled = {0};
+        request.handler(chunk -> {
+            if (done.future().isComplete()) {
+                return;   // failed already: the array is given back
+            }
+            ByteBuf bytes = chunk.getByteBuf();
+            int n = bytes.readableBytes();
+            if (filled[0] + n > declaredLength) {
+                // The HTTP codec delivers no more than Content-Length bytes; this would be a codec bug.
+                if (done.tryFail(new IllegalStateException("request body longer than its Content-Length"))) {
+                    body.close();
+                }
+                return;
+            }
+            bytes.getBytes(bytes.readerIndex(), body.bytes, filled[0], n);
+            filled[0] += n;
+        });
+        request.exceptionHandler(e -> {
+            // Only before the body was handed on: after that its holder owns (and closes) it.
+            if (done.tryFail(e)) {
+                body.close();
+            }
+        });
+        request.endHandler(v -> {
+            if (filled[0] != declaredLength) {
+                if (done.tryFail(new IllegalStateException("request body shorter than its Content-Length"))) {
+                    body.close();
+                }
+                return;
+            }
+            done.tryComplete(body);
+        });
+        request.resume();
+        return done.future();
+    }
+
     private static Future<ReadBuffer> readChunked(HttpServerRequest request, int maxBytes) {
         Promise<ReadBuffer> done = Promise.promise();
         Buffer gathered = Buffer.buffer();
@@ -75,6 +158,19 @@ public final class RequestBody {
         request.endHandler(v -> done.tryComplete(new ReadBuffer(ByteBuffer.wrap(gathered.getBytes()), () -> { })));
         request.resume();
         return done.future();
+    }
+
+    /**
+     * Answers {@code Expect: 100-continue} with {@code 100 Continue}, as Quarkus REST does for the requests it reads:
+     * the HTTP server leaves it to the application, and a client that asked (curl does for bodies over 1 MiB) waits
+     * for it, a second in curl's case, before it sends the body.
+     */
+    static void continueIfExpected(HttpServerRequest request) {
+        String expect = request.getHeader("Expect");
+        if (expect != null && expect.trim().equalsIgnoreCase("100-continue")
+                && request.version() != HttpVersion.HTTP_1_0) {
+            request.response().writeContinue();
+        }
     }
 
     /** The request's {@code Content-Length}, or -1 when it has none (chunked) or an unreadable one. */

@@ -8,8 +8,8 @@ import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import jakarta.inject.Singleton;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * What every produce edge does once an append has returned (the JSON produce, the record-batch produce, the Kafka
@@ -28,11 +28,23 @@ public class PostAppend {
 
     /** After a JSON produce, whose records may have landed in several partitions of {@code topic}. */
     public void appended(String topic, ProduceResult result, int bodyBytes, long startNanos) {
-        Map<Integer, Long> ends = new HashMap<>();
-        for (PartitionOffset o : result.offsets()) {
-            ends.merge(o.partition(), o.offset() + 1, Math::max);
+        // The end of each partition appended to, in an array by partition: a map boxed two numbers per record.
+        List<PartitionOffset> offsets = result.offsets();
+        int maxPartition = -1;
+        for (int i = 0; i < offsets.size(); i++) {
+            maxPartition = Math.max(maxPartition, offsets.get(i).partition());
         }
-        ends.forEach((p, end) -> watcher.appended(new TopicPartition(topic, p), end));
+        long[] ends = new long[maxPartition + 1];
+        Arrays.fill(ends, -1);
+        for (int i = 0; i < offsets.size(); i++) {
+            PartitionOffset o = offsets.get(i);
+            ends[o.partition()] = Math.max(ends[o.partition()], o.offset() + 1);
+        }
+        for (int p = 0; p < ends.length; p++) {
+            if (ends[p] >= 0) {
+                watcher.appended(new TopicPartition(topic, p), ends[p]);
+            }
+        }
         metrics.produced(result.offsets().size(), bodyBytes, System.nanoTime() - startNanos);
     }
 

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,5 +37,51 @@ class LeaseIdTest {
             assertThat(LeaseId.decode(b64.encodeToString(text.getBytes(StandardCharsets.UTF_8)))).as(text).isEmpty();
         }
         assertThat(LeaseId.decode("not base64 !")).isEmpty();
+    }
+
+    @Test
+    void decodingOverBytesAcceptsAndRefusesWhatSplittingTheStringDid() {
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        List<String> numbers = List.of("0", "7", "-1", "+5", "-", "", "007", "2147483647", "2147483648", "-2147483648",
+                "-2147483649", "999999999", "9999999999", "999999999999999999", "9223372036854775807",
+                "9223372036854775808", "-9223372036854775808", "--1", "1-", "\u0663", "\uff11\uff12", "1 ", " 1", "x");
+        Random rnd = new Random(2430);
+        for (int i = 0; i < 20_000; i++) {
+            String[] f = {rnd.nextInt(20) == 0 ? "v2" : "v1", rnd.nextInt(20) == 0 ? "" : "g\u00e9" + rnd.nextInt(9),
+                    rnd.nextInt(20) == 0 ? "" : "t", pick(numbers, rnd), pick(numbers, rnd), pick(numbers, rnd),
+                    pick(numbers, rnd)};
+            String text = String.join("|", f) + (rnd.nextInt(30) == 0 ? "|" : "");
+            String lease = b64.encodeToString(text.getBytes(StandardCharsets.UTF_8));
+            assertThat(LeaseId.decode(lease)).as(text).isEqualTo(decodeBySplitting(lease));
+        }
+    }
+
+    private static String pick(List<String> numbers, Random rnd) {
+        return rnd.nextBoolean() ? numbers.get(rnd.nextInt(numbers.size())) : Long.toString(rnd.nextLong() >>> rnd.nextInt(64));
+    }
+
+    /** The decoding before it worked over bytes (strings split by hand, Integer/Long.parse*), as the reference. */
+    private static Optional<LeaseId> decodeBySplitting(String lease) {
+        try {
+            String text = new String(Base64.getUrlDecoder().decode(lease), StandardCharsets.UTF_8);
+            String[] f = new String[7];
+            int from = 0;
+            for (int i = 0; i < 6; i++) {
+                int bar = text.indexOf('|', from);
+                if (bar < 0) {
+                    return Optional.empty();
+                }
+                f[i] = text.substring(from, bar);
+                from = bar + 1;
+            }
+            f[6] = text.substring(from);
+            if (f[6].indexOf('|') >= 0 || !f[0].equals("v1") || f[1].isEmpty() || f[2].isEmpty()) {
+                return Optional.empty();
+            }
+            return Optional.of(new LeaseId(f[1], f[2], Integer.parseInt(f[3]), Long.parseLong(f[4]),
+                    Long.parseLong(f[5]), Integer.parseInt(f[6])));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 }
