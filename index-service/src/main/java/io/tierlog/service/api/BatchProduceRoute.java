@@ -8,7 +8,6 @@ import io.tierlog.log.ReadBuffer;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.ops.PostAppend;
 import io.tierlog.service.PooledDirectMemory;
-import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RecordBatchesMedia;
 import io.tierlog.service.http.RequestBody;
 import io.tierlog.service.http.RequestSizeRoute;
@@ -70,11 +69,7 @@ public class BatchProduceRoute {
                 }, false))
                 .onComplete(done -> {
                     if (done.failed()) {
-                        if (!request.isEnded()) {
-                            // Refused before the whole body was read: the rest of it cannot be told from a next request.
-                            ctx.response().putHeader("Connection", "close");
-                        }
-                        ProblemMapper.respond(ctx.response(), done.cause());
+                        RequestBody.fail(ctx, done.cause());
                     } else {
                         ctx.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(done.result()));
                     }

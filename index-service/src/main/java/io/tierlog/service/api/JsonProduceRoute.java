@@ -5,7 +5,6 @@ import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.service.PooledArrays;
 import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RecordBatchesMedia;
 import io.tierlog.service.http.RequestBody;
 import io.tierlog.service.ops.PostAppend;
@@ -74,11 +73,7 @@ public class JsonProduceRoute {
                 }, false))
                 .onComplete(done -> {
                     if (done.failed()) {
-                        if (!request.isEnded()) {
-                            // Refused before the whole body was read: the rest cannot be told from a next request.
-                            ctx.response().putHeader("Connection", "close");
-                        }
-                        ProblemMapper.respond(ctx.response(), done.cause());
+                        RequestBody.fail(ctx, done.cause());
                     } else {
                         ctx.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(done.result()));
                     }

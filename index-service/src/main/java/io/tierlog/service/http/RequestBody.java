@@ -11,6 +11,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.RoutingContext;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -38,6 +39,29 @@ public final class RequestBody {
         return declared >= 0 && declared <= maxBytes
                 ? readSized(request, memory.allocate((int) declared))
                 : readChunked(request, maxBytes);
+    }
+
+    /** {@link #read}, copied into an array for a parser that wants one; the pooled memory goes back at once. */
+    public static Future<byte[]> readBytes(HttpServerRequest request, ReadMemory memory, int maxBytes) {
+        return read(request, memory, maxBytes).map(buffer -> {
+            try (buffer) {
+                byte[] bytes = new byte[buffer.memory().remaining()];
+                buffer.memory().get(bytes);
+                return bytes;
+            }
+        });
+    }
+
+    /**
+     * Answers a request whose body was being read, or handled, with the problem for {@code cause}. Refused before the
+     * whole body was read, the connection closes after the answer: the rest of the body cannot be told from a next
+     * request.
+     */
+    public static void fail(RoutingContext ctx, Throwable cause) {
+        if (!ctx.request().isEnded()) {
+            ctx.response().putHeader("Connection", "close");
+        }
+        ProblemMapper.respond(ctx.response(), cause);
     }
 
     private static Future<ReadBuffer> readSized(HttpServerRequest request, ReadBuffer body) {

@@ -1,7 +1,6 @@
 package io.tierlog.service.sharegroups;
 
 import io.tierlog.log.Names;
-import io.tierlog.log.ReadBuffer;
 import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.api.JsonFetchRoute;
@@ -62,19 +61,12 @@ public class ShareAcksRoute {
         Context context = Vertx.currentContext();
         String group = ctx.pathParam("group");
         String topic = ctx.pathParam("topic");
-        RequestBody.read(request, memory, maxRequestBytes).onComplete(read -> {
+        RequestBody.readBytes(request, memory, maxRequestBytes).onComplete(read -> {
             if (read.failed()) {
-                if (!request.isEnded()) {
-                    ctx.response().putHeader("Connection", "close"); // the rest of the body cannot be told from a next request
-                }
-                ProblemMapper.respond(ctx.response(), read.cause());
+                RequestBody.fail(ctx, read.cause());
                 return;
             }
-            byte[] body;
-            try (ReadBuffer b = read.result()) {
-                body = new byte[b.memory().remaining()];
-                b.memory().get(body);
-            }
+            byte[] body = read.result();
             try {
                 // The JAX-RS method's checks, in its order: group, topic, then the body.
                 Names.requireValidGroup(group);

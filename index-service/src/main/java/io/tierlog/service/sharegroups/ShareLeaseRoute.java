@@ -53,19 +53,12 @@ public class ShareLeaseRoute {
         Context context = Vertx.currentContext();
         String group = ctx.pathParam("group");
         String topic = ctx.pathParam("topic");
-        RequestBody.read(request, memory, maxRequestBytes).onComplete(read -> {
+        RequestBody.readBytes(request, memory, maxRequestBytes).onComplete(read -> {
             if (read.failed()) {
-                if (!request.isEnded()) {
-                    ctx.response().putHeader("Connection", "close"); // the rest of the body cannot be told from a next request
-                }
-                ProblemMapper.respond(ctx.response(), read.cause());
+                RequestBody.fail(ctx, read.cause());
                 return;
             }
-            byte[] body;
-            try (ReadBuffer b = read.result()) {
-                body = new byte[b.memory().remaining()];
-                b.memory().get(body);
-            }
+            byte[] body = read.result();
             try {
                 leases.lease(group, topic, body, answer -> answer.finish(memory))
                         .whenComplete((answer, error) -> context.runOnContext(v -> {
