@@ -4,7 +4,16 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.Utils;
+
 import java.io.IOException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -105,6 +114,73 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
             return new LeasedBatch(List.copyOf(leases), partitions, offsets, valueBytes);
         } catch (IOException e) {
             throw new IllegalStateException("a lease answer that is not JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads a binary answer ({@code Accept: application/vnd.tierlog.leased-batches}, docs/api.md "Share groups"): the
+     * header's leased offsets and lease strings per partition, then each partition's stored record batches, CRC-checked
+     * and walked with kafka-clients as a {@code KafkaShareConsumer} walks a ShareFetch answer, each leased record's
+     * value copied out (its {@code ByteArrayDeserializer}); records in the batches that were not leased are skipped.
+     * An answer of another shape, or a leased offset missing from its batches, is an {@link IllegalStateException}.
+     */
+    static LeasedBatch readBatches(byte[] answer) {
+        try {
+            ByteBuffer in = ByteBuffer.wrap(answer);
+            int sections = in.getInt();
+            int[] partitionOf = new int[sections];
+            long[][] offsetsOf = new long[sections][];
+            int[] batchBytes = new int[sections];
+            List<String> leases = new ArrayList<>();
+            for (int s = 0; s < sections; s++) {
+                partitionOf[s] = in.getInt();
+                int n = in.getInt();
+                offsetsOf[s] = new long[n];
+                for (int i = 0; i < n; i++) {
+                    offsetsOf[s][i] = in.getLong();
+                    in.getInt(); // delivery count
+                    byte[] lease = new byte[in.getShort()];
+                    in.get(lease);
+                    leases.add(new String(lease, StandardCharsets.US_ASCII));
+                }
+                batchBytes[s] = in.getInt();
+            }
+            long[] partitions = new long[leases.size()];
+            long[] offsets = new long[leases.size()];
+            long valueBytes = 0;
+            int k = 0;
+            int at = in.position();
+            for (int s = 0; s < sections; s++) {
+                long[] wanted = offsetsOf[s];
+                int g = 0;
+                MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.wrap(answer, at, batchBytes[s]).slice());
+                for (RecordBatch batch : records.batches()) {
+                    batch.ensureValid();
+                    for (Record r : batch) {
+                        if (g < wanted.length && r.offset() == wanted[g]) {
+                            byte[] value = r.hasValue() ? Utils.toArray(r.value()) : null;
+                            valueBytes += value == null ? 0 : value.length;
+                            partitions[k] = partitionOf[s];
+                            offsets[k] = wanted[g];
+                            k++;
+                            g++;
+                        }
+                    }
+                }
+                if (g < wanted.length) {
+                    throw new IllegalStateException("leased offset " + wanted[g] + " of partition " + partitionOf[s]
+                            + " is not in the answer's batches");
+                }
+                at += batchBytes[s];
+            }
+            if (at != answer.length) {
+                throw new IllegalStateException("a leased-batches answer with " + (answer.length - at)
+                        + " bytes beyond its batches");
+            }
+            return new LeasedBatch(List.copyOf(leases), partitions, offsets, valueBytes);
+        } catch (BufferUnderflowException | IndexOutOfBoundsException | InvalidRecordException
+                 | CorruptRecordException e) {
+            throw new IllegalStateException("a leased-batches answer cut short or corrupt: " + e, e);
         }
     }
 

@@ -99,6 +99,10 @@ public final class ShareCommand implements Callable<Integer> {
             description = "The index-service's tierlog.fsync, which share-group state follows too: NEVER (page cache, "
                     + "as Kafka, whose share state is not fsynced either) or ALWAYS (default: ${DEFAULT-VALUE}).")
     Durability serviceFsync;
+    @Option(names = "--lease-answer", defaultValue = "batches", description = "The Tierlog workers' lease answer: "
+            + "batches (Accept: application/vnd.tierlog.leased-batches, stored record batches walked with kafka-clients, "
+            + "as a KafkaShareConsumer walks a ShareFetch answer) or json (default: ${DEFAULT-VALUE}).")
+    String leaseAnswer;
     @Option(names = "--keep")
     boolean keep;
 
@@ -203,6 +207,14 @@ public final class ShareCommand implements Callable<Integer> {
         }
     }
 
+    private boolean batches() {
+        return switch (leaseAnswer) {
+            case "batches" -> true;
+            case "json" -> false;
+            default -> throw new IllegalArgumentException("--lease-answer must be batches or json: " + leaseAnswer);
+        };
+    }
+
     private String newGroup(String prefix) {
         return prefix + "-" + (++groupCounter);
     }
@@ -299,7 +311,7 @@ public final class ShareCommand implements Callable<Integer> {
         AtomicLong last = new AtomicLong();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         runWorkers(n, "tierlog-share", id -> {
-            try (ShareWorker worker = new ShareWorker(base, group, TOPIC, MAX_RECORDS, 30_000, 200)) {
+            try (ShareWorker worker = new ShareWorker(base, group, TOPIC, MAX_RECORDS, 30_000, 200, batches())) {
                 CompletableFuture<?> acking = CompletableFuture.completedFuture(null);
                 while (accepted.get() < records) {
                     if (System.nanoTime() > deadline) {
@@ -374,8 +386,8 @@ public final class ShareCommand implements Callable<Integer> {
         putConfig(base, group);
         Map<Long, Long> firstDelivery = new HashMap<>();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        try (ShareWorker dead = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, lockMs, 0);
-             ShareWorker survivor = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, 30_000, 1000)) {
+        try (ShareWorker dead = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, lockMs, 0, batches());
+             ShareWorker survivor = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, 30_000, 1000, batches())) {
             while (firstDelivery.size() < HELD) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("Tierlog: the first consumer got " + firstDelivery.size());

@@ -25,13 +25,21 @@ import java.util.concurrent.Executors;
 final class ShareWorker implements AutoCloseable {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
+    /** The binary lease answer's media type (docs/api.md, "Share groups"). */
+    static final String LEASED_BATCHES = "application/vnd.tierlog.leased-batches";
+
     private final URI leaseUri;
     private final URI acksUri;
     private final byte[] leaseBody;
+    private final boolean batches;
     private final ExecutorService acker;
 
-    /** A worker leasing up to {@code maxRecords} records for {@code leaseMs}, long-polling up to {@code waitMs}. */
-    ShareWorker(URI base, String group, String topic, int maxRecords, long leaseMs, long waitMs) {
+    /**
+     * A worker leasing up to {@code maxRecords} records for {@code leaseMs}, long-polling up to {@code waitMs}; with
+     * {@code batches} it asks for the binary lease answer (stored record batches, as a ShareFetch answers), else JSON.
+     */
+    ShareWorker(URI base, String group, String topic, int maxRecords, long leaseMs, long waitMs, boolean batches) {
+        this.batches = batches;
         String path = "/v1/share-groups/" + group + "/topics/" + topic;
         this.leaseUri = base.resolve(path + "/lease");
         this.acksUri = base.resolve(path + "/acks");
@@ -46,7 +54,8 @@ final class ShareWorker implements AutoCloseable {
 
     /** One lease request, answered; an answer other than 200 is an {@link IllegalStateException}. */
     LeasedBatch lease() throws IOException {
-        return LeasedBatch.read(post(leaseUri, leaseBody, "lease"));
+        return batches ? LeasedBatch.readBatches(post(leaseUri, leaseBody, "lease", LEASED_BATCHES))
+                : LeasedBatch.read(post(leaseUri, leaseBody, "lease", "application/json"));
     }
 
     /**
@@ -57,7 +66,7 @@ final class ShareWorker implements AutoCloseable {
         byte[] body = batch.acceptAll();
         return CompletableFuture.supplyAsync(() -> {
             try {
-                return batch.requireAllAccepted(post(acksUri, body, "acks"));
+                return batch.requireAllAccepted(post(acksUri, body, "acks", "application/json"));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -71,7 +80,7 @@ final class ShareWorker implements AutoCloseable {
      * more, which was the bench worker's largest sample. Keep-alive as {@link BlockingHttp}: the answer is read to its
      * end, the stream closed, and the connection goes back to the JDK's cache.
      */
-    private static byte[] post(URI uri, byte[] body, String what) throws IOException {
+    private static byte[] post(URI uri, byte[] body, String what, String accept) throws IOException {
         HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
         try {
             c.setConnectTimeout(Math.toIntExact(BlockingHttp.CONNECT_TIMEOUT.toMillis()));
@@ -79,7 +88,7 @@ final class ShareWorker implements AutoCloseable {
             c.setUseCaches(false);
             c.setRequestMethod("POST");
             c.setRequestProperty("Content-Type", "application/json");
-            c.setRequestProperty("Accept", "application/json");
+            c.setRequestProperty("Accept", accept);
             c.setDoOutput(true);
             c.setFixedLengthStreamingMode(body.length);
             try (OutputStream out = c.getOutputStream()) {

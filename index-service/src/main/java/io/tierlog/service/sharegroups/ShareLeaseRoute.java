@@ -7,6 +7,7 @@ import io.tierlog.service.api.JsonFetchRoute;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RequestBody;
+import io.tierlog.service.read.PartitionReads;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -17,6 +18,8 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
+import java.nio.ByteBuffer;
+
 /**
  * {@code POST /v1/share-groups/{group}/topics/{topic}/lease} (api.md, "Share groups"): the same checks, long-poll,
  * problems and body as {@link ShareGroupsResource#lease}, which documents it in the OpenAPI.
@@ -25,15 +28,21 @@ import jakarta.inject.Singleton;
  * 1 KiB) is copied once, from the read thread's buffer into pooled direct memory that the event loop writes to the
  * socket as it is and gives back once written. Through JAX-RS it went through two more copies (a byte array, then
  * Netty's buffer), which showed in profiles of the share benchmark.
+ *
+ * <p>With {@code Accept: application/vnd.tierlog.leased-batches} ({@link LeaseBatchesMedia}) the same lease is answered
+ * as leased record batches ({@link LeaseAnswerBatches}): the stored batches go from the read's pooled memory to the
+ * socket with a small header of lease strings in front, and no record is rendered.
  */
 @Singleton
 public class ShareLeaseRoute {
     private final ShareLeases leases;
+    private final PartitionReads reads;
     private final PooledDirectMemory memory;
     private final int maxRequestBytes;
 
-    public ShareLeaseRoute(ShareLeases leases, PooledDirectMemory memory, TierlogConfig config) {
+    public ShareLeaseRoute(ShareLeases leases, PartitionReads reads, PooledDirectMemory memory, TierlogConfig config) {
         this.leases = leases;
+        this.reads = reads;
         this.memory = memory;
         this.maxRequestBytes = config.maxRequestBytes();
     }
@@ -46,7 +55,9 @@ public class ShareLeaseRoute {
 
     private void handle(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
-        if (!JsonFetchRoute.acceptsJson(request.getHeader("Accept"))) {
+        String accept = request.getHeader("Accept");
+        boolean batches = LeaseBatchesMedia.namedIn(accept);
+        if (!batches && !JsonFetchRoute.acceptsJson(accept)) {
             ctx.next(); // left to JAX-RS's content negotiation, as before this route
             return;
         }
@@ -60,6 +71,19 @@ public class ShareLeaseRoute {
             }
             byte[] body = read.result();
             try {
+                if (batches) {
+                    // Same checks, lease and long-poll; only the answer's form differs (LeaseAnswerBatches).
+                    leases.lease(group, topic, body, () -> new LeaseAnswerBatches(reads), LeaseAnswerBatches::abandon,
+                                    answer -> answer.finish(memory))
+                            .whenComplete((answer, error) -> context.runOnContext(v -> {
+                                if (error != null) {
+                                    ProblemMapper.respond(ctx.response(), error);
+                                } else {
+                                    send(ctx.response(), answer);
+                                }
+                            }));
+                    return;
+                }
                 leases.lease(group, topic, body, answer -> answer.finish(memory))
                         .whenComplete((answer, error) -> context.runOnContext(v -> {
                             if (error != null) {
@@ -73,6 +97,22 @@ public class ShareLeaseRoute {
                 ProblemMapper.respond(ctx.response(), e);
             }
         });
+    }
+
+    /** On the connection's event loop: the header and the batches in one gathering write, given back once written. */
+    private static void send(HttpServerResponse response, LeaseAnswerBatches.Answer answer) {
+        if (response.closed() || response.ended()) {
+            answer.close();
+            return;
+        }
+        try {
+            response.putHeader("Content-Type", LeaseBatchesMedia.TYPE)
+                    .end(Buffer.buffer(Unpooled.wrappedBuffer(answer.parts().toArray(ByteBuffer[]::new))))
+                    .onComplete(written -> answer.close());
+        } catch (RuntimeException e) {
+            answer.close();
+            throw e;
+        }
     }
 
     /** On the connection's event loop: the body, given back once written. */

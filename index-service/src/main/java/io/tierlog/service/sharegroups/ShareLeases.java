@@ -10,6 +10,7 @@ import io.tierlog.service.http.Requests;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.topics.TopicAdmin;
+import io.tierlog.sharegroups.LeaseWriter;
 import io.tierlog.sharegroups.ShareGroups;
 import jakarta.inject.Singleton;
 
@@ -20,7 +21,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static io.tierlog.service.sharegroups.ShareGroupsResource.DEFAULT_LEASE_MS;
 import static io.tierlog.service.sharegroups.ShareGroupsResource.DEFAULT_MAX_RECORDS;
@@ -59,6 +62,16 @@ public class ShareLeases {
      * the answer into the response on the thread that rendered it (the answer is in that thread's buffer).
      */
     <T> CompletionStage<T> lease(String group, String topic, byte[] body, Function<LeaseAnswerJson, T> finish) {
+        return lease(group, topic, body, () -> LeaseAnswerJson.start(reads), answer -> { }, finish);
+    }
+
+    /**
+     * {@link #lease(String, String, byte[], Function)} with the answer's form chosen by the caller: {@code start}
+     * begins an answer on the leasing thread, {@code finish} turns it into the response there, and {@code abandon}
+     * gives back what an answer holds when its lease call fails after records were written into it.
+     */
+    <W extends LeaseWriter, T> CompletionStage<T> lease(String group, String topic, byte[] body, Supplier<W> start,
+                                                       Consumer<W> abandon, Function<W, T> finish) {
         Names.requireValidGroup(group);
         TopicAdmin.requirePublic(topic);
         ObjectNode req = Requests.object(body, LEASE_FIELDS);
@@ -66,8 +79,13 @@ public class ShareLeases {
         long leaseMs = ShareJson.optionalLong(req, "leaseMs", DEFAULT_LEASE_MS, 1, MAX_LEASE_MS);
         long waitMs = ShareJson.optionalLong(req, "waitMs", 0, 0, MAX_WAIT_MS);
         long deadline = System.nanoTime() + waitMs * 1_000_000;
-        return CompletableFuture.supplyAsync(() -> attempt(group, topic, maxRecords, leaseMs, deadline, finish), readPool)
+        Answers<W, T> answers = new Answers<>(start, abandon, finish);
+        return CompletableFuture.supplyAsync(() -> attempt(group, topic, maxRecords, leaseMs, deadline, answers), readPool)
                 .thenCompose(r -> r);
+    }
+
+    /** How one lease call's answer is begun, given up and turned into its response. */
+    private record Answers<W extends LeaseWriter, T>(Supplier<W> start, Consumer<W> abandon, Function<W, T> finish) {
     }
 
     /**
@@ -76,16 +94,24 @@ public class ShareLeases {
      * that moves a full window), the moment a lease runs out or a redelivery delay ends (by the injected clock), or
      * {@code tierlog.share.long-poll-recheck} (for releases made through other instances, which nothing here sees).
      */
-    private <T> CompletionStage<T> attempt(String group, String topic, int maxRecords, long leaseMs, long deadline,
-                                           Function<LeaseAnswerJson, T> finish) {
+    private <W extends LeaseWriter, T> CompletionStage<T> attempt(String group, String topic, int maxRecords,
+                                                                  long leaseMs, long deadline, Answers<W, T> answers) {
         CompletableFuture<Void> changed = shares.awaitChange(group, topic); // taken first: no ack is missed
-        LeaseAnswerJson answer = LeaseAnswerJson.start(reads);
-        ShareGroups.Delivered got = shares.leaseOrWake(group, topic, maxRecords, leaseMs, answer);
+        W answer = answers.start().get();
+        ShareGroups.Delivered got;
+        try {
+            got = shares.leaseOrWake(group, topic, maxRecords, leaseMs, answer);
+        } catch (RuntimeException e) {
+            changed.cancel(false);
+            answers.abandon().accept(answer);
+            throw e;
+        }
         long remaining = deadline - System.nanoTime();
         if (got.records() > 0 || remaining <= 0 || watcher.isClosed()) {
             changed.cancel(false);
-            return CompletableFuture.completedFuture(finish.apply(answer));
+            return CompletableFuture.completedFuture(answers.finish().apply(answer));
         }
+        answers.abandon().accept(answer); // nothing leased: nothing held, but the answer is not used again
         // The high watermarks the lease read before leasing: an append since then wakes the wait below.
         long[] highWatermarks = got.highWatermarks();
         for (int p = 0; p < highWatermarks.length; p++) {
@@ -108,7 +134,7 @@ public class ShareLeases {
             for (CompletableFuture<?> f : wakers) {
                 f.cancel(false); // unregisters the waiters that did not fire
             }
-            return attempt(group, topic, maxRecords, leaseMs, deadline, finish);
+            return attempt(group, topic, maxRecords, leaseMs, deadline, answers);
         }, readPool);
     }
 }

@@ -18,12 +18,14 @@ public final class LeaseGrants {
     private final int[] deliveryCounts;
     private final long[] leaseUntilMs;
     private final byte[] leasePrefix;
+    private final byte[] incarnationDecimal;
 
     LeaseGrants(String group, TopicPartition tp, long incarnation, List<SharePartition.Granted> granted) {
         this.group = group;
         this.tp = tp;
         this.incarnation = incarnation;
         this.leasePrefix = LeaseId.prefix(group, tp.topic(), tp.partition());
+        this.incarnationDecimal = LeaseId.decimal(incarnation);
         int n = granted.size();
         offsets = new long[n];
         deliveryCounts = new int[n];
@@ -74,7 +76,7 @@ public final class LeaseGrants {
 
     /** {@link #lease(int)} as its ASCII bytes, for a writer that renders bytes. */
     public byte[] leaseAscii(int i) {
-        return LeaseId.encode(leasePrefix, offsets[i], incarnation, deliveryCounts[i]);
+        return LeaseId.encode(leasePrefix, offsets[i], incarnationDecimal, deliveryCounts[i]);
     }
 
     long incarnation() {
