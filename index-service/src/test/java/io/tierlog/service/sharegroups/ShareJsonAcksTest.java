@@ -2,6 +2,7 @@ package io.tierlog.service.sharegroups;
 
 import io.tierlog.log.TierlogException;
 import io.tierlog.sharegroups.Ack;
+import io.tierlog.sharegroups.AckResult;
 import io.tierlog.sharegroups.AckType;
 import org.junit.jupiter.api.Test;
 
@@ -58,5 +59,30 @@ class ShareJsonAcksTest {
             assertThat(ShareJson.acksStreaming(bytes)).as(body).isNull();
             assertThat(ShareJson.acks(bytes)).isEqualTo(ShareJson.acksFromTree(bytes));
         }
+    }
+
+    /** The hand-written results are the generator's bytes; texts that need escaping go through the generator. */
+    @Test
+    void resultsAreTheGeneratorsBytes() {
+        java.util.Random random = new java.util.Random(24);
+        String alphabet = "AZaz09-_=\"\\/\u0001\u007f\u00e9 ";
+        for (int run = 0; run < 2000; run++) {
+            List<AckResult> results = new java.util.ArrayList<>();
+            for (int i = random.nextInt(5); i > 0; i--) {
+                StringBuilder lease = new StringBuilder();
+                for (int c = random.nextInt(12); c > 0; c--) {
+                    lease.append(alphabet.charAt(random.nextInt(random.nextBoolean() ? 7 : alphabet.length())));
+                }
+                results.add(random.nextBoolean() ? new AckResult(lease.toString(), true, null)
+                        : new AckResult(lease.toString(), false, AckResult.LEASE_EXPIRED));
+            }
+            String generated = new String(ShareJson.resultsByGenerator(results), StandardCharsets.UTF_8);
+            assertThat(new String(ShareJson.results(results), StandardCharsets.UTF_8)).as(generated).isEqualTo(generated);
+        }
+        List<AckResult> plain = List.of(new AckResult("djF8Z3x0fDB8MXwyfDM", true, null),
+                new AckResult("djF8Z3x0fDB8MXwyfDQ", false, AckResult.LEASE_EXPIRED));
+        assertThat(ShareJson.plainResults(plain)).as("no escaping needed: written by hand")
+                .isEqualTo(ShareJson.resultsByGenerator(plain));
+        assertThat(ShareJson.plainResults(List.of(new AckResult("a\"b", true, null)))).isNull();
     }
 }
