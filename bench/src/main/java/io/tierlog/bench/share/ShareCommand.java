@@ -450,10 +450,15 @@ public final class ShareCommand implements Callable<Integer> {
                         + "systems alternating. Kafka 4.4.0: %s; `KafkaShareConsumer`, implicit acknowledgement, "
                         + "`commitSync` at the end. Tierlog: `lease` (leaseMs 30000, waitMs 200) and one `acks` "
                         + "request accepting the batch, sent on a second connection while the next lease is asked for "
-                        + "(as Kafka's implicit mode sends a poll's acknowledgements with its next fetch), answers read "
-                        + "by a streaming parser that copies each value out once (as the ByteArrayDeserializer); index-service with %s (share-group state follows it: written "
+                        + "(as Kafka's implicit mode sends a poll's acknowledgements with its next fetch), %s, each "
+                        + "leased value copied out once (as the ByteArrayDeserializer); index-service with %s (share-group state follows it: written "
                         + "to the page cache before each answer%s).%n%n", records, valueBytes, partitions, MAX_RECORDS,
-                runs, shareVersion, serviceFsync.tierlogSetting(),
+                runs, shareVersion, batches()
+                        ? "lease answers as leased record batches (`Accept: application/vnd.tierlog.leased-batches`: "
+                        + "lease strings in a header, the stored batches CRC-checked and walked with kafka-clients as a "
+                        + "ShareFetch answer is)"
+                        : "JSON lease answers read by a streaming parser",
+                serviceFsync.tierlogSetting(),
                 serviceFsync == Durability.ALWAYS ? " and fsynced, group-committed" : ", not fsynced");
         System.out.println("| consumers | Kafka records/s: median (range) | Tierlog records/s: median (range) | Tierlog/Kafka "
                 + "| records per poll (Kafka) / lease (Tierlog), median |");
