@@ -11,7 +11,9 @@ import java.util.List;
  * a segment's first byte, as a replay does), ranged GETs are requested ahead of the reader, each twice the size of the one before (from two
  * chunks up to {@code maxRangeChunks}), until {@code windowBytes} are requested ahead of it; the window, in bytes,
  * starts at four chunks and doubles each time the reader enters a chunk that needed more GETs. The GETs run on across segment boundaries (each clipped at its object's
- * end), so a replay of segments no larger than a range fetches each of them whole with one GET.
+ * end), so a replay of segments no larger than a range fetches each of them whole with one GET. A sequential
+ * reader's own first GET is the first range (two chunks), with one more range beside it until it lands, so that its
+ * first record needs one GET (docs/adr/0036-cold-first-record-one-get.md).
  *
  * <p>Not thread-safe: one per read call. Its {@link State} goes into the read's resume hint, so the next read of
  * the same reader continues the window instead of starting small again (as a file's readahead state lives in its
