@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.compaction.CompactionStats;
 import io.tierlog.log.compaction.HotCleaner;
@@ -71,8 +72,10 @@ public final class TieredStorage implements AutoCloseable {
         this.manifestRefresher = Executors.newSingleThreadExecutor(daemonThreads("tierlog-manifest-refresh"));
         // The cold cleaner's requests (through the shared manifest store too) are counted by this view of the bucket.
         this.attributed = new AttributingObjectStore(store);
+        // The hot listing lets the passes skip partitions that never sealed a segment without asking the bucket.
+        HotLog hotLog = new HotLog(dataDir);
         this.manifests = new ManifestStore(attributed, clock, config.keepManifestVersions(), config.orphanGrace(),
-                manifestRefresher);
+                manifestRefresher, hotLog::segmentBases);
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.compactor = new HotCompactor(topics, manifests, guards, new HotCleaner(dataDir, clock), compactionStats);
