@@ -167,6 +167,18 @@ public final class ManifestStore {
         return cached(tp);
     }
 
+    /**
+     * As {@link #cachedUnlessNeverSealed(TopicPartition)} with the partition's hot segment bases as the caller has
+     * just listed them (all of them, ascending), so the read path, which lists them anyway, adds no listing.
+     */
+    public Manifest cachedUnlessNeverSealed(TopicPartition tp, List<Long> listedHotBases) {
+        Cached c = cache.get(tp);
+        if ((c == null || c.manifest().version() == 0) && neverSealed(listedHotBases)) {
+            return Manifest.EMPTY;
+        }
+        return cached(tp);
+    }
+
     /** No segment, or one segment at offset 0: nothing of the partition can have been committed (see class). */
     static boolean neverSealed(List<Long> hotBases) {
         return hotBases.isEmpty() || hotBases.size() == 1 && hotBases.get(0) == 0;

@@ -187,14 +187,15 @@ public final class TieredStorage implements AutoCloseable {
 
     /**
      * The tiers of one partition from the cached manifest (a LIST at most every 30 s per partition; while the store
-     * is unavailable the last manifest seen is used).
+     * is unavailable the last manifest seen is used). A partition that never sealed a hot segment has no cold tier and
+     * costs no LIST ({@link ManifestStore#cachedUnlessNeverSealed(TopicPartition, List)}).
      *
-     * @param hotBases the partition's hot segment bases, ascending
+     * @param hotBases all of the partition's hot segment bases, ascending, as just listed
      */
     public PartitionTiers tiers(TopicPartition tp, List<Long> hotBases) {
         Manifest m;
         try {
-            m = manifests.cached(tp);
+            m = manifests.cachedUnlessNeverSealed(tp, hotBases);
         } catch (ObjectStoreUnavailableException e) {
             // Never loaded and the store is down: describe the hot tier alone, so hot reads keep working (a read
             // below the hot start then reaches the cold reader, which answers cold-tier-unavailable).
