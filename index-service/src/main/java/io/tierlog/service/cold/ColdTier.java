@@ -54,9 +54,9 @@ public final class ColdTier {
         return result;
     }
 
-    /** @param oldestHotBase the oldest hot segment's base offset, or -1 if the partition has no hot segment */
-    public PartitionTiers tiers(TopicPartition tp, long oldestHotBase) {
-        return storage.tiers(tp, oldestHotBase < 0 ? List.of() : List.of(oldestHotBase));
+    /** @param hotBases all of the partition's hot segment bases, ascending, as just listed (empty: none) */
+    public PartitionTiers tiers(TopicPartition tp, List<Long> hotBases) {
+        return storage.tiers(tp, hotBases);
     }
 
     public Optional<OffsetAndTimestamp> offsetForTimestamp(TopicPartition tp, long timestamp) {

@@ -108,6 +108,11 @@ public final class HotTier implements AutoCloseable {
         return log.oldestSegmentBase(tp);
     }
 
+    /** The hot segments' base offsets, ascending (empty when none): the same one directory listing. */
+    public List<Long> segmentBases(TopicPartition tp) {
+        return log.segmentBases(tp);
+    }
+
     /** The oldest hot segment's base offset, bytes and segment count; zeros when the partition has no segment. */
     public HotStats stats(TopicPartition tp) {
         List<HotSegment> segments = log.segments(tp);

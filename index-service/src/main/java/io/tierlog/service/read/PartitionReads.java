@@ -55,19 +55,19 @@ public final class PartitionReads {
     }
 
     public long logStartOffset(TopicPartition tp) {
-        return logStartOffset(tp, hot.oldestSegmentBase(tp));
+        return logStartOffset(tp, hot.segmentBases(tp));
     }
 
-    /** @param oldestHot the oldest hot segment's base offset, or -1 if the partition has no hot segment */
-    private long logStartOffset(TopicPartition tp, long oldestHot) {
-        return cold.tiers(tp, oldestHot).logStartOffset();
+    /** @param hotBases the hot segment bases as just listed (all of them: see {@link ColdTier#tiers}) */
+    private long logStartOffset(TopicPartition tp, List<Long> hotBases) {
+        return cold.tiers(tp, hotBases).logStartOffset();
     }
 
     public PartitionState state(TopicPartition tp) {
         long hw = hot.highWatermark(tp);
         HotTier.HotStats stats = hot.stats(tp);
         long hotStart = Math.min(stats.startOffset(), hw);
-        PartitionTiers tiers = cold.tiers(tp, stats.segments() == 0 ? -1 : stats.startOffset());
+        PartitionTiers tiers = cold.tiers(tp, hot.segmentBases(tp));
         return new PartitionState(tp.partition(), Math.min(tiers.logStartOffset(), hw), hotStart, hw, stats.bytes(),
                 tiers.coldBytes(), stats.segments(), tiers.coldSegments());
     }
@@ -124,8 +124,9 @@ public final class PartitionReads {
     private <R> Routed<R> routed(TopicPartition tp, long offset, Supplier<R> hotRead, Supplier<R> coldRead,
                                  Supplier<R> atEnd) {
         long hw = hot.highWatermark(tp);
-        long oldestHot = hot.oldestSegmentBase(tp);
-        long start = Math.min(logStartOffset(tp, oldestHot), hw);
+        List<Long> hotBases = hot.segmentBases(tp);
+        long oldestHot = hotBases.isEmpty() ? -1 : hotBases.get(0);
+        long start = Math.min(logStartOffset(tp, hotBases), hw);
         requireInRange(tp, offset, start, hw);
         if (offset == hw) {
             return new Routed<>(atEnd.get(), hw, start);

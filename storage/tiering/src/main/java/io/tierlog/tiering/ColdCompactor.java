@@ -188,7 +188,7 @@ public final class ColdCompactor {
         long now = clock.millis();
         // The manifest in memory (refreshed in the background) tells whether anything is due, so a clean partition
         // costs no store request per pass; a pass that acts loads the current one.
-        Manifest known = manifests.cached(tp);
+        Manifest known = manifests.cachedUnlessNeverSealed(tp);
         if (!retiredExpired(known, now) && !cleaningDue(known, topicConfig, now)) {
             return Result.SKIPPED;
         }

@@ -55,7 +55,7 @@ final class HotCompactor {
                 for (int p = 0; p < topic.partitions(); p++) {
                     TopicPartition tp = new TopicPartition(topic.name(), p);
                     try {
-                        CleanResult r = cleaner.clean(tp, topic.config(), manifests.cached(tp).coldEnd());
+                        CleanResult r = cleaner.clean(tp, topic.config(), manifests.cachedUnlessNeverSealed(tp).coldEnd());
                         stats.partition(r);
                         maxRatio = Math.max(maxRatio, r.dirtyRatio());
                         cleaned += r.ran() ? 1 : 0;

@@ -48,6 +48,15 @@ import java.util.function.Function;
  * for their timeouts. A stale manifest is safe for reads, which reload on a miss. A reload that fails keeps the old
  * manifest for another interval. Only a partition never seen waits for its first load.
  *
+ * <h2>Partitions that never sealed a segment</h2>
+ * Every manifest version that references data is made from a sealed hot segment (the tierer uploads only segments
+ * with a newer one after them), and a hot segment is removed only after its commit. So while a partition's hot log on
+ * the volume (shared by every instance) holds no segment or one segment starting at offset 0, and this process knows
+ * no manifest of a version above 0 for it, no instance has committed anything for it: {@link #cachedUnlessNeverSealed}
+ * answers {@link Manifest#EMPTY} without a store request and without a background reload. Idle topics that were never tiered
+ * (most of {@code __consumer_offsets}, a topic below its first segment roll) then cost nothing per retention or
+ * compaction pass, where each of their partitions cost a LIST every {@value #REFRESH_MS} ms before (ADR 0033).
+ *
  * <p>Thread-safe. {@link #load} always lists the bucket.
  */
 public final class ManifestStore {
@@ -69,9 +78,20 @@ public final class ManifestStore {
     private final Executor refresher;
     /** Partitions with a reload queued or running on the refresher. */
     private final Set<TopicPartition> refreshing = ConcurrentHashMap.newKeySet();
+    /** The partition's hot segment bases as now listed on the volume (see class: never sealed). */
+    private final Function<TopicPartition, List<Long>> hotBases;
 
     /** @param refresher runs the reloads of stale manifests ({@code Runnable::run}: in the reading thread) */
     public ManifestStore(ObjectStore store, Clock clock, int keepVersions, Duration grace, Executor refresher) {
+        this(store, clock, keepVersions, grace, refresher, null);
+    }
+
+    /**
+     * @param hotBases the hot segment bases of a partition on the volume, ascending; lets {@link #cachedUnlessNeverSealed} answer a
+     *                 partition that never sealed a segment without the store (see class). Null: always ask the store.
+     */
+    public ManifestStore(ObjectStore store, Clock clock, int keepVersions, Duration grace, Executor refresher,
+                         Function<TopicPartition, List<Long>> hotBases) {
         if (keepVersions < 1) {
             throw new IllegalArgumentException("keepVersions must be >= 1");
         }
@@ -80,6 +100,7 @@ public final class ManifestStore {
         this.keepVersions = keepVersions;
         this.grace = grace;
         this.refresher = refresher;
+        this.hotBases = hotBases;
     }
 
     /** The current manifest, freshly listed from the bucket ({@link Manifest#EMPTY} if none). Updates the cache. */
@@ -130,6 +151,37 @@ public final class ManifestStore {
                 refreshLater(tp);
             }
         }
+    }
+
+    /**
+     * As {@link #cached}, but a partition that never sealed a segment (see class) is answered {@link Manifest#EMPTY}
+     * from one listing of its hot directory, with no store request and no background reload: for the background
+     * passes, which visit every partition every interval. Reads use {@link #cached}, which the read path's router
+     * does not need the hot listing for.
+     */
+    public Manifest cachedUnlessNeverSealed(TopicPartition tp) {
+        Cached c = cache.get(tp);
+        if ((c == null || c.manifest().version() == 0) && hotBases != null && neverSealed(hotBases.apply(tp))) {
+            return Manifest.EMPTY;
+        }
+        return cached(tp);
+    }
+
+    /**
+     * As {@link #cachedUnlessNeverSealed(TopicPartition)} with the partition's hot segment bases as the caller has
+     * just listed them (all of them, ascending), so the read path, which lists them anyway, adds no listing.
+     */
+    public Manifest cachedUnlessNeverSealed(TopicPartition tp, List<Long> listedHotBases) {
+        Cached c = cache.get(tp);
+        if ((c == null || c.manifest().version() == 0) && neverSealed(listedHotBases)) {
+            return Manifest.EMPTY;
+        }
+        return cached(tp);
+    }
+
+    /** No segment, or one segment at offset 0: nothing of the partition can have been committed (see class). */
+    static boolean neverSealed(List<Long> hotBases) {
+        return hotBases.isEmpty() || hotBases.size() == 1 && hotBases.get(0) == 0;
     }
 
     private void refreshLater(TopicPartition tp) {

@@ -101,8 +101,13 @@ public final class RetentionEnforcer {
         if (!config.deletesByRetention() || config.retentionMs() == -1 && config.retentionBytes() == -1) {
             return 0;
         }
-        long hotOnlyBytes = hotBytesAbove(tp, manifests.cached(tp).coldEnd());
-        if (expiredCount(manifests.cached(tp), config, hotOnlyBytes) == 0) {
+        // Total retention deletes cold segments only: a partition that never sealed one costs no store request.
+        Manifest known = manifests.cachedUnlessNeverSealed(tp);
+        if (known.isEmpty()) {
+            return 0;
+        }
+        long hotOnlyBytes = hotBytesAbove(tp, known.coldEnd());
+        if (expiredCount(known, config, hotOnlyBytes) == 0) {
             return 0;
         }
         AtomicReference<List<ColdSegment>> dropped = new AtomicReference<>(List.of());

@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.HotLog;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.compaction.CompactionStats;
 import io.tierlog.log.compaction.HotCleaner;
@@ -71,8 +72,10 @@ public final class TieredStorage implements AutoCloseable {
         this.manifestRefresher = Executors.newSingleThreadExecutor(daemonThreads("tierlog-manifest-refresh"));
         // The cold cleaner's requests (through the shared manifest store too) are counted by this view of the bucket.
         this.attributed = new AttributingObjectStore(store);
+        // The hot listing lets the passes skip partitions that never sealed a segment without asking the bucket.
+        HotLog hotLog = new HotLog(dataDir);
         this.manifests = new ManifestStore(attributed, clock, config.keepManifestVersions(), config.orphanGrace(),
-                manifestRefresher);
+                manifestRefresher, hotLog::segmentBases);
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);
         this.retention = new RetentionEnforcer(dataDir, topics, store, manifests, guards, stats, clock, listener);
         this.compactor = new HotCompactor(topics, manifests, guards, new HotCleaner(dataDir, clock), compactionStats);
@@ -184,14 +187,15 @@ public final class TieredStorage implements AutoCloseable {
 
     /**
      * The tiers of one partition from the cached manifest (a LIST at most every 30 s per partition; while the store
-     * is unavailable the last manifest seen is used).
+     * is unavailable the last manifest seen is used). A partition that never sealed a hot segment has no cold tier and
+     * costs no LIST ({@link ManifestStore#cachedUnlessNeverSealed(TopicPartition, List)}).
      *
-     * @param hotBases the partition's hot segment bases, ascending
+     * @param hotBases all of the partition's hot segment bases, ascending, as just listed
      */
     public PartitionTiers tiers(TopicPartition tp, List<Long> hotBases) {
         Manifest m;
         try {
-            m = manifests.cached(tp);
+            m = manifests.cachedUnlessNeverSealed(tp, hotBases);
         } catch (ObjectStoreUnavailableException e) {
             // Never loaded and the store is down: describe the hot tier alone, so hot reads keep working (a read
             // below the hot start then reaches the cold reader, which answers cold-tier-unavailable).
