@@ -6,27 +6,9 @@
 # random alphanumerics), then reads everything back from offset 0 (maxRecords=2000, maxBytes=4 MiB, one curl per
 # partition) as JSON and as record batches. Two warm-up passes, then three measured ones. Needs curl and python3.
 set -e
-for p in 0 1 2 3 4 5 6 7; do
-  [ -f /tmp/json-body-$p.json ] || python3 - $p <<'PY'
-import json, random, string, sys
-p = int(sys.argv[1]); random.seed(1)
-recs = [{"partition": p, "value": ''.join(random.choice(string.ascii_letters + string.digits) for _ in range(1022))}
-        for _ in range(1000)]
-open("/tmp/json-body-%d.json" % p, "w").write(json.dumps({"records": recs}, separators=(',', ':')))
-PY
-done
 APP=$1; LABEL=$2; ROUNDS=${3:-40}
-W=/tmp/json-cpu-$LABEL; rm -rf $W; mkdir -p $W
-PORT=$((20000 + RANDOM % 20000))
-java -Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 $EXTRA_OPTS -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=$PORT \
-  -Dtierlog.kafka.enabled=false -Dquarkus.log.level=WARN -Dtierlog.data-dir=$W/hot -Dtierlog.index-dir=$W/index \
-  -Dtierlog.cold.filesystem.dir=$W/cold -Dtierlog.fsync=never -jar $APP/quarkus-run.jar > $W/service.log 2>&1 &
-PID=$!
-trap "kill $PID 2>/dev/null" EXIT
-for i in $(seq 1 120); do curl -sf http://127.0.0.1:$PORT/q/health/ready >/dev/null 2>&1 && break; sleep 1; done
-B=http://127.0.0.1:$PORT/v1/topics
-cpu() { awk '{print $14+$15}' /proc/$PID/stat; }
-tick=$(getconf CLK_TCK)
+W=/tmp/json-cpu-$LABEL
+. "$(dirname "$0")/cpu-service.sh"
 pids=()
 run() { # topic rounds
   local t=$1 n=$2

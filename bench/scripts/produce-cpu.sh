@@ -8,27 +8,9 @@
 # three measured ones, alternating. EXTRA_OPTS reaches the service's JVM (e.g. a JFR recording); PHASES names a file
 # that gets each pass's start and end time (to split a profile by path). Needs curl and python3.
 set -e
-for p in 0 1 2 3 4 5 6 7; do
-  [ -f /tmp/json-body-$p.json ] || python3 - $p <<'PY'
-import json, random, string, sys
-p = int(sys.argv[1]); random.seed(1)
-recs = [{"partition": p, "value": ''.join(random.choice(string.ascii_letters + string.digits) for _ in range(1022))}
-        for _ in range(1000)]
-open("/tmp/json-body-%d.json" % p, "w").write(json.dumps({"records": recs}, separators=(',', ':')))
-PY
-done
 APP=$1; LABEL=$2; ROUNDS=${3:-20}
-W=/tmp/produce-cpu-$LABEL; rm -rf $W; mkdir -p $W
-PORT=$((20000 + RANDOM % 20000))
-java -Xms1g -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 $EXTRA_OPTS -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=$PORT \
-  -Dtierlog.kafka.enabled=false -Dquarkus.log.level=WARN -Dtierlog.data-dir=$W/hot -Dtierlog.index-dir=$W/index \
-  -Dtierlog.cold.filesystem.dir=$W/cold -Dtierlog.fsync=never -jar $APP/quarkus-run.jar > $W/service.log 2>&1 &
-PID=$!
-trap "kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf $W" EXIT
-for i in $(seq 1 120); do curl -sf http://127.0.0.1:$PORT/q/health/ready >/dev/null 2>&1 && break; sleep 1; done
-B=http://127.0.0.1:$PORT/v1/topics
-cpu() { awk '{print $14+$15}' /proc/$PID/stat; }
-tick=$(getconf CLK_TCK)
+W=/tmp/produce-cpu-$LABEL
+. "$(dirname "$0")/cpu-service.sh"
 pids=()
 produce() { # topic rounds kind
   local t=$1 n=$2 kind=$3
