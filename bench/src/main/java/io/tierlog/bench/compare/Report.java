@@ -89,8 +89,9 @@ public final class Report {
                 + " requests of " + settings.get("tierlogBatchRecords") + " records in flight. Compare latency in "
                 + "the paced table below.\n");
         md.append("\n#### Produce latency at half of peak throughput (fsync before ack)\n\n");
-        md.append("Each side is paced at half of its own full-throttle peak: Tierlog with JSON bodies at half of the "
-                + "JSON peak, with record batches at half of the record-batch peak.\n\n");
+        md.append("Each side is paced at half of its own full-throttle peak: Kafka with the producer count of its peak; "
+                + "Tierlog's two bodies both with the producer count of the JSON peak, JSON at half of the JSON rate "
+                + "and record batches at half of the record-batch rate with that count.\n\n");
         md.append("| system | producers | paced at records/s (half of peak) | achieved records/s | p50 ms | p99 ms "
                         + "| in the service: p50 / p99 ms | of which waiting for fsync: p50 / p99 ms |\n")
                 .append("|---|---|---|---|---|---|---|---|\n");

@@ -557,16 +557,17 @@ public final class ColdReader {
         private ByteBuffer current;
 
         /**
-         * Chunk {@code index}, kept while batches are read from it. Read-ahead is scheduled before waiting for it,
-         * so the window moves on at once. On a cold start (nothing fetched yet) the chunk's own GET (one chunk, so
-         * the first record comes soon) is queued first and the read-ahead GETs right behind it, so the window fills
-         * during the first round trip instead of after it. Through the fetch threads rather than on this one: a GET
+         * Chunk {@code index}, kept while batches are read from it. Its own GET and the read-ahead are requested
+         * before waiting for it ({@link ReadAhead#onChunk}), so the window moves on at once. On a cold start
+         * (nothing fetched yet) the chunk's own GET, two chunks so that a first batch crossing the chunk's end
+         * comes with it, is queued first and one read-ahead GET of the same size right behind it: the window starts
+         * to fill during the first round trip, and little competes with the GET the first record waits for
+         * (docs/adr/0036-cold-first-record-one-get.md). Through the fetch threads rather than on this one: a GET
          * on this thread beside the read-ahead's brought the first record no sooner (docs/BENCHMARKS.md, "Cold
          * replay in-process").
          */
         private ByteBuffer chunk(long index) {
             if (index != currentIndex) {
-                chunks.prefetch(segment.segmentKey(), segment.sizeBytes(), index, 1);
                 readAhead.onChunk(segmentIndex, index);
                 current = chunks.get(segment.segmentKey(), segment.sizeBytes(), index);
                 currentIndex = index;

@@ -11,7 +11,9 @@ import java.util.List;
  * a segment's first byte, as a replay does), ranged GETs are requested ahead of the reader, each twice the size of the one before (from two
  * chunks up to {@code maxRangeChunks}), until {@code windowBytes} are requested ahead of it; the window, in bytes,
  * starts at four chunks and doubles each time the reader enters a chunk that needed more GETs. The GETs run on across segment boundaries (each clipped at its object's
- * end), so a replay of segments no larger than a range fetches each of them whole with one GET.
+ * end), so a replay of segments no larger than a range fetches each of them whole with one GET. A sequential
+ * reader's own first GET is the first range (two chunks), with one more range beside it until it lands, so that its
+ * first record needs one GET (docs/adr/0036-cold-first-record-one-get.md).
  *
  * <p>Not thread-safe: one per read call. Its {@link State} goes into the read's resume hint, so the next read of
  * the same reader continues the window instead of starting small again (as a file's readahead state lives in its
@@ -95,13 +97,23 @@ final class ReadAhead {
     }
 
     /**
-     * The reader enters chunk {@code chunk} of segment {@code segment} (its own GET is already requested): finds
-     * whether the access is sequential and, if so, tops the window up.
+     * The reader enters chunk {@code chunk} of segment {@code segment}: requests the reader's own GET first (unless
+     * the chunk is cached or in flight), then finds whether the access is sequential and, if so, tops the window up.
+     *
+     * <p>A sequential reader whose window has not opened yet (a cold start: a replay's first read) makes its own GET
+     * the window's first range, two chunks, and asks for one more range of that size while it is in flight, no
+     * more: the first record needs the first batch whole, which often runs past the first chunk's end (a producer's
+     * 1 MiB batch does), and every byte requested beside the first GET shares its bandwidth. The window opens fully
+     * from the reader's next chunk on, once the first GET has landed (docs/adr/0036-cold-first-record-one-get.md).
      */
     void onChunk(int segment, long chunk) {
         inARow = isNext(segment, chunk) ? inARow + 1 : 0;
         lastSegment = segment;
         lastChunk = chunk;
+        boolean coldStart = sequential && rangeChunks == 0 && maxWindowBytes > 0;
+        ColdSegment own = segments.get(segment);
+        int ownSpan = coldStart ? Math.min(2, maxRangeChunks) : 1;
+        chunks.prefetch(own.segmentKey(), own.sizeBytes(), chunk, ownSpan);
         if (!sequential) {
             // Two in a row: the reader went through a whole chunk. One is not enough: a point read walks from the
             // sidecar entry before its offset, which may lie in the chunk before.
@@ -118,14 +130,17 @@ final class ReadAhead {
             windowBytes = Math.min(maxWindowBytes, 4L * chunks.chunkBytes());
         }
         if (frontierSegment < segment || (frontierSegment == segment && frontierChunk <= chunk)) {
-            // No window yet, or the reader overtook it (prefetches refused, or a jump): start it after the reader.
+            // No window yet, or the reader overtook it (prefetches refused, or a jump): start it after the reader
+            // and after its own GET.
             frontierSegment = segment;
-            frontierChunk = chunk + 1;
+            frontierChunk = chunk + ownSpan;
             normalize();
         }
         long ahead = bytesAhead(segment, chunk);
         boolean requested = false;
-        while (frontierSegment < segments.size() && ahead < windowBytes) {
+        int gets = 0;
+        while (frontierSegment < segments.size() && ahead < windowBytes && (!coldStart || gets < 1)) {
+            gets++;
             ColdSegment s = segments.get(frontierSegment);
             int n = (int) Math.min(rangeChunks, chunks.chunkCount(s.sizeBytes()) - frontierChunk);
             int got = chunks.prefetch(s.segmentKey(), s.sizeBytes(), frontierChunk, n);

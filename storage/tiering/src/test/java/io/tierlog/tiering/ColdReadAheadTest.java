@@ -1,5 +1,6 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.LogFixture;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
@@ -18,14 +19,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Read-ahead of the cold reader over the filesystem store: a point read fetches one chunk; a sequential reader's
@@ -119,8 +124,8 @@ class ColdReadAheadTest {
 
         assertSameOffsetsAndValues(read, expected);
         assertThat(store.rangeCallsOf(segments.get(0).segmentKey())).filteredOn(c -> c.offset() == 0)
-                .singleElement().as("a cold start's first GET is one chunk")
-                .extracting(RecordingStore.Call::length).isEqualTo((long) CHUNK);
+                .singleElement().as("a cold start's first GET is the window's first range, two chunks")
+                .extracting(RecordingStore.Call::length).isEqualTo(2L * CHUNK);
         long gets = 0;
         long chunks = 0;
         for (ColdSegment s : segments) {
@@ -165,7 +170,7 @@ class ColdReadAheadTest {
         // only after the first chunk arrived, this never happens and the hook fails the read.
         store.before = (op, key, range) -> {
             if (op.equals("getRange") && key.equals(first.segmentKey()) && range.offset() == 0) {
-                awaitTrue(() -> store.rangesOf(first.segmentKey()).contains((long) CHUNK),
+                awaitTrue(() -> store.rangesOf(first.segmentKey()).contains(2L * CHUNK),
                         "read-ahead GETs while the first chunk is in flight");
                 windowAskedFor.set(true);
             }
@@ -181,13 +186,63 @@ class ColdReadAheadTest {
     }
 
     @Test
+    void aColdReadsFirstBatchComesWithItsFirstGetAndOneRangeCompetesWithIt() throws Exception {
+        // Batches of 40 records (about 6.4 KB): the first one runs past the first chunk's end, as a producer's
+        // 1 MiB batch runs past a 1 MiB chunk's.
+        TopicPartition big = new TopicPartition("big", 0);
+        new TopicStore(dataDir, clock).create(big.topic(), 1, CONFIG);
+        LogFixture hot = new LogFixture(dataDir, big, clock);
+        closeables.add(hot);
+        hot.append(40, 40, CONFIG);
+        TieredStorage ts = storage();
+        assertThat(ts.runTieringPass().storeUnavailable()).isFalse();
+        ColdSegment first = ts.manifests().load(big).segments().get(0); // the manifest is known, as in the service
+        long firstBatchBytes = hot.batches().get(0).sizeInBytes();
+        assertThat(firstBatchBytes).isBetween((long) CHUNK + 1, 2L * CHUNK);
+        store.calls.clear();
+        // Every GET waits until the reader has asked for all it asks before its first batch and waits for it.
+        CountDownLatch release = new CountDownLatch(1);
+        store.before = (op, key, range) -> {
+            try {
+                assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        AtomicReference<BatchRead> result = new AtomicReference<>();
+        Thread reader = new Thread(() -> result.set(ts.reader().readBatches(big, 0, 1, 1 << 20)), "test-reader");
+        reader.start();
+        // Waiting for a chunk, not for a moment on the executor's queue lock while it asks.
+        awaitTrue(() -> reader.getState() == Thread.State.WAITING && Arrays.stream(reader.getStackTrace())
+                .anyMatch(f -> f.getMethodName().equals("fetchOrWait")), "the reader waiting for its first GET");
+        long requested = ts.chunkCache().inFlightBytes();
+        awaitTrue(() -> store.calls.stream().mapToLong(RecordingStore.Call::length).sum() == requested,
+                "every GET asked reaching the store");
+        List<RecordingStore.Call> beforeFirstBatch = List.copyOf(store.calls);
+        release.countDown();
+        reader.join(Duration.ofSeconds(30).toMillis());
+
+        try (BatchRead read = result.get()) {
+            assertThat(read.nextOffset()).as("the first batch").isEqualTo(40);
+        }
+        // One data GET holds the first batch whole; one read-ahead range of its size beside it; no sidecar, no
+        // manifest. (Before: a one-chunk GET, then GETs of 2 and 4 chunks, and the batch needed the first two.)
+        assertThat(beforeFirstBatch).extracting(RecordingStore.Call::op, RecordingStore.Call::key,
+                        RecordingStore.Call::offset, RecordingStore.Call::length)
+                .containsExactlyInAnyOrder(
+                        tuple("getRange", first.segmentKey(), 0L, 2L * CHUNK),
+                        tuple("getRange", first.segmentKey(), 2L * CHUNK, 2L * CHUNK));
+    }
+
+    @Test
     void aReadWaitingForAPrefetchThatFailsGetsTheChunkFetchedAgain() throws Exception {
         TieredStorage ts = storage();
         ColdSegment first = segments.get(0);
         AtomicReference<Thread> reader = new AtomicReference<>();
-        // The read-ahead GET from the first segment's second chunk on fails, but only once the reader waits for it.
+        // The read-ahead GET from the first segment's third chunk on (the reader's own first GET holds the first
+        // two) fails, but only once the reader waits for it.
         store.before = (op, key, range) -> {
-            if (op.equals("getRange") && key.equals(first.segmentKey()) && range.offset() == CHUNK
+            if (op.equals("getRange") && key.equals(first.segmentKey()) && range.offset() == 2L * CHUNK
                     && Thread.currentThread().getName().startsWith("tierlog-cold-fetch")) {
                 awaitTrue(() -> reader.get() != null && reader.get().getState() == Thread.State.WAITING,
                         "reader waiting for the prefetch");
@@ -213,7 +268,7 @@ class ColdReadAheadTest {
                 expected.subList(0, (int) first.nextOffset()).stream().map(LogRecord::offset).toList());
         // The second GET is the reader's own, or a read-ahead the reader started again first (a fresh-clone CI run saw
         // that order): either way the chunk is fetched once more, not waited on forever.
-        assertThat(store.rangeCalls(first.segmentKey(), CHUNK)).as("the failed prefetch, then one GET again")
+        assertThat(store.rangeCalls(first.segmentKey(), 2L * CHUNK)).as("the failed prefetch, then one GET again")
                 .hasSize(2).first().isEqualTo("tierlog-cold-fetch");
     }
 
