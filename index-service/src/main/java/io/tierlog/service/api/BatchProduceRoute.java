@@ -13,8 +13,6 @@ import io.tierlog.service.http.RequestBody;
 import io.tierlog.service.http.RequestSizeRoute;
 import io.tierlog.service.http.Requests;
 import io.tierlog.service.topics.TopicAdmin;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -60,20 +58,8 @@ public class BatchProduceRoute {
         long start = System.nanoTime();
         String topic = ctx.pathParam("topic");
         String partition = request.getParam("partition");
-        Vertx vertx = ctx.vertx();
-        RequestBody.read(request, memory, maxRequestBytes)
-                .compose(body -> vertx.executeBlocking(() -> {
-                    try (body) {
-                        return produce(topic, partition, body, start);
-                    }
-                }, false))
-                .onComplete(done -> {
-                    if (done.failed()) {
-                        RequestBody.fail(ctx, done.cause());
-                    } else {
-                        ctx.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(done.result()));
-                    }
-                });
+        RequestBody.answerOnWorker(ctx, RequestBody.read(request, memory, maxRequestBytes),
+                body -> produce(topic, partition, body, start));
     }
 
     /** On a worker: checks, append, wake-ups; the response body. */

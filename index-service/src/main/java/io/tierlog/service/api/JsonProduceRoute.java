@@ -9,8 +9,6 @@ import io.tierlog.service.http.RecordBatchesMedia;
 import io.tierlog.service.http.RequestBody;
 import io.tierlog.service.ops.PostAppend;
 import io.tierlog.service.topics.TopicAdmin;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -64,20 +62,8 @@ public class JsonProduceRoute {
         }
         long start = System.nanoTime();
         String topic = ctx.pathParam("topic");
-        Vertx vertx = ctx.vertx();
-        RequestBody.readArray(request, arrays, (int) declared)
-                .compose(body -> vertx.executeBlocking(() -> {
-                    try (body) {
-                        return produce(topic, body, start);
-                    }
-                }, false))
-                .onComplete(done -> {
-                    if (done.failed()) {
-                        RequestBody.fail(ctx, done.cause());
-                    } else {
-                        ctx.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(done.result()));
-                    }
-                });
+        RequestBody.answerOnWorker(ctx, RequestBody.readArray(request, arrays, (int) declared),
+                body -> produce(topic, body, start));
     }
 
     /** On a worker: checks, append, wake-ups; the response body. */

@@ -15,6 +15,7 @@ import io.vertx.ext.web.RoutingContext;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Reads a request body into one buffer of exactly its size, for a route that hands the bytes to a file write. With a
@@ -62,6 +63,26 @@ public final class RequestBody {
             ctx.response().putHeader("Connection", "close");
         }
         ProblemMapper.respond(ctx.response(), cause);
+    }
+
+    /**
+     * Hands {@code body}, once read, to {@code work} on a worker thread (an append blocks on its partition's file lock
+     * and fsync), closes it after, and answers with the JSON {@code work} returns or the problem for what failed.
+     */
+    public static <B extends AutoCloseable> void answerOnWorker(RoutingContext ctx, Future<B> body,
+                                                                Function<B, byte[]> work) {
+        body.compose(read -> ctx.vertx().executeBlocking(() -> {
+                    try (read) {
+                        return work.apply(read);
+                    }
+                }, false))
+                .onComplete(done -> {
+                    if (done.failed()) {
+                        fail(ctx, done.cause());
+                    } else {
+                        ctx.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(done.result()));
+                    }
+                });
     }
 
     private static Future<ReadBuffer> readSized(HttpServerRequest request, ReadBuffer body) {
