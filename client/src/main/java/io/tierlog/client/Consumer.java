@@ -546,7 +546,11 @@ public final class Consumer implements AutoCloseable {
      * advances positions past what it returns.
      */
     private List<ConsumerRecord> drain() {
-        List<ConsumerRecord> out = new ArrayList<>();
+        int buffered = 0;
+        for (PartitionState s : active.values()) {
+            buffered += s.bufferedCount;
+        }
+        List<ConsumerRecord> out = new ArrayList<>(Math.min(buffered, config.maxPollRecords())); // no regrowth
         List<PartitionState> states = new ArrayList<>(active.values());
         int n = states.size();
         drainStart = n == 0 ? 0 : (drainStart + 1) % n;

@@ -329,8 +329,13 @@ public final class RecordBatchCodec {
                     }
                     continue;
                 }
-                byte[] key = in.bytes();
-                byte[] value = in.bytes();
+                // Key and value stay where they are in the answer (no per-record copies: ConsumerRecord says why).
+                int keyLength = in.length();
+                int keyOffset = in.pos;
+                in.pos += Math.max(0, keyLength);
+                int valueLength = in.length();
+                int valueOffset = in.pos;
+                in.pos += Math.max(0, valueLength);
                 int headerCount = in.varint();
                 Map<String, byte[]> headers = headerCount == 0 ? Map.of() : new LinkedHashMap<>();
                 for (int h = 0; h < headerCount; h++) {
@@ -338,7 +343,9 @@ public final class RecordBatchCodec {
                     headers.put(new String(name, StandardCharsets.UTF_8), in.bytes());
                 }
                 remaining--;
-                return new ConsumerRecord(topic, partition, offset, timestamp, key, value, headers);
+                byte[] buf = s.buf();
+                return new ConsumerRecord(topic, partition, offset, timestamp, buf, keyOffset, keyLength, buf,
+                        valueOffset, valueLength, headers);
             }
             return null;
         }
@@ -386,6 +393,15 @@ public final class RecordBatchCodec {
                 throw new IllegalArgumentException("a field of " + n + " bytes runs past the end of its batch");
             }
             pos += Math.max(0, n);
+        }
+
+        /** A length-prefixed field's length (-1: null), checked to fit; the field's bytes start at {@code pos}. */
+        int length() {
+            int n = varint();
+            if (n > end - pos) {
+                throw new IllegalArgumentException("a field of " + n + " bytes runs past the end of its batch");
+            }
+            return n < 0 ? -1 : n;
         }
 
         byte[] bytes() {
