@@ -47,6 +47,12 @@ final class KafkaConnection {
     private final ArrayDeque<CompletableFuture<Frames.Frame>> inFlight = new ArrayDeque<>();
     private final KafkaSession session;
     private boolean closed;
+    /** Kafka's default {@code request.timeout.ms}: how long a request may wait for direct memory. */
+    static final long MEMORY_WAIT_LIMIT_NANOS = 30_000_000_000L;
+    /** When the reader first found no memory for the request it waits with (0: not waiting), and the retry delay. */
+    private long memoryWaitSince;
+    private long memoryRetryMs;
+    private boolean memoryRetryScheduled;
 
     /**
      * @param principal who the connection is before SASL: anonymous in auth mode none, null in token mode
@@ -70,6 +76,11 @@ final class KafkaConnection {
             public void refused(int size) {
                 close("frame of " + size + " bytes refused (tierlog.kafka.max-request-bytes = " + maxRequestBytes + ")");
             }
+
+            @Override
+            public void noMemory(int size) {
+                waitForMemory(size);
+            }
         });
     }
 
@@ -89,6 +100,7 @@ final class KafkaConnection {
     }
 
     private void onRequest(ReadBuffer request) {
+        memoryWaitSince = 0;
         if (closed) {
             request.close();
             return;
@@ -154,6 +166,35 @@ final class KafkaConnection {
             autoRead().setAutoRead(true);
             frames.resume();
         }
+    }
+
+    /**
+     * The reader found no direct memory for the next request: stop reading from the socket and try again after a
+     * growing delay (10 ms to 1 s), as Kafka mutes a channel until its memory pool has room; a request that finds none
+     * for {@link #MEMORY_WAIT_LIMIT_NANOS} closes the connection.
+     */
+    private void waitForMemory(int size) {
+        autoRead().setAutoRead(false);
+        long now = System.nanoTime();
+        if (memoryWaitSince == 0) {
+            memoryWaitSince = now;
+            memoryRetryMs = 0;
+        } else if (now - memoryWaitSince > MEMORY_WAIT_LIMIT_NANOS) {
+            close("no direct memory for a frame of " + size + " bytes in 30 s");
+            return;
+        }
+        if (memoryRetryScheduled) {
+            return;
+        }
+        memoryRetryScheduled = true;
+        memoryRetryMs = Math.min(1000, Math.max(10, memoryRetryMs * 2));
+        context.owner().setTimer(memoryRetryMs, id -> {
+            memoryRetryScheduled = false;
+            if (!closed && inFlight.size() < MAX_IN_FLIGHT) {
+                autoRead().setAutoRead(true);
+                frames.resume();
+            }
+        });
     }
 
     private void close(String why) {

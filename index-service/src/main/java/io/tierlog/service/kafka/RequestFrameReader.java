@@ -14,8 +14,10 @@ import java.util.ArrayDeque;
  * nothing grows or is copied again on the way (ADR 0029).
  *
  * <p>A size outside {@code [minFrame, maxFrame]} is refused as soon as its 4 bytes are read, before any memory is
- * taken for it, and so is one the JVM has no direct memory left for; after a refusal the reader drops everything it
- * is offered. As in Kafka's broker, a request's memory is taken at its announced size when its size is read. Pausing stops the handing on of requests:
+ * taken for it; after a refusal the reader drops everything it is offered. As in Kafka's broker, a request's memory
+ * is taken at its announced size when its size is read, and when the JVM has no direct memory left for it the reader
+ * pauses itself (Kafka mutes the channel) and tells the sink, which resumes it to try again once memory may have
+ * been given back; the bytes after the size are kept meanwhile. Pausing stops the handing on of requests:
  * bytes offered while paused are kept (not copied) until {@link #resume}. The sink may pause or close the reader from
  * inside {@link Sink#request}.
  *
@@ -31,6 +33,12 @@ final class RequestFrameReader {
 
         /** The next frame announced {@code size} bytes, outside the bounds; no further request will come. */
         void refused(int size);
+
+        /**
+         * The JVM has no direct memory left for the next frame's {@code size} bytes: the reader has paused itself,
+         * and {@link #resume} tries again.
+         */
+        void noMemory(int size);
     }
 
     private final ReadMemory memory;
@@ -124,10 +132,10 @@ final class RequestFrameReader {
                 try {
                     request = memory.allocate(size);
                 } catch (OutOfMemoryError noDirectMemory) {
-                    // The JVM's direct memory limit is reached (nothing was allocated): refused like an oversize frame.
-                    stopped = true;
-                    releaseAll();
-                    sink.refused(size);
+                    // The JVM's direct memory limit is reached (nothing was allocated): wait, with the size read and
+                    // the bytes after it kept, until the sink resumes.
+                    paused = true;
+                    sink.noMemory(size);
                     return;
                 }
                 fill = request.memory().duplicate().clear();

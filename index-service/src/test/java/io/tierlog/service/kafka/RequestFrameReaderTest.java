@@ -66,6 +66,13 @@ class RequestFrameReaderTest {
         public void refused(int size) {
             refused.add(size);
         }
+
+        final List<Integer> noMemory = new ArrayList<>();
+
+        @Override
+        public void noMemory(int size) {
+            noMemory.add(size);
+        }
     }
 
     private static byte[] request(Random random, int size) {
@@ -257,6 +264,10 @@ class RequestFrameReaderTest {
             @Override
             public void refused(int size) {
             }
+
+            @Override
+            public void noMemory(int size) {
+            }
         });
         byte[] r = request(new Random(2), 30);
         byte[] stream = framed(List.of(r, r));
@@ -272,17 +283,55 @@ class RequestFrameReaderTest {
     }
 
     @Test
-    void aRequestTheJvmHasNoDirectMemoryForIsRefusedLikeAnOversizeOne() {
+    void aRequestTheJvmHasNoDirectMemoryForWaitsPausedAndArrivesWholeOnceMemoryIsBack() {
+        Random random = new Random(11);
+        List<byte[]> sent = List.of(request(random, 300), request(random, 40));
+        byte[] stream = framed(sent);
+        CountingMemory pool = new CountingMemory();
+        AtomicInteger refusals = new AtomicInteger(2);
+        Collecting sink = new Collecting();
+        RequestFrameReader reader = new RequestFrameReader(capacity -> {
+            if (refusals.getAndDecrement() > 0) {
+                throw new OutOfMemoryError("Cannot reserve " + capacity + " bytes of direct buffer memory");
+            }
+            return pool.allocate(capacity);
+        }, MIN, MAX, sink);
+        sink.reader = reader;
+        ByteBuf first = direct(stream, 0, 100);
+        ByteBuf rest = direct(stream, 100, stream.length);
+        reader.offer(first);
+        reader.offer(rest);
+
+        assertThat(sink.noMemory).containsExactly(300);
+        assertThat(reader.paused()).isTrue();
+        assertThat(sink.refused).isEmpty();
+        assertThat(sink.requests).isEmpty();
+        assertThat(first.refCnt()).as("the bytes after the size are kept while it waits").isOne();
+
+        reader.resume(); // still none
+        assertThat(sink.noMemory).containsExactly(300, 300);
+        assertThat(sink.requests).isEmpty();
+
+        reader.resume(); // memory is back
+        assertThat(sink.requests).containsExactlyElementsOf(sent);
+        assertThat(reader.paused()).isFalse();
+        assertThat(List.of(first, rest)).allSatisfy(b -> assertThat(b.refCnt()).isZero());
+        pool.assertAllReleasedOnce();
+    }
+
+    @Test
+    void closingWhileWaitingForMemoryGivesBackTheKeptBytes() {
         Collecting sink = new Collecting();
         RequestFrameReader reader = new RequestFrameReader(capacity -> {
             throw new OutOfMemoryError("Cannot reserve " + capacity + " bytes of direct buffer memory");
         }, MIN, MAX, sink);
         ByteBuf in = Unpooled.directBuffer(64).writeInt(MAX).writeZero(60);
-        ByteBuf later = Unpooled.directBuffer(8).writeZero(8);
         reader.offer(in);
+        assertThat(sink.noMemory).containsExactly(MAX);
+        reader.close();
+        ByteBuf later = Unpooled.directBuffer(8).writeZero(8);
         reader.offer(later);
-        assertThat(sink.refused).containsExactly(MAX);
-        assertThat(sink.requests).isEmpty();
         assertThat(List.of(in, later)).allSatisfy(b -> assertThat(b.refCnt()).isZero());
+        assertThat(sink.requests).isEmpty();
     }
 }
