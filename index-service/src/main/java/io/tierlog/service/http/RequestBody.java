@@ -6,15 +6,20 @@ import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.TierlogException;
 import io.tierlog.service.PooledArrays;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.RoutingContext;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -83,6 +88,38 @@ public final class RequestBody {
                         ctx.response().putHeader("Content-Type", "application/json").end(Buffer.buffer(done.result()));
                     }
                 });
+    }
+
+    /**
+     * Reads the body as an array ({@link #readBytes}), starts {@code work} on it, and answers on the request's event
+     * loop through {@code send} with what the work completes with, or with the problem for what failed: the read, the
+     * work's own checks before it starts (it may throw), or the work itself.
+     */
+    public static <T> void answerAsync(RoutingContext ctx, ReadMemory memory, int maxBytes,
+                                       Function<byte[], ? extends CompletionStage<T>> work,
+                                       BiConsumer<HttpServerResponse, T> send) {
+        Context context = Vertx.currentContext();
+        readBytes(ctx.request(), memory, maxBytes).onComplete(read -> {
+            if (read.failed()) {
+                fail(ctx, read.cause());
+                return;
+            }
+            CompletionStage<T> started;
+            try {
+                started = work.apply(read.result());
+            } catch (RuntimeException e) {
+                // A bad request, or a pool that no longer takes work (the service is stopping).
+                ProblemMapper.respond(ctx.response(), e);
+                return;
+            }
+            started.whenComplete((answer, error) -> context.runOnContext(v -> {
+                if (error != null) {
+                    ProblemMapper.respond(ctx.response(), error);
+                } else {
+                    send.accept(ctx.response(), answer);
+                }
+            }));
+        });
     }
 
     private static Future<ReadBuffer> readSized(HttpServerRequest request, ReadBuffer body) {

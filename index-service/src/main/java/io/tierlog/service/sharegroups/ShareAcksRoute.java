@@ -5,12 +5,9 @@ import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.api.JsonFetchRoute;
 import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RequestBody;
 import io.tierlog.service.topics.TopicAdmin;
 import io.tierlog.sharegroups.ShareGroups;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -58,33 +55,15 @@ public class ShareAcksRoute {
             ctx.next(); // left to JAX-RS's content negotiation, as the lease route does
             return;
         }
-        Context context = Vertx.currentContext();
         String group = ctx.pathParam("group");
         String topic = ctx.pathParam("topic");
-        RequestBody.readBytes(request, memory, maxRequestBytes).onComplete(read -> {
-            if (read.failed()) {
-                RequestBody.fail(ctx, read.cause());
-                return;
-            }
-            byte[] body = read.result();
-            try {
-                // The JAX-RS method's checks, in its order: group, topic, then the body.
-                Names.requireValidGroup(group);
-                TopicAdmin.requirePublic(topic);
-                CompletableFuture.supplyAsync(() -> ShareJson.results(shares.acknowledge(group, topic,
-                                ShareJson.acks(body))), readPool)
-                        .whenComplete((answer, error) -> context.runOnContext(v -> {
-                            if (error != null) {
-                                ProblemMapper.respond(ctx.response(), error);
-                            } else {
-                                send(ctx.response(), answer);
-                            }
-                        }));
-            } catch (RuntimeException e) {
-                // A bad name, or a read pool that no longer takes work (the service is stopping).
-                ProblemMapper.respond(ctx.response(), e);
-            }
-        });
+        RequestBody.answerAsync(ctx, memory, maxRequestBytes, body -> {
+            // The JAX-RS method's checks, in its order: group, topic, then the body.
+            Names.requireValidGroup(group);
+            TopicAdmin.requirePublic(topic);
+            return CompletableFuture.supplyAsync(() -> ShareJson.results(shares.acknowledge(group, topic,
+                    ShareJson.acks(body))), readPool);
+        }, ShareAcksRoute::send);
     }
 
     private static void send(HttpServerResponse response, byte[] answer) {

@@ -5,11 +5,8 @@ import io.tierlog.log.ReadBuffer;
 import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.api.JsonFetchRoute;
 import io.tierlog.service.config.TierlogConfig;
-import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RequestBody;
 import io.tierlog.service.read.PartitionReads;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -61,46 +58,21 @@ public class ShareLeaseRoute {
             ctx.next(); // left to JAX-RS's content negotiation, as before this route
             return;
         }
-        Context context = Vertx.currentContext();
         String group = ctx.pathParam("group");
         String topic = ctx.pathParam("topic");
-        RequestBody.readBytes(request, memory, maxRequestBytes).onComplete(read -> {
-            if (read.failed()) {
-                RequestBody.fail(ctx, read.cause());
-                return;
-            }
-            byte[] body = read.result();
-            try {
-                if (batches) {
-                    // Same checks, lease and long-poll; only the answer's form differs (LeaseAnswerBatches).
-                    leases.lease(group, topic, body, () -> new LeaseAnswerBatches(reads), LeaseAnswerBatches::abandon,
-                                    answer -> answer.finish(memory))
-                            .whenComplete((answer, error) -> context.runOnContext(v -> {
-                                if (error != null) {
-                                    ProblemMapper.respond(ctx.response(), error);
-                                } else {
-                                    send(ctx.response(), answer);
-                                }
-                            }));
-                    return;
-                }
-                leases.lease(group, topic, body, answer -> answer.finish(memory))
-                        .whenComplete((answer, error) -> context.runOnContext(v -> {
-                            if (error != null) {
-                                ProblemMapper.respond(ctx.response(), error);
-                            } else {
-                                send(ctx.response(), answer);
-                            }
-                        }));
-            } catch (RuntimeException e) {
-                // A bad request, or a read pool that no longer takes work (the service is stopping).
-                ProblemMapper.respond(ctx.response(), e);
-            }
-        });
+        if (batches) {
+            // Same checks, lease and long-poll; only the answer's form differs (LeaseAnswerBatches).
+            RequestBody.answerAsync(ctx, memory, maxRequestBytes, body -> leases.lease(group, topic, body,
+                    () -> new LeaseAnswerBatches(reads), LeaseAnswerBatches::abandon, answer -> answer.finish(memory)),
+                    ShareLeaseRoute::sendBatches);
+        } else {
+            RequestBody.answerAsync(ctx, memory, maxRequestBytes,
+                    body -> leases.lease(group, topic, body, answer -> answer.finish(memory)), ShareLeaseRoute::sendJson);
+        }
     }
 
     /** On the connection's event loop: the header and the batches in one gathering write, given back once written. */
-    private static void send(HttpServerResponse response, LeaseAnswerBatches.Answer answer) {
+    private static void sendBatches(HttpServerResponse response, LeaseAnswerBatches.Answer answer) {
         if (response.closed() || response.ended()) {
             answer.close();
             return;
@@ -116,7 +88,7 @@ public class ShareLeaseRoute {
     }
 
     /** On the connection's event loop: the body, given back once written. */
-    private static void send(HttpServerResponse response, ReadBuffer body) {
+    private static void sendJson(HttpServerResponse response, ReadBuffer body) {
         if (response.closed() || response.ended()) {
             body.close();
             return;
