@@ -19,7 +19,7 @@ import java.util.concurrent.Future;
 /**
  * A share-group worker process for {@link ShareGroupsMultiProcessTest}: leases records of topic "t" for group "g",
  * and accepts, releases, rejects or forgets each (forgotten ones come back when their lease runs out), writing an
- * audit line per lease answer and per acknowledgement answer, flushed at once. Exits when the group has no lag.
+ * audit line per lease answer, per acknowledgement sent and per acknowledgement answer, flushed at once. Exits when the group has no lag.
  * Args: data dir, audit file, seed.
  */
 public final class ShareWorkerMain {
@@ -77,6 +77,9 @@ public final class ShareWorkerMain {
                 if (type == null) {
                     continue; // forgotten: the lease runs out
                 }
+                // Written before the ack, so a worker killed between its ack and the answer's line leaves a trace.
+                audit.println("T " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " " + type
+                        + " sent");
                 AckResult r = shares.acknowledge("g", "t", List.of(new Ack(l.lease(), type))).get(0);
                 audit.println("A " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
                         + type + " " + r.ok());
