@@ -186,17 +186,20 @@ public final class ClientProduceCommand implements Callable<Integer> {
                         double[] idle = idleCoresOver(self, serverPid, Duration.ofSeconds(1));
                         double clientCpu = ProcessCpu.seconds(self);
                         double serverCpu = ProcessCpu.seconds(serverPid);
+                        ThreadCpu.Snapshot threads = ThreadCpu.snapshot();
                         long t0 = System.nanoTime();
                         double rps = trials.get(name).recordsPerSecond(topic);
                         double seconds = (System.nanoTime() - t0) / 1e9;
+                        String byKind = ThreadCpu.snapshot().since(threads);
                         clientCpu = Math.max(0, ProcessCpu.seconds(self) - clientCpu - idle[0] * seconds);
                         serverCpu = Math.max(0, ProcessCpu.seconds(serverPid) - serverCpu - idle[1] * seconds);
                         results.get(name).add(rps);
                         cpu.computeIfAbsent(name, k -> new ArrayList<>()).add(clientCpu * 1e5 / records);
                         serverCpuPer.computeIfAbsent(name, k -> new ArrayList<>()).add(serverCpu * 1e5 / records);
-                        line.append(String.format(Locale.ROOT, " %s %,.0f (CPU s per 100k beyond idle: client %.2f, server %.2f%s);",
+                        line.append(String.format(Locale.ROOT, " %s %,.0f (CPU s per 100k beyond idle: client %.2f, server %.2f%s;"
+                                        + " bench JVM threads, s: %s);",
                                 shortName(name), rps, clientCpu * 1e5 / records, serverCpu * 1e5 / records,
-                                settled ? "" : ", server not settled"));
+                                settled ? "" : ", server not settled", byKind));
                         if (name.equals(BENCH_HTTP)) {
                             written = topic;
                         }
