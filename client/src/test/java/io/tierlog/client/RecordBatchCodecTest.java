@@ -156,4 +156,48 @@ class RecordBatchCodecTest {
         assertThatThrownBy(() -> RecordBatchCodec.cursor("t", 0, bad, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrong length");
     }
+
+    @Test
+    void aBuilderThatOutgrowsItsFirstArrayWritesWhatKafkaReads() {
+        // The producer starts a batch's array at its partition's last batch size; records beyond it grow the array.
+        RecordBatchBuilder builder = new RecordBatchBuilder(64);
+        List<ProducerRecord> sent = new ArrayList<>();
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 300; i++) {
+            byte[] value = new byte[random.nextInt(i % 50 == 0 ? 20_000 : 300)];
+            random.nextBytes(value);
+            Map<String, byte[]> headers = i % 7 == 0 ? Map.of("n\u00e4me", utf8("h" + i)) : null;
+            ProducerRecord r = new ProducerRecord("t", 0, i % 3 == 0 ? null : utf8("k" + i), i % 11 == 0 ? null : value,
+                    headers, 1_000L + random.nextInt(100_000) - 50_000);
+            sent.add(r);
+            builder.append(r.timestamp(), r.key(), r.value(), r.headers());
+        }
+        RecordBatchBuilder.Finished finished = builder.finish(io.tierlog.client.Compression.NONE);
+        RecordBatchCodec.stamp(finished.bytes(), finished.length(), 9L, (short) 1, 0);
+        MemoryRecords parsed = MemoryRecords.readableRecords(ByteBuffer.wrap(finished.bytes(), 0, finished.length()));
+        List<RecordBatch> batches = new ArrayList<>();
+        parsed.batches().forEach(batches::add);
+        assertThat(batches).hasSize(1);
+        batches.get(0).ensureValid();
+        assertThat(batches.get(0).maxTimestamp()).isEqualTo(sent.stream().mapToLong(ProducerRecord::timestamp).max()
+                .orElseThrow());
+        List<Record> rs = new ArrayList<>();
+        batches.get(0).forEach(rs::add);
+        assertThat(rs).hasSize(sent.size());
+        for (int i = 0; i < rs.size(); i++) {
+            Record got = rs.get(i);
+            ProducerRecord want = sent.get(i);
+            assertThat(got.offset()).isEqualTo(i);
+            assertThat(got.timestamp()).isEqualTo(want.timestamp());
+            assertThat(got.hasKey() ? bytes(got.key()) : null).isEqualTo(want.key());
+            assertThat(got.hasValue() ? bytes(got.value()) : null).isEqualTo(want.value());
+            assertThat(got.headers()).hasSize(want.headers().size());
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
 }

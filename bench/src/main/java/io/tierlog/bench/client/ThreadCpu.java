@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,8 +29,8 @@ final class ThreadCpu {
 
     /** Ticks (1/100 s) per thread id, with its kind. */
     record Snapshot(long processTicks, Map<String, long[]> byTid, Map<String, String> kinds) {
-        /** Seconds per kind spent between {@code before} and this snapshot, as "kind 0.12" items, largest first. */
-        String since(Snapshot before) {
+        /** Seconds per kind spent between {@code before} and this snapshot, largest first. */
+        Map<String, Double> since(Snapshot before) {
             Map<String, Long> ticks = new HashMap<>();
             byTid.forEach((tid, t) -> {
                 long[] b = before.byTid.get(tid);
@@ -42,13 +43,18 @@ final class ThreadCpu {
             ticks.put("ended", processTicks - before.processTicks - known);
             List<Map.Entry<String, Long>> list = new ArrayList<>(ticks.entrySet());
             list.sort(Map.Entry.<String, Long>comparingByValue().reversed());
-            StringBuilder sb = new StringBuilder();
-            for (Map.Entry<String, Long> e : list) {
-                sb.append(sb.length() == 0 ? "" : ", ")
-                        .append(String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue() / 100.0));
-            }
-            return sb.toString();
+            Map<String, Double> out = new LinkedHashMap<>();
+            list.forEach(e -> out.put(e.getKey(), e.getValue() / 100.0));
+            return out;
         }
+    }
+
+    /** "kind 0.12, kind 0.03" of {@code seconds} scaled by {@code scale}. */
+    static String format(Map<String, Double> seconds, double scale) {
+        StringBuilder sb = new StringBuilder();
+        seconds.forEach((kind, s) -> sb.append(sb.length() == 0 ? "" : ", ")
+                .append(String.format(Locale.ROOT, "%s %.2f", kind, s * scale)));
+        return sb.toString();
     }
 
     static Snapshot snapshot() {
