@@ -258,14 +258,14 @@ final class PartitionQueue {
         volatile boolean outcomeUnknown;
 
         /**
-         * A batch sized like its partition's previous one ({@code capacity} bytes, {@code expectedRecords}), so that a
-         * steady producer allocates each request body once, at its final size.
+         * A batch written into {@code array} (sized like its partition's previous batch, or a reused one), expecting
+         * about {@code expectedRecords}.
          */
-        Batch(PartitionQueue queue, long createdNanos, long deadlineNanos, int capacity, int expectedRecords) {
+        Batch(PartitionQueue queue, long createdNanos, long deadlineNanos, byte[] array, int expectedRecords) {
             this.queue = queue;
             this.createdNanos = createdNanos;
             this.deadlineNanos = deadlineNanos;
-            this.builder = new RecordBatchBuilder(capacity);
+            this.builder = new RecordBatchBuilder(array);
             this.futures = new ArrayList<>(expectedRecords);
         }
 

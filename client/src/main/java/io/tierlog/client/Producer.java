@@ -2,6 +2,7 @@ package io.tierlog.client;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -80,6 +81,10 @@ public final class Producer implements AutoCloseable {
     private boolean abort; // guarded by lock
     /** The largest array a batch starts with: a full batch's bytes (a larger record makes its own). */
     private final int maxBatchCapacity;
+    /** Guarded by lock: arrays of {@link #maxBatchCapacity} bytes of finished batches, for new ones ({@link #recycle}). */
+    private final ArrayDeque<byte[]> freeBodies = new ArrayDeque<>();
+    /** At most a quarter of the buffer's bytes, at most 16 arrays, kept free. */
+    private final int maxFreeBodies;
     private final LongAdder requests = new LongAdder();
     private final LongAdder outOfOrder = new LongAdder();
     private final LongAdder retries = new LongAdder();
@@ -95,6 +100,7 @@ public final class Producer implements AutoCloseable {
         this.transport = transport;
         this.config = config;
         this.maxBatchCapacity = config.batchBytes() + RecordBatchCodec.HEADER_BYTES;
+        this.maxFreeBodies = (int) Math.min(16, config.bufferBytes() / 4 / maxBatchCapacity);
         this.producerId = config.producerId() >= 0 ? config.producerId()
                 : ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
         this.admin = new Admin(transport);
@@ -164,8 +170,11 @@ public final class Producer implements AutoCloseable {
                 long now = System.nanoTime();
                 // Sized like the partition's last batch: a steady producer allocates each body once, at its size.
                 int capacity = Math.min(maxBatchCapacity, Math.max(q.lastBatchBytes + (q.lastBatchBytes >> 3), 4096));
-                q.open = new Batch(q, now, now + config.deliveryTimeout().toNanos(),
-                        Math.max(capacity, RecordBatchCodec.HEADER_BYTES + size + 32), q.lastBatchRecords + 1);
+                byte[] array = capacity == maxBatchCapacity ? freeBodies.pollFirst() : null;
+                if (array == null) {
+                    array = new byte[Math.max(capacity, RecordBatchCodec.HEADER_BYTES + size + 32)];
+                }
+                q.open = new Batch(q, now, now + config.deliveryTimeout().toNanos(), array, q.lastBatchRecords + 1);
                 wake = true;
             }
             // Written into the batch now, under the lock, as Kafka's accumulator appends to its open batch: no copy of
@@ -526,6 +535,7 @@ public final class Producer implements AutoCloseable {
                 futures = b.futures;
                 q.acknowledged(b, System.nanoTime());
                 release(b);
+                recycle(b);
             } finally {
                 lock.unlock();
             }
@@ -598,6 +608,7 @@ public final class Producer implements AutoCloseable {
             futures = b.futures;
             b.queue.failed(b, config.idempotent());
             release(b);
+            recycle(b);
         } finally {
             lock.unlock();
         }
@@ -612,6 +623,21 @@ public final class Producer implements AutoCloseable {
                 futures.get(i).completeExceptionally(failure);
             }
             b.done.complete(null);
+        }
+    }
+
+    /**
+     * Under lock, on the thread that had {@code b}'s answer (so no request still reads its body): a full-size body
+     * array goes to the free list for a later batch, as Kafka's BufferPool keeps its batch-size buffers. Measured:
+     * with a new array per batch, the arrays of the batches waiting in a full buffer were copied by every young
+     * collection and each new one was zeroed, which cost the producer more than writing the records at send saved.
+     */
+    private void recycle(Batch b) {
+        byte[] body = b.encoded;
+        b.encoded = null;
+        if (body != null && body.length == maxBatchCapacity && config.compression() == Compression.NONE
+                && freeBodies.size() < maxFreeBodies) {
+            freeBodies.addLast(body);
         }
     }
 

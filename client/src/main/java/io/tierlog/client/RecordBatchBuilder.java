@@ -9,8 +9,9 @@ import java.util.Map;
  * One Kafka RecordBatch v2 written record by record, as kafka-clients' {@code MemoryRecordsBuilder} does: each record
  * goes straight into the array that becomes the request body when it is appended (the producer appends at
  * {@code send}, so it keeps no copy of the record and the application may reuse its arrays once {@code send}
- * returned), and {@link #finish} writes the header once the batch is closed. The array starts at
- * {@code initialCapacity} and doubles when a record does not fit.
+ * returned), and {@link #finish} writes the header once the batch is closed. The array is given (the
+ * producer reuses the arrays of finished batches) or starts at {@code initialCapacity}, and doubles when a record does
+ * not fit.
  *
  * <p>Not thread-safe: appends happen under the producer's lock; {@link #finish} runs once, after the last append,
  * on the thread that sends the batch (a hand-off through an executor, so it sees every append).
@@ -23,7 +24,15 @@ final class RecordBatchBuilder {
     private long maxTimestamp;
 
     RecordBatchBuilder(int initialCapacity) {
-        buf = new byte[Math.max(initialCapacity, RecordBatchCodec.HEADER_BYTES + 64)];
+        this(new byte[Math.max(initialCapacity, RecordBatchCodec.HEADER_BYTES + 64)]);
+    }
+
+    /** Writes into {@code array} (its old bytes are overwritten; only what is written is sent), growing past it if need be. */
+    RecordBatchBuilder(byte[] array) {
+        if (array.length < RecordBatchCodec.HEADER_BYTES) {
+            throw new IllegalArgumentException("an array of " + array.length + " bytes cannot hold a batch header");
+        }
+        buf = array;
     }
 
     /** Records appended so far. */
