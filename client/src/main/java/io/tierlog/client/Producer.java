@@ -170,7 +170,8 @@ public final class Producer implements AutoCloseable {
                 long now = System.nanoTime();
                 // Sized like the partition's last batch: a steady producer allocates each body once, at its size.
                 int capacity = Math.min(maxBatchCapacity, Math.max(q.lastBatchBytes + (q.lastBatchBytes >> 3), 4096));
-                byte[] array = capacity == maxBatchCapacity ? freeBodies.pollFirst() : null;
+                // A free full-size array costs nothing to take, whatever the hint; the list is bounded.
+                byte[] array = freeBodies.pollFirst();
                 if (array == null) {
                     array = new byte[Math.max(capacity, RecordBatchCodec.HEADER_BYTES + size + 32)];
                 }
@@ -179,6 +180,10 @@ public final class Producer implements AutoCloseable {
             }
             // Written into the batch now, under the lock, as Kafka's accumulator appends to its open batch: no copy of
             // the record is kept, and the application may reuse its arrays once send returned.
+            if (!q.open.builder.fits(size + 32) && !freeBodies.isEmpty()
+                    && q.open.builder.moveTo(freeBodies.peekFirst())) {
+                freeBodies.pollFirst(); // grown into a free array rather than a new one
+            }
             q.open.add(timestamp, record, future, size);
             if (q.open.bytes >= config.batchBytes()) {
                 closeOpen(q);

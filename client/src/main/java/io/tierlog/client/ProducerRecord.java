@@ -15,8 +15,10 @@ public record ProducerRecord(String topic, Integer partition, byte[] key, byte[]
     public ProducerRecord {
         Objects.requireNonNull(topic, "topic");
         headers = headers == null || headers.isEmpty() ? Map.of() : new LinkedHashMap<>(headers);
-        for (String name : headers.keySet()) {
-            Objects.requireNonNull(name, "header name"); // written into the batch at send, where it could not fail
+        if (!headers.isEmpty()) {
+            for (String name : headers.keySet()) {
+                Objects.requireNonNull(name, "header name"); // written into the batch at send, where it could not fail
+            }
         }
     }
 

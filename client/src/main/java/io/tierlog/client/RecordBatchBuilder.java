@@ -125,6 +125,21 @@ final class RecordBatchBuilder {
     record Finished(byte[] bytes, int length) {
     }
 
+    /** Whether {@code more} bytes fit in the current array. */
+    boolean fits(int more) {
+        return pos + more <= buf.length;
+    }
+
+    /** Continues in {@code array} (what was written is copied over) if it is larger than the current one. */
+    boolean moveTo(byte[] array) {
+        if (array.length <= buf.length) {
+            return false;
+        }
+        System.arraycopy(buf, 0, array, 0, pos);
+        buf = array;
+        return true;
+    }
+
     private void ensure(int more) {
         if (pos + more > buf.length) {
             buf = Arrays.copyOf(buf, Math.max(pos + more, buf.length * 2));
