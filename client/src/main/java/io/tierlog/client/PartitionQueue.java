@@ -258,14 +258,15 @@ final class PartitionQueue {
         volatile boolean outcomeUnknown;
 
         /**
-         * A batch written into {@code array} (sized like its partition's previous batch, or a reused one), expecting
-         * about {@code expectedRecords}.
+         * A batch written into {@code array} (sized like its partition's previous batch, or a reused one) that grows
+         * up to {@code growTo} bytes (more only for a large record), expecting about {@code expectedRecords}.
          */
-        Batch(PartitionQueue queue, long createdNanos, long deadlineNanos, byte[] array, int expectedRecords) {
+        Batch(PartitionQueue queue, long createdNanos, long deadlineNanos, byte[] array, int growTo,
+              int expectedRecords) {
             this.queue = queue;
             this.createdNanos = createdNanos;
             this.deadlineNanos = deadlineNanos;
-            this.builder = new RecordBatchBuilder(array);
+            this.builder = new RecordBatchBuilder(array, growTo);
             this.futures = new ArrayList<>(expectedRecords);
         }
 

@@ -175,7 +175,8 @@ public final class Producer implements AutoCloseable {
                 if (array == null) {
                     array = new byte[Math.max(capacity, RecordBatchCodec.HEADER_BYTES + size + 32)];
                 }
-                q.open = new Batch(q, now, now + config.deliveryTimeout().toNanos(), array, q.lastBatchRecords + 1);
+                q.open = new Batch(q, now, now + config.deliveryTimeout().toNanos(), array, maxBatchCapacity,
+                        q.lastBatchRecords + 1);
                 wake = true;
             }
             // Written into the batch now, under the lock, as Kafka's accumulator appends to its open batch: no copy of

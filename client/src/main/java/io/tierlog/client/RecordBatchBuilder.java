@@ -22,17 +22,23 @@ final class RecordBatchBuilder {
     private int count;
     private long baseTimestamp;
     private long maxTimestamp;
+    private final int growTo;
 
     RecordBatchBuilder(int initialCapacity) {
-        this(new byte[Math.max(initialCapacity, RecordBatchCodec.HEADER_BYTES + 64)]);
+        this(new byte[Math.max(initialCapacity, RecordBatchCodec.HEADER_BYTES + 64)], Integer.MAX_VALUE);
     }
 
-    /** Writes into {@code array} (its old bytes are overwritten; only what is written is sent), growing past it if need be. */
-    RecordBatchBuilder(byte[] array) {
+    /**
+     * Writes into {@code array} (its old bytes are overwritten; only what is written is sent), growing past it if
+     * need be: doubling, but to no more than {@code growTo} bytes unless a record needs more (so that a producer's
+     * grown batch ends at its full batch size, whose arrays it reuses).
+     */
+    RecordBatchBuilder(byte[] array, int growTo) {
         if (array.length < RecordBatchCodec.HEADER_BYTES) {
             throw new IllegalArgumentException("an array of " + array.length + " bytes cannot hold a batch header");
         }
         buf = array;
+        this.growTo = growTo;
     }
 
     /** Records appended so far. */
@@ -142,7 +148,9 @@ final class RecordBatchBuilder {
 
     private void ensure(int more) {
         if (pos + more > buf.length) {
-            buf = Arrays.copyOf(buf, Math.max(pos + more, buf.length * 2));
+            int next = buf.length >= growTo ? buf.length + (buf.length >> 1) // past it: a record larger than usual
+                    : (int) Math.min(growTo, 2L * buf.length);
+            buf = Arrays.copyOf(buf, Math.max(pos + more, next));
         }
     }
 
