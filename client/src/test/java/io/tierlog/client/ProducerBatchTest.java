@@ -106,6 +106,36 @@ class ProducerBatchTest {
         }
     }
 
+    @Test
+    void aBatchWrittenIntoTheArrayOfAnAcknowledgedOneHoldsOnlyItsOwnRecords() throws Exception {
+        String topic = TestService.uniqueName("reused-array");
+        client.admin().createTopic(topic, 2, null);
+        int perBatch = 63; // 1,000-byte values: 63 fill a 64 KiB batch (1,040 counted bytes each)
+        try (Producer producer = client.producer(ProducerConfig.defaults().withLinger(Duration.ofHours(1))
+                .withBatchBytes(64 * 1024))) {
+            List<CompletableFuture<RecordMetadata>> first = new ArrayList<>();
+            for (int i = 0; i < perBatch; i++) {
+                first.add(producer.send(new ProducerRecord(topic, 0, null, filled(1_000, 'a'), null, null)));
+            }
+            producer.flush();
+            assertThat(first).allMatch(f -> f.join().offset() >= 0);
+            // The first batch's full-size array is free now: a new batch of partition 1 is written into it.
+            CompletableFuture<RecordMetadata> small = producer.send(new ProducerRecord(topic, 1, null, utf8("small"),
+                    null, null));
+            producer.flush();
+            assertThat(small.join().offset()).isZero();
+        }
+        Map<Integer, List<ConsumerRecord>> read = ProduceConsumeTest.readAll(client, topic, 2, perBatch + 1, true);
+        assertThat(read.get(1)).extracting(ConsumerRecord::valueAsString).containsExactly("small");
+        assertThat(read.get(0)).hasSize(perBatch).allMatch(r -> r.valueSize() == 1_000);
+    }
+
+    private static byte[] filled(int size, char c) {
+        byte[] b = new byte[size];
+        Arrays.fill(b, (byte) c);
+        return b;
+    }
+
     private static Throwable failure(CompletableFuture<?> f) {
         try {
             f.join();

@@ -195,6 +195,24 @@ class RecordBatchCodecTest {
         }
     }
 
+    @Test
+    void aBuilderMovedIntoALargerUsedArrayKeepsWhatItWroteAndSendsOnlyItsOwnBytes() {
+        // The producer grows a batch into a free array of an earlier batch: old bytes there must not leak in.
+        byte[] used = new byte[8192];
+        java.util.Arrays.fill(used, (byte) 0x5a);
+        RecordBatchBuilder builder = new RecordBatchBuilder(128);
+        builder.append(10L, utf8("a"), utf8("first"), Map.of());
+        assertThat(builder.moveTo(new byte[64])).as("not into a smaller array").isFalse();
+        assertThat(builder.moveTo(used)).isTrue();
+        builder.append(11L, null, utf8("second"), Map.of("h", utf8("x")));
+        RecordBatchBuilder.Finished finished = builder.finish(io.tierlog.client.Compression.NONE);
+        assertThat(finished.bytes()).isSameAs(used);
+        RecordBatchCodec.stamp(finished.bytes(), finished.length(), -1, (short) -1, -1);
+        byte[] exact = java.util.Arrays.copyOf(finished.bytes(), finished.length());
+        assertThat(RecordBatchCodec.decode("t", 0, exact, 0)).extracting(ConsumerRecord::valueAsString)
+                .containsExactly("first", "second");
+    }
+
     private static byte[] bytes(ByteBuffer b) {
         byte[] out = new byte[b.remaining()];
         b.get(out);
