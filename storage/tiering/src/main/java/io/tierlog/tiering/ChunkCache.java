@@ -533,14 +533,17 @@ final class ChunkCache implements AutoCloseable {
 
         /**
          * Chunk {@code i}'s bytes once at least {@code minBytes} of them have arrived (a view of those arrived so
-         * far), or null once the chunk was handed out whole or failed: then the cache has it, or the reader asks.
+         * far), or null once all of them have arrived or the GET failed: then the cache has the chunk, or is about
+         * to, or the reader asks the store.
          */
         ByteBuffer awaitPrefix(int i, int minBytes) throws InterruptedException {
             synchronized (this) {
                 while (next <= i && arrived - start(i) < minBytes) {
                     wait();
                 }
-                if (next > i) {
+                if (next > i || arrived >= end(i)) {
+                    // Whole: taken through get(), which unpins it (a whole chunk read as a "prefix" would stay
+                    // pinned, the reader never asking for more of it).
                     return null;
                 }
                 int from = start(i);
