@@ -30,8 +30,8 @@ final class RecordBatchBuilder {
 
     /**
      * Writes into {@code array} (its old bytes are overwritten; only what is written is sent), growing past it if
-     * need be: doubling, then straight to {@code growTo} bytes once past half of it, and beyond only as a record
-     * needs (so that a producer's grown batch ends at its full batch size, whose arrays it reuses).
+     * need be: doubling, then straight to {@code growTo} bytes once doubling would reach half of it, and beyond only
+     * as a record needs (so that a producer's grown batch ends at its full batch size, whose arrays it reuses).
      */
     RecordBatchBuilder(byte[] array, int growTo) {
         if (array.length < RecordBatchCodec.HEADER_BYTES) {
@@ -148,8 +148,8 @@ final class RecordBatchBuilder {
 
     private void ensure(int more) {
         if (pos + more > buf.length) {
-            // Doubling, but straight to growTo once past half of it: a grown batch ends at exactly the size whose
-            // arrays the producer reuses. Past growTo (a record larger than usual), by half.
+            // Doubling, but straight to growTo once doubling reaches half of it: a grown batch ends at exactly the
+            // size whose arrays the producer reuses. Past growTo (a record larger than usual), by half.
             int next = buf.length >= growTo ? buf.length + (buf.length >> 1)
                     : 2L * buf.length >= growTo / 2 ? growTo : 2 * buf.length;
             buf = Arrays.copyOf(buf, Math.max(pos + more, next));

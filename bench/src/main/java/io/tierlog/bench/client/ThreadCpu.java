@@ -17,9 +17,11 @@ import java.util.Map;
  * JIT compiler and GC threads and the embedded S3Proxy, which the service calls in the background; a trial that
  * runs while this JVM still compiles is billed the compiling. Kinds: {@code jit} (C1/C2 compiler threads),
  * {@code gc} (GC worker, G1 concurrent/refinement threads, VM thread), {@code main} (threads named {@code java}: the
- * launcher's, among them the main thread running the trials, the producers' sending thread), {@code producer} (threads named {@code tierlog-produce…}: the client library's
- * sender and request threads, the benchmark producer's sender threads), {@code other}, {@code ended} (threads that ended
- * before the second snapshot, whose time only the process total keeps: a producer's threads closed in the trial). Linux only; elsewhere the snapshot is empty.
+ * launcher's, among them the main thread running the trials, the producers' sending thread), {@code producer}
+ * (threads named {@code tierlog-produce…}: the client library's sender and request threads, the benchmark
+ * producer's sender threads), {@code other}, {@code ended} (threads that ended before the second snapshot, whose
+ * time only the process total keeps: a producer's threads closed in the trial). Linux only; elsewhere the snapshot
+ * is empty.
  */
 final class ThreadCpu {
     private static final Path TASKS = Path.of("/proc/self/task");
