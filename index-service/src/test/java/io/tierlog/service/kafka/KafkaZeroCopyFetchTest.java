@@ -50,7 +50,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * (ADR 0037): a segment deleted while its range is being sent still sends the bytes it had (the open file keeps
  * them), the file is closed once the answer is written and also when the client drops the connection mid-answer, and
  * a byte damaged on disk after the index checked it reaches the client as it is, where kafka-clients' CRC check
- * refuses it (the check moved from the service to the client, as with Kafka's broker).
+ * refuses it (the check moved from the service to the client, as with Kafka's broker); and one answer mixes a cold
+ * partition's batches (read into memory) with a hot one's file range, which the client reads alike.
  */
 @QuarkusTest
 class KafkaZeroCopyFetchTest {
@@ -63,6 +64,8 @@ class KafkaZeroCopyFetchTest {
     KafkaListener listener;
     @Inject
     PartitionReads reads;
+    @Inject
+    io.tierlog.tiering.TieredStorage tiered;
 
     private String topicWithBigHotPartitions(int partitions) throws Exception {
         String topic = KafkaListenerTest.unique("zero-copy");
@@ -231,6 +234,56 @@ class KafkaZeroCopyFetchTest {
             assertThat(read).as("nothing from the damaged batch on").doesNotContain("value-7-intact", "Xalue-7-intact")
                     .allMatch(v -> v.endsWith("-intact"));
         }
+    }
+
+    @Test
+    void oneFetchAnswersAColdPartitionFromMemoryAndAHotOneFromItsFileAndTheClientReadsBoth() throws Exception {
+        String topic = KafkaListenerTest.unique("zero-copy-mixed");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1)
+                    .configs(Map.of("segment.bytes", "4096", "local.retention.bytes", "0")))).all().get();
+        }
+        // Partition 0 rolls many small segments and is tiered (its offset 0 is then cold); partition 1 stays in its
+        // first, unsealed segment (hot).
+        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int i = 0; i < 200; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, "cold-" + i + "-" + "x".repeat(100))).get();
+            }
+            for (int i = 0; i < 5; i++) {
+                p.send(new ProducerRecord<>(topic, 1, "k" + i, "hot-" + i)).get();
+            }
+        }
+        tiered.runTieringPass();
+        tiered.runRetentionPass();
+        io.tierlog.log.TopicPartition cold = new io.tierlog.log.TopicPartition(topic, 0);
+        assertThat(reads.state(cold).hotStartOffset()).as("partition 0's offset 0 is cold").isPositive();
+        Path hotSegment = segment(topic, 1);
+        long writer = openDescriptors(hotSegment);
+
+        FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic);
+        for (int partition = 0; partition < 2; partition++) {
+            t.partitions().add(new FetchRequestData.FetchPartition().setPartition(partition).setFetchOffset(0)
+                    .setPartitionMaxBytes(1 << 20));
+        }
+        FetchRequest request = new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
+                .setMaxBytes(4 << 20).setSessionId(0).setSessionEpoch(-1).setTopics(List.of(t)), V12);
+        try (RawKafka raw = new RawKafka(listener.port())) {
+            FetchResponse r = raw.call(request);
+            Map<Integer, List<String>> values = new java.util.HashMap<>();
+            for (FetchResponseData.PartitionData p : r.data().responses().get(0).partitions()) {
+                assertThat(p.errorCode()).isEqualTo(Errors.NONE.code());
+                List<String> got = values.computeIfAbsent(p.partitionIndex(), k -> new ArrayList<>());
+                for (RecordBatch batch : ((Records) p.records()).batches()) {
+                    batch.ensureValid();
+                    for (Record rec : batch) {
+                        got.add(rec.offset() + ":" + StandardCharsets.UTF_8.decode(rec.value()));
+                    }
+                }
+            }
+            assertThat(values.get(0)).isNotEmpty().startsWith("0:cold-0-" + "x".repeat(100));
+            assertThat(values.get(1)).containsExactly("0:hot-0", "1:hot-1", "2:hot-2", "3:hot-3", "4:hot-4");
+        }
+        awaitOpenOnly(hotSegment, writer);
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {
