@@ -23,8 +23,10 @@ import java.util.List;
  * <p>A response with zero-copy fields (a Fetch response's records: the stored batches, already in pooled direct
  * memory) is written the way Kafka's own {@code SendBuilder} writes it: the message class writes every other field
  * into one small direct buffer, and each records field is gathered into the frame as the buffer it is in, not
- * copied (ADR 0024). The frame then holds the batches' memory until the socket has written it, so whoever writes it
- * calls {@link Frame#release} once the write completes or fails. Stateless; thread-safe.
+ * copied (ADR 0024). Hot batches that are a range of their segment file (ADR 0037) take their place as a
+ * {@link DefaultFileRegion}, so the frame is then a list of buffers and regions ({@link Frame#messages}) that the
+ * socket sends with {@code sendfile}. The frame holds the batches' memory and files until the socket has written
+ * it, so whoever writes it calls {@link Frame#release} once the write completes or fails. Stateless; thread-safe.
  */
 final class Frames {
     private Frames() {
@@ -140,8 +142,9 @@ final class Frames {
     /**
      * Writes fields into one buffer and takes every byte-buffer field (the message classes write a records field
      * and any other zero-copy bytes field through {@link #writeByteBuffer}) as a part of its own, between the
-     * slices of fields around it; a records field that is a file slice ({@link KafkaInternals#slice}) becomes a
-     * part of its own the same way, as the {@link BatchSlice}. Not thread-safe.
+     * slices of fields around it; a records field that is a file slice
+     * ({@link KafkaInternals#records(BatchSlice)}) becomes a part of its own the same way, as the
+     * {@link BatchSlice}. Not thread-safe.
      */
     private static final class GatheringWriter extends KafkaInternals.SliceWriter {
         private final ByteBuffer fields;

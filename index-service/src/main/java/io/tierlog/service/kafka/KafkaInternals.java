@@ -44,11 +44,6 @@ final class KafkaInternals {
         return new SliceRecords(slice);
     }
 
-    /** The file range of records made by {@link #records(BatchSlice)}, or null for any other records. */
-    static BatchSlice slice(BaseRecords records) {
-        return records instanceof SliceRecords s ? s.slice : null;
-    }
-
     /**
      * A message writer that hands a records field made by {@link #records(BatchSlice)} to {@link #writeSlice}
      * instead of writing bytes (the message classes would refuse records that are not in memory); other records
