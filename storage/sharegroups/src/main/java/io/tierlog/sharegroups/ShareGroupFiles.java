@@ -16,8 +16,9 @@ import java.util.stream.Stream;
 
 /**
  * Where share groups live on the hot volume: {@code <data-dir>/__share_groups/<group>/config.json} and one state file
- * per share-partition, {@code <data-dir>/__share_groups/<group>/<topic>/<partition>.json}, each beside its
- * {@code .lock} file ({@link LockedStateFile}). Lock files are left in place when a group is deleted: removing one
+ * per share-partition, {@code <data-dir>/__share_groups/<group>/<topic>/<partition>.json} (a binary state log since
+ * ADR 0038, {@link ShareStateLog}; the name is kept so builds before it fail on the file instead of writing a second
+ * one), each beside its {@code .lock} file. Lock files are left in place when a group is deleted: removing one
  * while another process waits on it would let two processes hold "the" lock at once. Thread-safe (stateless).
  */
 final class ShareGroupFiles {
@@ -41,8 +42,9 @@ final class ShareGroupFiles {
         return new LockedStateFile(groupDir(group).resolve("config.json"), true);
     }
 
-    LockedStateFile partition(String group, TopicPartition tp) {
-        return new LockedStateFile(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))
+    /** A share-partition's state log; an instance keeps it open and caches its state (see {@link ShareStateLog}). */
+    ShareStateLog partition(String group, TopicPartition tp) {
+        return new ShareStateLog(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))
                 .resolve(tp.partition() + ".json"), fsync);
     }
 
