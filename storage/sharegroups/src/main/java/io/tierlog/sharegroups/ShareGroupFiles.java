@@ -27,15 +27,20 @@ final class ShareGroupFiles {
 
     private final Path root;
     private final boolean fsync;
+    private final long minCompactBytes;
 
     ShareGroupFiles(Path dataDir) {
-        this(dataDir, true);
+        this(dataDir, true, ShareStateLog.MIN_COMPACT_BYTES);
     }
 
-    /** @param fsync whether share-partition state writes are fsynced ({@link LockedStateFile}); config always is */
-    ShareGroupFiles(Path dataDir, boolean fsync) {
+    /**
+     * @param fsync           whether share-partition state writes are fsynced ({@link ShareStateLog}); config always is
+     * @param minCompactBytes see {@link ShareStateLog#ShareStateLog(Path, boolean, long)}
+     */
+    ShareGroupFiles(Path dataDir, boolean fsync, long minCompactBytes) {
         this.root = dataDir.resolve(DIR);
         this.fsync = fsync;
+        this.minCompactBytes = minCompactBytes;
     }
 
     LockedStateFile config(String group) {
@@ -45,7 +50,7 @@ final class ShareGroupFiles {
     /** A share-partition's state log; an instance keeps it open and caches its state (see {@link ShareStateLog}). */
     ShareStateLog partition(String group, TopicPartition tp) {
         return new ShareStateLog(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))
-                .resolve(tp.partition() + ".json"), fsync);
+                .resolve(tp.partition() + ".json"), fsync, minCompactBytes);
     }
 
     /** The share-partitions of {@code group} with a state file, by topic. */

@@ -95,10 +95,17 @@ public final class ShareGroups {
      */
     public ShareGroups(Path dataDir, TopicStore topics, ShareRecords records, IngestService ingest, Clock clock,
                        int maxInFlight, Duration clockSkew, ShareMeters meters, FsyncPolicy fsync) {
+        this(dataDir, topics, records, ingest, clock, maxInFlight, clockSkew, meters, fsync,
+                ShareStateLog.MIN_COMPACT_BYTES);
+    }
+
+    /** @param minCompactBytes see {@link ShareStateLog} (tests make it small so that snapshots are taken often) */
+    ShareGroups(Path dataDir, TopicStore topics, ShareRecords records, IngestService ingest, Clock clock,
+                int maxInFlight, Duration clockSkew, ShareMeters meters, FsyncPolicy fsync, long minCompactBytes) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("tierlog.share.max-in-flight-records must be >= 1: " + maxInFlight);
         }
-        this.files = new ShareGroupFiles(dataDir, fsync == FsyncPolicy.ALWAYS);
+        this.files = new ShareGroupFiles(dataDir, fsync == FsyncPolicy.ALWAYS, minCompactBytes);
         this.topics = topics;
         this.records = records;
         this.ingest = ingest;

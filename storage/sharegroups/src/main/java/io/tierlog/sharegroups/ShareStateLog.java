@@ -55,6 +55,7 @@ final class ShareStateLog {
     private final Path file;
     private final Path lockFile;
     private final boolean fsync;
+    private final long minCompactBytes;
     // The kept view of the file, guarded by the JVM mutex of the file.
     private FileChannel channel;
     private Object fileKey;
@@ -73,6 +74,12 @@ final class ShareStateLog {
     private byte[] lastTail;
 
     ShareStateLog(Path file, boolean fsync) {
+        this(file, fsync, MIN_COMPACT_BYTES);
+    }
+
+    /** @param minCompactBytes the least update bytes after a snapshot that make the next write a snapshot (tests) */
+    ShareStateLog(Path file, boolean fsync, long minCompactBytes) {
+        this.minCompactBytes = minCompactBytes;
         this.file = file.toAbsolutePath().normalize();
         this.lockFile = this.file.resolveSibling(file.getFileName() + ".lock");
         this.fsync = fsync;
@@ -146,8 +153,8 @@ final class ShareStateLog {
     }
 
     /** The size at which the update frames after a snapshot give way to a new snapshot. */
-    static long compactAtBytes(SharePartitionState s) {
-        return Math.max(MIN_COMPACT_BYTES, 4L * (s.records.size() + 1) * StateLogCodec.ENTRY_BYTES);
+    private long compactAtBytes(SharePartitionState s) {
+        return Math.max(minCompactBytes, 4L * (s.records.size() + 1) * StateLogCodec.ENTRY_BYTES);
     }
 
     private void refresh() {
