@@ -169,7 +169,8 @@ final class ShareStateLog {
         }
         try {
             Object key = attrs.fileKey();
-            if (channel != null && key != null && key.equals(fileKey) && state != null && !legacy) {
+            // A channel closed under us (an interrupted thread closes a FileChannel) is reopened like another file.
+            if (channel != null && channel.isOpen() && key != null && key.equals(fileKey) && state != null && !legacy) {
                 if (attrs.size() == fileSize && fileSize == length) {
                     return; // nobody wrote since (a writer only appends after the last whole frame)
                 }
@@ -392,7 +393,7 @@ final class ShareStateLog {
 
         /** The open channel of the lock file (opened on first use); called holding the mutex. */
         FileChannel channel() throws IOException {
-            if (channel == null) {
+            if (channel == null || !channel.isOpen()) { // an interrupted thread closes a FileChannel
                 Files.createDirectories(path.getParent());
                 channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             }
