@@ -18,7 +18,9 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.lang.ref.Cleaner;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -48,6 +50,11 @@ import java.util.function.Function;
  */
 final class ShareStateLog {
     static final int MAX_OPEN_LOCKS = 4096;
+    /** Beyond this many state logs kept open in the JVM, a session closes its log when it ends (read whole next time). */
+    static final int MAX_OPEN_LOGS = 4096;
+    private static final AtomicInteger OPEN_LOGS = new AtomicInteger();
+    /** Closes the log of an instance dropped without {@link #forget} (and counts it closed). */
+    private static final Cleaner CLEANER = Cleaner.create();
     /** The least size of the update frames after a snapshot at which the next write is a snapshot. */
     static final long MIN_COMPACT_BYTES = 256 * 1024;
     private static final Map<Path, LockHandle> LOCKS = new LinkedHashMap<>(64, 0.75f, true); // guarded by itself
@@ -58,6 +65,8 @@ final class ShareStateLog {
     private final long minCompactBytes;
     // The kept view of the file, guarded by the JVM mutex of the file.
     private FileChannel channel;
+    /** Closes {@link #channel} once, when forgotten or when this instance is unreachable. */
+    private Cleaner.Cleanable closer;
     private Object fileKey;
     /** Where the last whole frame ends; what lies beyond, up to {@link #fileSize}, is a torn tail. */
     private long length;
@@ -130,6 +139,9 @@ final class ShareStateLog {
             if (written != null && StateLogCodec.updateFrame(written, lastStart, lastEnd, lastTail) == null) {
                 state = written; // as in the file: the next session needs no read beyond a stat
             }
+            if (OPEN_LOGS.get() > MAX_OPEN_LOGS) {
+                forget(); // file descriptors stay bounded; this share-partition is read whole next time
+            }
             return result;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lock a share-group state file", e);
@@ -137,6 +149,11 @@ final class ShareStateLog {
             written = null;
             handle.mutex.unlock();
         }
+    }
+
+    /** How many state logs instances of this JVM keep open (for tests). */
+    static int openLogs() {
+        return OPEN_LOGS.get();
     }
 
     /** The state the file holds now, null when it does not exist; read without the lock (whole frames only). */
@@ -185,7 +202,7 @@ final class ShareStateLog {
                 return;
             }
             forget();
-            channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            keep(FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE));
             fileKey = key;
             fileSize = channel.size();
             byte[] bytes = readFully(channel, 0, (int) fileSize);
@@ -285,7 +302,7 @@ final class ShareStateLog {
             AtomicFiles.fsyncDirectory(file.getParent());
         }
         forget();
-        channel = fresh;
+        keep(fresh);
         fileKey = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
         legacy = false;
         length = bytes.length;
@@ -314,12 +331,28 @@ final class ShareStateLog {
         legacy = false;
         fileKey = null;
         if (channel != null) {
+            closer.clean();
+            closer = null;
+            channel = null;
+        }
+    }
+
+    private void keep(FileChannel c) {
+        channel = c;
+        OPEN_LOGS.incrementAndGet();
+        closer = CLEANER.register(this, new CloseLog(c));
+    }
+
+    /** Holds the channel, not the instance (a cleaning action must not keep its object reachable). */
+    private record CloseLog(FileChannel channel) implements Runnable {
+        @Override
+        public void run() {
+            OPEN_LOGS.decrementAndGet();
             try {
                 channel.close();
             } catch (IOException ignored) {
                 // only read from or appended to under the lock: nothing is lost with it
             }
-            channel = null;
         }
     }
 

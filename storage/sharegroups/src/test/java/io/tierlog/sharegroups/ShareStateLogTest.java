@@ -200,6 +200,23 @@ class ShareStateLogTest {
     }
 
     @Test
+    void openFilesStayBoundedWhenAProcessServesManySharePartitions() {
+        int n = Math.max(ShareStateLog.MAX_OPEN_LOGS, ShareStateLog.MAX_OPEN_LOCKS) + 50;
+        java.util.List<ShareStateLog> logs = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ShareStateLog log = new ShareStateLog(dir.resolve("t").resolve(i + ".json"), false);
+            logs.add(log); // reachable: only the bound closes their files
+            commit(log, s -> lease(s, 2));
+            assertThat(ShareStateLog.openLogs()).isLessThanOrEqualTo(ShareStateLog.MAX_OPEN_LOGS + 1);
+        }
+        for (int i : new int[]{0, n / 2, n - 1}) {
+            commit(logs.get(i), s -> accept(s, 0)); // a closed log (and lock) is opened again, nothing lost
+            assertThat(logs.get(i).readUnlocked().startOffset).isEqualTo(1);
+            assertThat(logs.get(i).readUnlocked().records).hasSize(1);
+        }
+    }
+
+    @Test
     void aFrameAppliedTwiceChangesNothing() {
         SharePartitionState s = fresh();
         lease(s, 6);
