@@ -16,8 +16,9 @@ import java.util.stream.Stream;
 
 /**
  * Where share groups live on the hot volume: {@code <data-dir>/__share_groups/<group>/config.json} and one state file
- * per share-partition, {@code <data-dir>/__share_groups/<group>/<topic>/<partition>.json}, each beside its
- * {@code .lock} file ({@link LockedStateFile}). Lock files are left in place when a group is deleted: removing one
+ * per share-partition, {@code <data-dir>/__share_groups/<group>/<topic>/<partition>.json} (a binary state log since
+ * ADR 0038, {@link ShareStateLog}; the name is kept so builds before it fail on the file instead of writing a second
+ * one), each beside its {@code .lock} file. Lock files are left in place when a group is deleted: removing one
  * while another process waits on it would let two processes hold "the" lock at once. Thread-safe (stateless).
  */
 final class ShareGroupFiles {
@@ -26,24 +27,30 @@ final class ShareGroupFiles {
 
     private final Path root;
     private final boolean fsync;
+    private final long minCompactBytes;
 
     ShareGroupFiles(Path dataDir) {
-        this(dataDir, true);
+        this(dataDir, true, ShareStateLog.MIN_COMPACT_BYTES);
     }
 
-    /** @param fsync whether share-partition state writes are fsynced ({@link LockedStateFile}); config always is */
-    ShareGroupFiles(Path dataDir, boolean fsync) {
+    /**
+     * @param fsync           whether share-partition state writes are fsynced ({@link ShareStateLog}); config always is
+     * @param minCompactBytes see {@link ShareStateLog#ShareStateLog(Path, boolean, long)}
+     */
+    ShareGroupFiles(Path dataDir, boolean fsync, long minCompactBytes) {
         this.root = dataDir.resolve(DIR);
         this.fsync = fsync;
+        this.minCompactBytes = minCompactBytes;
     }
 
     LockedStateFile config(String group) {
         return new LockedStateFile(groupDir(group).resolve("config.json"), true);
     }
 
-    LockedStateFile partition(String group, TopicPartition tp) {
-        return new LockedStateFile(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))
-                .resolve(tp.partition() + ".json"), fsync);
+    /** A share-partition's state log; an instance keeps it open and caches its state (see {@link ShareStateLog}). */
+    ShareStateLog partition(String group, TopicPartition tp) {
+        return new ShareStateLog(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))
+                .resolve(tp.partition() + ".json"), fsync, minCompactBytes);
     }
 
     /** The share-partitions of {@code group} with a state file, by topic. */

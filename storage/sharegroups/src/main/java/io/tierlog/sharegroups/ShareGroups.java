@@ -95,10 +95,17 @@ public final class ShareGroups {
      */
     public ShareGroups(Path dataDir, TopicStore topics, ShareRecords records, IngestService ingest, Clock clock,
                        int maxInFlight, Duration clockSkew, ShareMeters meters, FsyncPolicy fsync) {
+        this(dataDir, topics, records, ingest, clock, maxInFlight, clockSkew, meters, fsync,
+                ShareStateLog.MIN_COMPACT_BYTES);
+    }
+
+    /** @param minCompactBytes see {@link ShareStateLog} (tests make it small so that snapshots are taken often) */
+    ShareGroups(Path dataDir, TopicStore topics, ShareRecords records, IngestService ingest, Clock clock,
+                int maxInFlight, Duration clockSkew, ShareMeters meters, FsyncPolicy fsync, long minCompactBytes) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("tierlog.share.max-in-flight-records must be >= 1: " + maxInFlight);
         }
-        this.files = new ShareGroupFiles(dataDir, fsync == FsyncPolicy.ALWAYS);
+        this.files = new ShareGroupFiles(dataDir, fsync == FsyncPolicy.ALWAYS, minCompactBytes);
         this.topics = topics;
         this.records = records;
         this.ingest = ingest;
@@ -372,7 +379,8 @@ public final class ShareGroups {
      */
     private <T> T withState(String group, TopicPartition tp, ShareGroupConfig config, boolean create,
                             Function<SharePartition, T> change) {
-        PartitionCommits slot = commits.computeIfAbsent(group + "/" + tp, k -> new PartitionCommits());
+        PartitionCommits slot = commits.computeIfAbsent(group + "/" + tp,
+                k -> new PartitionCommits(files.partition(group, tp)));
         Change<T> mine = new Change<>(config, create, change);
         slot.pending.add(mine);
         slot.lock.lock();
@@ -415,14 +423,16 @@ public final class ShareGroups {
 
     /**
      * A share-partition's group commit in this process: the lock whose holder commits, the changes waiting, and the
-     * state as this process last read or wrote it (reused while the file still carries that generation, i.e. no
-     * other process wrote since). Fields other than {@code pending} are guarded by {@code lock}.
+     * state log, which keeps the state as this process last read or wrote it ({@link ShareStateLog}).
      */
     private static final class PartitionCommits {
         final ReentrantLock lock = new ReentrantLock();
         final ConcurrentLinkedQueue<Change<?>> pending = new ConcurrentLinkedQueue<>();
-        SharePartitionState cached;
-        long generation;
+        final ShareStateLog log;
+
+        PartitionCommits(ShareStateLog log) {
+            this.log = log;
+        }
     }
 
     /** Signals that a share-partition's commit failed after its state was durably written (no change is re-run). */
@@ -440,10 +450,8 @@ public final class ShareGroups {
         try {
             commitOnce(group, tp, slot, batch);
         } catch (WrittenThenFailed e) {
-            slot.cached = null;
             batch.forEach(c -> c.failure = (RuntimeException) e.getCause());
         } catch (RuntimeException e) {
-            slot.cached = null;
             if (batch.size() == 1) {
                 batch.get(0).failure = e;
             } else {
@@ -460,19 +468,11 @@ public final class ShareGroups {
 
     private void commitOnce(String group, TopicPartition tp, PartitionCommits slot, List<Change<?>> batch) {
         ShareGroupConfig config = batch.get(0).config;
-        files.partition(group, tp).update(session -> {
-            byte[] before = session.read();
-            SharePartitionState state = null;
-            if (before != null) {
-                long generation = StateCodec.generation(before);
-                state = slot.cached != null && generation != 0 && generation == slot.generation ? slot.cached
-                        : StateCodec.decode(before);
-            }
-            slot.cached = null; // until written: a change may fail half-way through the state
+        slot.log.update(session -> {
+            SharePartitionState state = session.read(); // the log keeps it again once written unchanged
             boolean settled = false;
             boolean changesWritten = false;
             SharePartition sp = null;
-            Written file = new Written(before);
             try {
                 for (Change<?> c : batch) {
                     if (state == null && c.create) {
@@ -480,7 +480,7 @@ public final class ShareGroups {
                     }
                     if (state != null && !settled) {
                         sp = new SharePartition(state);
-                        flushDeadLetters(group, tp, state, session, file);
+                        flushDeadLetters(group, tp, state, session);
                         sp.skipTo(records.logStartOffset(tp));
                         addDeadLetters(tp, state, sp.expire(clock.millis(), graceMs, config.maxDeliveryAttempts()),
                                 config);
@@ -491,16 +491,14 @@ public final class ShareGroups {
                 if (state == null) {
                     return null;
                 }
-                save(session, state, file);
+                session.write(state);
                 changesWritten = true;
                 if (!state.deadLetters.isEmpty()) {
-                    flushDeadLetters(group, tp, state, session, file);
+                    flushDeadLetters(group, tp, state, session);
                 }
             } catch (RuntimeException e) {
                 throw changesWritten ? new WrittenThenFailed(e) : e;
             }
-            slot.cached = state;
-            slot.generation = StateCodec.generation(file.bytes);
             long now = clock.millis();
             snapshots.put(group + "/" + tp, new Snapshot(group, tp, state.startOffset, state.endOffset,
                     sp.available(now), sp.leased()));
@@ -516,36 +514,6 @@ public final class ShareGroups {
         return state;
     }
 
-    /** The state file's content as last read or written in this commit. */
-    private static final class Written {
-        byte[] bytes;
-
-        Written(byte[] bytes) {
-            this.bytes = bytes;
-        }
-    }
-
-    /** Writes the state (fsynced) unless the file already holds it. */
-    private void save(LockedStateFile.Session session, SharePartitionState state, Written file) {
-        byte[] now = StateCodec.encode(state, nextGeneration());
-        if (file.bytes == null || !StateCodec.sameBody(file.bytes, now)) {
-            session.write(now);
-            file.bytes = now;
-        }
-    }
-
-    /**
-     * A random generation for the next write. ThreadLocalRandom, not the SecureRandom of incarnations: it is drawn
-     * on every commit, and the shared SecureRandom's lock (and its reads of /dev/urandom) showed in profiles. A
-     * generation only has to differ from the one another process last saw (a clash is a 2^-64 chance).
-     */
-    private static long nextGeneration() {
-        long g;
-        do {
-            g = java.util.concurrent.ThreadLocalRandom.current().nextLong();
-        } while (g == 0);
-        return g;
-    }
 
     /** Fixes each archived record's dead-letter partition and producer sequence (the key picks the partition). */
     private void addDeadLetters(TopicPartition tp, SharePartitionState state, List<Archived> archived,
@@ -580,7 +548,7 @@ public final class ShareGroups {
 
     /** Produces the pending dead letters in order, then writes the state without them. */
     private void flushDeadLetters(String group, TopicPartition tp, SharePartitionState state,
-                                  LockedStateFile.Session session, Written written) {
+                                  ShareStateLog.Session session) {
         if (state.deadLetters.isEmpty()) {
             return;
         }
@@ -596,7 +564,7 @@ public final class ShareGroups {
                     produced++;
                 } catch (TierlogException e) {
                     if (e.type() != ErrorType.UNKNOWN_TOPIC && e.type() != ErrorType.UNKNOWN_PARTITION) {
-                        save(session, state, written);
+                        session.write(state);
                         throw e;
                     }
                     LOG.log(System.Logger.Level.WARNING, "dead-letter topic {0} is gone: record {1} of {2} dropped",
@@ -605,7 +573,7 @@ public final class ShareGroups {
             }
             state.deadLetters.remove(0);
         }
-        save(session, state, written);
+        session.write(state);
         meters.deadLettered(produced);
     }
 
@@ -637,11 +605,11 @@ public final class ShareGroups {
             List<ShareDescription.Partition> ps = new ArrayList<>();
             for (int p : t.getValue()) {
                 TopicPartition tp = new TopicPartition(t.getKey(), p);
-                byte[] bytes = files.partition(group, tp).readUnlocked();
-                if (bytes == null) {
+                SharePartitionState state = files.partition(group, tp).readUnlocked();
+                if (state == null) {
                     continue;
                 }
-                SharePartition sp = new SharePartition(StateCodec.decode(bytes));
+                SharePartition sp = new SharePartition(state);
                 long hw;
                 try {
                     sp.skipTo(records.logStartOffset(tp));
@@ -667,7 +635,9 @@ public final class ShareGroups {
         for (Map.Entry<String, List<Integer>> t : files.partitions(group).entrySet()) {
             for (int p : t.getValue()) {
                 TopicPartition tp = new TopicPartition(t.getKey(), p);
-                existed |= files.partition(group, tp).update(s -> {
+                PartitionCommits slot = commits.get(group + "/" + tp);
+                ShareStateLog log = slot != null ? slot.log : files.partition(group, tp);
+                existed |= log.update(s -> {
                     boolean had = s.read() != null;
                     s.delete();
                     return had;

@@ -117,6 +117,7 @@ final class SharePartition {
                 archived = new Archived(offset, REJECTED, r.deliveryCount);
             }
         }
+        s.markChanged(offset);
         advanceStart();
         return new AckOutcome(true, archived);
     }
@@ -156,10 +157,12 @@ final class SharePartition {
         r.deliveryCount++;
         r.leaseMs = leaseMs;
         r.leaseUntilMs = now + leaseMs;
+        s.markChanged(offset);
         return new Granted(offset, r.deliveryCount, r.leaseUntilMs);
     }
 
     private Archived makeAvailable(long offset, InFlight r, long availableAt, int maxDeliveryAttempts) {
+        s.markChanged(offset);
         if (r.deliveryCount >= maxDeliveryAttempts) {
             r.status = Status.ARCHIVED;
             return new Archived(offset, MAX_DELIVERY_ATTEMPTS, r.deliveryCount);

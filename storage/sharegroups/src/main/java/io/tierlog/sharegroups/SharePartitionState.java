@@ -23,6 +23,25 @@ final class SharePartitionState {
     public List<DeadLetter> deadLetters = new ArrayList<>();
     /** Next idempotent-producer sequence per dead-letter partition (Kafka's numbering: one per record). */
     public TreeMap<Integer, Integer> deadLetterSequences = new TreeMap<>();
+    /**
+     * Offsets whose entry in {@link #records} changed since the state was last written (not bound by Jackson: not
+     * public), so a commit appends only those ({@link ShareStateLog}); may repeat an offset. Removals need no entry:
+     * everything below {@link #startOffset} is gone.
+     */
+    long[] changed = new long[16];
+    int changedCount;
+
+    /** Notes that {@code offset}'s entry was added or changed. */
+    void markChanged(long offset) {
+        if (changedCount == changed.length) {
+            changed = java.util.Arrays.copyOf(changed, changedCount * 2);
+        }
+        changed[changedCount++] = offset;
+    }
+
+    void clearChanges() {
+        changedCount = 0;
+    }
 
     enum Status { AVAILABLE, LEASED, ACCEPTED, ARCHIVED }
 

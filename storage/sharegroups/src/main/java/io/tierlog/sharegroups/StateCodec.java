@@ -81,7 +81,7 @@ final class StateCodec {
     }
 
     /** The pending dead letters with their count in front (rare: {@link DataOutputStream}'s text form is fine). */
-    private static byte[] deadLetters(SharePartitionState s) {
+    static byte[] deadLetters(SharePartitionState s) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(4 + s.deadLetters.size() * 64);
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(s.deadLetters.size());
@@ -130,22 +130,29 @@ final class StateCodec {
                 r.availableAtMs = in.getLong();
                 s.records.put(offset, r);
             }
-            for (int i = in.getInt(); i > 0; i--) {
-                DeadLetter d = new DeadLetter();
-                d.offset = in.getLong();
-                d.reason = utf(in);
-                d.deliveryCount = in.getInt();
-                d.topic = utf(in);
-                d.partition = in.getInt();
-                d.sequence = in.getInt();
-                s.deadLetters.add(d);
-            }
-            for (int i = in.getInt(); i > 0; i--) {
-                s.deadLetterSequences.put(in.getInt(), in.getInt());
-            }
+            readDeadLetters(in, s);
             return s;
         } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
             throw new UncheckedIOException(new IOException("corrupt share-group state: truncated", e));
+        }
+    }
+
+    /** Reads what {@link #deadLetters} wrote and the dead-letter sequences after it, replacing both in {@code s}. */
+    static void readDeadLetters(ByteBuffer in, SharePartitionState s) {
+        s.deadLetters.clear();
+        s.deadLetterSequences.clear();
+        for (int i = in.getInt(); i > 0; i--) {
+            DeadLetter d = new DeadLetter();
+            d.offset = in.getLong();
+            d.reason = utf(in);
+            d.deliveryCount = in.getInt();
+            d.topic = utf(in);
+            d.partition = in.getInt();
+            d.sequence = in.getInt();
+            s.deadLetters.add(d);
+        }
+        for (int i = in.getInt(); i > 0; i--) {
+            s.deadLetterSequences.put(in.getInt(), in.getInt());
         }
     }
 

@@ -79,7 +79,7 @@ class ShareGroupsTest {
         // pending entry, with its partition and sequence, is back in the state file.
         ShareGroupFiles files = new ShareGroupFiles(dir);
         files.partition("g", new TopicPartition("t", 0)).update(s -> {
-            SharePartitionState st = StateCodec.decode(s.read());
+            SharePartitionState st = s.read();
             SharePartitionState.DeadLetter d = new SharePartitionState.DeadLetter();
             d.offset = 0;
             d.reason = "rejected";
@@ -88,14 +88,14 @@ class ShareGroupsTest {
             d.partition = st.deadLetterSequences.firstKey();
             d.sequence = st.deadLetterSequences.get(d.partition) - 1;
             st.deadLetters.add(d);
-            s.write(StateCodec.encode(st, 42));
+            s.write(st);
             return null;
         });
 
         ShareGroups restarted = open(clock);
         restarted.lease("g", "t", 10, 30_000); // any call on the share-partition produces what is pending
         assertThat(deadLetters()).as("the retry is answered as a duplicate by the idempotent producer").hasSize(1);
-        SharePartitionState after = StateCodec.decode(files.partition("g", new TopicPartition("t", 0)).readUnlocked());
+        SharePartitionState after = files.partition("g", new TopicPartition("t", 0)).readUnlocked();
         assertThat(after.deadLetters).isEmpty();
     }
 
