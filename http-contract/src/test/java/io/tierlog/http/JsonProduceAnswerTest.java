@@ -49,6 +49,22 @@ class JsonProduceAnswerTest {
         }
     }
 
+    /** The answer is sized from the numbers' decimal lengths before it is written; they must be exact. */
+    @Test
+    void decimalLengthsAreExact() {
+        List<Long> values = new ArrayList<>(List.of(0L, -1L, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1,
+                (long) Integer.MAX_VALUE, Integer.MAX_VALUE + 1L));
+        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10 * 10; p *= 10) {
+            values.addAll(List.of(p - 1, p, p + 1, -p, 1 - p));
+            if (p > Long.MAX_VALUE / 10) {
+                break;
+            }
+        }
+        for (long v : values) {
+            assertThat(JsonProduce.digits(v)).as("digits of %d", v).isEqualTo(Long.toString(v).length());
+        }
+    }
+
     /** The rendering before the change, kept here as the reference. */
     private static String before(ProduceResult result) {
         StringBuilder out = new StringBuilder();
