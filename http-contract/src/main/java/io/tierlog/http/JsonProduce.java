@@ -118,8 +118,8 @@ public final class JsonProduce {
     private static final byte[] FALSE_TAIL = ascii("false}");
 
     /**
-     * The length of {@code v} in decimal, as {@link Ascii#number} writes it: by comparisons, as a loop of long
-     * divisions took a sixth of an in-process produce's samples (twice per number, with the writing's).
+     * The length of {@code v} in decimal, as {@link Ascii#number} writes it. By comparisons rather than divisions: it
+     * runs for every number of an answer, before the number is written.
      */
     static int digits(long v) {
         if (v == Long.MIN_VALUE) {

@@ -54,11 +54,9 @@ class JsonProduceAnswerTest {
     void decimalLengthsAreExact() {
         List<Long> values = new ArrayList<>(List.of(0L, -1L, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1,
                 (long) Integer.MAX_VALUE, Integer.MAX_VALUE + 1L));
-        for (long p = 1; p > 0 && p <= Long.MAX_VALUE / 10 * 10; p *= 10) {
-            values.addAll(List.of(p - 1, p, p + 1, -p, 1 - p));
-            if (p > Long.MAX_VALUE / 10) {
-                break;
-            }
+        long power = 1;
+        for (int exponent = 0; exponent <= 18; exponent++, power *= 10) {
+            values.addAll(List.of(power - 1, power, power + 1, -power, 1 - power));
         }
         for (long v : values) {
             assertThat(JsonProduce.digits(v)).as("digits of %d", v).isEqualTo(Long.toString(v).length());
