@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 
 /**
  * An {@link ObjectStore} decorator that counts calls per SPI operation and forwards every call to the real store.
@@ -81,6 +82,12 @@ final class CountingStore implements ObjectStore {
     public byte[] getRange(ObjectKey key, ByteRange range) {
         enter("getRange");
         return delegate.getRange(key, range);
+    }
+
+    @Override
+    public int getRange(ObjectKey key, ByteRange range, byte[] into, IntConsumer arrived) {
+        enter("getRange");
+        return delegate.getRange(key, range, into, arrived);
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.NoSuchElementException;
 import java.util.Optional;
 import java.util.Spliterator;
 import java.util.Spliterators;
+import java.util.function.IntConsumer;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -89,6 +90,31 @@ public interface ObjectStore extends AutoCloseable {
      * @throws InvalidRangeException   if {@code range.offset() >= size} (always so for an empty object)
      */
     byte[] getRange(ObjectKey key, ByteRange range);
+
+    /**
+     * Reads part of an object, as {@link #getRange}, into {@code into} from index 0, and tells {@code arrived} each
+     * time more of it is final: the number of leading bytes of {@code into} that hold the object's bytes, growing
+     * with every call, the last call with the returned count. A reader of a large range can start on its first
+     * bytes while the rest is on the wire (a cold replay's first record,
+     * docs/adr/0041-cold-range-bytes-as-they-arrive.md).
+     * Bytes reported arrived are never written again, also when the read fails after them.
+     *
+     * <p>This default reads the whole range with {@link #getRange} and reports it once; a backend that can stream
+     * its answer reports it as it comes.
+     *
+     * @param into    at least {@code range.length()} bytes
+     * @param arrived called on the calling thread; it must be quick (it runs between reads of the answer)
+     * @return the number of bytes read (shorter than the range exactly when it runs past the object's end)
+     */
+    default int getRange(ObjectKey key, ByteRange range, byte[] into, IntConsumer arrived) {
+        if (into.length < range.length()) {
+            throw new IllegalArgumentException("array of " + into.length + " bytes for " + range);
+        }
+        byte[] bytes = getRange(key, range);
+        System.arraycopy(bytes, 0, into, 0, bytes.length);
+        arrived.accept(bytes.length);
+        return bytes.length;
+    }
 
     /** The object's metadata, or empty if it does not exist. */
     Optional<ObjectMetadata> head(ObjectKey key);

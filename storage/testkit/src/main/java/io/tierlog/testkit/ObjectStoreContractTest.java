@@ -210,6 +210,33 @@ public abstract class ObjectStoreContractTest {
     }
 
     @Test
+    void rangeReadIntoAnArrayReportsItsBytesAsFinalAndAgreesWithGetRange() {
+        byte[] bytes = randomBytes(11, 1000);
+        ObjectKey key = key("ranged");
+        store.put(key, bytes);
+
+        for (ByteRange range : List.of(ByteRange.of(0, 1000), ByteRange.of(100, 250), ByteRange.of(900, 500))) {
+            byte[] into = new byte[(int) range.length() + 3];
+            List<Integer> arrived = new ArrayList<>();
+            int n = store.getRange(key, range, into, arrived::add);
+            byte[] expected = store.getRange(key, range);
+            assertEquals(expected.length, n, range + ": bytes read");
+            assertArrayEquals(expected, Arrays.copyOf(into, n), range + ": bytes");
+            assertFalse(arrived.isEmpty(), range + ": reported");
+            assertEquals(n, arrived.get(arrived.size() - 1), range + ": last report");
+            for (int i = 1; i < arrived.size(); i++) {
+                assertTrue(arrived.get(i) >= arrived.get(i - 1), range + ": reports grow " + arrived);
+            }
+        }
+        assertThrows(InvalidRangeException.class,
+                () -> store.getRange(key, ByteRange.of(1000, 1), new byte[1], x -> { }));
+        assertThrows(ObjectNotFoundException.class,
+                () -> store.getRange(key("a/nope"), ByteRange.of(0, 10), new byte[10], x -> { }));
+        assertThrows(IllegalArgumentException.class,
+                () -> store.getRange(key, ByteRange.of(0, 10), new byte[9], x -> { }));
+    }
+
+    @Test
     void rangeStartingAtOrBeyondTheEndIsInvalid() {
         ObjectKey key = key("ranged");
         store.put(key, randomBytes(10, 1000));

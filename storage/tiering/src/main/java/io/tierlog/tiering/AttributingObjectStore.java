@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -67,6 +68,12 @@ final class AttributingObjectStore implements ObjectStore {
     public byte[] getRange(ObjectKey key, ByteRange range) {
         count(StoreRequests::get);
         return delegate.getRange(key, range);
+    }
+
+    @Override
+    public int getRange(ObjectKey key, ByteRange range, byte[] into, IntConsumer arrived) {
+        count(StoreRequests::get);
+        return delegate.getRange(key, range, into, arrived);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.tierlog.tiering;
 import io.tierlog.objectstore.ByteRange;
 import io.tierlog.objectstore.ObjectKey;
 import io.tierlog.objectstore.ObjectStore;
+import io.tierlog.objectstore.ObjectStoreUnavailableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,6 +103,10 @@ final class ChunkCache implements AutoCloseable {
     private record ChunkId(ObjectKey key, long index) {
     }
 
+    /** Chunk {@code index} of a GET's {@code span}, in flight. */
+    private record Arriving(SpanLanding span, int index) {
+    }
+
     /** A landed chunk nobody has read yet, and when it landed. */
     private record Unread(ByteBuffer bytes, Instant landed) {
     }
@@ -118,6 +123,8 @@ final class ChunkCache implements AutoCloseable {
     private final LinkedHashMap<ChunkId, Integer> lru = new LinkedHashMap<>(64, 0.75f, true);
     private long cachedBytes;
     private final Map<ChunkId, CompletableFuture<ByteBuffer>> inFlight = new ConcurrentHashMap<>();
+    /** Chunks of prefetched GETs not handed out yet, and where to find their bytes while they arrive. */
+    private final Map<ChunkId, Arriving> arriving = new ConcurrentHashMap<>();
     /** Bytes of the GETs in {@link #inFlight} (prefetched spans and demand fetches). */
     private final AtomicLong inFlightBytes = new AtomicLong();
     /**
@@ -219,6 +226,29 @@ final class ChunkCache implements AutoCloseable {
         return fetched;
     }
 
+    /**
+     * At least the first {@code minBytes} bytes of chunk {@code index} (fewer only where the object ends): while the
+     * chunk's GET is still arriving, a view of what has arrived once that is enough, so a reader needing only a
+     * chunk's start, such as a batch running a little past the previous chunk, does not wait for the whole range;
+     * otherwise the whole chunk, as {@link #get}. The caller must not modify the buffer.
+     */
+    ByteBuffer getAtLeast(ObjectKey key, long size, long index, int minBytes) {
+        ChunkId id = new ChunkId(key, index);
+        Arriving a = arriving.get(id);
+        if (a != null && minBytes < chunkLength(size, index)) {
+            try {
+                ByteBuffer prefix = a.span().awaitPrefix(a.index(), Math.max(1, minBytes));
+                if (prefix != null) {
+                    return prefix;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ObjectStoreUnavailableException("interrupted while waiting for " + key, e);
+            }
+        }
+        return get(key, size, index);
+    }
+
     /** The chunk from a GET in flight or one started now (on this thread). */
     private ByteBuffer fetchOrWait(ChunkId id, ObjectKey key, long size, long index) {
         for (int attempt = 0; ; attempt++) {
@@ -237,7 +267,7 @@ final class ChunkCache implements AutoCloseable {
                     // Fetch on the caller's thread: it would only wait for the executor otherwise.
                     long bytes = chunkLength(size, index);
                     inFlightBytes.addAndGet(bytes);
-                    fetchSpan(key, size, index, List.of(mine), bytes);
+                    new SpanLanding(key, index, List.of(mine), (int) bytes).fetch();
                     f = mine;
                     own = true;
                 }
@@ -303,10 +333,14 @@ final class ChunkCache implements AutoCloseable {
         if (claimed.isEmpty()) {
             return (int) (c - first);
         }
+        SpanLanding landing = new SpanLanding(key, spanStart, claimed, (int) bytes);
+        for (int i = 0; i < claimed.size(); i++) {
+            arriving.put(new ChunkId(key, spanStart + i), new Arriving(landing, i));
+        }
         try {
-            fetchers.execute(() -> fetchSpan(key, size, spanStart, claimed, bytes));
+            fetchers.execute(landing::fetch);
         } catch (RejectedExecutionException e) {
-            fail(key, spanStart, claimed, bytes, e);
+            landing.failRest(e);
             return (int) (spanStart - first);
         }
         return (int) (c - first);
@@ -425,60 +459,131 @@ final class ChunkCache implements AutoCloseable {
     }
 
     /**
-     * One GET of the {@code claimed.size()} chunks from {@code first} ({@code bytes} bytes), then each chunk to its
-     * waiters, as a view of the GET's array. A failed GET fails every waiter (a {@link #get} waiting for a prefetch
-     * then asks the store itself).
+     * One ranged GET of consecutive chunks, each handed to its waiters as soon as its bytes have arrived, as a view of
+     * the GET's array, and readable in part before that ({@link #getAtLeast}): a reader waiting for the first bytes
+     * of a long range does not wait for the rest (docs/adr/0041-cold-range-bytes-as-they-arrive.md). A failed GET
+     * fails every chunk not handed out yet (a {@link #get} waiting for a prefetch then asks the store itself). Its
+     * {@link #fetch} runs on one thread; {@link #awaitPrefix} on any.
      */
-    private void fetchSpan(ObjectKey key, long size, long first, List<CompletableFuture<ByteBuffer>> claimed,
-                           long bytes) {
-        ByteBuffer[] views = new ByteBuffer[claimed.size()];
-        try {
-            long start = first * chunkBytes;
-            byte[] span = store.getRange(key, ByteRange.of(start, bytes));
-            stats.rangeGet(span.length);
-            for (int i = 0; i < views.length; i++) {
-                ChunkId id = new ChunkId(key, first + i);
+    private final class SpanLanding {
+        private final ObjectKey key;
+        private final long first;
+        private final List<CompletableFuture<ByteBuffer>> claimed;
+        private final int bytes;
+        /** The GET's bytes, allocated by the fetching thread; read by others only below {@link #arrived}. */
+        private byte[] span;
+        /** Leading bytes of {@link #span} that are final. Guarded by this. */
+        private int arrived;
+        /** The first chunk not handed out yet (an index into {@link #claimed}). Guarded by this for readers. */
+        private int next;
+
+        SpanLanding(ObjectKey key, long first, List<CompletableFuture<ByteBuffer>> claimed, int bytes) {
+            this.key = key;
+            this.first = first;
+            this.claimed = claimed;
+            this.bytes = bytes;
+        }
+
+        void fetch() {
+            byte[] into = new byte[bytes];
+            synchronized (this) {
+                span = into;
+            }
+            try {
+                int got = store.getRange(key, ByteRange.of(first * chunkBytes, bytes), into, this::arrived);
                 // A short answer leaves the last chunks short or empty: the reader reports the object as shorter
                 // than the manifest says, as it does for a short chunk.
-                int from = (int) Math.min(span.length, (long) i * chunkBytes);
-                int to = (int) Math.min(span.length, (long) (i + 1) * chunkBytes);
-                views[i] = ByteBuffer.wrap(span, from, to - from).slice();
-                if (fetchedBefore(id)) {
-                    // Queued before anyone can see the chunk, so a reader that saw it also sees it cached (and
-                    // counted).
-                    storeLater(id, views[i]);
-                } else {
-                    stats.cacheAdmissionDeferred();
-                }
+                landAll(got);
+            } catch (RuntimeException e) {
+                failRest(e);
             }
-            Instant now = clock.instant();
-            synchronized (recent) {
-                for (int i = 0; i < views.length; i++) {
-                    ChunkId id = new ChunkId(key, first + i);
-                    Unread previous = unread.put(id, new Unread(views[i], now));
-                    unreadBytes += views[i].remaining() - (previous == null ? 0 : previous.bytes().remaining());
-                }
-                // Under the same lock: the bytes move from in flight to unread at once (see aheadBytes()).
-                inFlightBytes.addAndGet(-bytes);
-            }
-        } catch (RuntimeException e) {
-            fail(key, first, claimed, bytes, e);
-            return;
         }
-        // Waiters get the bytes now; a disk copy, if any, is written later by the cache's writer thread. The chunks
-        // are in `unread` already, so they can leave the in-flight set without anybody fetching them again.
-        for (int i = 0; i < views.length; i++) {
-            inFlight.remove(new ChunkId(key, first + i), claimed.get(i));
-            claimed.get(i).complete(views[i]);
-        }
-    }
 
-    private void fail(ObjectKey key, long first, List<CompletableFuture<ByteBuffer>> claimed, long bytes,
-                      RuntimeException e) {
-        inFlightBytes.addAndGet(-bytes);
-        for (int i = 0; i < claimed.size(); i++) {
-            inFlight.remove(new ChunkId(key, first + i), claimed.get(i));
-            claimed.get(i).completeExceptionally(e);
+        /** The first {@code n} bytes of the span are final: hands out every chunk they complete. */
+        private void arrived(int n) {
+            synchronized (this) {
+                arrived = n;
+                notifyAll();
+            }
+            while (next < claimed.size() && n >= end(next)) {
+                land(next, end(next));
+            }
+        }
+
+        /** The GET is done with {@code got} bytes: hands out the rest, short or empty past {@code got}. */
+        private void landAll(int got) {
+            while (next < claimed.size()) {
+                land(next, Math.min(got, end(next)));
+            }
+        }
+
+        void failRest(RuntimeException e) {
+            for (int i = next; i < claimed.size(); i++) {
+                ChunkId id = new ChunkId(key, first + i);
+                inFlightBytes.addAndGet(-(end(i) - start(i)));
+                arriving.remove(id, new Arriving(this, i));
+                inFlight.remove(id, claimed.get(i));
+                claimed.get(i).completeExceptionally(e);
+            }
+            synchronized (this) {
+                next = claimed.size();
+                notifyAll();
+            }
+        }
+
+        /**
+         * Chunk {@code i}'s bytes once at least {@code minBytes} of them have arrived (a view of those arrived so
+         * far), or null once all of them have arrived or the GET failed: then the cache has the chunk, or is about
+         * to, or the reader asks the store.
+         */
+        ByteBuffer awaitPrefix(int i, int minBytes) throws InterruptedException {
+            synchronized (this) {
+                while (next <= i && arrived - start(i) < minBytes) {
+                    wait();
+                }
+                if (next > i || arrived >= end(i)) {
+                    // Whole: taken through get(), which unpins it (a whole chunk read as a "prefix" would stay
+                    // pinned, the reader never asking for more of it).
+                    return null;
+                }
+                int from = start(i);
+                return ByteBuffer.wrap(span, from, Math.min(end(i), arrived) - from).slice();
+            }
+        }
+
+        private int start(int i) {
+            return (int) Math.min(bytes, (long) i * chunkBytes);
+        }
+
+        private int end(int i) {
+            return (int) Math.min(bytes, (long) (i + 1) * chunkBytes);
+        }
+
+        private void land(int i, int to) {
+            ChunkId id = new ChunkId(key, first + i);
+            int from = Math.min(start(i), to);
+            ByteBuffer view = ByteBuffer.wrap(span, from, to - from).slice();
+            stats.rangeGetChunk(i == 0, view.remaining());
+            if (fetchedBefore(id)) {
+                // Queued before anyone can see the chunk, so a reader that saw it also sees it cached (and counted).
+                storeLater(id, view);
+            } else {
+                stats.cacheAdmissionDeferred();
+            }
+            synchronized (recent) {
+                Unread previous = unread.put(id, new Unread(view, clock.instant()));
+                unreadBytes += view.remaining() - (previous == null ? 0 : previous.bytes().remaining());
+                // Under the same lock: the bytes move from in flight to unread at once (see aheadBytes()).
+                inFlightBytes.addAndGet(-(end(i) - start(i)));
+            }
+            // In `unread` already, so the chunk can leave the in-flight set without anybody fetching it again.
+            arriving.remove(id, new Arriving(this, i));
+            inFlight.remove(id, claimed.get(i));
+            synchronized (this) {
+                next = i + 1;
+                notifyAll();
+            }
+            claimed.get(i).complete(view);
         }
     }
 

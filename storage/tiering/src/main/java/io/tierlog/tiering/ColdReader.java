@@ -531,8 +531,8 @@ public final class ColdReader {
             long firstChunk = at / chunkBytes;
             long lastChunk = (at + n - 1) / chunkBytes;
             if (firstChunk == lastChunk) {
-                ByteBuffer c = chunk(firstChunk);
                 int from = (int) (at - firstChunk * chunkBytes);
+                ByteBuffer c = chunk(firstChunk, from + n);
                 if (from + n > c.limit()) {
                     throw corrupt(at, "object is shorter than the manifest says");
                 }
@@ -541,8 +541,8 @@ public final class ColdReader {
             ByteBuffer out = into != null ? into.room(n) : ByteBuffer.allocate(n);
             long p = at;
             for (long ci = firstChunk; ci <= lastChunk; ci++) {
-                ByteBuffer c = chunk(ci);
                 int from = (int) (p - ci * chunkBytes);
+                ByteBuffer c = chunk(ci, from + out.remaining());
                 int take = Math.min(c.limit() - from, out.remaining());
                 if (take <= 0) {
                     throw corrupt(at, "object is shorter than the manifest says");
@@ -557,7 +557,8 @@ public final class ColdReader {
         private ByteBuffer current;
 
         /**
-         * Chunk {@code index}, kept while batches are read from it. Its own GET and the read-ahead are requested
+         * Chunk {@code index}, at least its first {@code needed} bytes (all of it but where it ends early), kept while
+         * batches are read from it. Its own GET and the read-ahead are requested
          * before waiting for it ({@link ReadAhead#onChunk}), so the window moves on at once. On a cold start
          * (nothing fetched yet) the chunk's own GET, two chunks so that a first batch crossing the chunk's end
          * comes with it, is queued first and one read-ahead GET of the same size right behind it: the window starts
@@ -566,13 +567,23 @@ public final class ColdReader {
          * on this thread beside the read-ahead's brought the first record no sooner (docs/BENCHMARKS.md, "Cold
          * replay in-process").
          */
-        private ByteBuffer chunk(long index) {
+        private ByteBuffer chunk(long index, int needed) {
             if (index != currentIndex) {
                 readAhead.onChunk(segmentIndex, index);
-                current = chunks.get(segment.segmentKey(), segment.sizeBytes(), index);
                 currentIndex = index;
+                current = null;
+            }
+            if (current == null || current.limit() < needed && current.limit() < currentLength()) {
+                // Only as much as the read needs, while the rest of the chunk may still be on the wire: a batch
+                // running a little into this chunk need not wait for its whole GET (ADR 0041).
+                current = chunks.getAtLeast(segment.segmentKey(), segment.sizeBytes(), index, needed);
             }
             return current;
+        }
+
+        /** The full length of the current chunk. */
+        private int currentLength() {
+            return chunks.chunkLength(segment.sizeBytes(), currentIndex);
         }
 
         private CorruptLogException corrupt(long at, String why) {

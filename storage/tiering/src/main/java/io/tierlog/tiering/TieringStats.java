@@ -159,8 +159,14 @@ public final class TieringStats {
         readAheadUnreadReleased.increment();
     }
 
-    void rangeGet(long bytes) {
-        rangeGets.increment();
+    /**
+     * A chunk of a ranged GET handed to readers, counted before they see it; the GET itself with its first chunk (a
+     * GET that fails before any is counted nowhere).
+     */
+    void rangeGetChunk(boolean firstOfItsGet, long bytes) {
+        if (firstOfItsGet) {
+            rangeGets.increment();
+        }
         rangeGetBytes.add(bytes);
     }
 }

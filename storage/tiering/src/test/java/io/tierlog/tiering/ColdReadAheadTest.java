@@ -214,7 +214,7 @@ class ColdReadAheadTest {
         reader.start();
         // Waiting for a chunk, not for a moment on the executor's queue lock while it asks.
         awaitTrue(() -> reader.getState() == Thread.State.WAITING && Arrays.stream(reader.getStackTrace())
-                .anyMatch(f -> f.getMethodName().equals("fetchOrWait")), "the reader waiting for its first GET");
+                .anyMatch(f -> f.getMethodName().equals("awaitPrefix")), "the reader waiting for its first GET");
         long requested = ts.chunkCache().inFlightBytes();
         awaitTrue(() -> store.calls.stream().mapToLong(RecordingStore.Call::length).sum() == requested,
                 "every GET asked reaching the store");

@@ -23,6 +23,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -358,6 +359,65 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     /** Exactly {@code length} bytes of a GET's body; a body that ends early or runs long is a failed GET. */
+    /** Reads the answer's body into {@code into} as it arrives, reporting each read (see the interface). */
+    @Override
+    public int getRange(ObjectKey key, ByteRange range, byte[] into, IntConsumer arrived) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(range, "range");
+        if (into.length < range.length()) {
+            throw new IllegalArgumentException("array of " + into.length + " bytes for " + range);
+        }
+        try (ResponseInputStream<GetObjectResponse> body =
+                     client.getObject(b -> b.bucket(bucket).key(s3Key(key)).range(range.toHttpRange()))) {
+            GetObjectResponse response = body.response();
+            Long length = response.contentLength();
+            if (response.contentRange() == null || length == null || length < 0 || length > range.length()) {
+                // A whole object for a ranged GET (a server that ignores Range), or no usable length: the bytes
+                // are not the range's from the first one, so read them all and copy the range out.
+                byte[] bytes = readBody(body, length, key, range);
+                if (response.contentRange() == null) {
+                    if (range.offset() >= bytes.length) {
+                        throw new InvalidRangeException(key, range, null);
+                    }
+                    bytes = Arrays.copyOfRange(bytes, (int) range.offset(), (int) Math.min(range.end(), bytes.length));
+                }
+                if (bytes.length > into.length) {
+                    throw new IOException("GET " + range + " of " + key + ": " + bytes.length + " bytes answered");
+                }
+                System.arraycopy(bytes, 0, into, 0, bytes.length);
+                arrived.accept(bytes.length);
+                return bytes.length;
+            }
+            int expected = length.intValue();
+            int got = 0;
+            while (got < expected) {
+                int n = body.read(into, got, expected - got);
+                if (n < 0) {
+                    throw new IOException("GET " + range + " of " + key + ": body ended after " + got + " of its "
+                            + expected + " bytes");
+                }
+                got += n;
+                arrived.accept(got);
+            }
+            if (body.read() >= 0) {
+                throw new IOException("GET " + range + " of " + key + ": body longer than its " + expected + " bytes");
+            }
+            if (expected == 0) {
+                arrived.accept(0);
+            }
+            return expected;
+        } catch (SdkException e) {
+            if (S3Errors.status(e) == 416) {
+                throw new InvalidRangeException(key, range, e);
+            }
+            throw S3Errors.translate("GET " + range, key, bucket, e);
+        } catch (UncheckedIOException e) {
+            throw S3Errors.unreachable("GET " + range, key, bucket, e);
+        } catch (IOException e) {
+            throw S3Errors.unreachable("GET " + range, key, bucket, new UncheckedIOException(e));
+        }
+    }
+
     private static byte[] readBody(ResponseInputStream<GetObjectResponse> body, Long length, ObjectKey key,
                                    ByteRange range) throws IOException {
         if (length == null || length < 0 || length > Integer.MAX_VALUE - 8) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tierlog.objectstore.ByteRange;
 import io.tierlog.objectstore.ChecksumMismatchException;
 import io.tierlog.objectstore.ObjectKey;
 import io.tierlog.objectstore.ObjectStore;
@@ -114,6 +115,23 @@ class S3ObjectStoreTest extends ObjectStoreContractTest {
             pool.shutdownNow();
         }
         assertTrue(wholeReads.get() > 0);
+    }
+
+    /** The S3 backend reports a range's bytes as they come off the wire, not once at the end (ADR 0041). */
+    @Test
+    void aLargeRangeIsReportedAsItArrives() {
+        byte[] bytes = randomBytes(12, 8 * 1024 * 1024);
+        ObjectKey key = key("streamed");
+        store.put(key, bytes);
+        byte[] into = new byte[bytes.length];
+        List<Integer> arrived = new ArrayList<>();
+
+        int n = store.getRange(key, ByteRange.of(0, bytes.length), into, arrived::add);
+
+        assertEquals(bytes.length, n);
+        assertArrayEquals(bytes, into);
+        assertTrue(arrived.size() > 1, "reported in steps, not once: " + arrived.size());
+        assertTrue(arrived.get(0) < bytes.length, "first report before the end: " + arrived.get(0));
     }
 
     @Test
