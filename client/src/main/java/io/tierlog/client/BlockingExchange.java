@@ -43,13 +43,13 @@ final class BlockingExchange {
     }
 
     /**
-     * {@code method uri} with {@code body} (null: none) and reads the whole answer (the error body for 4xx and 5xx).
+     * {@code method uri} with {@code body[0, length)} (null: none) and reads the whole answer (the error body for 4xx and 5xx).
      *
      * @param authorization the {@code Authorization} header's value, or null
      * @throws IOException when there was no (whole) answer; the request may or may not have taken effect
      */
     static Answer exchange(URI uri, String method, String authorization, String accept, String contentType,
-                           byte[] body, int connectTimeoutMs, int readTimeoutMs) throws IOException {
+                           byte[] body, int length, int connectTimeoutMs, int readTimeoutMs) throws IOException {
         HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection(Proxy.NO_PROXY);
         try {
             c.setConnectTimeout(connectTimeoutMs);
@@ -65,9 +65,9 @@ final class BlockingExchange {
                 c.setRequestProperty("Content-Type", contentType);
                 c.setDoOutput(true);
                 // Straight to the socket with a Content-Length, not into a buffer first.
-                c.setFixedLengthStreamingMode(body.length);
+                c.setFixedLengthStreamingMode(length);
                 try (OutputStream out = c.getOutputStream()) {
-                    out.write(body);
+                    out.write(body, 0, length);
                 }
             }
             int status = c.getResponseCode();

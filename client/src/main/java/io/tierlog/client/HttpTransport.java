@@ -91,8 +91,14 @@ public final class HttpTransport {
      */
     BlockingExchange.Answer exchange(String method, String pathAndQuery, String accept, String contentType, byte[] body,
                                      Duration readTimeout) throws IOException {
+        return exchange(method, pathAndQuery, accept, contentType, body, body == null ? 0 : body.length, readTimeout);
+    }
+
+    /** As {@link #exchange(String, String, String, String, byte[], Duration)} with the body {@code body[0, length)}. */
+    BlockingExchange.Answer exchange(String method, String pathAndQuery, String accept, String contentType, byte[] body,
+                                     int length, Duration readTimeout) throws IOException {
         return BlockingExchange.exchange(URI.create(base + pathAndQuery), method, authorization(), accept, contentType,
-                body, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()),
+                body, length, (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()),
                 (int) Math.min(Integer.MAX_VALUE, Math.max(1, readTimeout.toMillis())));
     }
 

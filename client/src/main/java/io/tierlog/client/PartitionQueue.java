@@ -45,6 +45,9 @@ final class PartitionQueue {
     private boolean resetPending;
     private int inFlight;
     private int dispatches;
+    /** The size of this partition's last closed batch: where the next one's array starts. */
+    int lastBatchBytes;
+    int lastBatchRecords;
 
     PartitionQueue(TopicPartition tp) {
         this.tp = tp;
@@ -135,7 +138,7 @@ final class PartitionQueue {
                 Batch b = queued.pollFirst();
                 b.epoch = epoch;
                 b.sequence = nextSequence;
-                nextSequence = incrementSequence(nextSequence, b.records.size());
+                nextSequence = incrementSequence(nextSequence, b.recordCount);
                 window.add(b);
                 send(b, out);
             }
@@ -224,12 +227,23 @@ final class PartitionQueue {
         final PartitionQueue queue;
         final long createdNanos;
         final long deadlineNanos;
-        /** Null once the batch is finished (acknowledged, failed or dropped by close). */
-        List<ProducerRecord> records = new ArrayList<>();
-        List<CompletableFuture<RecordMetadata>> futures = new ArrayList<>();
+        /**
+         * The records, written into the request body as they are sent ({@link RecordBatchBuilder}); null once the
+         * batch is finished (acknowledged, failed or dropped by close).
+         */
+        RecordBatchBuilder builder;
+        /** The records' futures in append order; null once the batch is finished. */
+        List<CompletableFuture<RecordMetadata>> futures;
+        /**
+         * Completes (never exceptionally) after every record's future did: what {@link Producer#flush} waits for, one
+         * completion per batch instead of one per record.
+         */
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        int recordCount;
         int bytes;
-        /** The encoded batch, stamped with its current numbering before each send, by the one thread sending it. */
+        /** The finished batch, {@code encoded[0, encodedLength)}, stamped before each send by the one thread sending it. */
         byte[] encoded;
+        int encodedLength;
         short epoch;
         int sequence;
         int attempts;
@@ -243,15 +257,24 @@ final class PartitionQueue {
         /** Some attempt got no answer (or a 5xx after the append may have happened): it may be in the log. */
         volatile boolean outcomeUnknown;
 
-        Batch(PartitionQueue queue, long createdNanos, long deadlineNanos) {
+        /**
+         * A batch written into {@code array} (sized like its partition's previous batch, or a reused one) that grows
+         * up to {@code growTo} bytes (more only for a large record), expecting about {@code expectedRecords}.
+         */
+        Batch(PartitionQueue queue, long createdNanos, long deadlineNanos, byte[] array, int growTo,
+              int expectedRecords) {
             this.queue = queue;
             this.createdNanos = createdNanos;
             this.deadlineNanos = deadlineNanos;
+            this.builder = new RecordBatchBuilder(array, growTo);
+            this.futures = new ArrayList<>(expectedRecords);
         }
 
-        void add(ProducerRecord r, CompletableFuture<RecordMetadata> f, int size) {
-            records.add(r);
+        /** Appends the record's bytes (no copy of the record is kept) and its future. */
+        void add(long timestamp, ProducerRecord r, CompletableFuture<RecordMetadata> f, int size) {
+            builder.append(timestamp, r.key(), r.value(), r.headers());
             futures.add(f);
+            recordCount++;
             bytes += size;
         }
     }

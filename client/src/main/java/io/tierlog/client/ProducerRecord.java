@@ -15,6 +15,11 @@ public record ProducerRecord(String topic, Integer partition, byte[] key, byte[]
     public ProducerRecord {
         Objects.requireNonNull(topic, "topic");
         headers = headers == null || headers.isEmpty() ? Map.of() : new LinkedHashMap<>(headers);
+        if (!headers.isEmpty()) {
+            for (String name : headers.keySet()) {
+                Objects.requireNonNull(name, "header name"); // written into the batch at send, where it could not fail
+            }
+        }
     }
 
     public static ProducerRecord of(String topic, byte[] key, byte[] value) {

@@ -43,84 +43,26 @@ public final class RecordBatchCodec {
     }
 
     /**
-     * One batch of {@code records} without a producer (id, epoch and sequence -1) and with a valid CRC; the
-     * producer numbers it later with {@link #stamp}, so that renumbering a batch never compresses it again.
+     * One batch of {@code records} without a producer (id, epoch and sequence -1) and with a valid CRC, written by
+     * {@link RecordBatchBuilder} as the producer writes its batches.
      */
     static byte[] encode(List<ProducerRecord> records, Compression compression) {
         if (records.isEmpty()) {
             throw new IllegalArgumentException("a batch holds at least one record");
         }
-        // Two passes: sizes first, so that the records are written once, straight into the request body (measured:
-        // growing buffers and per-byte stream writes made encoding the producer's largest CPU cost).
-        int count = records.size();
-        long baseTimestamp = records.get(0).timestamp();
-        long maxTimestamp = baseTimestamp;
-        int[] lengths = new int[count];
-        int total = 0;
-        for (int i = 0; i < count; i++) {
-            ProducerRecord r = records.get(i);
-            maxTimestamp = Math.max(maxTimestamp, r.timestamp());
-            int length = recordLength(r, r.timestamp() - baseTimestamp, i);
-            lengths[i] = length;
-            total += varintSize(length) + length;
+        int size = HEADER_BYTES;
+        for (ProducerRecord r : records) {
+            size += r.sizeInBytes();
         }
-        boolean plain = compression == Compression.NONE;
-        byte[] recordBytes = new byte[plain ? HEADER_BYTES + total : total];
-        int pos = plain ? HEADER_BYTES : 0;
-        for (int i = 0; i < count; i++) {
-            ProducerRecord r = records.get(i);
-            pos = putVarint(recordBytes, pos, lengths[i]);
-            recordBytes[pos++] = 0; // record attributes
-            pos = putVarlong(recordBytes, pos, r.timestamp() - baseTimestamp);
-            pos = putVarint(recordBytes, pos, i);
-            pos = putBytes(recordBytes, pos, r.key());
-            pos = putBytes(recordBytes, pos, r.value());
-            Map<String, byte[]> headers = r.headers();
-            pos = putVarint(recordBytes, pos, headers.size());
-            if (!headers.isEmpty()) {
-                for (Map.Entry<String, byte[]> h : headers.entrySet()) {
-                    pos = putBytes(recordBytes, pos, h.getKey().getBytes(StandardCharsets.UTF_8));
-                    pos = putBytes(recordBytes, pos, h.getValue());
-                }
-            }
+        RecordBatchBuilder builder = new RecordBatchBuilder(size);
+        for (ProducerRecord r : records) {
+            builder.append(r.timestamp(), r.key(), r.value(), r.headers());
         }
-        byte[] out;
-        if (plain) {
-            out = recordBytes;
-        } else {
-            byte[] compressed = Codecs.compress(compression, recordBytes, total);
-            out = new byte[HEADER_BYTES + compressed.length];
-            System.arraycopy(compressed, 0, out, HEADER_BYTES, compressed.length);
-        }
-        ByteBuffer b = ByteBuffer.wrap(out);
-        b.putLong(0, 0L)                                  // baseOffset
-                .putInt(8, out.length - 12)               // batchLength: after this field
-                .putInt(12, -1)                           // partitionLeaderEpoch
-                .put(16, (byte) 2)                        // magic; crc at 17 by stamp
-                .putShort(21, (short) compression.code)   // attributes: codec, CreateTime
-                .putInt(23, count - 1)                    // lastOffsetDelta
-                .putLong(27, baseTimestamp)
-                .putLong(35, maxTimestamp)                // producerId, epoch, baseSequence at 43: by stamp
-                .putInt(57, count);
-        stamp(out, -1, (short) -1, -1);
+        RecordBatchBuilder.Finished batch = builder.finish(compression);
+        byte[] out = batch.length() == batch.bytes().length ? batch.bytes()
+                : java.util.Arrays.copyOf(batch.bytes(), batch.length());
+        stamp(out, out.length, -1, (short) -1, -1);
         return out;
-    }
-
-    /** The bytes of one record after its length prefix. */
-    private static int recordLength(ProducerRecord r, long timestampDelta, int offsetDelta) {
-        int n = 1 + varlongSize(timestampDelta) + varintSize(offsetDelta) + bytesSize(r.key()) + bytesSize(r.value());
-        Map<String, byte[]> headers = r.headers();
-        n += varintSize(headers.size());
-        if (!headers.isEmpty()) {
-            for (Map.Entry<String, byte[]> h : headers.entrySet()) {
-                n += bytesSize(h.getKey().getBytes(StandardCharsets.UTF_8)) + bytesSize(h.getValue());
-            }
-        }
-        return n;
-    }
-
-    private static int bytesSize(byte[] b) {
-        return b == null ? varintSize(-1) : varintSize(b.length) + b.length;
     }
 
     static int varintSize(int v) {
@@ -137,43 +79,24 @@ public final class RecordBatchCodec {
         return n;
     }
 
-    /** Kafka's zig-zag varint at {@code pos}; returns the position after it. */
-    private static int putVarint(byte[] out, int pos, int v) {
-        return putVarlong(out, pos, v);
-    }
-
-    private static int putVarlong(byte[] out, int pos, long v) {
-        long z = (v << 1) ^ (v >> 63);
-        while ((z & ~0x7fL) != 0) {
-            out[pos++] = (byte) ((z & 0x7f) | 0x80);
-            z >>>= 7;
-        }
-        out[pos++] = (byte) z;
-        return pos;
-    }
-
-    /** Length-prefixed bytes; null as length -1. */
-    private static int putBytes(byte[] out, int pos, byte[] b) {
-        if (b == null) {
-            return putVarint(out, pos, -1);
-        }
-        pos = putVarint(out, pos, b.length);
-        System.arraycopy(b, 0, out, pos, b.length);
-        return pos + b.length;
-    }
-
     /**
-     * Writes the producer id, epoch and base sequence into a batch of {@link #encode(List, Compression)} and
+     * Writes the producer id, epoch and base sequence into a batch of {@link #encode(List, Compression)} (or
+     * {@link RecordBatchBuilder#finish}) and
      * recomputes its CRC. {@code producerId} < 0: not idempotent (all three -1).
      */
     static void stamp(byte[] batch, long producerId, short producerEpoch, int baseSequence) {
+        stamp(batch, batch.length, producerId, producerEpoch, baseSequence);
+    }
+
+    /** As {@link #stamp(byte[], long, short, int)} for a batch in {@code batch[0, length)}. */
+    static void stamp(byte[] batch, int length, long producerId, short producerEpoch, int baseSequence) {
         boolean idempotent = producerId >= 0;
         ByteBuffer b = ByteBuffer.wrap(batch);
         b.putLong(43, idempotent ? producerId : -1L);
         b.putShort(51, idempotent ? producerEpoch : -1);
         b.putInt(53, idempotent ? baseSequence : -1);
         CRC32C crc = new CRC32C();
-        crc.update(batch, CRC_START, batch.length - CRC_START);
+        crc.update(batch, CRC_START, length - CRC_START);
         b.putInt(17, (int) crc.getValue());
     }
 

@@ -156,4 +156,66 @@ class RecordBatchCodecTest {
         assertThatThrownBy(() -> RecordBatchCodec.cursor("t", 0, bad, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("wrong length");
     }
+
+    @Test
+    void aBuilderThatOutgrowsItsFirstArrayWritesWhatKafkaReads() {
+        // The producer starts a batch's array at its partition's last batch size; records beyond it grow the array.
+        RecordBatchBuilder builder = new RecordBatchBuilder(64);
+        List<ProducerRecord> sent = new ArrayList<>();
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 300; i++) {
+            byte[] value = new byte[random.nextInt(i % 50 == 0 ? 20_000 : 300)];
+            random.nextBytes(value);
+            Map<String, byte[]> headers = i % 7 == 0 ? Map.of("n\u00e4me", utf8("h" + i)) : null;
+            ProducerRecord r = new ProducerRecord("t", 0, i % 3 == 0 ? null : utf8("k" + i), i % 11 == 0 ? null : value,
+                    headers, 1_000L + random.nextInt(100_000) - 50_000);
+            sent.add(r);
+            builder.append(r.timestamp(), r.key(), r.value(), r.headers());
+        }
+        RecordBatchBuilder.Finished finished = builder.finish(io.tierlog.client.Compression.NONE);
+        RecordBatchCodec.stamp(finished.bytes(), finished.length(), 9L, (short) 1, 0);
+        MemoryRecords parsed = MemoryRecords.readableRecords(ByteBuffer.wrap(finished.bytes(), 0, finished.length()));
+        List<RecordBatch> batches = new ArrayList<>();
+        parsed.batches().forEach(batches::add);
+        assertThat(batches).hasSize(1);
+        batches.get(0).ensureValid();
+        assertThat(batches.get(0).maxTimestamp()).isEqualTo(sent.stream().mapToLong(ProducerRecord::timestamp).max()
+                .orElseThrow());
+        List<Record> rs = new ArrayList<>();
+        batches.get(0).forEach(rs::add);
+        assertThat(rs).hasSize(sent.size());
+        for (int i = 0; i < rs.size(); i++) {
+            Record got = rs.get(i);
+            ProducerRecord want = sent.get(i);
+            assertThat(got.offset()).isEqualTo(i);
+            assertThat(got.timestamp()).isEqualTo(want.timestamp());
+            assertThat(got.hasKey() ? bytes(got.key()) : null).isEqualTo(want.key());
+            assertThat(got.hasValue() ? bytes(got.value()) : null).isEqualTo(want.value());
+            assertThat(got.headers()).hasSize(want.headers().size());
+        }
+    }
+
+    @Test
+    void aBuilderMovedIntoALargerUsedArrayKeepsWhatItWroteAndSendsOnlyItsOwnBytes() {
+        // The producer grows a batch into a free array of an earlier batch: old bytes there must not leak in.
+        byte[] used = new byte[8192];
+        java.util.Arrays.fill(used, (byte) 0x5a);
+        RecordBatchBuilder builder = new RecordBatchBuilder(128);
+        builder.append(10L, utf8("a"), utf8("first"), Map.of());
+        assertThat(builder.moveTo(new byte[64])).as("not into a smaller array").isFalse();
+        assertThat(builder.moveTo(used)).isTrue();
+        builder.append(11L, null, utf8("second"), Map.of("h", utf8("x")));
+        RecordBatchBuilder.Finished finished = builder.finish(io.tierlog.client.Compression.NONE);
+        assertThat(finished.bytes()).isSameAs(used);
+        RecordBatchCodec.stamp(finished.bytes(), finished.length(), -1, (short) -1, -1);
+        byte[] exact = java.util.Arrays.copyOf(finished.bytes(), finished.length());
+        assertThat(RecordBatchCodec.decode("t", 0, exact, 0)).extracting(ConsumerRecord::valueAsString)
+                .containsExactly("first", "second");
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
 }

@@ -1,6 +1,9 @@
 package io.tierlog.service.kafka;
 
 import io.netty.buffer.Unpooled;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.FileRegion;
+import io.tierlog.log.BatchSlice;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ReadMemory;
 import io.vertx.core.buffer.Buffer;
@@ -20,8 +23,10 @@ import java.util.List;
  * <p>A response with zero-copy fields (a Fetch response's records: the stored batches, already in pooled direct
  * memory) is written the way Kafka's own {@code SendBuilder} writes it: the message class writes every other field
  * into one small direct buffer, and each records field is gathered into the frame as the buffer it is in, not
- * copied (ADR 0024). The frame then holds the batches' memory until the socket has written it, so whoever writes it
- * calls {@link Frame#release} once the write completes or fails. Stateless; thread-safe.
+ * copied (ADR 0024). Hot batches that are a range of their segment file (ADR 0037) take their place as a
+ * {@link DefaultFileRegion}, so the frame is then a list of buffers and regions ({@link Frame#messages}) that the
+ * socket sends with {@code sendfile}. The frame holds the batches' memory and files until the socket has written
+ * it, so whoever writes it calls {@link Frame#release} once the write completes or fails. Stateless; thread-safe.
  */
 final class Frames {
     private Frames() {
@@ -32,7 +37,19 @@ final class Frames {
      * encoded fields and the batches it carries. {@link #release} gives back the memory of both, once, after the
      * write; the bytes must not be used after it.
      */
-    record Frame(Buffer bytes, int size, Runnable release) {
+    record Frame(Buffer bytes, List<Object> netty, int size, Runnable release) {
+        Frame(Buffer bytes, int size, Runnable release) {
+            this(bytes, null, size, release);
+        }
+
+        /**
+         * The frame as Netty messages to write in order: its buffer, or (a frame with file slices) buffers and
+         * {@link FileRegion}s. A region closes its file channel when Netty releases it after the write, and
+         * {@link #release} closes it too (harmless twice), so a frame dropped unwritten leaks no file either.
+         */
+        List<Object> messages() {
+            return netty != null ? netty : List.of(bytes.getByteBuf());
+        }
     }
 
     /** The 4-byte size, the response header, the body at {@code version}, as one heap buffer (copies everything). */
@@ -74,16 +91,23 @@ final class Frames {
                 out.writeInt(size.totalSize());
                 header.data().write(out, cache, header.headerVersion());
                 body.write(out, cache, version);
-                List<ByteBuffer> parts = out.parts();
-                int written = parts.stream().mapToInt(ByteBuffer::remaining).sum();
+                List<Object> parts = out.parts();
+                long written = 0;
+                for (Object part : parts) {
+                    written += part instanceof BatchSlice slice ? slice.length() : ((ByteBuffer) part).remaining();
+                }
                 if (written != frameSize) {
                     throw new IllegalStateException("encoded " + written + " bytes of a " + frameSize + "-byte frame");
                 }
-                Buffer bytes = Buffer.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuffer[]::new)));
-                return new Frame(bytes, frameSize, () -> {
+                Runnable releaseAll = () -> {
                     fields.close();
                     release.run();
-                });
+                };
+                if (!out.slices) {
+                    Buffer bytes = Buffer.buffer(Unpooled.wrappedBuffer(parts.size(), parts.toArray(ByteBuffer[]::new)));
+                    return new Frame(bytes, frameSize, releaseAll);
+                }
+                return new Frame(null, messages(parts), frameSize, releaseAll);
             } catch (RuntimeException e) {
                 fields.close();
                 throw e;
@@ -94,14 +118,39 @@ final class Frames {
         }
     }
 
+    /** Runs of buffers as one composite buffer each, and each file slice as a region of its open channel. */
+    private static List<Object> messages(List<Object> parts) {
+        List<Object> messages = new ArrayList<>();
+        List<ByteBuffer> run = new ArrayList<>();
+        for (Object part : parts) {
+            if (part instanceof BatchSlice slice) {
+                if (!run.isEmpty()) {
+                    messages.add(Unpooled.wrappedBuffer(run.size(), run.toArray(ByteBuffer[]::new)));
+                    run.clear();
+                }
+                messages.add(new DefaultFileRegion(slice.channel(), slice.position(), slice.length()));
+            } else {
+                run.add((ByteBuffer) part);
+            }
+        }
+        if (!run.isEmpty()) {
+            messages.add(Unpooled.wrappedBuffer(run.size(), run.toArray(ByteBuffer[]::new)));
+        }
+        return messages;
+    }
+
     /**
      * Writes fields into one buffer and takes every byte-buffer field (the message classes write a records field
      * and any other zero-copy bytes field through {@link #writeByteBuffer}) as a part of its own, between the
-     * slices of fields around it. Not thread-safe.
+     * slices of fields around it; a records field that is a file slice
+     * ({@link KafkaInternals#records(BatchSlice)}) becomes a part of its own the same way, as the
+     * {@link BatchSlice}. Not thread-safe.
      */
-    private static final class GatheringWriter extends ByteBufferAccessor {
+    private static final class GatheringWriter extends KafkaInternals.SliceWriter {
         private final ByteBuffer fields;
-        private final List<ByteBuffer> parts = new ArrayList<>();
+        private final List<Object> parts = new ArrayList<>();
+        /** Whether any part is a file slice. */
+        boolean slices;
         /** Where the fields not yet taken as a part begin. */
         private int mark;
 
@@ -119,6 +168,15 @@ final class Frames {
             parts.add(src.duplicate());
         }
 
+        @Override
+        protected void writeSlice(BatchSlice slice) {
+            if (slice.length() > 0) {
+                takeFields();
+                parts.add(slice);
+                slices = true;
+            }
+        }
+
         private void takeFields() {
             if (fields.position() > mark) {
                 parts.add(fields.slice(mark, fields.position() - mark));
@@ -127,7 +185,7 @@ final class Frames {
         }
 
         /** The frame's parts in order; the writer must not be used after. */
-        List<ByteBuffer> parts() {
+        List<Object> parts() {
             takeFields();
             return parts;
         }

@@ -275,7 +275,8 @@ public class KafkaApis {
             case SASL_AUTHENTICATE -> on(workers,
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
             case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
-            case FETCH -> fetch.fetch((FetchRequest) request, version, session.principal().name());
+            case FETCH -> fetch.fetch((FetchRequest) request, version, session.principal().name(),
+                    session.fileSlices());
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version));
             case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version));

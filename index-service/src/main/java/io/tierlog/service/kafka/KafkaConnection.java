@@ -2,6 +2,7 @@ package io.tierlog.service.kafka;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.ReferenceCountUtil;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ReadMemory;
@@ -12,6 +13,7 @@ import io.vertx.core.net.impl.NetSocketInternal;
 import org.jboss.logging.Logger;
 
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -62,7 +64,7 @@ final class KafkaConnection {
                     ReadMemory memory) {
         this.socket = (NetSocketInternal) socket;
         this.session = new KafkaSession(socket.remoteAddress() == null ? "unknown" : socket.remoteAddress().host(),
-                principal);
+                principal, !socket.isSsl());
         this.apis = apis;
         this.maxRequestBytes = maxRequestBytes;
         this.context = Vertx.currentContext();
@@ -135,11 +137,15 @@ final class KafkaConnection {
     }
 
     /**
-     * On the event loop: writes every answered response at the head of the queue, in order. A frame's memory (the
-     * fetched batches it carries) is given back once the socket has written it, or at once when the connection is
-     * closed.
+     * On the event loop: writes every answered response at the head of the queue, in order, and flushes them
+     * together. A frame's memory and files (the fetched batches it carries, as buffers or file regions) are given
+     * back once the socket has written it or failed to (a dropped connection fails every pending write), or at once
+     * when the connection is closed. Frames go to the channel itself, not through Vert.x' {@code write}, which
+     * takes buffers only: one path for every frame keeps them in order.
      */
     private void flush() {
+        ChannelHandlerContext ctx = socket.channelHandlerContext();
+        boolean wrote = false;
         while (!inFlight.isEmpty() && inFlight.peek().isDone()) {
             CompletableFuture<Frames.Frame> head = inFlight.poll();
             Frames.Frame frame;
@@ -160,7 +166,15 @@ final class KafkaConnection {
                 frame.release().run();
                 continue;
             }
-            socket.write(frame.bytes()).onComplete(written -> frame.release().run());
+            List<Object> messages = frame.messages();
+            for (int i = 0; i < messages.size() - 1; i++) {
+                ctx.write(messages.get(i));
+            }
+            ctx.write(messages.get(messages.size() - 1)).addListener(written -> frame.release().run());
+            wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
         }
         if (frames.paused() && inFlight.size() < MAX_IN_FLIGHT && !closed) {
             autoRead().setAutoRead(true);

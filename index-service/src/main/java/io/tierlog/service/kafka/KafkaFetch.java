@@ -1,6 +1,5 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.log.BatchRead;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -37,9 +36,12 @@ import java.util.concurrent.ExecutorService;
 
 /**
  * Fetch and ListOffsets through {@link PartitionReads}, the service's one read path: stored batches are sent as
- * they are, from the hot or the cold tier (a read never spans the two; the client's next fetch continues). The
- * batches stay in the pooled direct memory they were read into and are written to the socket from there
- * ({@link Frames#gathering}, ADR 0024); the connection gives the memory back once the response is written.
+ * they are, from the hot or the cold tier (a read never spans the two; the client's next fetch continues). Hot
+ * batches are not read at all on a plaintext connection: the answer carries their range of the segment file and
+ * the socket sends it with {@code sendfile} (ADR 0037; the CRC check is then the client's, as with Kafka's broker).
+ * Cold batches, and hot ones on a TLS connection (a file region cannot pass through TLS), stay in the pooled direct
+ * memory they were read into, CRC-checked, and are written to the socket from there ({@link Frames#gathering},
+ * ADR 0024). The connection gives the files and the memory back once the response is written.
  *
  * <p>Limits as Kafka applies them: each partition returns whole batches up to its {@code partition_max_bytes} and
  * the request's remaining {@code max_bytes}; only the fetch's first data may exceed them (its first batch, so a
@@ -62,8 +64,6 @@ public class KafkaFetch {
     private final FetchSessions sessions;
     /** Kafka's {@code min.incremental.fetch.session.eviction.ms}: a session idle this long may give up its slot. */
     static final Duration SESSION_EVICTION = Duration.ofMinutes(2);
-    /** Threads that read one round's partitions at once (see {@link Prefetch}): one per core, at most 4. */
-    static final int READERS = Math.min(4, Runtime.getRuntime().availableProcessors());
 
     public KafkaFetch(PartitionReads reads, AppendWatcher watcher, ServiceThreads threads, ServiceMetrics metrics,
                       TopicStore topics, TierlogConfig config, Clock clock) {
@@ -87,9 +87,10 @@ public class KafkaFetch {
      * session {@code sessionId}, whose answer names only partitions with records, an error, or a new high watermark
      * or log start.
      *
-     * @param owner the caller's name: only it may use the sessions it starts
+     * @param owner     the caller's name: only it may use the sessions it starts
+     * @param fileSlices whether hot batches may be answered as file ranges (the connection can {@code sendfile})
      */
-    CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version, String owner) {
+    CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version, String owner, boolean fileSlices) {
         FetchRequestData data = request.data();
         long deadline = System.nanoTime() + Math.max(0, data.maxWaitMs()) * 1_000_000L;
         Plan plan;
@@ -99,12 +100,12 @@ public class KafkaFetch {
                 return CompletableFuture.completedFuture(new KafkaApis.Reply(new FetchResponseData()
                         .setErrorCode(found.error().code()).setSessionId(0), () -> { }));
             }
-            plan = Plan.incremental(found.session(), data);
+            plan = Plan.incremental(found.session(), data, fileSlices);
         } else {
             if (version >= 7 && data.sessionId() != 0) {
                 sessions.close(data.sessionId(), owner);
             }
-            plan = Plan.full(data, version >= 7 && data.sessionEpoch() == 0, owner);
+            plan = Plan.full(data, version >= 7 && data.sessionEpoch() == 0, owner, fileSlices);
         }
         return CompletableFuture.supplyAsync(() -> round(data, plan), readPool)
                 .thenCompose(round -> untilEnough(data, plan, round, deadline));
@@ -145,15 +146,19 @@ public class KafkaFetch {
         final FetchSessions.Session session;
         final boolean startSession;
         final String owner;
+        /** Whether hot batches are answered as file ranges (see {@link PartitionReads#fetchSlices}). */
+        final boolean fileSlices;
 
-        private Plan(List<Want> wants, FetchSessions.Session session, boolean startSession, String owner) {
+        private Plan(List<Want> wants, FetchSessions.Session session, boolean startSession, String owner,
+                     boolean fileSlices) {
             this.wants = wants;
             this.session = session;
             this.startSession = startSession;
             this.owner = owner;
+            this.fileSlices = fileSlices;
         }
 
-        static Plan full(FetchRequestData data, boolean startSession, String owner) {
+        static Plan full(FetchRequestData data, boolean startSession, String owner, boolean fileSlices) {
             List<Want> wants = new ArrayList<>();
             for (FetchRequestData.FetchTopic t : data.topics()) {
                 for (FetchRequestData.FetchPartition p : t.partitions()) {
@@ -162,11 +167,11 @@ public class KafkaFetch {
                     wants.add(new Want(e, e.fetchOffset, e.maxBytes));
                 }
             }
-            return new Plan(wants, null, startSession, owner);
+            return new Plan(wants, null, startSession, owner, fileSlices);
         }
 
         /** Applies the request's changes (added or moved partitions, forgotten ones) to the session. */
-        static Plan incremental(FetchSessions.Session session, FetchRequestData data) {
+        static Plan incremental(FetchSessions.Session session, FetchRequestData data, boolean fileSlices) {
             List<Want> wants = new ArrayList<>();
             synchronized (session) {
                 Map<FetchSessions.Key, FetchSessions.Entry> parts = FetchSessions.partitions(session);
@@ -188,14 +193,16 @@ public class KafkaFetch {
                     wants.add(new Want(e, e.fetchOffset, e.maxBytes));
                 }
             }
-            return new Plan(wants, session, false, null);
+            return new Plan(wants, session, false, null, fileSlices);
         }
     }
 
-    /** One read of every partition of the plan, with the memory it holds until its response is encoded. */
+    /**
+     * One read of every partition of the plan, with the memory and files it holds until its response is written.
+     */
     private final class Round {
         final List<FetchResponseData.PartitionData> outs = new ArrayList<>();
-        final List<BatchRead> held = new ArrayList<>();
+        final List<BatchFetch> held = new ArrayList<>();
         final List<Position> waitOn = new ArrayList<>();
         int bytes;
         int records;
@@ -203,7 +210,7 @@ public class KafkaFetch {
         final long started = System.nanoTime();
 
         void release() {
-            held.forEach(BatchRead::close);
+            held.forEach(BatchFetch::close);
             held.clear();
         }
 
@@ -264,7 +271,6 @@ public class KafkaFetch {
         FetchSessions.Key topicOf = null;
         TopicMetadata topic = null;
         RuntimeException topicError = null;
-        Prefetch prefetch = Prefetch.start(this, plan, budget);
         try {
             for (int w = 0; w < plan.wants.size(); w++) {
                 Want want = plan.wants.get(w);
@@ -295,23 +301,22 @@ public class KafkaFetch {
                         long hw = reads.highWatermark(tp);
                         out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp));
                     } else {
-                        BatchFetch f = prefetch.take(w, Math.max(1, maxBytes));
-                        if (f == null) {
-                            f = reads.fetchBatches(tp, want.fetchOffset(), maxRecords, Math.max(1, maxBytes));
-                        }
-                        BatchRead batches = f.batches();
-                        round.held.add(batches);
+                        BatchFetch f = plan.fileSlices
+                                ? reads.fetchSlices(tp, want.fetchOffset(), maxRecords, Math.max(1, maxBytes))
+                                : reads.fetchBatches(tp, want.fetchOffset(), maxRecords, Math.max(1, maxBytes));
+                        round.held.add(f);
                         out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
                                 .setLogStartOffset(f.logStartOffset());
-                        if (round.bytes > 0 && batches.length() > maxBytes) {
+                        if (round.bytes > 0 && f.length() > maxBytes) {
                             // Kafka's rule: only a fetch's first data may exceed its limits (one batch, so that a
                             // consumer always progresses); here the batch waits for a fetch it comes first in.
-                            batches.close();
-                        } else if (!batches.isEmpty()) {
-                            out.setRecords(KafkaInternals.records(batches.buffer()));
-                            round.bytes += batches.length();
-                            round.records += batches.records();
-                            budget -= batches.length();
+                            f.close();
+                        } else if (!f.isEmpty()) {
+                            out.setRecords(f.slice() != null ? KafkaInternals.records(f.slice())
+                                    : KafkaInternals.records(f.batches().buffer()));
+                            round.bytes += f.length();
+                            round.records += f.records();
+                            budget -= f.length();
                         } else {
                             round.waitOn.add(new Position(tp, want.fetchOffset()));
                         }
@@ -329,135 +334,8 @@ public class KafkaFetch {
         } catch (RuntimeException e) {
             round.release();
             throw e;
-        } finally {
-            prefetch.closeUntaken();
         }
         return round;
-    }
-
-    /**
-     * The partition reads of one round, made before the round assembles its answer, on up to {@link #READERS}
-     * threads at once: this one and read-pool threads. A consumer that has drained its last answer waits for the
-     * whole round before its next byte arrives (the frame's size comes first, so nothing is written before every
-     * partition is read), and on the other core the reads of 8 partitions then take about half as long. Each read is
-     * claimed by exactly one thread, and the round thread claims too, so it never waits for a read no thread has
-     * started (the pool may be busy or stopping). The round then takes the reads in the request's order under
-     * Kafka's byte budget as before: a read made with a higher limit than the budget left allows is given back and
-     * made again with the lower limit, and a read that failed is made again in order, which answers its error as
-     * before. Reads are made with {@code min(partition_max_bytes, max_bytes)}, so only a fetch whose
-     * {@code max_bytes} binds reads anything twice.
-     */
-    private static final class Prefetch {
-        static final Prefetch NONE = new Prefetch(null, new TopicPartition[0], new long[0], new int[0]);
-        private final KafkaFetch fetch;
-        private final TopicPartition[] partitions;
-        private final long[] offsets;
-        private final int[] limits;
-        private final BatchFetch[] reads;
-        private final java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-        private final java.util.concurrent.CountDownLatch finished;
-
-        private Prefetch(KafkaFetch fetch, TopicPartition[] partitions, long[] offsets, int[] limits) {
-            this.fetch = fetch;
-            this.partitions = partitions;
-            this.offsets = offsets;
-            this.limits = limits;
-            this.reads = new BatchFetch[partitions.length];
-            this.finished = new java.util.concurrent.CountDownLatch(partitions.length);
-        }
-
-        /** Reads the plan's partitions (those of topics that resolve) in parallel; returns once all are read. */
-        static Prefetch start(KafkaFetch fetch, Plan plan, int budget) {
-            int n = plan.wants.size();
-            if (n < 2 || READERS < 2) {
-                return NONE;
-            }
-            TopicPartition[] partitions = new TopicPartition[n];
-            long[] offsets = new long[n];
-            int[] limits = new int[n];
-            Map<FetchSessions.Key, TopicMetadata> resolved = new java.util.HashMap<>();
-            for (int i = 0; i < n; i++) {
-                Want want = plan.wants.get(i);
-                FetchSessions.Key key = want.entry().key;
-                try {
-                    FetchSessions.Key topicKey = new FetchSessions.Key(key.topic(), key.topicId(), 0);
-                    TopicMetadata topic = resolved.computeIfAbsent(topicKey,
-                            k -> fetch.topics.resolve(k.topic(), k.topicId()));
-                    if (key.partition() >= 0 && key.partition() < topic.partitions()) {
-                        partitions[i] = new TopicPartition(topic.name(), key.partition());
-                    }
-                } catch (RuntimeException unknown) {
-                    // the round resolves it again and answers the error
-                }
-                offsets[i] = want.fetchOffset();
-                limits[i] = Math.max(1, Math.min(want.maxBytes(), budget));
-            }
-            Prefetch p = new Prefetch(fetch, partitions, offsets, limits);
-            for (int helper = 1; helper < Math.min(n, READERS); helper++) {
-                try {
-                    fetch.readPool.execute(p::claimAndRead);
-                } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                    break; // this thread reads them all
-                }
-            }
-            p.claimAndRead();
-            p.awaitAll();
-            return p;
-        }
-
-        private void claimAndRead() {
-            for (int i = next.getAndIncrement(); i < partitions.length; i = next.getAndIncrement()) {
-                try {
-                    if (partitions[i] != null) {
-                        reads[i] = fetch.reads.fetchBatches(partitions[i], offsets[i], fetch.maxRecords, limits[i]);
-                    }
-                } catch (RuntimeException e) {
-                    // made again in order by the round, which answers the error
-                } finally {
-                    finished.countDown();
-                }
-            }
-        }
-
-        /** Every read is claimed by now (the caller claimed the rest); those claimed by others are running. */
-        private void awaitAll() {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    finished.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        /** The read of want {@code i} if it was made with {@code limit}; null: make it now (and any other is closed). */
-        BatchFetch take(int i, int limit) {
-            if (i >= reads.length || reads[i] == null) {
-                return null;
-            }
-            BatchFetch read = reads[i];
-            reads[i] = null;
-            if (limits[i] != limit) {
-                read.batches().close();
-                return null;
-            }
-            return read;
-        }
-
-        /** Gives back the memory of reads the round did not take (an error, a spent budget). */
-        void closeUntaken() {
-            for (int i = 0; i < reads.length; i++) {
-                if (reads[i] != null) {
-                    reads[i].batches().close();
-                    reads[i] = null;
-                }
-            }
-        }
     }
 
     /**

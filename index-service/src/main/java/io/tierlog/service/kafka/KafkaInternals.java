@@ -1,9 +1,12 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.log.BatchSlice;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.RecordsSend;
 
 import java.nio.ByteBuffer;
 
@@ -31,6 +34,50 @@ final class KafkaInternals {
     /** Stored batches, back to back, as a Fetch response's records (no copy). */
     static BaseRecords records(ByteBuffer batches) {
         return MemoryRecords.readableRecords(batches);
+    }
+
+    /**
+     * Batches in a segment file as a Fetch response's records, not read: the message classes size the field by
+     * {@link BatchSlice#length()}, and {@link Frames#gathering} sends the range with {@code sendfile} in its place.
+     */
+    static BaseRecords records(BatchSlice slice) {
+        return new SliceRecords(slice);
+    }
+
+    /**
+     * A message writer that hands a records field made by {@link #records(BatchSlice)} to {@link #writeSlice}
+     * instead of writing bytes (the message classes would refuse records that are not in memory); other records
+     * are written as by {@link ByteBufferAccessor}. Not thread-safe.
+     */
+    abstract static class SliceWriter extends ByteBufferAccessor {
+        SliceWriter(ByteBuffer buffer) {
+            super(buffer);
+        }
+
+        /** Takes the place of the slice's {@code length} bytes in the output. */
+        protected abstract void writeSlice(BatchSlice slice);
+
+        @Override
+        public void writeRecords(BaseRecords records) {
+            if (records instanceof SliceRecords s) {
+                writeSlice(s.slice);
+            } else {
+                super.writeRecords(records);
+            }
+        }
+    }
+
+    /** Records that are a file range; only {@link Frames} writes them (there is no {@code Send} of them). */
+    private record SliceRecords(BatchSlice slice) implements BaseRecords {
+        @Override
+        public int sizeInBytes() {
+            return slice.length();
+        }
+
+        @Override
+        public RecordsSend<? extends BaseRecords> toSend() {
+            throw new UnsupportedOperationException("a file slice is written by Frames.gathering");
+        }
     }
 
     /** Whether a Fetch response partition carries any batch bytes. */

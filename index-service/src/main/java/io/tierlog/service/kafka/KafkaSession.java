@@ -23,11 +23,21 @@ final class KafkaSession {
     private volatile Principal principal;
     private volatile long authenticatedUntilMs = Long.MAX_VALUE;
     private volatile String mechanism;
+    private final boolean fileSlices;
 
-    /** @param principal who the connection is before any SASL exchange: anonymous in auth mode none, else null */
-    KafkaSession(String address, Principal principal) {
+    /**
+     * @param principal  who the connection is before any SASL exchange: anonymous in auth mode none, else null
+     * @param fileSlices whether the socket can send file ranges as they are ({@code sendfile}: plaintext, not TLS)
+     */
+    KafkaSession(String address, Principal principal, boolean fileSlices) {
         this.address = address;
         this.principal = principal;
+        this.fileSlices = fileSlices;
+    }
+
+    /** Whether fetched hot batches may be answered as file ranges (ADR 0037); false on a TLS connection. */
+    boolean fileSlices() {
+        return fileSlices;
     }
 
     /** Starts {@code produce} once this connection's previous produce request is answered (or failed). */

@@ -3,6 +3,7 @@ package io.tierlog.service.read;
 import io.tierlog.index.HotIndexer;
 import io.tierlog.index.LogIndex;
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.BatchSlice;
 import io.tierlog.log.HotLog;
 import io.tierlog.log.HotSegment;
 import io.tierlog.log.PartitionReader;
@@ -67,6 +68,23 @@ public final class HotTier implements AutoCloseable {
     /** Whole batches from {@code offset}, as stored, read into {@code memory}; see {@link PartitionReader#readBatches}. */
     public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory) {
         return hinted(tp, offset, (reader, hint) -> reader.readBatches(offset, hint, maxRecords, maxBytes, memory));
+    }
+
+    /**
+     * The visible end of the hot log after catching the index up: {@link #highWatermark} and where that end lies,
+     * the bound of {@link #sliceBatches}.
+     */
+    public Position end(TopicPartition tp) {
+        return indexer.catchUp(tp);
+    }
+
+    /**
+     * Whole batches from {@code offset} below {@code end} as a range of their segment file, not read (see
+     * {@link PartitionReader#sliceBatches}); null when the headers do not lead there cleanly and
+     * {@link #readBatches} must read them.
+     */
+    public BatchSlice sliceBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, Position end) {
+        return hinted(tp, offset, (reader, hint) -> reader.sliceBatches(offset, hint, maxRecords, maxBytes, end));
     }
 
     /** Runs a read from the index's hint for {@code offset}; unhinted again if retention removed the hinted segment. */

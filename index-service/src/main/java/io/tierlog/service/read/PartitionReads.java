@@ -1,8 +1,10 @@
 package io.tierlog.service.read;
 
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.BatchSlice;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.PartitionReader;
+import io.tierlog.log.Position;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
@@ -16,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -88,7 +91,7 @@ public final class PartitionReads {
      */
     public FetchResult fetch(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
         Routed<ReadResult> r = routed(tp, offset,
-                () -> hot.read(tp, offset, maxRecords, maxBytes),
+                end -> hot.read(tp, offset, maxRecords, maxBytes),
                 () -> cold.read(tp, offset, maxRecords, maxBytes),
                 () -> new ReadResult(List.of(), offset));
         // A record appended since the high watermark was sampled may be in the read: never answer an hw below it.
@@ -105,10 +108,33 @@ public final class PartitionReads {
      */
     public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
         Routed<BatchRead> r = routed(tp, offset,
-                () -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
+                end -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> cold.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> BatchRead.empty(offset));
         return new BatchFetch(r.read(), Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
+    }
+
+    /**
+     * As {@link #fetchBatches}, but a hot read comes back as a range of its segment file ({@link BatchFetch#slice}),
+     * found from the batch headers below the visible end the index checked, and not read: for a server that sends
+     * it with {@code sendfile} and leaves the CRC check to its client, as Kafka's broker does (the Kafka listener,
+     * ADR 0037). A cold read, or a hot one whose headers do not lead to a batch cleanly, is read into memory and
+     * checked as by {@link #fetchBatches}. The caller closes the result.
+     *
+     * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
+     */
+    public BatchFetch fetchSlices(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        Routed<BatchFetch> r = routed(tp, offset,
+                end -> {
+                    BatchSlice slice = hot.sliceBatches(tp, offset, maxRecords, maxBytes, end);
+                    return slice != null ? new BatchFetch(BatchRead.empty(offset), slice, -1, -1)
+                            : new BatchFetch(hot.readBatches(tp, offset, maxRecords, maxBytes, memory), -1, -1);
+                },
+                () -> new BatchFetch(cold.readBatches(tp, offset, maxRecords, maxBytes, memory), -1, -1),
+                () -> new BatchFetch(BatchRead.empty(offset), -1, -1));
+        BatchFetch read = r.read();
+        return new BatchFetch(read.batches(), read.slice(), Math.max(r.highWatermark(), read.nextOffset()),
+                r.logStartOffset());
     }
 
     /** A read and the partition's extent sampled before it. */
@@ -121,9 +147,10 @@ public final class PartitionReads {
      * at or above the oldest hot segment the hot reader serves the read, below it the cold reader. Only when
      * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold.
      */
-    private <R> Routed<R> routed(TopicPartition tp, long offset, Supplier<R> hotRead, Supplier<R> coldRead,
+    private <R> Routed<R> routed(TopicPartition tp, long offset, Function<Position, R> hotRead, Supplier<R> coldRead,
                                  Supplier<R> atEnd) {
-        long hw = hot.highWatermark(tp);
+        Position end = hot.end(tp);
+        long hw = end.offset();
         List<Long> hotBases = hot.segmentBases(tp);
         long oldestHot = hotBases.isEmpty() ? -1 : hotBases.get(0);
         long start = Math.min(logStartOffset(tp, hotBases), hw);
@@ -132,7 +159,7 @@ public final class PartitionReads {
             return new Routed<>(atEnd.get(), hw, start);
         }
         try {
-            return new Routed<>(readTier(tp, offset, oldestHot, hotRead, coldRead), hw, start);
+            return new Routed<>(readTier(tp, offset, oldestHot, () -> hotRead.apply(end), coldRead), hw, start);
         } catch (IllegalArgumentException e) {
             // Retention removed the segment between the range check and the read: answer with the new bounds.
             throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));

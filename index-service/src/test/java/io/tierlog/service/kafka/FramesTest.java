@@ -1,6 +1,11 @@
 package io.tierlog.service.kafka;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.FileRegion;
+import io.tierlog.log.BatchSlice;
+import io.tierlog.log.HotLog;
+import io.tierlog.log.Position;
+import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.service.PooledDirectMemory;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -14,8 +19,12 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,6 +143,70 @@ class FramesTest {
         writable.put(inBatches, (byte) 'X');
         assertThat(frame.bytes().getByteBuf().getByte(at)).isEqualTo((byte) 'X');
         frame.release().run();
+    }
+
+    /** {@code records}' bytes as partition {@code p}'s only hot segment under {@code dataDir}, sliced as a fetch would. */
+    private static BatchSlice slice(Path dataDir, int p, MemoryRecords records) throws IOException {
+        io.tierlog.log.TopicPartition tp = new io.tierlog.log.TopicPartition("frames", p);
+        Path dir = Files.createDirectories(dataDir.resolve(tp.dirName()));
+        byte[] bytes = bytesOf(records.buffer());
+        Files.write(SegmentFiles.log(dir, 0), bytes);
+        long next = 0;
+        for (RecordBatch b : records.batches()) {
+            next = b.nextOffset();
+        }
+        return new HotLog(dataDir).reader(tp).sliceBatches(0, null, Integer.MAX_VALUE, Integer.MAX_VALUE,
+                new Position(next, 0, bytes.length));
+    }
+
+    /** Everything a frame's messages put on the wire, as a socket would send it (file regions by transferTo). */
+    private static byte[] wire(Frames.Frame frame) throws IOException {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.nio.channels.WritableByteChannel channel = java.nio.channels.Channels.newChannel(out);
+        for (Object m : frame.messages()) {
+            if (m instanceof FileRegion region) {
+                while (region.transferred() < region.count()) {
+                    region.transferTo(channel, region.transferred());
+                }
+            } else {
+                out.write(bytes((ByteBuf) m));
+            }
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void aFetchFrameWithFileSlicesIsTheHeapFrameAtEveryVersion(@TempDir Path data) throws IOException {
+        PooledDirectMemory memory = new PooledDirectMemory();
+        List<MemoryRecords> batches = List.of(directBatches(0, 7, Compression.NONE),
+                directBatches(1, 5, Compression.lz4().build()), directBatches(2, 4, Compression.zstd().build()));
+        for (short v = ApiKeys.FETCH.oldestVersion(); v <= ApiKeys.FETCH.latestVersion(); v++) {
+            // Partitions 0 and 2 hot (their segment files, not read), partition 1 cold (in memory), as a fetch mixes them.
+            List<BatchSlice> slices = List.of(slice(data.resolve("v" + v), 0, batches.get(0)),
+                    slice(data.resolve("v" + v), 2, batches.get(2)));
+            FetchResponseData body = response(List.of(batches.get(0), batches.get(1), batches.get(2)), v);
+            body.responses().get(0).partitions().get(0).setRecords(KafkaInternals.records(slices.get(0)));
+            body.responses().get(0).partitions().get(3).setRecords(KafkaInternals.records(slices.get(1)));
+            ResponseHeader header = new ResponseHeader(2000 + v, ApiKeys.FETCH.responseHeaderVersion(v));
+            AtomicInteger released = new AtomicInteger();
+            Frames.Frame frame = Frames.gathering(header, body, v, memory, () -> {
+                released.incrementAndGet();
+                slices.forEach(BatchSlice::close);
+            });
+            ByteBuffer heap = Frames.encode(header, response(batches, v), v);
+
+            assertThat(frame.messages()).as("v%d", v).filteredOn(m -> m instanceof FileRegion).hasSize(2);
+            assertThat(wire(frame)).as("v%d", v).isEqualTo(heap.array());
+            assertThat(frame.size()).isEqualTo(heap.remaining());
+
+            // Netty releases each message after writing it; a region then closes its file, and the frame's own
+            // release (which closes the slices) may follow without harm.
+            frame.messages().forEach(io.netty.util.ReferenceCountUtil::release);
+            assertThat(slices).allMatch(s -> !s.channel().isOpen());
+            frame.release().run();
+            assertThat(released).hasValue(1);
+            assertThat(memory.heldBytes()).isZero();
+        }
     }
 
     @Test

@@ -25,6 +25,19 @@ final class RawKafka implements AutoCloseable {
         socket.setSoTimeout(20_000);
     }
 
+    /** A connection whose receive buffer is {@code receiveBuffer} bytes: a large answer stays pending until read. */
+    RawKafka(int port, int receiveBuffer) throws IOException {
+        socket = new Socket();
+        socket.setReceiveBufferSize(receiveBuffer);
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+        socket.setSoTimeout(20_000);
+    }
+
+    /** The raw input: for reading an answer piece by piece. */
+    java.io.InputStream input() throws IOException {
+        return socket.getInputStream();
+    }
+
     /** Sends {@code request} at its version and reads its answer (the next frame on the connection). */
     @SuppressWarnings("unchecked")
     <R extends AbstractResponse> R call(AbstractRequest request) throws IOException {

@@ -10,6 +10,7 @@ import io.tierlog.log.internal.segment.SegmentFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -274,6 +275,130 @@ public final class PartitionReader {
         } catch (RuntimeException e) {
             out.abandon();
             throw e;
+        }
+    }
+
+    /**
+     * Whole batches holding offsets {@code >= fromOffset} as a range of one segment file, found from the batch
+     * headers alone (one small read per batch, no record byte read or CRC-checked): batches are taken under the
+     * same rule as {@link #readBatches} ({@code maxRecords}, {@code maxBytes}, the first always), but never past
+     * {@code end} nor past the end of one segment (the next read continues in the next one). {@code end} is a visible
+     * end from the index ({@code HotIndexer.catchUp}), which validated every batch below it, CRCs included, when it
+     * indexed them; the receiver checks the CRCs again, as Kafka's clients do.
+     *
+     * <p>The segment file is opened first and the range found through that channel, so the range and the bytes
+     * sent are of the same file, even if the cleaner replaces it or retention deletes it meanwhile.
+     *
+     * @param hint as for {@link #read}
+     * @return the batches, owning their open channel; or null when the headers do not lead to a batch cleanly (a
+     *         stale hint, a header that disagrees with its neighbours, nothing below {@code end}): the caller then
+     *         reads with {@link #readBatches}, which checks every byte and answers what is wrong
+     * @throws IllegalArgumentException if {@code fromOffset} lies below the oldest hot segment
+     * @throws SegmentGoneException     if the segment was removed before it was opened
+     */
+    public BatchSlice sliceBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, Position end) {
+        List<Long> bases = segmentBases();
+        long segment = SegmentFiles.floor(bases, fromOffset);
+        if (segment < 0) {
+            throw new IllegalArgumentException(partition + ": offset " + fromOffset + " is below the hot tier");
+        }
+        Position start = hint != null && hint.segmentBase() == segment && hint.offset() <= fromOffset
+                ? hint : new Position(segment, segment, 0);
+        ByteBuffer header = ByteBuffer.allocate(RecordBatchCodec.HEADER_SIZE);
+        for (int index = bases.indexOf(segment); segment <= end.segmentBase(); ) {
+            FileChannel ch;
+            try {
+                ch = FileChannel.open(SegmentFiles.log(dir, segment), StandardOpenOption.READ);
+            } catch (NoSuchFileException e) {
+                throw new SegmentGoneException(partition, segment);
+            } catch (IOException e) {
+                throw new UncheckedIOException("open of " + where(segment) + " failed", e);
+            }
+            BatchSlice slice = null;
+            try {
+                long limit = segment == end.segmentBase() ? end.position() : ch.size();
+                slice = slice(ch, segment, start, fromOffset, maxRecords, maxBytes, limit, header);
+            } catch (IOException e) {
+                throw new UncheckedIOException("read of " + where(segment) + " failed", e);
+            } finally {
+                if (slice == null || slice.length() == 0) {
+                    closeQuietly(ch);
+                }
+            }
+            if (slice == null) {
+                return null;
+            }
+            if (slice.length() > 0) {
+                return slice;
+            }
+            // Nothing at or above fromOffset in this segment (a compacted tail): the next one holds it.
+            if (segment == end.segmentBase() || ++index >= bases.size()) {
+                return null;
+            }
+            segment = bases.get(index);
+            start = new Position(segment, segment, 0);
+        }
+        return null;
+    }
+
+    /**
+     * The batches of one open segment from {@code start} below {@code limit}: a slice (of length 0 when every batch
+     * there lies below {@code fromOffset}), or null when a header disagrees (see {@link #sliceBatches}).
+     */
+    private static BatchSlice slice(FileChannel ch, long segment, Position start, long fromOffset, int maxRecords,
+                                    int maxBytes, long limit, ByteBuffer header) throws IOException {
+        long position = start.position();
+        // A hint must name the boundary of the batch with its offset; the segment's first batch has its base.
+        long expectedBase = position == 0 ? segment : start.offset();
+        long first = -1;
+        long kept = 0;
+        int records = 0;
+        long next = fromOffset;
+        while (position + RecordBatchCodec.HEADER_SIZE <= limit) {
+            header.clear();
+            while (header.hasRemaining()) {
+                if (ch.read(header, position + header.position()) < 0) {
+                    return null;
+                }
+            }
+            long base = header.getLong(0);
+            long size = RecordBatchCodec.LOG_OVERHEAD + (long) header.getInt(RecordBatchCodec.LENGTH_OFFSET);
+            if (header.get(RecordBatchCodec.MAGIC_OFFSET) != 2 || size < RecordBatchCodec.HEADER_SIZE
+                    || position + size > limit || base != expectedBase) {
+                return null;
+            }
+            long last = base + header.getInt(RecordBatchCodec.LAST_OFFSET_DELTA_OFFSET);
+            if (last < base) {
+                return null;
+            }
+            expectedBase = last + 1;
+            if (last >= fromOffset) {
+                if (kept > 0 && kept + size > maxBytes) {
+                    break;
+                }
+                if (first < 0) {
+                    first = position;
+                }
+                kept += size;
+                records += (int) (last - Math.max(base, fromOffset) + 1);
+                next = last + 1;
+                if (records >= maxRecords || kept >= maxBytes) {
+                    break;
+                }
+            }
+            position += size;
+        }
+        if (kept > Integer.MAX_VALUE) {
+            return null;
+        }
+        return new BatchSlice(ch, Math.max(first, 0), (int) kept, next, records);
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // read-only
         }
     }
 
