@@ -6,7 +6,8 @@
 # clients as JSON (the bodies of json-cpu.sh), then the same count as record batches (each partition's first stored
 # batch, fetched once and posted with Content-Type application/vnd.tierlog.record-batches). Two warm-up passes, then
 # three measured ones, alternating. EXTRA_OPTS reaches the service's JVM (e.g. a JFR recording); PHASES names a file
-# that gets each pass's start and end time (to split a profile by path). Needs curl and python3.
+# that gets each pass's start and end time (to split a profile by path); PARALLEL=5 has each client keep 5 requests
+# in flight (curl -Z), as the compare benchmark's producers do (40 at once). Needs curl and python3.
 set -e
 APP=$1; LABEL=$2; ROUNDS=${3:-20}
 W=/tmp/produce-cpu-$LABEL
@@ -21,7 +22,7 @@ produce() { # topic rounds kind
     ( args=(); for r in $(seq 1 $n); do
         if [ $kind = json ]; then args+=(--next -sf -o /dev/null -XPOST -H 'Content-Type: application/json' --data-binary @/tmp/json-body-$p.json $B/$t/records)
         else args+=(--next -sf -o /dev/null -XPOST -H 'Content-Type: application/vnd.tierlog.record-batches' --data-binary @$W/batch-$p.bin "$B/$t/records?partition=$p"); fi
-      done; curl "${args[@]}" ) &
+      done; if [ "${PARALLEL:-1}" -gt 1 ]; then curl -s -Z --parallel-max $PARALLEL "${args[@]}"; else curl "${args[@]}"; fi ) &
     pids+=($!)
   done; wait ${pids[@]}; pids=()
   local c1=$(cpu); [ -n "$PHASES" ] && echo "$t $kind end $(date -u +%H:%M:%S.%3N)" >> $PHASES

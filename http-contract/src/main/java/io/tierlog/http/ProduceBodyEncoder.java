@@ -42,10 +42,19 @@ import java.util.function.ToIntFunction;
  * {@link Encoded} is closed, after the append. Thread-safe.
  */
 final class ProduceBodyEncoder {
-    /** At most this many sets of buffers are kept for reuse (two cores, a few concurrent producers). */
-    private static final int POOLED = 8;
-    /** A set of buffers larger than this in total is not kept (the pool holds at most POOLED times this). */
-    private static final int MAX_POOLED_BYTES = 4 << 20;
+    /**
+     * At most this many sets of buffers are kept for reuse. A set is held from the parse until the append has
+     * returned, which with {@code fsync=always} includes the fsync wait: 8 producers with 5 requests in flight each
+     * missed a pool of 8 and allocated fresh (humongous) batch arrays.
+     */
+    private static final int POOLED = 16;
+    /**
+     * A set of buffers larger than this in total is not kept: the pool holds at most POOLED times this, 32 MiB as
+     * when it kept 8 sets of 4 MiB.
+     */
+    private static final int MAX_POOLED_BYTES = 2 << 20;
+    /** The largest batch array allocated up front ({@link Buffers#sizeFor}); a batch may grow beyond it. */
+    private static final int MAX_INITIAL_CAPACITY = 4 << 20;
     private static final ArrayBlockingQueue<Buffers> POOL = new ArrayBlockingQueue<>(POOLED);
     /** Partition of a record whose partition is decided at the end of the body (unkeyed, no preset). */
     private static final int UNKEYED = -1;
@@ -547,8 +556,14 @@ final class ProduceBodyEncoder {
             scratchUsed = 0;
         }
 
+        /**
+         * A fresh batch array large enough for a typical body's records: a JSON value is copied as it is, and each
+         * record's framing in the batch (about 10 bytes) is no more than its JSON's ({@code {"value":}} and
+         * separators). Capped at 1 MiB before, a 1000 x 1 KiB body's batch outgrew it and was copied into a 2 MiB
+         * array.
+         */
         void sizeFor(int bodyLength) {
-            initialCapacity = Math.min(bodyLength + 1024, 1 << 20);
+            initialCapacity = (int) Math.min(bodyLength + (bodyLength >> 4) + 1024L, MAX_INITIAL_CAPACITY);
         }
 
         RecordBatchWriter writer(int partition) {

@@ -49,6 +49,20 @@ class JsonProduceAnswerTest {
         }
     }
 
+    /** The answer is sized from the numbers' decimal lengths before it is written; they must be exact. */
+    @Test
+    void decimalLengthsAreExact() {
+        List<Long> values = new ArrayList<>(List.of(0L, -1L, Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1,
+                (long) Integer.MAX_VALUE, Integer.MAX_VALUE + 1L));
+        long power = 1;
+        for (int exponent = 0; exponent <= 18; exponent++, power *= 10) {
+            values.addAll(List.of(power - 1, power, power + 1, -power, 1 - power));
+        }
+        for (long v : values) {
+            assertThat(JsonProduce.digits(v)).as("digits of %d", v).isEqualTo(Long.toString(v).length());
+        }
+    }
+
     /** The rendering before the change, kept here as the reference. */
     private static String before(ProduceResult result) {
         StringBuilder out = new StringBuilder();

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -65,6 +66,38 @@ class OnePassJsonProduceTest {
         assertThat(expected).isNotEmpty();
         assertThat(actual.keySet()).isEqualTo(expected.keySet());
         expected.forEach((file, content) -> assertThat(actual.get(file)).as(file).isEqualTo(content));
+    }
+
+    /**
+     * The route gives a pooled body back as soon as it is encoded, before the append, and the next request may then
+     * overwrite it: the callback runs for every body the encoder takes, and nothing after it reads the body (here it
+     * scribbles over the whole array, and the segments must still match the old path's).
+     */
+    @Test
+    void theBodyIsNoLongerReadOnceGivenBack() {
+        List<String> bodies = List.of(
+                "{\"encoding\":\"json\",\"records\":[{\"partition\":0,\"value\":\"abc\"},{\"partition\":5,\"value\":\"d\"}]}",
+                "{\"records\": [{\"key\": \"user-42\", \"value\": {\"item\": \"book\"}, \"headers\": {\"trace\": \"abc\"}},"
+                        + " {\"key\": \"k2\", \"value\": {\"qty\":2}}, {\"value\": [1, 2]}]}",
+                "{\"records\": [{\"value\": \"AQI=\", \"key\": \"AQ==\"}], \"encoding\": \"base64\"}",
+                "{\"records\": [{\"value\": 1, \"partition\": 3}], \"producer\": {\"id\": \"p\", \"epoch\": 0, \"sequence\": 0}}");
+        ProduceRequestParser parser = new ProduceRequestParser();
+        try (IngestService old = service(oldDir); IngestService onePass = service(newDir)) {
+            for (String body : bodies) {
+                ProduceResult expected = old.produce("t", parser.parse(bytes(body)));
+                byte[] pooled = Arrays.copyOf(bytes(body), bytes(body).length + 64);
+                boolean[] givenBack = {false};
+                ProduceResult actual = JsonProduce.produce(onePass, "t", pooled, bytes(body).length, () -> {
+                    givenBack[0] = true;
+                    Arrays.fill(pooled, (byte) '}');   // the next request's bytes
+                });
+                assertThat(givenBack[0]).as("given back before the append: %s", body).isTrue();
+                assertThat(actual).as(body).isEqualTo(expected);
+            }
+        }
+        assertThat(segments(newDir)).isNotEmpty();
+        Map<String, byte[]> expected = segments(oldDir);
+        segments(newDir).forEach((file, content) -> assertThat(content).as(file).isEqualTo(expected.get(file)));
     }
 
     @Test

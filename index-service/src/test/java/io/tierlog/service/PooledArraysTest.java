@@ -12,7 +12,7 @@ class PooledArraysTest {
         for (int round = 0; round < 3; round++) {
             byte[] body = arrays.take(1_049_000);
             byte[] small = arrays.take(10);
-            assertThat(body.length).isEqualTo(2 << 20);       // the next power of two
+            assertThat(body.length).isEqualTo(5 << 18);       // 1.25 MiB: the next quarter step of a doubling
             assertThat(small.length).isEqualTo(PooledArrays.MIN_ARRAY);
             arrays.giveBack(body);
             arrays.giveBack(small);
@@ -23,7 +23,7 @@ class PooledArraysTest {
         arrays.giveBack(larger);
         arrays.giveBack(new byte[1000]);   // not one of the pool's sizes: not kept
         assertThat(arrays.idleBytes()).as("above the largest size, arrays are not kept")
-                .isEqualTo((2 << 20) + PooledArrays.MIN_ARRAY);
+                .isEqualTo((5 << 18) + PooledArrays.MIN_ARRAY);
     }
 
     @Test

@@ -24,6 +24,7 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -138,6 +139,24 @@ public class JsonFetchRoute {
         if (accept == null || accept.isBlank()) {
             return true;
         }
+        // Every produce and fetch asks this; a client sends the same header each time, and splitting it allocated
+        // a few hundred bytes of Strings per request (JDK clients send five media ranges by default).
+        Boolean known = ACCEPT_VERDICTS.get(accept);
+        if (known != null) {
+            return known;
+        }
+        boolean verdict = judgeAccept(accept);
+        if (ACCEPT_VERDICTS.size() < MAX_ACCEPT_VERDICTS) {
+            ACCEPT_VERDICTS.put(accept, verdict);
+        }
+        return verdict;
+    }
+
+    /** Verdicts of the {@code Accept} headers seen, at most {@link #MAX_ACCEPT_VERDICTS} (clients choose them). */
+    private static final ConcurrentHashMap<String, Boolean> ACCEPT_VERDICTS = new ConcurrentHashMap<>();
+    private static final int MAX_ACCEPT_VERDICTS = 256;
+
+    private static boolean judgeAccept(String accept) {
         for (String range : accept.split(",")) {
             String[] parts = range.split(";");
             String type = parts[0].trim().toLowerCase(Locale.ROOT);

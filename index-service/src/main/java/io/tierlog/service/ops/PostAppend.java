@@ -1,7 +1,6 @@
 package io.tierlog.service.ops;
 
 import io.tierlog.ingest.BatchProduceResult;
-import io.tierlog.ingest.PartitionOffset;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.service.metrics.ServiceMetrics;
@@ -9,7 +8,6 @@ import io.tierlog.service.read.AppendWatcher;
 import jakarta.inject.Singleton;
 
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * What every produce edge does once an append has returned (the JSON produce, the record-batch produce, the Kafka
@@ -29,23 +27,23 @@ public class PostAppend {
     /** After a JSON produce, whose records may have landed in several partitions of {@code topic}. */
     public void appended(String topic, ProduceResult result, int bodyBytes, long startNanos) {
         // The end of each partition appended to, in an array by partition: a map boxed two numbers per record.
-        List<PartitionOffset> offsets = result.offsets();
+        int records = result.recordCount();
         int maxPartition = -1;
-        for (int i = 0; i < offsets.size(); i++) {
-            maxPartition = Math.max(maxPartition, offsets.get(i).partition());
+        for (int i = 0; i < records; i++) {
+            maxPartition = Math.max(maxPartition, result.partitionAt(i));
         }
         long[] ends = new long[maxPartition + 1];
         Arrays.fill(ends, -1);
-        for (int i = 0; i < offsets.size(); i++) {
-            PartitionOffset o = offsets.get(i);
-            ends[o.partition()] = Math.max(ends[o.partition()], o.offset() + 1);
+        for (int i = 0; i < records; i++) {
+            int p = result.partitionAt(i);
+            ends[p] = Math.max(ends[p], result.offsetAt(i) + 1);
         }
         for (int p = 0; p < ends.length; p++) {
             if (ends[p] >= 0) {
                 watcher.appended(new TopicPartition(topic, p), ends[p]);
             }
         }
-        metrics.produced(result.offsets().size(), bodyBytes, System.nanoTime() - startNanos);
+        metrics.produced(records, bodyBytes, System.nanoTime() - startNanos);
     }
 
     /** After a record-batch produce, all of whose records landed in one partition. */

@@ -192,21 +192,28 @@ public final class IngestService implements Closeable {
         });
     }
 
-    /** The offsets of each record in request order, from the base offset appended to each partition. */
+    /**
+     * The offsets of each record in request order, from the base offset appended to each partition; two arrays, not
+     * an object per record ({@link RecordOffsets}).
+     */
     private static ProduceResult answer(int[] partitionOf, int[] partitions, List<AppendResult> results,
                                         boolean idempotent) {
-        Map<Integer, long[]> nextOffset = new TreeMap<>();
+        int maxPartition = 0;
+        for (int p : partitions) {
+            maxPartition = Math.max(maxPartition, p);
+        }
+        long[] nextOffset = new long[maxPartition + 1];
         boolean allDuplicates = true;
         for (int i = 0; i < partitions.length; i++) {
             AppendResult result = results.get(i);
             allDuplicates &= result.duplicate();
-            nextOffset.put(partitions[i], new long[]{result.baseOffset()});
+            nextOffset[partitions[i]] = result.baseOffset();
         }
-        List<PartitionOffset> offsets = new ArrayList<>(partitionOf.length);
-        for (int p : partitionOf) {
-            offsets.add(new PartitionOffset(p, nextOffset.get(p)[0]++));
+        long[] offsets = new long[partitionOf.length];
+        for (int r = 0; r < partitionOf.length; r++) {
+            offsets[r] = nextOffset[partitionOf[r]]++;
         }
-        return new ProduceResult(offsets, allDuplicates && idempotent);
+        return new ProduceResult(new RecordOffsets(partitionOf.clone(), offsets), allDuplicates && idempotent);
     }
 
     /**
