@@ -2,7 +2,6 @@ package io.tierlog.sharegroups;
 
 import io.tierlog.sharegroups.SharePartitionState.DeadLetter;
 import io.tierlog.sharegroups.SharePartitionState.InFlight;
-import io.tierlog.sharegroups.SharePartitionState.Status;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -26,7 +25,6 @@ final class StateCodec {
     static final byte VERSION = 1;
     /** Magic, version, generation. */
     static final int HEADER_BYTES = 4 + 1 + 8;
-    private static final Status[] STATUSES = Status.values();
 
     private StateCodec() {
     }
@@ -59,13 +57,7 @@ final class StateCodec {
         out.putLong(s.endOffset);
         out.putInt(s.records.size());
         for (Map.Entry<Long, InFlight> e : s.records.entrySet()) {
-            InFlight r = e.getValue();
-            out.putLong(e.getKey());
-            out.put((byte) r.status.ordinal());
-            out.putInt(r.deliveryCount);
-            out.putLong(r.leaseUntilMs);
-            out.putLong(r.leaseMs);
-            out.putLong(r.availableAtMs);
+            StateLogCodec.putEntry(out, e.getKey(), e.getValue());
         }
         out.put(deadLetters);
         out.putInt(s.deadLetterSequences.size());
@@ -116,22 +108,7 @@ final class StateCodec {
                 throw new UncheckedIOException(new IOException("corrupt share-group state: CRC mismatch"));
             }
             in.position(HEADER_BYTES);
-            SharePartitionState s = new SharePartitionState();
-            s.incarnation = in.getLong();
-            s.startOffset = in.getLong();
-            s.endOffset = in.getLong();
-            for (int i = in.getInt(); i > 0; i--) {
-                long offset = in.getLong();
-                InFlight r = new InFlight();
-                r.status = STATUSES[in.get()];
-                r.deliveryCount = in.getInt();
-                r.leaseUntilMs = in.getLong();
-                r.leaseMs = in.getLong();
-                r.availableAtMs = in.getLong();
-                s.records.put(offset, r);
-            }
-            readDeadLetters(in, s);
-            return s;
+            return StateLogCodec.readState(in);
         } catch (BufferUnderflowException | IndexOutOfBoundsException e) {
             throw new UncheckedIOException(new IOException("corrupt share-group state: truncated", e));
         }

@@ -153,16 +153,7 @@ final class StateLogCodec {
 
     private static SharePartitionState apply(byte type, ByteBuffer in, SharePartitionState state) {
         if (type == SNAPSHOT) {
-            SharePartitionState s = new SharePartitionState();
-            s.incarnation = in.getLong();
-            s.startOffset = in.getLong();
-            s.endOffset = in.getLong();
-            for (int i = in.getInt(); i > 0; i--) {
-                long offset = in.getLong();
-                s.records.put(offset, entry(in));
-            }
-            StateCodec.readDeadLetters(in, s);
-            return s;
+            return readState(in);
         }
         if (type != UPDATE) {
             throw corrupt("an unknown frame type " + type, null);
@@ -181,7 +172,24 @@ final class StateLogCodec {
         return state;
     }
 
-    private static InFlight entry(ByteBuffer in) {
+    /**
+     * A whole state as a snapshot holds it (and ADR 0014's binary files after their header): incarnation, start and
+     * end offsets, the entries, the dead letters and their sequences.
+     */
+    static SharePartitionState readState(ByteBuffer in) {
+        SharePartitionState s = new SharePartitionState();
+        s.incarnation = in.getLong();
+        s.startOffset = in.getLong();
+        s.endOffset = in.getLong();
+        for (int i = in.getInt(); i > 0; i--) {
+            long offset = in.getLong();
+            s.records.put(offset, entry(in));
+        }
+        StateCodec.readDeadLetters(in, s);
+        return s;
+    }
+
+    static InFlight entry(ByteBuffer in) {
         InFlight r = new InFlight();
         r.status = STATUSES[in.get()];
         r.deliveryCount = in.getInt();
@@ -191,7 +199,7 @@ final class StateLogCodec {
         return r;
     }
 
-    private static void putEntry(ByteBuffer out, long offset, InFlight r) {
+    static void putEntry(ByteBuffer out, long offset, InFlight r) {
         out.putLong(offset);
         out.put((byte) r.status.ordinal());
         out.putInt(r.deliveryCount);

@@ -78,6 +78,8 @@ public final class S3ObjectStore implements ObjectStore {
     private static final int MAX_PARTS = 10_000;
     private static final int MAX_DELETE_BATCH = 1000;
     private static final int CONDITIONAL_CONFLICT_ATTEMPTS = 5;
+    /** The most bytes {@link #getRange(ObjectKey, ByteRange, byte[], IntConsumer)} reads before it reports. */
+    static final int ARRIVAL_STEP_BYTES = 256 * 1024;
 
     private final S3Client client;
     private final String bucket;
@@ -334,31 +336,9 @@ public final class S3ObjectStore implements ObjectStore {
         }
         // The body is read straight into one array of the answer's Content-Length: getObjectAsBytes would grow a
         // buffer and copy the bytes twice more, which on a cold replay is a large part of a fetch thread's CPU.
-        try (ResponseInputStream<GetObjectResponse> body =
-                     client.getObject(b -> b.bucket(bucket).key(s3Key(key)).range(range.toHttpRange()))) {
-            GetObjectResponse response = body.response();
-            byte[] bytes = readBody(body, response.contentLength(), key, range);
-            if (response.contentRange() == null) {
-                // A server that ignores Range answers 200 with the whole object; honour the contract regardless.
-                if (range.offset() >= bytes.length) {
-                    throw new InvalidRangeException(key, range, null);
-                }
-                return Arrays.copyOfRange(bytes, (int) range.offset(), (int) Math.min(range.end(), bytes.length));
-            }
-            return bytes;
-        } catch (SdkException e) {
-            if (S3Errors.status(e) == 416) {
-                throw new InvalidRangeException(key, range, e);
-            }
-            throw S3Errors.translate("GET " + range, key, bucket, e);
-        } catch (UncheckedIOException e) {
-            throw S3Errors.unreachable("GET " + range, key, bucket, e);
-        } catch (IOException e) {
-            throw S3Errors.unreachable("GET " + range, key, bucket, new UncheckedIOException(e));
-        }
+        return rangedGet(key, range, (body, response) -> rangeOf(body, response, key, range));
     }
 
-    /** Exactly {@code length} bytes of a GET's body; a body that ends early or runs long is a failed GET. */
     /** Reads the answer's body into {@code into} as it arrives, reporting each read (see the interface). */
     @Override
     public int getRange(ObjectKey key, ByteRange range, byte[] into, IntConsumer arrived) {
@@ -367,20 +347,12 @@ public final class S3ObjectStore implements ObjectStore {
         if (into.length < range.length()) {
             throw new IllegalArgumentException("array of " + into.length + " bytes for " + range);
         }
-        try (ResponseInputStream<GetObjectResponse> body =
-                     client.getObject(b -> b.bucket(bucket).key(s3Key(key)).range(range.toHttpRange()))) {
-            GetObjectResponse response = body.response();
+        return rangedGet(key, range, (body, response) -> {
             Long length = response.contentLength();
             if (response.contentRange() == null || length == null || length < 0 || length > range.length()) {
                 // A whole object for a ranged GET (a server that ignores Range), or no usable length: the bytes
                 // are not the range's from the first one, so read them all and copy the range out.
-                byte[] bytes = readBody(body, length, key, range);
-                if (response.contentRange() == null) {
-                    if (range.offset() >= bytes.length) {
-                        throw new InvalidRangeException(key, range, null);
-                    }
-                    bytes = Arrays.copyOfRange(bytes, (int) range.offset(), (int) Math.min(range.end(), bytes.length));
-                }
+                byte[] bytes = rangeOf(body, response, key, range);
                 if (bytes.length > into.length) {
                     throw new IOException("GET " + range + " of " + key + ": " + bytes.length + " bytes answered");
                 }
@@ -391,7 +363,9 @@ public final class S3ObjectStore implements ObjectStore {
             int expected = length.intValue();
             int got = 0;
             while (got < expected) {
-                int n = body.read(into, got, expected - got);
+                // At most a slice per read: a socket buffer can hold megabytes, and one read of all of them would
+                // report the range only at its end.
+                int n = body.read(into, got, Math.min(expected - got, ARRIVAL_STEP_BYTES));
                 if (n < 0) {
                     throw new IOException("GET " + range + " of " + key + ": body ended after " + got + " of its "
                             + expected + " bytes");
@@ -406,6 +380,20 @@ public final class S3ObjectStore implements ObjectStore {
                 arrived.accept(0);
             }
             return expected;
+        });
+    }
+
+    /** What a ranged GET's answer is read with; an {@link IOException} is a failed GET. */
+    @FunctionalInterface
+    private interface RangeAnswerReader<T> {
+        T read(ResponseInputStream<GetObjectResponse> body, GetObjectResponse response) throws IOException;
+    }
+
+    /** One ranged GET, its answer read by {@code reader}, its failures translated to the store's exceptions. */
+    private <T> T rangedGet(ObjectKey key, ByteRange range, RangeAnswerReader<T> reader) {
+        try (ResponseInputStream<GetObjectResponse> body =
+                     client.getObject(b -> b.bucket(bucket).key(s3Key(key)).range(range.toHttpRange()))) {
+            return reader.read(body, body.response());
         } catch (SdkException e) {
             if (S3Errors.status(e) == 416) {
                 throw new InvalidRangeException(key, range, e);
@@ -418,6 +406,21 @@ public final class S3ObjectStore implements ObjectStore {
         }
     }
 
+    /** The range's bytes from its GET's whole body, cut out of the object if the server ignored {@code Range}. */
+    private static byte[] rangeOf(ResponseInputStream<GetObjectResponse> body, GetObjectResponse response,
+                                  ObjectKey key, ByteRange range) throws IOException {
+        byte[] bytes = readBody(body, response.contentLength(), key, range);
+        if (response.contentRange() == null) {
+            // A server that ignores Range answers 200 with the whole object; honour the contract regardless.
+            if (range.offset() >= bytes.length) {
+                throw new InvalidRangeException(key, range, null);
+            }
+            return Arrays.copyOfRange(bytes, (int) range.offset(), (int) Math.min(range.end(), bytes.length));
+        }
+        return bytes;
+    }
+
+    /** Exactly {@code length} bytes of a GET's body; a body that ends early or runs long is a failed GET. */
     private static byte[] readBody(ResponseInputStream<GetObjectResponse> body, Long length, ObjectKey key,
                                    ByteRange range) throws IOException {
         if (length == null || length < 0 || length > Integer.MAX_VALUE - 8) {
