@@ -6,6 +6,7 @@ import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.MachineInfo;
 import io.tierlog.bench.compare.Ports;
+import io.tierlog.bench.compare.ProcessCpu;
 import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.bench.docs.GeneratedSection;
@@ -84,10 +85,16 @@ public final class KafkaPerfCommand implements Callable<Integer> {
 
     enum Server { KAFKA, TIERLOG }
 
+    /** A server is settled below this much CPU (cores) over half a second, as in {@code compare}. */
+    private static final double SETTLED_CORES = 0.15;
+    private static final java.time.Duration SETTLE_WAIT = java.time.Duration.ofSeconds(20);
+
     /** Every run's results of one server at one durability. */
     static final class Cell {
         final List<ProducerResult> peak = new ArrayList<>();
         final List<ConsumerResult> consume = new ArrayList<>();
+        /** The server process's CPU during each consume run, per 100k records consumed (absent where /proc is not). */
+        final List<ServerCpu> consumeCpu = new ArrayList<>();
         final List<ProducerResult> paced = new ArrayList<>();
         final List<Long> pacedRate = new ArrayList<>();
     }
@@ -116,6 +123,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                          Durability.NEVER, s3, "bench", kafkaListener(neverPort))) {
                 Map<Durability, String> tierlogBootstrap = Map.of(Durability.ALWAYS, "127.0.0.1:" + alwaysPort,
                         Durability.NEVER, "127.0.0.1:" + neverPort);
+                Map<Durability, Long> tierlogPid = Map.of(Durability.ALWAYS, always.pid(), Durability.NEVER, never.pid());
                 for (int run = 0; run < runs; run++) {
                     for (Durability d : Durability.values()) {
                         Map<Server, Cell> byServer = cells.computeIfAbsent(d, k -> new EnumMap<>(Server.class));
@@ -131,10 +139,23 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                         records, recordSize, -1, producerProps());
                                 cell.peak.add(peak);
                                 Workspace.log(name + " produce: " + peak.line());
+                                long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
+                                // The produce's background work (Kafka's flusher, Tierlog's indexer) is not billed
+                                // to the consume: both servers settle first, the same way.
+                                if (!ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT)) {
+                                    notes.add(name + ": server not settled before the consume run");
+                                }
+                                ServerCpu before = ServerCpu.of(pid);
                                 ConsumerResult consumed = tools.consume("consume-" + name, bootstrap, "peak-" + name,
                                         records, "perf-" + name);
+                                ServerCpu after = ServerCpu.of(pid);
                                 cell.consume.add(consumed);
-                                Workspace.log(name + " consume: " + consumed.line().replace('\n', ' '));
+                                if (before != null && after != null) {
+                                    cell.consumeCpu.add(after.per100k(before, consumed.records()));
+                                }
+                                Workspace.log(name + " consume: " + consumed.line().replace('\n', ' ') + "; "
+                                        + consumed.fetch().line() + (cell.consumeCpu.isEmpty() ? ""
+                                        : "; server CPU per 100k records " + cpuLine(cell.consumeCpu.get(cell.consumeCpu.size() - 1))));
                             } catch (RuntimeException e) {
                                 notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
                                 Workspace.log(name + " failed: " + e);
@@ -251,16 +272,32 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             row(sb, d, "consume MB/s (2^20 bytes)", k.consume, t.consume, ConsumerResult::mibPerSec, "%.2f", true);
             row(sb, d, "consume records/s after the group join (fetch.nMsg.sec)", k.consume, t.consume,
                     ConsumerResult::fetchRecordsPerSec, "%,.0f", true);
+            row(sb, d, "consume: server CPU s per 100k records, user", k.consumeCpu, t.consumeCpu,
+                    ServerCpu::userSeconds, "%.3f", false);
+            row(sb, d, "consume: server CPU s per 100k records, system", k.consumeCpu, t.consumeCpu,
+                    ServerCpu::systemSeconds, "%.3f", false);
+            row(sb, d, "consume: server CPU s per 100k records, user + system", k.consumeCpu, t.consumeCpu,
+                    ServerCpu::totalSeconds, "%.3f", false);
+            row(sb, d, "consume: fetch requests (consumer's fetch-total)", k.consume, t.consume,
+                    r -> r.fetch().fetchTotal(), "%,.0f", null);
+            row(sb, d, "consume: bytes per fetch (fetch-size-avg)", k.consume, t.consume,
+                    r -> r.fetch().fetchSizeAvg(), "%,.0f", null);
+            row(sb, d, "consume: records per fetch (records-per-request-avg)", k.consume, t.consume,
+                    r -> r.fetch().recordsPerRequestAvg(), "%,.0f", null);
+            row(sb, d, "consume: fetch latency ms (fetch-latency-avg)", k.consume, t.consume,
+                    r -> r.fetch().fetchLatencyAvgMs(), "%.1f", false);
         }
-        return sb.append("\nRatios: throughput Tierlog/Kafka, latency Kafka/Tierlog, so above 1.0x Tierlog does better. ")
-                .append("Values are medians over the runs.\n").toString();
+        return sb.append("\nRatios: throughput Tierlog/Kafka, latency and CPU Kafka/Tierlog, so above 1.0x Tierlog does ")
+                .append("better; fetch counts and sizes have none. Values are medians over the runs. Server CPU: the ")
+                .append("server process's /proc utime and stime over the consume run, after it settled.\n").toString();
     }
 
+    /** @param higherIsBetter null: a figure to compare, not a score (no ratio) */
     private static <T> void row(StringBuilder sb, String d, String what, List<T> kafka, List<T> tierlog,
-                                ToDoubleFunction<T> f, String format, boolean higherIsBetter) {
+                                ToDoubleFunction<T> f, String format, Boolean higherIsBetter) {
         double k = median(kafka, f);
         double t = median(tierlog, f);
-        String ratio = Double.isNaN(k) || Double.isNaN(t) || k == 0 || t == 0 ? "–"
+        String ratio = higherIsBetter == null ? "" : Double.isNaN(k) || Double.isNaN(t) || k == 0 || t == 0 ? "–"
                 : String.format(Locale.ROOT, "%.2fx", higherIsBetter ? t / k : k / t);
         sb.append("| ").append(d).append(" | ").append(what).append(" | ").append(fmt(format, k)).append(" | ")
                 .append(fmt(format, t)).append(" | ").append(ratio).append(" |\n");
@@ -270,11 +307,15 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, format, v);
     }
 
+    private static String cpuLine(ServerCpu c) {
+        return String.format(Locale.ROOT, "user %.3f s, system %.3f s", c.userSeconds(), c.systemSeconds());
+    }
+
     static <T> double median(List<T> values, ToDoubleFunction<T> f) {
-        if (values.isEmpty()) {
+        double[] v = values.stream().mapToDouble(f).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        if (v.length == 0) {
             return Double.NaN;
         }
-        double[] v = values.stream().mapToDouble(f).sorted().toArray();
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
@@ -286,7 +327,14 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             for (int i = 0; i < c.paced.size(); i++) {
                 sb.append(tag).append(" paced ").append(c.pacedRate.get(i)).append("/s: ").append(c.paced.get(i).line()).append('\n');
             }
-            c.consume.forEach(r -> sb.append(tag).append(" consume:\n").append(r.line()).append('\n'));
+            for (int i = 0; i < c.consume.size(); i++) {
+                ConsumerResult r = c.consume.get(i);
+                sb.append(tag).append(" consume:\n").append(r.line()).append('\n').append(r.fetch().line());
+                if (i < c.consumeCpu.size()) {
+                    sb.append("; server CPU per 100k records ").append(cpuLine(c.consumeCpu.get(i)));
+                }
+                sb.append('\n');
+            }
         }));
         return sb.toString();
     }

@@ -41,10 +41,35 @@ final class PerfTools {
                           int p50Ms, int p95Ms, int p99Ms, int p999Ms, String line) {
     }
 
-    /** One ConsumerPerformance run's summary (MB is 2^20 bytes, as the tool prints it). */
+    /**
+     * One ConsumerPerformance run's summary (MB is 2^20 bytes, as the tool prints it), and its consumer's fetch
+     * metrics from {@code --print-metrics} ({@link FetchMetrics#NONE} when the output has none).
+     */
     record ConsumerResult(long records, double recordsPerSec, double mibPerSec, double fetchRecordsPerSec,
-                          double fetchMibPerSec, long rebalanceMs, String line) {
+                          double fetchMibPerSec, long rebalanceMs, String line, FetchMetrics fetch) {
     }
+
+    /**
+     * The consumer's fetch figures over the whole run, as its client metrics give them (group
+     * {@code consumer-fetch-manager-metrics}, the client-wide ones, not those per topic): fetch requests answered,
+     * their mean size in bytes and mean latency in ms (request sent to response received), and records per request.
+     */
+    record FetchMetrics(double fetchTotal, double fetchSizeAvg, double fetchLatencyAvgMs, double recordsPerRequestAvg) {
+        static final FetchMetrics NONE = new FetchMetrics(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+        String line() {
+            return String.format(java.util.Locale.ROOT, "fetch-total %.0f, fetch-size-avg %.0f B, "
+                    + "fetch-latency-avg %.1f ms, records-per-request-avg %.0f", fetchTotal, fetchSizeAvg,
+                    fetchLatencyAvgMs, recordsPerRequestAvg);
+        }
+    }
+
+    /**
+     * A line of {@code --print-metrics}: "group:name:{tags} : value", padded. Only the client-wide fetch metrics
+     * (tags of the client id alone) are taken.
+     */
+    private static final Pattern FETCH_METRIC = Pattern.compile(
+            "(?m)^consumer-fetch-manager-metrics:([a-z-]+):\\{client-id=[^,}]*}\\s*:\\s*([-+0-9.,Ee]+|NaN)\\s*$");
 
     /**
      * Runs ProducerPerformance: {@code records} values of {@code recordSize} random bytes, at {@code throughput}
@@ -63,7 +88,8 @@ final class PerfTools {
     /** Runs ConsumerPerformance: reads {@code records} records of {@code topic} in a fresh group. */
     ConsumerResult consume(String name, String bootstrap, String topic, long records, String group) {
         String out = run(name, "org.apache.kafka.tools.ConsumerPerformance", List.of("--bootstrap-server", bootstrap,
-                "--topic", topic, "--num-records", Long.toString(records), "--group", group, "--timeout", "60000"));
+                "--topic", topic, "--num-records", Long.toString(records), "--group", group, "--timeout", "60000",
+                "--print-metrics"));
         return parseConsumer(out);
     }
 
@@ -115,10 +141,27 @@ final class PerfTools {
                 return new ConsumerResult(Long.parseLong(v.apply("data.consumed.in.nMsg")),
                         Double.parseDouble(v.apply("nMsg.sec")), Double.parseDouble(v.apply("MB.sec")),
                         Double.parseDouble(v.apply("fetch.nMsg.sec")), Double.parseDouble(v.apply("fetch.MB.sec")),
-                        Long.parseLong(v.apply("rebalance.time.ms")), lines[i] + "\n" + lines[i + 1]);
+                        Long.parseLong(v.apply("rebalance.time.ms")), lines[i] + "\n" + lines[i + 1],
+                        parseFetchMetrics(output));
             }
         }
         throw new IllegalStateException("no ConsumerPerformance summary in its output:\n" + tail(output));
+    }
+
+    /** The client-wide fetch metrics of {@code --print-metrics} output; NaN for any not printed. */
+    static FetchMetrics parseFetchMetrics(String output) {
+        java.util.Map<String, Double> found = new java.util.HashMap<>();
+        Matcher m = FETCH_METRIC.matcher(output);
+        while (m.find()) {
+            String value = m.group(2).replace(',', '.'); // a decimal comma in some locales
+            found.put(m.group(1), value.equals("NaN") ? Double.NaN : Double.parseDouble(value));
+        }
+        if (found.isEmpty()) {
+            return FetchMetrics.NONE;
+        }
+        return new FetchMetrics(found.getOrDefault("fetch-total", Double.NaN),
+                found.getOrDefault("fetch-size-avg", Double.NaN), found.getOrDefault("fetch-latency-avg", Double.NaN),
+                found.getOrDefault("records-per-request-avg", Double.NaN));
     }
 
     private static String tail(String s) {

@@ -39,6 +39,78 @@ class PerfToolsTest {
     }
 
     @Test
+    void fetchMetricsAreTheClientWideOnesOfPrintMetrics() {
+        String out = """
+                start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
+                2026-12-01 18:20:01:000, 2026-12-01 18:20:11:000, 488.2812, 48.8281, 500000, 50000.0000, 3012, 6988, 69.8740, 71551.2307
+
+                Metric Name                                                                                   Value
+                consumer-fetch-manager-metrics:bytes-consumed-total:{client-id=perf-consumer-1, topic=peak-x}  : 536000000.000
+                consumer-fetch-manager-metrics:fetch-latency-avg:{client-id=perf-consumer-1}                   : 29.412
+                consumer-fetch-manager-metrics:fetch-size-avg:{client-id=perf-consumer-1}                      : 7280771.000
+                consumer-fetch-manager-metrics:fetch-size-avg:{client-id=perf-consumer-1, topic=peak-x}        : 1.000
+                consumer-fetch-manager-metrics:fetch-total:{client-id=perf-consumer-1}                         : 71.000
+                consumer-fetch-manager-metrics:records-per-request-avg:{client-id=perf-consumer-1}             : 7042.254
+                consumer-metrics:network-io-total:{client-id=perf-consumer-1}                                  : 1022.000
+                """;
+        PerfTools.ConsumerResult r = PerfTools.parseConsumer(out);
+        assertThat(r.fetch().fetchTotal()).isEqualTo(71.0);
+        assertThat(r.fetch().fetchSizeAvg()).isEqualTo(7280771.0);
+        assertThat(r.fetch().fetchLatencyAvgMs()).isEqualTo(29.412);
+        assertThat(r.fetch().recordsPerRequestAvg()).isEqualTo(7042.254);
+        assertThat(r.fetch().line()).isEqualTo("fetch-total 71, fetch-size-avg 7280771 B, fetch-latency-avg 29.4 ms, "
+                + "records-per-request-avg 7042");
+    }
+
+    @Test
+    void noPrintedMetricsLeaveTheFetchFiguresUnknown() {
+        assertThat(PerfTools.parseFetchMetrics("nothing here").fetchTotal()).isNaN();
+    }
+
+    @Test
+    void serverCpuSplitsUserAndSystemTicks() {
+        // A command name with a space and a ')' of its own; utime 1234 and stime 567 ticks (fields 14 and 15).
+        String stat = "4242 (java) x) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 40 0 100 0 0";
+        ServerCpu cpu = ServerCpu.parse(stat);
+        assertThat(cpu.userSeconds()).isEqualTo(12.34);
+        assertThat(cpu.systemSeconds()).isEqualTo(5.67);
+        ServerCpu per100k = new ServerCpu(14.34, 6.67).per100k(cpu, 500_000);
+        assertThat(per100k.userSeconds()).isCloseTo(0.4, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(per100k.systemSeconds()).isCloseTo(0.2, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(per100k.totalSeconds()).isCloseTo(0.6, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void tableCarriesServerCpuAndFetchRows() {
+        KafkaPerfCommand.Cell kafka = new KafkaPerfCommand.Cell();
+        KafkaPerfCommand.Cell tierlog = new KafkaPerfCommand.Cell();
+        kafka.consume.add(consumer(160_000, new PerfTools.FetchMetrics(63, 8_205_395, 33.2, 7937)));
+        tierlog.consume.add(consumer(145_000, new PerfTools.FetchMetrics(71, 7_280_771, 29.4, 7042)));
+        kafka.consumeCpu.add(new ServerCpu(0.10, 0.20));
+        tierlog.consumeCpu.add(new ServerCpu(0.30, 0.10));
+        var cells = new java.util.EnumMap<io.tierlog.bench.compare.Durability,
+                java.util.Map<KafkaPerfCommand.Server, KafkaPerfCommand.Cell>>(io.tierlog.bench.compare.Durability.class);
+        cells.put(io.tierlog.bench.compare.Durability.ALWAYS,
+                java.util.Map.of(KafkaPerfCommand.Server.KAFKA, kafka, KafkaPerfCommand.Server.TIERLOG, tierlog));
+        String table = KafkaPerfCommand.table(cells);
+        String d = io.tierlog.bench.compare.Durability.ALWAYS.label();
+        assertThat(table)
+                .contains("| " + d + " | consume records/s (ConsumerPerformance) | 160,000 | 145,000 | 0.91x |")
+                .contains("| " + d + " | consume: server CPU s per 100k records, user | 0.100 | 0.300 | 0.33x |")
+                .contains("| " + d + " | consume: server CPU s per 100k records, system | 0.200 | 0.100 | 2.00x |")
+                .contains("| " + d + " | consume: server CPU s per 100k records, user + system | 0.300 | 0.400 | 0.75x |")
+                .contains("| " + d + " | consume: fetch requests (consumer's fetch-total) | 63 | 71 |  |")
+                .contains("| " + d + " | consume: bytes per fetch (fetch-size-avg) | 8,205,395 | 7,280,771 |  |")
+                .contains("| " + d + " | consume: records per fetch (records-per-request-avg) | 7,937 | 7,042 |  |")
+                .contains("| " + d + " | consume: fetch latency ms (fetch-latency-avg) | 33.2 | 29.4 | 1.13x |");
+    }
+
+    private static PerfTools.ConsumerResult consumer(double recordsPerSec, PerfTools.FetchMetrics fetch) {
+        return new PerfTools.ConsumerResult(500_000, recordsPerSec, recordsPerSec / 1024, recordsPerSec * 1.2,
+                recordsPerSec / 1000, 400, "line", fetch);
+    }
+
+    @Test
     void missingSummaryFailsWithTheOutput() {
         assertThatThrownBy(() -> PerfTools.parseProducer("Exception in thread main"))
                 .hasMessageContaining("Exception in thread main");
