@@ -41,8 +41,9 @@ import java.util.function.ToDoubleFunction;
  * unchanged and with the same settings, against a Kafka 4.4.0 broker and against the index-service's Kafka
  * listener, in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always};
  * page cache against {@code never}). Per durability and run: each system gets a fresh topic, a producer run at full
- * speed, a consumer run reading it back, then a producer run paced at half of that system's own peak (the tool's
- * {@code --throughput}), in an order that alternates from run to run. The report gives medians and
+ * speed, then a topic written with full batches ({@link #consumeSourceProps}) and a consumer run reading it back (its
+ * server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
+ * peak (the tool's {@code --throughput}), in an order that alternates from run to run. The report gives medians and
  * Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
  */
 @Command(name = "kafka-perf", mixinStandardHelpOptions = true,
@@ -83,6 +84,19 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         return p;
     }
 
+    /**
+     * The producer settings of the topic each consume run reads: as {@link #producerProps}, but with a linger so
+     * long that every batch is sent full (512 KiB) however fast the server acknowledges. The peak-produce topic's
+     * batches depend on the server's pace (a server that acknowledges sooner gets smaller batches), and a consumer's
+     * fetches and per-batch work depend on them; this topic has the same batches on both servers (its layout is in
+     * the report).
+     */
+    static Map<String, String> consumeSourceProps() {
+        Map<String, String> p = producerProps();
+        p.put("linger.ms", "1000");
+        return p;
+    }
+
     enum Server { KAFKA, TIERLOG }
 
     /** A server is settled below this much CPU (cores) over half a second, as in {@code compare}. */
@@ -95,6 +109,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         final List<ConsumerResult> consume = new ArrayList<>();
         /** The server process's CPU during each consume run, per 100k records consumed (absent where /proc is not). */
         final List<ServerCpu> consumeCpu = new ArrayList<>();
+        /** ConsumerPerformance's own CPU in each consume run, per 100k records consumed. */
+        final List<ServerCpu> consumerCpu = new ArrayList<>();
+        /** The batches of the topic each consume run read, on the server's disk. */
+        final List<BatchLayout> consumeLayout = new ArrayList<>();
         final List<ProducerResult> paced = new ArrayList<>();
         final List<Long> pacedRate = new ArrayList<>();
     }
@@ -124,6 +142,9 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 Map<Durability, String> tierlogBootstrap = Map.of(Durability.ALWAYS, "127.0.0.1:" + alwaysPort,
                         Durability.NEVER, "127.0.0.1:" + neverPort);
                 Map<Durability, Long> tierlogPid = Map.of(Durability.ALWAYS, always.pid(), Durability.NEVER, never.pid());
+                Path kafkaLogs = workDir.resolve("kafka").resolve("logs");
+                Map<Durability, Path> tierlogLogs = Map.of(Durability.ALWAYS, workDir.resolve("always").resolve("hot"),
+                        Durability.NEVER, workDir.resolve("never").resolve("hot"));
                 for (int run = 0; run < runs; run++) {
                     for (Durability d : Durability.values()) {
                         Map<Server, Cell> byServer = cells.computeIfAbsent(d, k -> new EnumMap<>(Server.class));
@@ -139,6 +160,12 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                         records, recordSize, -1, producerProps());
                                 cell.peak.add(peak);
                                 Workspace.log(name + " produce: " + peak.line());
+                                // The consume reads a topic of full batches on both servers (consumeSourceProps).
+                                String source = "full-" + name;
+                                createTopic(bootstrap, source, s, d);
+                                ProducerResult filled = tools.produce("fill-" + name, bootstrap, source, records,
+                                        recordSize, -1, consumeSourceProps());
+                                Workspace.log(name + " consume source written: " + filled.line());
                                 long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                                 // The produce's background work (Kafka's flusher, Tierlog's indexer) is not billed
                                 // to the consume: both servers settle first, the same way.
@@ -146,16 +173,22 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                     notes.add(name + ": server not settled before the consume run");
                                 }
                                 ServerCpu before = ServerCpu.of(pid);
-                                ConsumerResult consumed = tools.consume("consume-" + name, bootstrap, "peak-" + name,
+                                ServerCpu toolBefore = ServerCpu.ofEndedChildren();
+                                ConsumerResult consumed = tools.consume("consume-" + name, bootstrap, source,
                                         records, "perf-" + name);
                                 ServerCpu after = ServerCpu.of(pid);
+                                ServerCpu toolAfter = ServerCpu.ofEndedChildren();
                                 cell.consume.add(consumed);
-                                if (before != null && after != null) {
+                                cell.consumeLayout.add(BatchLayout.of(s == Server.KAFKA ? kafkaLogs : tierlogLogs.get(d),
+                                        source, partitions));
+                                if (before != null && after != null && toolBefore != null && toolAfter != null) {
                                     cell.consumeCpu.add(after.per100k(before, consumed.records()));
+                                    cell.consumerCpu.add(toolAfter.per100k(toolBefore, consumed.records()));
                                 }
                                 Workspace.log(name + " consume: " + consumed.line().replace('\n', ' ') + "; "
                                         + consumed.fetch().line() + (cell.consumeCpu.isEmpty() ? ""
-                                        : "; server CPU per 100k records " + cpuLine(cell.consumeCpu.get(cell.consumeCpu.size() - 1))));
+                                        : "; server CPU per 100k records " + cpuLine(cell.consumeCpu.get(cell.consumeCpu.size() - 1))
+                                        + "; consumer tool's " + cpuLine(cell.consumerCpu.get(cell.consumerCpu.size() - 1))));
                             } catch (RuntimeException e) {
                                 notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
                                 Workspace.log(name + " failed: " + e);
@@ -278,6 +311,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                     ServerCpu::systemSeconds, "%.3f", false);
             row(sb, d, "consume: server CPU s per 100k records, user + system", k.consumeCpu, t.consumeCpu,
                     ServerCpu::totalSeconds, "%.3f", false);
+            row(sb, d, "consume: ConsumerPerformance's own CPU s per 100k records (its JVM's start included)",
+                    k.consumerCpu, t.consumerCpu, ServerCpu::totalSeconds, "%.3f", false);
+            row(sb, d, "consume: batches in the topic read (same producer settings, full batches)", k.consumeLayout,
+                    t.consumeLayout, l -> (double) l.batches(), "%,.0f", null);
             row(sb, d, "consume: fetch requests (consumer's fetch-total)", k.consume, t.consume,
                     r -> r.fetch().fetchTotal(), "%,.0f", null);
             row(sb, d, "consume: bytes per fetch (fetch-size-avg)", k.consume, t.consume,
@@ -330,8 +367,13 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             for (int i = 0; i < c.consume.size(); i++) {
                 ConsumerResult r = c.consume.get(i);
                 sb.append(tag).append(" consume:\n").append(r.line()).append('\n').append(r.fetch().line());
+                if (i < c.consumeLayout.size()) {
+                    sb.append("; ").append(c.consumeLayout.get(i).batches()).append(" batches, ")
+                            .append(c.consumeLayout.get(i).records()).append(" records on disk");
+                }
                 if (i < c.consumeCpu.size()) {
-                    sb.append("; server CPU per 100k records ").append(cpuLine(c.consumeCpu.get(i)));
+                    sb.append("; server CPU per 100k records ").append(cpuLine(c.consumeCpu.get(i)))
+                            .append("; consumer tool's ").append(cpuLine(c.consumerCpu.get(i)));
                 }
                 sb.append('\n');
             }

@@ -69,11 +69,13 @@ class PerfToolsTest {
 
     @Test
     void serverCpuSplitsUserAndSystemTicks() {
-        // A command name with a space and a ')' of its own; utime 1234 and stime 567 ticks (fields 14 and 15).
-        String stat = "4242 (java) x) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 0 0 20 0 40 0 100 0 0";
+        // A command name with a space and a ')' of its own; utime 1234 and stime 567 ticks (fields 14 and 15), the
+        // waited-for children's 20 and 7 (fields 16 and 17).
+        String stat = "4242 (java) x) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 567 20 7 20 0 40 0 100 0 0";
         ServerCpu cpu = ServerCpu.parse(stat);
         assertThat(cpu.userSeconds()).isEqualTo(12.34);
         assertThat(cpu.systemSeconds()).isEqualTo(5.67);
+        assertThat(ServerCpu.parseChildren(stat)).isEqualTo(new ServerCpu(0.2, 0.07));
         ServerCpu per100k = new ServerCpu(14.34, 6.67).per100k(cpu, 500_000);
         assertThat(per100k.userSeconds()).isCloseTo(0.4, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(per100k.systemSeconds()).isCloseTo(0.2, org.assertj.core.data.Offset.offset(1e-9));
@@ -88,6 +90,10 @@ class PerfToolsTest {
         tierlog.consume.add(consumer(145_000, new PerfTools.FetchMetrics(71, 7_280_771, 29.4, 7042)));
         kafka.consumeCpu.add(new ServerCpu(0.10, 0.20));
         tierlog.consumeCpu.add(new ServerCpu(0.30, 0.10));
+        kafka.consumerCpu.add(new ServerCpu(0.5, 0.1));
+        tierlog.consumerCpu.add(new ServerCpu(0.5, 0.1));
+        kafka.consumeLayout.add(new BatchLayout(987, 500_000, 517_000_000));
+        tierlog.consumeLayout.add(new BatchLayout(988, 500_000, 517_000_000));
         var cells = new java.util.EnumMap<io.tierlog.bench.compare.Durability,
                 java.util.Map<KafkaPerfCommand.Server, KafkaPerfCommand.Cell>>(io.tierlog.bench.compare.Durability.class);
         cells.put(io.tierlog.bench.compare.Durability.ALWAYS,
@@ -99,10 +105,40 @@ class PerfToolsTest {
                 .contains("| " + d + " | consume: server CPU s per 100k records, user | 0.100 | 0.300 | 0.33x |")
                 .contains("| " + d + " | consume: server CPU s per 100k records, system | 0.200 | 0.100 | 2.00x |")
                 .contains("| " + d + " | consume: server CPU s per 100k records, user + system | 0.300 | 0.400 | 0.75x |")
+                .contains("| " + d + " | consume: ConsumerPerformance's own CPU s per 100k records (its JVM's start "
+                        + "included) | 0.600 | 0.600 | 1.00x |")
+                .contains("| " + d + " | consume: batches in the topic read (same producer settings, full batches) "
+                        + "| 987 | 988 |  |")
                 .contains("| " + d + " | consume: fetch requests (consumer's fetch-total) | 63 | 71 |  |")
                 .contains("| " + d + " | consume: bytes per fetch (fetch-size-avg) | 8,205,395 | 7,280,771 |  |")
                 .contains("| " + d + " | consume: records per fetch (records-per-request-avg) | 7,937 | 7,042 |  |")
                 .contains("| " + d + " | consume: fetch latency ms (fetch-latency-avg) | 33.2 | 29.4 | 1.13x |");
+    }
+
+    @Test
+    void batchLayoutWalksTheHeadersOfEverySegmentOfTheTopic(@org.junit.jupiter.api.io.TempDir java.nio.file.Path logs)
+            throws Exception {
+        java.nio.file.Path p0 = java.nio.file.Files.createDirectories(logs.resolve("t-0"));
+        java.nio.file.Path p1 = java.nio.file.Files.createDirectories(logs.resolve("t-1"));
+        java.nio.file.Files.createDirectories(logs.resolve("other-0"));
+        // Partition 0: batches of 3 and 2 records (100 and 80 bytes), then 10 zero bytes (a preallocated tail).
+        java.nio.ByteBuffer seg = java.nio.ByteBuffer.allocate(190);
+        seg.put(batch(0, 100, 2)).put(batch(3, 80, 1));
+        java.nio.file.Files.write(p0.resolve("00000000000000000000.log"), seg.array());
+        // Partition 1: one batch of 1 record in each of two segments; an index file beside them is not a segment.
+        java.nio.file.Files.write(p1.resolve("00000000000000000000.log"), batch(0, 61, 0).array());
+        java.nio.file.Files.write(p1.resolve("00000000000000000001.log"), batch(1, 61, 0).array());
+        java.nio.file.Files.write(p1.resolve("00000000000000000000.index"), new byte[64]);
+        assertThat(BatchLayout.of(logs, "t", 2)).isEqualTo(new BatchLayout(4, 7, 302));
+        assertThat(BatchLayout.of(logs, "t", 3)).isEqualTo(new BatchLayout(4, 7, 302));
+        assertThat(BatchLayout.of(logs, "absent", 2)).isEqualTo(BatchLayout.NONE);
+    }
+
+    /** A batch of {@code size} bytes whose header says so, with its last offset delta; the rest zeros. */
+    private static java.nio.ByteBuffer batch(long base, int size, int lastOffsetDelta) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
+        b.putLong(0, base).putInt(8, size - 12).putInt(23, lastOffsetDelta);
+        return b;
     }
 
     private static PerfTools.ConsumerResult consumer(double recordsPerSec, PerfTools.FetchMetrics fetch) {
