@@ -60,7 +60,11 @@ public class KafkaFetch {
     private final ExecutorService readPool;
     private final ServiceMetrics metrics;
     private final KafkaTopics topics;
-    private final int maxRecords;
+    /**
+     * Kafka limits a fetch by bytes only: the HTTP API's record cap ({@code tierlog.fetch.max-records-limit}) would
+     * cut a partition of small records short of its {@code partition_max_bytes}, where Kafka's broker answers more.
+     */
+    private static final int NO_RECORD_LIMIT = Integer.MAX_VALUE;
     private final FetchSessions sessions;
     /** Kafka's {@code min.incremental.fetch.session.eviction.ms}: a session idle this long may give up its slot. */
     static final Duration SESSION_EVICTION = Duration.ofMinutes(2);
@@ -72,7 +76,6 @@ public class KafkaFetch {
         this.readPool = threads.reads();
         this.metrics = metrics;
         this.topics = new KafkaTopics(topics);
-        this.maxRecords = config.fetch().maxRecordsLimit();
         this.sessions = new FetchSessions(config.kafka().fetchSessions(), SESSION_EVICTION, clock);
     }
 
@@ -302,8 +305,8 @@ public class KafkaFetch {
                         out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp));
                     } else {
                         BatchFetch f = plan.fileSlices
-                                ? reads.fetchSlices(tp, want.fetchOffset(), maxRecords, Math.max(1, maxBytes))
-                                : reads.fetchBatches(tp, want.fetchOffset(), maxRecords, Math.max(1, maxBytes));
+                                ? reads.fetchSlices(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes))
+                                : reads.fetchBatches(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes));
                         round.held.add(f);
                         out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
                                 .setLogStartOffset(f.logStartOffset());

@@ -124,6 +124,37 @@ class KafkaFetchLimitsTest {
         }
     }
 
+    @Test
+    void aFetchOfSmallRecordsIsLimitedByBytesOnlyAsKafkasIs() throws Exception {
+        String topic = KafkaListenerTest.unique("limits-small");
+        createTopic(topic, 1, Map.of());
+        // 12,000 records of a few bytes in batches of at most 1000 (about 150 KB in all): more records than the HTTP
+        // API lets one fetch ask for (tierlog.fetch.max-records-limit, 10,000), well under 1 MiB.
+        int batches = 12;
+        int perBatch = 1000;
+        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int b = 0; b < batches; b++) {
+                for (int i = 0; i < perBatch; i++) {
+                    p.send(new ProducerRecord<>(topic, 0, null, Integer.toString(b * perBatch + i)));
+                }
+                p.flush();
+            }
+        }
+        try (RawKafka raw = new RawKafka(listener.port())) {
+            FetchResponse r = raw.call(fetch(topic, 50 << 20, Map.of(0, 1 << 20)));
+            long records = 0;
+            for (FetchResponseData.FetchableTopicResponse t : r.data().responses()) {
+                for (FetchResponseData.PartitionData pd : t.partitions()) {
+                    for (RecordBatch b : ((Records) pd.records()).batches()) {
+                        records += b.lastOffset() - b.baseOffset() + 1;
+                    }
+                }
+            }
+            assertThat(records).as("every batch, as Kafka's broker answers under 1 MiB")
+                    .isEqualTo((long) batches * perBatch);
+        }
+    }
+
     /** Record {@code i} of partition {@code p}: 120 pseudo-random letters after it, so batches compress little. */
     private static String value(int p, int i) {
         java.util.Random random = new java.util.Random(p * 1_000_003L + i);
