@@ -85,15 +85,18 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     }
 
     /**
-     * The producer settings of the topic each consume run reads: as {@link #producerProps}, but with a linger so
-     * long that every batch is sent full (512 KiB) however fast the server acknowledges. The peak-produce topic's
-     * batches depend on the server's pace (a server that acknowledges sooner gets smaller batches), and a consumer's
-     * fetches and per-batch work depend on them; this topic has the same batches on both servers (its layout is in
-     * the report).
+     * The producer settings of the topic each consume run reads: as {@link #producerProps}, but every batch is sent
+     * full (512 KiB) however fast the server acknowledges: a linger longer than a batch takes to fill, and room to
+     * buffer all the records (a producer whose buffer runs full sends every batch at once, even of one record). The
+     * peak-produce topic's batches depend on the server's pace (measured: 987-994 batches on Kafka, 990-1310 on
+     * Tierlog for the same 500k records), and a consumer's fetches and per-batch work depend on them; this topic has
+     * the same batches on both servers (its batch count is in the report).
      */
-    static Map<String, String> consumeSourceProps() {
+    Map<String, String> consumeSourceProps() {
         Map<String, String> p = producerProps();
         p.put("linger.ms", "1000");
+        long bytes = records * (recordSize + 64L);
+        p.put("buffer.memory", Long.toString(Math.max(32L << 20, bytes + (64L << 20))));
         return p;
     }
 
