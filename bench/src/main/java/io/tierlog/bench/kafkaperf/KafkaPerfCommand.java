@@ -41,7 +41,7 @@ import java.util.function.ToDoubleFunction;
  * unchanged and with the same settings, against a Kafka 4.4.0 broker and against the index-service's Kafka
  * listener, in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always};
  * page cache against {@code never}). Per durability and run: each system gets a fresh topic, a producer run at full
- * speed, then a topic written with full batches ({@link #consumeSourceProps}) and a consumer run reading it back (its
+ * speed, then a topic written in the same batches on both ({@link FullBatchWriter}) and a consumer run reading it back (its
  * server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
  * peak (the tool's {@code --throughput}), in an order that alternates from run to run. The report gives medians and
  * Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
@@ -81,22 +81,6 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         p.put("batch.size", Integer.toString(512 * 1024));
         p.put("max.in.flight.requests.per.connection", "5");
         p.put("compression.type", "none");
-        return p;
-    }
-
-    /**
-     * The producer settings of the topic each consume run reads: as {@link #producerProps}, but every batch is sent
-     * full (512 KiB) however fast the server acknowledges: a linger longer than a batch takes to fill, and room to
-     * buffer all the records (a producer whose buffer runs full sends every batch at once, even of one record). The
-     * peak-produce topic's batches depend on the server's pace (measured: 987-994 batches on Kafka, 990-1310 on
-     * Tierlog for the same 500k records), and a consumer's fetches and per-batch work depend on them; this topic has
-     * the same batches on both servers (its batch count is in the report).
-     */
-    Map<String, String> consumeSourceProps() {
-        Map<String, String> p = producerProps();
-        p.put("linger.ms", "1000");
-        long bytes = records * (recordSize + 64L);
-        p.put("buffer.memory", Long.toString(Math.max(32L << 20, bytes + (64L << 20))));
         return p;
     }
 
@@ -163,12 +147,11 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                         records, recordSize, -1, producerProps());
                                 cell.peak.add(peak);
                                 Workspace.log(name + " produce: " + peak.line());
-                                // The consume reads a topic of full batches on both servers (consumeSourceProps).
+                                // The consume reads a topic of the same batches on both servers (ADR 0043).
                                 String source = "full-" + name;
                                 createTopic(bootstrap, source, s, d);
-                                ProducerResult filled = tools.produce("fill-" + name, bootstrap, source, records,
-                                        recordSize, -1, consumeSourceProps());
-                                Workspace.log(name + " consume source written: " + filled.line());
+                                FullBatchWriter.write(bootstrap, source, partitions, records, recordSize,
+                                        Integer.parseInt(producerProps().get("batch.size")));
                                 long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                                 // The produce's background work (Kafka's flusher, Tierlog's indexer) is not billed
                                 // to the consume: both servers settle first, the same way.
@@ -316,7 +299,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                     ServerCpu::totalSeconds, "%.3f", false);
             row(sb, d, "consume: ConsumerPerformance's own CPU s per 100k records (its JVM's start included)",
                     k.consumerCpu, t.consumerCpu, ServerCpu::totalSeconds, "%.3f", false);
-            row(sb, d, "consume: batches in the topic read (same producer settings, full batches)", k.consumeLayout,
+            row(sb, d, "consume: batches in the topic read (written the same way on both)", k.consumeLayout,
                     t.consumeLayout, l -> (double) l.batches(), "%,.0f", null);
             row(sb, d, "consume: fetch requests (consumer's fetch-total)", k.consume, t.consume,
                     r -> r.fetch().fetchTotal(), "%,.0f", null);

@@ -81,25 +81,23 @@ final class PerfTools {
                 "--num-records", Long.toString(records), "--record-size", Integer.toString(recordSize),
                 "--throughput", Long.toString(throughput), "--command-property"));
         props.forEach((k, v) -> args.add(k + "=" + v));
-        // kafka-run-class.sh's heap for the perf tools is 512 MiB; a producer told to buffer more gets room for it.
-        long buffer = Long.parseLong(props.getOrDefault("buffer.memory", "0"));
-        String heap = buffer > 256L << 20 ? "-Xmx" + ((buffer >> 20) + 512) + "m" : "-Xmx512m";
-        String out = run(name, heap, "org.apache.kafka.tools.ProducerPerformance", args);
+        String out = run(name, "org.apache.kafka.tools.ProducerPerformance", args);
         return parseProducer(out);
     }
 
     /** Runs ConsumerPerformance: reads {@code records} records of {@code topic} in a fresh group. */
     ConsumerResult consume(String name, String bootstrap, String topic, long records, String group) {
-        String out = run(name, "-Xmx512m", "org.apache.kafka.tools.ConsumerPerformance", List.of("--bootstrap-server", bootstrap,
+        String out = run(name, "org.apache.kafka.tools.ConsumerPerformance", List.of("--bootstrap-server", bootstrap,
                 "--topic", topic, "--num-records", Long.toString(records), "--group", group, "--timeout", "60000",
                 "--print-metrics"));
         return parseConsumer(out);
     }
 
-    private String run(String name, String heap, String mainClass, List<String> args) {
+    private String run(String name, String mainClass, List<String> args) {
         Path log = logDir.resolve(name + ".log");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                heap, "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                // kafka-run-class.sh's heap for the perf tools is 512 MiB; the producer buffers up to 32 MiB
+                "-Xmx512m", "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", libsDir.toAbsolutePath() + "/*", mainClass));
         cmd.addAll(args);
         ManagedProcess.run(name, cmd, logDir, log, TIMEOUT);

@@ -107,7 +107,7 @@ class PerfToolsTest {
                 .contains("| " + d + " | consume: server CPU s per 100k records, user + system | 0.300 | 0.400 | 0.75x |")
                 .contains("| " + d + " | consume: ConsumerPerformance's own CPU s per 100k records (its JVM's start "
                         + "included) | 0.600 | 0.600 | 1.00x |")
-                .contains("| " + d + " | consume: batches in the topic read (same producer settings, full batches) "
+                .contains("| " + d + " | consume: batches in the topic read (written the same way on both) "
                         + "| 987 | 988 |  |")
                 .contains("| " + d + " | consume: fetch requests (consumer's fetch-total) | 63 | 71 |  |")
                 .contains("| " + d + " | consume: bytes per fetch (fetch-size-avg) | 8,205,395 | 7,280,771 |  |")
@@ -139,6 +139,19 @@ class PerfToolsTest {
         java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
         b.putLong(0, base).putInt(8, size - 12).putInt(23, lastOffsetDelta);
         return b;
+    }
+
+    @Test
+    void fullBatchesOfOneKibibyteRecordsFitTwoToAMebibyteFetch() {
+        int perBatch = FullBatchWriter.recordsPerBatch(512 * 1024, 1024);
+        assertThat(perBatch).isEqualTo(504);
+        // The largest such batch still fits its batch.size, and two of them one partition's 1 MiB fetch.
+        int largest = FullBatchWriter.BATCH_HEADER + perBatch * (1024 + FullBatchWriter.RECORD_OVERHEAD);
+        assertThat(largest).isLessThanOrEqualTo(512 * 1024);
+        assertThat(FullBatchWriter.recordsPerBatch(100, 1024)).isEqualTo(1);
+        assertThat(FullBatchWriter.partitionOf(503, perBatch, 8)).isZero();
+        assertThat(FullBatchWriter.partitionOf(504, perBatch, 8)).isEqualTo(1);
+        assertThat(FullBatchWriter.partitionOf(8 * 504, perBatch, 8)).isZero();
     }
 
     private static PerfTools.ConsumerResult consumer(double recordsPerSec, PerfTools.FetchMetrics fetch) {
