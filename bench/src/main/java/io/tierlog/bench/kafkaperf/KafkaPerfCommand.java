@@ -40,7 +40,8 @@ import java.util.function.ToDoubleFunction;
  * {@code tierlog-bench kafka-perf}: Kafka's own ProducerPerformance and ConsumerPerformance (kafka-tools 4.4.0),
  * unchanged and with the same settings, against a Kafka 4.4.0 broker and against the index-service's Kafka
  * listener, in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always};
- * page cache against {@code never}). Per durability and run: each system gets a fresh topic, a producer run at full
+ * page cache against {@code never}). First every server writes and consumes {@link #WARM_UP_RECORDS} once per
+ * durability, unmeasured. Then per durability and run: each system gets a fresh topic, a producer run at full
  * speed, then a topic written in the same batches on both ({@link FullBatchWriter}) and a consumer run reading it back (its
  * server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
  * peak (the tool's {@code --throughput}), in an order that alternates from run to run. The report gives medians and
@@ -85,6 +86,9 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     }
 
     enum Server { KAFKA, TIERLOG }
+
+    /** Records each server writes and consumes once, unmeasured, before the runs. */
+    static final long WARM_UP_RECORDS = 100_000;
 
     /** A server is settled below this much CPU (cores) over half a second, as in {@code compare}. */
     private static final double SETTLED_CORES = 0.15;
@@ -132,6 +136,25 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 Path kafkaLogs = workDir.resolve("kafka").resolve("logs");
                 Map<Durability, Path> tierlogLogs = Map.of(Durability.ALWAYS, workDir.resolve("always").resolve("hot"),
                         Durability.NEVER, workDir.resolve("never").resolve("hot"));
+                // Kafka serves both durabilities from one broker JVM, Tierlog from two: without this, Tierlog's second
+                // service would meet its first consume (JIT compilation of the fetch path) in a measured run.
+                long warm = Math.min(records, WARM_UP_RECORDS);
+                for (Durability d : Durability.values()) {
+                    for (Server s : Server.values()) {
+                        String bootstrap = s == Server.KAFKA ? kafka.bootstrapServers() : tierlogBootstrap.get(d);
+                        String name = "warmup-" + s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync();
+                        try {
+                            createTopic(bootstrap, name, s, d);
+                            FullBatchWriter.write(bootstrap, name, partitions, warm, recordSize,
+                                    Integer.parseInt(producerProps().get("batch.size")));
+                            tools.consume(name, bootstrap, name, warm, name);
+                        } catch (RuntimeException e) {
+                            notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+                            Workspace.log(name + " failed: " + e);
+                        }
+                    }
+                }
+                Workspace.log("warmed up: " + warm + " records written and consumed once per server and durability");
                 for (int run = 0; run < runs; run++) {
                     for (Durability d : Durability.values()) {
                         Map<Server, Cell> byServer = cells.computeIfAbsent(d, k -> new EnumMap<>(Server.class));
@@ -152,6 +175,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                 createTopic(bootstrap, source, s, d);
                                 FullBatchWriter.write(bootstrap, source, partitions, records, recordSize,
                                         Integer.parseInt(producerProps().get("batch.size")));
+                                Workspace.log(name + " consume source written");
                                 long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                                 // The produce's background work (Kafka's flusher, Tierlog's indexer) is not billed
                                 // to the consume: both servers settle first, the same way.
