@@ -84,7 +84,23 @@ public final class HotTier implements AutoCloseable {
      * {@link #readBatches} must read them.
      */
     public BatchSlice sliceBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, Position end) {
-        return hinted(tp, offset, (reader, hint) -> reader.sliceBatches(offset, hint, maxRecords, maxBytes, end));
+        return sliceBatches(tp, offset, maxRecords, maxBytes, end, null);
+    }
+
+    /**
+     * As {@link #sliceBatches(TopicPartition, long, int, int, Position)} with the segment bases as listed after
+     * {@code end} was taken (null: listed here); a retry after the hinted segment vanished lists them again.
+     */
+    public BatchSlice sliceBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, Position end,
+                                   List<Long> listed) {
+        PartitionReader reader = log.reader(tp);
+        Position hint = indexer.hint(tp, offset).orElse(null);
+        try {
+            return reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed);
+        } catch (PartitionReader.SegmentGoneException e) {
+            // Retention removed a listed segment mid-read: an unhinted read lists and resolves again.
+            return reader.sliceBatches(offset, null, maxRecords, maxBytes, end, null);
+        }
     }
 
     /** Runs a read from the index's hint for {@code offset}; unhinted again if retention removed the hinted segment. */

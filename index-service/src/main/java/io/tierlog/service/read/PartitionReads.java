@@ -18,7 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -91,7 +91,7 @@ public final class PartitionReads {
      */
     public FetchResult fetch(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
         Routed<ReadResult> r = routed(tp, offset,
-                end -> hot.read(tp, offset, maxRecords, maxBytes),
+                (end, listed) -> hot.read(tp, offset, maxRecords, maxBytes),
                 () -> cold.read(tp, offset, maxRecords, maxBytes),
                 () -> new ReadResult(List.of(), offset));
         // A record appended since the high watermark was sampled may be in the read: never answer an hw below it.
@@ -108,7 +108,7 @@ public final class PartitionReads {
      */
     public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
         Routed<BatchRead> r = routed(tp, offset,
-                end -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
+                (end, listed) -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> cold.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> BatchRead.empty(offset));
         return new BatchFetch(r.read(), Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
@@ -125,8 +125,8 @@ public final class PartitionReads {
      */
     public BatchFetch fetchSlices(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
         Routed<BatchFetch> r = routed(tp, offset,
-                end -> {
-                    BatchSlice slice = hot.sliceBatches(tp, offset, maxRecords, maxBytes, end);
+                (end, listed) -> {
+                    BatchSlice slice = hot.sliceBatches(tp, offset, maxRecords, maxBytes, end, listed);
                     return slice != null ? new BatchFetch(BatchRead.empty(offset), slice, -1, -1)
                             : new BatchFetch(hot.readBatches(tp, offset, maxRecords, maxBytes, memory), -1, -1);
                 },
@@ -147,8 +147,8 @@ public final class PartitionReads {
      * at or above the oldest hot segment the hot reader serves the read, below it the cold reader. Only when
      * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold.
      */
-    private <R> Routed<R> routed(TopicPartition tp, long offset, Function<Position, R> hotRead, Supplier<R> coldRead,
-                                 Supplier<R> atEnd) {
+    private <R> Routed<R> routed(TopicPartition tp, long offset, BiFunction<Position, List<Long>, R> hotRead,
+                                 Supplier<R> coldRead, Supplier<R> atEnd) {
         Position end = hot.end(tp);
         long hw = end.offset();
         List<Long> hotBases = hot.segmentBases(tp);
@@ -159,7 +159,14 @@ public final class PartitionReads {
             return new Routed<>(atEnd.get(), hw, start);
         }
         try {
-            return new Routed<>(readTier(tp, offset, oldestHot, () -> hotRead.apply(end), coldRead), hw, start);
+            // The listing is the hot read's too (taken after the end, so it names the end's segment), on the first
+            // attempt only: a retry after an eviction lists again.
+            boolean[] first = {true};
+            return new Routed<>(readTier(tp, offset, oldestHot, () -> {
+                List<Long> listed = first[0] ? hotBases : null;
+                first[0] = false;
+                return hotRead.apply(end, listed);
+            }, coldRead), hw, start);
         } catch (IllegalArgumentException e) {
             // Retention removed the segment between the range check and the read: answer with the new bounds.
             throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));

@@ -297,7 +297,18 @@ public final class PartitionReader {
      * @throws SegmentGoneException     if the segment was removed before it was opened
      */
     public BatchSlice sliceBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, Position end) {
-        List<Long> bases = segmentBases();
+        return sliceBatches(fromOffset, hint, maxRecords, maxBytes, end, null);
+    }
+
+    /**
+     * As {@link #sliceBatches(long, Position, int, int, Position)}, with the segment bases as the caller listed them
+     * after taking {@code end} (a fetch lists them anyway for its range check), so the directory is not listed twice.
+     *
+     * @param listed ascending segment bases listed after {@code end} was taken, or null to list them here
+     */
+    public BatchSlice sliceBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, Position end,
+                                   List<Long> listed) {
+        List<Long> bases = listed != null ? listed : segmentBases();
         long segment = SegmentFiles.floor(bases, fromOffset);
         if (segment < 0) {
             throw new IllegalArgumentException(partition + ": offset " + fromOffset + " is below the hot tier");
