@@ -75,7 +75,10 @@ public record LeaseId(String group, String topic, int partition, long offset, lo
         return at;
     }
 
-    /** The per-record lease a string names, or empty when it is not a per-record ({@code v1}) lease this service handed out. */
+    /**
+     * The per-record lease a string names, or empty when it is not a per-record ({@code v1}) lease this service handed
+     * out (a range lease, {@code v2}, is read by {@link RangeLease#decode}).
+     */
     public static Optional<LeaseId> decode(String lease) {
         return parse(lease, false).filter(r -> !r.ranged())
                 .map(r -> new LeaseId(r.group(), r.topic(), r.partition(), r.firstOffset(), r.incarnation(),
@@ -124,6 +127,9 @@ public record LeaseId(String group, String topic, int partition, long offset, lo
             long last = ranged ? number(text, bars[b] + 1, bars[++b], false) : first;
             long incarnation = number(text, bars[b] + 1, bars[++b], false);
             long deliveryCount = number(text, bars[b] + 1, text.length, true);
+            if (last < first) {
+                return Optional.empty(); // never handed out
+            }
             return Optional.of(new RangeLease(utf8(text, bars[0] + 1, bars[1]), utf8(text, bars[1] + 1, bars[2]),
                     (int) partition, first, last, incarnation, (int) deliveryCount, ranged));
         } catch (NumberFormatException e) {

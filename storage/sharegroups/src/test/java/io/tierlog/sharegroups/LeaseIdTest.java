@@ -105,7 +105,7 @@ class LeaseIdTest {
         assertThat(RangeLease.decode(perRecord)).isEmpty();
         assertThat(LeaseId.parse(perRecord, false)).contains(new RangeLease("g", "t", 0, 5, 5, 1, 1, false));
         Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
-        for (String text : List.of("v2|g|t|0|1|2|3", "v2|g|t|0|1|2|3|4|5", "v2||t|0|1|2|3|4", "v2|g|t|0|x|2|3|4",
+        for (String text : List.of("v2|g|t|0|1|2|3", "v2|g|t|0|1|2|3|4|5", "v2||t|0|1|2|3|4", "v2|g|t|0|5|4|3|4", "v2|g|t|0|x|2|3|4",
                 "v3|g|t|0|1|2|3|4")) {
             assertThat(RangeLease.decode(b64.encodeToString(text.getBytes(StandardCharsets.UTF_8)))).as(text).isEmpty();
         }
