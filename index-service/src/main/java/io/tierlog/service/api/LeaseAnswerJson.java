@@ -18,8 +18,8 @@ import java.util.List;
 
 /**
  * The share-group lease answer (api.md, "Share groups": {@code {"records": [{"lease", "partition", "deliveryCount",
- * "offset", "timestamp", "key", "value", "headers"}], "ranges": [...]}}, ranges as in ADR 0042) rendered the way a JSON fetch is ({@link JsonFetch}): straight
- * from the stored batches ({@link PartitionReads#fetchBatches}, hot or cold) into this thread's {@link JsonOut},
+ * "offset", "timestamp", "key", "value", "headers"}], "ranges": [...]}}, ranges as in ADR 0042) rendered the way a
+ * JSON fetch is ({@link JsonFetch}): straight from the stored batches ({@link PartitionReads#fetchBatches}, hot or cold) into this thread's {@link JsonOut},
  * each record exactly as a fetch renders it with the lease's fields spliced in front; no record objects, no
  * generator. Serves one lease call on one thread (the buffer is the thread's until {@link #finish}); not thread-safe.
  */
@@ -111,7 +111,7 @@ public final class LeaseAnswerJson implements LeaseWriter {
         return bytes;
     }
 
-    /** Ends the records, then the runs: {@code "ranges": [{"lease", "partition", "firstOffset", "lastOffset", "deliveryCount"}]}. */
+    /** Ends the records, then the runs: {@code "ranges": [{"lease", "partition", "firstOffset", "lastOffset", ...}]}. */
     private void close() {
         out.write(RANGES);
         for (int k = 0; k < runs.size(); k++) {

@@ -7,7 +7,8 @@ import java.util.Locale;
  * application/vnd.tierlog.leased-batches} on the lease: per share-partition the leased records' offsets, delivery
  * counts and lease strings, then the stored Kafka RecordBatch v2 batches holding them ({@link LeaseAnswerBatches}).
  * With {@code Accept: application/vnd.tierlog.leased-ranges} the header names runs of records under range leases
- * instead (ADR 0042); when an Accept names both, leased-ranges is answered. JSON stays the answer to every other Accept, so no existing client receives binary by accident.
+ * instead (ADR 0042); when an Accept names both, leased-ranges is answered. JSON stays the answer to every other
+ * Accept, so no existing client receives binary by accident.
  */
 final class LeaseBatchesMedia {
     static final String TYPE = "application/vnd.tierlog.leased-batches";

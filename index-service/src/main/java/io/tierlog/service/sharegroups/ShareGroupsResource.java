@@ -62,8 +62,9 @@ public class ShareGroupsResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Lease records", description = "Body {\"maxRecords\": 100, \"leaseMs\": 30000, \"waitMs\": 0}, "
             + "all optional. Answers {\"records\": [{\"lease\", \"partition\", \"offset\", \"deliveryCount\", "
-            + "\"timestamp\", \"key\", \"value\", \"headers\"}], \"ranges\": [{\"lease\", \"partition\", \"firstOffset\", "
-            + "\"lastOffset\", \"deliveryCount\"}]} (ranges: the same records as runs under range leases); each record goes to no one else until it is "
+            + "\"timestamp\", \"key\", \"value\", \"headers\"}], \"ranges\": [{\"lease\", \"partition\", "
+            + "\"firstOffset\", \"lastOffset\", \"deliveryCount\"}]} (ranges: the same records as runs under range "
+            + "leases); each record goes to no one else until it is "
             + "acknowledged or its lease expires. waitMs (max 30000) long-polls while nothing is available. With "
             + "Accept: application/vnd.tierlog.leased-batches the same lease is answered in binary: the lease strings "
             + "in a header, then the stored Kafka record batches holding the leased records (docs/api.md, \"Share "

@@ -51,7 +51,8 @@ final class ShareJson {
 
     /**
      * The acks of a request body. The usual body ({@code {"acks": [{"lease": "...", "type": "accept"}, ...]}}, each
-     * field once, maybe with integer {@code firstOffset} / {@code lastOffset}) is read in one streaming pass (a tree of hundreds of acks showed in profiles); any other body is
+     * field once, maybe with integer {@code firstOffset} / {@code lastOffset}) is read in one streaming pass (a tree
+     * of hundreds of acks showed in profiles); any other body is
      * read again as a tree by {@link #acksFromTree}, which names what is wrong exactly as before.
      */
     static List<Ack> acks(byte[] body) {
