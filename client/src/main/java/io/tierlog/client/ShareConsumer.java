@@ -18,7 +18,8 @@ import java.util.Map;
  * time), then acknowledges each one: {@link Ack#ACCEPT} (done), {@link Ack#RELEASE} (deliver again, possibly to
  * another worker), {@link Ack#REJECT} (never again; to the dead-letter topic if one is set) or {@link Ack#RENEW}
  * (extend the lease). A record not acknowledged before its lease runs out is delivered again. Delivery is
- * at-least-once: an accept that fails (lease expired) means the record may be processed again elsewhere.
+ * at-least-once: an accept that fails (lease expired) means the record may be processed again elsewhere. A whole
+ * leased batch can be acknowledged at once by its range leases ({@link #leaseBatch}, {@link #acknowledgeAll}).
  *
  * <p>Stateless apart from its names: thread-safe, and any number of instances may work on one group.
  */
@@ -37,6 +38,14 @@ public final class ShareConsumer {
 
     /** Up to {@code maxRecords} records leased for {@code lease}; waits up to {@code wait} while none is available. */
     public List<SharedRecord> lease(int maxRecords, Duration lease, Duration wait) {
+        return leaseBatch(maxRecords, lease, wait).records();
+    }
+
+    /**
+     * {@link #lease}, with the records also as runs under range leases, so that the whole batch can be acknowledged
+     * with one entry per run ({@link #acknowledgeAll}) instead of one per record.
+     */
+    public SharedBatch leaseBatch(int maxRecords, Duration lease, Duration wait) {
         ObjectNode body = HttpTransport.JSON.createObjectNode().put("maxRecords", maxRecords)
                 .put("leaseMs", lease.toMillis()).put("waitMs", wait.toMillis());
         JsonNode a = http.call("POST", base() + "/lease", body, false);
@@ -46,7 +55,50 @@ public final class ShareConsumer {
                     r.path("offset").asLong(), r.path("deliveryCount").asInt(), r.path("timestamp").asLong(),
                     key(r), value(r), headers(r)));
         }
-        return out;
+        List<SharedRange> ranges = new ArrayList<>();
+        for (JsonNode r : a.path("ranges")) {
+            ranges.add(new SharedRange(r.path("lease").asText(), r.path("partition").asInt(),
+                    r.path("firstOffset").asLong(), r.path("lastOffset").asLong(), r.path("deliveryCount").asInt()));
+        }
+        return new SharedBatch(out, ranges);
+    }
+
+    /**
+     * Acknowledges every record of {@code batch} the same way, in one request of one entry per range. A range takes
+     * effect for all of its records or for none (when any of them is no longer leased under it: its lease ran out,
+     * or one of its records was acknowledged on its own). Returns the ranges that did not take effect (their records
+     * are unchanged); empty when every record was acknowledged.
+     */
+    public List<SharedRange> acknowledgeAll(SharedBatch batch, Ack type) {
+        if (batch.ranges().isEmpty()) {
+            return List.of();
+        }
+        ObjectNode body = HttpTransport.JSON.createObjectNode();
+        ArrayNode list = body.putArray("acks");
+        for (SharedRange r : batch.ranges()) {
+            list.addObject().put("lease", r.lease()).put("type", type.name().toLowerCase());
+        }
+        JsonNode results = http.call("POST", base() + "/acks", body, true).path("results");
+        List<SharedRange> refused = new ArrayList<>();
+        for (int i = 0; i < batch.ranges().size(); i++) {
+            if (!results.path(i).path("ok").asBoolean()) {
+                refused.add(batch.ranges().get(i));
+            }
+        }
+        return refused;
+    }
+
+    /**
+     * Acknowledges the records {@code firstOffset} to {@code lastOffset} of {@code range} (both inside it), all or
+     * none; true if it took effect.
+     *
+     * @throws ProblemException 400 when the offsets are not inside the range
+     */
+    public boolean acknowledgeRange(SharedRange range, long firstOffset, long lastOffset, Ack type) {
+        ObjectNode body = HttpTransport.JSON.createObjectNode();
+        body.putArray("acks").addObject().put("lease", range.lease()).put("type", type.name().toLowerCase())
+                .put("firstOffset", firstOffset).put("lastOffset", lastOffset);
+        return http.call("POST", base() + "/acks", body, true).path("results").path(0).path("ok").asBoolean();
     }
 
     /** One ack; true if it took effect, false if the lease had expired (nothing changed then). */

@@ -73,7 +73,14 @@ class ShareLeaseAnswerTest {
                     + ",\"deliveryCount\":1," + fetched.get(key).substring(1));
         }
         JsonNode whole = JSON.readTree(answer);
-        assertThat(whole.size()).as("only records").isEqualTo(1);
+        List<String> fields = new ArrayList<>();
+        whole.fieldNames().forEachRemaining(fields::add);
+        assertThat(fields).as("records, then their runs (ADR 0042)").containsExactly("records", "ranges");
+        long inRuns = 0;
+        for (JsonNode run : whole.get("ranges")) {
+            inRuns += run.get("lastOffset").asLong() - run.get("firstOffset").asLong() + 1;
+        }
+        assertThat(inRuns).as("the runs hold every record once").isEqualTo(6);
     }
 
     /** The raw text of each element of a body's {@code records} array, as the service wrote it. */

@@ -28,16 +28,20 @@ import java.util.List;
  * bytes), as a {@code KafkaShareConsumer} with a {@code ByteArrayDeserializer} copies each value out of its fetch
  * buffer. Keys and headers are skipped (the bench's records have none). No tree of the ~700 KB answer is built, and
  * no value is decoded into a string. Immutable.
+ *
+ * <p>{@code leases} are what the batch is acknowledged with, one ack entry each: a lease per record, or with the
+ * leased-ranges answer ({@link #readRanges}) a range lease per run of records (ADR 0042).
  */
 record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long valueBytes) {
     private static final JsonFactory FACTORY = new JsonFactory();
 
+    /** The records leased. */
     int size() {
-        return leases.size();
+        return offsets.length;
     }
 
     boolean isEmpty() {
-        return leases.isEmpty();
+        return offsets.length == 0;
     }
 
     /** Reads an answer; an answer of another shape is an {@link IllegalStateException} naming what was found. */
@@ -125,6 +129,19 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
      * An answer of another shape, or a leased offset missing from its batches, is an {@link IllegalStateException}.
      */
     static LeasedBatch readBatches(byte[] answer) {
+        return readBinary(answer, false);
+    }
+
+    /**
+     * Reads a leased-ranges answer ({@code Accept: application/vnd.tierlog.leased-ranges}, docs/api.md "Share
+     * groups"): as {@link #readBatches}, but the header names per partition runs (first offset, record count, delivery
+     * count, range lease) instead of one lease per record, so there is one lease string per run to read and ack.
+     */
+    static LeasedBatch readRanges(byte[] answer) {
+        return readBinary(answer, true);
+    }
+
+    private static LeasedBatch readBinary(byte[] answer, boolean ranges) {
         try {
             ByteBuffer in = ByteBuffer.wrap(answer);
             int sections = in.getInt();
@@ -132,21 +149,35 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
             long[][] offsetsOf = new long[sections][];
             int[] batchBytes = new int[sections];
             List<String> leases = new ArrayList<>();
+            int total = 0;
             for (int s = 0; s < sections; s++) {
                 partitionOf[s] = in.getInt();
                 int n = in.getInt();
-                offsetsOf[s] = new long[n];
+                long[] wanted = new long[ranges ? 0 : n];
+                int w = 0;
                 for (int i = 0; i < n; i++) {
-                    offsetsOf[s][i] = in.getLong();
+                    long first = in.getLong();
+                    int count = ranges ? in.getInt() : 1;
                     in.getInt(); // delivery count
                     byte[] lease = new byte[in.getShort()];
                     in.get(lease);
                     leases.add(new String(lease, StandardCharsets.US_ASCII));
+                    if (count < 1 || count > answer.length) {
+                        throw new IllegalStateException("a run of " + count + " records");
+                    }
+                    if (w + count > wanted.length) {
+                        wanted = Arrays.copyOf(wanted, Math.max(w + count, wanted.length * 2));
+                    }
+                    for (int c = 0; c < count; c++) {
+                        wanted[w++] = first + c;
+                    }
                 }
+                offsetsOf[s] = w == wanted.length ? wanted : Arrays.copyOf(wanted, w);
+                total += w;
                 batchBytes[s] = in.getInt();
             }
-            long[] partitions = new long[leases.size()];
-            long[] offsets = new long[leases.size()];
+            long[] partitions = new long[total];
+            long[] offsets = new long[total];
             long valueBytes = 0;
             int k = 0;
             int at = in.position();
@@ -184,7 +215,7 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
         }
     }
 
-    /** {@code {"acks": [{"lease": ..., "type": "accept"}, ...]}} for every record of this batch. */
+    /** {@code {"acks": [{"lease": ..., "type": "accept"}, ...]}}: every record of this batch, one entry per lease. */
     byte[] acceptAll() {
         StringBuilder sb = new StringBuilder(16 + leases.size() * 128);
         sb.append("{\"acks\":[");
@@ -207,8 +238,8 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
 
     /**
      * Checks an acks answer ({@code {"results": [{"lease", "ok", "error"?}]}}) in one streaming pass: as many results
-     * as this batch has records, every one {@code "ok": true}; else an {@link IllegalStateException} with the first
-     * refusal.
+     * as this batch has leases, every one {@code "ok": true}; returns the records so accepted, else an
+     * {@link IllegalStateException} with the first refusal.
      */
     int requireAllAccepted(byte[] answer) {
         try (JsonParser p = FACTORY.createParser(answer)) {
@@ -244,11 +275,11 @@ record LeasedBatch(List<String> leases, long[] partitions, long[] offsets, long 
                     ok++;
                 }
             }
-            if (results != leases.size()) {
+            if (results != leases.size() || ok != results) {
                 throw new IllegalStateException("the acks answer has " + results + " results for " + leases.size()
                         + " acks");
             }
-            return ok;
+            return size();
         } catch (IOException e) {
             throw new IllegalStateException("an acks answer that is not JSON: " + e.getMessage(), e);
         }

@@ -99,9 +99,11 @@ public final class ShareCommand implements Callable<Integer> {
             description = "The index-service's tierlog.fsync, which share-group state follows too: NEVER (page cache, "
                     + "as Kafka, whose share state is not fsynced either) or ALWAYS (default: ${DEFAULT-VALUE}).")
     Durability serviceFsync;
-    @Option(names = "--lease-answer", defaultValue = "batches", description = "The Tierlog workers' lease answer: "
-            + "batches (Accept: application/vnd.tierlog.leased-batches, stored record batches walked with kafka-clients, "
-            + "as a KafkaShareConsumer walks a ShareFetch answer) or json (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--lease-answer", defaultValue = "ranges", description = "The Tierlog workers' lease answer: "
+            + "ranges (Accept: application/vnd.tierlog.leased-ranges: runs under range leases, acked one entry per run), "
+            + "batches (Accept: application/vnd.tierlog.leased-batches: one lease per record, acked one entry per "
+            + "record); both with the stored record batches walked with kafka-clients, as a KafkaShareConsumer walks a "
+            + "ShareFetch answer; or json (per-record leases) (default: ${DEFAULT-VALUE}).")
     String leaseAnswer;
     @Option(names = "--keep")
     boolean keep;
@@ -123,6 +125,8 @@ public final class ShareCommand implements Callable<Integer> {
         Map<String, List<Double>> throughput = new LinkedHashMap<>();
         Map<String, List<Double>> redelivery = new LinkedHashMap<>();
         Map<String, List<Double>> perPoll = new LinkedHashMap<>();
+        Map<String, List<Double>> serverCpu = new LinkedHashMap<>();
+        Map<String, List<Double>> benchCpu = new LinkedHashMap<>();
         String shareVersion;
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
@@ -149,20 +153,23 @@ public final class ShareCommand implements Callable<Integer> {
                 Workspace.log("topics filled: " + records + " records of " + valueBytes + " B in " + partitions
                         + " partitions on both");
                 // Unmeasured warm-up drains on both, so neither side's first measured drain pays its JIT.
-                drainKafka(broker.bootstrapServers(), admin, 8);
-                drainTierlog(service.baseUri(), 8);
+                drainKafka(broker, admin, 8);
+                drainTierlog(service, 8);
                 for (int run = 1; run <= runs; run++) {
                     for (int n : consumers) {
                         for (int side = 0; side < 2; side++) {
                             boolean kafkaFirst = (run + n) % 2 == 0;
                             boolean isKafka = (side == 0) == kafkaFirst;
-                            Drain drain = isKafka ? drainKafka(broker.bootstrapServers(), admin, n)
-                                    : drainTierlog(service.baseUri(), n);
+                            Drain drain = isKafka ? drainKafka(broker, admin, n) : drainTierlog(service, n);
                             String system = isKafka ? "Kafka" : "Tierlog";
                             throughput.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.rate());
                             perPoll.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.perPoll());
+                            serverCpu.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.serverCpu());
+                            benchCpu.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.benchCpu());
                             Workspace.log(String.format(Locale.ROOT, "run %d %-7s %2d consumers: %,.0f records/s, "
-                                    + "%.0f records per poll/lease", run, system, n, drain.rate(), drain.perPoll()));
+                                    + "%.0f records per poll/lease, CPU s per 100k records: server %.2f, bench JVM "
+                                    + "%.2f", run, system, n, drain.rate(), drain.perPoll(), drain.serverCpu(),
+                                    drain.benchCpu()));
                         }
                     }
                 }
@@ -177,7 +184,8 @@ public final class ShareCommand implements Callable<Integer> {
                     }
                 }
             }
-            print(throughput, perPoll, redelivery, started, git, machine, load.summary(), shareVersion);
+            print(throughput, perPoll, serverCpu, benchCpu, redelivery, started, git, machine, load.summary(),
+                    shareVersion);
         } finally {
             if (!keep) {
                 Workspace.deleteTree(workDir);
@@ -207,12 +215,8 @@ public final class ShareCommand implements Callable<Integer> {
         }
     }
 
-    private boolean batches() {
-        return switch (leaseAnswer) {
-            case "batches" -> true;
-            case "json" -> false;
-            default -> throw new IllegalArgumentException("--lease-answer must be batches or json: " + leaseAnswer);
-        };
+    private LeaseAnswer form() {
+        return LeaseAnswer.parse(leaseAnswer);
     }
 
     private String newGroup(String prefix) {
@@ -263,12 +267,30 @@ public final class ShareCommand implements Callable<Integer> {
         void run(int id) throws Exception;
     }
 
-    /** A drain's records/s, and the mean number of records a non-empty poll (Kafka) or lease (Tierlog) handed out. */
-    private record Drain(double rate, double perPoll) {
+    /**
+     * A drain's records/s, the mean number of records a non-empty poll (Kafka) or lease (Tierlog) handed out, and the
+     * CPU seconds per 100k records the server process (Kafka's broker, Tierlog's index-service) and this JVM (the
+     * consumers) used during it.
+     */
+    private record Drain(double rate, double perPoll, double serverCpu, double benchCpu) {
+    }
+
+    /** CPU use of the server process and this JVM from a drain's start. */
+    private record CpuMark(long pid, double server, double bench) {
+        static CpuMark start(long pid) {
+            return new CpuMark(pid, ProcessCpu.seconds(pid), ProcessCpu.self());
+        }
+
+        /** The drain's result with the CPU used since the mark, per 100k of {@code records}. */
+        Drain drain(double rate, double perPoll, long records) {
+            double per = 100_000.0 / records;
+            return new Drain(rate, perPoll, (ProcessCpu.seconds(pid) - server) * per, (ProcessCpu.self() - bench) * per);
+        }
     }
 
     /** Drains the topic with a fresh Kafka share group of {@code n} consumers. */
-    private Drain drainKafka(String bootstrap, Admin admin, int n) throws Exception {
+    private Drain drainKafka(KafkaBroker broker, Admin admin, int n) throws Exception {
+        String bootstrap = broker.bootstrapServers();
         String group = newGroup("kafka-drain");
         configureKafkaGroup(admin, group, Map.of("share.auto.offset.reset", "earliest"));
         AtomicLong delivered = new AtomicLong();
@@ -276,6 +298,7 @@ public final class ShareCommand implements Callable<Integer> {
         AtomicLong first = new AtomicLong(Long.MAX_VALUE);
         AtomicLong last = new AtomicLong();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        CpuMark cpu = CpuMark.start(broker.pid());
         runWorkers(n, "kafka-share", id -> {
             try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(shareProps(bootstrap, group, "implicit"))) {
                 c.subscribe(List.of(TOPIC));
@@ -294,7 +317,7 @@ public final class ShareCommand implements Callable<Integer> {
                 last.accumulateAndGet(System.nanoTime(), Math::max);
             }
         });
-        return new Drain(records / ((last.get() - first.get()) / 1e9), (double) delivered.get() / polls.get());
+        return cpu.drain(records / ((last.get() - first.get()) / 1e9), (double) delivered.get() / polls.get(), records);
     }
 
     /**
@@ -302,7 +325,8 @@ public final class ShareCommand implements Callable<Integer> {
      * every record, the acks of one lease sent while the next lease is asked for, as Kafka's implicit mode sends
      * them with its next fetch).
      */
-    private Drain drainTierlog(URI base, int n) throws Exception {
+    private Drain drainTierlog(TierlogService service, int n) throws Exception {
+        URI base = service.baseUri();
         String group = newGroup("tierlog-drain");
         putConfig(base, group);
         AtomicLong accepted = new AtomicLong();
@@ -310,8 +334,9 @@ public final class ShareCommand implements Callable<Integer> {
         AtomicLong first = new AtomicLong(Long.MAX_VALUE);
         AtomicLong last = new AtomicLong();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        CpuMark cpu = CpuMark.start(service.pid());
         runWorkers(n, "tierlog-share", id -> {
-            try (ShareWorker worker = new ShareWorker(base, group, TOPIC, MAX_RECORDS, 30_000, 200, batches())) {
+            try (ShareWorker worker = new ShareWorker(base, group, TOPIC, MAX_RECORDS, 30_000, 200, form())) {
                 CompletableFuture<?> acking = CompletableFuture.completedFuture(null);
                 while (accepted.get() < records) {
                     if (System.nanoTime() > deadline) {
@@ -335,7 +360,7 @@ public final class ShareCommand implements Callable<Integer> {
         if (accepted.get() != records) {
             throw new IllegalStateException("Tierlog accepted " + accepted.get() + " of " + records);
         }
-        return new Drain(records / ((last.get() - first.get()) / 1e9), (double) records / leases.get());
+        return cpu.drain(records / ((last.get() - first.get()) / 1e9), (double) records / leases.get(), records);
     }
 
     /**
@@ -386,8 +411,8 @@ public final class ShareCommand implements Callable<Integer> {
         putConfig(base, group);
         Map<Long, Long> firstDelivery = new HashMap<>();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        try (ShareWorker dead = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, lockMs, 0, batches());
-             ShareWorker survivor = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, 30_000, 1000, batches())) {
+        try (ShareWorker dead = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, lockMs, 0, form());
+             ShareWorker survivor = new ShareWorker(base, group, REDELIVERY_TOPIC, HELD, 30_000, 1000, form())) {
             while (firstDelivery.size() < HELD) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("Tierlog: the first consumer got " + firstDelivery.size());
@@ -439,6 +464,7 @@ public final class ShareCommand implements Callable<Integer> {
     }
 
     private void print(Map<String, List<Double>> throughput, Map<String, List<Double>> perPoll,
+                       Map<String, List<Double>> serverCpu, Map<String, List<Double>> benchCpu,
                        Map<String, List<Double>> redelivery, Instant started,
                        String git, Map<String, String> machine, String load, String shareVersion) {
         System.out.printf(Locale.ROOT, "Run %s, git `%s`, %s × %s, took %d s; %s.%n%n", started, git,
@@ -453,22 +479,38 @@ public final class ShareCommand implements Callable<Integer> {
                         + "(as Kafka's implicit mode sends a poll's acknowledgements with its next fetch), %s, each "
                         + "leased value copied out once (as the ByteArrayDeserializer); index-service with %s (share-group state follows it: written "
                         + "to the page cache before each answer%s).%n%n", records, valueBytes, partitions, MAX_RECORDS,
-                runs, shareVersion, batches()
-                        ? "lease answers as leased record batches (`Accept: application/vnd.tierlog.leased-batches`: "
-                        + "lease strings in a header, the stored batches CRC-checked and walked with kafka-clients as a "
-                        + "ShareFetch answer is)"
-                        : "JSON lease answers read by a streaming parser",
+                runs, shareVersion, switch (form()) {
+                    case RANGES -> "lease answers as leased record batches under range leases (`Accept: "
+                            + "application/vnd.tierlog.leased-ranges`: a range lease per run of records in a header, "
+                            + "the stored batches CRC-checked and walked with kafka-clients as a ShareFetch answer is; "
+                            + "one acks entry per run)";
+                    case BATCHES -> "lease answers as leased record batches (`Accept: "
+                            + "application/vnd.tierlog.leased-batches`: lease strings in a header, the stored batches "
+                            + "CRC-checked and walked with kafka-clients as a ShareFetch answer is; one acks entry per "
+                            + "record)";
+                    case JSON -> "JSON lease answers read by a streaming parser, one acks entry per record";
+                },
                 serviceFsync.tierlogSetting(),
                 serviceFsync == Durability.ALWAYS ? " and fsynced, group-committed" : ", not fsynced");
+        System.out.println("CPU columns: CPU seconds (user + system) per 100k records drained, medians: the server process "
+                + "(Kafka's broker, Tierlog's index-service; /proc/<pid>/stat) and the benchmark JVM running the "
+                + "consumers (its process CPU time).");
+        System.out.println();
         System.out.println("| consumers | Kafka records/s: median (range) | Tierlog records/s: median (range) | Tierlog/Kafka "
-                + "| records per poll (Kafka) / lease (Tierlog), median |");
-        System.out.println("|---|---|---|---|---|");
+                + "| records per poll (Kafka) / lease (Tierlog), median | server CPU s/100k: Kafka / Tierlog "
+                + "| bench JVM CPU s/100k: Kafka / Tierlog |");
+        System.out.println("|---|---|---|---|---|---|---|");
         for (int n : consumers) {
             Samples k = new Samples(throughput.get("Kafka/" + n));
             Samples t = new Samples(throughput.get("Tierlog/" + n));
-            System.out.printf(Locale.ROOT, "| %d | %s | %s | %.2fx | %.0f / %.0f |%n", n, k.medianAndRange("%,.0f"),
-                    t.medianAndRange("%,.0f"), t.median() / k.median(),
-                    new Samples(perPoll.get("Kafka/" + n)).median(), new Samples(perPoll.get("Tierlog/" + n)).median());
+            System.out.printf(Locale.ROOT, "| %d | %s | %s | %.2fx | %.0f / %.0f | %.2f / %.2f | %.2f / %.2f |%n", n,
+                    k.medianAndRange("%,.0f"), t.medianAndRange("%,.0f"), t.median() / k.median(),
+                    new Samples(perPoll.get("Kafka/" + n)).median(), new Samples(perPoll.get("Tierlog/" + n)).median(),
+                    new Samples(serverCpu.get("Kafka/" + n)).median(), new Samples(serverCpu.get("Tierlog/" + n)).median(),
+                    new Samples(benchCpu.get("Kafka/" + n)).median(), new Samples(benchCpu.get("Tierlog/" + n)).median());
+        }
+        if (redeliveryTrials < 1) {
+            return; // no trials, nothing to summarize
         }
         Samples k = new Samples(redelivery.get("Kafka"));
         Samples t = new Samples(redelivery.get("Tierlog"));

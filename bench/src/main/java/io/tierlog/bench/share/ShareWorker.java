@@ -25,21 +25,18 @@ import java.util.concurrent.Executors;
 final class ShareWorker implements AutoCloseable {
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
-    /** The binary lease answer's media type (docs/api.md, "Share groups"). */
-    static final String LEASED_BATCHES = "application/vnd.tierlog.leased-batches";
-
     private final URI leaseUri;
     private final URI acksUri;
     private final byte[] leaseBody;
-    private final boolean batches;
+    private final LeaseAnswer form;
     private final ExecutorService acker;
 
     /**
-     * A worker leasing up to {@code maxRecords} records for {@code leaseMs}, long-polling up to {@code waitMs}; with
-     * {@code batches} it asks for the binary lease answer (stored record batches, as a ShareFetch answers), else JSON.
+     * A worker leasing up to {@code maxRecords} records for {@code leaseMs}, long-polling up to {@code waitMs}, asking
+     * for the lease answer {@code form} (the binary ones hold stored record batches, as a ShareFetch answer does).
      */
-    ShareWorker(URI base, String group, String topic, int maxRecords, long leaseMs, long waitMs, boolean batches) {
-        this.batches = batches;
+    ShareWorker(URI base, String group, String topic, int maxRecords, long leaseMs, long waitMs, LeaseAnswer form) {
+        this.form = form;
         String path = "/v1/share-groups/" + group + "/topics/" + topic;
         this.leaseUri = base.resolve(path + "/lease");
         this.acksUri = base.resolve(path + "/acks");
@@ -54,13 +51,13 @@ final class ShareWorker implements AutoCloseable {
 
     /** One lease request, answered; an answer other than 200 is an {@link IllegalStateException}. */
     LeasedBatch lease() throws IOException {
-        return batches ? LeasedBatch.readBatches(post(leaseUri, leaseBody, "lease", LEASED_BATCHES))
-                : LeasedBatch.read(post(leaseUri, leaseBody, "lease", "application/json"));
+        return form.read(post(leaseUri, leaseBody, "lease", form.mediaType));
     }
 
     /**
-     * Accepts every record of {@code batch} in one acks request sent from the acking thread; completes with the number
-     * accepted once the answer says every one took effect, exceptionally otherwise.
+     * Accepts every record of {@code batch} in one acks request sent from the acking thread (one entry per lease: per
+     * record, or per run with range leases); completes with the number of records accepted once the answer says
+     * every entry took effect, exceptionally otherwise.
      */
     CompletableFuture<Integer> accept(LeasedBatch batch) {
         byte[] body = batch.acceptAll();

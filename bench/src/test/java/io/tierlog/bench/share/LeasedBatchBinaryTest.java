@@ -47,6 +47,55 @@ class LeasedBatchBinaryTest {
                 .hasMessageContaining("beyond its batches");
     }
 
+    @Test
+    void aLeasedRangesAnswerDeliversEveryOffsetOfItsRunsAndAcksOneEntryPerRun() throws Exception {
+        // Partition 0: runs 2..4 and 6..6 of a batch of 0..7; partition 3: run 10..12 of a batch of 10..12.
+        byte[] answer = rangesAnswer(new int[] {0, 3}, new long[][] {{2, 3, 6, 1}, {10, 3}},
+                new ByteBuffer[] {batch(0, 8), batch(10, 3)});
+        LeasedBatch leased = LeasedBatch.readRanges(answer);
+        assertThat(leased.leases()).containsExactly("range-0-2", "range-0-6", "range-3-10");
+        assertThat(leased.offsets()).containsExactly(2, 3, 4, 6, 10, 11, 12);
+        assertThat(leased.partitions()).containsExactly(0, 0, 0, 0, 3, 3, 3);
+        assertThat(leased.size()).isEqualTo(7);
+        com.fasterxml.jackson.databind.JsonNode acks = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(leased.acceptAll()).get("acks");
+        assertThat(acks.size()).as("one entry per run").isEqualTo(3);
+        byte[] results = "{\"results\":[{\"lease\":\"range-0-2\",\"ok\":true},{\"lease\":\"range-0-6\",\"ok\":true},{\"lease\":\"range-3-10\",\"ok\":true}]}".getBytes(StandardCharsets.UTF_8);
+        assertThat(leased.requireAllAccepted(results)).as("records accepted").isEqualTo(7);
+        byte[] refused = "{\"results\":[{\"lease\":\"range-0-2\",\"ok\":true},{\"lease\":\"range-0-6\",\"ok\":false,\"error\":\"lease-expired\"},{\"lease\":\"range-3-10\",\"ok\":true}]}".getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> leased.requireAllAccepted(refused)).hasMessageContaining("range-0-6");
+    }
+
+    @Test
+    void aLeasedRangesAnswerWhoseBatchesLackAnOffsetOfARunIsRefused() {
+        byte[] answer = rangesAnswer(new int[] {0}, new long[][] {{6, 4}}, new ByteBuffer[] {batch(0, 8)});
+        assertThatThrownBy(() -> LeasedBatch.readRanges(answer)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("leased offset 8");
+    }
+
+    /** The leased-ranges layout: per partition runs of {first, records}, then every partition's batches. */
+    private static byte[] rangesAnswer(int[] partitions, long[][] runs, ByteBuffer[] batches) {
+        ByteBuffer out = ByteBuffer.allocate(65536);
+        out.putInt(partitions.length);
+        for (int s = 0; s < partitions.length; s++) {
+            out.putInt(partitions[s]);
+            out.putInt(runs[s].length / 2);
+            for (int r = 0; r < runs[s].length; r += 2) {
+                byte[] lease = ("range-" + partitions[s] + "-" + runs[s][r]).getBytes(StandardCharsets.US_ASCII);
+                out.putLong(runs[s][r]);
+                out.putInt((int) runs[s][r + 1]);
+                out.putInt(1);
+                out.putShort((short) lease.length);
+                out.put(lease);
+            }
+            out.putInt(batches[s].remaining());
+        }
+        for (ByteBuffer b : batches) {
+            out.put(b.duplicate());
+        }
+        return Arrays.copyOf(out.array(), out.position());
+    }
+
     /** A stored batch of {@code count} records from {@code base}, values {@code value-<offset>}. */
     private static ByteBuffer batch(long base, int count) {
         MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(4096), RecordBatch.CURRENT_MAGIC_VALUE,

@@ -71,7 +71,7 @@ class ShareWorkerTest {
 
     @Test
     void theAcksOfOneLeaseTravelWhileTheNextLeaseIsAskedFor() throws Exception {
-        try (ShareWorker worker = new ShareWorker(base, "g", "t", 500, 30_000, 0, false)) {
+        try (ShareWorker worker = new ShareWorker(base, "g", "t", 500, 30_000, 0, LeaseAnswer.JSON)) {
             LeasedBatch first = worker.lease();
             assertThat(first.leases()).containsExactly("bGVhc2UtMQ");
             CompletableFuture<Integer> acked = worker.accept(first);

@@ -12,12 +12,14 @@ import io.tierlog.sharegroups.LeaseGrants;
 import io.tierlog.sharegroups.LeaseWriter;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.List;
 
 /**
  * The share-group lease answer (api.md, "Share groups": {@code {"records": [{"lease", "partition", "deliveryCount",
- * "offset", "timestamp", "key", "value", "headers"}]}}) rendered the way a JSON fetch is ({@link JsonFetch}): straight
- * from the stored batches ({@link PartitionReads#fetchBatches}, hot or cold) into this thread's {@link JsonOut},
+ * "offset", "timestamp", "key", "value", "headers"}], "ranges": [...]}}, ranges as in ADR 0042) rendered the way a
+ * JSON fetch is ({@link JsonFetch}): straight from the stored batches ({@link PartitionReads#fetchBatches}, hot or cold) into this thread's {@link JsonOut},
  * each record exactly as a fetch renders it with the lease's fields spliced in front; no record objects, no
  * generator. Serves one lease call on one thread (the buffer is the thread's until {@link #finish}); not thread-safe.
  */
@@ -27,10 +29,18 @@ public final class LeaseAnswerJson implements LeaseWriter {
     private static final byte[] LEASE = ascii("\"lease\":\"");
     private static final byte[] PARTITION = ascii("\",\"partition\":");
     private static final byte[] DELIVERY_COUNT = ascii(",\"deliveryCount\":");
+    private static final byte[] RANGES = ascii("],\"ranges\":[");
+    private static final byte[] FIRST_OFFSET = ascii(",\"firstOffset\":");
+    private static final byte[] LAST_OFFSET = ascii(",\"lastOffset\":");
 
     private final PartitionReads reads;
     private final JsonOut out;
     private int records;
+    /** The runs of the records written so far (ADR 0042), rendered after the records. */
+    private final List<Run> runs = new ArrayList<>();
+
+    private record Run(byte[] lease, int partition, long firstOffset, long lastOffset, int deliveryCount) {
+    }
 
     private LeaseAnswerJson(PartitionReads reads) {
         this.reads = reads;
@@ -69,6 +79,11 @@ public final class LeaseAnswerJson implements LeaseWriter {
             }
         }
         records += json.count();
+        for (int i = splice.rendered.nextSetBit(0), j; i >= 0; i = splice.rendered.nextSetBit(j + 1)) {
+            j = grants.runEnd(i, splice.rendered);
+            runs.add(new Run(grants.rangeLeaseAscii(i, j), tp.partition(), grants.offset(i), grants.offset(j),
+                    grants.deliveryCount(i)));
+        }
         int missing = 0;
         for (int i = 0; i < grants.size(); i++) {
             if (!splice.rendered.get(i)) {
@@ -96,7 +111,27 @@ public final class LeaseAnswerJson implements LeaseWriter {
         return bytes;
     }
 
+    /** Ends the records, then the runs: {@code "ranges": [{"lease", "partition", "firstOffset", "lastOffset", ...}]}. */
     private void close() {
+        out.write(RANGES);
+        for (int k = 0; k < runs.size(); k++) {
+            Run r = runs.get(k);
+            if (k > 0) {
+                out.write(',');
+            }
+            out.write('{');
+            out.write(LEASE);
+            out.write(r.lease); // base64url: nothing to escape
+            out.write(PARTITION);
+            out.number(r.partition);
+            out.write(FIRST_OFFSET);
+            out.number(r.firstOffset);
+            out.write(LAST_OFFSET);
+            out.number(r.lastOffset);
+            out.write(DELIVERY_COUNT);
+            out.number(r.deliveryCount);
+            out.write('}');
+        }
         out.write(']');
         out.write('}');
     }

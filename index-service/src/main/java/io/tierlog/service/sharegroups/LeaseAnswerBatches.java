@@ -26,6 +26,10 @@ import java.util.List;
  * the per-record JSON rendering of {@code LeaseAnswerJson}: the service copies no record, the batches go from the
  * read's pooled direct memory to the socket.
  *
+ * <p>In the leased-ranges form ({@link LeaseBatchesMedia#RANGES}, ADR 0042) the header names, per share-partition,
+ * runs of consecutive leased records with one delivery count, each under one range lease, instead of one lease per
+ * record.
+ *
  * <p>Only batches holding at least one leased record are sent; a batch may hold records that are not leased (the
  * client delivers only the offsets the header names). Serves one lease call on one thread; not thread-safe. The
  * batches are held from {@link #write} until the answer is written ({@link Answer#close}) or {@link #abandon}ed.
@@ -35,16 +39,31 @@ final class LeaseAnswerBatches implements LeaseWriter {
     private static final int READ_BYTES = 8 * 1024 * 1024;
 
     private final PartitionReads reads;
+    private final boolean ranges;
     private final List<Section> sections = new ArrayList<>();
     private final List<BatchRead> held = new ArrayList<>();
 
-    /** One share-partition's part: its leased records (those still stored) and the batch bytes that hold them. */
-    private record Section(int partition, long[] offsets, int[] deliveryCounts, byte[][] leases, int records,
-                           List<ByteBuffer> batches, int batchBytes) {
+    /**
+     * One share-partition's part: its leased records (those still stored) as entries, and the batch bytes that hold
+     * them. An entry is one record ({@code counts} null) or, in the ranges form, a run of {@code counts[i]} records
+     * from {@code offsets[i]} under one range lease.
+     */
+    private record Section(int partition, long[] offsets, int[] counts, int[] deliveryCounts, byte[][] leases,
+                           int entries, List<ByteBuffer> batches, int batchBytes) {
     }
 
+    /** The leased-batches answer: one lease per record. */
     LeaseAnswerBatches(PartitionReads reads) {
+        this(reads, false);
+    }
+
+    /**
+     * @param ranges the leased-ranges answer ({@link LeaseBatchesMedia#RANGES}): runs under range leases (ADR 0042)
+     *               instead of one lease per record
+     */
+    LeaseAnswerBatches(PartitionReads reads, boolean ranges) {
         this.reads = reads;
+        this.ranges = ranges;
     }
 
     @Override
@@ -110,6 +129,28 @@ final class LeaseAnswerBatches implements LeaseWriter {
         int records = present.cardinality();
         if (records == 0) {
             mine.forEach(BatchRead::close);
+        } else if (ranges) {
+            held.addAll(mine);
+            List<int[]> found = new ArrayList<>();
+            for (int i = present.nextSetBit(0), j; i >= 0; i = present.nextSetBit(j + 1)) {
+                j = grants.runEnd(i, present);
+                found.add(new int[]{i, j});
+            }
+            int runs = found.size();
+            long[] offsets = new long[runs];
+            int[] counts = new int[runs];
+            int[] deliveryCounts = new int[runs];
+            byte[][] leases = new byte[runs][];
+            for (int k = 0; k < runs; k++) {
+                int i = found.get(k)[0];
+                int j = found.get(k)[1];
+                offsets[k] = grants.offset(i);
+                counts[k] = j - i + 1;
+                deliveryCounts[k] = grants.deliveryCount(i);
+                leases[k] = grants.rangeLeaseAscii(i, j);
+            }
+            sections.add(new Section(tp.partition(), offsets, counts, deliveryCounts, leases, runs, slices,
+                    batchBytes));
         } else {
             held.addAll(mine);
             long[] offsets = new long[records];
@@ -122,7 +163,8 @@ final class LeaseAnswerBatches implements LeaseWriter {
                 leases[k] = grants.leaseAscii(i);
                 k++;
             }
-            sections.add(new Section(tp.partition(), offsets, deliveryCounts, leases, records, slices, batchBytes));
+            sections.add(new Section(tp.partition(), offsets, null, deliveryCounts, leases, records, slices,
+                    batchBytes));
         }
         int missing = 0;
         for (int i = 0; i < n; i++) {
@@ -190,7 +232,7 @@ final class LeaseAnswerBatches implements LeaseWriter {
         for (Section s : sections) {
             headerBytes += 4 + 4 + 4;
             for (byte[] lease : s.leases) {
-                headerBytes += 8 + 4 + 2 + lease.length;
+                headerBytes += 8 + (s.counts != null ? 4 : 0) + 4 + 2 + lease.length;
             }
         }
         ReadBuffer header = memory.allocate(headerBytes);
@@ -200,9 +242,12 @@ final class LeaseAnswerBatches implements LeaseWriter {
         List<ByteBuffer> parts = new ArrayList<>();
         for (Section s : sections) {
             h.putInt(s.partition);
-            h.putInt(s.records);
-            for (int i = 0; i < s.records; i++) {
+            h.putInt(s.entries);
+            for (int i = 0; i < s.entries; i++) {
                 h.putLong(s.offsets[i]);
+                if (s.counts != null) {
+                    h.putInt(s.counts[i]);
+                }
                 h.putInt(s.deliveryCounts[i]);
                 h.putShort((short) s.leases[i].length);
                 h.put(s.leases[i]);

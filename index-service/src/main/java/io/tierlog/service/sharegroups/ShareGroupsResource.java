@@ -62,11 +62,14 @@ public class ShareGroupsResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Lease records", description = "Body {\"maxRecords\": 100, \"leaseMs\": 30000, \"waitMs\": 0}, "
             + "all optional. Answers {\"records\": [{\"lease\", \"partition\", \"offset\", \"deliveryCount\", "
-            + "\"timestamp\", \"key\", \"value\", \"headers\"}]}; each record goes to no one else until it is "
+            + "\"timestamp\", \"key\", \"value\", \"headers\"}], \"ranges\": [{\"lease\", \"partition\", "
+            + "\"firstOffset\", \"lastOffset\", \"deliveryCount\"}]} (ranges: the same records as runs under range "
+            + "leases); each record goes to no one else until it is "
             + "acknowledged or its lease expires. waitMs (max 30000) long-polls while nothing is available. With "
             + "Accept: application/vnd.tierlog.leased-batches the same lease is answered in binary: the lease strings "
             + "in a header, then the stored Kafka record batches holding the leased records (docs/api.md, \"Share "
-            + "groups\").")
+            + "groups\"); with Accept: application/vnd.tierlog.leased-ranges the header names runs under range "
+            + "leases instead of one lease per record.")
     @RequestBody(content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = ApiSchemas.ShareLease.class)))
     @APIResponse(responseCode = "200", description = "The leased records, possibly none",
@@ -86,7 +89,9 @@ public class ShareGroupsResource {
     @Path("{group}/topics/{topic}/acks")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Acknowledge leased records", description = "Body {\"acks\": [{\"lease\", \"type\": \"accept\" "
-            + "| \"release\" | \"reject\" | \"renew\"}]}. Answers {\"results\": [{\"lease\", \"ok\": true} | {\"lease\", "
+            + "| \"release\" | \"reject\" | \"renew\", \"firstOffset\", \"lastOffset\"}]} (lease: a record's lease or a range "
+            + "lease; firstOffset/lastOffset optionally narrow a range lease; a range ack applies to all of its "
+            + "records or to none). Answers {\"results\": [{\"lease\", \"ok\": true} | {\"lease\", "
             + "\"ok\": false, \"error\": \"lease-expired\"}]} in the same order; a refused ack changes nothing.")
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = ApiSchemas.ShareAcks.class)))

@@ -31,7 +31,7 @@ final class ShareJson {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final Set<String> ACKS_FIELDS = Set.of("acks");
-    private static final Set<String> ACK_FIELDS = Set.of("lease", "type");
+    private static final Set<String> ACK_FIELDS = Set.of("lease", "type", "firstOffset", "lastOffset");
 
     private ShareJson() {
     }
@@ -51,7 +51,8 @@ final class ShareJson {
 
     /**
      * The acks of a request body. The usual body ({@code {"acks": [{"lease": "...", "type": "accept"}, ...]}}, each
-     * field once) is read in one streaming pass (a tree of hundreds of acks showed in profiles); any other body is
+     * field once, maybe with integer {@code firstOffset} / {@code lastOffset}) is read in one streaming pass (a tree
+     * of hundreds of acks showed in profiles); any other body is
      * read again as a tree by {@link #acksFromTree}, which names what is wrong exactly as before.
      */
     static List<Ack> acks(byte[] body) {
@@ -73,12 +74,25 @@ final class ShareJson {
                 }
                 String lease = null;
                 AckType type = null;
+                Long first = null;
+                Long last = null;
                 for (JsonToken f = p.nextToken(); f != JsonToken.END_OBJECT; f = p.nextToken()) {
                     if (f != JsonToken.FIELD_NAME) {
                         return null;
                     }
                     String name = p.currentName();
-                    if (p.nextToken() != JsonToken.VALUE_STRING) {
+                    JsonToken value = p.nextToken();
+                    if (value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+                        if ("firstOffset".equals(name) && first == null) {
+                            first = p.getLongValue();
+                        } else if ("lastOffset".equals(name) && last == null) {
+                            last = p.getLongValue();
+                        } else {
+                            return null;
+                        }
+                        continue;
+                    }
+                    if (value != JsonToken.VALUE_STRING) {
                         return null;
                     }
                     if ("lease".equals(name) && lease == null) {
@@ -95,7 +109,7 @@ final class ShareJson {
                 if (lease == null || type == null) {
                     return null;
                 }
-                out.add(new Ack(lease, type));
+                out.add(new Ack(lease, type, first, last));
             }
             if (p.nextToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
                 return null;
@@ -130,9 +144,15 @@ final class ShareJson {
             if (type == null) {
                 throw Requests.bad(path + ".type", path + ".type must be accept, release, reject or renew: " + typeText);
             }
-            out.add(new Ack(lease, type));
+            out.add(new Ack(lease, type, optionalOffset(e, "firstOffset", path), optionalOffset(e, "lastOffset", path)));
         }
         return out;
+    }
+
+    /** An ack's narrowing offset ({@code firstOffset}, {@code lastOffset}): absent or null is none. */
+    private static Long optionalOffset(JsonNode ack, String name, String path) {
+        JsonNode n = ack.get(name);
+        return n == null || n.isNull() ? null : Requests.asLong(n, path + "." + name);
     }
 
     static ShareGroupConfig config(byte[] body) {
@@ -158,11 +178,11 @@ final class ShareJson {
     private static final byte[] OK_END = "\",\"ok\":true}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] REFUSED = "\",\"ok\":false,\"error\":\"".getBytes(StandardCharsets.US_ASCII);
 
-    /** The answer for texts that need no escaping, or null when one does. */
+    /** The answer for texts that need no escaping and results with no offsets to echo, or null otherwise. */
     static byte[] plainResults(List<AckResult> results) {
         int size = RESULTS_START.length + 2;
         for (AckResult r : results) {
-            if (!plain(r.lease()) || !r.ok() && !plain(r.error())) {
+            if (!plain(r.lease()) || !r.ok() && !plain(r.error()) || r.firstOffset() != null || r.lastOffset() != null) {
                 return null;
             }
             size += 1 + LEASE_START.length + r.lease().length()
@@ -225,6 +245,12 @@ final class ShareJson {
             for (AckResult r : results) {
                 g.writeStartObject();
                 g.writeStringField("lease", r.lease());
+                if (r.firstOffset() != null) {
+                    g.writeNumberField("firstOffset", r.firstOffset());
+                }
+                if (r.lastOffset() != null) {
+                    g.writeNumberField("lastOffset", r.lastOffset());
+                }
                 g.writeBooleanField("ok", r.ok());
                 if (!r.ok()) {
                     g.writeStringField("error", r.error());

@@ -28,7 +28,8 @@ import java.nio.ByteBuffer;
  *
  * <p>With {@code Accept: application/vnd.tierlog.leased-batches} ({@link LeaseBatchesMedia}) the same lease is answered
  * as leased record batches ({@link LeaseAnswerBatches}): the stored batches go from the read's pooled memory to the
- * socket with a small header of lease strings in front, and no record is rendered.
+ * socket with a small header of lease strings in front, and no record is rendered; with {@code Accept:
+ * application/vnd.tierlog.leased-ranges} that header names runs under range leases (ADR 0042).
  */
 @Singleton
 public class ShareLeaseRoute {
@@ -53,7 +54,8 @@ public class ShareLeaseRoute {
     private void handle(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
         String accept = request.getHeader("Accept");
-        boolean batches = LeaseBatchesMedia.namedIn(accept);
+        boolean ranges = LeaseBatchesMedia.rangesNamedIn(accept);
+        boolean batches = ranges || LeaseBatchesMedia.namedIn(accept);
         if (!batches && !JsonFetchRoute.acceptsJson(accept)) {
             ctx.next(); // left to JAX-RS's content negotiation, as before this route
             return;
@@ -62,9 +64,10 @@ public class ShareLeaseRoute {
         String topic = ctx.pathParam("topic");
         if (batches) {
             // Same checks, lease and long-poll; only the answer's form differs (LeaseAnswerBatches).
+            String type = ranges ? LeaseBatchesMedia.RANGES : LeaseBatchesMedia.TYPE;
             RequestBody.answerAsync(ctx, memory, maxRequestBytes, body -> leases.lease(group, topic, body,
-                    () -> new LeaseAnswerBatches(reads), LeaseAnswerBatches::abandon, answer -> answer.finish(memory)),
-                    ShareLeaseRoute::sendBatches);
+                    () -> new LeaseAnswerBatches(reads, ranges), LeaseAnswerBatches::abandon,
+                    answer -> answer.finish(memory)), (response, answer) -> sendBatches(response, answer, type));
         } else {
             RequestBody.answerAsync(ctx, memory, maxRequestBytes,
                     body -> leases.lease(group, topic, body, answer -> answer.finish(memory)), ShareLeaseRoute::sendJson);
@@ -72,13 +75,13 @@ public class ShareLeaseRoute {
     }
 
     /** On the connection's event loop: the header and the batches in one gathering write, given back once written. */
-    private static void sendBatches(HttpServerResponse response, LeaseAnswerBatches.Answer answer) {
+    private static void sendBatches(HttpServerResponse response, LeaseAnswerBatches.Answer answer, String type) {
         if (response.closed() || response.ended()) {
             answer.close();
             return;
         }
         try {
-            response.putHeader("Content-Type", LeaseBatchesMedia.TYPE)
+            response.putHeader("Content-Type", type)
                     .end(Buffer.buffer(Unpooled.wrappedBuffer(answer.parts().toArray(ByteBuffer[]::new))))
                     .onComplete(written -> answer.close());
         } catch (RuntimeException e) {

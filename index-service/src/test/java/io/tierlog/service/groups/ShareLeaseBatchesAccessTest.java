@@ -36,7 +36,7 @@ class ShareLeaseBatchesAccessTest {
 
         String noGroup = mint("fetch:topic:" + topic);
         String noTopic = mint("read:group:" + group);
-        for (String accept : new String[] {TYPE, "application/json"}) {
+        for (String accept : new String[] {TYPE, "application/vnd.tierlog.leased-ranges", "application/json"}) {
             expectForbidden(as(noGroup).accept(accept).body("{}").post(path), "group:" + group);
             expectForbidden(as(noTopic).accept(accept).body("{}").post(path), "topic:" + topic);
             as(BOOTSTRAP.substring(0, 20) + "-wrong").accept(accept).body("{}").post(path).then().statusCode(401)

@@ -18,6 +18,7 @@ public final class LeaseGrants {
     private final int[] deliveryCounts;
     private final long[] leaseUntilMs;
     private final byte[] leasePrefix;
+    private final byte[] rangePrefix;
     private final byte[] incarnationDecimal;
 
     LeaseGrants(String group, TopicPartition tp, long incarnation, List<SharePartition.Granted> granted) {
@@ -25,6 +26,7 @@ public final class LeaseGrants {
         this.tp = tp;
         this.incarnation = incarnation;
         this.leasePrefix = LeaseId.prefix(group, tp.topic(), tp.partition());
+        this.rangePrefix = LeaseId.rangePrefix(group, tp.topic(), tp.partition());
         this.incarnationDecimal = LeaseId.decimal(incarnation);
         int n = granted.size();
         offsets = new long[n];
@@ -77,6 +79,27 @@ public final class LeaseGrants {
     /** {@link #lease(int)} as its ASCII bytes, for a writer that renders bytes. */
     public byte[] leaseAscii(int i) {
         return LeaseId.encode(leasePrefix, offsets[i], incarnationDecimal, deliveryCounts[i]);
+    }
+
+    /**
+     * The last grant index of the run (ADR 0042) that starts at grant {@code from}: grants in {@code include} (those
+     * delivered) with consecutive offsets and one delivery count. {@code from} must be in {@code include}.
+     */
+    public int runEnd(int from, java.util.BitSet include) {
+        int j = from;
+        while (j + 1 < offsets.length && include.get(j + 1) && offsets[j + 1] == offsets[j] + 1
+                && deliveryCounts[j + 1] == deliveryCounts[from]) {
+            j++;
+        }
+        return j;
+    }
+
+    /**
+     * The range lease string ({@link RangeLease}) of grants {@code from..to} (inclusive) as ASCII bytes; they must be
+     * one run ({@link #runEnd}).
+     */
+    public byte[] rangeLeaseAscii(int from, int to) {
+        return LeaseId.encodeRange(rangePrefix, offsets[from], offsets[to], incarnationDecimal, deliveryCounts[from]);
     }
 
     long incarnation() {

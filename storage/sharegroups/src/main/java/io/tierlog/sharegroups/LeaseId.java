@@ -75,41 +75,88 @@ public record LeaseId(String group, String topic, int partition, long offset, lo
         return at;
     }
 
-    /** The lease a string names, or empty when it is not one this service handed out (in any format version). */
+    /**
+     * The per-record lease a string names, or empty when it is not a per-record ({@code v1}) lease this service handed
+     * out (a range lease, {@code v2}, is read by {@link RangeLease#decode}).
+     */
     public static Optional<LeaseId> decode(String lease) {
+        return parse(lease, false).filter(r -> !r.ranged())
+                .map(r -> new LeaseId(r.group(), r.topic(), r.partition(), r.firstOffset(), r.incarnation(),
+                        r.deliveryCount()));
+    }
+
+    /**
+     * A lease string of either version as a run: a per-record ({@code v1}) lease as the run of its one offset
+     * ({@code ranged} false), a range lease ({@code v2}) as its run; empty for anything else. With
+     * {@code rangesOnly}, v1 is refused.
+     */
+    static Optional<RangeLease> parse(String lease, boolean rangesOnly) {
         byte[] text;
         try {
             text = Base64.getUrlDecoder().decode(lease);
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
+        if (text.length < 3 || text[0] != 'v' || text[2] != '|' || text[1] != '1' && text[1] != '2') {
+            return Optional.empty();
+        }
+        boolean ranged = text[1] == '2';
+        if (rangesOnly && !ranged) {
+            return Optional.empty();
+        }
         // Split and parse over the bytes: this runs once per ack (500 per acks request in the share benchmark), and
         // the substrings and Long.parseLong of the string version were half of an acks request's samples. '|' is
         // ASCII, so it never occurs inside a multi-byte UTF-8 sequence: splitting the bytes splits the text.
-        int[] bars = new int[6];
+        int[] bars = new int[ranged ? 7 : 6];
         int found = 0;
         for (int i = 0; i < text.length; i++) {
             if (text[i] == '|') {
                 if (found == bars.length) {
-                    return Optional.empty(); // a seventh '|'
+                    return Optional.empty(); // one '|' too many
                 }
                 bars[found++] = i;
             }
         }
-        if (found < bars.length || bars[0] != 2 || text[0] != 'v' || text[1] != '1'
-                || bars[1] == bars[0] + 1 || bars[2] == bars[1] + 1) {
+        if (found < bars.length || bars[1] == bars[0] + 1 || bars[2] == bars[1] + 1) {
             return Optional.empty();
         }
         try {
+            int b = 3;
             long partition = number(text, bars[2] + 1, bars[3], true);
-            long offset = number(text, bars[3] + 1, bars[4], false);
-            long incarnation = number(text, bars[4] + 1, bars[5], false);
-            long deliveryCount = number(text, bars[5] + 1, text.length, true);
-            return Optional.of(new LeaseId(utf8(text, bars[0] + 1, bars[1]), utf8(text, bars[1] + 1, bars[2]),
-                    (int) partition, offset, incarnation, (int) deliveryCount));
+            long first = number(text, bars[b] + 1, bars[++b], false);
+            long last = ranged ? number(text, bars[b] + 1, bars[++b], false) : first;
+            long incarnation = number(text, bars[b] + 1, bars[++b], false);
+            long deliveryCount = number(text, bars[b] + 1, text.length, true);
+            if (last < first) {
+                return Optional.empty(); // never handed out
+            }
+            return Optional.of(new RangeLease(utf8(text, bars[0] + 1, bars[1]), utf8(text, bars[1] + 1, bars[2]),
+                    (int) partition, first, last, incarnation, (int) deliveryCount, ranged));
         } catch (NumberFormatException e) {
             return Optional.empty();
         }
+    }
+
+    /** The bytes every range lease of one share-partition starts with ({@code v2|group|topic|partition|}). */
+    static byte[] rangePrefix(String group, String topic, int partition) {
+        return String.join("|", RangeLease.VERSION, group, topic, Integer.toString(partition) + "|")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A range lease's ASCII bytes from its share-partition's {@link #rangePrefix} (as {@link #encode(byte[], long, byte[], int)}). */
+    static byte[] encodeRange(byte[] rangePrefix, long first, long last, byte[] incarnationDecimal, int deliveryCount) {
+        byte[] text = new byte[rangePrefix.length + 2 * 21 + incarnationDecimal.length + 1 + 11];
+        System.arraycopy(rangePrefix, 0, text, 0, rangePrefix.length);
+        int n = rangePrefix.length;
+        n = digits(first, text, n);
+        text[n++] = '|';
+        n = digits(last, text, n);
+        text[n++] = '|';
+        System.arraycopy(incarnationDecimal, 0, text, n, incarnationDecimal.length);
+        n += incarnationDecimal.length;
+        text[n++] = '|';
+        n = digits(deliveryCount, text, n);
+        return URL_ENCODER.encode(Arrays.copyOf(text, n));
     }
 
     /**

@@ -169,15 +169,19 @@ public final class ShareGroups {
      * looked at becomes leasable again without any new request: a lease running out or a redelivery delay ending;
      * {@link Long#MAX_VALUE} when none will. A long-poll that got nothing sleeps until then at most.
      */
-    public record Leased(List<LeasedRecord> records, long wakeAtMs) {
+    public record Leased(List<LeasedRecord> records, List<LeasedRange> ranges, long wakeAtMs) {
     }
 
-    /** {@link #lease}, with the time a waiting caller should try again ({@link Leased}). */
+    /**
+     * {@link #lease}, with the time a waiting caller should try again and the records as runs under range leases
+     * ({@link Leased}).
+     */
     public Leased leaseOrWake(String group, String topic, int maxRecords, long leaseMs) {
         List<LeasedRecord> out = new ArrayList<>();
-        long wakeAt = leaseOrWake(group, topic, maxRecords, leaseMs, (grants, gone) -> readInto(grants, gone, out))
-                .wakeAtMs();
-        return new Leased(out, wakeAt);
+        List<LeasedRange> ranges = new ArrayList<>();
+        long wakeAt = leaseOrWake(group, topic, maxRecords, leaseMs,
+                (grants, gone) -> readInto(grants, gone, out, ranges)).wakeAtMs();
+        return new Leased(out, ranges, wakeAt);
     }
 
     /**
@@ -284,7 +288,7 @@ public final class ShareGroups {
     }
 
     /** The {@link LeaseWriter} of {@link #lease}: records read through {@link ShareRecords}, as objects. */
-    private int readInto(LeaseGrants grants, BitSet gone, List<LeasedRecord> out) {
+    private int readInto(LeaseGrants grants, BitSet gone, List<LeasedRecord> out, List<LeasedRange> ranges) {
         TopicPartition tp = grants.tp();
         Map<Long, LogRecord> byOffset = new TreeMap<>();
         long next = grants.firstOffset();
@@ -310,28 +314,39 @@ public final class ShareGroups {
                         grants.leaseUntilMs(i), r));
             }
         }
+        BitSet present = new BitSet(grants.size());
+        present.set(0, grants.size());
+        present.andNot(gone);
+        for (int i = present.nextSetBit(0), j; i >= 0; i = present.nextSetBit(j + 1)) {
+            j = grants.runEnd(i, present);
+            ranges.add(new LeasedRange(new String(grants.rangeLeaseAscii(i, j), StandardCharsets.US_ASCII),
+                    tp.partition(), grants.offset(i), grants.offset(j), grants.deliveryCount(i)));
+        }
         return missing;
     }
 
     /**
-     * Applies acknowledgements of records of {@code topic}, in order; one result per ack, in the same order.
+     * Applies acknowledgements of records of {@code topic}, in order; one result per ack, in the same order. An ack
+     * of a range lease ({@link RangeLease}, ADR 0042), narrowed or not, applies to every record of its run or to none.
      *
      * @throws TierlogException {@code bad-request} naming {@code acks[i].lease} for a lease string this service did
-     *                          not hand out for this group and topic (nothing is applied)
+     *                          not hand out for this group and topic, or {@code acks[i].firstOffset} /
+     *                          {@code acks[i].lastOffset} for a narrowing outside the lease's run (nothing is applied)
      */
     public List<AckResult> acknowledge(String group, String topic, List<Ack> acks) {
         TopicMetadata meta = topics.get(topic);
         Map<Integer, List<Integer>> byPartition = new TreeMap<>();
-        List<LeaseId> ids = new ArrayList<>();
+        List<RangeLease> ids = new ArrayList<>(acks.size());
         for (int i = 0; i < acks.size(); i++) {
             int index = i;
-            LeaseId id = LeaseId.decode(acks.get(i).lease())
+            Ack ack = acks.get(i);
+            RangeLease id = LeaseId.parse(ack.lease(), false)
                     .filter(l -> l.group().equals(group) && l.topic().equals(topic))
                     .filter(l -> l.partition() >= 0 && l.partition() < meta.partitions())
                     .orElseThrow(() -> new TierlogException(ErrorType.BAD_REQUEST, "acks[" + index + "].lease is not a "
                             + "lease of share group " + group + " on topic " + topic, Map.of("field",
                             "acks[" + index + "].lease")));
-            ids.add(id);
+            ids.add(narrowed(id, ack, i));
             byPartition.computeIfAbsent(id.partition(), p -> new ArrayList<>()).add(i);
         }
         ShareGroupConfig config = config(group);
@@ -340,20 +355,24 @@ public final class ShareGroups {
             TopicPartition tp = new TopicPartition(topic, e.getKey());
             List<AckResult> partResults = withState(group, tp, config, false, sp -> {
                 long now = clock.millis();
-                List<AckResult> rs = new ArrayList<>();
+                List<AckResult> rs = new ArrayList<>(e.getValue().size());
                 List<Archived> archived = new ArrayList<>();
                 for (int i : e.getValue()) {
-                    LeaseId id = ids.get(i);
-                    String lease = acks.get(i).lease();
+                    RangeLease id = ids.get(i);
+                    Ack ack = acks.get(i);
                     if (id.incarnation() != sp.state().incarnation) {
-                        rs.add(AckResult.expired(lease));
-                        continue;
-                    }
-                    SharePartition.AckOutcome o = sp.ack(now, id.offset(), id.deliveryCount(), acks.get(i).type(),
-                            config);
-                    rs.add(o.ok() ? AckResult.ok(lease) : AckResult.expired(lease));
-                    if (o.archived() != null) {
-                        archived.add(o.archived());
+                        rs.add(AckResult.expired(ack));
+                    } else if (id.firstOffset() == id.lastOffset()) {
+                        SharePartition.AckOutcome o = sp.ack(now, id.firstOffset(), id.deliveryCount(), ack.type(),
+                                config);
+                        rs.add(o.ok() ? AckResult.ok(ack) : AckResult.expired(ack));
+                        if (o.archived() != null) {
+                            archived.add(o.archived());
+                        }
+                    } else {
+                        boolean ok = sp.ackRange(now, id.firstOffset(), id.lastOffset(), id.deliveryCount(), ack.type(),
+                                config, archived);
+                        rs.add(ok ? AckResult.ok(ack) : AckResult.expired(ack));
                     }
                 }
                 addDeadLetters(tp, sp.state(), archived, config);
@@ -361,10 +380,37 @@ public final class ShareGroups {
             });
             for (int k = 0; k < e.getValue().size(); k++) {
                 int i = e.getValue().get(k);
-                results[i] = partResults == null ? AckResult.expired(acks.get(i).lease()) : partResults.get(k);
+                results[i] = partResults == null ? AckResult.expired(acks.get(i)) : partResults.get(k);
             }
         }
         return Arrays.asList(results);
+    }
+
+    /** The run an ack covers: its lease's run, narrowed by the ack's offsets (each inside the run, first <= last). */
+    private static RangeLease narrowed(RangeLease id, Ack ack, int index) {
+        long first = ack.firstOffset() != null ? ack.firstOffset() : id.firstOffset();
+        long last = ack.lastOffset() != null ? ack.lastOffset() : id.lastOffset();
+        if (first < id.firstOffset() || first > id.lastOffset()) {
+            throw badNarrowing(index, "firstOffset", "must be within the lease's offsets [" + id.firstOffset() + ", "
+                    + id.lastOffset() + "]: " + first);
+        }
+        if (last < id.firstOffset() || last > id.lastOffset()) {
+            throw badNarrowing(index, "lastOffset", "must be within the lease's offsets [" + id.firstOffset() + ", "
+                    + id.lastOffset() + "]: " + last);
+        }
+        if (first > last) {
+            throw badNarrowing(index, "lastOffset", "must not be below firstOffset " + first + ": " + last);
+        }
+        if (first == id.firstOffset() && last == id.lastOffset()) {
+            return id;
+        }
+        return new RangeLease(id.group(), id.topic(), id.partition(), first, last, id.incarnation(),
+                id.deliveryCount(), id.ranged());
+    }
+
+    private static TierlogException badNarrowing(int index, String name, String why) {
+        String field = "acks[" + index + "]." + name;
+        return new TierlogException(ErrorType.BAD_REQUEST, field + " " + why, Map.of("field", field));
     }
 
     /**

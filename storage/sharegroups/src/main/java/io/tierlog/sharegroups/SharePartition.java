@@ -40,6 +40,36 @@ final class SharePartition {
         static final AckOutcome OK = new AckOutcome(true, null);
     }
 
+    /**
+     * Applies one acknowledgement to every record of {@code [first, last]} under delivery count {@code deliveryCount}
+     * (a range lease, ADR 0042), all or nothing: refused (false, nothing changed) unless each is still leased under
+     * that delivery count and its lease has not run out by {@code now}. Each record then changes exactly as
+     * {@link #ack} changes it; records archived by it are added to {@code archived}.
+     */
+    boolean ackRange(long now, long first, long last, int deliveryCount, AckType type, ShareGroupConfig config,
+                     List<Archived> archived) {
+        if (first > last || last - first >= s.records.size()) {
+            return false; // more offsets than are in flight: some are not leased
+        }
+        Map<Long, InFlight> run = s.records.subMap(first, true, last, true);
+        if (run.size() != last - first + 1) {
+            return false;
+        }
+        for (InFlight r : run.values()) {
+            if (r.status != Status.LEASED || r.deliveryCount != deliveryCount || now >= r.leaseUntilMs) {
+                return false;
+            }
+        }
+        for (Map.Entry<Long, InFlight> e : run.entrySet()) {
+            Archived a = apply(now, e.getKey(), e.getValue(), type, config);
+            if (a != null) {
+                archived.add(a);
+            }
+        }
+        advanceStart();
+        return true;
+    }
+
     SharePartitionState state() {
         return s;
     }
@@ -106,6 +136,13 @@ final class SharePartition {
         if (r == null || r.status != Status.LEASED || r.deliveryCount != deliveryCount || now >= r.leaseUntilMs) {
             return AckOutcome.EXPIRED;
         }
+        Archived archived = apply(now, offset, r, type, config);
+        advanceStart();
+        return new AckOutcome(true, archived);
+    }
+
+    /** One leased record's change by an ack; returns it when archived. */
+    private Archived apply(long now, long offset, InFlight r, AckType type, ShareGroupConfig config) {
         Archived archived = null;
         switch (type) {
             case ACCEPT -> r.status = Status.ACCEPTED;
@@ -118,8 +155,7 @@ final class SharePartition {
             }
         }
         s.markChanged(offset);
-        advanceStart();
-        return new AckOutcome(true, archived);
+        return archived;
     }
 
     /**

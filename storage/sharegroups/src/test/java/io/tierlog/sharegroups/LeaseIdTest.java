@@ -84,4 +84,30 @@ class LeaseIdTest {
             return Optional.empty();
         }
     }
+
+    @Test
+    void rangeLeasesAreTheDocumentedFormatAndNotPerRecordLeases() {
+        Random rnd = new Random(42);
+        for (int i = 0; i < 2000; i++) {
+            long first = rnd.nextLong() & Long.MAX_VALUE >>> rnd.nextInt(63);
+            RangeLease id = new RangeLease("group-" + rnd.nextInt(100), "topic.é" + rnd.nextInt(9),
+                    rnd.nextInt(1000), first, first + rnd.nextInt(1000), rnd.nextLong() & Long.MAX_VALUE,
+                    1 + rnd.nextInt(Integer.MAX_VALUE - 1));
+            String documented = Base64.getUrlEncoder().withoutPadding().encodeToString(String.join("|", "v2",
+                    id.group(), id.topic(), Integer.toString(id.partition()), Long.toString(id.firstOffset()),
+                    Long.toString(id.lastOffset()), Long.toString(id.incarnation()),
+                    Integer.toString(id.deliveryCount())).getBytes(StandardCharsets.UTF_8));
+            assertThat(id.encode()).isEqualTo(documented);
+            assertThat(RangeLease.decode(documented)).contains(id);
+            assertThat(LeaseId.decode(documented)).isEmpty();
+        }
+        String perRecord = new LeaseId("g", "t", 0, 5, 1, 1).encode();
+        assertThat(RangeLease.decode(perRecord)).isEmpty();
+        assertThat(LeaseId.parse(perRecord, false)).contains(new RangeLease("g", "t", 0, 5, 5, 1, 1, false));
+        Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+        for (String text : List.of("v2|g|t|0|1|2|3", "v2|g|t|0|1|2|3|4|5", "v2||t|0|1|2|3|4", "v2|g|t|0|5|4|3|4", "v2|g|t|0|x|2|3|4",
+                "v3|g|t|0|1|2|3|4")) {
+            assertThat(RangeLease.decode(b64.encodeToString(text.getBytes(StandardCharsets.UTF_8)))).as(text).isEmpty();
+        }
+    }
 }

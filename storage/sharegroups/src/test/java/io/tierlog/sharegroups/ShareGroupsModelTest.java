@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Model-based test: seeded random sequences of lease, acks (accept, release, reject, renew, stale ones included),
+ * Model-based test: seeded random sequences of lease, acks (accept, release, reject, renew, stale ones included; per
+ * record or by range lease, narrowed or not, all or nothing),
  * time passing, appends, describes and crashes (the {@link ShareGroups} object dropped and a new one opened on the
  * same files), each call through one of two instances on the same files (as two processes) against a plain in-memory model of the semantics. Checked on every step: a lease hands out exactly as
  * many records as the model has leasable, each one leasable in the model (so never one held by someone else, never
@@ -88,6 +89,8 @@ class ShareGroupsModelTest {
         final long minCompactBytes;
         final Map<Integer, List<Rec>> model = new HashMap<>();
         final List<LeasedRecord> issued = new ArrayList<>();
+        /** The range leases handed out beside the records (ADR 0042). */
+        final List<LeasedRange> issuedRanges = new ArrayList<>();
         final StringBuilder log = new StringBuilder();
         IngestService ingest;
         ShareGroups shares;
@@ -251,7 +254,8 @@ class ShareGroupsModelTest {
                     leasable += leasable(p, o) ? 1 : 0;
                 }
             }
-            List<LeasedRecord> got = any().lease("g", "t", max, leaseMs);
+            ShareGroups.Leased leased = any().leaseOrWake("g", "t", max, leaseMs);
+            List<LeasedRecord> got = leased.records();
             log.append("lease max=").append(max == Integer.MAX_VALUE ? "all" : max).append(" ms=").append(leaseMs)
                     .append(" -> ");
             got.forEach(l -> log.append(l.partition()).append('@').append(l.record().offset()).append('#')
@@ -273,6 +277,30 @@ class ShareGroupsModelTest {
                 assertThat(l.record().key()).isEqualTo(r.key);
                 issued.add(l);
             }
+            // The ranges name exactly the records leased, each run consecutive with one delivery count.
+            java.util.Set<String> covered = new java.util.HashSet<>();
+            for (LeasedRange range : leased.ranges()) {
+                assertThat(RangeLease.decode(range.lease())).get().satisfies(id -> {
+                    assertThat(id.firstOffset()).isEqualTo(range.firstOffset());
+                    assertThat(id.lastOffset()).isEqualTo(range.lastOffset());
+                    assertThat(id.deliveryCount()).isEqualTo(range.deliveryCount());
+                });
+                for (long o = range.firstOffset(); o <= range.lastOffset(); o++) {
+                    assertThat(covered.add(range.partition() + "@" + o)).as("%d@%d in one range", range.partition(), o)
+                            .isTrue();
+                    Rec r = model.get(range.partition()).get((int) o);
+                    assertThat(r.dc).as("delivery count of %d@%d in its range", range.partition(), o)
+                            .isEqualTo(range.deliveryCount());
+                }
+                issuedRanges.add(range);
+            }
+            java.util.Set<String> leasedNow = new java.util.HashSet<>();
+            got.forEach(l -> leasedNow.add(l.partition() + "@" + l.record().offset()));
+            assertThat(covered).as("the ranges cover the records leased").isEqualTo(leasedNow);
+        }
+
+        /** One entry of an acks request as the model sees it: a run of one partition under one delivery count. */
+        record Entry(String lease, int partition, long first, long last, int dc, Long narrowFirst, Long narrowLast) {
         }
 
         void ack() {
@@ -282,39 +310,66 @@ class ShareGroupsModelTest {
             settle();
             int n = 1 + rnd.nextInt(3);
             List<Ack> acks = new ArrayList<>();
-            List<LeasedRecord> which = new ArrayList<>();
+            List<Entry> which = new ArrayList<>();
             for (int i = 0; i < n; i++) {
-                // Mostly recent leases, sometimes old (stale) ones.
-                int idx = rnd.nextInt(4) == 0 ? rnd.nextInt(issued.size())
-                        : Math.max(0, issued.size() - 1 - rnd.nextInt(Math.min(issued.size(), 6)));
-                LeasedRecord l = issued.get(idx);
-                which.add(l);
-                acks.add(new Ack(l.lease(), AckType.parse(TYPES[rnd.nextInt(TYPES.length)])));
+                AckType type = AckType.parse(TYPES[rnd.nextInt(TYPES.length)]);
+                if (!issuedRanges.isEmpty() && rnd.nextBoolean()) {
+                    // A range lease, mostly recent, sometimes old; sometimes narrowed.
+                    int idx = rnd.nextInt(4) == 0 ? rnd.nextInt(issuedRanges.size())
+                            : Math.max(0, issuedRanges.size() - 1 - rnd.nextInt(Math.min(issuedRanges.size(), 4)));
+                    LeasedRange l = issuedRanges.get(idx);
+                    long first = l.firstOffset();
+                    long last = l.lastOffset();
+                    Long nf = null;
+                    Long nl = null;
+                    if (rnd.nextInt(3) == 0) {
+                        nf = first + rnd.nextInt((int) (last - first + 1));
+                        first = nf;
+                    }
+                    if (rnd.nextInt(3) == 0) {
+                        nl = first + rnd.nextInt((int) (last - first + 1));
+                        last = nl;
+                    }
+                    which.add(new Entry(l.lease(), l.partition(), first, last, l.deliveryCount(), nf, nl));
+                    acks.add(new Ack(l.lease(), type, nf, nl));
+                } else {
+                    // Mostly recent leases, sometimes old (stale) ones.
+                    int idx = rnd.nextInt(4) == 0 ? rnd.nextInt(issued.size())
+                            : Math.max(0, issued.size() - 1 - rnd.nextInt(Math.min(issued.size(), 6)));
+                    LeasedRecord l = issued.get(idx);
+                    long o = l.record().offset();
+                    which.add(new Entry(l.lease(), l.partition(), o, o, l.deliveryCount(), null, null));
+                    acks.add(new Ack(l.lease(), type));
+                }
             }
             List<AckResult> results = any().acknowledge("g", "t", acks);
             assertThat(results).hasSize(n);
             long now = clock.millis();
             for (int i = 0; i < n; i++) {
-                LeasedRecord l = which.get(i);
-                Rec r = model.get(l.partition()).get((int) l.record().offset());
-                boolean valid = r.st == St.LEASED && r.dc == l.deliveryCount() && now < r.leaseUntil;
-                log.append("ack ").append(acks.get(i).type()).append(' ').append(l.partition()).append('@')
-                        .append(l.record().offset()).append('#').append(l.deliveryCount()).append(" -> ")
+                Entry e = which.get(i);
+                List<Rec> run = model.get(e.partition()).subList((int) e.first(), (int) e.last() + 1);
+                boolean valid = run.stream().allMatch(r -> r.st == St.LEASED && r.dc == e.dc() && now < r.leaseUntil);
+                log.append("ack ").append(acks.get(i).type()).append(' ').append(e.partition()).append('@')
+                        .append(e.first()).append("..").append(e.last()).append('#').append(e.dc()).append(" -> ")
                         .append(results.get(i).ok()).append('\n');
-                assertThat(results.get(i).lease()).isEqualTo(l.lease());
-                assertThat(results.get(i).ok()).as("ack %s of %d@%d#%d", acks.get(i).type(), l.partition(),
-                        l.record().offset(), l.deliveryCount()).isEqualTo(valid);
+                assertThat(results.get(i).lease()).isEqualTo(e.lease());
+                assertThat(results.get(i).firstOffset()).isEqualTo(e.narrowFirst());
+                assertThat(results.get(i).lastOffset()).isEqualTo(e.narrowLast());
+                assertThat(results.get(i).ok()).as("ack %s of %d@%d..%d#%d", acks.get(i).type(), e.partition(),
+                        e.first(), e.last(), e.dc()).isEqualTo(valid);
                 if (!valid) {
                     assertThat(results.get(i).error()).isEqualTo("lease-expired");
                     continue;
                 }
-                switch (acks.get(i).type()) {
-                    case ACCEPT -> r.st = St.ACCEPTED;
-                    case RENEW -> r.leaseUntil = now + r.leaseMs;
-                    case RELEASE -> release(r, now + config.redeliveryDelayMs());
-                    case REJECT -> {
-                        r.st = St.ARCHIVED;
-                        r.reason = "rejected";
+                for (Rec r : run) {
+                    switch (acks.get(i).type()) {
+                        case ACCEPT -> r.st = St.ACCEPTED;
+                        case RENEW -> r.leaseUntil = now + r.leaseMs;
+                        case RELEASE -> release(r, now + config.redeliveryDelayMs());
+                        case REJECT -> {
+                            r.st = St.ARCHIVED;
+                            r.reason = "rejected";
+                        }
                     }
                 }
             }

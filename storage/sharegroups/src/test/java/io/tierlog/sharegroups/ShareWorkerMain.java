@@ -18,7 +18,8 @@ import java.util.concurrent.Future;
 
 /**
  * A share-group worker process for {@link ShareGroupsMultiProcessTest}: leases records of topic "t" for group "g",
- * and accepts, releases, rejects or forgets each (forgotten ones come back when their lease runs out), writing an
+ * and accepts, releases, rejects or forgets each, or each run of a lease by its range lease (forgotten ones come back
+ * when their lease runs out), writing an
  * audit line per lease answer, per acknowledgement sent and per acknowledgement answer, flushed at once. Exits when the group has no lag.
  * Args: data dir, audit file, seed.
  */
@@ -56,7 +57,8 @@ public final class ShareWorkerMain {
 
     private static void work(ShareGroups shares, PrintStream audit, Random rnd) throws InterruptedException {
         while (true) {
-            List<LeasedRecord> got = shares.lease("g", "t", 1 + rnd.nextInt(3), LEASE_MS);
+            ShareGroups.Leased leased = shares.leaseOrWake("g", "t", 1 + rnd.nextInt(3), LEASE_MS);
+            List<LeasedRecord> got = leased.records();
             if (got.isEmpty()) {
                 long lag = shares.describe("g").orElseThrow().topics().stream()
                         .flatMap(t -> t.partitions().stream()).mapToLong(ShareDescription.Partition::lag).sum();
@@ -69,6 +71,25 @@ public final class ShareWorkerMain {
             for (LeasedRecord l : got) {
                 audit.println("L " + l.partition() + " " + l.record().offset() + " " + l.deliveryCount() + " "
                         + l.leaseUntilMs());
+            }
+            if (rnd.nextInt(3) == 0) {
+                // By range leases (ADR 0042): one ack per run, audited per record with the run's one answer.
+                for (LeasedRange range : leased.ranges()) {
+                    AckType type = type(rnd);
+                    if (type == null) {
+                        continue;
+                    }
+                    for (long o = range.firstOffset(); o <= range.lastOffset(); o++) {
+                        audit.println("T " + range.partition() + " " + o + " " + range.deliveryCount() + " " + type
+                                + " sent");
+                    }
+                    AckResult r = shares.acknowledge("g", "t", List.of(new Ack(range.lease(), type))).get(0);
+                    for (long o = range.firstOffset(); o <= range.lastOffset(); o++) {
+                        audit.println("A " + range.partition() + " " + o + " " + range.deliveryCount() + " " + type
+                                + " " + r.ok());
+                    }
+                }
+                continue;
             }
             for (LeasedRecord l : got) {
                 int roll = rnd.nextInt(100);
@@ -85,5 +106,11 @@ public final class ShareWorkerMain {
                         + type + " " + r.ok());
             }
         }
+    }
+
+    /** Accept, release, reject or forget (null), at random. */
+    private static AckType type(Random rnd) {
+        int roll = rnd.nextInt(100);
+        return roll < 70 ? AckType.ACCEPT : roll < 85 ? AckType.RELEASE : roll < 90 ? AckType.REJECT : null;
     }
 }

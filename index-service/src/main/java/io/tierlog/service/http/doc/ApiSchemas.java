@@ -224,13 +224,21 @@ public final class ApiSchemas {
                                Object value, Map<String, String> headers) {
     }
 
+    @Schema(name = "LeasedRange", description = "A run of consecutive leased records of one partition with one "
+            + "delivery count, named by one range lease (ADR 0042)")
+    public record LeasedRange(String lease, int partition, long firstOffset, long lastOffset, int deliveryCount) {
+    }
+
     @Schema(name = "LeasedRecords")
-    public record LeasedRecords(List<LeasedRecord> records) {
+    public record LeasedRecords(List<LeasedRecord> records,
+                                @Schema(description = "The same records as runs under range leases") List<LeasedRange> ranges) {
     }
 
     @Schema(name = "ShareAck")
-    public record ShareAck(@Schema(required = true) String lease,
-                           @Schema(required = true, enumeration = {"accept", "release", "reject", "renew"}) String type) {
+    public record ShareAck(@Schema(required = true, description = "A record's lease or a range lease") String lease,
+                           @Schema(required = true, enumeration = {"accept", "release", "reject", "renew"}) String type,
+                           @Schema(description = "Narrows a range lease: first offset acknowledged (within the run)") Long firstOffset,
+                           @Schema(description = "Narrows a range lease: last offset acknowledged (within the run)") Long lastOffset) {
     }
 
     @Schema(name = "ShareAcks")
@@ -239,7 +247,9 @@ public final class ApiSchemas {
 
     @Schema(name = "ShareAckResult")
     public record ShareAckResult(String lease, boolean ok,
-                                 @Schema(description = "Present when ok is false, e.g. lease-expired") String error) {
+                                 @Schema(description = "Present when ok is false, e.g. lease-expired") String error,
+                                 @Schema(description = "Echoed when the ack had it") Long firstOffset,
+                                 @Schema(description = "Echoed when the ack had it") Long lastOffset) {
     }
 
     @Schema(name = "ShareAckResults", description = "One result per ack, in request order")
