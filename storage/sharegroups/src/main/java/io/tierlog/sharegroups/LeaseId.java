@@ -44,16 +44,7 @@ public record LeaseId(String group, String topic, int partition, long offset, lo
      * one grant shares it, and its 19 digits were most of the encoding's samples in profiles of the share benchmark.
      */
     static byte[] encode(byte[] prefix, long offset, byte[] incarnationDecimal, int deliveryCount) {
-        byte[] text = new byte[prefix.length + 20 + 1 + incarnationDecimal.length + 1 + 11];
-        System.arraycopy(prefix, 0, text, 0, prefix.length);
-        int n = prefix.length;
-        n = digits(offset, text, n);
-        text[n++] = '|';
-        System.arraycopy(incarnationDecimal, 0, text, n, incarnationDecimal.length);
-        n += incarnationDecimal.length;
-        text[n++] = '|';
-        n = digits(deliveryCount, text, n);
-        return URL_ENCODER.encode(n == text.length ? text : Arrays.copyOf(text, n));
+        return encodeFields(prefix, offset, offset, false, incarnationDecimal, deliveryCount);
     }
 
     /** Writes {@code v} in decimal at {@code at}; returns the index after it. */
@@ -145,13 +136,21 @@ public record LeaseId(String group, String topic, int partition, long offset, lo
 
     /** A range lease's ASCII bytes from its share-partition's {@link #rangePrefix} (as {@link #encode(byte[], long, byte[], int)}). */
     static byte[] encodeRange(byte[] rangePrefix, long first, long last, byte[] incarnationDecimal, int deliveryCount) {
-        byte[] text = new byte[rangePrefix.length + 2 * 21 + incarnationDecimal.length + 1 + 11];
-        System.arraycopy(rangePrefix, 0, text, 0, rangePrefix.length);
-        int n = rangePrefix.length;
+        return encodeFields(rangePrefix, first, last, true, incarnationDecimal, deliveryCount);
+    }
+
+    /** {@code prefix first[|last]|incarnation|deliveryCount} as URL-safe base64: a record's lease, or a run's. */
+    private static byte[] encodeFields(byte[] prefix, long first, long last, boolean range, byte[] incarnationDecimal,
+                                       int deliveryCount) {
+        byte[] text = new byte[prefix.length + 2 * 21 + incarnationDecimal.length + 1 + 11];
+        System.arraycopy(prefix, 0, text, 0, prefix.length);
+        int n = prefix.length;
         n = digits(first, text, n);
         text[n++] = '|';
-        n = digits(last, text, n);
-        text[n++] = '|';
+        if (range) {
+            n = digits(last, text, n);
+            text[n++] = '|';
+        }
         System.arraycopy(incarnationDecimal, 0, text, n, incarnationDecimal.length);
         n += incarnationDecimal.length;
         text[n++] = '|';
