@@ -109,7 +109,10 @@ public final class FaultProxy implements AutoCloseable {
         refusals.set(1);
     }
 
-    /** The next {@code n} requests whose path contains {@code fragment} reach the service; their answers are lost. */
+    /**
+     * The next {@code n} requests whose path contains {@code fragment} and that the service answers with success reach
+     * it and take effect; their answers are lost.
+     */
     public void loseAnswerOfNext(String fragment, int n) {
         this.pathFragment = fragment;
         this.hold = null;
@@ -185,7 +188,9 @@ public final class FaultProxy implements AutoCloseable {
         if (armed) {
             relayedStatuses.computeIfAbsent(r.statusCode(), k -> new AtomicInteger()).incrementAndGet();
         }
-        if (armed && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        // Only answers of requests that took effect are lost: a lost 409 (a batch that arrived out of order through
+        // the proxy's parallel relays) would leave nothing for the resend to be a duplicate of.
+        if (armed && r.statusCode() / 100 == 2 && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             lostAnswers.incrementAndGet();
             return; // closing the exchange unanswered closes the connection: the answer is lost
         }
