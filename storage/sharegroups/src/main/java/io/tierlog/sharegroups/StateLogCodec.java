@@ -161,15 +161,7 @@ final class StateLogCodec {
         if (state == null) {
             throw corrupt("an update before any snapshot", null);
         }
-        state.startOffset = in.getLong();
-        state.endOffset = in.getLong();
-        state.records.headMap(state.startOffset).clear();
-        for (int i = in.getInt(); i > 0; i--) {
-            long offset = in.getLong();
-            state.records.put(offset, entry(in));
-        }
-        StateCodec.readDeadLetters(in, state);
-        return state;
+        return readBody(in, state);
     }
 
     /**
@@ -179,14 +171,23 @@ final class StateLogCodec {
     static SharePartitionState readState(ByteBuffer in) {
         SharePartitionState s = new SharePartitionState();
         s.incarnation = in.getLong();
-        s.startOffset = in.getLong();
-        s.endOffset = in.getLong();
+        return readBody(in, s);
+    }
+
+    /**
+     * Start and end offsets, entries and dead letters into {@code state}: what a snapshot holds after its incarnation
+     * and what an update frame holds. Entries below the new start are gone (an update's removals need no entry).
+     */
+    private static SharePartitionState readBody(ByteBuffer in, SharePartitionState state) {
+        state.startOffset = in.getLong();
+        state.endOffset = in.getLong();
+        state.records.headMap(state.startOffset).clear();
         for (int i = in.getInt(); i > 0; i--) {
             long offset = in.getLong();
-            s.records.put(offset, entry(in));
+            state.records.put(offset, entry(in));
         }
-        StateCodec.readDeadLetters(in, s);
-        return s;
+        StateCodec.readDeadLetters(in, state);
+        return state;
     }
 
     static InFlight entry(ByteBuffer in) {
