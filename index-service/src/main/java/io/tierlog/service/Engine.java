@@ -89,9 +89,9 @@ public class Engine {
 
     @Produces
     @Singleton
-    HotTier hotTier(TierlogConfig config) {
+    HotTier hotTier(TierlogConfig config, Clock clock) {
         createDirectory(config.indexDir());
-        return new HotTier(config.dataDir(), config.indexDir());
+        return new HotTier(config.dataDir(), config.indexDir(), clock);
     }
 
     void closeHotTier(@Disposes HotTier hot, ServiceThreads threads) {

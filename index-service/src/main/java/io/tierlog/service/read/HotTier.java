@@ -14,9 +14,13 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.tiering.OffsetAndTimestamp;
 
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.function.BiFunction;
 
 /**
@@ -29,15 +33,29 @@ import java.util.function.BiFunction;
  * catch-up. The index is derived: opened empty (first start, or its directory deleted), it is rebuilt from the
  * segments by the first catch-up of each partition.
  *
+ * <p>A fetch reuses the partition's last listing of its hot segments ({@link #segmentBases(TopicPartition, Position)})
+ * for up to {@link #LISTING_REUSE} while its newest segment is still the end the index found: segments appear only
+ * at the end (a roll moves the end), and one removed since (retention, compaction, on any instance) is met as a
+ * gone segment, on which the read lists again (ADR 0044).
+ *
  * <p>Thread-safe. {@link #close} closes the index; calls after it fail.
  */
 public final class HotTier implements AutoCloseable {
+    /** How long a listing of a partition's hot segments serves fetches (see class). */
+    static final Duration LISTING_REUSE = Duration.ofSeconds(1);
     private final HotLog log;
     private final LogIndex index;
     private final HotIndexer indexer;
+    private final Clock clock;
+    private final ConcurrentMap<TopicPartition, Listing> listings = new ConcurrentHashMap<>();
     private volatile boolean open = true;
 
-    public HotTier(Path dataDir, Path indexDir) {
+    /** A partition's hot segment bases, ascending, and when they were listed. */
+    private record Listing(List<Long> bases, long listedAtMs) {
+    }
+
+    public HotTier(Path dataDir, Path indexDir, Clock clock) {
+        this.clock = clock;
         this.log = new HotLog(dataDir);
         // RocksDB owns its directory (it may wipe it on an unknown format), so it gets one of its own beside
         // the cold-read cache.
@@ -99,6 +117,7 @@ public final class HotTier implements AutoCloseable {
             return reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed);
         } catch (PartitionReader.SegmentGoneException e) {
             // Retention removed a listed segment mid-read: an unhinted read lists and resolves again.
+            listings.remove(tp);
             return reader.sliceBatches(offset, null, maxRecords, maxBytes, end, null);
         }
     }
@@ -111,6 +130,7 @@ public final class HotTier implements AutoCloseable {
             return read.apply(reader, hint);
         } catch (PartitionReader.SegmentGoneException e) {
             // Retention removed the hinted segment mid-read; an unhinted read re-resolves from the listing.
+            listings.remove(tp);
             return read.apply(reader, null);
         }
     }
@@ -139,12 +159,30 @@ public final class HotTier implements AutoCloseable {
      * and stream step asks, and {@link #stats} would also stat every segment file.
      */
     public long oldestSegmentBase(TopicPartition tp) {
-        return log.oldestSegmentBase(tp);
+        List<Long> bases = segmentBases(tp);
+        return bases.isEmpty() ? -1 : bases.get(0);
     }
 
-    /** The hot segments' base offsets, ascending (empty when none): the same one directory listing. */
+    /** The hot segments' base offsets, ascending (empty when none), listed now. */
     public List<Long> segmentBases(TopicPartition tp) {
-        return log.segmentBases(tp);
+        List<Long> bases = List.copyOf(log.segmentBases(tp));
+        listings.put(tp, new Listing(bases, clock.millis()));
+        return bases;
+    }
+
+    /**
+     * The hot segments' base offsets for a read up to {@code end} (from {@link #end}): the last listing when it is at
+     * most {@link #LISTING_REUSE} old and its newest segment is {@code end}'s, else a new one (see class). A listed
+     * segment may be gone by the time it is read; the reader then reports it gone and the caller lists again.
+     */
+    public List<Long> segmentBases(TopicPartition tp, Position end) {
+        Listing known = listings.get(tp);
+        long age = known == null ? -1 : clock.millis() - known.listedAtMs();
+        if (known != null && age >= 0 && age < LISTING_REUSE.toMillis() && !known.bases().isEmpty()
+                && known.bases().get(known.bases().size() - 1) == end.segmentBase()) {
+            return known.bases();
+        }
+        return segmentBases(tp);
     }
 
     /** The oldest hot segment's base offset, bytes and segment count; zeros when the partition has no segment. */
@@ -161,11 +199,13 @@ public final class HotTier implements AutoCloseable {
     public void forget(String topic, int partitions) {
         for (int p = 0; p < partitions; p++) {
             index.dropPartition(new TopicPartition(topic, p));
+            listings.remove(new TopicPartition(topic, p));
         }
     }
 
     /** Retention deleted the hot segments below {@code nextSegmentBase}: drop index entries pointing into them. */
     public void segmentsEvicted(TopicPartition tp, long nextSegmentBase) {
+        listings.remove(tp);
         index.dropSegmentsBelow(tp, nextSegmentBase);
     }
 

@@ -151,7 +151,7 @@ public final class PartitionReads {
                                  Supplier<R> coldRead, Supplier<R> atEnd) {
         Position end = hot.end(tp);
         long hw = end.offset();
-        List<Long> hotBases = hot.segmentBases(tp);
+        List<Long> hotBases = hot.segmentBases(tp, end);
         long oldestHot = hotBases.isEmpty() ? -1 : hotBases.get(0);
         long start = Math.min(logStartOffset(tp, hotBases), hw);
         requireInRange(tp, offset, start, hw);
@@ -159,8 +159,8 @@ public final class PartitionReads {
             return new Routed<>(atEnd.get(), hw, start);
         }
         try {
-            // The listing is the hot read's too (taken after the end, so it names the end's segment), on the first
-            // attempt only: a retry after an eviction lists again.
+            // The listing is the hot read's too (it names the end's segment), on the first attempt only: a retry
+            // after an eviction lists again.
             boolean[] first = {true};
             return new Routed<>(readTier(tp, offset, oldestHot, () -> {
                 List<Long> listed = first[0] ? hotBases : null;
