@@ -23,6 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #reads()}: bounded threads that run file reads for long-poll continuations and streams, so the
  *       event loop never blocks and a waiting reader holds no thread. The queue is unbounded but holds only small
  *       tasks (one read step each).</li>
+ *   <li>{@link #indexing()}: one thread that catches the hot index up with this process's appends
+ *       ({@link io.tierlog.service.read.AppendIndexing}); one, so that indexing never takes more than a core from
+ *       produces and fetches.</li>
  * </ul>
  *
  * <p>Stopping ({@link #stop}, idempotent, also called by {@link Engine} before it closes the index): new tasks are
@@ -40,6 +43,7 @@ public class ServiceThreads {
 
     private final ScheduledThreadPoolExecutor timers;
     private final ThreadPoolExecutor reads;
+    private final ThreadPoolExecutor indexing;
 
     public ServiceThreads() {
         timers = new ScheduledThreadPoolExecutor(1, named("tierlog-timer"), dropWhenStopped("timer"));
@@ -50,6 +54,8 @@ public class ServiceThreads {
         int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
         reads = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 named("tierlog-read"), dropWhenStopped("read"));
+        indexing = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                named("tierlog-indexer"), dropWhenStopped("indexing"));
     }
 
     public ScheduledExecutorService timers() {
@@ -60,22 +66,29 @@ public class ServiceThreads {
         return reads;
     }
 
+    public ExecutorService indexing() {
+        return indexing;
+    }
+
     /**
-     * Stops both pools: see the class comment. Returns after the read pool has terminated or after at most
-     * twice {@link #STOP_GRACE}; logs a warning naming the pool if threads are still running then.
+     * Stops the pools: see the class comment. Returns once the read and indexing pools have terminated, or after at
+     * most twice {@link #STOP_GRACE} for each; logs a warning naming the pool if threads are still running then.
      */
     @PreDestroy
     public synchronized void stop() {
-        if (reads.isTerminated() && timers.isTerminated()) {
+        if (reads.isTerminated() && timers.isTerminated() && indexing.isTerminated()) {
             return;
         }
         timers.shutdown();
         reads.shutdown();
+        indexing.shutdown();
         try {
             awaitOrInterrupt(reads, "read");
+            awaitOrInterrupt(indexing, "indexing");
             awaitOrInterrupt(timers, "timer");
         } catch (InterruptedException e) {
             reads.shutdownNow();
+            indexing.shutdownNow();
             timers.shutdownNow();
             Thread.currentThread().interrupt();
         }

@@ -4,6 +4,7 @@ import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.service.metrics.ServiceMetrics;
+import io.tierlog.service.read.AppendIndexing;
 import io.tierlog.service.read.AppendWatcher;
 import jakarta.inject.Singleton;
 
@@ -11,16 +12,19 @@ import java.util.Arrays;
 
 /**
  * What every produce edge does once an append has returned (the JSON produce, the record-batch produce, the Kafka
- * listener's Produce): wakes this process's long-polls and streams waiting on each partition appended to, then
- * records the request in the produce meters. One step, so that no edge forgets either half. Thread-safe.
+ * listener's Produce): wakes this process's long-polls and streams waiting on each partition appended to, queues
+ * the catch-up of its index ({@link AppendIndexing}), then records the request in the produce meters. One step, so
+ * that no edge forgets a part. Thread-safe.
  */
 @Singleton
 public class PostAppend {
     private final AppendWatcher watcher;
+    private final AppendIndexing indexing;
     private final ServiceMetrics metrics;
 
-    public PostAppend(AppendWatcher watcher, ServiceMetrics metrics) {
+    public PostAppend(AppendWatcher watcher, AppendIndexing indexing, ServiceMetrics metrics) {
         this.watcher = watcher;
+        this.indexing = indexing;
         this.metrics = metrics;
     }
 
@@ -40,7 +44,7 @@ public class PostAppend {
         }
         for (int p = 0; p < ends.length; p++) {
             if (ends[p] >= 0) {
-                watcher.appended(new TopicPartition(topic, p), ends[p]);
+                partitionAppended(new TopicPartition(topic, p), ends[p]);
             }
         }
         metrics.produced(records, bodyBytes, System.nanoTime() - startNanos);
@@ -48,7 +52,12 @@ public class PostAppend {
 
     /** After a record-batch produce, all of whose records landed in one partition. */
     public void appended(String topic, BatchProduceResult result, int bodyBytes, long startNanos) {
-        watcher.appended(new TopicPartition(topic, result.partition()), result.lastOffset() + 1);
+        partitionAppended(new TopicPartition(topic, result.partition()), result.lastOffset() + 1);
         metrics.produced(result.recordCount(), bodyBytes, System.nanoTime() - startNanos);
+    }
+
+    private void partitionAppended(TopicPartition tp, long end) {
+        watcher.appended(tp, end);
+        indexing.appended(tp);
     }
 }

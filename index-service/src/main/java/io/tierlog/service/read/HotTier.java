@@ -135,6 +135,11 @@ public final class HotTier implements AutoCloseable {
         }
     }
 
+    /** Where the index of {@code tp} ends now, without catching it up; empty when nothing is indexed. */
+    public Optional<Position> indexedEnd(TopicPartition tp) {
+        return index.indexedEnd(tp);
+    }
+
     /**
      * The offset of the latest record with {@code key} in the partition (after catching the index up with every
      * append); empty if there is none or the latest is a tombstone.
