@@ -3,6 +3,7 @@ package io.tierlog.bench.kafkaperf;
 import io.tierlog.bench.compare.BenchRun;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.JitWarmup;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.MachineInfo;
 import io.tierlog.bench.compare.Ports;
@@ -40,8 +41,9 @@ import java.util.function.ToDoubleFunction;
  * {@code tierlog-bench kafka-perf}: Kafka's own ProducerPerformance and ConsumerPerformance (kafka-tools 4.4.0),
  * unchanged and with the same settings, against a Kafka 4.4.0 broker and against the index-service's Kafka
  * listener, in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always};
- * page cache against {@code never}). First every server writes and consumes {@link #WARM_UP_RECORDS} once per
- * durability, unmeasured. Then per durability and run: each system gets a fresh topic, a producer run at full
+ * page cache against {@code never}). First every server is warmed, unmeasured, per durability: rounds that write
+ * and consume {@link #WARM_UP_RECORDS} until its JVM's JIT is quiet ({@link JitWarmup}, the rule of
+ * {@code compare}). Then per durability and run: each system gets a fresh topic, a producer run at full
  * speed, then a topic written in the same batches on both ({@link FullBatchWriter}) and a consumer run reading it back (its
  * server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
  * peak (the tool's {@code --throughput}), in an order that alternates from run to run. The report gives medians and
@@ -87,8 +89,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
 
     enum Server { KAFKA, TIERLOG }
 
-    /** Records each server writes and consumes once, unmeasured, before the runs. */
+    /** Records each warm-up round writes and consumes, unmeasured, before the runs. */
     static final long WARM_UP_RECORDS = 100_000;
+    /** No warm-up round starts after this long per server and durability. */
+    static final java.time.Duration WARM_UP_LIMIT = java.time.Duration.ofSeconds(90);
 
     /** A server is settled below this much CPU (cores) over half a second, as in {@code compare}. */
     private static final double SETTLED_CORES = 0.15;
@@ -118,6 +122,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         Map<Durability, Map<Server, Cell>> cells = new EnumMap<>(Durability.class);
         List<String> notes = new ArrayList<>();
         String loadSummary;
+        String warmUp = "";
         String loadAtStart = MachineInfo.loadAverage();
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"))) {
@@ -136,25 +141,34 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 Path kafkaLogs = workDir.resolve("kafka").resolve("logs");
                 Map<Durability, Path> tierlogLogs = Map.of(Durability.ALWAYS, workDir.resolve("always").resolve("hot"),
                         Durability.NEVER, workDir.resolve("never").resolve("hot"));
-                // Kafka serves both durabilities from one broker JVM, Tierlog from two: without this, Tierlog's second
-                // service would meet its first consume (JIT compilation of the fetch path) in a measured run.
+                // Kafka serves both durabilities from one broker JVM, Tierlog from two, each seeing half the load: a
+                // fixed warm-up left Tierlog's services compiling their fetch path through the measured runs (service
+                // CPU per 100k consumed fell from 0.11 s in the first run to 0.04-0.05 s in the fifth, 15:32 UTC run).
                 long warm = Math.min(records, WARM_UP_RECORDS);
+                List<String> warmUps = new ArrayList<>();
                 for (Durability d : Durability.values()) {
                     for (Server s : Server.values()) {
                         String bootstrap = s == Server.KAFKA ? kafka.bootstrapServers() : tierlogBootstrap.get(d);
                         String name = "warmup-" + s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync();
+                        long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                         try {
+                            // One topic, appended to each round, so the warm-up adds no partitions to the passes.
                             createTopic(bootstrap, name, s, d);
-                            FullBatchWriter.write(bootstrap, name, partitions, warm, recordSize,
-                                    Integer.parseInt(producerProps().get("batch.size")));
-                            tools.consume(name, bootstrap, name, warm, name);
-                        } catch (RuntimeException e) {
-                            notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+                            JitWarmup.Outcome outcome = JitWarmup.untilQuiet(List.of(pid), WARM_UP_LIMIT, round -> {
+                                FullBatchWriter.write(bootstrap, name, partitions, warm, recordSize,
+                                        Integer.parseInt(producerProps().get("batch.size")));
+                                tools.consume(name + "-" + round, bootstrap, name, warm, name + "-" + round);
+                            });
+                            warmUps.add(s.name().toLowerCase(Locale.ROOT) + " " + d.tierlogFsync() + ": " + outcome);
+                        } catch (Exception e) {
+                            notes.add(name + " failed: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
                             Workspace.log(name + " failed: " + e);
                         }
                     }
                 }
-                Workspace.log("warmed up: " + warm + " records written and consumed once per server and durability");
+                warmUp = "Warm-up, unmeasured, rounds of " + warm + " records written and consumed until the server's "
+                        + "JIT was quiet: " + String.join("; ", warmUps) + ".";
+                Workspace.log(warmUp);
                 for (int run = 0; run < runs; run++) {
                     for (Durability d : Durability.values()) {
                         Map<Server, Cell> byServer = cells.computeIfAbsent(d, k -> new EnumMap<>(Server.class));
@@ -238,7 +252,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         String summary = "Run " + when + " UTC, `" + setup.git() + "`; " + records + " records of " + recordSize
                 + " bytes, " + partitions + " partitions, " + runs + " run(s) per cell (medians); " + loadSummary
                 + " (`uptime` at the start: " + loadAtStart.trim() + "). Raw output: `bench/results/kafka-perf-"
-                + stamp + ".md`.";
+                + stamp + ".md`. " + warmUp;
         String report = "# kafka-perf " + when + " UTC\n\n" + summary + "\n\nProducer settings (both servers): "
                 + producerProps() + "\n\n" + table + "\n" + (notes.isEmpty() ? "" : "Notes:\n- "
                 + String.join("\n- ", notes) + "\n\n") + "## Machine\n\n" + setup.machine() + "\n\n"
