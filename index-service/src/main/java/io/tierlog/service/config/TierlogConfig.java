@@ -325,6 +325,14 @@ public interface TierlogConfig {
         int fetchSessions();
 
         /**
+         * SO_SNDBUF of Kafka connections, Kafka's {@code socket.send.buffer.bytes} and its default; -1: the
+         * operating system's (autotuned, up to megabytes). Bounded, a fetch's {@code sendfile} hands the kernel a
+         * socket buffer's worth at a time, as Kafka's broker does (ADR 0044).
+         */
+        @WithDefault("102400")
+        int socketSendBufferBytes();
+
+        /**
          * PKCS12 keystore with the listener's certificate chain and private key. Set: the listener speaks TLS only
          * (clients use {@code security.protocol=SSL}, or {@code SASL_SSL} in token mode); unset: plaintext.
          */

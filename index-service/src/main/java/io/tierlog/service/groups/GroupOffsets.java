@@ -27,6 +27,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.Comparator;
@@ -267,14 +268,43 @@ public class GroupOffsets {
 
     /** Lag of each committed partition of {@code group} whose topic still exists. */
     public List<PartitionLag> lag(String group) {
+        return lag(offsets(group), new LagLookups());
+    }
+
+    /**
+     * The lag of every group with commits, by group (sorted), after one fold of the commits log: what the metrics
+     * refresh reports. {@link #lag} folds once per call, and a refresh that folded per group listed every partition
+     * of the commits topic once per group; here each topic and partition end is looked up once for all groups.
+     */
+    public Map<String, List<PartitionLag>> lags() {
+        refresh();
+        LagLookups lookups = new LagLookups();
+        Map<String, List<PartitionLag>> out = new TreeMap<>();
+        committed.forEach((group, offsets) -> {
+            if (!offsets.isEmpty()) {
+                List<CommittedOffset> list = new ArrayList<>(offsets.size());
+                offsets.forEach((k, v) -> list.add(new CommittedOffset(k.topic(), k.partition(), v)));
+                out.put(group, lag(list, lookups));
+            }
+        });
+        return out;
+    }
+
+    /** Topics and partition ends looked up once per lag computation, however many groups share them. */
+    private static final class LagLookups {
+        final Map<String, Optional<TopicMetadata>> topicsByName = new HashMap<>();
+        final Map<TopicPartition, Long> highWatermarks = new HashMap<>();
+    }
+
+    private List<PartitionLag> lag(List<CommittedOffset> offsets, LagLookups lookups) {
         List<PartitionLag> out = new ArrayList<>();
-        for (CommittedOffset o : offsets(group)) {
-            Optional<TopicMetadata> topic = topics.find(o.topic());
+        for (CommittedOffset o : offsets) {
+            Optional<TopicMetadata> topic = lookups.topicsByName.computeIfAbsent(o.topic(), topics::find);
             if (topic.isEmpty() || o.partition() >= topic.get().partitions()) {
                 continue;
             }
             TopicPartition tp = new TopicPartition(o.topic(), o.partition());
-            long hw = reads.highWatermark(tp);
+            long hw = lookups.highWatermarks.computeIfAbsent(tp, reads::highWatermark);
             long lag = Math.max(0, hw - o.offset());
             out.add(new PartitionLag(o.topic(), o.partition(), o.offset(), hw, lag, lag == 0 ? 0 : lagMs(tp, o.offset())));
         }
@@ -283,8 +313,16 @@ public class GroupOffsets {
 
     /** Now minus the timestamp of the first unconsumed record (the first retained one if retention passed it). */
     private long lagMs(TopicPartition tp, long committed) {
-        long from = Math.max(committed, reads.logStartOffset(tp));
-        FetchResult r = reads.fetch(tp, from, 1, 1);
+        FetchResult r;
+        try {
+            r = reads.fetch(tp, committed, 1, 1);
+        } catch (TierlogException e) {
+            if (e.type() != ErrorType.OFFSET_OUT_OF_RANGE) {
+                throw e;
+            }
+            // Retention passed the committed offset: the first unconsumed record is the first retained one.
+            r = reads.fetch(tp, ((Number) e.extra().get("logStartOffset")).longValue(), 1, 1);
+        }
         return r.records().isEmpty() ? 0 : Math.max(0, clock.millis() - r.records().get(0).timestamp());
     }
 
@@ -296,9 +334,7 @@ public class GroupOffsets {
     /** Group → total lag, for every group. */
     public Map<String, Long> totalLags() {
         Map<String, Long> out = new TreeMap<>();
-        for (String g : groups()) {
-            out.put(g, lag(g).stream().mapToLong(PartitionLag::lag).sum());
-        }
+        lags().forEach((g, lags) -> out.put(g, lags.stream().mapToLong(PartitionLag::lag).sum()));
         return out;
     }
 }

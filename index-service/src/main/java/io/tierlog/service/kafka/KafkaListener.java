@@ -68,7 +68,7 @@ public class KafkaListener {
                     + host + ": set tierlog.kafka.enabled=false, bind it to loopback (tierlog.kafka.host), or set "
                     + "tierlog.auth.allow-anonymous=true to let anyone who reaches it use the service");
         }
-        NetServerOptions options = new NetServerOptions().setHost(host).setPort(config.port()).setTcpNoDelay(true);
+        NetServerOptions options = options();
         if (config.tlsKeystore().isPresent()) {
             java.nio.file.Path keystore = config.tlsKeystore().get();
             if (!java.nio.file.Files.isReadable(keystore)) {
@@ -91,6 +91,15 @@ public class KafkaListener {
         LOG.infof("Kafka listener on %s:%d, advertised as node %d at %s:%d, %s, %s", host, server.actualPort(),
                 broker.nodeId(), broker.host(), broker.port(), tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
                 config.tlsKeystore().isPresent() ? "TLS" : "plaintext");
+    }
+
+    /** The listener's socket options (TLS aside): its address, no Nagle delay, the configured send buffer. */
+    NetServerOptions options() {
+        NetServerOptions options = new NetServerOptions().setHost(host).setPort(config.port()).setTcpNoDelay(true);
+        if (config.socketSendBufferBytes() > 0) {
+            options.setSendBufferSize(config.socketSendBufferBytes());
+        }
+        return options;
     }
 
     void stop(@Observes ShutdownEvent event) {

@@ -16,6 +16,7 @@ import org.jboss.logging.Logger;
 
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -82,9 +83,10 @@ public class LogGauges {
         prune(highWatermarks, seen);
         Set<Tags> seenLag = new HashSet<>();
         Set<Tags> seenTotal = new HashSet<>();
-        for (String g : groups.groups()) {
+        for (Map.Entry<String, List<GroupOffsets.PartitionLag>> group : groups.lags().entrySet()) {
+            String g = group.getKey();
             long total = 0;
-            for (GroupOffsets.PartitionLag l : groups.lag(g)) {
+            for (GroupOffsets.PartitionLag l : group.getValue()) {
                 Tags tags = Tags.of("group", g, "topic", l.topic(), "partition", Integer.toString(l.partition()));
                 set(groupLags, meters::groupLag, tags, l.lag());
                 set(groupLagSeconds, meters::groupLagSeconds, tags, l.lagMs());
