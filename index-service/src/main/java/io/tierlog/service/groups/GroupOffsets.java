@@ -25,6 +25,7 @@ import org.jboss.logging.Logger;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -311,8 +312,29 @@ public class GroupOffsets {
         return out;
     }
 
-    /** Now minus the timestamp of the first unconsumed record (the first retained one if retention passed it). */
+    /**
+     * Now minus the timestamp of the first unconsumed record (the first retained one if retention passed it). The
+     * timestamp is remembered for {@link #FIRST_TIMESTAMP_REUSE} per partition and committed offset: reading it
+     * reads that record's whole batch, and a group that stays behind would otherwise have it read again at every
+     * metrics refresh, for each of its partitions.
+     */
     private long lagMs(TopicPartition tp, long committed) {
+        FirstUnconsumed key = new FirstUnconsumed(tp, committed);
+        long now = clock.millis();
+        Remembered known = firstTimestamps.get(key);
+        if (known != null && now - known.readAtMs() >= 0 && now - known.readAtMs() < FIRST_TIMESTAMP_REUSE.toMillis()) {
+            return known.timestamp() < 0 ? 0 : Math.max(0, now - known.timestamp());
+        }
+        long timestamp = firstUnconsumedTimestamp(tp, committed);
+        if (firstTimestamps.size() >= MAX_FIRST_TIMESTAMPS) {
+            firstTimestamps.clear();
+        }
+        firstTimestamps.put(key, new Remembered(timestamp, now));
+        return timestamp < 0 ? 0 : Math.max(0, now - timestamp);
+    }
+
+    /** The timestamp of the first record at or after {@code committed} (or the log start), or -1 if there is none. */
+    private long firstUnconsumedTimestamp(TopicPartition tp, long committed) {
         FetchResult r;
         try {
             r = reads.fetch(tp, committed, 1, 1);
@@ -323,7 +345,19 @@ public class GroupOffsets {
             // Retention passed the committed offset: the first unconsumed record is the first retained one.
             r = reads.fetch(tp, ((Number) e.extra().get("logStartOffset")).longValue(), 1, 1);
         }
-        return r.records().isEmpty() ? 0 : Math.max(0, clock.millis() - r.records().get(0).timestamp());
+        return r.records().isEmpty() ? -1 : r.records().get(0).timestamp();
+    }
+
+    /** How long a first-unconsumed timestamp serves {@link #lagMs} (retention or compaction may move the record). */
+    static final Duration FIRST_TIMESTAMP_REUSE = Duration.ofMinutes(1);
+    /** Remembered timestamps above which all are forgotten (one per lagging group and partition in use). */
+    private static final int MAX_FIRST_TIMESTAMPS = 100_000;
+    private final Map<FirstUnconsumed, Remembered> firstTimestamps = new ConcurrentHashMap<>();
+
+    private record FirstUnconsumed(TopicPartition tp, long committed) {
+    }
+
+    private record Remembered(long timestamp, long readAtMs) {
     }
 
     /** @param lagMs now minus the timestamp of the first unconsumed record; 0 when caught up */
