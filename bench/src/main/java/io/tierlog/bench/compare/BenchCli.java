@@ -22,7 +22,8 @@ import picocli.CommandLine.Command;
                 ColdInProcessCommand.class, LambdaCommand.class, SoakCommand.class, ScaleCommand.class,
                 ClientProduceCommand.class, CompactionCommand.class,
                 io.tierlog.bench.compaction.StartupCommand.class,
-                io.tierlog.bench.kafkaperf.KafkaPerfCommand.class})
+                io.tierlog.bench.kafkaperf.KafkaPerfCommand.class,
+                io.tierlog.bench.kafkaperf.KafkaFetchCommand.class})
 public final class BenchCli implements Runnable {
 
     @Override

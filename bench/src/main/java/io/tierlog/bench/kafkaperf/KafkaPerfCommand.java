@@ -280,6 +280,11 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 config.put("flush.messages", "1");
             }
         }
+        createTopic(bootstrap, topic, partitions, config);
+    }
+
+    /** Creates {@code topic} and waits until every partition has a leader. */
+    static void createTopic(String bootstrap, String topic, int partitions, Map<String, String> config) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(p)) {

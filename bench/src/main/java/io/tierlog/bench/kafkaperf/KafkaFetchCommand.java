@@ -1,0 +1,150 @@
+package io.tierlog.bench.kafkaperf;
+
+import io.tierlog.bench.compare.BenchRun;
+import io.tierlog.bench.compare.Durability;
+import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.JitWarmup;
+import io.tierlog.bench.compare.LoadSampler;
+import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.Ports;
+import io.tierlog.bench.compare.TierlogService;
+import io.tierlog.bench.compare.Workspace;
+import io.tierlog.bench.kafka.KafkaBroker;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code tierlog-bench kafka-fetch}: the server's share of a Kafka fetch, side by side: a Kafka 4.4.0 broker and the
+ * index-service's Kafka listener (page cache, {@code tierlog.fsync=never}) each hold the same topic written in the
+ * same batches ({@link FullBatchWriter}), and {@link RawFetchLoop} times fetch round trips against each, with no
+ * consumer behind them, in alternating runs after both JVMs are warm. The measurement behind ADR 0044.
+ */
+@Command(name = "kafka-fetch", mixinStandardHelpOptions = true,
+        description = "Raw Fetch round trips (8 partitions x 1 MiB) against Kafka 4.4.0 and Tierlog's Kafka listener.")
+public final class KafkaFetchCommand implements Callable<Integer> {
+    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app",
+            description = "The packaged index-service (default: ${DEFAULT-VALUE}).")
+    Path app;
+    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs",
+            description = "Kafka 4.4.0's jars (default: ${DEFAULT-VALUE}).")
+    Path kafkaLibs;
+    @Option(names = "--work-dir", defaultValue = "bench/target/kafka-fetch",
+            description = "Scratch directory (default: ${DEFAULT-VALUE}).")
+    Path work;
+    @Option(names = "--records", defaultValue = "500000", description = "Records in the topic (default: ${DEFAULT-VALUE}).")
+    long records;
+    @Option(names = "--partitions", defaultValue = "8", description = "Partitions (default: ${DEFAULT-VALUE}).")
+    int partitions;
+    @Option(names = "--fetches", defaultValue = "400", description = "Fetches per run (default: ${DEFAULT-VALUE}).")
+    int fetches;
+    @Option(names = "--runs", defaultValue = "5", description = "Runs per server (default: ${DEFAULT-VALUE}).")
+    int runs;
+    @Option(names = "--service-property", paramLabel = "KEY=VALUE",
+            description = "A setting for the index-service (repeatable), e.g. tierlog.kafka.socket-send-buffer-bytes=-1.")
+    List<String> serviceProperties = new ArrayList<>();
+
+    private static final int RECORD_SIZE = 1024;
+    private static final int BATCH_SIZE = 512 * 1024;
+    private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
+
+    @Override
+    public Integer call() throws Exception {
+        BenchRun setup = BenchRun.prepare(work, app);
+        Path libs = setup.repo().resolve(kafkaLibs).toAbsolutePath();
+        String topic = "raw-fetch";
+        long perPartition = records / partitions;
+        int perBatch = FullBatchWriter.recordsPerBatch(BATCH_SIZE, RECORD_SIZE);
+        List<RawFetchLoop.Result> kafkaRuns = new ArrayList<>();
+        List<RawFetchLoop.Result> tierlogRuns = new ArrayList<>();
+        String loadSummary;
+        String warmUp;
+        try (LoadSampler load = LoadSampler.start();
+             EmbeddedS3 s3 = EmbeddedS3.start(setup.workDir().resolve("s3"))) {
+            s3.createBucket("bench");
+            int port = Ports.freeLoopbackPort();
+            try (KafkaBroker kafka = KafkaBroker.start(libs, setup.workDir().resolve("kafka"), Map.of());
+                 TierlogService tierlog = TierlogService.start(setup.runJar(), setup.workDir().resolve("never"),
+                         Durability.NEVER, s3, "bench", serviceArgs(port))) {
+                String tierlogBootstrap = "127.0.0.1:" + port;
+                for (String bootstrap : List.of(kafka.bootstrapServers(), tierlogBootstrap)) {
+                    KafkaPerfCommand.createTopic(bootstrap, topic, partitions,
+                            bootstrap.equals(tierlogBootstrap) ? Map.of() : Map.of("segment.bytes", Integer.toString(1 << 30)));
+                    FullBatchWriter.write(bootstrap, topic, partitions, records, RECORD_SIZE, BATCH_SIZE);
+                }
+                JitWarmup.Outcome outcome = JitWarmup.untilQuiet(List.of(kafka.pid(), tierlog.pid()), WARM_UP_LIMIT,
+                        round -> {
+                            RawFetchLoop.run(kafka.bootstrapServers(), topic, partitions, perPartition, perBatch, fetches);
+                            RawFetchLoop.run(tierlogBootstrap, topic, partitions, perPartition, perBatch, fetches);
+                        });
+                warmUp = "Warm-up, unmeasured: rounds of " + fetches + " fetches from each until both JVMs' JIT was quiet: "
+                        + outcome + ".";
+                Workspace.log(warmUp);
+                for (int run = 0; run < runs; run++) {
+                    boolean kafkaFirst = run % 2 == 0;
+                    for (int i = 0; i < 2; i++) {
+                        boolean isKafka = (i == 0) == kafkaFirst;
+                        RawFetchLoop.Result r = RawFetchLoop.run(isKafka ? kafka.bootstrapServers() : tierlogBootstrap,
+                                topic, partitions, perPartition, perBatch, fetches);
+                        (isKafka ? kafkaRuns : tierlogRuns).add(r);
+                        Workspace.log((isKafka ? "kafka" : "tierlog") + " run " + run + ": " + r.line());
+                    }
+                }
+            }
+            loadSummary = load.summary();
+        }
+        String when = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC).format(setup.started());
+        String stamp = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HHmmss'Z'").withZone(ZoneOffset.UTC)
+                .format(setup.started());
+        StringBuilder report = new StringBuilder("# kafka-fetch " + when + " UTC\n\n")
+                .append("Run ").append(when).append(" UTC, `").append(setup.git()).append("`; ").append(records)
+                .append(" records of ").append(RECORD_SIZE).append(" bytes in ").append(partitions)
+                .append(" partitions, batches of ").append(perBatch).append(" records on both; service settings ")
+                .append(serviceProperties.isEmpty() ? "as deployed" : String.join(", ", serviceProperties))
+                .append("; ").append(runs)
+                .append(" runs of ").append(fetches).append(" fetches per server, alternating; ").append(loadSummary)
+                .append(" (`uptime` at the start: ").append(MachineInfo.loadAverage().trim()).append("). ")
+                .append(warmUp).append("\n\n| run | Kafka 4.4.0 p50 ms | Tierlog p50 ms | Kafka mean ms | Tierlog mean ms |\n")
+                .append("|---|---|---|---|---|\n");
+        for (int run = 0; run < runs; run++) {
+            RawFetchLoop.Result k = kafkaRuns.get(run);
+            RawFetchLoop.Result t = tierlogRuns.get(run);
+            report.append(String.format("| %d | %.2f | %.2f | %.2f | %.2f |%n", run, k.p50Ms(), t.p50Ms(), k.meanMs(),
+                    t.meanMs()));
+        }
+        double k50 = median(kafkaRuns.stream().mapToDouble(RawFetchLoop.Result::p50Ms).toArray());
+        double t50 = median(tierlogRuns.stream().mapToDouble(RawFetchLoop.Result::p50Ms).toArray());
+        report.append(String.format("%nMedian of the runs' p50: Kafka %.2f ms, Tierlog %.2f ms (Kafka/Tierlog %.2fx); "
+                + "bytes per answer: Kafka %,d, Tierlog %,d.%n", k50, t50, k50 / t50, kafkaRuns.get(0).bytesPerFetch(),
+                tierlogRuns.get(0).bytesPerFetch()));
+        report.append("\n## Machine\n\n").append(setup.machine()).append('\n');
+        Path results = setup.repo().resolve("bench/results/kafka-fetch-" + stamp + ".md");
+        Files.writeString(results, report, StandardCharsets.UTF_8);
+        System.out.println(report);
+        Workspace.log("wrote " + setup.repo().relativize(results));
+        return 0;
+    }
+
+    private List<String> serviceArgs(int port) {
+        List<String> args = new ArrayList<>(List.of("-Dtierlog.kafka.enabled=true", "-Dtierlog.kafka.port=" + port));
+        serviceProperties.forEach(p -> args.add("-D" + p));
+        return args;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}
