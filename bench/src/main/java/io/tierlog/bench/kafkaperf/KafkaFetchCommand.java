@@ -122,8 +122,8 @@ public final class KafkaFetchCommand implements Callable<Integer> {
             report.append(String.format("| %d | %.2f | %.2f | %.2f | %.2f |%n", run, k.p50Ms(), t.p50Ms(), k.meanMs(),
                     t.meanMs()));
         }
-        double k50 = median(kafkaRuns.stream().mapToDouble(RawFetchLoop.Result::p50Ms).toArray());
-        double t50 = median(tierlogRuns.stream().mapToDouble(RawFetchLoop.Result::p50Ms).toArray());
+        double k50 = KafkaPerfCommand.median(kafkaRuns, RawFetchLoop.Result::p50Ms);
+        double t50 = KafkaPerfCommand.median(tierlogRuns, RawFetchLoop.Result::p50Ms);
         report.append(String.format("%nMedian of the runs' p50: Kafka %.2f ms, Tierlog %.2f ms (Kafka/Tierlog %.2fx); "
                 + "bytes per answer: Kafka %,d, Tierlog %,d.%n", k50, t50, k50 / t50, kafkaRuns.get(0).bytesPerFetch(),
                 tierlogRuns.get(0).bytesPerFetch()));
@@ -139,12 +139,5 @@ public final class KafkaFetchCommand implements Callable<Integer> {
         List<String> args = new ArrayList<>(List.of("-Dtierlog.kafka.enabled=true", "-Dtierlog.kafka.port=" + port));
         serviceProperties.forEach(p -> args.add("-D" + p));
         return args;
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        java.util.Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 }

@@ -63,6 +63,10 @@ public class GroupOffsets {
     /** The commit log is keyed by (group, topic, partition): Kafka compacts its __consumer_offsets too. */
     private static final Map<String, Object> COMPACTED = Map.of(TopicConfig.CLEANUP_POLICY, TopicConfig.POLICY_COMPACT);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** How long a first-unconsumed timestamp serves {@link #lagMs} (retention or compaction may move the record). */
+    static final Duration FIRST_TIMESTAMP_REUSE = Duration.ofMinutes(1);
+    /** Remembered timestamps above which all are forgotten (one per lagging group and partition in use). */
+    private static final int MAX_FIRST_TIMESTAMPS = 100_000;
 
     private final IngestService ingest;
     private final TopicStore topics;
@@ -72,8 +76,16 @@ public class GroupOffsets {
     private final long[] folded;
     /** group → "topic\0partition"-ordered offsets. */
     private final Map<String, Map<Key, Long>> committed = new ConcurrentHashMap<>();
+    /** Timestamps of first unconsumed records, by partition and committed offset (see {@link #lagMs}). */
+    private final Map<FirstUnconsumed, Remembered> firstTimestamps = new ConcurrentHashMap<>();
 
     private record Key(String topic, int partition) {
+    }
+
+    private record FirstUnconsumed(TopicPartition tp, long committed) {
+    }
+
+    private record Remembered(long timestamp, long readAtMs) {
     }
 
     private static final Comparator<Key> ORDER = Comparator.comparing(Key::topic).thenComparingInt(Key::partition);
@@ -194,9 +206,12 @@ public class GroupOffsets {
     public List<CommittedOffset> offsets(String group) {
         Names.requireValidGroup(group);
         refresh();
-        Map<Key, Long> m = committed.getOrDefault(group, Map.of());
-        List<CommittedOffset> out = new ArrayList<>(m.size());
-        m.forEach((k, v) -> out.add(new CommittedOffset(k.topic(), k.partition(), v)));
+        return listed(committed.getOrDefault(group, Map.of()));
+    }
+
+    private static List<CommittedOffset> listed(Map<Key, Long> offsets) {
+        List<CommittedOffset> out = new ArrayList<>(offsets.size());
+        offsets.forEach((k, v) -> out.add(new CommittedOffset(k.topic(), k.partition(), v)));
         return out;
     }
 
@@ -283,9 +298,7 @@ public class GroupOffsets {
         Map<String, List<PartitionLag>> out = new TreeMap<>();
         committed.forEach((group, offsets) -> {
             if (!offsets.isEmpty()) {
-                List<CommittedOffset> list = new ArrayList<>(offsets.size());
-                offsets.forEach((k, v) -> list.add(new CommittedOffset(k.topic(), k.partition(), v)));
-                out.put(group, lag(list, lookups));
+                out.put(group, lag(listed(offsets), lookups));
             }
         });
         return out;
@@ -346,18 +359,6 @@ public class GroupOffsets {
             r = reads.fetch(tp, ((Number) e.extra().get("logStartOffset")).longValue(), 1, 1);
         }
         return r.records().isEmpty() ? -1 : r.records().get(0).timestamp();
-    }
-
-    /** How long a first-unconsumed timestamp serves {@link #lagMs} (retention or compaction may move the record). */
-    static final Duration FIRST_TIMESTAMP_REUSE = Duration.ofMinutes(1);
-    /** Remembered timestamps above which all are forgotten (one per lagging group and partition in use). */
-    private static final int MAX_FIRST_TIMESTAMPS = 100_000;
-    private final Map<FirstUnconsumed, Remembered> firstTimestamps = new ConcurrentHashMap<>();
-
-    private record FirstUnconsumed(TopicPartition tp, long committed) {
-    }
-
-    private record Remembered(long timestamp, long readAtMs) {
     }
 
     /** @param lagMs now minus the timestamp of the first unconsumed record; 0 when caught up */

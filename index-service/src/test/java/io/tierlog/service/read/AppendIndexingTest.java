@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,7 +70,9 @@ class AppendIndexingTest {
         indexing.appended(TP);
         long end = append(5);
         indexing.appended(TP);
-        assertThat(indexing.isQueued(TP)).as("one catch-up queued for both appends").isTrue();
+        assertThat(indexing.isQueued(TP)).isTrue();
+        assertThat(((ThreadPoolExecutor) threads.indexing()).getQueue())
+                .as("one catch-up queued behind the blocked task for both appends").hasSize(1);
 
         release.countDown();
         drainIndexing();
