@@ -66,11 +66,22 @@ class KafkaZeroCopyFetchTest {
     PartitionReads reads;
     @Inject
     io.tierlog.tiering.TieredStorage tiered;
+    @Inject
+    io.vertx.core.Vertx vertx;
 
     @Test
     void connectionsHaveKafkasSendBufferSoASendfileHandsTheKernelABufferfulAtATime() {
         // Autotuned (megabytes) a fetch's sendfile took 1-2 ms longer per 8 MiB answer (ADR 0044).
         assertThat(listener.options().getSendBufferSize()).isEqualTo(102_400);
+    }
+
+    @Test
+    @org.junit.jupiter.api.condition.EnabledOnOs(value = org.junit.jupiter.api.condition.OS.LINUX,
+            architectures = "amd64")
+    void theListenerRunsOnNettysEpollTransportSoSendfileGoesStraightToTheKernel() {
+        // Over NIO the same fetches spent their sendfiles in the JDK's transferTo bookkeeping (ADR 0045); every
+        // zero-copy test here then sends its file ranges through epoll's own sendfile.
+        assertThat(vertx.isNativeTransportEnabled()).as("Vert.x on Netty's epoll transport").isTrue();
     }
 
     private String topicWithBigHotPartitions(int partitions) throws Exception {
