@@ -304,7 +304,10 @@ public final class HotIndexer {
 
     /**
      * True if {@code end} is where the batch with base offset {@code end.offset()} starts in its segment as the file is
-     * now (a valid batch there), or the segment's end followed by nothing or by the segment of that offset.
+     * now, or the segment's end followed by nothing or by the segment of that offset. In a sealed segment the batch
+     * there must be whole and valid (compaction rewrites sealed segments). The newest segment is never compacted, only
+     * appended to, so there the header's base offset is enough (a re-created log is caught by it), and a batch still
+     * being written, its header included, is an append in progress: not a reason to re-index the partition.
      */
     private boolean batchBoundary(PartitionReader reader, Position end, long size, List<Long> bases) {
         if (end.position() == 0 || size < 0) {
@@ -314,12 +317,18 @@ public final class HotIndexer {
             int i = bases.indexOf(end.segmentBase());
             return i == bases.size() - 1 || bases.get(i + 1) == end.offset();
         }
+        boolean newest = bases.get(bases.size() - 1) == end.segmentBase();
         Path file = hotLog.sealedSegmentFile(reader.partition(), end.segmentBase());
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             ByteBuffer header = ByteBuffer.allocate(RecordBatchCodec.LOG_OVERHEAD);
-            if (readFully(ch, header, end.position()) < RecordBatchCodec.LOG_OVERHEAD
-                    || header.getLong(0) != end.offset()) {
+            if (readFully(ch, header, end.position()) < RecordBatchCodec.LOG_OVERHEAD) {
+                return newest;
+            }
+            if (header.getLong(0) != end.offset()) {
                 return false;
+            }
+            if (newest) {
+                return true;
             }
             long announced = RecordBatchCodec.announcedSize(header.flip());
             if (announced < RecordBatchCodec.HEADER_SIZE || end.position() + announced > size) {

@@ -196,6 +196,31 @@ class HotIndexerTest {
     }
 
     @Test
+    void aBatchStillBeingAppendedAtTheCheckpointResumesThereInsteadOfReindexing() throws IOException {
+        log.appendRandom(300);
+        Position indexed = indexer.catchUp(TP);
+        List<BatchInfo> before = log.batches();
+        log.appendRandom(1);
+        BatchInfo appended = log.batches().get(before.size());
+        long newest = appended.segmentBase();
+        assertThat(before.get(before.size() - 1).segmentBase()).as("appended to the newest segment").isEqualTo(newest);
+        // Damage an indexed batch of a sealed segment: a re-index from the oldest segment would now stop on it.
+        BatchInfo indexedBatch = before.stream().filter(b -> b.segmentBase() != newest && b.sizeInBytes() > 200)
+                .findFirst().orElseThrow();
+        flipByte(new HotLog(dataDir).sealedSegmentFile(TP, indexedBatch.segmentBase()), indexedBatch.endPosition() - 7);
+        Path segment = new HotLog(dataDir).sealedSegmentFile(TP, newest);
+
+        // The appender has written part of the batch, then only part of its header: as a reader sees a write in
+        // progress. Either way the checkpoint is still a batch boundary, and nothing new is visible yet.
+        for (long written : List.of(appended.sizeInBytes() / 2L, 5L)) {
+            try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.WRITE)) {
+                ch.truncate(appended.position() + written);
+            }
+            assertThat(indexer.catchUp(TP)).as("%d bytes of the batch written", written).isEqualTo(indexed);
+        }
+    }
+
+    @Test
     void rewrittenLogIsReindexedFromScratch() throws IOException {
         log.appendRandom(300);
         indexer.catchUp(TP);
