@@ -48,6 +48,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       indexing restarts at that segment (the batches in between were evicted before they were indexed).</li>
  *   <li>Checkpoint beyond the log (the segment is shorter than the checkpoint, or every hot segment is older):
  *       the log was rewritten (topic deleted and re-created), so the partition's index is dropped and rebuilt.</li>
+ *   <li>Checkpoint in a sealed segment that no longer has a valid batch there: the segment was compacted since, so
+ *       the partition is re-indexed. In the newest segment (never compacted) only the batch header's base offset is
+ *       checked; a batch still being written there is an append in progress and indexing resumes.</li>
  *   <li>A segment deleted while being walked ({@link PartitionReader.SegmentGoneException}): the walk is re-resolved
  *       from the checkpoint, up to {@value #MAX_ATTEMPTS} times.</li>
  *   <li>A corrupt batch: what precedes it is committed, and {@link CorruptLogException} propagates. Indexing never
