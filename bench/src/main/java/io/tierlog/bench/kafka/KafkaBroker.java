@@ -108,14 +108,19 @@ public final class KafkaBroker implements AutoCloseable {
         return p;
     }
 
+    /**
+     * The JVM options {@code kafka-run-class.sh} gives every Kafka JVM, broker and tools alike
+     * ({@code KAFKA_JVM_PERFORMANCE_OPTS}; its {@code -XX:MaxInlineLevel=15} is JDK 17's default).
+     */
+    public static final List<String> KAFKA_JVM_PERFORMANCE_OPTS = List.of(
+            "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+            "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true");
+
     private static List<String> java(String classPath, String mainClass, String... args) {
         List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms1g", "-Xmx1g",
-                "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
-                "-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", classPath, mainClass));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms1g", "-Xmx1g"));
+        cmd.addAll(KAFKA_JVM_PERFORMANCE_OPTS);
+        cmd.addAll(List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classPath, mainClass));
         cmd.addAll(List.of(args));
         return cmd;
     }

@@ -1,6 +1,7 @@
 package io.tierlog.bench.kafkaperf;
 
 import io.tierlog.bench.compare.ManagedProcess;
+import io.tierlog.bench.kafka.KafkaBroker;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -95,10 +96,13 @@ final class PerfTools {
 
     private String run(String name, String mainClass, List<String> args) {
         Path log = logDir.resolve(name + ".log");
+        // The JVM kafka-producer-perf-test.sh and kafka-consumer-perf-test.sh start: a 512 MiB heap and
+        // kafka-run-class.sh's performance options.
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                // kafka-run-class.sh's heap for the perf tools is 512 MiB; the producer buffers up to 32 MiB
-                "-Xmx512m", "-XX:+UseG1GC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", libsDir.toAbsolutePath() + "/*", mainClass));
+                "-Xmx512m"));
+        cmd.addAll(KafkaBroker.KAFKA_JVM_PERFORMANCE_OPTS);
+        cmd.addAll(List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", libsDir.toAbsolutePath() + "/*",
+                mainClass));
         cmd.addAll(args);
         ManagedProcess.run(name, cmd, logDir, log, TIMEOUT);
         try {
