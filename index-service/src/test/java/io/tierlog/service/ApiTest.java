@@ -6,6 +6,8 @@ import io.restassured.response.Response;
 import io.tierlog.log.HotLog;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.groups.CommittedOffset;
+import io.tierlog.service.groups.GroupOffsets;
 import io.tierlog.service.ops.LogGauges;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,6 +36,8 @@ class ApiTest {
     TierlogConfig config;
     @Inject
     LogGauges gauges;
+    @Inject
+    GroupOffsets groupOffsets;
 
     static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -388,6 +393,24 @@ class ApiTest {
                 .body("checks.find { it.name == 'tierlog-storage' }.data.indexOpen", equalTo(true));
         given().get("/q/openapi").then().statusCode(200).body(containsString("/v1/topics/{topic}/records"));
         given().get("/q/swagger-ui/").then().statusCode(200);
+    }
+
+    @Test
+    void groupLagsTakeThePartitionEndsTheMetricsRefreshAlreadyReadInsteadOfReadingThemAgain() {
+        String topic = unique("lagends");
+        String group = unique("lg");
+        createTopic(topic, 1, null);
+        produce(topic, "{\"records\":[{\"value\":1},{\"value\":2}]}").then().statusCode(200);
+        groupOffsets.commit(group, List.of(new CommittedOffset(topic, 0, 1)));
+        TopicPartition tp = new TopicPartition(topic, 0);
+
+        assertThat(groupOffsets.lags().get(group)).singleElement()
+                .satisfies(l -> assertThat(l.highWatermark()).isEqualTo(2))
+                .satisfies(l -> assertThat(l.lag()).isEqualTo(1));
+        // An end the caller passes is used as is (it stands for one read a moment ago; 7 shows it was not re-read).
+        assertThat(groupOffsets.lags(Map.of(tp, 7L)).get(group)).singleElement()
+                .satisfies(l -> assertThat(l.highWatermark()).isEqualTo(7))
+                .satisfies(l -> assertThat(l.lag()).isEqualTo(6));
     }
 
     private static String b64(String s) {

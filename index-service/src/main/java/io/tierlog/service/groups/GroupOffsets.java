@@ -293,8 +293,17 @@ public class GroupOffsets {
      * of the commits topic once per group; here each topic and partition end is looked up once for all groups.
      */
     public Map<String, List<PartitionLag>> lags() {
+        return lags(Map.of());
+    }
+
+    /**
+     * As {@link #lags()}, with partition ends the caller has just looked up (the metrics refresh reads every
+     * public partition's high watermark first): each is used as is, not looked up again.
+     */
+    public Map<String, List<PartitionLag>> lags(Map<TopicPartition, Long> knownHighWatermarks) {
         refresh();
         LagLookups lookups = new LagLookups();
+        lookups.highWatermarks.putAll(knownHighWatermarks);
         Map<String, List<PartitionLag>> out = new TreeMap<>();
         committed.forEach((group, offsets) -> {
             if (!offsets.isEmpty()) {

@@ -73,17 +73,22 @@ public class LogGauges {
 
     public synchronized void refresh() {
         Set<Tags> seen = new HashSet<>();
+        // Each partition's end is looked up once per refresh (it catches the partition's index up), for both gauges.
+        Map<TopicPartition, Long> ends = new HashMap<>();
         for (TopicMetadata t : admin.listPublic()) {
             for (int p = 0; p < t.partitions(); p++) {
                 Tags tags = Tags.of("topic", t.name(), "partition", Integer.toString(p));
-                set(highWatermarks, meters::highWatermark, tags, reads.highWatermark(new TopicPartition(t.name(), p)));
+                TopicPartition tp = new TopicPartition(t.name(), p);
+                long hw = reads.highWatermark(tp);
+                ends.put(tp, hw);
+                set(highWatermarks, meters::highWatermark, tags, hw);
                 seen.add(tags);
             }
         }
         prune(highWatermarks, seen);
         Set<Tags> seenLag = new HashSet<>();
         Set<Tags> seenTotal = new HashSet<>();
-        for (Map.Entry<String, List<GroupOffsets.PartitionLag>> group : groups.lags().entrySet()) {
+        for (Map.Entry<String, List<GroupOffsets.PartitionLag>> group : groups.lags(ends).entrySet()) {
             String g = group.getKey();
             long total = 0;
             for (GroupOffsets.PartitionLag l : group.getValue()) {
