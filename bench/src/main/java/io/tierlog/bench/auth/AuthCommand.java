@@ -7,6 +7,7 @@ import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.JitWarmup;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.BenchRun;
+import io.tierlog.bench.compare.PackagedServiceOption;
 import io.tierlog.bench.compare.Payload;
 import io.tierlog.bench.compare.ProcessCpu;
 import io.tierlog.bench.compare.ProduceBody;
@@ -17,6 +18,7 @@ import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.TierlogSystem;
 import io.tierlog.bench.compare.Workspace;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.URI;
@@ -58,9 +60,8 @@ public final class AuthCommand implements Callable<Integer> {
     private static final int PARTITIONS = 8;
     private static final String CPU_UNIT = "CPU ms per 10k records (lower is better)";
 
-    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app",
-            description = "The packaged index-service (default: ${DEFAULT-VALUE}).")
-    Path app;
+    @Mixin
+    PackagedServiceOption app;
     @Option(names = "--work-dir", defaultValue = "bench/target/auth", description = "Scratch directory (default: ${DEFAULT-VALUE}).")
     Path work;
     @Option(names = "--runs", defaultValue = "15", description = "Paired trials per row (default: ${DEFAULT-VALUE}).")
@@ -91,7 +92,7 @@ public final class AuthCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BenchRun setup = BenchRun.prepare(work, app);
+        BenchRun setup = BenchRun.prepare(work, app.path());
         Path repo = setup.repo();
         Path workDir = setup.workDir();
         Path runJar = setup.runJar();

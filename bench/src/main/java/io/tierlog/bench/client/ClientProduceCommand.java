@@ -4,7 +4,9 @@ import io.tierlog.bench.compare.BenchRun;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.JitWarmup;
+import io.tierlog.bench.compare.KafkaLibsOption;
 import io.tierlog.bench.compare.LoadSampler;
+import io.tierlog.bench.compare.PackagedServiceOption;
 import io.tierlog.bench.compare.Payload;
 import io.tierlog.bench.compare.ProcessCpu;
 import io.tierlog.bench.compare.ProduceBody;
@@ -26,6 +28,7 @@ import io.tierlog.client.RecordMetadata;
 import io.tierlog.client.TierlogClient;
 import io.tierlog.client.TopicPartition;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -55,12 +58,10 @@ import java.util.concurrent.CompletableFuture;
         description = "Tierlog's Java client Producer vs the benchmark's HTTP producer (same service) and "
                 + "kafka-clients vs Kafka 4.4.0, side by side in one run.")
 public final class ClientProduceCommand implements Callable<Integer> {
-    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app",
-            description = "The packaged index-service (default: ${DEFAULT-VALUE}).")
-    Path app;
-    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs",
-            description = "Kafka 4.4.0's jars (default: ${DEFAULT-VALUE}).")
-    Path kafkaLibs;
+    @Mixin
+    PackagedServiceOption app;
+    @Mixin
+    KafkaLibsOption kafkaLibs;
     @Option(names = "--work-dir", defaultValue = "bench/target/client-produce",
             description = "Scratch directory (default: ${DEFAULT-VALUE}).")
     Path work;
@@ -104,7 +105,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BenchRun setup = BenchRun.prepare(work, app);
+        BenchRun setup = BenchRun.prepare(work, app.path());
         Path workDir = setup.workDir();
         Payload payload = new Payload(valueBytes, 42);
         // Records per HTTP request of the benchmark's producer: a 512 KiB batch's worth.
@@ -121,7 +122,7 @@ public final class ClientProduceCommand implements Callable<Integer> {
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
              KafkaBroker broker = skipKafka ? null
-                     : KafkaBroker.start(setup.repo().resolve(kafkaLibs), workDir.resolve("kafka"), Map.of())) {
+                     : KafkaBroker.start(setup.repo().resolve(kafkaLibs.path()), workDir.resolve("kafka"), Map.of())) {
             s3.createBucket("bench");
             try (TierlogService service = TierlogService.start(setup.runJar(), workDir.resolve("tierlog"),
                     Durability.NEVER, s3, "bench", List.of());

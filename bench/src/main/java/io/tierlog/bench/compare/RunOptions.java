@@ -1,5 +1,6 @@
 package io.tierlog.bench.compare;
 
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -17,8 +18,8 @@ public final class RunOptions {
     @Option(names = "--keep", description = "Keep the work directory (logs and data) after the run.")
     boolean keep;
 
-    @Option(names = "--no-docs", description = "Do not rewrite docs/BENCHMARKS.md (results files are still written).")
-    boolean noDocs;
+    @Mixin
+    NoDocsOption docs;
 
     public Path repo() {
         return repo != null ? repo : Workspace.findRepo();
@@ -35,6 +36,6 @@ public final class RunOptions {
     }
 
     public boolean updateDocs() {
-        return !noDocs;
+        return docs.updateDocs();
     }
 }

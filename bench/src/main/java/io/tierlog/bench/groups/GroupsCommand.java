@@ -5,8 +5,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.KafkaLibsOption;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.BenchRun;
+import io.tierlog.bench.compare.PackagedServiceOption;
 import io.tierlog.bench.compare.Samples;
 import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.TierlogSystem;
@@ -21,6 +23,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.URI;
@@ -59,10 +62,10 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TRIAL_TIMEOUT = Duration.ofSeconds(90);
 
-    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app")
-    Path app;
-    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs")
-    Path kafkaLibs;
+    @Mixin
+    PackagedServiceOption app;
+    @Mixin
+    KafkaLibsOption kafkaLibs;
     @Option(names = "--work-dir", defaultValue = "bench/target/groups")
     Path work;
     @Option(names = "--trials", defaultValue = "20", description = "Trials of each kind per system (default: ${DEFAULT-VALUE}).")
@@ -151,7 +154,7 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
 
     @Override
     public Integer call() throws Exception {
-        BenchRun setup = BenchRun.prepare(work, app);
+        BenchRun setup = BenchRun.prepare(work, app.path());
         Path repo = setup.repo();
         Path workDir = setup.workDir();
         Path runJar = setup.runJar();
@@ -168,7 +171,7 @@ public final class GroupsCommand implements java.util.concurrent.Callable<Intege
         List<Group> groups = new ArrayList<>();
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
-             KafkaBroker broker = KafkaBroker.start(repo.resolve(kafkaLibs), workDir.resolve("kafka"), kafkaConfig)) {
+             KafkaBroker broker = KafkaBroker.start(repo.resolve(kafkaLibs.path()), workDir.resolve("kafka"), kafkaConfig)) {
             s3.createBucket("bench");
             try (TierlogService service = TierlogService.start(runJar, workDir.resolve("tierlog"), Durability.NEVER, s3,
                     "bench", List.of())) {

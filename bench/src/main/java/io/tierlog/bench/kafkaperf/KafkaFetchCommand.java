@@ -4,13 +4,16 @@ import io.tierlog.bench.compare.BenchRun;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.JitWarmup;
+import io.tierlog.bench.compare.KafkaLibsOption;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.PackagedServiceOption;
 import io.tierlog.bench.compare.Ports;
 import io.tierlog.bench.compare.TierlogService;
 import io.tierlog.bench.compare.Workspace;
 import io.tierlog.bench.kafka.KafkaBroker;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.charset.StandardCharsets;
@@ -33,12 +36,10 @@ import java.util.concurrent.Callable;
 @Command(name = "kafka-fetch", mixinStandardHelpOptions = true,
         description = "Raw Fetch round trips (8 partitions x 1 MiB) against Kafka 4.4.0 and Tierlog's Kafka listener.")
 public final class KafkaFetchCommand implements Callable<Integer> {
-    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app",
-            description = "The packaged index-service (default: ${DEFAULT-VALUE}).")
-    Path app;
-    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs",
-            description = "Kafka 4.4.0's jars (default: ${DEFAULT-VALUE}).")
-    Path kafkaLibs;
+    @Mixin
+    PackagedServiceOption app;
+    @Mixin
+    KafkaLibsOption kafkaLibs;
     @Option(names = "--work-dir", defaultValue = "bench/target/kafka-fetch",
             description = "Scratch directory (default: ${DEFAULT-VALUE}).")
     Path work;
@@ -60,8 +61,8 @@ public final class KafkaFetchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BenchRun setup = BenchRun.prepare(work, app);
-        Path libs = setup.repo().resolve(kafkaLibs).toAbsolutePath();
+        BenchRun setup = BenchRun.prepare(work, app.path());
+        Path libs = setup.repo().resolve(kafkaLibs.path()).toAbsolutePath();
         String topic = "raw-fetch";
         long perPartition = records / partitions;
         int perBatch = FullBatchWriter.recordsPerBatch(BATCH_SIZE, RECORD_SIZE);

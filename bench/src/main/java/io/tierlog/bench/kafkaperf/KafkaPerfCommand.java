@@ -4,8 +4,11 @@ import io.tierlog.bench.compare.BenchRun;
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
 import io.tierlog.bench.compare.JitWarmup;
+import io.tierlog.bench.compare.KafkaLibsOption;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.MachineInfo;
+import io.tierlog.bench.compare.NoDocsOption;
+import io.tierlog.bench.compare.PackagedServiceOption;
 import io.tierlog.bench.compare.Ports;
 import io.tierlog.bench.compare.ProcessCpu;
 import io.tierlog.bench.compare.TierlogService;
@@ -18,6 +21,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.charset.StandardCharsets;
@@ -56,12 +60,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     static final GeneratedSection SECTION = new GeneratedSection("tierlog-kafka-perf", "kafka-perf",
             "## Kafka's perf tools against the Kafka listener (#23)", null);
 
-    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app",
-            description = "The packaged index-service (default: ${DEFAULT-VALUE}).")
-    Path app;
-    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs",
-            description = "Kafka 4.4.0's jars, broker and tools (default: ${DEFAULT-VALUE}).")
-    Path kafkaLibs;
+    @Mixin
+    PackagedServiceOption app;
+    @Mixin
+    KafkaLibsOption kafkaLibs;
     @Option(names = "--work-dir", defaultValue = "bench/target/kafka-perf",
             description = "Scratch directory (default: ${DEFAULT-VALUE}).")
     Path work;
@@ -73,8 +75,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     int partitions;
     @Option(names = "--runs", defaultValue = "3", description = "Runs per cell; medians reported (default: ${DEFAULT-VALUE}).")
     int runs;
-    @Option(names = "--no-docs", description = "Do not rewrite the section of docs/BENCHMARKS.md.")
-    boolean noDocs;
+    @Mixin
+    NoDocsOption docs;
 
     /** The producer settings, the same for both servers: those of the compare command's Kafka producer. */
     static Map<String, String> producerProps() {
@@ -114,10 +116,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BenchRun setup = BenchRun.prepare(work, app);
+        BenchRun setup = BenchRun.prepare(work, app.path());
         Path repo = setup.repo();
         Path workDir = setup.workDir();
-        Path libs = repo.resolve(kafkaLibs).toAbsolutePath();
+        Path libs = repo.resolve(kafkaLibs.path()).toAbsolutePath();
         PerfTools tools = new PerfTools(libs, Files.createDirectories(workDir.resolve("tools")));
         Map<Durability, Map<Server, Cell>> cells = new EnumMap<>(Durability.class);
         List<String> notes = new ArrayList<>();
@@ -261,7 +263,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         Files.writeString(results, report, StandardCharsets.UTF_8);
         System.out.println(report);
         Workspace.log("wrote " + repo.relativize(results));
-        if (!noDocs) {
+        if (docs.updateDocs()) {
             SECTION.update(repo.resolve("docs/BENCHMARKS.md"), summary + "\n\n" + table
                     + (notes.isEmpty() ? "" : "\nNotes: " + String.join("; ", notes) + "\n"));
         }

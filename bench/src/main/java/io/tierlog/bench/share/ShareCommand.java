@@ -2,8 +2,10 @@ package io.tierlog.bench.share;
 
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.KafkaLibsOption;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.BenchRun;
+import io.tierlog.bench.compare.PackagedServiceOption;
 import io.tierlog.bench.compare.Payload;
 import io.tierlog.bench.compare.ProduceBody;
 import io.tierlog.bench.compare.ProduceSpec;
@@ -28,6 +30,7 @@ import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.URI;
@@ -73,10 +76,10 @@ public final class ShareCommand implements Callable<Integer> {
     private static final String REDELIVERY_TOPIC = "share-redelivery";
     private static final int HELD = 100;
 
-    @Option(names = "--app", defaultValue = "index-service/target/quarkus-app")
-    Path app;
-    @Option(names = "--kafka-libs", defaultValue = "bench/target/kafka-libs")
-    Path kafkaLibs;
+    @Mixin
+    PackagedServiceOption app;
+    @Mixin
+    KafkaLibsOption kafkaLibs;
     @Option(names = "--work-dir", defaultValue = "bench/target/share")
     Path work;
     @Option(names = "--records", defaultValue = "100000", description = "Records per drain (default: ${DEFAULT-VALUE}).")
@@ -112,7 +115,7 @@ public final class ShareCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        BenchRun setup = BenchRun.prepare(work, app);
+        BenchRun setup = BenchRun.prepare(work, app.path());
         Path repo = setup.repo();
         Path workDir = setup.workDir();
         Path runJar = setup.runJar();
@@ -130,7 +133,7 @@ public final class ShareCommand implements Callable<Integer> {
         String shareVersion;
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
-             KafkaBroker broker = KafkaBroker.start(repo.resolve(kafkaLibs), workDir.resolve("kafka"), kafkaConfig)) {
+             KafkaBroker broker = KafkaBroker.start(repo.resolve(kafkaLibs.path()), workDir.resolve("kafka"), kafkaConfig)) {
             s3.createBucket("bench");
             shareVersion = enableShareGroups(broker.bootstrapServers());
             Workspace.log("Kafka " + broker.bootstrapServers() + ", " + shareVersion);
