@@ -75,6 +75,15 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     int partitions;
     @Option(names = "--runs", defaultValue = "3", description = "Runs per cell; medians reported (default: ${DEFAULT-VALUE}).")
     int runs;
+
+    /**
+     * A consume run's time follows its client JVM's CPU more than the server (1.6-2.7 s of ConsumerPerformance CPU for
+     * the same records, 2026-12-03), so each run reads its topic several times for medians that resolve the servers.
+     */
+    @Option(names = "--consume-runs", defaultValue = "3",
+            description = "ConsumerPerformance runs per server, durability and run, one after the other, each in a new "
+                    + "group; medians over all (default: ${DEFAULT-VALUE}).")
+    int consumeRuns;
     @Mixin
     NoDocsOption docs;
 
@@ -193,28 +202,32 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                         Integer.parseInt(producerProps().get("batch.size")));
                                 Workspace.log(name + " consume source written");
                                 long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
-                                // The produce's background work (Kafka's flusher, Tierlog's indexer) is not billed
-                                // to the consume: both servers settle first, the same way.
-                                if (!ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT)) {
-                                    notes.add(name + ": server not settled before the consume run");
+                                BatchLayout layout = BatchLayout.of(s == Server.KAFKA ? kafkaLogs : tierlogLogs.get(d),
+                                        source, partitions);
+                                for (int rep = 0; rep < consumeRuns; rep++) {
+                                    String consumeName = name + (consumeRuns > 1 ? "-" + rep : "");
+                                    // The produce's background work (Kafka's flusher, Tierlog's indexer) is not
+                                    // billed to the consume: both servers settle first, the same way.
+                                    if (!ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT)) {
+                                        notes.add(consumeName + ": server not settled before the consume run");
+                                    }
+                                    ServerCpu before = ServerCpu.of(pid);
+                                    ServerCpu toolBefore = ServerCpu.ofEndedChildren();
+                                    ConsumerResult consumed = tools.consume("consume-" + consumeName, bootstrap, source,
+                                            records, "perf-" + consumeName);
+                                    ServerCpu after = ServerCpu.of(pid);
+                                    ServerCpu toolAfter = ServerCpu.ofEndedChildren();
+                                    cell.consume.add(consumed);
+                                    cell.consumeLayout.add(layout);
+                                    if (before != null && after != null && toolBefore != null && toolAfter != null) {
+                                        cell.consumeCpu.add(after.per100k(before, consumed.records()));
+                                        cell.consumerCpu.add(toolAfter.per100k(toolBefore, consumed.records()));
+                                    }
+                                    Workspace.log(consumeName + " consume: " + consumed.line().replace('\n', ' ') + "; "
+                                            + consumed.fetch().line() + (cell.consumeCpu.isEmpty() ? ""
+                                            : "; server CPU per 100k records " + cpuLine(cell.consumeCpu.get(cell.consumeCpu.size() - 1))
+                                            + "; consumer tool's " + cpuLine(cell.consumerCpu.get(cell.consumerCpu.size() - 1))));
                                 }
-                                ServerCpu before = ServerCpu.of(pid);
-                                ServerCpu toolBefore = ServerCpu.ofEndedChildren();
-                                ConsumerResult consumed = tools.consume("consume-" + name, bootstrap, source,
-                                        records, "perf-" + name);
-                                ServerCpu after = ServerCpu.of(pid);
-                                ServerCpu toolAfter = ServerCpu.ofEndedChildren();
-                                cell.consume.add(consumed);
-                                cell.consumeLayout.add(BatchLayout.of(s == Server.KAFKA ? kafkaLogs : tierlogLogs.get(d),
-                                        source, partitions));
-                                if (before != null && after != null && toolBefore != null && toolAfter != null) {
-                                    cell.consumeCpu.add(after.per100k(before, consumed.records()));
-                                    cell.consumerCpu.add(toolAfter.per100k(toolBefore, consumed.records()));
-                                }
-                                Workspace.log(name + " consume: " + consumed.line().replace('\n', ' ') + "; "
-                                        + consumed.fetch().line() + (cell.consumeCpu.isEmpty() ? ""
-                                        : "; server CPU per 100k records " + cpuLine(cell.consumeCpu.get(cell.consumeCpu.size() - 1))
-                                        + "; consumer tool's " + cpuLine(cell.consumerCpu.get(cell.consumerCpu.size() - 1))));
                             } catch (RuntimeException e) {
                                 notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
                                 Workspace.log(name + " failed: " + e);
@@ -252,7 +265,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         String table = table(cells);
         String when = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").withZone(ZoneOffset.UTC).format(setup.started());
         String summary = "Run " + when + " UTC, `" + setup.git() + "`; " + records + " records of " + recordSize
-                + " bytes, " + partitions + " partitions, " + runs + " run(s) per cell (medians); " + loadSummary
+                + " bytes, " + partitions + " partitions, " + runs + " run(s) per cell, " + consumeRuns
+                + " consume run(s) in each (medians); " + loadSummary
                 + " (`uptime` at the start: " + loadAtStart.trim() + "). Raw output: `bench/results/kafka-perf-"
                 + stamp + ".md`. " + warmUp;
         String report = "# kafka-perf " + when + " UTC\n\n" + summary + "\n\nProducer settings (both servers): "

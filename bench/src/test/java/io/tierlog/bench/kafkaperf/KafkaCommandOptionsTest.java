@@ -34,8 +34,9 @@ class KafkaCommandOptionsTest {
     @Test
     void kafkaPerfNoDocs() {
         KafkaPerfCommand perf = new KafkaPerfCommand();
-        new CommandLine(perf).parseArgs("--no-docs", "--app", "x/quarkus-app");
+        new CommandLine(perf).parseArgs("--no-docs", "--app", "x/quarkus-app", "--consume-runs", "5");
         assertThat(perf.docs.updateDocs()).isFalse();
+        assertThat(perf.consumeRuns).isEqualTo(5);
         assertThat(perf.app.path()).isEqualTo(Path.of("x/quarkus-app"));
         assertThat(perf.work).isEqualTo(Path.of("bench/target/kafka-perf"));
 
@@ -44,5 +45,6 @@ class KafkaCommandOptionsTest {
         assertThat(defaults.docs.updateDocs()).isTrue();
         assertThat(defaults.kafkaLibs.path()).isEqualTo(Path.of("bench/target/kafka-libs"));
         assertThat(defaults.runs).isEqualTo(3);
+        assertThat(defaults.consumeRuns).isEqualTo(3);
     }
 }
