@@ -48,8 +48,8 @@ import java.util.function.ToDoubleFunction;
  * page cache against {@code never}). First every server is warmed, unmeasured, per durability: rounds that write
  * and consume {@link #WARM_UP_RECORDS} until its JVM's JIT is quiet ({@link JitWarmup}, the rule of
  * {@code compare}). Then per durability and run: each system gets a fresh topic, a producer run at full
- * speed, then a topic written in the same batches on both ({@link FullBatchWriter}) and a consumer run reading it back (its
- * server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
+ * speed, then a topic written in the same batches on both ({@link FullBatchWriter}) and {@link #consumeRuns} consumer runs reading it
+ * back (each with its server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
  * peak (the tool's {@code --throughput}), in an order that alternates from run to run. The report gives medians and
  * Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
  */

@@ -32,7 +32,7 @@ class KafkaCommandOptionsTest {
     }
 
     @Test
-    void kafkaPerfNoDocs() {
+    void kafkaPerfTakesNoDocsConsumeRunsAndTheMixinsOptions() {
         KafkaPerfCommand perf = new KafkaPerfCommand();
         new CommandLine(perf).parseArgs("--no-docs", "--app", "x/quarkus-app", "--consume-runs", "5");
         assertThat(perf.docs.updateDocs()).isFalse();
