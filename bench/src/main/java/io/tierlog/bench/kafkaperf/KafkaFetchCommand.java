@@ -31,10 +31,13 @@ import java.util.concurrent.Callable;
  * {@code tierlog-bench kafka-fetch}: the server's share of a Kafka fetch, side by side: a Kafka 4.4.0 broker and the
  * index-service's Kafka listener (page cache, {@code tierlog.fsync=never}) each hold the same topic written in the
  * same batches ({@link FullBatchWriter}), and {@link RawFetchLoop} times fetch round trips against each, with no
- * consumer behind them, in alternating runs after both JVMs are warm. The measurement behind ADR 0044.
+ * consumer behind them, in alternating runs after both JVMs are warm: the measurement behind ADR 0044. Then
+ * {@link ConsumerReadLoop} reads the whole topic from each with a kafka-clients consumer in this (warm) JVM, also
+ * alternating: the consume row of {@code kafka-perf} without a fresh client JVM's start and JIT in it.
  */
 @Command(name = "kafka-fetch", mixinStandardHelpOptions = true,
-        description = "Raw Fetch round trips (8 partitions x 1 MiB) against Kafka 4.4.0 and Tierlog's Kafka listener.")
+        description = "Raw Fetch round trips (8 partitions x 1 MiB), then whole-topic reads by a warm kafka-clients "
+                + "consumer, against Kafka 4.4.0 and Tierlog's Kafka listener.")
 public final class KafkaFetchCommand implements Callable<Integer> {
     @Mixin
     PackagedServiceOption app;
@@ -51,6 +54,9 @@ public final class KafkaFetchCommand implements Callable<Integer> {
     int fetches;
     @Option(names = "--runs", defaultValue = "5", description = "Runs per server (default: ${DEFAULT-VALUE}).")
     int runs;
+    @Option(names = "--consumer-runs", defaultValue = "15",
+            description = "Whole-topic consumer reads per server, after the fetch runs (default: ${DEFAULT-VALUE}).")
+    int consumerRuns;
     @Option(names = "--service-property", paramLabel = "KEY=VALUE",
             description = "A setting for the index-service (repeatable), e.g. tierlog.kafka.socket-send-buffer-bytes=-1.")
     List<String> serviceProperties = new ArrayList<>();
@@ -68,6 +74,8 @@ public final class KafkaFetchCommand implements Callable<Integer> {
         int perBatch = FullBatchWriter.recordsPerBatch(BATCH_SIZE, RECORD_SIZE);
         List<RawFetchLoop.Result> kafkaRuns = new ArrayList<>();
         List<RawFetchLoop.Result> tierlogRuns = new ArrayList<>();
+        List<ConsumerReadLoop.Result> kafkaReads = new ArrayList<>();
+        List<ConsumerReadLoop.Result> tierlogReads = new ArrayList<>();
         String loadSummary;
         String warmUp;
         try (LoadSampler load = LoadSampler.start();
@@ -83,12 +91,18 @@ public final class KafkaFetchCommand implements Callable<Integer> {
                             bootstrap.equals(tierlogBootstrap) ? Map.of() : Map.of("segment.bytes", Integer.toString(1 << 30)));
                     FullBatchWriter.write(bootstrap, topic, partitions, records, RECORD_SIZE, BATCH_SIZE);
                 }
-                JitWarmup.Outcome outcome = JitWarmup.untilQuiet(List.of(kafka.pid(), tierlog.pid()), WARM_UP_LIMIT,
-                        round -> {
-                            RawFetchLoop.run(kafka.bootstrapServers(), topic, partitions, perPartition, perBatch, fetches);
-                            RawFetchLoop.run(tierlogBootstrap, topic, partitions, perPartition, perBatch, fetches);
+                // This JVM's consumer is warmed too: its JIT is what the consumer reads leave out.
+                JitWarmup.Outcome outcome = JitWarmup.untilQuiet(
+                        List.of(kafka.pid(), tierlog.pid(), ProcessHandle.current().pid()), WARM_UP_LIMIT, round -> {
+                            for (String bootstrap : List.of(kafka.bootstrapServers(), tierlogBootstrap)) {
+                                RawFetchLoop.run(bootstrap, topic, partitions, perPartition, perBatch, fetches);
+                                if (consumerRuns > 0) {
+                                    ConsumerReadLoop.run(bootstrap, topic, partitions, records);
+                                }
+                            }
                         });
-                warmUp = "Warm-up, unmeasured: rounds of " + fetches + " fetches from each until both JVMs' JIT was quiet: "
+                warmUp = "Warm-up, unmeasured: rounds of " + fetches + " fetches" + (consumerRuns > 0
+                        ? " and a consumer read" : "") + " from each until the servers' and this JVM's JIT was quiet: "
                         + outcome + ".";
                 Workspace.log(warmUp);
                 for (int run = 0; run < runs; run++) {
@@ -99,6 +113,16 @@ public final class KafkaFetchCommand implements Callable<Integer> {
                                 topic, partitions, perPartition, perBatch, fetches);
                         (isKafka ? kafkaRuns : tierlogRuns).add(r);
                         Workspace.log((isKafka ? "kafka" : "tierlog") + " run " + run + ": " + r.line());
+                    }
+                }
+                for (int run = 0; run < consumerRuns; run++) {
+                    boolean kafkaFirst = run % 2 == 0;
+                    for (int i = 0; i < 2; i++) {
+                        boolean isKafka = (i == 0) == kafkaFirst;
+                        ConsumerReadLoop.Result r = ConsumerReadLoop.run(
+                                isKafka ? kafka.bootstrapServers() : tierlogBootstrap, topic, partitions, records);
+                        (isKafka ? kafkaReads : tierlogReads).add(r);
+                        Workspace.log((isKafka ? "kafka" : "tierlog") + " consumer read " + run + ": " + r.line());
                     }
                 }
             }
@@ -128,12 +152,36 @@ public final class KafkaFetchCommand implements Callable<Integer> {
         report.append(String.format("%nMedian of the runs' p50: Kafka %.2f ms, Tierlog %.2f ms (Kafka/Tierlog %.2fx); "
                 + "bytes per answer: Kafka %,d, Tierlog %,d.%n", k50, t50, k50 / t50, kafkaRuns.get(0).bytesPerFetch(),
                 tierlogRuns.get(0).bytesPerFetch()));
+        if (consumerRuns > 0) {
+            report.append(consumerReads(kafkaReads, tierlogReads));
+        }
         report.append("\n## Machine\n\n").append(setup.machine()).append('\n');
         Path results = setup.repo().resolve("bench/results/kafka-fetch-" + stamp + ".md");
         Files.writeString(results, report, StandardCharsets.UTF_8);
         System.out.println(report);
         Workspace.log("wrote " + setup.repo().relativize(results));
         return 0;
+    }
+
+    /** The consumer reads' table: each pair's records/s and their ratio, then the medians. */
+    static String consumerReads(List<ConsumerReadLoop.Result> kafka, List<ConsumerReadLoop.Result> tierlog) {
+        StringBuilder out = new StringBuilder(String.format("%n## Whole-topic reads by a warm kafka-clients consumer%n%n"
+                + "%d alternating reads per server (Kafka first in even runs), each a new consumer assigned every "
+                + "partition from offset 0 and timed from its first poll to its last record.%n%n"
+                + "| run | Kafka 4.4.0 records/s | Tierlog records/s | Tierlog/Kafka |%n|---|---|---|---|%n",
+                kafka.size()));
+        List<Double> ratios = new ArrayList<>();
+        for (int run = 0; run < kafka.size(); run++) {
+            double k = kafka.get(run).recordsPerSec();
+            double t = tierlog.get(run).recordsPerSec();
+            ratios.add(t / k);
+            out.append(String.format("| %d | %,.0f | %,.0f | %.2fx |%n", run, k, t, t / k));
+        }
+        double k = KafkaPerfCommand.median(kafka, ConsumerReadLoop.Result::recordsPerSec);
+        double t = KafkaPerfCommand.median(tierlog, ConsumerReadLoop.Result::recordsPerSec);
+        out.append(String.format("%nMedian records/s: Kafka %,.0f, Tierlog %,.0f (Tierlog/Kafka %.2fx); median of the "
+                + "paired ratios %.2fx.%n", k, t, t / k, KafkaPerfCommand.median(ratios, r -> r)));
+        return out.toString();
     }
 
     private List<String> serviceArgs(int port) {

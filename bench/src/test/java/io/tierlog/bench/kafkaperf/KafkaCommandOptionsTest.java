@@ -14,11 +14,12 @@ class KafkaCommandOptionsTest {
     void kafkaFetchTakesAppAndKafkaLibsThroughTheMixins() {
         KafkaFetchCommand fetch = new KafkaFetchCommand();
         new CommandLine(fetch).parseArgs("--app", "x/quarkus-app", "--kafka-libs", "y/libs", "--work-dir", "w",
-                "--runs", "7");
+                "--runs", "7", "--consumer-runs", "4");
         assertThat(fetch.app.path()).isEqualTo(Path.of("x/quarkus-app"));
         assertThat(fetch.kafkaLibs.path()).isEqualTo(Path.of("y/libs"));
         assertThat(fetch.work).isEqualTo(Path.of("w"));
         assertThat(fetch.runs).isEqualTo(7);
+        assertThat(fetch.consumerRuns).isEqualTo(4);
     }
 
     @Test
@@ -29,6 +30,7 @@ class KafkaCommandOptionsTest {
         assertThat(fetch.kafkaLibs.path()).isEqualTo(Path.of("bench/target/kafka-libs"));
         assertThat(fetch.work).isEqualTo(Path.of("bench/target/kafka-fetch"));
         assertThat(fetch.runs).isEqualTo(5);
+        assertThat(fetch.consumerRuns).isEqualTo(15);
     }
 
     @Test
