@@ -325,12 +325,11 @@ public interface TierlogConfig {
         int fetchSessions();
 
         /**
-         * SO_SNDBUF of Kafka connections (Kafka's {@code socket.send.buffer.bytes}); -1: the operating system's
-         * (autotuned, up to megabytes). Bounded, a fetch's {@code sendfile} hands the kernel a socket buffer's worth
-         * at a time, as Kafka's broker does (ADR 0044). 64 KiB, the Kafka consumer's own receive buffer, fed it
-         * fastest (ADR 0046).
+         * SO_SNDBUF of Kafka connections, Kafka's {@code socket.send.buffer.bytes} and its default; -1: the
+         * operating system's (autotuned, up to megabytes). Bounded, a fetch's {@code sendfile} hands the kernel a
+         * socket buffer's worth at a time, as Kafka's broker does (ADR 0044).
          */
-        @WithDefault("65536")
+        @WithDefault("102400")
         int socketSendBufferBytes();
 
         /**
