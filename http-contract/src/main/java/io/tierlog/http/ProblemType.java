@@ -69,7 +69,7 @@ public enum ProblemType {
             case UNKNOWN_MEMBER -> UNKNOWN_MEMBER;
             case UNKNOWN_GROUP -> UNKNOWN_GROUP;
             case UNKNOWN_KEY -> UNKNOWN_KEY;
-            case FENCED_MEMBER -> FENCED_MEMBER;
+            case FENCED_MEMBER, FENCED_INSTANCE, UNRELEASED_INSTANCE -> FENCED_MEMBER;
             case GROUP_NOT_EMPTY -> GROUP_NOT_EMPTY;
             case REQUEST_TOO_LARGE -> REQUEST_TOO_LARGE;
             case RECORD_TOO_LARGE -> RECORD_TOO_LARGE;

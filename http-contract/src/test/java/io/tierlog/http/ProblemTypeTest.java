@@ -28,6 +28,8 @@ class ProblemTypeTest {
             "UNKNOWN_GROUP, unknown-group, 404",
             "UNKNOWN_KEY, unknown-key, 404",
             "FENCED_MEMBER, fenced-member, 409",
+            "FENCED_INSTANCE, fenced-member, 409",
+            "UNRELEASED_INSTANCE, fenced-member, 409",
             "GROUP_NOT_EMPTY, group-not-empty, 409",
             "REQUEST_TOO_LARGE, request-too-large, 413",
             "RECORD_TOO_LARGE, record-too-large, 413",

@@ -27,8 +27,9 @@ import java.util.Map;
  * member (an {@code assign()} consumer, Admin's offset changes) is taken only while the group has no members; a
  * member's commit (its id and its member epoch or classic generation) only for partitions it still holds
  * ({@link GroupCoordinator#commitHeld}), else ILLEGAL_GENERATION (UNKNOWN_MEMBER_ID for a member the group does not
- * have). Commit metadata and leader epochs are not stored (fetched back as empty and -1). A commit is
- * all-or-nothing, as over HTTP: one bad partition fails every partition of the request with that partition's error.
+ * have, FENCED_INSTANCE_ID for a static member another process took over). Commit metadata and leader epochs are
+ * not stored (fetched back as empty and -1). A commit is all-or-nothing, as over HTTP: one bad partition fails every
+ * partition of the request with that partition's error.
  */
 @Singleton
 public class KafkaGroupOffsets {
@@ -55,8 +56,10 @@ public class KafkaGroupOffsets {
         Errors error = Errors.NONE;
         try {
             if (member) {
-                coordinator.commitHeld(data.groupId(), data.memberId(), data.generationIdOrMemberEpoch(), partitions,
-                        () -> offsets.commit(data.groupId(), entries));
+                String instanceId = data.groupInstanceId() == null || data.groupInstanceId().isEmpty() ? null
+                        : data.groupInstanceId();
+                coordinator.commitHeld(data.groupId(), data.memberId(), instanceId, data.generationIdOrMemberEpoch(),
+                        partitions, () -> offsets.commit(data.groupId(), entries));
             } else {
                 coordinator.commitAs(data.groupId(), null, null, partitions,
                         () -> offsets.commit(data.groupId(), entries));

@@ -4,6 +4,7 @@ import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.GroupDescription;
 import io.tierlog.groups.Heartbeat;
 import io.tierlog.groups.HeartbeatAnswer;
+import io.tierlog.groups.JoinRules;
 import io.tierlog.groups.TopicPartitions;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -77,6 +78,11 @@ import java.util.UUID;
  *   partitions still owned) and answers at once with generation = the member's epoch; SyncGroup answers the
  *   member's current assignment; Heartbeat is a heartbeat that answers REBALANCE_IN_PROGRESS when it moved the
  *   member's assignment (its epoch), which makes the client join again and fetch it; LeaveGroup leaves.</li>
+ *   <li><b>Static members</b> ({@code group.instance.id}, KIP-345): a consumer restarted under its instance id takes
+ *   over its predecessor's partitions and nothing else moves. A classic join without a member id takes the instance
+ *   over at once (a classic static member never says it stopped) and its predecessor is answered
+ *   FENCED_INSTANCE_ID from then on; a KIP-848 join waits until the holder left with epoch -2 (else
+ *   UNRELEASED_INSTANCE_ID), and the holder's partitions wait for it until its session ends.</li>
  * </ul>
  *
  * <p>Blocking (each call is a locked read-modify-write of the group's state file): runs on a worker thread.
@@ -113,8 +119,10 @@ public class KafkaGroups {
                         .setErrorMessage("pattern subscriptions (subscribe(Pattern)) are not supported; name the topics"));
             }
             String memberId = in.memberId() == null || in.memberId().isEmpty() ? null : in.memberId();
-            // -2 is a static member leaving for a while; without static membership it is a leave.
-            int epoch = in.memberEpoch() == -2 ? Heartbeat.LEAVE : in.memberEpoch();
+            String instanceId = emptyToNull(in.instanceId());
+            // -2 is a static member leaving for a while; a dynamic member sending it simply leaves.
+            int epoch = in.memberEpoch() == Heartbeat.STATIC_LEAVE && instanceId == null ? Heartbeat.LEAVE
+                    : in.memberEpoch();
             Set<String> subscribed = in.subscribedTopicNames() == null ? null : new HashSet<>(in.subscribedTopicNames());
             List<TopicPartitions> owned = null;
             if (in.topicPartitions() != null) {
@@ -127,7 +135,7 @@ public class KafkaGroups {
                 }
             }
             HeartbeatAnswer answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch, subscribed,
-                    epoch == Heartbeat.LEAVE ? 0 : consumerSessionTimeoutMs, owned, clientId), true);
+                    epoch < 0 ? 0 : consumerSessionTimeoutMs, owned, clientId, instanceId), JoinRules.CLIENT_IDS);
             out.setMemberId(answer.memberId()).setMemberEpoch(answer.memberEpoch())
                     .setHeartbeatIntervalMs((int) answer.heartbeatIntervalMs());
             // The assignment is sent when it changed (a new epoch) or on joining, as Kafka's coordinator does.
@@ -162,7 +170,7 @@ public class KafkaGroups {
                             .setAssignmentEpoch((int) desc.groupEpoch());
                     for (GroupDescription.MemberDescription m : desc.members()) {
                         g.members().add(new ConsumerGroupDescribeResponseData.Member().setMemberId(m.memberId())
-                                .setMemberEpoch(m.memberEpoch()).setClientId(m.clientId() == null ? "" : m.clientId())
+                                .setInstanceId(m.instanceId()).setMemberEpoch(m.memberEpoch()).setClientId(m.clientId() == null ? "" : m.clientId())
                                 .setClientHost("").setSubscribedTopicNames(new ArrayList<>(new TreeSet<>(m.topics())))
                                 .setAssignment(describedAssignment(m.assignment()))
                                 .setTargetAssignment(describedAssignment(m.target())));
@@ -207,19 +215,34 @@ public class KafkaGroups {
                     || in.sessionTimeoutMs() > GroupCoordinator.MAX_SESSION_TIMEOUT_MS) {
                 return new JoinGroupResponse(out.setErrorCode(Errors.INVALID_SESSION_TIMEOUT.code()), version);
             }
-            if (in.memberId().isEmpty() && version >= 4) {
+            String instanceId = emptyToNull(in.groupInstanceId());
+            if (in.memberId().isEmpty() && version >= 4 && instanceId == null) {
                 // KIP-394: the member learns its id first, so a join whose answer is lost leaves no stray member.
+                // A static member needs no such round: its instance id names it across lost answers.
                 return new JoinGroupResponse(out.setErrorCode(Errors.MEMBER_ID_REQUIRED.code())
-                        .setMemberId("tierlog-" + UUID.randomUUID()), version);
+                        .setMemberId(newMemberId()), version);
             }
             JoinGroupRequestData.JoinGroupRequestProtocol protocol = in.protocols().iterator().next();
             ConsumerPartitionAssignor.Subscription subscription =
                     KafkaInternals.subscription(ByteBuffer.wrap(protocol.metadata()));
             List<TopicPartitions> owned = byTopic(subscription.ownedPartitions());
-            String memberId = in.memberId().isEmpty() ? null : in.memberId();
-            int epoch = memberId == null ? 0 : currentEpoch(in.groupId(), memberId).orElse(0);
-            HeartbeatAnswer answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch,
-                    new HashSet<>(subscription.topics()), in.sessionTimeoutMs(), owned, clientId), true);
+            // A static member joining without an id is a new process under the instance id: it takes the instance
+            // over from a live holder (which never says it stopped); one naming an id is that member rejoining.
+            boolean freshStaticJoin = instanceId != null && in.memberId().isEmpty();
+            String memberId = freshStaticJoin ? newMemberId() : in.memberId().isEmpty() ? null : in.memberId();
+            int epoch = memberId == null || freshStaticJoin ? 0 : currentEpoch(in.groupId(), memberId).orElse(0);
+            HeartbeatAnswer answer;
+            try {
+                answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch,
+                        new HashSet<>(subscription.topics()), in.sessionTimeoutMs(), owned, clientId, instanceId),
+                        freshStaticJoin ? JoinRules.CLIENT_IDS_TAKE_OVER : JoinRules.CLIENT_IDS);
+            } catch (TierlogException e) {
+                if (e.type() == ErrorType.UNRELEASED_INSTANCE) {
+                    // A replaced process rejoining under its old id: another member holds its instance id now.
+                    return new JoinGroupResponse(out.setErrorCode(Errors.FENCED_INSTANCE_ID.code()), version);
+                }
+                throw e;
+            }
             out.setMemberId(answer.memberId()).setGenerationId(answer.memberEpoch()).setProtocolName(protocol.name());
             if (version >= 7) {
                 out.setProtocolType(PROTOCOL_TYPE);
@@ -235,9 +258,12 @@ public class KafkaGroups {
         SyncGroupResponseData out = new SyncGroupResponseData().setProtocolType(in.protocolType())
                 .setProtocolName(in.protocolName()).setAssignment(new byte[0]);
         try {
-            Optional<GroupDescription.MemberDescription> m = member(in.groupId(), in.memberId());
+            Optional<GroupDescription> group = coordinator.describe(in.groupId());
+            Optional<GroupDescription.MemberDescription> m = group.flatMap(d -> d.members().stream()
+                    .filter(x -> x.memberId().equals(in.memberId())).findFirst());
             if (m.isEmpty()) {
-                return new SyncGroupResponse(out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code()));
+                return new SyncGroupResponse(out.setErrorCode(staticMemberReplaced(group, in.groupInstanceId())
+                        ? Errors.FENCED_INSTANCE_ID.code() : Errors.UNKNOWN_MEMBER_ID.code()));
             }
             if (m.get().memberEpoch() != in.generationId()) {
                 return new SyncGroupResponse(out.setErrorCode(Errors.REBALANCE_IN_PROGRESS.code()));
@@ -260,7 +286,8 @@ public class KafkaGroups {
         try {
             int generation = request.data().generationId();
             HeartbeatAnswer answer = coordinator.heartbeat(request.data().groupId(), new Heartbeat(
-                    request.data().memberId(), generation, null, 0, null, clientId), true);
+                    request.data().memberId(), generation, null, 0, null, clientId,
+                    emptyToNull(request.data().groupInstanceId())), JoinRules.CLIENT_IDS);
             if (answer.memberEpoch() != generation) {
                 // Its assignment moved: the client joins again and SyncGroup hands it the new one.
                 out.setErrorCode(Errors.REBALANCE_IN_PROGRESS.code());
@@ -277,8 +304,10 @@ public class KafkaGroups {
             LeaveGroupResponseData.MemberResponse r = new LeaveGroupResponseData.MemberResponse()
                     .setMemberId(member.memberId()).setGroupInstanceId(member.groupInstanceId());
             try {
-                coordinator.heartbeat(request.data().groupId(),
-                        new Heartbeat(member.memberId(), Heartbeat.LEAVE, Set.of(), 0, null, null), true);
+                // Admin's removeMembersFromConsumerGroup names a static member by its instance id alone.
+                coordinator.heartbeat(request.data().groupId(), new Heartbeat(emptyToNull(member.memberId()),
+                        Heartbeat.LEAVE, Set.of(), 0, null, null, emptyToNull(member.groupInstanceId())),
+                        JoinRules.CLIENT_IDS);
             } catch (RuntimeException e) {
                 r.setErrorCode(error(e, Errors.UNKNOWN_MEMBER_ID).code());
             }
@@ -308,6 +337,7 @@ public class KafkaGroups {
                         m.assignment().forEach(tps -> tps.partitions().forEach(
                                 p -> assigned.add(new org.apache.kafka.common.TopicPartition(tps.topic(), p))));
                         g.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId())
+                                .setGroupInstanceId(m.instanceId())
                                 .setClientId(m.clientId() == null ? "" : m.clientId()).setClientHost("")
                                 .setMemberMetadata(bytes(KafkaInternals.serialize(
                                         new ConsumerPartitionAssignor.Subscription(new ArrayList<>(new TreeSet<>(m.topics()))))))
@@ -425,6 +455,20 @@ public class KafkaGroups {
                 .filter(m -> m.memberId().equals(memberId)).findFirst());
     }
 
+    /** Whether a request naming {@code instanceId} comes from a member another process replaced under it. */
+    private static boolean staticMemberReplaced(Optional<GroupDescription> group, String instanceId) {
+        return instanceId != null && !instanceId.isEmpty() && group.stream().flatMap(d -> d.members().stream())
+                .anyMatch(m -> instanceId.equals(m.instanceId()));
+    }
+
+    private static String newMemberId() {
+        return "tierlog-" + UUID.randomUUID();
+    }
+
+    private static String emptyToNull(String s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+
     private static List<TopicPartitions> byTopic(List<org.apache.kafka.common.TopicPartition> partitions) {
         Map<String, List<Integer>> m = new HashMap<>();
         partitions.forEach(tp -> m.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(tp.partition()));
@@ -460,6 +504,10 @@ public class KafkaGroups {
                     return Errors.UNKNOWN_MEMBER_ID;
                 case FENCED_MEMBER:
                     return fenced;
+                case FENCED_INSTANCE:
+                    return Errors.FENCED_INSTANCE_ID;
+                case UNRELEASED_INSTANCE:
+                    return Errors.UNRELEASED_INSTANCE_ID;
                 case GROUP_NOT_EMPTY:
                     return Errors.NON_EMPTY_GROUP;
                 case UNKNOWN_GROUP:

@@ -7,8 +7,11 @@ import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.MemberToRemove;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -16,6 +19,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -23,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -32,12 +38,14 @@ import java.util.function.BooleanSupplier;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Consumer groups over the Kafka listener, through the coordinator HTTP members use: two kafka-clients consumers
  * (KIP-848 {@code group.protocol=consumer}, and classic) share a 4-partition topic 2 and 2; when one leaves, the
  * other gets all 4 and resumes where the leaver committed; an HTTP member and a Kafka consumer share one group;
- * Admin lists, describes and deletes offsets.
+ * Admin lists, describes and deletes offsets. Static members ({@code group.instance.id}): a restarted one gets its
+ * partitions back and the other member sees no rebalance; a replaced one is fenced; Admin removes one by instance id.
  */
 @QuarkusTest
 class KafkaGroupsTest {
@@ -65,8 +73,15 @@ class KafkaGroupsTest {
     }
 
     private KafkaConsumer<String, String> consumer(String group, String protocol) {
+        return consumer(group, protocol, null);
+    }
+
+    private KafkaConsumer<String, String> consumer(String group, String protocol, String instanceId) {
         Map<String, String> c = new HashMap<>();
         c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        if (instanceId != null) {
+            c.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+        }
         c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         if (protocol.equals("classic")) {
             c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
@@ -171,6 +186,174 @@ class KafkaGroupsTest {
             admin.deleteConsumerGroupOffsets(group, Set.of(new TopicPartition(topic, 0))).all().get();
             assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get())
                     .doesNotContainKey(new TopicPartition(topic, 0)).containsKey(new TopicPartition(topic, 1));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"consumer", "classic"})
+    void aRestartedStaticMemberGetsItsPartitionsBackAndTheOtherMemberSeesNoRebalance(String protocol) throws Exception {
+        String topic = KafkaListenerTest.unique("static-" + protocol);
+        String group = KafkaListenerTest.unique("gs-" + protocol);
+        createTopic(topic, 4);
+        Reader a = new Reader(consumer(group, protocol, "a"));
+        Reader b = new Reader(consumer(group, protocol, "b"));
+        List<Set<Integer>> bMoves = new ArrayList<>();
+        Reader a2 = null;
+        try {
+            a.consumer.subscribe(List.of(topic));
+            b.consumer.subscribe(List.of(topic), new RecordMoves(bMoves));
+            pollUntil(List.of(a, b), () -> a.assigned().size() == 2 && b.assigned().size() == 2, "2 + 2 partitions");
+            produce(topic, 4, 0, 5);
+            pollUntil(List.of(a, b), () -> a.count() + b.count() == 20, "all 20 records");
+            a.consumer.commitSync();
+            Set<Integer> aHeld = a.assigned();
+            Set<Integer> bHeld = b.assigned();
+            int bMovesBefore = bMoves.size();
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                assertThat(d.members()).extracting(m -> m.groupInstanceId().orElse(null))
+                        .containsExactlyInAnyOrder("a", "b");
+            }
+
+            // A restart: the process stops (a static member does not leave the group) and a new one starts.
+            a.consumer.close();
+            Reader restarted = new Reader(consumer(group, protocol, "a"));
+            a2 = restarted;
+            restarted.consumer.subscribe(List.of(topic));
+            pollUntil(List.of(restarted, b), () -> restarted.assigned().size() == 2, "the restarted member's partitions");
+            assertThat(restarted.assigned()).isEqualTo(aHeld);
+            assertThat(b.assigned()).isEqualTo(bHeld);
+            assertThat(bMoves.subList(bMovesBefore, bMoves.size())).as("b's partitions never moved").isEmpty();
+
+            // It resumes where its predecessor committed: each of its partitions from offset 5.
+            produce(topic, 4, 5, 1);
+            pollUntil(List.of(restarted, b), () -> restarted.count() == 2, "offset 5 of the restarted member's partitions");
+            aHeld.forEach(p -> assertThat(restarted.offsets.get(p)).as("partition " + p).containsExactly(5L));
+        } finally {
+            if (a2 != null) {
+                a2.consumer.close();
+            } else {
+                a.consumer.close();
+            }
+            b.consumer.close();
+        }
+    }
+
+    @Test
+    void aClassicStaticMemberReplacedWhileStillRunningIsFenced() throws Exception {
+        String topic = KafkaListenerTest.unique("static-zombie");
+        String group = KafkaListenerTest.unique("gs-zombie");
+        createTopic(topic, 2);
+        Reader old = new Reader(consumer(group, "classic", "a"));
+        Reader replacement = new Reader(consumer(group, "classic", "a"));
+        try {
+            old.consumer.subscribe(List.of(topic));
+            pollUntil(List.of(old), () -> old.assigned().size() == 2, "the first process's 2 partitions");
+            replacement.consumer.subscribe(List.of(topic));
+            pollUntil(List.of(replacement), () -> replacement.assigned().size() == 2, "the replacement's 2 partitions");
+            // The first process must stop: its next heartbeat, poll or commit says it was fenced.
+            Instant deadline = Instant.now().plusSeconds(30);
+            assertThatThrownBy(() -> {
+                while (Instant.now().isBefore(deadline)) {
+                    old.poll();
+                    old.consumer.commitSync();
+                }
+            }).isInstanceOf(FencedInstanceIdException.class);
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                assertThat(d.members()).singleElement().satisfies(m -> {
+                    assertThat(m.groupInstanceId()).contains("a");
+                    assertThat(m.assignment().topicPartitions()).hasSize(2);
+                });
+            }
+        } finally {
+            old.consumer.close();
+            replacement.consumer.close();
+        }
+    }
+
+    @Test
+    void aConsumerProtocolStaticMemberWaitsUntilTheHolderOfItsInstanceIdLeaves() throws Exception {
+        String topic = KafkaListenerTest.unique("static-unreleased");
+        String group = KafkaListenerTest.unique("gs-unreleased");
+        createTopic(topic, 2);
+        Reader holder = new Reader(consumer(group, "consumer", "a"));
+        Reader second = new Reader(consumer(group, "consumer", "a"));
+        try {
+            holder.consumer.subscribe(List.of(topic));
+            pollUntil(List.of(holder), () -> holder.assigned().size() == 2, "the holder's 2 partitions");
+            second.consumer.subscribe(List.of(topic));
+            Instant deadline = Instant.now().plusSeconds(30);
+            assertThatThrownBy(() -> {
+                while (Instant.now().isBefore(deadline)) {
+                    second.poll();
+                }
+            }).isInstanceOf(UnreleasedInstanceIdException.class);
+            holder.poll();
+            assertThat(holder.assigned()).hasSize(2);
+        } finally {
+            holder.consumer.close();
+            second.consumer.close();
+        }
+    }
+
+    @Test
+    void adminRemovesAStoppedStaticMemberByItsInstanceIdAndItsPartitionsMoveAtOnce() throws Exception {
+        String topic = KafkaListenerTest.unique("static-remove");
+        String group = KafkaListenerTest.unique("gs-remove");
+        createTopic(topic, 4);
+        Reader a = new Reader(consumer(group, "classic", "a"));
+        Reader b = new Reader(consumer(group, "classic", "b"));
+        try {
+            a.consumer.subscribe(List.of(topic));
+            b.consumer.subscribe(List.of(topic));
+            pollUntil(List.of(a, b), () -> a.assigned().size() == 2 && b.assigned().size() == 2, "2 + 2 partitions");
+            a.consumer.close(); // a static member stays in the group, its partitions unserved, until its session ends
+            Instant removedAt;
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions(
+                        Set.of(new MemberToRemove("a")))).all().get();
+                removedAt = Instant.now();
+                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                assertThat(d.members()).extracting(m -> m.groupInstanceId().orElse(null)).containsExactly("b");
+            }
+            pollUntil(List.of(b), () -> b.assigned().size() == 4, "b to take all 4");
+            // Sooner than a's 10 s session would have ended on its own.
+            assertThat(Duration.between(removedAt, Instant.now())).isLessThan(Duration.ofSeconds(8));
+        } finally {
+            b.consumer.close();
+        }
+    }
+
+    /** A rebalance listener that records every non-empty set of partitions given or taken. */
+    private static final class RecordMoves implements ConsumerRebalanceListener {
+        private final List<Set<Integer>> moves;
+
+        RecordMoves(List<Set<Integer>> moves) {
+            this.moves = moves;
+        }
+
+        private void record(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                Set<Integer> s = new HashSet<>();
+                partitions.forEach(tp -> s.add(tp.partition()));
+                moves.add(s);
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            record(partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            record(partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            record(partitions);
         }
     }
 

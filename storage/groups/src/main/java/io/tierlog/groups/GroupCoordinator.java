@@ -19,13 +19,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * Consumer-group membership and assignment, protocol-neutral (HTTP heartbeats today; a Kafka listener's group
- * APIs would be a second door): members, member epochs, the group epoch, the target assignment, each member's
- * current assignment, session expiry and reconciliation, as Kafka's KIP-848 protocol.
+ * Consumer-group membership and assignment, protocol-neutral (HTTP heartbeats, and the Kafka listener's group
+ * APIs): members, member epochs, the group epoch, the target assignment, each member's current assignment, session
+ * expiry and reconciliation, as Kafka's KIP-848 protocol, and static members (KIP-345) whose instance id carries
+ * their partitions across restarts.
  *
  * <p><b>Stateless per call:</b> every call is one locked read-modify-write of the group's file in
  * {@link GroupStateStore}; nothing is kept in memory between calls, so any process on the same hot volume
@@ -60,6 +62,8 @@ public final class GroupCoordinator {
     static final long MIN_HEARTBEAT_INTERVAL_MS = 10;
     /** How long after a silent member's expiry the others are asked to heartbeat: scheduling slack. */
     static final long AFTER_EXPIRY_MS = 10;
+    /** Kafka's rule for {@code group.instance.id}. */
+    private static final Pattern INSTANCE_ID = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
     private final GroupStateStore store;
     private final PartitionCounts partitionCounts;
@@ -112,30 +116,45 @@ public final class GroupCoordinator {
      *                          or {@code bad-request}; the stored state is then unchanged
      */
     public HeartbeatAnswer heartbeat(String group, Heartbeat hb) {
-        return heartbeat(group, hb, false);
+        return heartbeat(group, hb, JoinRules.COORDINATOR_IDS);
     }
 
     /**
-     * As {@link #heartbeat(String, Heartbeat)}, for clients that choose their own member id (Kafka's consumers since
-     * KIP-1082): with {@code clientChosenId}, a join (epoch 0) naming an id the group does not know adds the member
-     * under that id instead of answering {@code unknown-member}, and a known member's heartbeat may leave its session
-     * timeout out ({@code sessionTimeoutMs} 0: unchanged; Kafka's classic Heartbeat carries none).
+     * As {@link #heartbeat(String, Heartbeat)}, under {@code rules}. With client-chosen ids (Kafka's consumers since
+     * KIP-1082) a join (epoch 0) naming an id the group does not know adds the member under that id instead of
+     * answering {@code unknown-member}, and a known member's heartbeat may leave its session timeout out
+     * ({@code sessionTimeoutMs} 0: unchanged; Kafka's classic Heartbeat carries none).
+     *
+     * <p><b>Static members</b> (an {@code instanceId}, Kafka's {@code group.instance.id}): a join under an instance id
+     * another member holds replaces that member, keeping its assignment and the group's target, so nothing moves
+     * and no other member notices (if the holder is live, only under {@link JoinRules#CLIENT_IDS_TAKE_OVER}; else
+     * {@code unreleased-instance}). The replaced member id is gone: its requests that name the instance id are
+     * {@code fenced-instance}. Epoch -2 leaves for a while: the member keeps its partitions, unserved, until its
+     * session (counted from the leave) ends or its instance id joins again.
      */
-    public HeartbeatAnswer heartbeat(String group, Heartbeat hb, boolean clientChosenId) {
+    public HeartbeatAnswer heartbeat(String group, Heartbeat hb, JoinRules rules) {
         Names.requireValidGroup(group);
-        boolean keepSession = clientChosenId && hb.sessionTimeoutMs() == 0 && hb.memberId() != null
+        boolean keepSession = rules.clientChosenIds() && hb.sessionTimeoutMs() == 0 && hb.memberId() != null
                 && hb.memberEpoch() >= 0;
         validate(keepSession ? hb.withSessionTimeout(MIN_SESSION_TIMEOUT_MS) : hb);
         return store.update(group, s -> {
             Now now = now();
             boolean retarget = expire(s, now);
             if (hb.memberEpoch() == Heartbeat.LEAVE) {
-                GroupState.Member m = s.members.remove(requireMember(s, hb.memberId()).memberId);
+                GroupState.Member m = hb.instanceId() == null ? requireMember(s, hb.memberId())
+                        : requireInstanceHolder(s, hb.instanceId(), hb.memberId());
+                s.members.remove(m.memberId);
                 retarget(s);
                 return new HeartbeatAnswer(m.memberId, Heartbeat.LEAVE, 0, List.of());
             }
+            if (hb.memberEpoch() == Heartbeat.STATIC_LEAVE) {
+                GroupState.Member m = requireInstanceHolder(s, hb.instanceId(), hb.memberId());
+                m.departed = true;
+                heard(m, now); // its session now runs from the leave
+                return new HeartbeatAnswer(m.memberId, Heartbeat.STATIC_LEAVE, 0, List.of());
+            }
             GroupState.Member m;
-            boolean joinUnderId = clientChosenId && hb.memberId() != null && hb.memberEpoch() == 0
+            boolean joinUnderId = rules.clientChosenIds() && hb.memberId() != null && hb.memberEpoch() == 0
                     && !s.members.containsKey(hb.memberId());
             if (hb.memberId() == null || joinUnderId) {
                 if (hb.memberEpoch() != 0) {
@@ -144,13 +163,33 @@ public final class GroupCoordinator {
                 if (keepSession) {
                     throw bad("sessionTimeoutMs", "a joining member needs a sessionTimeoutMs");
                 }
-                m = new GroupState.Member();
-                m.memberId = joinUnderId ? hb.memberId() : UUID.randomUUID().toString();
-                s.members.put(m.memberId, m);
-                retarget = true;
+                String memberId = joinUnderId ? hb.memberId() : UUID.randomUUID().toString();
+                GroupState.Member holder = hb.instanceId() == null ? null : instanceHolder(s, hb.instanceId());
+                if (holder != null) {
+                    if (!holder.departed && !rules.takesOverLiveInstance()) {
+                        throw new TierlogException(ErrorType.UNRELEASED_INSTANCE, "instance id " + hb.instanceId()
+                                + " is held by live member " + holder.memberId,
+                                Map.of("instanceId", hb.instanceId()));
+                    }
+                    m = replace(s, holder, memberId);
+                } else {
+                    m = new GroupState.Member();
+                    m.memberId = memberId;
+                    m.instanceId = hb.instanceId();
+                    s.members.put(m.memberId, m);
+                    retarget = true;
+                }
             } else {
-                m = requireMember(s, hb.memberId());
-                if (hb.memberEpoch() == 0 && m.memberEpoch != 0) {
+                m = hb.instanceId() == null ? requireMember(s, hb.memberId())
+                        : requireInstanceHolder(s, hb.instanceId(), hb.memberId());
+                if (m.departed) {
+                    if (hb.memberEpoch() != 0) {
+                        throw fenced(m.memberId, "member " + m.memberId + " left the group (epoch -2): join again");
+                    }
+                    // The process that left is back under its own id: its partitions waited for it.
+                    m.departed = false;
+                    m.memberEpoch++;
+                } else if (hb.memberEpoch() == 0 && m.memberEpoch != 0) {
                     // A fenced member rejoining under its id, as KIP-848: it dropped everything when fenced, so
                     // its holds are released now instead of at its session's end. Its epoch keeps growing, so
                     // no request of its earlier life can pass for one of the new.
@@ -163,9 +202,7 @@ public final class GroupCoordinator {
                             Map.of("memberId", m.memberId, "memberEpoch", m.memberEpoch));
                 }
             }
-            m.lastHeartbeatMs = now.wallMs;
-            m.heardBy = instanceId;
-            m.heardAtMonotonicMs = now.monotonicMs;
+            heard(m, now);
             if (!keepSession) {
                 m.sessionTimeoutMs = hb.sessionTimeoutMs();
             }
@@ -182,6 +219,26 @@ public final class GroupCoordinator {
             return new HeartbeatAnswer(m.memberId, m.memberEpoch, nextHeartbeatIn(s, m, now),
                     GroupState.toList(m.assigned));
         });
+    }
+
+    private void heard(GroupState.Member m, Now now) {
+        m.lastHeartbeatMs = now.wallMs;
+        m.heardBy = instanceId;
+        m.heardAtMonotonicMs = now.monotonicMs;
+    }
+
+    /**
+     * {@code holder} under a new member id: its subscription, target, assignment and holds carry over, so the group's
+     * target is not recomputed and no partition moves. Its epoch grows, so nothing of the replaced process passes for
+     * the new one.
+     */
+    private static GroupState.Member replace(GroupState s, GroupState.Member holder, String memberId) {
+        s.members.remove(holder.memberId);
+        holder.memberId = memberId;
+        holder.departed = false;
+        holder.memberEpoch++;
+        s.members.put(memberId, holder);
+        return holder;
     }
 
     /**
@@ -211,12 +268,25 @@ public final class GroupCoordinator {
      */
     public void commitHeld(String group, String memberId, int epochAtMost, Collection<TopicPartition> partitions,
                            Runnable commit) {
+        commitHeld(group, memberId, null, epochAtMost, partitions, commit);
+    }
+
+    /**
+     * As {@link #commitHeld(String, String, int, Collection, Runnable)} for a static member naming its instance id:
+     * {@code fenced-instance} once another member took the instance id over.
+     */
+    public void commitHeld(String group, String memberId, String instanceId, int epochAtMost,
+                           Collection<TopicPartition> partitions, Runnable commit) {
         Names.requireValidGroup(group);
         store.update(group, s -> {
             if (expire(s, now())) {
                 retarget(s);
             }
-            GroupState.Member m = requireMember(s, memberId);
+            GroupState.Member m = instanceId == null ? requireMember(s, memberId)
+                    : requireInstanceHolder(s, instanceId, memberId);
+            if (m.departed) {
+                throw fenced(memberId, "member " + memberId + " left the group (epoch -2)");
+            }
             if (epochAtMost > m.memberEpoch) {
                 throw fenced(memberId, "member " + memberId + " is at epoch " + m.memberEpoch + ", not " + epochAtMost);
             }
@@ -457,9 +527,9 @@ public final class GroupCoordinator {
         List<GroupDescription.MemberDescription> members = new ArrayList<>();
         boolean stable = true;
         for (GroupState.Member m : s.members.values()) {
-            members.add(new GroupDescription.MemberDescription(m.memberId, m.clientId, m.memberEpoch,
-                    GroupState.toList(m.assigned), m.lastHeartbeatMs, Set.copyOf(m.topics),
-                    GroupState.toList(m.target)));
+            members.add(new GroupDescription.MemberDescription(m.memberId, m.clientId,
+                    m.departed ? Heartbeat.STATIC_LEAVE : m.memberEpoch, GroupState.toList(m.assigned),
+                    m.lastHeartbeatMs, Set.copyOf(m.topics), GroupState.toList(m.target), m.instanceId));
             stable &= m.assigned.equals(m.target) && m.revoking.values().stream().allMatch(Set::isEmpty);
         }
         GroupDescription.State state = members.isEmpty() ? GroupDescription.State.EMPTY
@@ -486,13 +556,51 @@ public final class GroupCoordinator {
         return m;
     }
 
+    /** The member holding {@code instanceId}, or null. */
+    private static GroupState.Member instanceHolder(GroupState s, String instanceId) {
+        for (GroupState.Member m : s.members.values()) {
+            if (instanceId.equals(m.instanceId)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The member holding {@code instanceId}, which must be {@code memberId} when that is given: {@code unknown-member}
+     * when no member holds it, {@code fenced-instance} when another member took it over.
+     */
+    private static GroupState.Member requireInstanceHolder(GroupState s, String instanceId, String memberId) {
+        GroupState.Member m = instanceHolder(s, instanceId);
+        if (m == null) {
+            throw new TierlogException(ErrorType.UNKNOWN_MEMBER, "no member holds instance id " + instanceId
+                    + " (it left or expired): join again", Map.of("instanceId", instanceId));
+        }
+        if (memberId != null && !memberId.equals(m.memberId)) {
+            throw new TierlogException(ErrorType.FENCED_INSTANCE, "instance id " + instanceId
+                    + " was taken over by member " + m.memberId + "; member " + memberId + " is fenced",
+                    Map.of("instanceId", instanceId, "memberId", memberId));
+        }
+        return m;
+    }
+
     private static void validate(Heartbeat hb) {
-        if (hb.memberEpoch() < Heartbeat.LEAVE) {
-            throw bad("memberEpoch", "memberEpoch must be -1, 0 or a member's epoch: " + hb.memberEpoch());
+        if (hb.memberEpoch() < Heartbeat.STATIC_LEAVE) {
+            throw bad("memberEpoch", "memberEpoch must be -2, -1, 0 or a member's epoch: " + hb.memberEpoch());
+        }
+        if (hb.instanceId() != null && !INSTANCE_ID.matcher(hb.instanceId()).matches()) {
+            throw bad("instanceId", "instanceId must match [a-zA-Z0-9._-]{1,249}");
+        }
+        if (hb.memberEpoch() == Heartbeat.STATIC_LEAVE) {
+            if (hb.memberId() == null || hb.instanceId() == null) {
+                throw bad(hb.memberId() == null ? "memberId" : "instanceId",
+                        "memberId and instanceId are required to leave for a while (memberEpoch -2)");
+            }
+            return;
         }
         if (hb.memberEpoch() == Heartbeat.LEAVE) {
-            if (hb.memberId() == null) {
-                throw bad("memberId", "memberId is required to leave (memberEpoch -1)");
+            if (hb.memberId() == null && hb.instanceId() == null) {
+                throw bad("memberId", "memberId (or a static member's instanceId) is required to leave (memberEpoch -1)");
             }
             return;
         }

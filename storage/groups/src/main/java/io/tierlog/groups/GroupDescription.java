@@ -16,13 +16,15 @@ public record GroupDescription(String group, State state, long groupEpoch, List<
     /**
      * @param topics the member's subscription
      * @param target where the assignor wants the member's partitions (its assignment once reconciled)
+     * @param instanceId a static member's instance id, else null
+     * @param memberEpoch the member's epoch; -2 for a static member that left for a while
      */
     public record MemberDescription(String memberId, String clientId, int memberEpoch,
                                     List<TopicPartitions> assignment, long lastHeartbeatMs, Set<String> topics,
-                                    List<TopicPartitions> target) {
+                                    List<TopicPartitions> target, String instanceId) {
         public MemberDescription(String memberId, String clientId, int memberEpoch, List<TopicPartitions> assignment,
                                  long lastHeartbeatMs) {
-            this(memberId, clientId, memberEpoch, assignment, lastHeartbeatMs, Set.of(), assignment);
+            this(memberId, clientId, memberEpoch, assignment, lastHeartbeatMs, Set.of(), assignment, null);
         }
     }
 }

@@ -30,6 +30,10 @@ final class GroupState {
     static final class Member {
         public String memberId;
         public String clientId;
+        /** A static member's instance id, unique in the group; null for a dynamic member. */
+        public String instanceId;
+        /** A static member that left for a while (epoch -2): it holds its partitions until its session ends. */
+        public boolean departed;
         public int memberEpoch;
         /** Wall-clock epoch ms of the receiving instance when the last heartbeat arrived (for people and other instances). */
         public long lastHeartbeatMs;

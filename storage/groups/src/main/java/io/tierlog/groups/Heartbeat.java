@@ -8,30 +8,42 @@ import java.util.Set;
  *
  * @param memberId         null to join
  * @param memberEpoch      0 to join (with a known memberId: a fenced member rejoining, its partitions released),
- *                         the member's current epoch, or -1 to leave
+ *                         the member's current epoch, -1 to leave, or -2 for a static member leaving for a while
+ *                         (it keeps its partitions until its session ends or its instance id joins again)
  * @param topics           the topics subscribed to, by name; null: unchanged since the member's last heartbeat
  *                         (Kafka's ConsumerGroupHeartbeat sends them only when they change), none for a new member
  * @param sessionTimeoutMs how long without a heartbeat before the member is removed
  * @param ownedPartitions  the partitions the member still consumes; null when the client did not say (then it is
  *                         taken to still own everything it was given)
  * @param clientId         an optional label
+ * @param instanceId       a static member's instance id (Kafka's {@code group.instance.id}): the name a member keeps
+ *                         across restarts, so a new process under it takes over its partitions without moving any;
+ *                         null for a dynamic member
  */
 public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
-                        List<TopicPartitions> ownedPartitions, String clientId) {
+                        List<TopicPartitions> ownedPartitions, String clientId, String instanceId) {
     public static final int LEAVE = -1;
+    /** A static member leaving for a while: its partitions wait for its instance id until its session ends. */
+    public static final int STATIC_LEAVE = -2;
 
     public Heartbeat {
         topics = topics == null ? null : Set.copyOf(topics);
         ownedPartitions = ownedPartitions == null ? null : List.copyOf(ownedPartitions);
     }
 
+    /** A dynamic member's heartbeat (no instance id). */
+    public Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
+                     List<TopicPartitions> ownedPartitions, String clientId) {
+        this(memberId, memberEpoch, topics, sessionTimeoutMs, ownedPartitions, clientId, null);
+    }
+
     /** This heartbeat with another session timeout. */
     public Heartbeat withSessionTimeout(long ms) {
-        return new Heartbeat(memberId, memberEpoch, topics, ms, ownedPartitions, clientId);
+        return new Heartbeat(memberId, memberEpoch, topics, ms, ownedPartitions, clientId, instanceId);
     }
 
     /** This heartbeat with another epoch. */
     public Heartbeat withEpoch(int epoch) {
-        return new Heartbeat(memberId, epoch, topics, sessionTimeoutMs, ownedPartitions, clientId);
+        return new Heartbeat(memberId, epoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId);
     }
 }

@@ -27,6 +27,10 @@ public enum ErrorType {
     /** No record with that key, or its latest record is a tombstone (GET /v1/topics/{t}/keys/{key}). */
     UNKNOWN_KEY,
     FENCED_MEMBER,
+    /** A static member's instance id was taken over by another member (a newer process under the same name). */
+    FENCED_INSTANCE,
+    /** A join named a static member's instance id that a live member still holds. */
+    UNRELEASED_INSTANCE,
     GROUP_NOT_EMPTY,
     REQUEST_TOO_LARGE,
     RECORD_TOO_LARGE,
