@@ -350,6 +350,9 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             row(sb, d, "consume MB/s (2^20 bytes)", k.consume, t.consume, ConsumerResult::mibPerSec, "%.2f", true);
             row(sb, d, "consume records/s after the group join (fetch.nMsg.sec)", k.consume, t.consume,
                     ConsumerResult::fetchRecordsPerSec, "%,.0f", true);
+            pairedRow(sb, d, "consume records/s", k.consume, t.consume, ConsumerResult::recordsPerSec);
+            pairedRow(sb, d, "consume records/s after the group join", k.consume, t.consume,
+                    ConsumerResult::fetchRecordsPerSec);
             row(sb, d, "consume: server CPU s per 100k records, user", k.consumeCpu, t.consumeCpu,
                     ServerCpu::userSeconds, "%.3f", false);
             row(sb, d, "consume: server CPU s per 100k records, system", k.consumeCpu, t.consumeCpu,
@@ -370,8 +373,19 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                     r -> r.fetch().fetchLatencyAvgMs(), "%.1f", false);
         }
         return sb.append("\nRatios: throughput Tierlog/Kafka, latency and CPU Kafka/Tierlog, so above 1.0x Tierlog does ")
-                .append("better; fetch counts and sizes have none. Values are medians over the runs. Server CPU: the ")
+                .append("better; fetch counts and sizes have none. Values are medians over the runs; the paired rows pair ")
+                .append("each server's i-th consume run, and their interval is the sign test's (order statistics). ")
+                .append("Server CPU: the ")
                 .append("server process's /proc utime and stime over the consume run, after it settled.\n").toString();
+    }
+
+    /** A throughput's ratios of runs paired in time: their median and its 95% interval ({@link PairedRatios}). */
+    private static <T> void pairedRow(StringBuilder sb, String d, String what, List<T> kafka, List<T> tierlog,
+                                      ToDoubleFunction<T> f) {
+        PairedRatios p = PairedRatios.of(kafka, tierlog, f, true);
+        sb.append("| ").append(d).append(" | ").append(what)
+                .append(", Tierlog/Kafka of runs paired in time: median (95% interval of the median) | | | ")
+                .append(p == null ? "–" : p.describe()).append(" |\n");
     }
 
     /** @param higherIsBetter null: a figure to compare, not a score (no ratio) */

@@ -112,7 +112,9 @@ class PerfToolsTest {
                 .contains("| " + d + " | consume: fetch requests (consumer's fetch-total) | 63 | 71 |  |")
                 .contains("| " + d + " | consume: bytes per fetch (fetch-size-avg) | 8,205,395 | 7,280,771 |  |")
                 .contains("| " + d + " | consume: records per fetch (records-per-request-avg) | 7,937 | 7,042 |  |")
-                .contains("| " + d + " | consume: fetch latency ms (fetch-latency-avg) | 33.2 | 29.4 | 1.13x |");
+                .contains("| " + d + " | consume: fetch latency ms (fetch-latency-avg) | 33.2 | 29.4 | 1.13x |")
+                .contains("| " + d + " | consume records/s, Tierlog/Kafka of runs paired in time: median (95% "
+                        + "interval of the median) | | | 0.91x (1 pairs, too few for a 95% interval) |");
     }
 
     @Test

@@ -252,13 +252,7 @@ class KafkaGroupsTest {
             replacement.consumer.subscribe(List.of(topic));
             pollUntil(List.of(replacement), () -> replacement.assigned().size() == 2, "the replacement's 2 partitions");
             // The first process must stop: its next heartbeat, poll or commit says it was fenced.
-            Instant deadline = Instant.now().plusSeconds(30);
-            assertThatThrownBy(() -> {
-                while (Instant.now().isBefore(deadline)) {
-                    old.poll();
-                    old.consumer.commitSync();
-                }
-            }).isInstanceOf(FencedInstanceIdException.class);
+            assertPollingThrows(old, true, FencedInstanceIdException.class);
             try (Admin admin = KafkaClients.admin(listener.port())) {
                 ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
                 assertThat(d.members()).singleElement().satisfies(m -> {
@@ -283,12 +277,7 @@ class KafkaGroupsTest {
             holder.consumer.subscribe(List.of(topic));
             pollUntil(List.of(holder), () -> holder.assigned().size() == 2, "the holder's 2 partitions");
             second.consumer.subscribe(List.of(topic));
-            Instant deadline = Instant.now().plusSeconds(30);
-            assertThatThrownBy(() -> {
-                while (Instant.now().isBefore(deadline)) {
-                    second.poll();
-                }
-            }).isInstanceOf(UnreleasedInstanceIdException.class);
+            assertPollingThrows(second, false, UnreleasedInstanceIdException.class);
             holder.poll();
             assertThat(holder.assigned()).hasSize(2);
         } finally {
@@ -323,6 +312,19 @@ class KafkaGroupsTest {
         } finally {
             b.consumer.close();
         }
+    }
+
+    /** Polls (and commits, with {@code commit}) until the consumer throws {@code expected}, for at most 30 s. */
+    private static void assertPollingThrows(Reader r, boolean commit, Class<? extends Throwable> expected) {
+        Instant deadline = Instant.now().plusSeconds(30);
+        assertThatThrownBy(() -> {
+            while (Instant.now().isBefore(deadline)) {
+                r.poll();
+                if (commit) {
+                    r.consumer.commitSync();
+                }
+            }
+        }).isInstanceOf(expected);
     }
 
     /** A rebalance listener that records every non-empty set of partitions given or taken. */
