@@ -30,6 +30,7 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DescribeLogDirsRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -42,12 +43,14 @@ import java.util.function.Consumer;
 /**
  * Which scopes each Kafka API needs, the Kafka counterpart of HTTP's route table ({@code HttpRoutes}), checked by the
  * same {@link AccessControl} (same scopes, same audit line and denial counter): produce on a topic for Produce,
- * fetch for Fetch and ListOffsets, describe for Metadata and DescribeConfigs, create, delete and alter (CreatePartitions,
- * IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for
- * OffsetCommit (with fetch on each topic it names, as HTTP's commit), delete for OffsetDelete. ApiVersions, InitProducerId, FindCoordinator and DescribeCluster need only
- * an authenticated caller. Listings (Metadata of all topics, ListGroups) show only what the caller may describe or
- * read; Metadata naming topics answers TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka
- * does (clients ask for all their topics in one Metadata request).
+ * fetch for Fetch and ListOffsets, describe for Metadata, DescribeConfigs and DescribeLogDirs, create, delete and
+ * alter (CreatePartitions, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
+ * topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for OffsetCommit (with
+ * fetch on each topic it names, as HTTP's commit), delete for OffsetDelete. ApiVersions, InitProducerId,
+ * FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
+ * all topics, ListGroups) show only what the caller may describe or read; Metadata naming topics answers
+ * TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka does (clients ask for all their
+ * topics in one Metadata request).
  *
  * <p>Any other request naming anything the caller may not use is refused whole, with TOPIC_, GROUP_ or
  * CLUSTER_AUTHORIZATION_FAILED on every part of it (Kafka refuses per topic; whole-request refusal never serves
@@ -176,6 +179,13 @@ final class KafkaAccess {
                     .forEach(g -> group(g, Operation.READ, out));
             case DESCRIBE_GROUPS -> ((DescribeGroupsRequest) request).data().groups()
                     .forEach(g -> group(g, Operation.READ, out));
+            case DESCRIBE_LOG_DIRS -> {
+                // Naming topics needs describe on each; a request for all of them lists only those (KafkaLogDirs).
+                var named = ((DescribeLogDirsRequest) request).data().topics();
+                if (named != null) {
+                    named.forEach(t -> topic.accept(t.topic(), null, Operation.DESCRIBE, out));
+                }
+            }
             default -> {
                 // ApiVersions, SASL, InitProducerId, FindCoordinator, DescribeCluster, ListGroups (filtered):
                 // any authenticated caller

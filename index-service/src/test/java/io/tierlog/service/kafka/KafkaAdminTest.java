@@ -5,11 +5,14 @@ import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.LogDirDescription;
+import org.apache.kafka.clients.admin.ReplicaInfo;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
@@ -26,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Kafka's Admin changing topics over the listener: CreatePartitions grows a topic (HTTP sees the new count, a
- * producer writes to the new partition), IncrementalAlterConfigs changes the config HTTP's PATCH changes.
+ * producer writes to the new partition), IncrementalAlterConfigs changes the config HTTP's PATCH changes;
+ * DescribeLogDirs reports the hot bytes HTTP reports.
  */
 @QuarkusTest
 class KafkaAdminTest {
@@ -58,6 +62,47 @@ class KafkaAdminTest {
         }
         assertThat(KafkaClients.readFromStart(listener.port(), topic, 4, 1)).extracting(r -> r.value())
                 .containsExactly("in the new partition");
+    }
+
+    @Test
+    void describeLogDirsReportsEachPartitionsHotBytesUnderOneNamedDirectory() throws Exception {
+        String topic = KafkaListenerTest.unique("logdirs");
+        int broker = listener.broker().nodeId();
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+        }
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int i = 0; i < 20; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, "k", "value " + i));
+            }
+            producer.send(new ProducerRecord<>(topic, 1, "k", "one")).get();
+            producer.flush();
+        }
+        List<Long> hotBytes = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                .getList("partitionStates.hotBytes", Long.class);
+        assertThat(hotBytes.get(0)).isGreaterThan(hotBytes.get(1)).isGreaterThan(0L);
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            Map<String, LogDirDescription> dirs = admin.describeLogDirs(List.of(broker)).allDescriptions().get()
+                    .get(broker);
+            // One directory, named, not a path of the machine.
+            assertThat(dirs).containsOnlyKeys(KafkaLogDirs.LOG_DIR);
+            LogDirDescription hot = dirs.get(KafkaLogDirs.LOG_DIR);
+            assertThat(hot.error()).isNull();
+            assertThat(hot.totalBytes().orElse(-1)).as("total bytes of the volume").isPositive();
+            assertThat(hot.usableBytes().orElse(-1)).as("usable bytes of the volume").isPositive();
+            Map<TopicPartition, ReplicaInfo> replicas = hot.replicaInfos();
+            for (int p = 0; p < 2; p++) {
+                ReplicaInfo info = replicas.get(new TopicPartition(topic, p));
+                assertThat(info).as("partition " + p).isNotNull();
+                assertThat(info.size()).isEqualTo(hotBytes.get(p));
+                assertThat(info.offsetLag()).isZero();
+                assertThat(info.isFuture()).isFalse();
+            }
+            // Asking for named partitions (describeReplicaLogDirs) gives the same; an unknown topic is left out.
+            var replica = new org.apache.kafka.common.TopicPartitionReplica(topic, 1, broker);
+            assertThat(admin.describeReplicaLogDirs(List.of(replica)).all().get().get(replica).getCurrentReplicaLogDir())
+                    .isEqualTo(KafkaLogDirs.LOG_DIR);
+        }
     }
 
     @Test

@@ -23,11 +23,14 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.DescribeLogDirsRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeLogDirsRequest;
+import org.apache.kafka.common.requests.DescribeLogDirsResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.apache.kafka.common.requests.SaslAuthenticateRequest;
@@ -156,8 +159,15 @@ class KafkaTokenScopesTest {
                     .as("OffsetDelete").isInstanceOf(GroupAuthorizationException.class);
             assertThat(cause(() -> admin.deleteConsumerGroups(List.of(group)).all().get()))
                     .as("DeleteGroups").isInstanceOf(GroupAuthorizationException.class);
+            int broker = listener.broker().nodeId();
+            assertThat(admin.describeLogDirs(List.of(broker)).allDescriptions().get().get(broker).values())
+                    .as("DescribeLogDirs of all topics lists none the caller may not describe")
+                    .allSatisfy(d -> assertThat(d.replicaInfos().keySet()).extracting(TopicPartition::topic)
+                            .doesNotContain(topic));
         }
         assertThat(offsetForLeaderEpochError(weak, topic)).as("OffsetForLeaderEpoch")
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+        assertThat(describeLogDirsError(weak, topic)).as("DescribeLogDirs naming the topic")
                 .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
 
         // Nothing changed: one partition, the default retention, the group's committed offset.
@@ -179,20 +189,45 @@ class KafkaTokenScopesTest {
             assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(3);
             admin.deleteConsumerGroupOffsets(group, Set.of(p0)).all().get();
             assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()).isEmpty();
+            int broker = listener.broker().nodeId();
+            assertThat(admin.describeLogDirs(List.of(broker)).allDescriptions().get().get(broker)
+                    .get(KafkaLogDirs.LOG_DIR).replicaInfos()).containsKey(p0);
         }
         assertThat(offsetForLeaderEpochError(strong, topic)).isEqualTo(Errors.NONE);
+        assertThat(describeLogDirsError(strong, topic)).isEqualTo(Errors.NONE);
+    }
+
+    /** A raw connection authenticated with SASL/PLAIN. */
+    private RawKafka authenticated(String token) throws Exception {
+        RawKafka raw = new RawKafka(listener.port());
+        SaslHandshakeResponse hs = raw.call(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
+                .setMechanism("PLAIN")), (short) 1);
+        assertThat(hs.data().errorCode()).isEqualTo(Errors.NONE.code());
+        SaslAuthenticateResponse auth = raw.call(new SaslAuthenticateRequest.Builder(
+                new SaslAuthenticateRequestData().setAuthBytes(("\u0000anyone\u0000" + token)
+                        .getBytes(StandardCharsets.UTF_8))), ApiKeys.SASL_AUTHENTICATE);
+        assertThat(auth.data().errorCode()).isEqualTo(Errors.NONE.code());
+        return raw;
+    }
+
+    /**
+     * DescribeLogDirs naming partition 0 of {@code topic}, raw: Admin's describeReplicaLogDirs reports a refusal as a
+     * replica without a directory.
+     */
+    private Errors describeLogDirsError(String token, String topic) throws Exception {
+        try (RawKafka raw = authenticated(token)) {
+            DescribeLogDirsRequestData.DescribableLogDirTopicCollection topics =
+                    new DescribeLogDirsRequestData.DescribableLogDirTopicCollection();
+            topics.add(new DescribeLogDirsRequestData.DescribableLogDirTopic().setTopic(topic).setPartitions(List.of(0)));
+            DescribeLogDirsResponse r = raw.call(new DescribeLogDirsRequest.Builder(
+                    new DescribeLogDirsRequestData().setTopics(topics)), ApiKeys.DESCRIBE_LOG_DIRS);
+            return Errors.forCode(r.data().errorCode());
+        }
     }
 
     /** OffsetForLeaderEpoch (no Admin call sends it) on one raw connection authenticated with SASL/PLAIN. */
     private Errors offsetForLeaderEpochError(String token, String topic) throws Exception {
-        try (RawKafka raw = new RawKafka(listener.port())) {
-            SaslHandshakeResponse hs = raw.call(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
-                    .setMechanism("PLAIN")), (short) 1);
-            assertThat(hs.data().errorCode()).isEqualTo(Errors.NONE.code());
-            SaslAuthenticateResponse auth = raw.call(new SaslAuthenticateRequest.Builder(
-                    new SaslAuthenticateRequestData().setAuthBytes(("\u0000anyone\u0000" + token)
-                            .getBytes(StandardCharsets.UTF_8))), ApiKeys.SASL_AUTHENTICATE);
-            assertThat(auth.data().errorCode()).isEqualTo(Errors.NONE.code());
+        try (RawKafka raw = authenticated(token)) {
             OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection topics =
                     new OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection();
             OffsetForLeaderEpochRequestData.OffsetForLeaderTopic t =
