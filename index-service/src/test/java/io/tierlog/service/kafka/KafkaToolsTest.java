@@ -117,6 +117,25 @@ class KafkaToolsTest {
     }
 
     @Test
+    void logDirsCommandShowsEachPartitionsHotBytes() throws Exception {
+        String topic = KafkaListenerTest.unique("tools-dirs");
+        createTopic(topic, 2);
+        tool("a\nb\nc\nd\n", "org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", bootstrap(),
+                "--topic", topic);
+        List<Long> hotBytes = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                .getList("partitionStates.hotBytes", Long.class);
+        String json = tool(null, "org.apache.kafka.tools.LogDirsCommand", "--bootstrap-server", bootstrap(),
+                "--describe", "--topic-list", topic).stream().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
+        io.restassured.path.json.JsonPath dirs = io.restassured.path.json.JsonPath.from(json);
+        assertThat(dirs.getList("brokers.logDirs.logDir.flatten()", String.class)).containsOnly(KafkaLogDirs.LOG_DIR);
+        for (int p = 0; p < 2; p++) {
+            assertThat(dirs.getLong("brokers.logDirs.partitions.flatten().flatten().find { it.partition == '" + topic
+                    + "-" + p + "' }.size")).as("partition " + p).isEqualTo(hotBytes.get(p));
+        }
+        assertThat(hotBytes.get(0) + hotBytes.get(1)).isPositive();
+    }
+
+    @Test
     void verifiableProducerAndConsumerLoseNothingAcknowledged() throws Exception {
         String topic = KafkaListenerTest.unique("verifiable");
         String group = KafkaListenerTest.unique("verifiable-g");
