@@ -7,6 +7,7 @@ import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.ProduceAdmission;
 import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.LogStartMarks;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.api.DrainRoute;
 import io.tierlog.service.cold.ColdTier;
@@ -127,8 +128,8 @@ public class Engine {
 
     @Produces
     @Singleton
-    PartitionReads reads(HotTier hot, ColdTier cold, PooledDirectMemory memory) {
-        return new PartitionReads(hot, cold, memory);
+    PartitionReads reads(HotTier hot, ColdTier cold, PooledDirectMemory memory, TierlogConfig config) {
+        return new PartitionReads(hot, cold, memory, new LogStartMarks(config.dataDir()));
     }
 
     @Produces

@@ -30,6 +30,7 @@ import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DescribeLogDirsRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
@@ -43,8 +44,8 @@ import java.util.function.Consumer;
 /**
  * Which scopes each Kafka API needs, the Kafka counterpart of HTTP's route table ({@code HttpRoutes}), checked by the
  * same {@link AccessControl} (same scopes, same audit line and denial counter): produce on a topic for Produce,
- * fetch for Fetch and ListOffsets, describe for Metadata, DescribeConfigs and DescribeLogDirs, create, delete and
- * alter (CreatePartitions, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
+ * fetch for Fetch and ListOffsets, describe for Metadata, DescribeConfigs and DescribeLogDirs, create, delete (DeleteTopics,
+ * DeleteRecords) and alter (CreatePartitions, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
  * topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for OffsetCommit (with
  * fetch on each topic it names, as HTTP's commit), delete for OffsetDelete. ApiVersions, InitProducerId,
  * FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
@@ -179,6 +180,8 @@ final class KafkaAccess {
                     .forEach(g -> group(g, Operation.READ, out));
             case DESCRIBE_GROUPS -> ((DescribeGroupsRequest) request).data().groups()
                     .forEach(g -> group(g, Operation.READ, out));
+            case DELETE_RECORDS -> ((DeleteRecordsRequest) request).data().topics()
+                    .forEach(t -> topic.accept(t.name(), null, Operation.DELETE, out));
             case DESCRIBE_LOG_DIRS -> {
                 // Naming topics needs describe on each; a request for all of them lists only those (KafkaLogDirs).
                 var named = ((DescribeLogDirsRequest) request).data().topics();

@@ -40,6 +40,7 @@ import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DescribeLogDirsRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
@@ -90,6 +91,7 @@ public class KafkaApis {
     private final KafkaFetch fetch;
     private final KafkaClusterApis clusterApis;
     private final KafkaLogDirs logDirs;
+    private final KafkaDeleteRecords deleteRecords;
     private final KafkaGroupOffsets groupOffsets;
     private final KafkaGroups groups;
     private final KafkaAccess kafkaAccess;
@@ -103,11 +105,12 @@ public class KafkaApis {
             List.of(new Broker(0, "localhost", -1)));
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
-                     KafkaGroups groups, KafkaLogDirs logDirs, AccessControl access, Clock clock, ServiceThreads threads,
+                     KafkaGroups groups, KafkaLogDirs logDirs, KafkaDeleteRecords deleteRecords, AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory) {
         this.memory = memory;
         this.groups = groups;
         this.logDirs = logDirs;
+        this.deleteRecords = deleteRecords;
         this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
         this.sasl = new KafkaSasl(access, clock);
         this.clock = clock;
@@ -135,7 +138,8 @@ public class KafkaApis {
                 ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.LIST_GROUPS,
                 ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.CREATE_PARTITIONS,
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
-                ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS)) {
+                ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
+                ApiKeys.DELETE_RECORDS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -288,6 +292,7 @@ public class KafkaApis {
             case INCREMENTAL_ALTER_CONFIGS -> on(workers,
                     () -> clusterApis.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(describeCluster());
+            case DELETE_RECORDS -> on(workers, () -> deleteRecords.deleteRecords((DeleteRecordsRequest) request));
             case DESCRIBE_LOG_DIRS -> on(reads, () -> logDirs.describe((DescribeLogDirsRequest) request,
                     cluster.get(), topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));

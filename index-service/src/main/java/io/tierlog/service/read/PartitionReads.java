@@ -3,6 +3,7 @@ package io.tierlog.service.read;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.BatchSlice;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.LogStartMarks;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
 import io.tierlog.log.ReadMemory;
@@ -41,12 +42,17 @@ public final class PartitionReads {
     private final HotTier hot;
     private final ColdTier cold;
     private final ReadMemory memory;
+    private final LogStartMarks marks;
 
-    /** @param memory where batch fetches put their bytes */
-    public PartitionReads(HotTier hot, ColdTier cold, ReadMemory memory) {
+    /**
+     * @param memory where batch fetches put their bytes
+     * @param marks  log starts moved by deleting records: below one, nothing is read from either tier
+     */
+    public PartitionReads(HotTier hot, ColdTier cold, ReadMemory memory, LogStartMarks marks) {
         this.hot = hot;
         this.cold = cold;
         this.memory = memory;
+        this.marks = marks;
     }
 
     public HotTier hot() {
@@ -63,7 +69,28 @@ public final class PartitionReads {
 
     /** @param hotBases the hot segment bases as just listed (all of them: see {@link ColdTier#tiers}) */
     private long logStartOffset(TopicPartition tp, List<Long> hotBases) {
-        return cold.tiers(tp, hotBases).logStartOffset();
+        return Math.max(cold.tiers(tp, hotBases).logStartOffset(), marks.markOf(tp));
+    }
+
+    /**
+     * Deletes the partition's records below {@code offset} (Kafka's DeleteRecords): the log start moves there for
+     * every reader on the volume, durably, and never back. {@code offset} -1 is the high watermark.
+     *
+     * @return the log start after the call
+     * @throws TierlogException {@code offset-out-of-range} for an offset above the high watermark (or below -1);
+     *                          nothing changes
+     */
+    public long deleteRecordsBefore(TopicPartition tp, long offset) {
+        long hw = hot.highWatermark(tp);
+        long target = offset == -1 ? hw : offset;
+        if (target < 0 || target > hw) {
+            throw outOfRange(tp, offset, logStartOffset(tp), hw);
+        }
+        long start = logStartOffset(tp);
+        if (target <= start) {
+            return start; // already gone: nothing to write
+        }
+        return marks.advance(tp, target);
     }
 
     public PartitionState state(TopicPartition tp) {
@@ -71,8 +98,9 @@ public final class PartitionReads {
         HotTier.HotStats stats = hot.stats(tp);
         long hotStart = Math.min(stats.startOffset(), hw);
         PartitionTiers tiers = cold.tiers(tp, hot.segmentBases(tp));
-        return new PartitionState(tp.partition(), Math.min(tiers.logStartOffset(), hw), hotStart, hw, stats.bytes(),
-                tiers.coldBytes(), stats.segments(), tiers.coldSegments());
+        long start = Math.max(tiers.logStartOffset(), marks.markOf(tp));
+        return new PartitionState(tp.partition(), Math.min(start, hw), Math.min(Math.max(hotStart, start), hw), hw,
+                stats.bytes(), tiers.coldBytes(), stats.segments(), tiers.coldSegments());
     }
 
     public List<PartitionState> states(TopicMetadata topic) {
@@ -216,11 +244,14 @@ public final class PartitionReads {
         long hw = hot.highWatermark(tp);
         // Cold segments hold the older records, so a cold match is the first one (checked against the manifest's
         // timestamps in memory first: no store request unless a cold segment can match).
+        long start = logStartOffset(tp);
         var found = cold.offsetForTimestamp(tp, timestamp);
-        if (found.isPresent() && found.get().offset() >= logStartOffset(tp)) {
+        if (found.isPresent() && found.get().offset() >= start) {
             return found.get();
         }
-        return hot.firstAtOrAfter(tp, timestamp).orElse(new OffsetAndTimestamp(hw, NO_TIMESTAMP));
+        OffsetAndTimestamp hotFound = hot.firstAtOrAfter(tp, timestamp).orElse(new OffsetAndTimestamp(hw, NO_TIMESTAMP));
+        // A first match among deleted records answers the log start (its timestamp unknown), as the next record kept.
+        return hotFound.offset() < start ? new OffsetAndTimestamp(start, NO_TIMESTAMP) : hotFound;
     }
 
     public static void requireInRange(TopicPartition tp, long offset, long start, long hw) {

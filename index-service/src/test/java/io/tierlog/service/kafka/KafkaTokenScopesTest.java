@@ -11,6 +11,7 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -159,6 +160,8 @@ class KafkaTokenScopesTest {
                     .as("OffsetDelete").isInstanceOf(GroupAuthorizationException.class);
             assertThat(cause(() -> admin.deleteConsumerGroups(List.of(group)).all().get()))
                     .as("DeleteGroups").isInstanceOf(GroupAuthorizationException.class);
+            assertThat(cause(() -> admin.deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(0))).all().get()))
+                    .as("DeleteRecords").isInstanceOf(TopicAuthorizationException.class);
             int broker = listener.broker().nodeId();
             assertThat(admin.describeLogDirs(List.of(broker)).allDescriptions().get().get(broker).values())
                     .as("DescribeLogDirs of all topics lists none the caller may not describe")
@@ -180,7 +183,7 @@ class KafkaTokenScopesTest {
         }
 
         // The same calls with the scopes are served: the refusals above were the scope check's.
-        String strong = mint("describe:topic:scp-* alter:topic:scp-* delete:group:scp-* read:group:scp-*");
+        String strong = mint("describe:topic:scp-* alter:topic:scp-* delete:topic:scp-* delete:group:scp-* read:group:scp-*");
         try (Admin admin = Admin.create(plain(strong))) {
             admin.incrementalAlterConfigs(Map.of(topicConfig, List.of(retention))).all().get();
             assertThat(admin.describeConfigs(List.of(topicConfig)).all().get().get(topicConfig).get("retention.ms")
@@ -189,6 +192,8 @@ class KafkaTokenScopesTest {
             assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(3);
             admin.deleteConsumerGroupOffsets(group, Set.of(p0)).all().get();
             assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()).isEmpty();
+            assertThat(admin.deleteRecords(Map.of(p0, RecordsToDelete.beforeOffset(0))).lowWatermarks().get(p0).get()
+                    .lowWatermark()).isZero();
             int broker = listener.broker().nodeId();
             assertThat(admin.describeLogDirs(List.of(broker)).allDescriptions().get().get(broker)
                     .get(KafkaLogDirs.LOG_DIR).replicaInfos()).containsKey(p0);
