@@ -275,6 +275,11 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 + "## Raw tool summaries\n\n```\n" + raw(cells) + "```\n";
         Path results = repo.resolve("bench/results/kafka-perf-" + stamp + ".md");
         Files.writeString(results, report, StandardCharsets.UTF_8);
+        // The servers' logs hold every run's topics (tens of GB for --runs 9): left behind, they filled the disk past
+        // the hot tier's used-ratio limit and later test runs were refused (503 hot-tier-full).
+        for (String dir : List.of("kafka", "always", "never", "s3")) {
+            Workspace.deleteTree(workDir.resolve(dir));
+        }
         System.out.println(report);
         Workspace.log("wrote " + repo.relativize(results));
         if (docs.updateDocs()) {
