@@ -109,6 +109,9 @@ public class Meters {
         FunctionCounter.builder("tierlog_cold_compaction_retired_deleted", s, ColdCompactionStats::retiredDeleted)
                 .description("Replaced cold objects deleted after the orphan grace").register(registry);
         FunctionCounter.builder("tierlog_cold_compaction_passes", s, ColdCompactionStats::passes).register(registry);
+        FunctionCounter.builder("tierlog_cold_compaction_failures", s, ColdCompactionStats::failures)
+                .description("Partitions whose cold compaction failed (retried next pass), and passes paused by an "
+                        + "unavailable object store").register(registry);
         FunctionCounter.builder("tierlog_cold_compaction_pass_seconds", s, ColdCompactionStats::passSeconds)
                 .description("Total time of cold compaction passes (divide by tierlog_cold_compaction_passes)")
                 .register(registry);

@@ -162,7 +162,8 @@ class CompactionApiTest {
         Map<String, Double> before = coldCompactionMetrics();
         assertThat(before).containsKeys("tierlog_cold_compaction_passes_total",
                 "tierlog_cold_compaction_cleaned_bytes_total", "tierlog_cold_compaction_written_bytes_total",
-                "tierlog_cold_compaction_pass_seconds_total", "tierlog_cold_compaction_max_dirty_ratio",
+                "tierlog_cold_compaction_pass_seconds_total", "tierlog_cold_compaction_failures_total",
+                "tierlog_cold_compaction_max_dirty_ratio",
                 "tierlog_cold_compaction_requests_total{kind=get}", "tierlog_cold_compaction_requests_total{kind=put}",
                 "tierlog_cold_compaction_requests_total{kind=list}");
         String topic = unique("coldm");
@@ -183,6 +184,8 @@ class CompactionApiTest {
                 "tierlog_cold_compaction_requests_total{kind=list}")) {
             assertThat(after.get(moved)).as(moved).isGreaterThan(before.getOrDefault(moved, 0.0));
         }
+        assertThat(after.get("tierlog_cold_compaction_failures_total"))
+                .isEqualTo(before.get("tierlog_cold_compaction_failures_total"));
         // The new partition's cold tier was all dirty before its first pass.
         assertThat(after.get("tierlog_cold_compaction_max_dirty_ratio")).isEqualTo(1.0);
         given().get("/v1/topics/" + topic + "/keys/a").then().statusCode(200).body("value.r", equalTo(19));

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Counters of the cold cleaner ({@link ColdCompactor}) for metrics and benchmarks: partitions compacted, bytes of
  * cold segments read (the input) and written, cold segments replaced, retired objects deleted after their grace,
- * passes and their time, the largest dirty ratio seen by the last pass, and the object-store requests of the passes
+ * passes and their time, partitions whose compaction failed (retried next pass), the largest dirty ratio seen by
+ * the last pass, and the object-store requests of the passes
  * ({@link StoreRequests}: downloads, uploads, manifest loads and commits, deletions). Thread-safe.
  */
 public final class ColdCompactionStats {
@@ -17,6 +18,8 @@ public final class ColdCompactionStats {
     private final LongAdder segmentsReplaced = new LongAdder();
     private final LongAdder retiredDeleted = new LongAdder();
     private final LongAdder passNanos = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    private volatile String lastFailure = "";
     private final StoreRequests requests = new StoreRequests();
     private final DoubleAccumulator passMaxDirtyRatio = new DoubleAccumulator(Math::max, 0);
     private volatile double maxDirtyRatio;
@@ -30,6 +33,12 @@ public final class ColdCompactionStats {
 
     void retiredDeleted(int objects) {
         retiredDeleted.add(objects);
+    }
+
+    /** A partition's compaction failed, or a pass paused with the store unavailable; it is retried next pass. */
+    void failed(Exception e) {
+        failures.increment();
+        lastFailure = e.toString();
     }
 
     /** One partition's dirty bytes over its cleanable bytes, measured by the running pass. */
@@ -77,6 +86,16 @@ public final class ColdCompactionStats {
 
     public long retiredDeleted() {
         return retiredDeleted.sum();
+    }
+
+    /** Partitions whose compaction failed, and passes the store's unavailability paused. */
+    public long failures() {
+        return failures.sum();
+    }
+
+    /** What the latest failure was ("" if none), for the log's readers and tests' messages. */
+    public String lastFailure() {
+        return lastFailure;
     }
 
     public double passSeconds() {

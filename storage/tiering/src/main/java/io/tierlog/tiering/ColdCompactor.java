@@ -165,6 +165,7 @@ public final class ColdCompactor {
                             throw e;
                         } catch (CorruptLogException | UncheckedIOException | ObjectStoreException
                                  | IllegalStateException e) {
+                            stats.failed(e);
                             LOG.warn("{}: cold compaction failed, will retry next pass", tp, e);
                         }
                     }
@@ -173,6 +174,7 @@ public final class ColdCompactor {
                 }
             }
         } catch (ObjectStoreUnavailableException e) {
+            stats.failed(e);
             LOG.warn("cold compaction paused: object store unavailable: {}", e.getMessage());
         }
         stats.pass(System.nanoTime() - start);

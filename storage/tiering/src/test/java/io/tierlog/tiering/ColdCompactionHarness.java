@@ -22,6 +22,7 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -29,6 +30,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.IOException;
@@ -233,6 +235,11 @@ final class ColdCompactionHarness implements AutoCloseable {
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
                 .overrideConfiguration(o -> {
                     o.addExecutionInterceptor(new NoExpectContinueInterceptor());
+                    // The JDK pools keep-alive connections JVM-wide (up to 5 per host and port): one may lead to an
+                    // S3Proxy an earlier test class stopped, and each attempt spends one (as in ColdReadRangesS3Test).
+                    o.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder().maxAttempts(6)
+                            .backoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(10), Duration.ofSeconds(1)))
+                            .build());
                     if (counter != null) {
                         o.addExecutionInterceptor(counter);
                     }

@@ -199,7 +199,8 @@ class ColdCompactionTest {
                 requests, h.requests, requests * (double) (1L << 30) / bytesIn);
 
         h.clock.advance(Duration.ofMinutes(2));
-        assertThat(h.storage.runColdCompactionPass()).as("a due horizon runs a pass with nothing dirty").isEqualTo(1);
+        assertThat(h.storage.runColdCompactionPass()).as("a due horizon runs a pass with nothing dirty (failures: %s)",
+                h.storage.coldCompactionStats().lastFailure()).isEqualTo(1);
         assertThat(h.readCold().stream().map(r -> new String(r.key(), StandardCharsets.UTF_8)))
                 .containsExactlyInAnyOrder("k0", "k3", "k4");
         assertThat(h.manifest().cleaner().nextHorizonMs()).isEqualTo(Long.MAX_VALUE);
@@ -213,5 +214,21 @@ class ColdCompactionTest {
         Manifest before = h.manifest();
         assertThat(h.storage.runColdCompactionPass()).isZero();
         assertThat(h.manifest()).isEqualTo(before);
+    }
+
+    @Test
+    void aFlippedByteInAColdSegmentFailsThePassCountedAndChangesNothing() {
+        h.appendVersions(60, 5);
+        h.storage.runTieringPass();
+        Manifest before = h.manifest();
+        ColdSegment victim = before.segments().get(1);
+        byte[] bytes = h.store.get(victim.segmentKey());
+        bytes[bytes.length / 2] ^= 0x01;
+        h.store.put(victim.segmentKey(), bytes);
+
+        assertThat(h.storage.runColdCompactionPass()).isZero();
+        assertThat(h.storage.coldCompactionStats().failures()).isEqualTo(1);
+        assertThat(h.storage.coldCompactionStats().lastFailure()).contains("CRC32C");
+        assertThat(h.manifest()).as("nothing committed").isEqualTo(before);
     }
 }
