@@ -322,6 +322,7 @@ public class KafkaClusterApis {
             case TopicConfig.MAX_MESSAGE_BYTES -> DescribeConfigsResponse.ConfigType.INT.id();
             case TopicConfig.CLEANUP_POLICY -> DescribeConfigsResponse.ConfigType.LIST.id();
             case TopicConfig.MIN_CLEANABLE_DIRTY_RATIO -> DescribeConfigsResponse.ConfigType.DOUBLE.id();
+            case TopicConfig.MESSAGE_TIMESTAMP_TYPE -> DescribeConfigsResponse.ConfigType.STRING.id();
             default -> DescribeConfigsResponse.ConfigType.LONG.id();
         };
     }

@@ -98,7 +98,8 @@ public class KafkaProduce {
                     if (topicError != null) {
                         throw topicError;
                     }
-                    p.setBaseOffset(append(topic.name(), partition));
+                    BatchProduceResult result = append(topic.name(), partition);
+                    p.setBaseOffset(result.baseOffset()).setLogAppendTimeMs(result.logAppendTimeMs());
                 } catch (RuntimeException e) {
                     p.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e)).setBaseOffset(-1);
                 }
@@ -109,7 +110,7 @@ public class KafkaProduce {
         return new ProduceResponse(out);
     }
 
-    private long append(String topic, ProduceRequestData.PartitionProduceData partition) {
+    private BatchProduceResult append(String topic, ProduceRequestData.PartitionProduceData partition) {
         ByteBuffer body = KafkaInternals.batches(partition.records());
         if (body == null) {
             throw Errors.CORRUPT_MESSAGE.exception("partition " + partition.index() + " carries no record batch");
@@ -118,6 +119,6 @@ public class KafkaProduce {
         int length = body.remaining();
         BatchProduceResult result = ingest.produceBatches(topic, partition.index(), body);
         postAppend.appended(topic, result, length, start);
-        return result.baseOffset();
+        return result;
     }
 }

@@ -9,6 +9,7 @@ import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.ReplicaInfo;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -136,5 +138,36 @@ class KafkaAdminTest {
             assertThat(given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
                     .getLong("config.'retention.ms'")).isEqualTo(defaultRetention);
         }
+    }
+
+    @Test
+    void aLogAppendTimeTopicAnswersAndServesTheAppendTimeNotTheProducers() throws Exception {
+        String topic = KafkaListenerTest.unique("appendtime");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+                    .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get();
+            ConfigEntry described = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic)))
+                    .all().get().values().iterator().next().get("message.timestamp.type");
+            assertThat(described.value()).isEqualTo("LogAppendTime");
+            assertThat(described.type()).isEqualTo(ConfigEntry.ConfigType.STRING);
+        }
+        long before = System.currentTimeMillis();
+        RecordMetadata m;
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
+            m = producer.send(new ProducerRecord<>(topic, 0, 1_000L, "k", "from 1970")).get();
+        }
+        long after = System.currentTimeMillis();
+        assertThat(m.timestamp()).as("the produce response's logAppendTimeMs").isBetween(before, after);
+        ConsumerRecord<String, String> read = KafkaClients.readFromStart(listener.port(), topic, 0, 1).get(0);
+        assertThat(read.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
+        assertThat(read.timestamp()).isEqualTo(m.timestamp());
+        // HTTP reads the same time, and a JSON produce is stamped the same way.
+        given().body("{\"records\":[{\"partition\":0,\"value\":\"over http\",\"timestamp\":2000}]}")
+                .contentType("application/json").post("/v1/topics/" + topic + "/records").then().statusCode(200);
+        List<Long> times = given().get("/v1/topics/" + topic + "/partitions/0/records?offset=0").then().statusCode(200)
+                .extract().jsonPath().getList("records.timestamp", Long.class);
+        assertThat(times).hasSize(2);
+        assertThat(times.get(0)).isEqualTo(m.timestamp());
+        assertThat(times.get(1)).isGreaterThanOrEqualTo(m.timestamp()).isLessThanOrEqualTo(System.currentTimeMillis());
     }
 }

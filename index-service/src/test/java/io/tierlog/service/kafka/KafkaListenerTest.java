@@ -3,6 +3,7 @@ package io.tierlog.service.kafka;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.tiering.TieredStorage;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
@@ -273,7 +274,8 @@ class KafkaListenerTest {
             assertThat(config.get("segment.bytes").isDefault()).isTrue();
             assertThat(config.get("cleanup.policy").value()).isEqualTo("delete");
             assertThat(config.get("min.cleanable.dirty.ratio").value()).isEqualTo("0.5");
-            assertThat(config.entries()).hasSize(11);
+            assertThat(config.get("message.timestamp.type").value()).isEqualTo("CreateTime");
+            assertThat(config.entries()).hasSize(TopicConfig.KEYS.size());
 
             admin.deleteTopics(List.of(topic)).all().get();
             given().get("/v1/topics/" + topic).then().statusCode(404);

@@ -1,5 +1,7 @@
 package io.tierlog.ingest;
 
+import io.tierlog.log.AppendResult;
+
 import java.util.AbstractList;
 import java.util.List;
 
@@ -7,16 +9,22 @@ import java.util.List;
  * The answer to a binary produce request ({@link IngestService#produceBatches}): all {@code recordCount} records
  * landed in {@code partition} at the dense offsets {@code baseOffset .. baseOffset + recordCount - 1}, in body
  * order. {@code duplicate} is true when the request was an idempotent producer's retry and nothing was appended
- * (the offsets are then the original ones).
+ * (the offsets are then the original ones). {@code logAppendTimeMs} is the time the batch was stamped with on a
+ * {@code LogAppendTime} topic, else -1 (Kafka's produce response field of that name).
  *
  * <p>The HTTP answer (rendered by the http-contract module) is docs/api.md's produce response, the same as for a
  * JSON request: one {@code {"partition", "offset"}} entry per record, in body order.
  */
-public record BatchProduceResult(int partition, long baseOffset, int recordCount, boolean duplicate) {
+public record BatchProduceResult(int partition, long baseOffset, int recordCount, boolean duplicate,
+                                 long logAppendTimeMs) {
     public BatchProduceResult {
         if (recordCount < 1) {
             throw new IllegalArgumentException("a produce request appends at least one record: " + recordCount);
         }
+    }
+
+    public BatchProduceResult(int partition, long baseOffset, int recordCount, boolean duplicate) {
+        this(partition, baseOffset, recordCount, duplicate, AppendResult.NO_TIMESTAMP);
     }
 
     public long lastOffset() {

@@ -241,7 +241,8 @@ public final class IngestService implements Closeable {
         topic.requirePartition(partition);
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
         AppendResult result = admission.admitted(() -> writer(topic, partition).append(batch, topic.config()));
-        return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate());
+        return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate(),
+                result.logAppendTimeMs());
     }
 
     private PartitionWriter writer(TopicMetadata topic, int partition) {

@@ -373,8 +373,16 @@ public final class PartitionWriter implements Closeable {
     /** Builds the part's batch at the log's next offset, rolls if due, writes it. Caller holds the lock. */
     private AppendResult write(Part part) throws IOException {
         ByteBuffer batch = part.batchAt.apply(tail.nextOffset);
+        long appendTime = AppendResult.NO_TIMESTAMP;
+        if (part.config.logAppendTime()) {
+            // Taken under the lock: the stamped times follow the append order as far as the writers' clocks agree.
+            appendTime = clock.millis();
+            RecordBatchCodec.stampLogAppendTime(batch, appendTime);
+        }
         maybeRoll(batch.remaining(), part.config);
-        return write(batch);
+        AppendResult written = write(batch);
+        return appendTime == AppendResult.NO_TIMESTAMP ? written
+                : new AppendResult(written.baseOffset(), written.lastOffset(), false, appendTime);
     }
 
     /**

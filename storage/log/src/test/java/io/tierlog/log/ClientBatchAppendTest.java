@@ -3,6 +3,7 @@ package io.tierlog.log;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ClientBatch;
 import io.tierlog.log.format.ClientBatchValidator;
+import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.testing.KafkaSegments;
@@ -11,7 +12,10 @@ import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.testkit.ManualClock;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecordsBuilder;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -109,6 +113,51 @@ class ClientBatchAppendTest {
         }
         assertThat(KafkaSegments.readAll(new PartitionReader(data, TP).directory())).hasSize(7)
                 .allSatisfy(r -> assertThat(r.producerId()).isEqualTo(42));
+    }
+
+    @Test
+    void aLogAppendTimeTopicStampsEveryBatchWithItsAppendTimeWhateverTheProducerSaid() throws IOException {
+        TopicConfig config = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE, "LogAppendTime"));
+        long ownAt;
+        long clientAt;
+        try (PartitionWriter w = writer()) {
+            ownAt = clock.millis();
+            AppendResult own = w.append(List.of(new AppendRecord(null, "own".getBytes(StandardCharsets.UTF_8),
+                    List.of(), 1_000L)), ProducerIdentity.NONE, config);
+            assertThat(own).isEqualTo(new AppendResult(0, 0, false, ownAt));
+            clock.advance(Duration.ofSeconds(5));
+            clientAt = clock.millis();
+            MemoryRecordsBuilder b = kafkaBuilder(-1, -1, -1);
+            b.append(2_000L, null, "client-a".getBytes(StandardCharsets.UTF_8));
+            b.append(3_000L, null, "client-b".getBytes(StandardCharsets.UTF_8));
+            ClientBatch batch = ClientBatchValidator.validate(b.build().buffer(), Integer.MAX_VALUE, clock.millis());
+            assertThat(w.append(batch, config)).isEqualTo(new AppendResult(1, 2, false, clientAt));
+        }
+        PartitionReader reader = new PartitionReader(data, TP);
+        List<Long> kafkaTimes = new ArrayList<>();
+        try (FileRecords records = FileRecords.open(SegmentFiles.log(reader.directory(), 0).toFile(), false)) {
+            for (FileChannelRecordBatch batch : records.batches()) {
+                batch.ensureValid(); // the CRC was recomputed over the new header
+                assertThat(batch.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
+                for (Record r : batch) {
+                    kafkaTimes.add(r.timestamp());
+                }
+            }
+        }
+        assertThat(kafkaTimes).containsExactly(ownAt, clientAt, clientAt);
+        assertThat(reader.read(0, null, 10, 1 << 20).records()).extracting(LogRecord::timestamp)
+                .containsExactly(ownAt, clientAt, clientAt);
+    }
+
+    @Test
+    void aCreateTimeTopicKeepsTheProducersTimestamps() throws IOException {
+        try (PartitionWriter w = writer()) {
+            AppendResult r = w.append(List.of(new AppendRecord(null, "v".getBytes(StandardCharsets.UTF_8),
+                    List.of(), 1_000L)), ProducerIdentity.NONE, TopicConfig.DEFAULTS);
+            assertThat(r.logAppendTimeMs()).isEqualTo(AppendResult.NO_TIMESTAMP);
+        }
+        assertThat(new PartitionReader(data, TP).read(0, null, 10, 1 << 20).records())
+                .extracting(LogRecord::timestamp).containsExactly(1_000L);
     }
 
     private PartitionWriter writer() {

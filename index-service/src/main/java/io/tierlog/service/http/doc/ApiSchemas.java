@@ -37,7 +37,10 @@ public final class ApiSchemas {
             @Schema(name = "min.compaction.lag.ms", description = "Records younger than this are not compacted; "
                     + "default 0") Long minCompactionLagMs,
             @Schema(name = "min.cleanable.dirty.ratio", description = "Share of not yet compacted bytes that starts "
-                    + "a pass, 0..1; default 0.5") Double minCleanableDirtyRatio) {
+                    + "a pass, 0..1; default 0.5") Double minCleanableDirtyRatio,
+            @Schema(name = "message.timestamp.type", enumeration = {"CreateTime", "LogAppendTime"},
+                    description = "CreateTime (default): records keep the producer's timestamps; LogAppendTime: "
+                            + "every record reads as the time its batch was appended") String messageTimestampType) {
     }
 
     @Schema(name = "TopicCreate")

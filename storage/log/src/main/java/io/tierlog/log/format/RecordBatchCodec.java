@@ -143,6 +143,16 @@ public final class RecordBatchCodec {
     }
 
     /** Reads the header of a complete, validated batch. */
+    /**
+     * Turns the batch at {@code batch}'s position into a LogAppendTime batch appended at {@code appendTimeMs}, in
+     * place: the timestamp-type attribute and maxTimestamp change and the CRC is recomputed; the records keep their
+     * bytes and read as {@code appendTimeMs} (Kafka's rule, which its broker applies the same way).
+     */
+    public static void stampLogAppendTime(ByteBuffer batch, long appendTimeMs) {
+        MemoryRecords.readableRecords(batch.slice()).batches().iterator().next()
+                .setMaxTimestamp(TimestampType.LOG_APPEND_TIME, appendTimeMs);
+    }
+
     public static BatchInfo info(long segmentBase, long position, ByteBuffer batch) {
         ByteBuffer b = batch.duplicate().order(ByteOrder.BIG_ENDIAN);
         int p = b.position();

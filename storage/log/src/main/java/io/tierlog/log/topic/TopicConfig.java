@@ -28,12 +28,16 @@ import java.util.Set;
  *       compacted away.</li>
  *   <li>{@code min.cleanable.dirty.ratio}: the share of not-yet-cleaned bytes in the cleanable range that starts a
  *       pass, a decimal in [0, 1].</li>
+ *   <li>{@code message.timestamp.type}: {@code CreateTime} (records keep the producer's timestamps) or
+ *       {@code LogAppendTime} (the writer stamps each batch with the time it appends it, and every record of the batch
+ *       reads as that time, as in Kafka; retention and time lookups then follow the log's clock).</li>
  * </ul>
  * Instances are immutable and always valid.
  */
 public record TopicConfig(long retentionMs, long retentionBytes, long localRetentionMs, long localRetentionBytes,
                           long segmentBytes, long segmentMs, int maxMessageBytes, String cleanupPolicy,
-                          long deleteRetentionMs, long minCompactionLagMs, double minCleanableDirtyRatio) {
+                          long deleteRetentionMs, long minCompactionLagMs, double minCleanableDirtyRatio,
+                          String messageTimestampType) {
 
     public static final String RETENTION_MS = "retention.ms";
     public static final String RETENTION_BYTES = "retention.bytes";
@@ -46,6 +50,9 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
     public static final String DELETE_RETENTION_MS = "delete.retention.ms";
     public static final String MIN_COMPACTION_LAG_MS = "min.compaction.lag.ms";
     public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
+    public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
+    public static final String CREATE_TIME = "CreateTime";
+    public static final String LOG_APPEND_TIME = "LogAppendTime";
     public static final String POLICY_DELETE = "delete";
     public static final String POLICY_COMPACT = "compact";
     public static final String POLICY_COMPACT_DELETE = "compact,delete";
@@ -53,7 +60,7 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
     public static final long SAME_AS_TOTAL = -2;
     public static final Set<String> KEYS = Set.of(RETENTION_MS, RETENTION_BYTES, LOCAL_RETENTION_MS,
             LOCAL_RETENTION_BYTES, SEGMENT_BYTES, SEGMENT_MS, MAX_MESSAGE_BYTES, CLEANUP_POLICY, DELETE_RETENTION_MS,
-            MIN_COMPACTION_LAG_MS, MIN_CLEANABLE_DIRTY_RATIO);
+            MIN_COMPACTION_LAG_MS, MIN_CLEANABLE_DIRTY_RATIO, MESSAGE_TIMESTAMP_TYPE);
 
     /** Kafka's smallest segment.bytes is 14 bytes; we ask for room for at least one batch header. */
     static final long MIN_SEGMENT_BYTES = 1024;
@@ -62,12 +69,12 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
     /**
      * Defaults: 7 days in all (Kafka's {@code retention.ms}), the hot tier as long as the total (Kafka's -2),
      * 128 MiB or one hour per segment so that sealed segments reach S3 within the hour, Kafka's 1 MiB (+ batch
-     * overhead) record limit, and Kafka's compaction defaults (delete policy, tombstones kept one day, no lag,
-     * ratio 0.5).
+     * overhead) record limit, Kafka's compaction defaults (delete policy, tombstones kept one day, no lag,
+     * ratio 0.5), and the producer's timestamps (CreateTime).
      */
     public static final TopicConfig DEFAULTS = new TopicConfig(
             7L * 24 * 3600 * 1000, -1, SAME_AS_TOTAL, SAME_AS_TOTAL, 128L * 1024 * 1024, 3600L * 1000, 1048588,
-            POLICY_DELETE, 24L * 3600 * 1000, 0, 0.5);
+            POLICY_DELETE, 24L * 3600 * 1000, 0, 0.5, CREATE_TIME);
 
     public TopicConfig {
         requireLimit(RETENTION_MS, retentionMs, 1);
@@ -96,6 +103,9 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
         if (!(minCleanableDirtyRatio >= 0 && minCleanableDirtyRatio <= 1)) {
             throw invalid(MIN_CLEANABLE_DIRTY_RATIO, minCleanableDirtyRatio, "must be a decimal in [0, 1]");
         }
+        if (!CREATE_TIME.equals(messageTimestampType) && !LOG_APPEND_TIME.equals(messageTimestampType)) {
+            throw invalid(MESSAGE_TIMESTAMP_TYPE, messageTimestampType, "must be CreateTime or LogAppendTime");
+        }
         if (notLarger(localRetentionMs, retentionMs)) {
             throw invalid(LOCAL_RETENTION_MS, localRetentionMs, "must not exceed retention.ms (" + retentionMs + ")");
         }
@@ -117,6 +127,11 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
      */
     public boolean deletesByRetention() {
         return !POLICY_COMPACT.equals(cleanupPolicy);
+    }
+
+    /** Whether the writer stamps each batch with its append time ({@code message.timestamp.type=LogAppendTime}). */
+    public boolean logAppendTime() {
+        return LOG_APPEND_TIME.equals(messageTimestampType);
     }
 
     /** True when {@code local} is a larger limit than {@code total} (-1 = unlimited, -2 = same as the total). */
@@ -169,6 +184,7 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
             Object value = switch (e.getKey()) {
                 case CLEANUP_POLICY -> parsePolicy(e.getValue());
                 case MIN_CLEANABLE_DIRTY_RATIO -> parseRatio(e.getValue());
+                case MESSAGE_TIMESTAMP_TYPE -> parseTimestampType(e.getValue());
                 default -> parseLong(e.getKey(), e.getValue());
             };
             values.put(e.getKey(), value);
@@ -181,7 +197,8 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
                 (Long) values.get(LOCAL_RETENTION_MS), (Long) values.get(LOCAL_RETENTION_BYTES),
                 (Long) values.get(SEGMENT_BYTES), (Long) values.get(SEGMENT_MS), (int) maxMessage,
                 (String) values.get(CLEANUP_POLICY), (Long) values.get(DELETE_RETENTION_MS),
-                (Long) values.get(MIN_COMPACTION_LAG_MS), (Double) values.get(MIN_CLEANABLE_DIRTY_RATIO));
+                (Long) values.get(MIN_COMPACTION_LAG_MS), (Double) values.get(MIN_CLEANABLE_DIRTY_RATIO),
+                (String) values.get(MESSAGE_TIMESTAMP_TYPE));
     }
 
     /**
@@ -210,6 +227,14 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
             }
         }
         return compact && delete ? POLICY_COMPACT_DELETE : compact ? POLICY_COMPACT : POLICY_DELETE;
+    }
+
+    /** Kafka's two spellings, exactly as Kafka takes them. */
+    private static String parseTimestampType(Object value) {
+        if (value instanceof String s && (CREATE_TIME.equals(s.trim()) || LOG_APPEND_TIME.equals(s.trim()))) {
+            return s.trim();
+        }
+        throw invalid(MESSAGE_TIMESTAMP_TYPE, value, "must be CreateTime or LogAppendTime");
     }
 
     private static double parseRatio(Object value) {
@@ -246,8 +271,8 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
     }
 
     /**
-     * Kafka-named keys to values, in a stable order: {@code Long} for every key but {@code cleanup.policy}
-     * ({@code String}) and {@code min.cleanable.dirty.ratio} ({@code Double}).
+     * Kafka-named keys to values, in a stable order: {@code Long} for every key but {@code cleanup.policy} and
+     * {@code message.timestamp.type} ({@code String}) and {@code min.cleanable.dirty.ratio} ({@code Double}).
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -262,6 +287,7 @@ public record TopicConfig(long retentionMs, long retentionBytes, long localReten
         m.put(DELETE_RETENTION_MS, deleteRetentionMs);
         m.put(MIN_COMPACTION_LAG_MS, minCompactionLagMs);
         m.put(MIN_CLEANABLE_DIRTY_RATIO, minCleanableDirtyRatio);
+        m.put(MESSAGE_TIMESTAMP_TYPE, messageTimestampType);
         return m;
     }
 }

@@ -133,6 +133,20 @@ class TopicConfigTest {
         }
     }
 
+    @Test
+    void timestampTypeIsCreateTimeByDefaultAndTakesKafkasTwoSpellingsOnly() {
+        assertThat(TopicConfig.DEFAULTS.logAppendTime()).isFalse();
+        assertThat(TopicConfig.DEFAULTS.toMap()).containsEntry("message.timestamp.type", "CreateTime");
+        TopicConfig c = TopicConfig.DEFAULTS.with(Map.of("message.timestamp.type", "LogAppendTime"));
+        assertThat(c.logAppendTime()).isTrue();
+        assertThat(c.toMap()).containsEntry("message.timestamp.type", "LogAppendTime");
+        for (Object bad : new Object[]{"logappendtime", "AppendTime", "", 1}) {
+            TierlogException e = invalid(Map.of("message.timestamp.type", bad));
+            assertThat(e.extra()).containsEntry("key", "message.timestamp.type");
+            assertThat(e.getMessage()).contains("CreateTime or LogAppendTime");
+        }
+    }
+
     private static TierlogException invalid(Map<String, ?> changes) {
         TierlogException e = catchThrowableOfType(TierlogException.class, () -> TopicConfig.DEFAULTS.with(changes));
         assertThat(e).as("config %s", changes).isNotNull();

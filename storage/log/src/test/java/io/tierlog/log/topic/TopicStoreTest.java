@@ -56,5 +56,15 @@ class TopicStoreTest {
         TopicConfig legacy = store.get("legacy").config();
         assertThat(legacy.retentionMs()).isEqualTo(1000);
         assertThat(legacy.cleanupPolicy()).isEqualTo("delete");
+        assertThat(legacy.messageTimestampType()).isEqualTo("CreateTime");
+    }
+
+    @Test
+    void theTimestampTypeSurvivesTheFile() {
+        TopicStore store = new TopicStore(data, clock);
+        store.create("audit", 1, TopicConfig.DEFAULTS.with(Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE, "LogAppendTime")));
+        assertThat(new TopicStore(data, clock).get("audit").config().logAppendTime()).isTrue();
+        store.updateConfig("audit", Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE, "CreateTime"));
+        assertThat(new TopicStore(data, clock).get("audit").config().logAppendTime()).isFalse();
     }
 }
