@@ -50,7 +50,8 @@ import java.util.function.ToDoubleFunction;
  * {@code compare}). Then per durability and run: each system gets a fresh topic, a producer run at full
  * speed, then a topic written in the same batches on both ({@link FullBatchWriter}) and {@link #consumeRuns} consumer runs reading it
  * back (each with its server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
- * peak (the tool's {@code --throughput}), in an order that alternates from run to run. The report gives medians and
+ * peak (the tool's {@code --throughput}), in an order that alternates from run to run, and both at half of the slower
+ * peak of the run (latency at equal load). The report gives medians and
  * Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
  */
 @Command(name = "kafka-perf", mixinStandardHelpOptions = true,
@@ -121,6 +122,11 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         final List<BatchLayout> consumeLayout = new ArrayList<>();
         final List<ProducerResult> paced = new ArrayList<>();
         final List<Long> pacedRate = new ArrayList<>();
+        /** Paced at one rate for both servers (half of the slower peak of the run): latency at equal load. */
+        final List<ProducerResult> samePaced = new ArrayList<>();
+        final List<Long> samePacedRate = new ArrayList<>();
+        /** The run whose peak is the last of {@link #peak} (-1: none yet). */
+        int lastPeakRun = -1;
     }
 
     @Override
@@ -194,6 +200,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                 ProducerResult peak = tools.produce("produce-" + name, bootstrap, "peak-" + name,
                                         records, recordSize, -1, producerProps());
                                 cell.peak.add(peak);
+                                cell.lastPeakRun = run;
                                 Workspace.log(name + " produce: " + peak.line());
                                 // The consume reads a topic of the same batches on both servers (ADR 0043).
                                 String source = "full-" + name;
@@ -255,6 +262,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                 Workspace.log(name + " paced failed: " + e);
                             }
                         }
+                        pacedAtOneRate(tools, order, byServer, run, d, kafka.bootstrapServers(),
+                                tierlogBootstrap.get(d), notes);
                     }
                 }
             }
@@ -334,6 +343,38 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Each server paced at one rate, half of the slower of this run's two peaks: the own-peak rows compare each
+     * server at its own half load, which differ when the peaks do; these compare latency at the same offered load.
+     */
+    private void pacedAtOneRate(PerfTools tools, List<Server> order, Map<Server, Cell> byServer, int run,
+                                Durability d, String kafkaBootstrap, String tierlogBootstrap, List<String> notes) {
+        Cell k = byServer.get(Server.KAFKA);
+        Cell t = byServer.get(Server.TIERLOG);
+        if (k.lastPeakRun != run || t.lastPeakRun != run) {
+            return; // a peak run failed: no common rate this run
+        }
+        double slower = Math.min(k.peak.get(k.peak.size() - 1).recordsPerSec(),
+                t.peak.get(t.peak.size() - 1).recordsPerSec());
+        long rate = Math.max(1, Math.round(slower / 2));
+        long pacedRecords = Math.max(rate, records / 2);
+        for (Server s : order) {
+            String bootstrap = s == Server.KAFKA ? kafkaBootstrap : tierlogBootstrap;
+            String name = "same-" + s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync() + "-" + run;
+            try {
+                createTopic(bootstrap, name, s, d);
+                ProducerResult paced = tools.produce(name, bootstrap, name, pacedRecords, recordSize, rate,
+                        producerProps());
+                byServer.get(s).samePaced.add(paced);
+                byServer.get(s).samePacedRate.add(rate);
+                Workspace.log(name + " paced at " + rate + "/s: " + paced.line());
+            } catch (RuntimeException e) {
+                notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+                Workspace.log(name + " failed: " + e);
+            }
+        }
+    }
+
     static String table(Map<Durability, Map<Server, Cell>> cells) {
         StringBuilder sb = new StringBuilder();
         sb.append("| durability | measure | Kafka 4.4.0 | Tierlog | Tierlog vs Kafka |\n|---|---|---|---|---|\n");
@@ -351,6 +392,11 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                     .append(fmt("%,.0f", median(k.pacedRate, Long::doubleValue))).append(" | ")
                     .append(fmt("%,.0f", median(t.pacedRate, Long::doubleValue))).append(" | |\n");
             row(sb, d, "produce p99 ms at half of peak", k.paced, t.paced, r -> r.p99Ms(), "%.0f", false);
+            sb.append("| ").append(d).append(" | both paced at half of the slower peak (records/s) | ")
+                    .append(fmt("%,.0f", median(k.samePacedRate, Long::doubleValue))).append(" | ")
+                    .append(fmt("%,.0f", median(t.samePacedRate, Long::doubleValue))).append(" | |\n");
+            row(sb, d, "produce p99 ms, both at half of the slower peak", k.samePaced, t.samePaced, r -> r.p99Ms(),
+                    "%.0f", false);
             row(sb, d, "consume records/s (ConsumerPerformance)", k.consume, t.consume, ConsumerResult::recordsPerSec, "%,.0f", true);
             row(sb, d, "consume MB/s (2^20 bytes)", k.consume, t.consume, ConsumerResult::mibPerSec, "%.2f", true);
             row(sb, d, "consume records/s after the group join (fetch.nMsg.sec)", k.consume, t.consume,
@@ -427,6 +473,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             c.peak.forEach(r -> sb.append(tag).append(" produce: ").append(r.line()).append('\n'));
             for (int i = 0; i < c.paced.size(); i++) {
                 sb.append(tag).append(" paced ").append(c.pacedRate.get(i)).append("/s: ").append(c.paced.get(i).line()).append('\n');
+            }
+            for (int i = 0; i < c.samePaced.size(); i++) {
+                sb.append(tag).append(" paced, both at ").append(c.samePacedRate.get(i)).append("/s: ")
+                        .append(c.samePaced.get(i).line()).append('\n');
             }
             for (int i = 0; i < c.consume.size(); i++) {
                 ConsumerResult r = c.consume.get(i);

@@ -94,6 +94,12 @@ class PerfToolsTest {
         tierlog.consumerCpu.add(new ServerCpu(0.5, 0.1));
         kafka.consumeLayout.add(new BatchLayout(987, 500_000, 517_000_000));
         tierlog.consumeLayout.add(new BatchLayout(988, 500_000, 517_000_000));
+        kafka.samePaced.add(PerfTools.parseProducer("250000 records sent, 40000.0 records/sec (39.06 MB/sec), 5.0 ms "
+                + "avg latency, 90.00 ms max latency, 4 ms 50th, 20 ms 95th, 60 ms 99th, 80 ms 99.9th."));
+        tierlog.samePaced.add(PerfTools.parseProducer("250000 records sent, 40000.0 records/sec (39.06 MB/sec), 4.0 "
+                + "ms avg latency, 70.00 ms max latency, 3 ms 50th, 15 ms 95th, 30 ms 99th, 60 ms 99.9th."));
+        kafka.samePacedRate.add(40_000L);
+        tierlog.samePacedRate.add(40_000L);
         var cells = new java.util.EnumMap<io.tierlog.bench.compare.Durability,
                 java.util.Map<KafkaPerfCommand.Server, KafkaPerfCommand.Cell>>(io.tierlog.bench.compare.Durability.class);
         cells.put(io.tierlog.bench.compare.Durability.ALWAYS,
@@ -102,6 +108,8 @@ class PerfToolsTest {
         String d = io.tierlog.bench.compare.Durability.ALWAYS.label();
         assertThat(table)
                 .contains("| " + d + " | consume records/s (ConsumerPerformance) | 160,000 | 145,000 | 0.91x |")
+                .contains("| " + d + " | both paced at half of the slower peak (records/s) | 40,000 | 40,000 | |")
+                .contains("| " + d + " | produce p99 ms, both at half of the slower peak | 60 | 30 | 2.00x |")
                 .contains("| " + d + " | consume: server CPU s per 100k records, user | 0.100 | 0.300 | 0.33x |")
                 .contains("| " + d + " | consume: server CPU s per 100k records, system | 0.200 | 0.100 | 2.00x |")
                 .contains("| " + d + " | consume: server CPU s per 100k records, user + system | 0.300 | 0.400 | 0.75x |")
