@@ -298,7 +298,8 @@ public class KafkaApis {
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
             case OFFSET_COMMIT -> on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
             case CONSUMER_GROUP_HEARTBEAT -> on(workers,
-                    () -> groups.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequest) request, clientId));
+                    () -> groups.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequest) request, clientId,
+                            topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case CONSUMER_GROUP_DESCRIBE -> on(workers,
                     () -> groups.consumerGroupDescribe((ConsumerGroupDescribeRequest) request));
             case JOIN_GROUP -> on(workers, () -> groups.joinGroup((JoinGroupRequest) request, version, clientId));

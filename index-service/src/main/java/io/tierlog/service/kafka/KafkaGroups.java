@@ -1,5 +1,7 @@
 package io.tierlog.service.kafka;
 
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.GroupDescription;
 import io.tierlog.groups.Heartbeat;
@@ -13,6 +15,7 @@ import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.groups.GroupOffsets;
+import io.tierlog.service.topics.TopicAdmin;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Uuid;
@@ -64,6 +67,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 /**
  * Consumer-group membership over Kafka's protocols, through the {@link GroupCoordinator} HTTP heartbeats use, so
@@ -110,13 +114,38 @@ public class KafkaGroups {
 
     // ---- KIP-848 ----
 
-    ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest request, String clientId) {
+    /**
+     * The topics a subscription by regular expression covers now: Kafka's RE2J syntax, matched against the whole
+     * name, over the topics the caller may describe (internal topics never match, as Metadata hides them).
+     */
+    private Set<String> matching(String regex, Predicate<String> mayDescribe) {
+        Pattern pattern = Pattern.compile(regex);
+        Set<String> out = new TreeSet<>();
+        for (TopicMetadata t : topicStore.list()) {
+            if (!TopicAdmin.isInternal(t.name()) && pattern.matches(t.name()) && mayDescribe.test(t.name())) {
+                out.add(t.name());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param mayDescribe whether the caller may see a topic: a subscription by regular expression matches only
+     *                    those (as Kafka's coordinator filters by DESCRIBE)
+     */
+    ConsumerGroupHeartbeatResponse consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest request, String clientId,
+                                                          Predicate<String> mayDescribe) {
         ConsumerGroupHeartbeatRequestData in = request.data();
         ConsumerGroupHeartbeatResponseData out = new ConsumerGroupHeartbeatResponseData();
         try {
-            if (in.subscribedTopicRegex() != null && !in.subscribedTopicRegex().isEmpty()) {
-                return new ConsumerGroupHeartbeatResponse(out.setErrorCode(Errors.INVALID_REQUEST.code())
-                        .setErrorMessage("pattern subscriptions (subscribe(Pattern)) are not supported; name the topics"));
+            String regex = in.subscribedTopicRegex();
+            if (regex != null && !regex.isEmpty()) {
+                try {
+                    Pattern.compile(regex);
+                } catch (PatternSyntaxException e) {
+                    return new ConsumerGroupHeartbeatResponse(out.setErrorCode(Errors.INVALID_REGULAR_EXPRESSION.code())
+                            .setErrorMessage("subscribedTopicRegex is not a valid RE2J expression: " + e.getDescription()));
+                }
             }
             String memberId = in.memberId() == null || in.memberId().isEmpty() ? null : in.memberId();
             String instanceId = emptyToNull(in.instanceId());
@@ -135,7 +164,8 @@ public class KafkaGroups {
                 }
             }
             HeartbeatAnswer answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch, subscribed,
-                    epoch < 0 ? 0 : consumerSessionTimeoutMs, owned, clientId, instanceId), JoinRules.CLIENT_IDS);
+                    epoch < 0 ? 0 : consumerSessionTimeoutMs, owned, clientId, instanceId, regex),
+                    JoinRules.CLIENT_IDS, stored -> matching(stored, mayDescribe));
             out.setMemberId(answer.memberId()).setMemberEpoch(answer.memberEpoch())
                     .setHeartbeatIntervalMs((int) answer.heartbeatIntervalMs());
             // The assignment is sent when it changed (a new epoch) or on joining, as Kafka's coordinator does.
@@ -172,6 +202,7 @@ public class KafkaGroups {
                         g.members().add(new ConsumerGroupDescribeResponseData.Member().setMemberId(m.memberId())
                                 .setInstanceId(m.instanceId()).setMemberEpoch(m.memberEpoch()).setClientId(m.clientId() == null ? "" : m.clientId())
                                 .setClientHost("").setSubscribedTopicNames(new ArrayList<>(new TreeSet<>(m.topics())))
+                                .setSubscribedTopicRegex(m.topicRegex())
                                 .setAssignment(describedAssignment(m.assignment()))
                                 .setTargetAssignment(describedAssignment(m.target())));
                     }

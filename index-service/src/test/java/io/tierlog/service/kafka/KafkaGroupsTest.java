@@ -15,11 +15,13 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.InvalidRegularExpression;
 import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -315,6 +317,70 @@ class KafkaGroupsTest {
     }
 
     /** Polls (and commits, with {@code commit}) until the consumer throws {@code expected}, for at most 30 s. */
+    @Test
+    void aSubscriptionPatternIsResolvedByTheCoordinatorAndPicksUpATopicCreatedLater() throws Exception {
+        String prefix = KafkaListenerTest.unique("rx");
+        String group = KafkaListenerTest.unique("g-rx");
+        createTopic(prefix + "-a", 2);
+        createTopic(prefix + "-b", 1);
+        createTopic(prefix + "x-c", 1); // does not match
+        produce(prefix + "-a", 2, 0, 3);
+        produce(prefix + "-b", 1, 0, 3);
+        try (KafkaConsumer<String, String> c = consumer(group, "consumer")) {
+            c.subscribe(new SubscriptionPattern(java.util.regex.Pattern.quote(prefix) + "-.*"));
+            Map<String, Integer> read = new HashMap<>();
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (read.values().stream().mapToInt(Integer::intValue).sum() < 9) {
+                assertThat(Instant.now()).as("reading both matching topics").isBefore(deadline);
+                c.poll(ROUND).forEach(r -> read.merge(r.topic(), 1, Integer::sum));
+            }
+            assertThat(read).containsOnlyKeys(prefix + "-a", prefix + "-b");
+
+            // A matching topic created now joins the subscription: the client says nothing new.
+            createTopic(prefix + "-later", 1);
+            produce(prefix + "-later", 1, 0, 2);
+            while (read.getOrDefault(prefix + "-later", 0) < 2) {
+                assertThat(Instant.now()).as("the topic created later").isBefore(deadline.plusSeconds(30));
+                c.poll(ROUND).forEach(r -> read.merge(r.topic(), 1, Integer::sum));
+            }
+            assertThat(c.assignment()).extracting(TopicPartition::topic)
+                    .containsOnly(prefix + "-a", prefix + "-b", prefix + "-later");
+        }
+    }
+
+    @Test
+    void anInvalidSubscriptionPatternIsRefusedWithInvalidRegularExpression() {
+        try (KafkaConsumer<String, String> c = consumer(KafkaListenerTest.unique("g-badrx"), "consumer")) {
+            c.subscribe(new SubscriptionPattern("orders-(unclosed"));
+            Instant deadline = Instant.now().plusSeconds(30);
+            assertThatThrownBy(() -> {
+                while (Instant.now().isBefore(deadline)) {
+                    c.poll(ROUND);
+                }
+            }).isInstanceOf(InvalidRegularExpression.class);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"consumer", "classic"})
+    void aJavaPatternSubscriptionIsResolvedByTheClientUnderEitherProtocol(String protocol) throws Exception {
+        String prefix = KafkaListenerTest.unique("jrx-" + protocol);
+        createTopic(prefix + "-a", 1);
+        createTopic(prefix + "-b", 1);
+        produce(prefix + "-a", 1, 0, 2);
+        produce(prefix + "-b", 1, 0, 2);
+        try (KafkaConsumer<String, String> c = consumer(KafkaListenerTest.unique("g-jrx"), protocol)) {
+            c.subscribe(java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(prefix) + "-.*"));
+            Map<String, Integer> read = new HashMap<>();
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (read.values().stream().mapToInt(Integer::intValue).sum() < 4) {
+                assertThat(Instant.now()).as("reading both matching topics").isBefore(deadline);
+                c.poll(ROUND).forEach(r -> read.merge(r.topic(), 1, Integer::sum));
+            }
+            assertThat(read).containsOnly(Map.entry(prefix + "-a", 2), Map.entry(prefix + "-b", 2));
+        }
+    }
+
     private static void assertPollingThrows(Reader r, boolean commit, Class<? extends Throwable> expected) {
         Instant deadline = Instant.now().plusSeconds(30);
         assertThatThrownBy(() -> {

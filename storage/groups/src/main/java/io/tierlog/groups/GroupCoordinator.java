@@ -64,6 +64,8 @@ public final class GroupCoordinator {
     static final long AFTER_EXPIRY_MS = 10;
     /** Kafka's rule for {@code group.instance.id}. */
     private static final Pattern INSTANCE_ID = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    /** Longest subscription by regular expression kept in a member's state (a state file is read on every call). */
+    public static final int MAX_TOPIC_REGEX_CHARS = 1024;
 
     private final GroupStateStore store;
     private final PartitionCounts partitionCounts;
@@ -133,6 +135,15 @@ public final class GroupCoordinator {
      * session (counted from the leave) ends or its instance id joins again.
      */
     public HeartbeatAnswer heartbeat(String group, Heartbeat hb, JoinRules rules) {
+        return heartbeat(group, hb, rules, RegexTopics.UNCHANGED);
+    }
+
+    /**
+     * As {@link #heartbeat(String, Heartbeat, JoinRules)}, for a caller that takes subscriptions by regular
+     * expression: a member's stored expression is resolved by {@code regexTopics} on each of its heartbeats, and the
+     * topics it matches join those it names (as Kafka's coordinator unites the two).
+     */
+    public HeartbeatAnswer heartbeat(String group, Heartbeat hb, JoinRules rules, RegexTopics regexTopics) {
         Names.requireValidGroup(group);
         boolean keepSession = rules.clientChosenIds() && hb.sessionTimeoutMs() == 0 && hb.memberId() != null
                 && hb.memberEpoch() >= 0;
@@ -207,7 +218,7 @@ public final class GroupCoordinator {
                 m.sessionTimeoutMs = hb.sessionTimeoutMs();
             }
             m.clientId = hb.clientId();
-            TreeSet<String> topics = hb.topics() == null ? m.topics : new TreeSet<>(hb.topics());
+            TreeSet<String> topics = subscription(m, hb, regexTopics);
             if (!topics.equals(m.topics)) {
                 m.topics = topics;
                 retarget = true;
@@ -219,6 +230,31 @@ public final class GroupCoordinator {
             return new HeartbeatAnswer(m.memberId, m.memberEpoch, nextHeartbeatIn(s, m, now),
                     GroupState.toList(m.assigned));
         });
+    }
+
+    /** The member's subscription after {@code hb}: its named topics, and those its regular expression matches now. */
+    private static TreeSet<String> subscription(GroupState.Member m, Heartbeat hb, RegexTopics regexTopics) {
+        TreeSet<String> namedBefore = m.namedTopics != null ? m.namedTopics : m.topics;
+        boolean hadRegex = m.topicRegex != null;
+        TreeSet<String> named = hb.topics() != null ? new TreeSet<>(hb.topics()) : namedBefore;
+        if (hb.topicRegex() != null) {
+            m.topicRegex = hb.topicRegex().isEmpty() ? null : hb.topicRegex();
+        }
+        if (m.topicRegex == null) {
+            m.namedTopics = null;
+            return named;
+        }
+        m.namedTopics = named;
+        TreeSet<String> all = new TreeSet<>(named);
+        Set<String> matched = regexTopics.topics(m.topicRegex);
+        if (matched != null) {
+            matched.forEach(Names::requireValidTopic);
+            all.addAll(matched);
+        } else if (hadRegex) {
+            // This caller cannot resolve it: keep what the expression matched before.
+            m.topics.stream().filter(t -> !namedBefore.contains(t)).forEach(all::add);
+        }
+        return all;
     }
 
     private void heard(GroupState.Member m, Now now) {
@@ -529,7 +565,8 @@ public final class GroupCoordinator {
         for (GroupState.Member m : s.members.values()) {
             members.add(new GroupDescription.MemberDescription(m.memberId, m.clientId,
                     m.departed ? Heartbeat.STATIC_LEAVE : m.memberEpoch, GroupState.toList(m.assigned),
-                    m.lastHeartbeatMs, Set.copyOf(m.topics), GroupState.toList(m.target), m.instanceId));
+                    m.lastHeartbeatMs, Set.copyOf(m.topics), GroupState.toList(m.target), m.instanceId,
+                    m.topicRegex));
             stable &= m.assigned.equals(m.target) && m.revoking.values().stream().allMatch(Set::isEmpty);
         }
         GroupDescription.State state = members.isEmpty() ? GroupDescription.State.EMPTY
@@ -610,6 +647,10 @@ public final class GroupCoordinator {
         }
         if (hb.topics() != null) {
             hb.topics().forEach(Names::requireValidTopic);
+        }
+        if (hb.topicRegex() != null && hb.topicRegex().length() > MAX_TOPIC_REGEX_CHARS) {
+            throw bad("topicRegex", "topicRegex must be at most " + MAX_TOPIC_REGEX_CHARS + " characters: "
+                    + hb.topicRegex().length());
         }
         if (hb.ownedPartitions() != null) {
             for (TopicPartitions tps : hb.ownedPartitions()) {

@@ -14,17 +14,18 @@ public record GroupDescription(String group, State state, long groupEpoch, List<
     }
 
     /**
-     * @param topics the member's subscription
+     * @param topics the member's subscription: the topics it names and those its {@code topicRegex} matched last
      * @param target where the assignor wants the member's partitions (its assignment once reconciled)
      * @param instanceId a static member's instance id, else null
      * @param memberEpoch the member's epoch; -2 for a static member that left for a while
+     * @param topicRegex the member's subscription by regular expression, else null
      */
     public record MemberDescription(String memberId, String clientId, int memberEpoch,
                                     List<TopicPartitions> assignment, long lastHeartbeatMs, Set<String> topics,
-                                    List<TopicPartitions> target, String instanceId) {
+                                    List<TopicPartitions> target, String instanceId, String topicRegex) {
         public MemberDescription(String memberId, String clientId, int memberEpoch, List<TopicPartitions> assignment,
                                  long lastHeartbeatMs) {
-            this(memberId, clientId, memberEpoch, assignment, lastHeartbeatMs, Set.of(), assignment, null);
+            this(memberId, clientId, memberEpoch, assignment, lastHeartbeatMs, Set.of(), assignment, null, null);
         }
     }
 }

@@ -42,7 +42,12 @@ final class GroupState {
         /** That instance's monotonic ms when the last heartbeat arrived: meaningful to {@link #heardBy} only. */
         public long heardAtMonotonicMs;
         public long sessionTimeoutMs;
+        /** The subscription the assignor serves: the named topics plus those {@link #topicRegex} matched last. */
         public TreeSet<String> topics = new TreeSet<>();
+        /** A subscription by regular expression (RE2J, Kafka's SubscriptionPattern); null if none. */
+        public String topicRegex;
+        /** The topics subscribed to by name when {@link #topicRegex} is set; null: {@link #topics} are all named. */
+        public TreeSet<String> namedTopics;
         /** Where the assignor wants this member's partitions to be. */
         public TreeMap<String, TreeSet<Integer>> target = new TreeMap<>();
         /** Granted and not taken back: what the member is told it owns. */

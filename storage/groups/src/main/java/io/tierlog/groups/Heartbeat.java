@@ -19,9 +19,14 @@ import java.util.Set;
  * @param instanceId       a static member's instance id (Kafka's {@code group.instance.id}): the name a member keeps
  *                         across restarts, so a new process under it takes over its partitions without moving any;
  *                         null for a dynamic member
+ * @param topicRegex       a subscription by regular expression (Kafka's {@code SubscriptionPattern}, RE2J syntax),
+ *                         in addition to {@code topics}: the caller resolves it into topic names on every heartbeat
+ *                         ({@link GroupCoordinator#heartbeat(String, Heartbeat, JoinRules, RegexTopics)}), so topics
+ *                         created later join the subscription; null: unchanged, empty: none
  */
 public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
-                        List<TopicPartitions> ownedPartitions, String clientId, String instanceId) {
+                        List<TopicPartitions> ownedPartitions, String clientId, String instanceId,
+                        String topicRegex) {
     public static final int LEAVE = -1;
     /** A static member leaving for a while: its partitions wait for its instance id until its session ends. */
     public static final int STATIC_LEAVE = -2;
@@ -29,6 +34,12 @@ public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, lo
     public Heartbeat {
         topics = topics == null ? null : Set.copyOf(topics);
         ownedPartitions = ownedPartitions == null ? null : List.copyOf(ownedPartitions);
+    }
+
+    /** A heartbeat that leaves the member's regular expression as it is. */
+    public Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
+                     List<TopicPartitions> ownedPartitions, String clientId, String instanceId) {
+        this(memberId, memberEpoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId, null);
     }
 
     /** A dynamic member's heartbeat (no instance id). */
@@ -39,11 +50,12 @@ public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, lo
 
     /** This heartbeat with another session timeout. */
     public Heartbeat withSessionTimeout(long ms) {
-        return new Heartbeat(memberId, memberEpoch, topics, ms, ownedPartitions, clientId, instanceId);
+        return new Heartbeat(memberId, memberEpoch, topics, ms, ownedPartitions, clientId, instanceId, topicRegex);
     }
 
     /** This heartbeat with another epoch. */
     public Heartbeat withEpoch(int epoch) {
-        return new Heartbeat(memberId, epoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId);
+        return new Heartbeat(memberId, epoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId,
+                topicRegex);
     }
 }
