@@ -88,6 +88,11 @@ class PerfToolsTest {
         KafkaPerfCommand.Cell tierlog = new KafkaPerfCommand.Cell();
         kafka.consume.add(consumer(160_000, new PerfTools.FetchMetrics(63, 8_205_395, 33.2, 7937)));
         tierlog.consume.add(consumer(145_000, new PerfTools.FetchMetrics(71, 7_280_771, 29.4, 7042)));
+        kafka.consumeSlot.add(0);
+        tierlog.consumeSlot.add(0);
+        // A slot whose Tierlog run failed: Kafka's result counts in its medians but pairs with nothing.
+        kafka.consume.add(consumer(160_000, new PerfTools.FetchMetrics(63, 8_205_395, 33.2, 7937)));
+        kafka.consumeSlot.add(1);
         kafka.consumeCpu.add(new ServerCpu(0.10, 0.20));
         tierlog.consumeCpu.add(new ServerCpu(0.30, 0.10));
         kafka.consumerCpu.add(new ServerCpu(0.5, 0.1));
