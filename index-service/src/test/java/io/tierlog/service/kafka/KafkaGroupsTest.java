@@ -329,20 +329,13 @@ class KafkaGroupsTest {
         try (KafkaConsumer<String, String> c = consumer(group, "consumer")) {
             c.subscribe(new SubscriptionPattern(java.util.regex.Pattern.quote(prefix) + "-.*"));
             Map<String, Integer> read = new HashMap<>();
-            Instant deadline = Instant.now().plusSeconds(60);
-            while (read.values().stream().mapToInt(Integer::intValue).sum() < 9) {
-                assertThat(Instant.now()).as("reading both matching topics").isBefore(deadline);
-                c.poll(ROUND).forEach(r -> read.merge(r.topic(), 1, Integer::sum));
-            }
+            pollCountingUntil(c, read, () -> total(read) >= 9, "reading both matching topics");
             assertThat(read).containsOnlyKeys(prefix + "-a", prefix + "-b");
 
             // A matching topic created now joins the subscription: the client says nothing new.
             createTopic(prefix + "-later", 1);
             produce(prefix + "-later", 1, 0, 2);
-            while (read.getOrDefault(prefix + "-later", 0) < 2) {
-                assertThat(Instant.now()).as("the topic created later").isBefore(deadline.plusSeconds(30));
-                c.poll(ROUND).forEach(r -> read.merge(r.topic(), 1, Integer::sum));
-            }
+            pollCountingUntil(c, read, () -> read.getOrDefault(prefix + "-later", 0) >= 2, "the topic created later");
             assertThat(c.assignment()).extracting(TopicPartition::topic)
                     .containsOnly(prefix + "-a", prefix + "-b", prefix + "-later");
         }
@@ -372,13 +365,23 @@ class KafkaGroupsTest {
         try (KafkaConsumer<String, String> c = consumer(KafkaListenerTest.unique("g-jrx"), protocol)) {
             c.subscribe(java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(prefix) + "-.*"));
             Map<String, Integer> read = new HashMap<>();
-            Instant deadline = Instant.now().plusSeconds(60);
-            while (read.values().stream().mapToInt(Integer::intValue).sum() < 4) {
-                assertThat(Instant.now()).as("reading both matching topics").isBefore(deadline);
-                c.poll(ROUND).forEach(r -> read.merge(r.topic(), 1, Integer::sum));
-            }
+            pollCountingUntil(c, read, () -> total(read) >= 4, "reading both matching topics");
             assertThat(read).containsOnly(Map.entry(prefix + "-a", 2), Map.entry(prefix + "-b", 2));
         }
+    }
+
+    /** Polls {@code c}, counting records per topic into {@code read}, until {@code done} (at most 90 s). */
+    private static void pollCountingUntil(KafkaConsumer<String, String> c, Map<String, Integer> read,
+                                          BooleanSupplier done, String what) {
+        Instant deadline = Instant.now().plusSeconds(90);
+        while (!done.getAsBoolean()) {
+            assertThat(Instant.now()).as("waiting for " + what).isBefore(deadline);
+            c.poll(ROUND).forEach(r -> read.merge(r.topic(), 1, Integer::sum));
+        }
+    }
+
+    private static int total(Map<String, Integer> counts) {
+        return counts.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     private static void assertPollingThrows(Reader r, boolean commit, Class<? extends Throwable> expected) {
