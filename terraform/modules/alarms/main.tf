@@ -54,6 +54,20 @@ locals {
       operator    = "GreaterThanThreshold"
       threshold   = 0
     }
+    # Cold compaction: a compacted topic's cold tier whose pass keeps failing (a corrupt object, S3 errors) grows
+    # without bound and keeps serving superseded records. Passes retry on their own; a failure in every period is
+    # the case for a person.
+    cold_compaction_failures = {
+      suffix      = "cold-compaction-failures"
+      description = "Cold compaction passes are failing (see the index-service log for 'cold compaction failed')."
+      namespace   = var.metrics_namespace
+      metric      = "tierlog_cold_compaction_failures_total"
+      dimensions  = local.service_dimension
+      statistic   = "Sum"
+      periods     = var.evaluation_periods
+      operator    = "GreaterThanThreshold"
+      threshold   = 0
+    }
     # Backpressure: produce answers 503 hot-tier-full (hot volume over tierlog.hot.max-used-ratio, upload backlog
     # over tierlog.tiering.max-pending-bytes, or out of space). From the gauge tierlog_hot_tier_full (1 while
     # refusing).

@@ -57,7 +57,7 @@ locals {
         metric_declarations = [
           {
             dimensions            = [["service"]]
-            metric_name_selectors = ["tierlog_group_total_lag", "tierlog_group_lag_seconds", "tierlog_tiering_pending_segments", "tierlog_tiering_pending_bytes", "tierlog_tiering_upload_errors_total", "tierlog_hot_tier_full"]
+            metric_name_selectors = ["tierlog_group_total_lag", "tierlog_group_lag_seconds", "tierlog_tiering_pending_segments", "tierlog_tiering_pending_bytes", "tierlog_tiering_upload_errors_total", "tierlog_hot_tier_full", "tierlog_cold_compaction_failures_total"]
           },
           {
             dimensions            = [["service", "group"]]
