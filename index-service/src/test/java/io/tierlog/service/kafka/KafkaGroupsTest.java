@@ -23,6 +23,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.InvalidRegularExpression;
 import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -327,7 +330,8 @@ class KafkaGroupsTest {
         produce(prefix + "-a", 2, 0, 3);
         produce(prefix + "-b", 1, 0, 3);
         try (KafkaConsumer<String, String> c = consumer(group, "consumer")) {
-            c.subscribe(new SubscriptionPattern(java.util.regex.Pattern.quote(prefix) + "-.*"));
+            String pattern = java.util.regex.Pattern.quote(prefix) + "-.*";
+            c.subscribe(new SubscriptionPattern(pattern));
             Map<String, Integer> read = new HashMap<>();
             pollCountingUntil(c, read, () -> total(read) >= 9, "reading both matching topics");
             assertThat(read).containsOnlyKeys(prefix + "-a", prefix + "-b");
@@ -338,6 +342,14 @@ class KafkaGroupsTest {
             pollCountingUntil(c, read, () -> read.getOrDefault(prefix + "-later", 0) >= 2, "the topic created later");
             assertThat(c.assignment()).extracting(TopicPartition::topic)
                     .containsOnly(prefix + "-a", prefix + "-b", prefix + "-later");
+            try (RawKafka raw = new RawKafka(listener.port())) {
+                ConsumerGroupDescribeResponse d = raw.call(new ConsumerGroupDescribeRequest.Builder(
+                        new ConsumerGroupDescribeRequestData().setGroupIds(List.of(group))), (short) 0);
+                assertThat(d.data().groups().get(0).members()).singleElement().satisfies(m -> {
+                    assertThat(m.subscribedTopicRegex()).isEqualTo(pattern);
+                    assertThat(m.subscribedTopicNames()).contains(prefix + "-later");
+                });
+            }
         }
     }
 
