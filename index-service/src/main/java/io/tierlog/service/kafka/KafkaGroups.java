@@ -116,14 +116,15 @@ public class KafkaGroups {
 
     /**
      * The topics a subscription by regular expression covers now: Kafka's RE2J syntax, matched against the whole
-     * name, over the topics the caller may describe (internal topics never match, as Metadata hides them).
+     * name, over the topics the caller may describe (internal topics never match, as Metadata hides them). Names
+     * only: one directory listing per heartbeat of a pattern member, no topic file read.
      */
     private Set<String> matching(String regex, Predicate<String> mayDescribe) {
         Pattern pattern = Pattern.compile(regex);
         Set<String> out = new TreeSet<>();
-        for (TopicMetadata t : topicStore.list()) {
-            if (!TopicAdmin.isInternal(t.name()) && pattern.matches(t.name()) && mayDescribe.test(t.name())) {
-                out.add(t.name());
+        for (String name : topicStore.names()) {
+            if (!TopicAdmin.isInternal(name) && pattern.matches(name) && mayDescribe.test(name)) {
+                out.add(name);
             }
         }
         return out;

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -143,16 +142,21 @@ public final class TopicStore {
     /** All topics, by name. */
     public List<TopicMetadata> list() {
         List<TopicMetadata> topics = new ArrayList<>();
+        for (String name : names()) {
+            find(name).ifPresent(topics::add);
+        }
+        return topics;
+    }
+
+    /** The names of all topics, sorted: one directory listing, no topic file read (a stray file is no topic). */
+    public List<String> names() {
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".json")).toList()) {
-                String fileName = f.getFileName().toString();
-                find(fileName.substring(0, fileName.length() - ".json".length())).ifPresent(topics::add);
-            }
+            return files.map(p -> p.getFileName().toString()).filter(f -> f.endsWith(".json"))
+                    .map(f -> f.substring(0, f.length() - ".json".length())).filter(Names::isValid)
+                    .sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + dir, e);
         }
-        topics.sort(Comparator.comparing(TopicMetadata::name));
-        return topics;
     }
 
     private Path file(String name) {

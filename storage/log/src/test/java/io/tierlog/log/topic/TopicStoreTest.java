@@ -67,4 +67,15 @@ class TopicStoreTest {
         store.updateConfig("audit", Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE, "CreateTime"));
         assertThat(new TopicStore(data, clock).get("audit").config().logAppendTime()).isFalse();
     }
+
+    @Test
+    void namesListsEveryTopicSortedAndSkipsFilesThatAreNoTopic() throws Exception {
+        TopicStore store = new TopicStore(data, clock);
+        store.create("zeta", 1, TopicConfig.DEFAULTS);
+        store.create("alpha", 2, TopicConfig.DEFAULTS);
+        java.nio.file.Files.writeString(data.resolve("__metadata/topics/not a topic.json"), "{}");
+        java.nio.file.Files.writeString(data.resolve("__metadata/topics/alpha.json.tmp"), "{}");
+        assertThat(store.names()).containsExactly("alpha", "zeta");
+        assertThat(store.list()).extracting(TopicMetadata::name).containsExactly("alpha", "zeta");
+    }
 }
