@@ -29,6 +29,7 @@ public enum ProblemType {
     UNKNOWN_KEY("unknown-key", 404, "Unknown key"),
     FENCED_MEMBER("fenced-member", 409, "Fenced member"),
     GROUP_NOT_EMPTY("group-not-empty", 409, "Group not empty"),
+    GROUP_PROTOCOL_MISMATCH("group-protocol-mismatch", 409, "Group protocol mismatch"),
     REQUEST_TOO_LARGE("request-too-large", 413, "Request too large"),
     RECORD_TOO_LARGE("record-too-large", 413, "Record too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
@@ -71,6 +72,7 @@ public enum ProblemType {
             case UNKNOWN_KEY -> UNKNOWN_KEY;
             case FENCED_MEMBER, FENCED_INSTANCE, UNRELEASED_INSTANCE -> FENCED_MEMBER;
             case GROUP_NOT_EMPTY -> GROUP_NOT_EMPTY;
+            case GROUP_PROTOCOL_MISMATCH -> GROUP_PROTOCOL_MISMATCH;
             case REQUEST_TOO_LARGE -> REQUEST_TOO_LARGE;
             case RECORD_TOO_LARGE -> RECORD_TOO_LARGE;
             case OFFSET_OUT_OF_RANGE -> OFFSET_OUT_OF_RANGE;

@@ -31,6 +31,7 @@ class ProblemTypeTest {
             "FENCED_INSTANCE, fenced-member, 409",
             "UNRELEASED_INSTANCE, fenced-member, 409",
             "GROUP_NOT_EMPTY, group-not-empty, 409",
+            "GROUP_PROTOCOL_MISMATCH, group-protocol-mismatch, 409",
             "REQUEST_TOO_LARGE, request-too-large, 413",
             "RECORD_TOO_LARGE, record-too-large, 413",
             "OFFSET_OUT_OF_RANGE, offset-out-of-range, 416",

@@ -318,6 +318,14 @@ public interface TierlogConfig {
         Duration groupSessionTimeout();
 
         /**
+         * How long the first round of an empty classic group whose members assign among themselves (Kafka Streams,
+         * Kafka Connect, custom assignors) waits for more members before it closes, Kafka's
+         * {@code group.initial.rebalance.delay.ms}; each newcomer extends it, up to the round's rebalance timeout.
+         */
+        @WithDefault("3s")
+        Duration groupInitialRebalanceDelay();
+
+        /**
          * Incremental fetch sessions (KIP-227) this instance keeps, Kafka's
          * {@code max.incremental.fetch.session.cache.slots}; when full, clients without one send full fetches.
          */

@@ -1,5 +1,6 @@
 package io.tierlog.service.groups;
 
+import io.tierlog.groups.ClassicGroupCoordinator;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.GroupStateStore;
 import io.tierlog.log.topic.TopicMetadata;
@@ -25,5 +26,12 @@ public class GroupMembership {
         return new GroupCoordinator(new GroupStateStore(config.dataDir()),
                 topic -> TopicAdmin.isInternal(topic) ? 0 : topics.find(topic).map(TopicMetadata::partitions).orElse(0),
                 clock, config.groups().maxClockSkew());
+    }
+
+    /** Kafka's classic rounds for groups whose members assign among themselves, on the same state files. */
+    @Produces
+    @Singleton
+    ClassicGroupCoordinator classicCoordinator(GroupCoordinator coordinator, TierlogConfig config) {
+        return new ClassicGroupCoordinator(coordinator, config.kafka().groupInitialRebalanceDelay());
     }
 }

@@ -94,6 +94,7 @@ public class KafkaApis {
     private final KafkaDeleteRecords deleteRecords;
     private final KafkaGroupOffsets groupOffsets;
     private final KafkaGroups groups;
+    private final KafkaClassicGroups classicGroups;
     private final KafkaAccess kafkaAccess;
     private final KafkaSasl sasl;
     private final Clock clock;
@@ -105,10 +106,11 @@ public class KafkaApis {
             List.of(new Broker(0, "localhost", -1)));
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
-                     KafkaGroups groups, KafkaLogDirs logDirs, KafkaDeleteRecords deleteRecords, AccessControl access, Clock clock, ServiceThreads threads,
+                     KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs, KafkaDeleteRecords deleteRecords, AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory) {
         this.memory = memory;
         this.groups = groups;
+        this.classicGroups = classicGroups;
         this.logDirs = logDirs;
         this.deleteRecords = deleteRecords;
         this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
@@ -302,10 +304,15 @@ public class KafkaApis {
                             topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case CONSUMER_GROUP_DESCRIBE -> on(workers,
                     () -> groups.consumerGroupDescribe((ConsumerGroupDescribeRequest) request));
-            case JOIN_GROUP -> on(workers, () -> groups.joinGroup((JoinGroupRequest) request, version, clientId));
-            case SYNC_GROUP -> on(workers, () -> groups.syncGroup((SyncGroupRequest) request));
-            case HEARTBEAT -> on(workers, () -> groups.heartbeat((HeartbeatRequest) request, clientId));
-            case LEAVE_GROUP -> on(workers, () -> groups.leaveGroup((LeaveGroupRequest) request));
+            case JOIN_GROUP -> classicGroups.joinGroup((JoinGroupRequest) request, version, clientId,
+                    "/" + session.address(), workers, () -> groups.joinGroup((JoinGroupRequest) request, version,
+                            clientId)).thenApply(Reply::new);
+            case SYNC_GROUP -> classicGroups.syncGroup((SyncGroupRequest) request, workers,
+                    () -> groups.syncGroup((SyncGroupRequest) request)).thenApply(Reply::new);
+            case HEARTBEAT -> on(workers, () -> orElse(classicGroups.heartbeat((HeartbeatRequest) request),
+                    () -> groups.heartbeat((HeartbeatRequest) request, clientId)));
+            case LEAVE_GROUP -> on(workers, () -> orElse(classicGroups.leaveGroup((LeaveGroupRequest) request),
+                    () -> groups.leaveGroup((LeaveGroupRequest) request)));
             case LIST_GROUPS -> on(workers, () -> groups.listGroups((ListGroupsRequest) request,
                     group -> kafkaAccess.mayReadGroup(session.principal(), group)));
             case DESCRIBE_GROUPS -> on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
@@ -316,6 +323,10 @@ public class KafkaApis {
             case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
+    }
+
+    private static AbstractResponse orElse(AbstractResponse first, Supplier<AbstractResponse> otherwise) {
+        return first != null ? first : otherwise.get();
     }
 
     private static CompletableFuture<Reply> done(AbstractResponse response) {

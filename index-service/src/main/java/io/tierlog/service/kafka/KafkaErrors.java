@@ -24,6 +24,7 @@ final class KafkaErrors {
                 // The produce path's body checks (CRC, offsets, sizes, magic) and a stored batch that fails its CRC.
                 case BAD_REQUEST, CORRUPT_RECORD -> Errors.CORRUPT_MESSAGE;
                 case OFFSET_OUT_OF_RANGE -> Errors.OFFSET_OUT_OF_RANGE;
+                case GROUP_PROTOCOL_MISMATCH -> Errors.INCONSISTENT_GROUP_PROTOCOL;
                 // Retriable in Kafka's clients, as a cold tier that is down for a while should be.
                 case COLD_TIER_UNAVAILABLE -> Errors.KAFKA_STORAGE_ERROR;
                 default -> Errors.UNKNOWN_SERVER_ERROR;

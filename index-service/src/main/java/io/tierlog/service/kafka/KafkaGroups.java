@@ -2,6 +2,7 @@ package io.tierlog.service.kafka;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import io.tierlog.groups.ClassicGroupCoordinator;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.GroupDescription;
 import io.tierlog.groups.Heartbeat;
@@ -99,13 +100,16 @@ public class KafkaGroups {
     private static final String PROTOCOL_TYPE = KafkaInternals.CONSUMER_PROTOCOL_TYPE;
 
     private final GroupCoordinator coordinator;
+    private final ClassicGroupCoordinator classic;
     private final GroupOffsets offsets;
     private final TopicStore topicStore;
     private final KafkaTopics topics;
     private final long consumerSessionTimeoutMs;
 
-    public KafkaGroups(GroupCoordinator coordinator, GroupOffsets offsets, TopicStore topicStore, TierlogConfig config) {
+    public KafkaGroups(GroupCoordinator coordinator, ClassicGroupCoordinator classic, GroupOffsets offsets,
+                       TopicStore topicStore, TierlogConfig config) {
         this.coordinator = coordinator;
+        this.classic = classic;
         this.offsets = offsets;
         this.topicStore = topicStore;
         this.topics = new KafkaTopics(topicStore);
@@ -192,6 +196,13 @@ public class KafkaGroups {
             ConsumerGroupDescribeResponseData.DescribedGroup g = new ConsumerGroupDescribeResponseData.DescribedGroup()
                     .setGroupId(group).setAssignorName("uniform");
             try {
+                if (classic.active(group)) {
+                    // As Kafka's coordinator answers for a classic group: Admin then describes it with DescribeGroups.
+                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + group
+                            + " is a classic group whose members assign partitions among themselves");
+                    out.groups().add(g);
+                    continue;
+                }
                 Optional<GroupDescription> d = coordinator.describe(group);
                 if (d.isEmpty() && offsets.offsets(group).isEmpty()) {
                     g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + group + " does not exist");
@@ -357,6 +368,12 @@ public class KafkaGroups {
             DescribeGroupsResponseData.DescribedGroup g = new DescribeGroupsResponseData.DescribedGroup().setGroupId(group)
                     .setProtocolType(PROTOCOL_TYPE).setProtocolData("");
             try {
+                Optional<ClassicGroupCoordinator.Description> own = classic.describe(group);
+                if (own.isPresent() && !own.get().members().isEmpty()) {
+                    describeClassic(g, own.get());
+                    out.groups().add(g);
+                    continue;
+                }
                 Optional<GroupDescription> d = coordinator.describe(group);
                 if (d.isEmpty() || d.get().members().isEmpty()) {
                     // Kafka answers a group without members as Empty when it has offsets, else Dead.
@@ -385,17 +402,32 @@ public class KafkaGroups {
         return new DescribeGroupsResponse(out);
     }
 
-    /** Every group with members or committed offsets; each a "consumer" group (both protocols share one kind). */
-    /** @param visible the groups the caller may see (read) */
+    /** A group whose members assign among themselves, as Kafka's coordinator describes a classic group. */
+    private static void describeClassic(DescribeGroupsResponseData.DescribedGroup g,
+                                        ClassicGroupCoordinator.Description d) {
+        g.setGroupState(d.state()).setProtocolType(d.protocolType())
+                .setProtocolData(d.protocolName() == null ? "" : d.protocolName());
+        for (ClassicGroupCoordinator.MemberInfo m : d.members()) {
+            g.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.memberId())
+                    .setGroupInstanceId(m.instanceId()).setClientId(m.clientId() == null ? "" : m.clientId())
+                    .setClientHost(m.clientHost() == null ? "" : m.clientHost()).setMemberMetadata(m.metadata())
+                    .setMemberAssignment(m.assignment()));
+        }
+    }
+
+    /**
+     * Every group with members or committed offsets: a "consumer" group (both protocols the service assigns for share
+     * one kind), or a "classic" one whose members assign among themselves.
+     *
+     * @param visible the groups the caller may see (read)
+     */
     ListGroupsResponse listGroups(ListGroupsRequest request, java.util.function.Predicate<String> visible) {
         ListGroupsResponseData out = new ListGroupsResponseData();
         Set<String> states = new HashSet<>();
         request.data().statesFilter().forEach(s -> states.add(s.toLowerCase(Locale.ROOT)));
         Set<String> types = new HashSet<>();
         request.data().typesFilter().forEach(t -> types.add(t.toLowerCase(Locale.ROOT)));
-        if (!types.isEmpty() && !types.contains("consumer")) {
-            return new ListGroupsResponse(out);
-        }
+
         Set<String> names = new TreeSet<>(coordinator.groups());
         names.addAll(offsets.groups());
         for (String group : names) {
@@ -403,6 +435,19 @@ public class KafkaGroups {
                 continue;
             }
             try {
+                Optional<ClassicGroupCoordinator.Description> own = classic.describe(group);
+                if (own.isPresent() && !own.get().members().isEmpty()) {
+                    ClassicGroupCoordinator.Description c = own.get();
+                    if ((types.isEmpty() || types.contains("classic"))
+                            && (states.isEmpty() || states.contains(c.state().toLowerCase(Locale.ROOT)))) {
+                        out.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(group)
+                                .setProtocolType(c.protocolType()).setGroupState(c.state()).setGroupType("classic"));
+                    }
+                    continue;
+                }
+                if (!types.isEmpty() && !types.contains("consumer")) {
+                    continue;
+                }
                 Optional<GroupDescription> d = coordinator.describe(group);
                 String state = d.map(KafkaGroups::consumerState).orElse("Empty");
                 if (d.isEmpty() && offsets.offsets(group).isEmpty()) {

@@ -1,5 +1,6 @@
 package io.tierlog.groups;
 
+import io.tierlog.groups.SessionClock.Now;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.Names;
 import io.tierlog.log.TierlogException;
@@ -69,11 +70,7 @@ public final class GroupCoordinator {
 
     private final GroupStateStore store;
     private final PartitionCounts partitionCounts;
-    private final Clock clock;
-    private final LongSupplier monotonicMs;
-    private final long maxClockSkewMs;
-    /** Names this coordinator in the state it writes: its monotonic readings mean something to itself only. */
-    private final String instanceId = UUID.randomUUID().toString();
+    private final SessionClock sessions;
 
     /**
      * As {@link #GroupCoordinator(GroupStateStore, PartitionCounts, Clock, Duration, LongSupplier)} with the
@@ -94,9 +91,7 @@ public final class GroupCoordinator {
                             Duration maxClockSkew, LongSupplier monotonicMs) {
         this.store = store;
         this.partitionCounts = partitionCounts;
-        this.clock = clock;
-        this.maxClockSkewMs = maxClockSkew.toMillis();
-        this.monotonicMs = monotonicMs;
+        this.sessions = new SessionClock(clock, maxClockSkew, monotonicMs);
     }
 
     /**
@@ -150,6 +145,7 @@ public final class GroupCoordinator {
         validate(keepSession ? hb.withSessionTimeout(MIN_SESSION_TIMEOUT_MS) : hb);
         return store.update(group, s -> {
             Now now = now();
+            requireNotClassic(group, s, now);
             boolean retarget = expire(s, now);
             if (hb.memberEpoch() == Heartbeat.LEAVE) {
                 GroupState.Member m = hb.instanceId() == null ? requireMember(s, hb.memberId())
@@ -258,9 +254,9 @@ public final class GroupCoordinator {
     }
 
     private void heard(GroupState.Member m, Now now) {
-        m.lastHeartbeatMs = now.wallMs;
-        m.heardBy = instanceId;
-        m.heardAtMonotonicMs = now.monotonicMs;
+        m.lastHeartbeatMs = now.wallMs();
+        m.heardBy = sessions.instanceId;
+        m.heardAtMonotonicMs = now.monotonicMs();
     }
 
     /**
@@ -315,6 +311,11 @@ public final class GroupCoordinator {
                            Collection<TopicPartition> partitions, Runnable commit) {
         Names.requireValidGroup(group);
         store.update(group, s -> {
+            if (classicNow(s)) {
+                ClassicGroupCoordinator.requireMayCommit(s.classic, memberId, instanceId, epochAtMost);
+                commit.run();
+                return null;
+            }
             if (expire(s, now())) {
                 retarget(s);
             }
@@ -348,6 +349,9 @@ public final class GroupCoordinator {
             if (expire(s, now())) {
                 retarget(s);
             }
+            if (classicNow(s)) {
+                return Optional.of(describeClassic(group, s.classic));
+            }
             if (s.members.isEmpty() && s.groupEpoch == 0) {
                 return Optional.empty();
             }
@@ -366,6 +370,12 @@ public final class GroupCoordinator {
                          Runnable commit) {
         Names.requireValidGroup(group);
         store.update(group, s -> {
+            if (classicNow(s)) {
+                ClassicGroupCoordinator.requireMayCommit(s.classic, memberId, null,
+                        memberEpoch == null ? -1 : memberEpoch);
+                commit.run();
+                return null;
+            }
             if (expire(s, now())) {
                 retarget(s);
             }
@@ -429,10 +439,40 @@ public final class GroupCoordinator {
         if (expire(s, now())) {
             retarget(s);
         }
-        if (!s.members.isEmpty()) {
-            throw new TierlogException(ErrorType.GROUP_NOT_EMPTY, "group " + group + " has " + s.members.size()
+        int members = s.members.size() + (classicNow(s) ? s.classic.members.size() : 0);
+        if (members > 0) {
+            throw new TierlogException(ErrorType.GROUP_NOT_EMPTY, "group " + group + " has " + members
                     + " member(s)", Map.of("group", group));
         }
+    }
+
+    /** Whether the group is classic (members assigning among themselves), its rounds and sessions brought up to now. */
+    private boolean classicNow(GroupState s) {
+        if (s.classic == null) {
+            return false;
+        }
+        ClassicGroupCoordinator.advance(s.classic, sessions, now());
+        return s.classic.active();
+    }
+
+    /** Refuses the service's assignment to a group whose members assign among themselves (Kafka's classic rounds). */
+    private void requireNotClassic(String group, GroupState s, Now now) {
+        if (s.classic != null) {
+            ClassicGroupCoordinator.advance(s.classic, sessions, now);
+            if (s.classic.active()) {
+                throw new TierlogException(ErrorType.GROUP_PROTOCOL_MISMATCH, "group " + group + " has members that "
+                        + "assign partitions among themselves (Kafka's classic protocol, protocol type "
+                        + s.classic.protocolType + "): the service cannot assign in it", Map.of("group", group));
+            }
+        }
+    }
+
+    GroupStateStore store() {
+        return store;
+    }
+
+    SessionClock sessions() {
+        return sessions;
     }
 
     static long heartbeatInterval(long sessionTimeoutMs) {
@@ -457,10 +497,7 @@ public final class GroupCoordinator {
      * another instance's clock wrote {@code lastHeartbeatMs}.
      */
     private long sessionLeftMs(GroupState.Member m, Now now) {
-        if (instanceId.equals(m.heardBy)) {
-            return m.heardAtMonotonicMs + m.sessionTimeoutMs - now.monotonicMs;
-        }
-        return m.lastHeartbeatMs + m.sessionTimeoutMs + maxClockSkewMs - now.wallMs;
+        return sessions.sessionLeftMs(m.lastHeartbeatMs, m.heardBy, m.heardAtMonotonicMs, m.sessionTimeoutMs, now);
     }
 
     /**
@@ -486,11 +523,7 @@ public final class GroupCoordinator {
     }
 
     private Now now() {
-        return new Now(clock.millis(), monotonicMs.getAsLong());
-    }
-
-    /** One reading of both clocks, taken once per call under the group's lock. */
-    private record Now(long wallMs, long monotonicMs) {
+        return sessions.now();
     }
 
     private Map<String, Integer> currentCounts(GroupState s) {
@@ -572,6 +605,20 @@ public final class GroupCoordinator {
         GroupDescription.State state = members.isEmpty() ? GroupDescription.State.EMPTY
                 : stable ? GroupDescription.State.STABLE : GroupDescription.State.RECONCILING;
         return new GroupDescription(group, state, s.groupEpoch, members);
+    }
+
+    /**
+     * A classic group as the service can describe it: its members and generation; their assignments are the
+     * leader's, in its assignor's format, so none is shown.
+     */
+    private static GroupDescription describeClassic(String group, ClassicGroup g) {
+        List<GroupDescription.MemberDescription> members = new ArrayList<>();
+        for (ClassicGroup.Member m : g.members.values()) {
+            members.add(new GroupDescription.MemberDescription(m.memberId, m.clientId, m.generation, List.of(),
+                    m.lastHeartbeatMs, Set.of(), List.of(), m.instanceId, null));
+        }
+        return new GroupDescription(group, g.phase == ClassicGroup.Phase.STABLE ? GroupDescription.State.STABLE
+                : GroupDescription.State.RECONCILING, g.generation, members);
     }
 
     private static Set<TopicPartition> owned(Heartbeat hb) {

@@ -22,9 +22,16 @@ final class GroupState {
     /** Partition counts of the subscribed topics when the target was last computed. */
     public TreeMap<String, Integer> partitionCounts = new TreeMap<>();
     public TreeMap<String, Member> members = new TreeMap<>();
+    /** Membership by Kafka's classic protocol with the members' own assignor; null if the group never had it. */
+    public ClassicGroup classic;
     /** Set by a change that removes the group's state; never stored. */
     @JsonIgnore
     boolean deleted;
+
+    /** Whether the group is classic now (its members assign among themselves). */
+    boolean classicActive() {
+        return classic != null && classic.active();
+    }
 
     @JsonIgnoreProperties(ignoreUnknown = true)
     static final class Member {

@@ -77,7 +77,8 @@ public final class GroupStateStore {
                     return result;
                 }
                 byte[] after = JSON.writeValueAsBytes(state);
-                if (before == null ? !state.members.isEmpty() || state.groupEpoch != 0 : !Arrays.equals(before, after)) {
+                if (before == null ? !state.members.isEmpty() || state.groupEpoch != 0 || state.classic != null
+                        : !Arrays.equals(before, after)) {
                     AtomicFiles.replace(file, after);
                 }
                 return result;

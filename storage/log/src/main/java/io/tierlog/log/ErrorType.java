@@ -32,6 +32,8 @@ public enum ErrorType {
     /** A join named a static member's instance id that a live member still holds. */
     UNRELEASED_INSTANCE,
     GROUP_NOT_EMPTY,
+    /** The group's members assign among themselves (Kafka's classic protocol) and the service cannot assign in it, or the reverse. */
+    GROUP_PROTOCOL_MISMATCH,
     REQUEST_TOO_LARGE,
     RECORD_TOO_LARGE,
     OFFSET_OUT_OF_RANGE,

@@ -1,0 +1,73 @@
+package io.tierlog.service.kafka;
+
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Configurable;
+import org.apache.kafka.common.TopicPartition;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A client-side assignor of the kind only the members can run: each member sends a label in its subscription's user
+ * data; the leader gives every partition to the member with the smallest label and tells each member, in the
+ * assignment's user data, which labels it saw. What every member was told is kept per label ({@link #told}).
+ */
+public class LabelledAssignor implements ConsumerPartitionAssignor, Configurable {
+    static final String LABEL = "labelled.label";
+    /** Per label: the user data of the last assignment it received. */
+    static final Map<String, String> told = new ConcurrentHashMap<>();
+
+    private String label;
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+        label = (String) configs.get(LABEL);
+    }
+
+    @Override
+    public String name() {
+        return "labelled";
+    }
+
+    @Override
+    public ByteBuffer subscriptionUserData(java.util.Set<String> topics) {
+        return ByteBuffer.wrap(label.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+        TreeMap<String, String> memberByLabel = new TreeMap<>();
+        List<TopicPartition> all = new ArrayList<>();
+        groupSubscription.groupSubscription().forEach((member, subscription) -> {
+            memberByLabel.put(StandardCharsets.UTF_8.decode(subscription.userData().duplicate()).toString(), member);
+            for (String topic : subscription.topics()) {
+                Integer count = metadata.partitionCountForTopic(topic);
+                for (int p = 0; count != null && p < count; p++) {
+                    TopicPartition tp = new TopicPartition(topic, p);
+                    if (!all.contains(tp)) {
+                        all.add(tp);
+                    }
+                }
+            }
+        });
+        ByteBuffer saw = ByteBuffer.wrap(("leader-saw:" + String.join(",", memberByLabel.keySet()))
+                .getBytes(StandardCharsets.UTF_8));
+        Map<String, Assignment> out = new HashMap<>();
+        memberByLabel.forEach((l, member) -> out.put(member,
+                new Assignment(member.equals(memberByLabel.firstEntry().getValue()) ? all : List.of(), saw.duplicate())));
+        return new GroupAssignment(out);
+    }
+
+    @Override
+    public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
+        told.put(label, StandardCharsets.UTF_8.decode(assignment.userData().duplicate()).toString());
+    }
+}
