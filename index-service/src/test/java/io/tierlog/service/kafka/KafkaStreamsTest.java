@@ -1,0 +1,155 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A Kafka Streams 4.4.0 application against the listener: a word count with a repartition topic and a changelog
+ * topic (both created by Streams through CreateTopics), counted in memory and written to an output topic. Two
+ * instances divide the tasks with Streams' own assignor in Kafka's classic rounds; when one closes, the other takes
+ * its tasks, restores their counts from the changelog and counts on. Seen failing with the service assigning
+ * classic groups itself (Streams' assignor gets no assignment user data).
+ */
+@QuarkusTest
+class KafkaStreamsTest {
+    private static final String RUN = Long.toString(System.currentTimeMillis(), 36);
+
+    @Inject
+    KafkaListener listener;
+
+    @TempDir
+    Path stateDir;
+
+    private KafkaStreams wordCount(String app, String input, String output, String instance) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
+                .flatMapValues(line -> List.of(line.split(" ")))
+                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
+                .count(Materialized.as(Stores.inMemoryKeyValueStore("counts")))
+                .toStream()
+                .to(output, Produced.with(Serdes.String(), Serdes.Long()));
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(instance).toString());
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100");
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), "10000");
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "300");
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        return new KafkaStreams(builder.build(), p);
+    }
+
+    private void produce(String topic, List<String> lines) throws Exception {
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int i = 0; i < lines.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, Integer.toString(i), lines.get(i)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Reads the output topic from the start until every expected word has its expected latest count (60 s). */
+    private Map<String, Long> awaitCounts(String output, Map<String, Long> expected) {
+        Map<String, Long> latest = new HashMap<>();
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, Serdes.String().deserializer(),
+                Serdes.Long().deserializer())) {
+            List<org.apache.kafka.common.TopicPartition> parts = new ArrayList<>();
+            consumer.partitionsFor(output).forEach(i -> parts.add(new org.apache.kafka.common.TopicPartition(output,
+                    i.partition())));
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (!latest.entrySet().containsAll(expected.entrySet())) {
+                assertThat(Instant.now()).as("counts " + expected + ", so far " + latest).isBefore(deadline);
+                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
+                    latest.put(r.key(), r.value());
+                }
+            }
+        }
+        return latest;
+    }
+
+    private static void awaitRunning(KafkaStreams... apps) {
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (!List.of(apps).stream().allMatch(a -> a.state() == KafkaStreams.State.RUNNING)) {
+            assertThat(Instant.now()).as("every instance RUNNING").isBefore(deadline);
+            for (KafkaStreams a : apps) {
+                assertThat(a.state()).as("no instance failed").isNotIn(KafkaStreams.State.ERROR,
+                        KafkaStreams.State.PENDING_ERROR);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void twoInstancesDivideTheTasksAndOneTakesOverTheOthersCountsWhenItCloses() throws Exception {
+        String app = "wordcount-" + RUN;
+        String input = "lines-" + RUN;
+        String output = "word-counts-" + RUN;
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(input, 4, (short) 1), new NewTopic(output, 4, (short) 1)))
+                    .all().get();
+        }
+        try (KafkaStreams one = wordCount(app, input, output, "one");
+             KafkaStreams two = wordCount(app, input, output, "two")) {
+            one.start();
+            two.start();
+            awaitRunning(one, two);
+            produce(input, List.of("log tier log", "tier cold hot", "log log"));
+            awaitCounts(output, Map.of("log", 4L, "tier", 2L, "cold", 1L, "hot", 1L));
+            int tasksOfOne = one.metadataForLocalThreads().iterator().next().activeTasks().size();
+            int tasksOfTwo = two.metadataForLocalThreads().iterator().next().activeTasks().size();
+            assertThat(tasksOfOne).as("both instances have tasks").isPositive();
+            assertThat(tasksOfTwo).isPositive();
+
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                Set<String> topics = admin.listTopics().names().get();
+                assertThat(topics).as("the repartition and changelog topics Streams created")
+                        .contains(app + "-counts-repartition", app + "-counts-changelog");
+                assertThat(admin.describeConsumerGroups(List.of(app)).all().get().get(app).partitionAssignor())
+                        .isEqualTo("stream");
+            }
+
+            two.close(Duration.ofSeconds(30));
+            awaitRunning(one);
+            produce(input, List.of("log hot", "hot"));
+            awaitCounts(output, Map.of("log", 5L, "hot", 3L));
+            int tasksNow = one.metadataForLocalThreads().iterator().next().activeTasks().size();
+            assertThat(tasksNow).as("one has every task").isEqualTo(tasksOfOne + tasksOfTwo);
+        }
+    }
+}
