@@ -27,8 +27,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.hamcrest.Matchers.equalTo;
 
 /**
  * Classic groups whose members assign among themselves, with real kafka-clients 4.4.0 consumers and a client-side
@@ -137,7 +139,7 @@ class KafkaClassicGroupsTest {
     }
 
     @Test
-    void aConsumerTheServiceAssignsCannotJoinAGroupWhoseMembersAssignAndTheReverse() throws Exception {
+    void neitherAKip848ConsumerNorAnHttpMemberJoinsAGroupWhoseMembersAssign() throws Exception {
         String topic = "labelled-mixed-" + RUN;
         try (Admin admin = KafkaClients.admin(listener.port())) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
@@ -161,6 +163,12 @@ class KafkaClassicGroupsTest {
                     }
                 }).isInstanceOf(InconsistentGroupProtocolException.class);
             }
+            given().contentType("application/json").body("{\"memberId\":null,\"memberEpoch\":0,\"topics\":[\""
+                            + topic + "\"],\"sessionTimeoutMs\":10000}")
+                    .post("/v1/groups/labelled-mixed-group-" + RUN + "/heartbeat")
+                    .then().statusCode(409).contentType("application/problem+json")
+                    .body("type", equalTo("group-protocol-mismatch"));
+            assertThat(LabelledAssignor.told.get("x")).as("x's group did not move").isEqualTo("leader-saw:x");
         }
     }
 }
