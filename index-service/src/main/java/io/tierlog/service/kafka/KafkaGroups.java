@@ -402,6 +402,24 @@ public class KafkaGroups {
         return new DescribeGroupsResponse(out);
     }
 
+    /**
+     * The topics the members of a classic group subscribe to, as Kafka's coordinator reads them: from the consumer
+     * protocol's metadata, so only for protocol type {@code consumer} (Kafka Streams' included).
+     */
+    private static Set<String> classicTopics(ClassicGroupCoordinator.Description d) {
+        Set<String> topics = new HashSet<>();
+        if (PROTOCOL_TYPE.equals(d.protocolType())) {
+            for (ClassicGroupCoordinator.MemberInfo m : d.members()) {
+                try {
+                    topics.addAll(KafkaInternals.subscription(ByteBuffer.wrap(m.metadata())).topics());
+                } catch (RuntimeException e) {
+                    // metadata in another encoding: its topics are unknown, as to Kafka's coordinator
+                }
+            }
+        }
+        return topics;
+    }
+
     /** A group whose members assign among themselves, as Kafka's coordinator describes a classic group. */
     private static void describeClassic(DescribeGroupsResponseData.DescribedGroup g,
                                         ClassicGroupCoordinator.Description d) {
@@ -479,6 +497,7 @@ public class KafkaGroups {
             }
             Set<String> subscribed = new HashSet<>();
             d.ifPresent(g -> g.members().forEach(m -> subscribed.addAll(m.topics())));
+            classic.describe(in.groupId()).ifPresent(c -> subscribed.addAll(classicTopics(c)));
             List<TopicPartition> deletable = new ArrayList<>();
             for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : in.topics()) {
                 OffsetDeleteResponseData.OffsetDeleteResponseTopic topic =

@@ -15,6 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.errors.InconsistentGroupProtocolException;
 import org.junit.jupiter.api.Test;
 
@@ -118,7 +119,11 @@ class KafkaClassicGroupsTest {
                         .filter(g -> g.groupId().equals(group)).findFirst().orElseThrow();
                 assertThat(listed.type()).contains(GroupType.CLASSIC);
                 assertThat(listed.protocol()).isEqualTo("consumer");
+                assertThatThrownBy(() -> admin.deleteConsumerGroupOffsets(group, Set.of(new TopicPartition(topic, 0)))
+                        .all().get()).as("the members subscribe to it")
+                        .hasCauseInstanceOf(GroupSubscribedToTopicException.class);
             }
+            given().get("/v1/groups/" + group).then().statusCode(200).body("members.size()", equalTo(3));
 
             consumers.remove("a").close(); // LeaveGroup: a round for b and c
             produce(topic, 4, 5, 3);
