@@ -6,13 +6,11 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,8 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Kafka's own tools (kafka-tools 4.4.0) against the listener, each as a child process: ConsoleProducer and
  * ConsoleConsumer, kafka-consumer-groups' describe and reset-offsets, VerifiableProducer and VerifiableConsumer (every
- * acknowledged record consumed). The tools' class path is bench/kafka-broker's (which depends on kafka-tools),
- * resolved offline by Maven once: on the service's own test class path Kafka's broker jars would meet Quarkus'.
+ * acknowledged record consumed), each on {@link KafkaToolsClasspath}.
  */
 @QuarkusTest
 class KafkaToolsTest {
@@ -42,19 +39,7 @@ class KafkaToolsTest {
 
     @BeforeAll
     static void toolsClasspath() throws Exception {
-        Path pom = Path.of("..", "bench", "kafka-broker", "pom.xml").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.exists(pom), "bench/kafka-broker is not beside index-service");
-        Path out = Path.of("target", "kafka-tools.classpath").toAbsolutePath();
-        if (!Files.exists(out) || Files.size(out) == 0) {
-            Process mvn = new ProcessBuilder("mvn", "-B", "-o", "-q", "-f", pom.toString(),
-                    "dependency:build-classpath", "-Dmdep.includeScope=runtime", "-Dmdep.outputFile=" + out)
-                    .redirectErrorStream(true).start();
-            String log = new String(mvn.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(mvn.waitFor(5, TimeUnit.MINUTES)).isTrue();
-            assertThat(mvn.exitValue()).as("mvn dependency:build-classpath: %s", log).isZero();
-        }
-        classpath = Files.readString(out).strip();
-        assertThat(classpath).contains("kafka-tools-4.4.0.jar");
+        classpath = KafkaToolsClasspath.get();
     }
 
     /** Runs a tool's main class to its end (killed after 2 minutes); its standard output's lines. */
