@@ -21,9 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * assignment's user data, which labels it saw. What every member was told is kept per label ({@link #told}).
  */
 public class LabelledAssignor implements ConsumerPartitionAssignor, Configurable {
-    static final String LABEL = "labelled.label";
+    public static final String LABEL = "labelled.label";
     /** Per label: the user data of the last assignment it received. */
-    static final Map<String, String> told = new ConcurrentHashMap<>();
+    public static final Map<String, String> told = new ConcurrentHashMap<>();
 
     private String label;
 
