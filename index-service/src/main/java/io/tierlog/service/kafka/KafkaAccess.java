@@ -11,6 +11,7 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -23,6 +24,7 @@ import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
@@ -45,7 +47,7 @@ import java.util.function.Consumer;
  * Which scopes each Kafka API needs, the Kafka counterpart of HTTP's route table ({@code HttpRoutes}), checked by the
  * same {@link AccessControl} (same scopes, same audit line and denial counter): produce on a topic for Produce,
  * fetch for Fetch and ListOffsets, describe for Metadata, DescribeConfigs and DescribeLogDirs, create, delete (DeleteTopics,
- * DeleteRecords) and alter (CreatePartitions, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
+ * DeleteRecords) and alter (CreatePartitions, AlterConfigs, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
  * topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for OffsetCommit (with
  * fetch on each topic it names, as HTTP's commit), delete for OffsetDelete. ApiVersions, InitProducerId,
  * FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
@@ -141,6 +143,16 @@ final class KafkaAccess {
                     } else {
                         // Broker (and logger) configs are the cluster's, as in Kafka; none can be altered here, but
                         // the caller must be the cluster's administrator to be told so.
+                        out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
+                    }
+                }
+            }
+            case ALTER_CONFIGS -> {
+                for (AlterConfigsRequestData.AlterConfigsResource r
+                        : ((AlterConfigsRequest) request).data().resources()) {
+                    if (r.resourceType() == ConfigResource.Type.TOPIC.id()) {
+                        topic.accept(r.resourceName(), null, Operation.ALTER, out);
+                    } else {
                         out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
                     }
                 }

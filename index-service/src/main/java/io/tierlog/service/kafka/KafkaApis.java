@@ -28,6 +28,7 @@ import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -139,7 +140,8 @@ public class KafkaApis {
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.JOIN_GROUP,
                 ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.LIST_GROUPS,
                 ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.CREATE_PARTITIONS,
-                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE,
+                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE,
+                ApiKeys.SASL_AUTHENTICATE,
                 ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
                 ApiKeys.DELETE_RECORDS)) {
             m.put(k, k.latestVersion());
@@ -291,6 +293,7 @@ public class KafkaApis {
             case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version));
             case DESCRIBE_CONFIGS -> on(reads, () -> clusterApis.describeConfigs((DescribeConfigsRequest) request));
             case CREATE_PARTITIONS -> on(workers, () -> clusterApis.createPartitions((CreatePartitionsRequest) request));
+            case ALTER_CONFIGS -> on(workers, () -> clusterApis.alterConfigs((AlterConfigsRequest) request));
             case INCREMENTAL_ALTER_CONFIGS -> on(workers,
                     () -> clusterApis.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(describeCluster());

@@ -12,10 +12,14 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreatePartitionsResponseData;
+import org.apache.kafka.common.message.AlterConfigsRequestData;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsResponseData;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreatePartitionsResponse;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
@@ -278,6 +282,45 @@ public class KafkaClusterApis {
             out.responses().add(result);
         }
         return new IncrementalAlterConfigsResponse(out);
+    }
+
+    /**
+     * AlterConfigs, the API IncrementalAlterConfigs replaced (still sent by librdkafka's {@code AlterConfigs}, Sarama
+     * and older tools): a topic's configs become exactly those named, every other one back to its default, as
+     * Kafka's broker applies it. All of a topic's values are checked before any is kept; {@code validateOnly}
+     * keeps none. Broker configs cannot be changed (INVALID_REQUEST), as with IncrementalAlterConfigs.
+     */
+    AlterConfigsResponse alterConfigs(AlterConfigsRequest request) {
+        AlterConfigsRequestData data = request.data();
+        AlterConfigsResponseData out = new AlterConfigsResponseData();
+        Map<String, Object> defaults = TopicConfig.DEFAULTS.toMap();
+        for (AlterConfigsRequestData.AlterConfigsResource asked : data.resources()) {
+            AlterConfigsResponseData.AlterConfigsResourceResponse result =
+                    new AlterConfigsResponseData.AlterConfigsResourceResponse()
+                            .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
+            try {
+                if (asked.resourceType() != ConfigResource.Type.TOPIC.id()) {
+                    throw Errors.INVALID_REQUEST.exception("only topic configs can be changed");
+                }
+                TopicMetadata topic = kafkaTopics.byName(asked.resourceName());
+                Map<String, Object> changes = new LinkedHashMap<>(defaults);
+                for (AlterConfigsRequestData.AlterableConfig c : asked.configs()) {
+                    if (!defaults.containsKey(c.name())) {
+                        throw new TierlogException(ErrorType.INVALID_CONFIG, "unknown config key '" + c.name() + "'",
+                                Map.of("key", c.name()));
+                    }
+                    changes.put(c.name(), c.value() == null ? "" : c.value());
+                }
+                topic.config().with(changes);
+                if (!data.validateOnly()) {
+                    admin.updateConfig(topic.name(), changes);
+                }
+            } catch (RuntimeException e) {
+                result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));
+            }
+            out.responses().add(result);
+        }
+        return new AlterConfigsResponse(out);
     }
 
     /**

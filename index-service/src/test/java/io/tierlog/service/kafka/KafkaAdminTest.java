@@ -4,6 +4,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.ReplicaInfo;
@@ -18,7 +19,11 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.message.AlterConfigsResponseData;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -137,6 +142,51 @@ class KafkaAdminTest {
                     new AlterConfigOp(new ConfigEntry("retention.ms", null), AlterConfigOp.OpType.DELETE)))).all().get();
             assertThat(given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
                     .getLong("config.'retention.ms'")).isEqualTo(defaultRetention);
+        }
+    }
+
+    /** The AlterConfigs request v0-2 (Admin no longer sends it; librdkafka, Sarama and older tools do). */
+    private static AlterConfigsResponseData.AlterConfigsResourceResponse alterConfigs(RawKafka raw,
+                                                                                      ConfigResource.Type type,
+                                                                                      String name, boolean validateOnly,
+                                                                                      Map<String, String> configs)
+            throws Exception {
+        List<AlterConfigsRequest.ConfigEntry> entries = new java.util.ArrayList<>();
+        configs.forEach((k, v) -> entries.add(new AlterConfigsRequest.ConfigEntry(k, v)));
+        AlterConfigsResponse r = raw.call(new AlterConfigsRequest.Builder(Map.of(new ConfigResource(type, name),
+                new AlterConfigsRequest.Config(entries)), validateOnly), (short) 2);
+        return r.data().responses().get(0);
+    }
+
+    @Test
+    void theOldAlterConfigsSetsExactlyTheConfigsItNamesAndTheRestGoBackToTheirDefaults() throws Exception {
+        String topic = KafkaListenerTest.unique("alter-old");
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        ConfigResource.Type topicType = ConfigResource.Type.TOPIC;
+        try (Admin admin = KafkaClients.admin(listener.port()); RawKafka raw = new RawKafka(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of("cleanup.policy", "compact",
+                    "retention.ms", "60000")))).all().get();
+            assertThat(alterConfigs(raw, topicType, topic, false, Map.of("retention.ms", "120000")).errorCode())
+                    .isEqualTo(Errors.NONE.code());
+            Config config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+            assertThat(config.get("retention.ms").value()).isEqualTo("120000");
+            assertThat(config.get("cleanup.policy").value()).as("not named: back to its default").isEqualTo("delete");
+            assertThat(given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                    .getLong("config.'retention.ms'")).isEqualTo(120000L);
+
+            assertThat(alterConfigs(raw, topicType, topic, true, Map.of("retention.ms", "1")).errorCode())
+                    .as("validateOnly").isEqualTo(Errors.NONE.code());
+            assertThat(alterConfigs(raw, topicType, topic, false, Map.of("retention.ms", "1", "no.such.key", "1"))
+                    .errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+            assertThat(alterConfigs(raw, topicType, topic, false, Map.of("retention.ms", "not-a-number"))
+                    .errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+            // Broker configs are the cluster administrator's (this test's anonymous caller is none), as in Kafka.
+            assertThat(alterConfigs(raw, ConfigResource.Type.BROKER, "0", false, Map.of("log.retention.ms", "1"))
+                    .errorCode()).isEqualTo(Errors.CLUSTER_AUTHORIZATION_FAILED.code());
+            assertThat(alterConfigs(raw, topicType, "no-such-topic-" + topic, false, Map.of()).errorCode())
+                    .isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+            assertThat(admin.describeConfigs(List.of(resource)).all().get().get(resource).get("retention.ms").value())
+                    .as("nothing refused or only validated was kept").isEqualTo("120000");
         }
     }
 
