@@ -312,7 +312,7 @@ public final class GroupCoordinator {
         Names.requireValidGroup(group);
         store.update(group, s -> {
             if (classicNow(s)) {
-                ClassicGroupCoordinator.requireMayCommit(s.classic, memberId, instanceId, epochAtMost);
+                ClassicRounds.requireMayCommit(s.classic, memberId, instanceId, epochAtMost);
                 commit.run();
                 return null;
             }
@@ -371,7 +371,7 @@ public final class GroupCoordinator {
         Names.requireValidGroup(group);
         store.update(group, s -> {
             if (classicNow(s)) {
-                ClassicGroupCoordinator.requireMayCommit(s.classic, memberId, null,
+                ClassicRounds.requireMayCommit(s.classic, memberId, null,
                         memberEpoch == null ? -1 : memberEpoch);
                 commit.run();
                 return null;
@@ -451,14 +451,14 @@ public final class GroupCoordinator {
         if (s.classic == null) {
             return false;
         }
-        ClassicGroupCoordinator.advance(s.classic, sessions, now());
+        ClassicRounds.advance(s.classic, sessions, now());
         return s.classic.active();
     }
 
     /** Refuses the service's assignment to a group whose members assign among themselves (Kafka's classic rounds). */
     private void requireNotClassic(String group, GroupState s, Now now) {
         if (s.classic != null) {
-            ClassicGroupCoordinator.advance(s.classic, sessions, now);
+            ClassicRounds.advance(s.classic, sessions, now);
             if (s.classic.active()) {
                 throw new TierlogException(ErrorType.GROUP_PROTOCOL_MISMATCH, "group " + group + " has members that "
                         + "assign partitions among themselves (Kafka's classic protocol, protocol type "
