@@ -11,8 +11,6 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
-import org.apache.kafka.common.message.AlterConfigsRequestData;
-import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
@@ -135,28 +133,10 @@ final class KafkaAccess {
             }
             case CREATE_PARTITIONS -> ((CreatePartitionsRequest) request).data().topics()
                     .forEach(t -> topic.accept(t.name(), null, Operation.ALTER, out));
-            case INCREMENTAL_ALTER_CONFIGS -> {
-                for (IncrementalAlterConfigsRequestData.AlterConfigsResource r
-                        : ((IncrementalAlterConfigsRequest) request).data().resources()) {
-                    if (r.resourceType() == ConfigResource.Type.TOPIC.id()) {
-                        topic.accept(r.resourceName(), null, Operation.ALTER, out);
-                    } else {
-                        // Broker (and logger) configs are the cluster's, as in Kafka; none can be altered here, but
-                        // the caller must be the cluster's administrator to be told so.
-                        out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
-                    }
-                }
-            }
-            case ALTER_CONFIGS -> {
-                for (AlterConfigsRequestData.AlterConfigsResource r
-                        : ((AlterConfigsRequest) request).data().resources()) {
-                    if (r.resourceType() == ConfigResource.Type.TOPIC.id()) {
-                        topic.accept(r.resourceName(), null, Operation.ALTER, out);
-                    } else {
-                        out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
-                    }
-                }
-            }
+            case INCREMENTAL_ALTER_CONFIGS -> ((IncrementalAlterConfigsRequest) request).data().resources()
+                    .forEach(r -> alterConfigs(r.resourceType(), r.resourceName(), topic, out));
+            case ALTER_CONFIGS -> ((AlterConfigsRequest) request).data().resources()
+                    .forEach(r -> alterConfigs(r.resourceType(), r.resourceName(), topic, out));
             case DESCRIBE_CONFIGS -> {
                 for (DescribeConfigsRequestData.DescribeConfigsResource r
                         : ((DescribeConfigsRequest) request).data().resources()) {
@@ -214,6 +194,18 @@ final class KafkaAccess {
     }
 
     /** A topic named by name, or by id (an id no topic has needs nothing: the API answers it unknown). */
+    /**
+     * What altering a config resource needs: {@code alter} on a topic; for broker (and logger) configs, the cluster's
+     * administrator, as in Kafka (none can be altered here, but only the administrator is told so).
+     */
+    private void alterConfigs(byte type, String name, TopicNeeds topic, Consumer<Need> out) {
+        if (type == ConfigResource.Type.TOPIC.id()) {
+            topic.accept(name, null, Operation.ALTER, out);
+        } else {
+            out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
+        }
+    }
+
     private void topic(String name, Uuid id, Operation op, Consumer<Need> out, boolean mayReadVolume) {
         String resolved = name;
         if (resolved == null || resolved.isEmpty()) {

@@ -2,7 +2,6 @@ package io.tierlog.service.it;
 
 import io.tierlog.service.kafka.LabelledAssignor;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -16,9 +15,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,7 +36,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the other instance, and the group keeps consuming and committing, nothing acknowledged lost. Logs under {@code target/it/classic-groups}.
  */
 class ClassicGroupsTwoInstancesIT {
-    static final Duration STARTUP = Duration.ofSeconds(120);
     static final String TOPIC = "labelled-two-instances";
     static final String GROUP = "labelled-two-instances";
 
@@ -48,21 +43,13 @@ class ClassicGroupsTwoInstancesIT {
 
     @Test
     void aRoundClosesOverTwoInstancesAndTheGroupOutlivesOne() throws Exception {
-        PackagedService.deleteTree(work);
-        Path hot = work.resolve("hot");
-        Files.createDirectories(work.resolve("a"));
-        Files.createDirectories(work.resolve("b"));
-        int kafkaA = freePort();
-        int kafkaB = freePort();
-        PackagedService a = PackagedService.start(work.resolve("a"), hot, "-Dtierlog.kafka.port=" + kafkaA,
-                "-Dtierlog.kafka.broker-liveness=3s", "-Dtierlog.kafka.group-initial-rebalance-delay=1s");
-        PackagedService b = PackagedService.start(work.resolve("b"), hot, "-Dtierlog.kafka.port=" + kafkaB,
-                "-Dtierlog.kafka.broker-liveness=3s", "-Dtierlog.kafka.group-initial-rebalance-delay=1s");
+        KafkaInstances both = KafkaInstances.start(work, "-Dtierlog.kafka.broker-liveness=3s",
+                "-Dtierlog.kafka.group-initial-rebalance-delay=1s");
+        int kafkaA = both.kafkaA();
+        int kafkaB = both.kafkaB();
         Map<String, KafkaConsumer<String, String>> consumers = new TreeMap<>();
         try {
-            a.awaitReady(STARTUP);
-            b.awaitReady(STARTUP);
-            try (Admin admin = admin(kafkaA)) {
+            try (Admin admin = KafkaInstances.admin(kafkaA)) {
                 admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) 1))).all().get();
             }
             Set<String> acked = new HashSet<>(send(kafkaA, 0, 20));
@@ -80,7 +67,7 @@ class ClassicGroupsTwoInstancesIT {
             assertThat(consumers.get("a").assignment()).hasSize(4);
             consumers.get("a").commitSync();
 
-            b.process().destroyForcibly().waitFor(); // a's coordinator, SIGKILL
+            both.b().process().destroyForcibly().waitFor(); // a's coordinator, SIGKILL
             acked.addAll(send(kafkaA, 20, 20));
             pollUntil("the group consuming on through the surviving instance", consumers, consumed,
                     () -> consumed.containsAll(acked));
@@ -92,8 +79,7 @@ class ClassicGroupsTwoInstancesIT {
             assertThat(committed.values()).extracting(OffsetAndMetadata::offset).containsOnly(10L);
         } finally {
             consumers.values().forEach(c -> c.close(Duration.ofSeconds(5)));
-            a.process().destroyForcibly().waitFor();
-            b.process().destroyForcibly().waitFor();
+            both.close();
         }
     }
 
@@ -143,18 +129,5 @@ class ClassicGroupsTwoInstancesIT {
         p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "1000");
         p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         return new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
-    }
-
-    private static Admin admin(int port) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        return Admin.create(p);
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -1,7 +1,6 @@
 package io.tierlog.service.it;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -17,9 +16,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +37,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * through B, nothing acknowledged lost. Logs stay under {@code target/it/kafka-brokers}.
  */
 class KafkaBrokersIT {
-    static final Duration STARTUP = Duration.ofSeconds(120);
     static final Duration LIVENESS = Duration.ofSeconds(3);
     /** Liveness timeout plus one refresh period, plus scheduling slack on a loaded shared machine. */
     static final Duration DROPPED_WITHIN = LIVENESS.plus(LIVENESS.dividedBy(3)).plusSeconds(5);
@@ -53,20 +48,11 @@ class KafkaBrokersIT {
 
     @Test
     void instancesAreBrokersAndClientsOutliveOne() throws Exception {
-        PackagedService.deleteTree(work);
-        Path hot = work.resolve("hot");
-        Files.createDirectories(work.resolve("a"));
-        Files.createDirectories(work.resolve("b"));
-        int kafkaA = freePort();
-        int kafkaB = freePort();
-        PackagedService a = PackagedService.start(work.resolve("a"), hot, "-Dtierlog.kafka.port=" + kafkaA,
-                "-Dtierlog.kafka.broker-liveness=" + LIVENESS);
-        PackagedService b = PackagedService.start(work.resolve("b"), hot, "-Dtierlog.kafka.port=" + kafkaB,
-                "-Dtierlog.kafka.broker-liveness=" + LIVENESS);
-        try {
-            a.awaitReady(STARTUP);
-            b.awaitReady(STARTUP);
-            try (Admin adminA = admin(kafkaA)) {
+        try (KafkaInstances both = KafkaInstances.start(work, "-Dtierlog.kafka.broker-liveness=" + LIVENESS)) {
+            PackagedService a = both.a();
+            int kafkaA = both.kafkaA();
+            int kafkaB = both.kafkaB();
+            try (Admin adminA = KafkaInstances.admin(kafkaA)) {
                 adminA.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
                 Set<Integer> ports = awaitBrokers(adminA, 2);
                 assertThat(ports).as("both instances advertised, each with its own port")
@@ -87,7 +73,7 @@ class KafkaBrokersIT {
 
                 a.process().destroyForcibly().waitFor();
                 long killed = System.nanoTime();
-                try (Admin adminB = admin(kafkaB)) {
+                try (Admin adminB = KafkaInstances.admin(kafkaB)) {
                     while (awaitBrokers(adminB, 1).contains(kafkaA)) {
                         assertThat(Duration.ofNanos(System.nanoTime() - killed))
                                 .as("the killed instance is dropped within the liveness timeout")
@@ -107,9 +93,6 @@ class KafkaBrokersIT {
                 assertThat(consumed).as("everything acknowledged, before and after the kill, consumed")
                         .containsAll(acked);
             }
-        } finally {
-            a.process().destroyForcibly().waitFor();
-            b.process().destroyForcibly().waitFor();
         }
     }
 
@@ -147,20 +130,6 @@ class KafkaBrokersIT {
                 consumed.add(r.value());
             }
         }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
-    private static Admin admin(int port) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        return Admin.create(p);
     }
 
     private static KafkaProducer<String, String> producer(int port) {

@@ -10,8 +10,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
@@ -59,15 +57,8 @@ class KafkaClassicGroupsTest {
         return KafkaClients.consumer(listener.port(), c);
     }
 
-    private void produce(String topic, int partitions, int from, int perPartition) throws Exception {
-        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
-            for (int p = 0; p < partitions; p++) {
-                for (int i = from; i < from + perPartition; i++) {
-                    producer.send(new ProducerRecord<>(topic, p, null, p + "-" + i));
-                }
-            }
-            producer.flush();
-        }
+    private void produce(String topic, int partitions, int from, int perPartition) {
+        KafkaClients.produceToEachPartition(listener.port(), topic, partitions, from, perPartition);
     }
 
     /** Polls every consumer in turn, keeping what each read, until {@code done} or 60 s. */

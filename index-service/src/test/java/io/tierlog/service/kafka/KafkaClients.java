@@ -7,6 +7,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.SaslConfigs;
@@ -41,6 +42,18 @@ final class KafkaClients {
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    /** {@code perPartition} records to each of the topic's partitions, values "p-i", all acknowledged. */
+    static void produceToEachPartition(int port, String topic, int partitions, int from, int perPartition) {
+        try (KafkaProducer<String, String> producer = producer(port, "all", "none")) {
+            for (int p = 0; p < partitions; p++) {
+                for (int i = from; i < from + perPartition; i++) {
+                    producer.send(new ProducerRecord<>(topic, p, null, p + "-" + i));
+                }
+            }
+            producer.flush();
+        }
     }
 
     static KafkaConsumer<String, String> consumer(int port, Map<String, String> extra) {

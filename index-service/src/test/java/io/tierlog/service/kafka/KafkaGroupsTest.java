@@ -16,8 +16,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
@@ -66,15 +64,8 @@ class KafkaGroupsTest {
     }
 
     /** {@code perPartition} records to each of the topic's partitions, values "p-i". */
-    private void produce(String topic, int partitions, int from, int perPartition) throws Exception {
-        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
-            for (int p = 0; p < partitions; p++) {
-                for (int i = from; i < from + perPartition; i++) {
-                    producer.send(new ProducerRecord<>(topic, p, null, p + "-" + i));
-                }
-            }
-            producer.flush();
-        }
+    private void produce(String topic, int partitions, int from, int perPartition) {
+        KafkaClients.produceToEachPartition(listener.port(), topic, partitions, from, perPartition);
     }
 
     private KafkaConsumer<String, String> consumer(String group, String protocol) {

@@ -119,17 +119,7 @@ public final class ClassicGroupCoordinator {
 
     /** Whether the group is classic now: it has classic members, or ids handed out for joining. */
     public boolean active(String group) {
-        Names.requireValidGroup(group);
-        if (!store.exists(group)) {
-            return false;
-        }
-        return store.update(group, s -> {
-            if (s.classic == null) {
-                return false;
-            }
-            ClassicRounds.advance(s.classic, clock, clock.now());
-            return s.classic.active();
-        });
+        return onClassic(group, () -> false, g -> true);
     }
 
     public JoinAnswer join(String group, Join join) {
@@ -385,18 +375,9 @@ public final class ClassicGroupCoordinator {
         });
     }
 
-    /** The group as DescribeGroups shows it, or empty when it is not a classic group. */
+    /** The group as DescribeGroups shows it, or empty when it is not a classic group (now). */
     public Optional<Description> describe(String group) {
-        Names.requireValidGroup(group);
-        if (!store.exists(group)) {
-            return Optional.empty();
-        }
-        return store.update(group, s -> {
-            if (s.classic == null) {
-                return Optional.empty();
-            }
-            ClassicGroup g = s.classic;
-            ClassicRounds.advance(g, clock, clock.now());
+        return onClassic(group, Optional::empty, g -> {
             List<MemberInfo> members = new ArrayList<>();
             for (ClassicGroup.Member m : g.members.values()) {
                 members.add(new MemberInfo(m.memberId, m.instanceId, m.clientId, m.clientHost,
