@@ -229,7 +229,7 @@ class ClassicGroupCoordinatorTest {
 
         assertThat(classic.leave("g", ab[0], null)).isEqualTo(ClassicError.NONE);
         assertThat(classic.leave("g", ab[1], null)).isEqualTo(ClassicError.NONE);
-        assertThat(classic.describe("g").orElseThrow().state()).isEqualTo("Empty");
+        assertThat(classic.describe("g")).as("no longer a classic group").isEmpty();
         assertThat(classic.active("g")).isFalse();
         assertThat(shared.heartbeat("g", http).assignment()).as("empty again: the service may assign").isNotEmpty();
     }
@@ -274,5 +274,35 @@ class ClassicGroupCoordinatorTest {
         clock.advance(Duration.ofMillis(SESSION + 1));
         assertThat(classic.join("g", join(first.memberId(), null, "stream")).error())
                 .isEqualTo(ClassicError.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
+    void limitsAreRefusedAndChangeNothing() {
+        Join huge = new Join(null, "big", "client", "/h", "consumer",
+                List.of(new Protocol("stream", new byte[ClassicGroupCoordinator.MAX_PROTOCOL_BYTES + 1])),
+                SESSION, REBALANCE, true);
+        assertThat(classic.join("g", huge).error()).isEqualTo(ClassicError.INVALID_REQUEST);
+        Join tooShort = new Join(null, "short", "client", "/h", "consumer", List.of(new Protocol("stream",
+                new byte[0])), (int) GroupCoordinator.MIN_SESSION_TIMEOUT_MS - 1, REBALANCE, true);
+        assertThat(classic.join("g", tooShort).error()).isEqualTo(ClassicError.INVALID_SESSION_TIMEOUT);
+        Join badInstance = new Join(null, "no spaces allowed", "client", "/h", "consumer",
+                List.of(new Protocol("stream", new byte[0])), SESSION, REBALANCE, true);
+        assertThat(classic.join("g", badInstance).error()).isEqualTo(ClassicError.INVALID_REQUEST);
+        assertThat(classic.active("g")).as("nothing was stored").isFalse();
+        assertThat(classic.describe("g")).isEmpty();
+    }
+
+    @Test
+    void aStaticMemberIsRemovedByItsInstanceIdAlone() {
+        JoinAnswer a = classic.join("g", join(null, "ia", "stream"));
+        JoinAnswer b = classic.join("g", join(null, "ib", "stream"));
+        classic.join("g", join(a.memberId(), "ia", "stream"));
+        JoinAnswer b2 = classic.awaitJoin("g", b.memberId(), b.generation());
+        assertThat(classic.leave("g", null, "ib")).as("Admin's removeMembersFromConsumerGroup")
+                .isEqualTo(ClassicError.NONE);
+        assertThat(classic.heartbeat("g", b.memberId(), "ib", b2.generation())).isEqualTo(ClassicError.UNKNOWN_MEMBER_ID);
+        assertThat(classic.heartbeat("g", a.memberId(), "ia", b2.generation()))
+                .as("a round for the one left").isEqualTo(ClassicError.REBALANCE_IN_PROGRESS);
+        assertThat(classic.leave("g", "someone-else", "ia")).isEqualTo(ClassicError.FENCED_INSTANCE_ID);
     }
 }
