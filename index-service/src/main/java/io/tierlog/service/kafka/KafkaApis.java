@@ -21,6 +21,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -28,7 +29,6 @@ import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
-import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -77,7 +77,8 @@ import java.util.function.Supplier;
  * so a client never loses its connection over an API it probes.
  *
  * <p>Threads: called on a connection's event loop. Nothing here blocks it: reads (fetch, list offsets, metadata)
- * run on {@link ServiceThreads#reads()}, appends and topic changes on Quarkus' worker pool. The returned future
+ * run on {@link ServiceThreads#reads()}, appends, topic changes and group calls on Quarkus' worker pool; a classic
+ * group's JoinGroup or SyncGroup that waits for its round holds no thread ({@link KafkaClassicGroups}). The returned future
  * completes on whichever thread finished the work, with the encoded response frame, or {@code null} when Kafka sends
  * none (produce with acks=0). Thread-safe.
  */
@@ -107,7 +108,8 @@ public class KafkaApis {
             List.of(new Broker(0, "localhost", -1)));
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
-                     KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs, KafkaDeleteRecords deleteRecords, AccessControl access, Clock clock, ServiceThreads threads,
+                     KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
+                     KafkaDeleteRecords deleteRecords, AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory) {
         this.memory = memory;
         this.groups = groups;
