@@ -78,9 +78,9 @@ import java.util.function.Supplier;
  *
  * <p>Threads: called on a connection's event loop. Nothing here blocks it: reads (fetch, list offsets, metadata)
  * run on {@link ServiceThreads#reads()}, appends, topic changes and group calls on Quarkus' worker pool; a classic
- * group's JoinGroup or SyncGroup that waits for its round holds no thread ({@link KafkaClassicGroups}). The returned future
- * completes on whichever thread finished the work, with the encoded response frame, or {@code null} when Kafka sends
- * none (produce with acks=0). Thread-safe.
+ * group's JoinGroup or SyncGroup that waits for its round holds no thread ({@link KafkaClassicGroups}). The
+ * returned future completes on whichever thread finished the work, with the encoded response frame, or {@code null}
+ * when Kafka sends none (produce with acks=0). Thread-safe.
  */
 @Singleton
 public class KafkaApis {
