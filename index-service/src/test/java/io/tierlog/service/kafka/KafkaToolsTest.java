@@ -6,6 +6,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -99,6 +101,37 @@ class KafkaToolsTest {
                 "--reset-offsets", "--to-earliest", "--group", group, "--topic", topic, "--execute");
         assertThat(committed(group, topic, 0)).isZero();
         assertThat(committed(group, topic, 1)).isZero();
+    }
+
+    @Test
+    void consumerGroupCommandDescribesAGroupWhoseMembersAssign() throws Exception {
+        String topic = KafkaListenerTest.unique("tools-own");
+        String group = KafkaListenerTest.unique("tools-own-g");
+        createTopic(topic, 2);
+        Map<String, String> c = new HashMap<>();
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, "labelled-tool-client");
+        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, LabelledAssignor.class.getName());
+        c.put(LabelledAssignor.LABEL, "only");
+        try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(listener.port(), c)) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (consumer.assignment().size() < 2) {
+                assertThat(System.nanoTime()).as("assigned by its own assignor").isLessThan(deadline);
+                consumer.poll(java.time.Duration.ofMillis(100));
+            }
+            consumer.commitSync();
+            String described = String.join("\n", tool(null,
+                    "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server", bootstrap(),
+                    "--describe", "--group", group));
+            assertThat(described).contains(group).contains(topic).contains("labelled-tool-client");
+            String state = String.join("\n", tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+                    "--bootstrap-server", bootstrap(), "--describe", "--group", group, "--state"));
+            assertThat(state).contains("labelled").contains("Stable");
+            assertThat(tool(null, "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", "--bootstrap-server",
+                    bootstrap(), "--list")).contains(group);
+        }
     }
 
     @Test
