@@ -88,7 +88,13 @@ class ColdReadRangesS3Test {
         // Batches of 50 records of about 160 bytes: about 8 KB each.
         hot.append(mib * 130, 50, config);
         TieredStorage tierer = storage(server.endpoint(), TieringConfig.DEFAULTS);
-        assertThat(tierer.runTieringPass().storeUnavailable()).isFalse();
+        // Setup, not what this class tests: in a full suite a PUT here has failed "Error writing request body to
+        // server" on every attempt once (CI, 2026-12-04); the service's tierer pauses and runs the next pass, so do so.
+        boolean tiered = false;
+        for (int pass = 0; pass < 3 && !tiered; pass++) {
+            tiered = !tierer.runTieringPass().storeUnavailable();
+        }
+        assertThat(tiered).as("a tiering pass reached S3Proxy").isTrue();
         Manifest m = tierer.manifests().load(tp);
         segments = m.segments();
         expected = hot.readHot(0).stream().filter(r -> r.offset() < m.coldEnd()).toList();
