@@ -47,6 +47,7 @@ public final class ClassicGroupCoordinator {
     public static final int MAX_PROTOCOL_BYTES = 1 << 20;
     private static final Pattern INSTANCE_ID = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
+    private final GroupCoordinator shared;
     private final GroupStateStore store;
     private final SessionClock clock;
     private final long initialDelayMs;
@@ -56,6 +57,7 @@ public final class ClassicGroupCoordinator {
      * @param initialRebalanceDelay how long the first round of an empty group waits for more members
      */
     public ClassicGroupCoordinator(GroupCoordinator shared, Duration initialRebalanceDelay) {
+        this.shared = shared;
         this.store = shared.store();
         this.clock = shared.sessions();
         this.initialDelayMs = initialRebalanceDelay.toMillis();
@@ -136,17 +138,22 @@ public final class ClassicGroupCoordinator {
                     : ClassicError.INVALID_REQUEST, join.memberId());
         }
         return store.update(group, s -> {
-            if (!s.members.isEmpty()) {
+            Now now = clock.now();
+            if (shared.expireServed(s, now)) {
                 // Members the service assigns (HTTP, KIP-848, classic with a standard assignor): not ours to join.
                 return JoinAnswer.error(ClassicError.INCONSISTENT_GROUP_PROTOCOL, join.memberId());
             }
-            if (s.classic == null) {
+            boolean fresh = s.classic == null;
+            if (fresh) {
                 s.classic = new ClassicGroup();
             }
             ClassicGroup g = s.classic;
-            Now now = clock.now();
             ClassicRounds.advance(g, clock, now);
-            return join(g, join, now);
+            JoinAnswer answer = join(g, join, now);
+            if (fresh && !g.active()) {
+                s.classic = null; // a refused first join leaves no state behind
+            }
+            return answer;
         });
     }
 

@@ -467,6 +467,17 @@ public final class GroupCoordinator {
         }
     }
 
+    /**
+     * Expires the group's members this coordinator assigns whose sessions ended (retargeting the rest); whether any
+     * is left. For {@link ClassicGroupCoordinator}, which may start a classic group only where none is.
+     */
+    boolean expireServed(GroupState s, Now now) {
+        if (expire(s, now)) {
+            retarget(s);
+        }
+        return !s.members.isEmpty();
+    }
+
     GroupStateStore store() {
         return store;
     }

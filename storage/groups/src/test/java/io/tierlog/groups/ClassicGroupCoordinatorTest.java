@@ -290,6 +290,7 @@ class ClassicGroupCoordinatorTest {
         assertThat(classic.join("g", badInstance).error()).isEqualTo(ClassicError.INVALID_REQUEST);
         assertThat(classic.active("g")).as("nothing was stored").isFalse();
         assertThat(classic.describe("g")).isEmpty();
+        assertThat(shared.groups()).as("no state file").doesNotContain("g");
     }
 
     @Test
@@ -304,5 +305,15 @@ class ClassicGroupCoordinatorTest {
         assertThat(classic.heartbeat("g", a.memberId(), "ia", b2.generation()))
                 .as("a round for the one left").isEqualTo(ClassicError.REBALANCE_IN_PROGRESS);
         assertThat(classic.leave("g", "someone-else", "ia")).isEqualTo(ClassicError.FENCED_INSTANCE_ID);
+    }
+
+    @Test
+    void aGroupWhoseServiceAssignedMembersAllDiedTakesClassicMembersWithoutAnyOtherCall() {
+        shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "http", null));
+        assertThat(classic.join("g", join(null, "x", "stream")).error()).isEqualTo(ClassicError.INCONSISTENT_GROUP_PROTOCOL);
+        clock.advance(Duration.ofMillis(SESSION).plusSeconds(2)); // past its session and the clock-skew margin
+        JoinAnswer joined = classic.join("g", join(null, "x", "stream"));
+        assertThat(joined.error()).isEqualTo(ClassicError.NONE);
+        assertThat(joined.leader()).isEqualTo(joined.memberId());
     }
 }
