@@ -117,11 +117,8 @@ class ClassicGroupsTwoInstancesIT {
 
     private static KafkaConsumer<String, String> consumer(int port, String label) {
         Properties p = new Properties();
+        p.putAll(LabelledAssignor.consumerConfig(GROUP, label));
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, LabelledAssignor.class.getName());
-        p.put(LabelledAssignor.LABEL, label);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");

@@ -47,11 +47,7 @@ class KafkaClassicGroupsTest {
     KafkaListener listener;
 
     private KafkaConsumer<String, String> labelled(String group, String label) {
-        Map<String, String> c = new HashMap<>();
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, LabelledAssignor.class.getName());
-        c.put(LabelledAssignor.LABEL, label);
+        Map<String, String> c = LabelledAssignor.consumerConfig(group, label);
         c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
         c.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
         return KafkaClients.consumer(listener.port(), c);

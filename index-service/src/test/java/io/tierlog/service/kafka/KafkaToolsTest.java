@@ -108,12 +108,8 @@ class KafkaToolsTest {
         String topic = KafkaListenerTest.unique("tools-own");
         String group = KafkaListenerTest.unique("tools-own-g");
         createTopic(topic, 2);
-        Map<String, String> c = new HashMap<>();
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        Map<String, String> c = LabelledAssignor.consumerConfig(group, "only");
         c.put(ConsumerConfig.CLIENT_ID_CONFIG, "labelled-tool-client");
-        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, LabelledAssignor.class.getName());
-        c.put(LabelledAssignor.LABEL, "only");
         try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(listener.port(), c)) {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
@@ -26,6 +27,16 @@ public class LabelledAssignor implements ConsumerPartitionAssignor, Configurable
     public static final Map<String, String> told = new ConcurrentHashMap<>();
 
     private String label;
+
+    /** A classic consumer's settings for {@code group} with this assignor under {@code label}; callers add the rest. */
+    public static Map<String, String> consumerConfig(String group, String label) {
+        Map<String, String> c = new HashMap<>();
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, LabelledAssignor.class.getName());
+        c.put(LABEL, label);
+        return c;
+    }
 
     @Override
     public void configure(Map<String, ?> configs) {
