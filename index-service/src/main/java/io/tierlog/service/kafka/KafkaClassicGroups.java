@@ -38,7 +38,9 @@ import java.util.function.Supplier;
  * Kafka's classic group APIs for groups whose members assign among themselves ({@link ClassicGroupCoordinator}):
  * a JoinGroup whose protocol type is not {@code consumer} (Kafka Connect's {@code connect}), or whose assignors are
  * none the service runs itself (Kafka Streams' {@code stream}, any custom assignor), or into a group that is classic
- * already. Every other classic request is the service's to assign ({@link KafkaGroups}), as before.
+ * already. Every other classic request is the service's to assign ({@link KafkaGroups}), as before. Heartbeat,
+ * SyncGroup and LeaveGroup are routed by the member id: the rounds hand out ids of their own
+ * ({@link ClassicGroupCoordinator#handsOut}), so a service-assigned member's request reads no classic state.
  *
  * <p>Waiting: a JoinGroup waits for its round to close and a follower's SyncGroup for the leader's, without holding a
  * thread. A waiting request asks the coordinator again when a request of the same group on this instance changed
@@ -129,23 +131,21 @@ public class KafkaClassicGroups {
         return new JoinGroupResponse(out, version);
     }
 
-    /** A SyncGroup of a classic group's member, or {@code coordinatorAssigned}'s if the group is not classic. */
+    /** A SyncGroup: a classic-rounds member's ({@link ClassicGroupCoordinator#handsOut}), else the service's. */
     CompletableFuture<AbstractResponse> syncGroup(SyncGroupRequest request, Executor workers,
                                                   Supplier<AbstractResponse> coordinatorAssigned) {
         SyncGroupRequestData in = request.data();
+        if (!ClassicGroupCoordinator.handsOut(in.memberId())) {
+            return CompletableFuture.supplyAsync(coordinatorAssigned, workers);
+        }
         return CompletableFuture.supplyAsync(() -> {
             Map<String, byte[]> assignments = new HashMap<>();
             in.assignments().forEach(a -> assignments.put(a.memberId(), a.assignment()));
             SyncAnswer answer = coordinator.sync(in.groupId(), in.memberId(), emptyToNull(in.groupInstanceId()),
                     in.generationId(), emptyToNull(in.protocolType()), emptyToNull(in.protocolName()), assignments);
-            if (answer != null) {
-                waits.poke(in.groupId());
-            }
+            waits.poke(in.groupId());
             return answer;
         }, workers).thenCompose(first -> {
-            if (first == null) {
-                return CompletableFuture.supplyAsync(coordinatorAssigned, workers);
-            }
             CompletableFuture<SyncAnswer> answered = !first.pending() ? CompletableFuture.completedFuture(first)
                     : waits.await(in.groupId(), workers, () -> {
                         SyncAnswer a = coordinator.awaitSync(in.groupId(), in.memberId(), in.generationId());
@@ -157,21 +157,29 @@ public class KafkaClassicGroups {
         });
     }
 
-    /** A Heartbeat of a classic group's member, or null if the group is not classic. */
+    /** A Heartbeat of a classic-rounds member, or null for a member the service assigns. */
     HeartbeatResponse heartbeat(HeartbeatRequest request) {
-        ClassicError e = coordinator.heartbeat(request.data().groupId(), request.data().memberId(),
-                emptyToNull(request.data().groupInstanceId()), request.data().generationId());
-        if (e == null) {
+        if (!ClassicGroupCoordinator.handsOut(request.data().memberId())) {
             return null;
         }
+        ClassicError e = coordinator.heartbeat(request.data().groupId(), request.data().memberId(),
+                emptyToNull(request.data().groupInstanceId()), request.data().generationId());
         waits.poke(request.data().groupId());
         return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(error(e).code()));
     }
 
-    /** A LeaveGroup of a classic group's members, or null if the group is not classic. */
+    /**
+     * A LeaveGroup of a classic group's members, or null if the group is not classic. Members named by an id the
+     * service assigned go straight to it; one named by its instance id alone (Admin's removal) is looked up.
+     */
     LeaveGroupResponse leaveGroup(LeaveGroupRequest request) {
+        List<LeaveGroupRequestData.MemberIdentity> members = request.members();
+        if (!members.isEmpty() && emptyToNull(members.get(0).memberId()) != null
+                && !ClassicGroupCoordinator.handsOut(members.get(0).memberId())) {
+            return null;
+        }
         LeaveGroupResponseData out = new LeaveGroupResponseData();
-        for (LeaveGroupRequestData.MemberIdentity member : request.members()) {
+        for (LeaveGroupRequestData.MemberIdentity member : members) {
             ClassicError e = coordinator.leave(request.data().groupId(), emptyToNull(member.memberId()),
                     emptyToNull(member.groupInstanceId()));
             if (e == null) {

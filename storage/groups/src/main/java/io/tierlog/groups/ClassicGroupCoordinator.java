@@ -46,6 +46,8 @@ public final class ClassicGroupCoordinator {
     /** Protocol metadata per member at most, all protocols together. */
     public static final int MAX_PROTOCOL_BYTES = 1 << 20;
     private static final Pattern INSTANCE_ID = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    /** In every member id this coordinator hands out (see {@link #handsOut}). */
+    private static final String ROUNDS_MARK = "-rounds-";
 
     private final GroupCoordinator shared;
     private final GroupStateStore store;
@@ -289,13 +291,13 @@ public final class ClassicGroupCoordinator {
     }
 
     /**
-     * A SyncGroup (null when the group is not classic: the caller's other kind of membership answers it): the
-     * leader's carries every member's assignment ({@code assignments}, by member id; a member it
-     * leaves out gets an empty one); a follower's waits for it.
+     * A SyncGroup (UNKNOWN_MEMBER_ID when the group is not classic): the leader's carries every member's
+     * assignment ({@code assignments}, by member id; a member it leaves out gets an empty one); a follower's waits
+     * for it.
      */
     public SyncAnswer sync(String group, String memberId, String instanceId, int generation, String protocolType,
                            String protocolName, Map<String, byte[]> assignments) {
-        return onClassic(group, () -> null, g -> {
+        return onClassic(group, () -> SyncAnswer.error(ClassicError.UNKNOWN_MEMBER_ID), g -> {
             ClassicError refused = ClassicRounds.check(g, memberId, instanceId, generation);
             if (refused != ClassicError.NONE) {
                 return SyncAnswer.error(refused);
@@ -343,11 +345,11 @@ public final class ClassicGroupCoordinator {
     }
 
     /**
-     * A Heartbeat: NONE, or REBALANCE_IN_PROGRESS while a round is open (the member must join it); null when the
-     * group is not classic.
+     * A Heartbeat: NONE, or REBALANCE_IN_PROGRESS while a round is open (the member must join it); UNKNOWN_MEMBER_ID
+     * when the group is not classic.
      */
     public ClassicError heartbeat(String group, String memberId, String instanceId, int generation) {
-        return onClassic(group, () -> null, g -> {
+        return onClassic(group, () -> ClassicError.UNKNOWN_MEMBER_ID, g -> {
             ClassicError refused = ClassicRounds.check(g, memberId, instanceId, generation);
             if (refused != ClassicError.NONE) {
                 return refused;
@@ -446,9 +448,17 @@ public final class ClassicGroupCoordinator {
         ClassicRounds.heard(m, clock, now);
     }
 
-    /** Kafka's form of member ids: the client id, a dash, a UUID. */
+    /** Kafka's form of member ids (the client id, a dash, a UUID), marked as this coordinator's. */
     private static String newMemberId(String clientId) {
-        return (clientId == null ? "" : clientId) + "-" + UUID.randomUUID();
+        return (clientId == null ? "" : clientId) + ROUNDS_MARK + UUID.randomUUID();
+    }
+
+    /**
+     * Whether {@code memberId} is one this coordinator hands out: requests naming it are for the classic rounds, and
+     * others (the service-assigned members' ids, which never carry the mark) need no look at this state.
+     */
+    public static boolean handsOut(String memberId) {
+        return memberId != null && memberId.contains(ROUNDS_MARK);
     }
 
     /**

@@ -67,6 +67,9 @@ class ClassicGroupCoordinatorTest {
         JoinAnswer a = joinNew(classic, "g", "stream");
         assertThat(a.pending()).isFalse();
         assertThat(a.leader()).isEqualTo(a.memberId());
+        assertThat(ClassicGroupCoordinator.handsOut(a.memberId())).as("requests naming it are routed here").isTrue();
+        assertThat(ClassicGroupCoordinator.handsOut("tierlog-" + java.util.UUID.randomUUID())).isFalse();
+        assertThat(ClassicGroupCoordinator.handsOut(java.util.UUID.randomUUID().toString())).isFalse();
         JoinAnswer b = joinNew(classic, "g", "stream");
         assertThat(b.pending()).as("a round is open until a joins again").isTrue();
         assertThat(classic.heartbeat("g", a.memberId(), null, a.generation()))
