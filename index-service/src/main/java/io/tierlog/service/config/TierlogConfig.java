@@ -346,8 +346,21 @@ public interface TierlogConfig {
          */
         Optional<java.nio.file.Path> tlsKeystore();
 
-        /** Password of {@link #tlsKeystore()} (and of its key). */
+        /**
+         * The same keystore given as base64 text, for deployments that pass secrets as environment variables (ECS
+         * {@code secrets}); used when {@link #tlsKeystore()} is unset. The bytes are never written to disk.
+         */
+        Optional<String> tlsKeystoreBase64();
+
+        /** Password of {@link #tlsKeystore()} or {@link #tlsKeystoreBase64()} (and of its key). */
         Optional<String> tlsKeystorePassword();
+
+        /**
+         * This instance's rack, the availability zone it runs in (Kafka's {@code broker.rack}): clients in the same
+         * rack are given leaders and read replicas here (docs/kafka.md, "Racks"). Unset: on ECS, the task's
+         * availability zone from the task metadata endpoint; elsewhere none.
+         */
+        Optional<String> rack();
 
         /**
          * How long an instance on the hot volume may miss its heartbeats (one every third of this) before the others

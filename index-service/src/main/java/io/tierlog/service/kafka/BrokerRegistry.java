@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  * The service instances sharing one hot volume, as Kafka brokers (docs/kafka.md, "Several instances", ADR 0021).
  * Each instance claims the lowest free node id by holding an exclusive lock on {@code <dir>/<id>.lock} (the OS
  * drops it when the process dies, even by SIGKILL, so a restarted instance takes a free id again) and writes
- * {@code <dir>/<id>.json} (host, port, a beat counter) every third of the liveness timeout.
+ * {@code <dir>/<id>.json} (host, port, rack, a beat counter) every third of the liveness timeout.
  *
  * <p><b>Liveness</b> is judged by each observer on its own monotonic clock: a broker is live while its beat counter
  * changed within the liveness timeout, so clocks that differ between machines do not matter. A file seen for the
@@ -89,17 +89,18 @@ final class BrokerRegistry implements AutoCloseable {
      * Claims a node id in {@code dir}, announces {@code host:port} under it and starts beating and refreshing every
      * third of {@code liveness}. The caller closes the registry on shutdown.
      */
-    static BrokerRegistry join(Path dir, String host, int port, Clock clock, Duration liveness, Duration maxClockSkew)
-            throws IOException {
-        BrokerRegistry registry = claim(dir, host, port, clock, System::nanoTime, liveness, maxClockSkew);
+    static BrokerRegistry join(Path dir, String host, int port, String rack, Clock clock, Duration liveness,
+                               Duration maxClockSkew) throws IOException {
+        BrokerRegistry registry = claim(dir, host, port, rack, clock, System::nanoTime, liveness, maxClockSkew);
         long period = Math.max(50, liveness.toMillis() / 3);
         registry.timer.scheduleWithFixedDelay(registry::refreshQuietly, period, period, TimeUnit.MILLISECONDS);
         return registry;
     }
 
     /** Claims a node id and announces it once; nothing beats or refreshes until {@link #refresh} is called. */
-    static BrokerRegistry claim(Path dir, String host, int port, Clock clock, LongSupplier monotonicNanos,
-                                Duration liveness, Duration maxClockSkew) throws IOException {
+    static BrokerRegistry claim(Path dir, String host, int port, String rack, Clock clock,
+                                LongSupplier monotonicNanos, Duration liveness, Duration maxClockSkew)
+            throws IOException {
         Files.createDirectories(dir);
         for (int id = 0; id < MAX_NODE_ID; id++) {
             FileChannel channel = FileChannel.open(dir.resolve(id + ".lock"), StandardOpenOption.CREATE,
@@ -115,7 +116,7 @@ final class BrokerRegistry implements AutoCloseable {
                 continue;
             }
             BrokerRegistry registry = new BrokerRegistry(dir, clock, monotonicNanos, liveness, maxClockSkew,
-                    channel, lock, new Broker(id, host, port));
+                    channel, lock, new Broker(id, host, port, rack));
             try {
                 registry.refresh();
             } catch (IOException | RuntimeException e) {
@@ -162,7 +163,8 @@ final class BrokerRegistry implements AutoCloseable {
                 if (node == null || !node.hasNonNull("nodeId")) {
                     continue;
                 }
-                Broker b = new Broker(node.get("nodeId").asInt(), node.path("host").asText(), node.path("port").asInt());
+                Broker b = new Broker(node.get("nodeId").asInt(), node.path("host").asText(), node.path("port").asInt(),
+                        node.hasNonNull("rack") ? node.get("rack").asText() : null);
                 String inst = node.path("instance").asText();
                 long beatNo = node.path("beat").asLong();
                 Seen before = seen.get(b.nodeId());
@@ -194,6 +196,9 @@ final class BrokerRegistry implements AutoCloseable {
     private void writeBeat() throws IOException {
         ObjectNode node = JSON.createObjectNode().put("nodeId", self.nodeId()).put("host", self.host())
                 .put("port", self.port()).put("instance", instance).put("beat", ++beat).put("beatMs", clock.millis());
+        if (self.rack() != null) {
+            node.put("rack", self.rack());
+        }
         Path target = dir.resolve(self.nodeId() + ".json");
         Path tmp = dir.resolve("." + self.nodeId() + ".json." + instance + ".tmp");
         Files.write(tmp, JSON.writeValueAsBytes(node));

@@ -280,7 +280,7 @@ public class KafkaApis {
                                               String clientId) {
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
-            case METADATA -> on(reads, () -> clusterApis.metadata((MetadataRequest) request, version,
+            case METADATA -> on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
             case PRODUCE -> produce.produce((ProduceRequest) request, version, workers);
@@ -289,7 +289,7 @@ public class KafkaApis {
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
             case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
             case FETCH -> fetch.fetch((FetchRequest) request, version, session.principal().name(),
-                    session.fileSlices());
+                    session.fileSlices(), readReplicas(((FetchRequest) request).data().rackId()));
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version));
             case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version));
@@ -355,10 +355,23 @@ public class KafkaApis {
                 new DescribeClusterResponseData.DescribeClusterBrokerCollection();
         for (Broker b : c.live()) {
             brokers.add(new DescribeClusterResponseData.DescribeClusterBroker().setBrokerId(b.nodeId())
-                    .setHost(b.host()).setPort(b.port()).setRack(null));
+                    .setHost(b.host()).setPort(b.port()).setRack(b.rack()));
         }
         return new DescribeClusterResponse(new DescribeClusterResponseData().setClusterId(clusterId)
                 .setControllerId(c.controller().nodeId()).setBrokers(brokers));
+    }
+
+    /**
+     * Where a consumer in {@code rack} (its {@code client.rack}, sent in Fetch v11+) should read each partition
+     * instead of here (KIP-392): null when it should read here, as it should for every partition when this broker
+     * is in its rack, it names none, or no live broker is in it.
+     */
+    private KafkaFetch.ReadReplicas readReplicas(String rack) {
+        KafkaCluster c = cluster.get();
+        if (c.readReplicaFor("", 0, rack) == null) {
+            return null;
+        }
+        return (topic, partition) -> c.readReplicaFor(topic, partition, rack).nodeId();
     }
 
     /**

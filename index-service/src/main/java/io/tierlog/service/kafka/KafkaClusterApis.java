@@ -48,8 +48,9 @@ import java.util.Map;
 /**
  * Metadata, CreateTopics, DeleteTopics and DescribeConfigs over the same {@link TopicStore} and {@link TopicAdmin} as HTTP.
  * Metadata lists the live instances on the hot volume as brokers and spreads partition leadership over them
- * ({@link KafkaCluster}); each partition has its leader as its only replica, leader epoch unknown (-1, so clients
- * skip epoch validation); topics are never created by Metadata (auto-create is off). Blocking: runs on a pool thread.
+ * ({@link KafkaCluster}), in the client's rack when its client id names one; every live broker is a replica of every
+ * partition (each serves it from the shared volume), all in sync; leader epoch unknown (-1, so clients skip epoch
+ * validation); topics are never created by Metadata (auto-create is off). Blocking: runs on a pool thread.
  */
 @Singleton
 public class KafkaClusterApis {
@@ -75,20 +76,22 @@ public class KafkaClusterApis {
      * @param visible the topics a listing of all topics shows (the caller may describe them)
      * @param allowed whether a topic named in the request may be described (TOPIC_AUTHORIZATION_FAILED if not)
      */
-    MetadataResponse metadata(MetadataRequest request, short version, java.util.function.Predicate<String> visible,
+    MetadataResponse metadata(MetadataRequest request, short version, String clientId,
+                              java.util.function.Predicate<String> visible,
                               java.util.function.Predicate<String> allowed) {
         KafkaCluster c = cluster.get();
+        String rack = KafkaCluster.rackOf(clientId);
         MetadataResponseData out = new MetadataResponseData().setClusterId(clusterId)
                 .setControllerId(c.controller().nodeId());
         for (Broker b : c.live()) {
             out.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(b.nodeId()).setHost(b.host())
-                    .setPort(b.port()).setRack(null));
+                    .setPort(b.port()).setRack(b.rack()));
         }
         MetadataRequestData data = request.data();
         if (data.topics() == null) {
             for (TopicMetadata t : admin.listPublic()) {
                 if (visible.test(t.name())) {
-                    out.topics().add(describe(t, version, c));
+                    out.topics().add(describe(t, version, c, rack));
                 }
             }
         } else {
@@ -106,7 +109,7 @@ public class KafkaClusterApis {
                         throw new org.apache.kafka.common.errors.TopicAuthorizationException(
                                 "not allowed to describe topic:" + topic.name());
                     }
-                    out.topics().add(describe(topic, version, c));
+                    out.topics().add(describe(topic, version, c, rack));
                 } catch (RuntimeException e) {
                     MetadataResponseData.MetadataResponseTopic missing = new MetadataResponseData.MetadataResponseTopic()
                             .setName(asked.name()).setErrorCode(KafkaErrors.of(e).code());
@@ -120,16 +123,18 @@ public class KafkaClusterApis {
         return new MetadataResponse(out, version);
     }
 
-    private MetadataResponseData.MetadataResponseTopic describe(TopicMetadata t, short version, KafkaCluster c) {
+    private MetadataResponseData.MetadataResponseTopic describe(TopicMetadata t, short version, KafkaCluster c,
+                                                                String rack) {
         MetadataResponseData.MetadataResponseTopic topic = new MetadataResponseData.MetadataResponseTopic()
                 .setName(t.name()).setIsInternal(false);
         if (version >= 10) {
             topic.setTopicId(KafkaTopics.idOf(t));
         }
         for (int p = 0; p < t.partitions(); p++) {
-            int node = c.leaderOf(t.name(), p).nodeId();
+            Broker leader = c.leaderOf(t.name(), p, rack);
+            List<Integer> replicas = c.replicas(leader);
             topic.partitions().add(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p)
-                    .setLeaderId(node).setLeaderEpoch(-1).setReplicaNodes(List.of(node)).setIsrNodes(List.of(node))
+                    .setLeaderId(leader.nodeId()).setLeaderEpoch(-1).setReplicaNodes(replicas).setIsrNodes(replicas)
                     .setOfflineReplicas(List.of()));
         }
         return topic;

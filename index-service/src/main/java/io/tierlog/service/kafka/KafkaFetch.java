@@ -79,6 +79,12 @@ public class KafkaFetch {
         this.sessions = new FetchSessions(config.kafka().fetchSessions(), SESSION_EVICTION, clock);
     }
 
+    /** Where a consumer in another rack should read a partition instead (KIP-392): a live broker's node id. */
+    @FunctionalInterface
+    interface ReadReplicas {
+        int of(String topic, int partition);
+    }
+
     /** The incremental fetch sessions of this instance (for tests and operators). */
     FetchSessions sessions() {
         return sessions;
@@ -92,8 +98,11 @@ public class KafkaFetch {
      *
      * @param owner     the caller's name: only it may use the sessions it starts
      * @param fileSlices whether hot batches may be answered as file ranges (the connection can {@code sendfile})
+     * @param readReplicas null: read here; else each partition is answered at once with no records and the broker
+     *                     the consumer should fetch it from (its preferred read replica, as Kafka's leader answers)
      */
-    CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version, String owner, boolean fileSlices) {
+    CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version, String owner, boolean fileSlices,
+                                             ReadReplicas readReplicas) {
         FetchRequestData data = request.data();
         long deadline = System.nanoTime() + Math.max(0, data.maxWaitMs()) * 1_000_000L;
         Plan plan;
@@ -103,12 +112,12 @@ public class KafkaFetch {
                 return CompletableFuture.completedFuture(new KafkaApis.Reply(new FetchResponseData()
                         .setErrorCode(found.error().code()).setSessionId(0), () -> { }));
             }
-            plan = Plan.incremental(found.session(), data, fileSlices);
+            plan = Plan.incremental(found.session(), data, fileSlices, readReplicas);
         } else {
             if (version >= 7 && data.sessionId() != 0) {
                 sessions.close(data.sessionId(), owner);
             }
-            plan = Plan.full(data, version >= 7 && data.sessionEpoch() == 0, owner, fileSlices);
+            plan = Plan.full(data, version >= 7 && data.sessionEpoch() == 0, owner, fileSlices, readReplicas);
         }
         return CompletableFuture.supplyAsync(() -> round(data, plan), readPool)
                 .thenCompose(round -> untilEnough(data, plan, round, deadline));
@@ -117,7 +126,8 @@ public class KafkaFetch {
     /** Answers with {@code round} if it is enough or time is up; else releases it, waits for appends, reads again. */
     private CompletableFuture<KafkaApis.Reply> untilEnough(FetchRequestData data, Plan plan, Round round, long deadline) {
         long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
-        if (round.bytes >= Math.max(1, data.minBytes()) || round.anyError || remainingMs <= 0 || round.waitOn.isEmpty()) {
+        if (round.bytes >= Math.max(1, data.minBytes()) || round.anyError || round.redirected || remainingMs <= 0
+                || round.waitOn.isEmpty()) {
             return CompletableFuture.completedFuture(round.reply(plan));
         }
         round.release();
@@ -151,17 +161,21 @@ public class KafkaFetch {
         final String owner;
         /** Whether hot batches are answered as file ranges (see {@link PartitionReads#fetchSlices}). */
         final boolean fileSlices;
+        /** Null: partitions are read here; else where the consumer should read each instead. */
+        final ReadReplicas readReplicas;
 
         private Plan(List<Want> wants, FetchSessions.Session session, boolean startSession, String owner,
-                     boolean fileSlices) {
+                     boolean fileSlices, ReadReplicas readReplicas) {
             this.wants = wants;
             this.session = session;
             this.startSession = startSession;
             this.owner = owner;
             this.fileSlices = fileSlices;
+            this.readReplicas = readReplicas;
         }
 
-        static Plan full(FetchRequestData data, boolean startSession, String owner, boolean fileSlices) {
+        static Plan full(FetchRequestData data, boolean startSession, String owner, boolean fileSlices,
+                         ReadReplicas readReplicas) {
             List<Want> wants = new ArrayList<>();
             for (FetchRequestData.FetchTopic t : data.topics()) {
                 for (FetchRequestData.FetchPartition p : t.partitions()) {
@@ -170,11 +184,12 @@ public class KafkaFetch {
                     wants.add(new Want(e, e.fetchOffset, e.maxBytes));
                 }
             }
-            return new Plan(wants, null, startSession, owner, fileSlices);
+            return new Plan(wants, null, startSession, owner, fileSlices, readReplicas);
         }
 
         /** Applies the request's changes (added or moved partitions, forgotten ones) to the session. */
-        static Plan incremental(FetchSessions.Session session, FetchRequestData data, boolean fileSlices) {
+        static Plan incremental(FetchSessions.Session session, FetchRequestData data, boolean fileSlices,
+                                ReadReplicas readReplicas) {
             List<Want> wants = new ArrayList<>();
             synchronized (session) {
                 Map<FetchSessions.Key, FetchSessions.Entry> parts = FetchSessions.partitions(session);
@@ -196,7 +211,7 @@ public class KafkaFetch {
                     wants.add(new Want(e, e.fetchOffset, e.maxBytes));
                 }
             }
-            return new Plan(wants, session, false, null, fileSlices);
+            return new Plan(wants, session, false, null, fileSlices, readReplicas);
         }
     }
 
@@ -210,6 +225,8 @@ public class KafkaFetch {
         int bytes;
         int records;
         boolean anyError;
+        /** Some partition was answered with a preferred read replica: answered at once, as Kafka does. */
+        boolean redirected;
         final long started = System.nanoTime();
 
         void release() {
@@ -239,7 +256,7 @@ public class KafkaFetch {
                         FetchResponseData.PartitionData p = outs.get(i);
                         boolean news = w.entry().told(p.highWatermark(), p.logStartOffset());
                         boolean data = KafkaInternals.hasRecords(p.records());
-                        if (news || data || p.errorCode() != Errors.NONE.code()) {
+                        if (news || data || p.errorCode() != Errors.NONE.code() || p.preferredReadReplica() >= 0) {
                             answered.add(w);
                         }
                         if (data && parts.remove(w.entry().key) != null) {
@@ -299,7 +316,13 @@ public class KafkaFetch {
                     topic.requirePartition(key.partition());
                     TopicPartition tp = new TopicPartition(topic.name(), key.partition());
                     int maxBytes = Math.min(want.maxBytes(), budget);
-                    if (budget <= 0) {
+                    if (plan.readReplicas != null) {
+                        // Kafka's leader answers a consumer of another rack with its extent and where to read.
+                        long hw = reads.highWatermark(tp);
+                        out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp))
+                                .setPreferredReadReplica(plan.readReplicas.of(topic.name(), key.partition()));
+                        round.redirected = true;
+                    } else if (budget <= 0) {
                         // The request's max.bytes is spent: the extent only, as Kafka answers.
                         long hw = reads.highWatermark(tp);
                         out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp));

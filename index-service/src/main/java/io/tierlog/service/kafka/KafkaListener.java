@@ -69,28 +69,27 @@ public class KafkaListener {
                     + "tierlog.auth.allow-anonymous=true to let anyone who reaches it use the service");
         }
         NetServerOptions options = options();
-        if (config.tlsKeystore().isPresent()) {
-            java.nio.file.Path keystore = config.tlsKeystore().get();
-            if (!java.nio.file.Files.isReadable(keystore)) {
-                throw new IllegalStateException("tierlog.kafka.tls-keystore: cannot read " + keystore);
-            }
+        PfxOptions keystore = keystore();
+        if (keystore != null) {
             // TLS 1.2 and 1.3 only (Vert.x' default protocols), the JDK's engine; no client certificates asked.
-            options.setSsl(true).setKeyCertOptions(new PfxOptions().setPath(keystore.toString())
-                    .setPassword(config.tlsKeystorePassword().orElse("")));
+            options.setSsl(true).setKeyCertOptions(keystore);
         }
         NetServer s = vertx.createNetServer(options);
         // In token mode a connection is no one until it authenticates (SASL); in none mode it is anonymous.
         Principal before = tokenMode ? null : Principal.ANONYMOUS;
         s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(), before, memory).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        BrokerRegistry registry = BrokerRegistry.join(brokersDir, advertisedHost(), server.actualPort(), clock,
-                config.brokerLiveness(), maxClockSkew);
+        EcsTaskMetadata ecs = config.advertisedHost().isPresent() && config.rack().isPresent() ? EcsTaskMetadata.NONE
+                : EcsTaskMetadata.read(System.getenv(EcsTaskMetadata.ENDPOINT_VARIABLE));
+        BrokerRegistry registry = BrokerRegistry.join(brokersDir, advertisedHost(ecs), server.actualPort(),
+                config.rack().or(ecs::zone).orElse(null), clock, config.brokerLiveness(), maxClockSkew);
         brokers = registry;
         apis.serveAs(registry::cluster);
         Broker broker = registry.self();
-        LOG.infof("Kafka listener on %s:%d, advertised as node %d at %s:%d, %s, %s", host, server.actualPort(),
-                broker.nodeId(), broker.host(), broker.port(), tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
-                config.tlsKeystore().isPresent() ? "TLS" : "plaintext");
+        LOG.infof("Kafka listener on %s:%d, advertised as node %d at %s:%d in rack %s, %s, %s", host,
+                server.actualPort(), broker.nodeId(), broker.host(), broker.port(), broker.rack(),
+                tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
+                keystore != null ? "TLS" : "plaintext");
     }
 
     /** The listener's socket options (TLS aside): its address, no Nagle delay, the configured send buffer. */
@@ -130,9 +129,35 @@ public class KafkaListener {
         return registry == null ? null : registry.self();
     }
 
-    private String advertisedHost() {
+    /** The listener's keystore, from a file or from base64 text; null: plaintext. */
+    private PfxOptions keystore() {
+        String password = config.tlsKeystorePassword().orElse("");
+        if (config.tlsKeystore().isPresent()) {
+            java.nio.file.Path keystore = config.tlsKeystore().get();
+            if (!java.nio.file.Files.isReadable(keystore)) {
+                throw new IllegalStateException("tierlog.kafka.tls-keystore: cannot read " + keystore);
+            }
+            return new PfxOptions().setPath(keystore.toString()).setPassword(password);
+        }
+        if (config.tlsKeystoreBase64().isPresent()) {
+            byte[] bytes;
+            try {
+                bytes = java.util.Base64.getMimeDecoder().decode(config.tlsKeystoreBase64().get().strip());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("tierlog.kafka.tls-keystore-base64 is not base64");
+            }
+            return new PfxOptions().setValue(io.vertx.core.buffer.Buffer.buffer(bytes)).setPassword(password);
+        }
+        return null;
+    }
+
+    /** The configured host, else the ECS task's address, else the bind host, else this machine's name. */
+    private String advertisedHost(EcsTaskMetadata ecs) {
         if (config.advertisedHost().isPresent()) {
             return config.advertisedHost().get();
+        }
+        if (ecs.host().isPresent()) {
+            return ecs.host().get();
         }
         if (!"0.0.0.0".equals(host) && !"::".equals(host)) {
             return host;

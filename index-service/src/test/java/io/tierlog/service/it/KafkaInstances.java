@@ -20,14 +20,20 @@ record KafkaInstances(PackagedService a, int kafkaA, PackagedService b, int kafk
     static final Duration STARTUP = Duration.ofSeconds(120); // generous: JVM starts are slow on a loaded 2-core machine
 
     static KafkaInstances start(Path work, String... properties) throws Exception {
+        return start(work, List.of(), List.of(), properties);
+    }
+
+    /** As {@link #start(Path, String...)}, with {@code onlyA} and {@code onlyB} given to one instance each. */
+    static KafkaInstances start(Path work, List<String> onlyA, List<String> onlyB, String... properties)
+            throws Exception {
         PackagedService.deleteTree(work);
         Path hot = work.resolve("hot");
         Files.createDirectories(work.resolve("a"));
         Files.createDirectories(work.resolve("b"));
         int kafkaA = freePort();
         int kafkaB = freePort();
-        PackagedService a = PackagedService.start(work.resolve("a"), hot, with(properties, kafkaA));
-        PackagedService b = PackagedService.start(work.resolve("b"), hot, with(properties, kafkaB));
+        PackagedService a = PackagedService.start(work.resolve("a"), hot, with(properties, onlyA, kafkaA));
+        PackagedService b = PackagedService.start(work.resolve("b"), hot, with(properties, onlyB, kafkaB));
         KafkaInstances both = new KafkaInstances(a, kafkaA, b, kafkaB);
         try {
             a.awaitReady(STARTUP);
@@ -39,8 +45,9 @@ record KafkaInstances(PackagedService a, int kafkaA, PackagedService b, int kafk
         return both;
     }
 
-    private static String[] with(String[] properties, int kafkaPort) {
+    private static String[] with(String[] properties, List<String> own, int kafkaPort) {
         List<String> all = new ArrayList<>(List.of(properties));
+        all.addAll(own);
         all.add(0, "-Dtierlog.kafka.port=" + kafkaPort);
         return all.toArray(String[]::new);
     }

@@ -29,7 +29,11 @@ class BrokerRegistryTest {
     private final AtomicLong monotonic = new AtomicLong(1_000_000_000L);
 
     private BrokerRegistry claim(int port) throws Exception {
-        return BrokerRegistry.claim(dir, "127.0.0.1", port, wall, monotonic::get, LIVENESS, SKEW);
+        return claim(port, null);
+    }
+
+    private BrokerRegistry claim(int port, String rack) throws Exception {
+        return BrokerRegistry.claim(dir, "127.0.0.1", port, rack, wall, monotonic::get, LIVENESS, SKEW);
     }
 
     private void advance(Duration d) {
@@ -126,6 +130,15 @@ class BrokerRegistryTest {
                 leaders.add(fromA.nodeId());
             }
             assertThat(leaders).containsExactlyInAnyOrder(0, 1);
+        }
+    }
+
+    @Test
+    void eachInstanceSeesTheOthersRack() throws Exception {
+        try (BrokerRegistry a = claim(9001, "eu-west-1a"); BrokerRegistry b = claim(9002, null)) {
+            a.refresh();
+            assertThat(a.cluster().live()).extracting(Broker::rack).containsExactly("eu-west-1a", null);
+            assertThat(b.cluster().live()).extracting(Broker::rack).containsExactly("eu-west-1a", null);
         }
     }
 }
