@@ -78,6 +78,14 @@ module "index_service" {
   cold_kms_key_arn     = var.kms_key_arn
   jwt_issuer           = var.jwt_issuer
   jwt_audience         = try(var.jwt_audience[0], null)
+
+  kafka_enabled                          = var.kafka_enabled
+  kafka_port                             = var.kafka_port
+  kafka_client_cidr_blocks               = var.kafka_client_cidr_blocks
+  kafka_client_security_group_ids        = var.kafka_client_security_group_ids
+  kafka_tls_keystore_secret_arn          = var.kafka_tls_keystore_secret_arn
+  kafka_tls_keystore_password_secret_arn = var.kafka_tls_keystore_password_secret_arn
+  kafka_allow_plaintext                  = var.kafka_allow_plaintext
 }
 
 module "http_api" {

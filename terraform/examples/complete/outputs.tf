@@ -22,3 +22,8 @@ output "index_service_cluster" {
   description = "ECS cluster of the index-service."
   value       = module.index_service.cluster_name
 }
+
+output "kafka_bootstrap_servers" {
+  description = "Kafka bootstrap.servers (internal NLB DNS name and port); null unless kafka_enabled."
+  value       = module.index_service.kafka_bootstrap_servers
+}

@@ -109,3 +109,45 @@ variable "tags" {
   type        = map(string)
   default     = { Project = "tierlog" }
 }
+
+variable "kafka_enabled" {
+  description = "Open the index-service's Kafka listener, with an internal Network Load Balancer for bootstrap (output kafka_bootstrap_servers)."
+  type        = bool
+  default     = false
+}
+
+variable "kafka_port" {
+  description = "Kafka port of the tasks and of the load balancer."
+  type        = number
+  default     = 9092
+}
+
+variable "kafka_client_cidr_blocks" {
+  description = "IPv4 CIDRs allowed to reach the Kafka port (e.g. the VPC's, 10.0.0.0/16). With kafka_enabled, this or kafka_client_security_group_ids must name someone."
+  type        = list(string)
+  default     = []
+}
+
+variable "kafka_client_security_group_ids" {
+  description = "Security groups allowed to reach the Kafka port."
+  type        = list(string)
+  default     = []
+}
+
+variable "kafka_tls_keystore_secret_arn" {
+  description = "Secrets Manager secret holding the base64 of the Kafka listener's PKCS12 keystore (modules/index-service/README.md, \"Kafka over TLS\"); null: no TLS."
+  type        = string
+  default     = null
+}
+
+variable "kafka_tls_keystore_password_secret_arn" {
+  description = "Secrets Manager secret holding the keystore's password."
+  type        = string
+  default     = null
+}
+
+variable "kafka_allow_plaintext" {
+  description = "Allow the Kafka listener without TLS (SASL tokens in plaintext inside the VPC). Test stacks only."
+  type        = bool
+  default     = false
+}

@@ -22,6 +22,22 @@ locals {
     TIERLOG_AUTH_MODE = "token"
     QUARKUS_HTTP_HOST = "0.0.0.0"
   }
+  # Kafka wire protocol (docs/kafka.md). Off: the service opens no Kafka port at all. On: it binds every interface
+  # and advertises itself by the task's private DNS name, read from the ECS task metadata endpoint.
+  kafka_tls = var.kafka_enabled && var.kafka_tls_keystore_secret_arn != null
+  kafka_environment = merge({ TIERLOG_KAFKA_ENABLED = tostring(var.kafka_enabled) }, var.kafka_enabled ? {
+    TIERLOG_KAFKA_HOST = "0.0.0.0"
+    TIERLOG_KAFKA_PORT = tostring(var.kafka_port)
+  } : {})
+  # The keystore (base64 of a PKCS12) and its password come from Secrets Manager, never from plain environment.
+  kafka_secrets = local.kafka_tls ? [
+    { name = "TIERLOG_KAFKA_TLS_KEYSTORE_BASE64", valueFrom = var.kafka_tls_keystore_secret_arn },
+    { name = "TIERLOG_KAFKA_TLS_KEYSTORE_PASSWORD", valueFrom = var.kafka_tls_keystore_password_secret_arn },
+  ] : []
+  kafka_port_mappings = var.kafka_enabled ? [{ containerPort = var.kafka_port, protocol = "tcp" }] : []
+  # Name of the Network Load Balancer and its target group: 32 characters at most (the provider says so at plan).
+  kafka_lb_name = "${var.name}-kafka"
+
   jwt_environment = var.jwt_issuer == null ? {} : {
     TIERLOG_AUTH_JWT_ISSUER   = var.jwt_issuer
     TIERLOG_AUTH_JWT_JWKS_URL = coalesce(var.jwt_jwks_url, "${trimsuffix(var.jwt_issuer, "/")}/.well-known/jwks.json")
@@ -149,12 +165,23 @@ resource "aws_secretsmanager_secret_version" "bootstrap" {
   secret_string_wo_version = var.bootstrap_token_version
 }
 
-# ECS reads the secret when it starts a task: the execution role may read this one secret and nothing else.
+# ECS reads the secrets when it starts a task: the execution role may read the bootstrap token secret (and, with Kafka
+# over TLS, the keystore and password secrets) and nothing else.
 data "aws_iam_policy_document" "execution_secrets" {
   statement {
     sid       = "BootstrapToken"
     actions   = ["secretsmanager:GetSecretValue"]
     resources = [aws_secretsmanager_secret.bootstrap.arn]
+  }
+
+  # With Kafka over TLS: the keystore and its password, these two secrets only.
+  dynamic "statement" {
+    for_each = local.kafka_tls ? [[var.kafka_tls_keystore_secret_arn, var.kafka_tls_keystore_password_secret_arn]] : []
+    content {
+      sid       = "KafkaTlsKeystore"
+      actions   = ["secretsmanager:GetSecretValue"]
+      resources = statement.value
+    }
   }
 }
 
@@ -272,9 +299,9 @@ resource "aws_ecs_task_definition" "this" {
       name         = local.container_name
       image        = var.container_image
       essential    = true
-      portMappings = [{ containerPort = local.port, protocol = "tcp" }]
-      environment  = [for k, v in merge(local.environment, local.jwt_environment) : { name = k, value = v }]
-      secrets      = [{ name = "TIERLOG_AUTH_BOOTSTRAP_TOKEN", valueFrom = aws_secretsmanager_secret.bootstrap.arn }]
+      portMappings = concat([{ containerPort = local.port, protocol = "tcp" }], local.kafka_port_mappings)
+      environment  = [for k, v in merge(local.environment, local.jwt_environment, local.kafka_environment) : { name = k, value = v }]
+      secrets      = concat([{ name = "TIERLOG_AUTH_BOOTSTRAP_TOKEN", valueFrom = aws_secretsmanager_secret.bootstrap.arn }], local.kafka_secrets)
       mountPoints  = [{ sourceVolume = "hot", containerPath = var.data_dir, readOnly = false }]
       # SIGKILL comes this long after SIGTERM: above the service's own bound, so it always finishes its answers.
       stopTimeout = var.shutdown_timeout_seconds + 10
@@ -310,6 +337,17 @@ resource "aws_ecs_task_definition" "this" {
       }
     },
   ])
+
+  lifecycle {
+    precondition {
+      condition     = !var.kafka_enabled || length(var.kafka_client_cidr_blocks) + length(var.kafka_client_security_group_ids) > 0
+      error_message = "kafka_enabled = true needs kafka_client_cidr_blocks or kafka_client_security_group_ids: the Kafka port is opened only to the clients named there, never to everyone by default."
+    }
+    precondition {
+      condition     = !var.kafka_enabled || var.kafka_tls_keystore_secret_arn != null || var.kafka_allow_plaintext
+      error_message = "kafka_enabled = true without kafka_tls_keystore_secret_arn would carry SASL tokens in plaintext. Set kafka_tls_keystore_secret_arn and kafka_tls_keystore_password_secret_arn, or kafka_allow_plaintext = true to accept plaintext inside the VPC."
+    }
+  }
 
   tags = var.tags
 }
@@ -407,6 +445,143 @@ resource "aws_lb_listener" "this" {
   tags = var.tags
 }
 
+# Kafka listener (kafka_enabled only). Each task is a Kafka broker and advertises its own private DNS name in Metadata,
+# so after bootstrap clients connect to the tasks directly: the task security group admits them on kafka_port. The
+# internal Network Load Balancer only gives them one stable bootstrap address (TCP passthrough: TLS ends in the task).
+# Clients are the CIDRs and security groups named in the variables, nobody else. The rules are counted by list
+# index, so that security groups created in the same apply can be passed; reordering a list replaces its rules.
+resource "aws_vpc_security_group_ingress_rule" "task_kafka_from_cidr" {
+  count = var.kafka_enabled ? length(var.kafka_client_cidr_blocks) : 0
+
+  security_group_id = aws_security_group.task.id
+  description       = "Kafka clients (brokers advertised by private DNS name)"
+  ip_protocol       = "tcp"
+  from_port         = var.kafka_port
+  to_port           = var.kafka_port
+  cidr_ipv4         = var.kafka_client_cidr_blocks[count.index]
+}
+
+resource "aws_vpc_security_group_ingress_rule" "task_kafka_from_sg" {
+  count = var.kafka_enabled ? length(var.kafka_client_security_group_ids) : 0
+
+  security_group_id            = aws_security_group.task.id
+  description                  = "Kafka clients (brokers advertised by private DNS name)"
+  ip_protocol                  = "tcp"
+  from_port                    = var.kafka_port
+  to_port                      = var.kafka_port
+  referenced_security_group_id = var.kafka_client_security_group_ids[count.index]
+}
+
+resource "aws_security_group" "kafka_lb" {
+  count = var.kafka_enabled ? 1 : 0
+
+  name        = "${var.name}-kafka-lb"
+  description = "Kafka bootstrap load balancer of the Tierlog index-service"
+  vpc_id      = var.vpc_id
+  tags        = merge(var.tags, { Name = "${var.name}-kafka-lb" })
+}
+
+resource "aws_vpc_security_group_ingress_rule" "kafka_lb_from_cidr" {
+  count = var.kafka_enabled ? length(var.kafka_client_cidr_blocks) : 0
+
+  security_group_id = aws_security_group.kafka_lb[0].id
+  description       = "Kafka clients (bootstrap)"
+  ip_protocol       = "tcp"
+  from_port         = var.kafka_port
+  to_port           = var.kafka_port
+  cidr_ipv4         = var.kafka_client_cidr_blocks[count.index]
+}
+
+resource "aws_vpc_security_group_ingress_rule" "kafka_lb_from_sg" {
+  count = var.kafka_enabled ? length(var.kafka_client_security_group_ids) : 0
+
+  security_group_id            = aws_security_group.kafka_lb[0].id
+  description                  = "Kafka clients (bootstrap)"
+  ip_protocol                  = "tcp"
+  from_port                    = var.kafka_port
+  to_port                      = var.kafka_port
+  referenced_security_group_id = var.kafka_client_security_group_ids[count.index]
+}
+
+# Forwarded connections and health checks: the NLB does not preserve client IPs (below), so the tasks see the NLB.
+resource "aws_vpc_security_group_egress_rule" "kafka_lb_to_task" {
+  count = var.kafka_enabled ? 1 : 0
+
+  security_group_id            = aws_security_group.kafka_lb[0].id
+  description                  = "Kafka to the index-service tasks"
+  ip_protocol                  = "tcp"
+  from_port                    = var.kafka_port
+  to_port                      = var.kafka_port
+  referenced_security_group_id = aws_security_group.task.id
+}
+
+resource "aws_vpc_security_group_ingress_rule" "task_kafka_from_lb" {
+  count = var.kafka_enabled ? 1 : 0
+
+  security_group_id            = aws_security_group.task.id
+  description                  = "Kafka from the bootstrap load balancer"
+  ip_protocol                  = "tcp"
+  from_port                    = var.kafka_port
+  to_port                      = var.kafka_port
+  referenced_security_group_id = aws_security_group.kafka_lb[0].id
+}
+
+resource "aws_lb" "kafka" {
+  count = var.kafka_enabled ? 1 : 0
+
+  name               = local.kafka_lb_name
+  internal           = true
+  load_balancer_type = "network"
+  security_groups    = [aws_security_group.kafka_lb[0].id]
+  subnets            = var.subnet_ids
+  # One task may serve all zones: every NLB node forwards to any healthy task.
+  enable_cross_zone_load_balancing = true
+  tags                             = var.tags
+}
+
+resource "aws_lb_target_group" "kafka" {
+  count = var.kafka_enabled ? 1 : 0
+
+  name        = local.kafka_lb_name
+  port        = var.kafka_port
+  protocol    = "TCP"
+  target_type = "ip"
+  vpc_id      = var.vpc_id
+  # Bootstrap connections are short: a stopping task leaves the target group quickly, its connections closed.
+  deregistration_delay   = 10
+  connection_termination = true
+  # The tasks see the NLB's address, which the task security group admits through the NLB's security group.
+  preserve_client_ip = "false"
+
+  health_check {
+    protocol            = "TCP"
+    port                = "traffic-port"
+    interval            = 10
+    healthy_threshold   = 2
+    unhealthy_threshold = 2
+  }
+
+  tags = var.tags
+}
+
+resource "aws_lb_listener" "kafka" {
+  count = var.kafka_enabled ? 1 : 0
+
+  load_balancer_arn = aws_lb.kafka[0].arn
+  port              = var.kafka_port
+  protocol          = "TCP"
+  # Above Kafka clients' connections.max.idle.ms (9 minutes), so the client closes an idle connection, rather than
+  # the NLB dropping it silently (its default is 350 s).
+  tcp_idle_timeout_seconds = 600
+
+  default_action {
+    type             = "forward"
+    target_group_arn = aws_lb_target_group.kafka[0].arn
+  }
+
+  tags = var.tags
+}
+
 resource "aws_ecs_service" "this" {
   name            = var.name
   cluster         = aws_ecs_cluster.this.id
@@ -430,6 +605,16 @@ resource "aws_ecs_service" "this" {
     container_port   = local.port
   }
 
+  # Kafka bootstrap through the Network Load Balancer (kafka_enabled only).
+  dynamic "load_balancer" {
+    for_each = aws_lb_target_group.kafka
+    content {
+      target_group_arn = load_balancer.value.arn
+      container_name   = local.container_name
+      container_port   = var.kafka_port
+    }
+  }
+
   deployment_circuit_breaker {
     enable   = true
     rollback = true
@@ -437,5 +622,5 @@ resource "aws_ecs_service" "this" {
 
   tags = var.tags
 
-  depends_on = [aws_lb_listener.this, aws_iam_role_policy.task]
+  depends_on = [aws_lb_listener.this, aws_lb_listener.kafka, aws_iam_role_policy.task]
 }

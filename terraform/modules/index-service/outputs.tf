@@ -47,3 +47,28 @@ output "bootstrap_token_secret_arn" {
   description = "ARN of the Secrets Manager secret holding the bootstrap admin token (read it to mint scoped tokens)."
   value       = aws_secretsmanager_secret.bootstrap.arn
 }
+
+output "execution_role_arn" {
+  description = "ARN of the task execution role, which reads the secrets at task start (grant it kms:Decrypt in the key policy of a customer managed key that encrypts the Kafka keystore secrets)."
+  value       = aws_iam_role.execution.arn
+}
+
+output "kafka_bootstrap_servers" {
+  description = "Kafka bootstrap.servers: <internal NLB DNS name>:<kafka_port>; null when kafka_enabled = false."
+  value       = var.kafka_enabled ? "${aws_lb.kafka[0].dns_name}:${var.kafka_port}" : null
+}
+
+output "kafka_lb_dns_name" {
+  description = "DNS name of the Kafka bootstrap Network Load Balancer (for a Route 53 alias record); null when kafka_enabled = false."
+  value       = one(aws_lb.kafka[*].dns_name)
+}
+
+output "kafka_lb_zone_id" {
+  description = "Route 53 hosted zone ID of the Kafka bootstrap Network Load Balancer (for an alias record); null when kafka_enabled = false."
+  value       = one(aws_lb.kafka[*].zone_id)
+}
+
+output "kafka_lb_security_group_id" {
+  description = "Security group of the Kafka bootstrap Network Load Balancer; null when kafka_enabled = false."
+  value       = one(aws_security_group.kafka_lb[*].id)
+}

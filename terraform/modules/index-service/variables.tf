@@ -213,3 +213,76 @@ variable "bootstrap_token_version" {
   type        = number
   default     = 1
 }
+
+variable "kafka_enabled" {
+  description = "Open the Kafka wire-protocol listener (docs/kafka.md) on kafka_port, with a Network Load Balancer for bootstrap. false: TIERLOG_KAFKA_ENABLED=false, no Kafka port at all."
+  type        = bool
+  default     = false
+}
+
+variable "kafka_port" {
+  description = "TIERLOG_KAFKA_PORT: the Kafka port of the tasks and of the load balancer's listener."
+  type        = number
+  default     = 9092
+
+  validation {
+    condition     = var.kafka_port == floor(var.kafka_port) && var.kafka_port >= 1 && var.kafka_port <= 65535 && var.kafka_port != 8080
+    error_message = "kafka_port must be a TCP port (1-65535) other than 8080, the HTTP port."
+  }
+}
+
+variable "kafka_client_cidr_blocks" {
+  description = "IPv4 CIDRs allowed to connect to the Kafka port, on the load balancer and on the tasks (clients connect to each task after bootstrap). With kafka_enabled, this or kafka_client_security_group_ids must name someone."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for c in var.kafka_client_cidr_blocks : can(cidrnetmask(c)) && try(cidrsubnet(c, 0, 0) == c, false)])
+    error_message = "kafka_client_cidr_blocks must be IPv4 network CIDRs such as 10.0.0.0/16 (no host bits set)."
+  }
+}
+
+variable "kafka_client_security_group_ids" {
+  description = "Security groups (of this VPC or a peered one) allowed to connect to the Kafka port, on the load balancer and on the tasks."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for id in var.kafka_client_security_group_ids : can(regex("^sg-[0-9a-f]+$", id))])
+    error_message = "kafka_client_security_group_ids must be security group IDs (sg-...)."
+  }
+}
+
+variable "kafka_tls_keystore_secret_arn" {
+  description = "Secrets Manager secret whose value is the base64 of a PKCS12 keystore (certificate chain and private key), injected as TIERLOG_KAFKA_TLS_KEYSTORE_BASE64: the listener then speaks TLS only (SASL_SSL). Its certificate must name the bootstrap name and the tasks' private DNS names (README). null: no TLS."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.kafka_tls_keystore_secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[^:]+$", var.kafka_tls_keystore_secret_arn))
+    error_message = "kafka_tls_keystore_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-XXXXXX), its whole value the keystore."
+  }
+}
+
+variable "kafka_tls_keystore_password_secret_arn" {
+  description = "Secrets Manager secret whose value is the keystore's password, injected as TIERLOG_KAFKA_TLS_KEYSTORE_PASSWORD. Set with kafka_tls_keystore_secret_arn."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.kafka_tls_keystore_password_secret_arn == null || can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[^:]+$", var.kafka_tls_keystore_password_secret_arn))
+    error_message = "kafka_tls_keystore_password_secret_arn must be the full ARN of a Secrets Manager secret, its whole value the password."
+  }
+
+  # A validation, not a precondition: it must stop the plan before the execution role's policy reads the pair.
+  validation {
+    condition     = (var.kafka_tls_keystore_password_secret_arn == null) == (var.kafka_tls_keystore_secret_arn == null)
+    error_message = "kafka_tls_keystore_secret_arn and kafka_tls_keystore_password_secret_arn are set together or not at all."
+  }
+}
+
+variable "kafka_allow_plaintext" {
+  description = "Allow kafka_enabled without a TLS keystore: SASL over plaintext inside the VPC, so tokens cross the network unencrypted. Test stacks only."
+  type        = bool
+  default     = false
+}
