@@ -142,6 +142,8 @@ final class KafkaAccess {
                         : ((DescribeConfigsRequest) request).data().resources()) {
                     if (r.resourceType() == ConfigResource.Type.TOPIC.id()) {
                         topic.accept(r.resourceName(), null, Operation.DESCRIBE, out);
+                    } else if (r.resourceType() == ConfigResource.Type.GROUP.id()) {
+                        group(r.resourceName(), Operation.READ, out);
                     }
                 }
             }
@@ -195,12 +197,15 @@ final class KafkaAccess {
 
     /** A topic named by name, or by id (an id no topic has needs nothing: the API answers it unknown). */
     /**
-     * What altering a config resource needs: {@code alter} on a topic; for broker (and logger) configs, the cluster's
-     * administrator, as in Kafka (none can be altered here, but only the administrator is told so).
+     * What altering a config resource needs: {@code alter} on a topic; {@code commit} on a group (as HTTP's share-group
+     * config); for broker (and logger) configs, the cluster's administrator, as in Kafka (none can be altered here,
+     * but only the administrator is told so).
      */
     private void alterConfigs(byte type, String name, TopicNeeds topic, Consumer<Need> out) {
         if (type == ConfigResource.Type.TOPIC.id()) {
             topic.accept(name, null, Operation.ALTER, out);
+        } else if (type == ConfigResource.Type.GROUP.id()) {
+            group(name, Operation.COMMIT, out);
         } else {
             out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
         }

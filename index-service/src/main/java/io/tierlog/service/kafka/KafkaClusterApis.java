@@ -57,13 +57,15 @@ public class KafkaClusterApis {
     private final TopicStore topics;
     private final TopicAdmin admin;
     private final KafkaTopics kafkaTopics;
+    private final KafkaGroupConfigs groupConfigs;
     private volatile java.util.function.Supplier<KafkaCluster> cluster = () -> new KafkaCluster(
             new Broker(0, "localhost", -1), List.of(new Broker(0, "localhost", -1)));
     private volatile String clusterId = "";
 
-    public KafkaClusterApis(TopicStore topics, TopicAdmin admin) {
+    public KafkaClusterApis(TopicStore topics, TopicAdmin admin, KafkaGroupConfigs groupConfigs) {
         this.topics = topics;
         this.admin = admin;
+        this.groupConfigs = groupConfigs;
         this.kafkaTopics = new KafkaTopics(topics);
     }
 
@@ -245,7 +247,7 @@ public class KafkaClusterApis {
     /**
      * Topic config changes, the same as HTTP's {@code PATCH /v1/topics/{topic}/config}: SET a key, or DELETE it (back
      * to its default); APPEND and SUBTRACT (list configs, which Tierlog has none of) are INVALID_REQUEST, and so are
-     * broker configs. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
+     * broker configs. Group configs go to {@link KafkaGroupConfigs}. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
      */
     IncrementalAlterConfigsResponse incrementalAlterConfigs(IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsRequestData data = request.data();
@@ -256,8 +258,13 @@ public class KafkaClusterApis {
                     new IncrementalAlterConfigsResponseData.AlterConfigsResourceResponse()
                             .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
             try {
+                if (asked.resourceType() == ConfigResource.Type.GROUP.id()) {
+                    groupConfigs.alter(asked, data.validateOnly());
+                    out.responses().add(result);
+                    continue;
+                }
                 if (asked.resourceType() != ConfigResource.Type.TOPIC.id()) {
-                    throw Errors.INVALID_REQUEST.exception("only topic configs can be changed");
+                    throw Errors.INVALID_REQUEST.exception("only topic and group configs can be changed");
                 }
                 TopicMetadata topic = kafkaTopics.byName(asked.resourceName());
                 Map<String, Object> changes = new LinkedHashMap<>();
@@ -329,8 +336,9 @@ public class KafkaClusterApis {
     }
 
     /**
-     * Every topic config with its value and whether it is the default, as Kafka lists them; a broker (this
-     * instance) has no configs to list. Other resource types are INVALID_REQUEST.
+     * Every topic config with its value and whether it is the default, as Kafka lists them, and every group config
+     * ({@link KafkaGroupConfigs}); a broker (this instance) has no configs to list. Other resource types are
+     * INVALID_REQUEST.
      */
     DescribeConfigsResponse describeConfigs(DescribeConfigsRequest request) {
         DescribeConfigsResponseData out = new DescribeConfigsResponseData();
@@ -352,9 +360,11 @@ public class KafkaClusterApis {
                                     .setIsSensitive(false));
                         }
                     });
+                } else if (asked.resourceType() == ConfigResource.Type.GROUP.id()) {
+                    groupConfigs.describe(asked, result, request.data().includeDocumentation());
                 } else if (asked.resourceType() != ConfigResource.Type.BROKER.id()) {
                     result.setErrorCode(Errors.INVALID_REQUEST.code())
-                            .setErrorMessage("only topic and broker configs are described");
+                            .setErrorMessage("only topic, group and broker configs are described");
                 }
             } catch (RuntimeException e) {
                 result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));

@@ -170,7 +170,7 @@ public class KafkaGroups {
             }
             HeartbeatAnswer answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch, subscribed,
                     epoch < 0 ? 0 : consumerSessionTimeoutMs, owned, clientId, instanceId, regex),
-                    JoinRules.CLIENT_IDS, stored -> matching(stored, mayDescribe));
+                    JoinRules.CONSUMER_PROTOCOL, stored -> matching(stored, mayDescribe));
             out.setMemberId(answer.memberId()).setMemberEpoch(answer.memberEpoch())
                     .setHeartbeatIntervalMs((int) answer.heartbeatIntervalMs());
             // The assignment is sent when it changed (a new epoch) or on joining, as Kafka's coordinator does.

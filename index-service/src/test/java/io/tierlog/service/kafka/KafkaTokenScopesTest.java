@@ -202,6 +202,31 @@ class KafkaTokenScopesTest {
         assertThat(describeLogDirsError(strong, topic)).isEqualTo(Errors.NONE);
     }
 
+    @Test
+    void groupConfigsNeedReadToDescribeAndCommitToAlter() throws Exception {
+        String group = KafkaListenerTest.unique("gcs");
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+        AlterConfigOp session = new AlterConfigOp(new ConfigEntry("consumer.session.timeout.ms", "20000"),
+                AlterConfigOp.OpType.SET);
+        try (Admin admin = Admin.create(plain(mint("describe:topic:gcs-* delete:group:gcs-*")))) {
+            assertThat(cause(() -> admin.describeConfigs(List.of(resource)).all().get()))
+                    .as("DescribeConfigs without read:group").isInstanceOf(GroupAuthorizationException.class);
+        }
+        try (Admin admin = Admin.create(plain(mint("read:group:gcs-*")))) {
+            assertThat(admin.describeConfigs(List.of(resource)).all().get().get(resource)
+                    .get("consumer.session.timeout.ms")).isNotNull();
+            assertThat(cause(() -> admin.incrementalAlterConfigs(Map.of(resource, List.of(session))).all().get()))
+                    .as("IncrementalAlterConfigs without commit:group").isInstanceOf(GroupAuthorizationException.class);
+            assertThat(admin.describeConfigs(List.of(resource)).all().get().get(resource)
+                    .get("consumer.session.timeout.ms").value()).as("nothing changed").isNotEqualTo("20000");
+        }
+        try (Admin admin = Admin.create(plain(mint("read:group:gcs-* commit:group:gcs-*")))) {
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(session))).all().get();
+            assertThat(admin.describeConfigs(List.of(resource)).all().get().get(resource)
+                    .get("consumer.session.timeout.ms").value()).isEqualTo("20000");
+        }
+    }
+
     /** A raw connection authenticated with SASL/PLAIN. */
     private RawKafka authenticated(String token) throws Exception {
         RawKafka raw = new RawKafka(listener.port());

@@ -210,7 +210,11 @@ public final class GroupCoordinator {
                 }
             }
             heard(m, now);
-            if (!keepSession) {
+            if (rules.groupSetsSession()) {
+                GroupConfigs configs = new GroupConfigs(s.configs);
+                m.sessionTimeoutMs = configs.sessionTimeoutMs(keepSession ? m.sessionTimeoutMs : hb.sessionTimeoutMs());
+                m.heartbeatIntervalMs = configs.heartbeatIntervalMs();
+            } else if (!keepSession) {
                 m.sessionTimeoutMs = hb.sessionTimeoutMs();
             }
             m.clientId = hb.clientId();
@@ -414,12 +418,36 @@ public final class GroupCoordinator {
         });
     }
 
+    /** The group's configs as last stored; {@link GroupConfigs#NONE} for a group that has none or no state. */
+    public GroupConfigs configs(String group) {
+        Names.requireValidGroup(group);
+        GroupState s = store.read(group);
+        return s == null ? GroupConfigs.NONE : new GroupConfigs(s.configs);
+    }
+
+    /**
+     * Changes the group's configs under its lock ({@link GroupConfigs#with}: {@code changes} maps keys to new values,
+     * null for back to the default), durably, whether or not the group has members; members of Kafka's consumer
+     * protocol take them at their next heartbeat. Nothing changes if any is refused.
+     *
+     * @return the configs now stored
+     * @throws TierlogException {@code invalid-config} naming the key
+     */
+    public GroupConfigs alterConfigs(String group, Map<String, String> changes, long defaultSessionTimeoutMs) {
+        Names.requireValidGroup(group);
+        return store.update(group, s -> {
+            GroupConfigs next = new GroupConfigs(s.configs).with(changes, defaultSessionTimeoutMs);
+            s.configs = next.values();
+            return next;
+        });
+    }
+
     /**
      * Deletes the group: under its lock, when it has no members, runs {@code deleteOffsets} (which says whether
-     * there were any) and removes the membership state.
+     * there were any) and removes the membership state and the group's configs.
      *
      * @throws TierlogException {@code group-not-empty}, or {@code unknown-group} when it had neither members nor
-     *                          offsets
+     *                          offsets nor configs
      */
     public void delete(String group, BooleanSupplier deleteOffsets) {
         Names.requireValidGroup(group);
@@ -427,7 +455,7 @@ public final class GroupCoordinator {
             requireEmpty(group, s);
             boolean hadOffsets = deleteOffsets.getAsBoolean();
             s.deleted = true;
-            if (!hadOffsets) {
+            if (!hadOffsets && s.configs.isEmpty()) {
                 throw new TierlogException(ErrorType.UNKNOWN_GROUP, "group " + group + " has no members and no offsets",
                         Map.of("group", group));
             }
@@ -490,6 +518,11 @@ public final class GroupCoordinator {
         return Math.max(1, Math.min(MAX_HEARTBEAT_INTERVAL_MS, sessionTimeoutMs / 3));
     }
 
+    /** The interval {@code m} heartbeats at when nothing is pending: its group's setting, else its session's third. */
+    private static long usualInterval(GroupState.Member m) {
+        return m.heartbeatIntervalMs > 0 ? m.heartbeatIntervalMs : heartbeatInterval(m.sessionTimeoutMs);
+    }
+
     /** Removes members whose session expired as this instance can tell; true if any was. */
     private boolean expire(GroupState s, Now now) {
         boolean any = false;
@@ -518,14 +551,14 @@ public final class GroupCoordinator {
      * {@code m}'s next one (so {@code m} takes its share of that member's partitions at once, not a heartbeat later).
      */
     private long nextHeartbeatIn(GroupState s, GroupState.Member m, Now now) {
-        long usual = heartbeatInterval(m.sessionTimeoutMs);
+        long usual = usualInterval(m);
         long next = usual;
         if (!GroupState.toSet(m.assigned).containsAll(GroupState.toSet(m.target))) {
             next = Math.max(MIN_HEARTBEAT_INTERVAL_MS, usual / 10);
         }
         for (GroupState.Member o : s.members.values()) {
             long left = sessionLeftMs(o, now);
-            boolean silent = o.sessionTimeoutMs - left > 2 * heartbeatInterval(o.sessionTimeoutMs);
+            boolean silent = o.sessionTimeoutMs - left > 2 * usualInterval(o);
             if (o != m && silent && left + 1 + AFTER_EXPIRY_MS < next) {
                 next = Math.max(MIN_HEARTBEAT_INTERVAL_MS, left + 1 + AFTER_EXPIRY_MS);
             }

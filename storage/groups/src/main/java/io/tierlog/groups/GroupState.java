@@ -24,6 +24,8 @@ final class GroupState {
     public TreeMap<String, Member> members = new TreeMap<>();
     /** Membership by Kafka's classic protocol with the members' own assignor; null if the group never had it. */
     public ClassicGroup classic;
+    /** The group's own configs ({@link GroupConfigs}), only those set. */
+    public TreeMap<String, String> configs = new TreeMap<>();
     /** Set by a change that removes the group's state; never stored. */
     @JsonIgnore
     boolean deleted;
@@ -49,6 +51,8 @@ final class GroupState {
         /** That instance's monotonic ms when the last heartbeat arrived: meaningful to {@link #heardBy} only. */
         public long heardAtMonotonicMs;
         public long sessionTimeoutMs;
+        /** The heartbeat interval the group's configs gave this member; 0: derived from its session timeout. */
+        public long heartbeatIntervalMs;
         /** The subscription the assignor serves: the named topics plus those {@link #topicRegex} matched last. */
         public TreeSet<String> topics = new TreeSet<>();
         /** A subscription by regular expression (RE2J, Kafka's SubscriptionPattern); null if none. */

@@ -78,7 +78,7 @@ public final class GroupStateStore {
                 }
                 byte[] after = JSON.writeValueAsBytes(state);
                 if (before == null ? !state.members.isEmpty() || state.groupEpoch != 0 || state.classic != null
-                        : !Arrays.equals(before, after)) {
+                        || !state.configs.isEmpty() : !Arrays.equals(before, after)) {
                     AtomicFiles.replace(file, after);
                 }
                 return result;
@@ -87,6 +87,20 @@ public final class GroupStateStore {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot update the state of group " + group, e);
+        }
+    }
+
+    /**
+     * The group's state as last written, read without the lock (files are replaced whole, so this is one whole
+     * state, possibly replaced a moment later); null if the group has none.
+     */
+    GroupState read(String group) {
+        Path file = root.resolve(Names.requireValidGroup(group)).resolve("state.json");
+        try {
+            byte[] bytes = read(file);
+            return bytes == null ? null : JSON.readValue(bytes, GroupState.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the state of group " + group, e);
         }
     }
 
