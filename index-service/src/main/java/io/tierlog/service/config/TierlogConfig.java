@@ -368,5 +368,19 @@ public interface TierlogConfig {
          */
         @WithDefault("10s")
         Duration brokerLiveness();
+
+        /**
+         * How long a Kafka share consumer (ShareGroupHeartbeat, KIP-932) may go without a heartbeat before it is
+         * removed from its share group, Kafka's {@code group.share.session.timeout.ms}.
+         */
+        @WithDefault("45s")
+        Duration shareSessionTimeout();
+
+        /**
+         * How often Kafka share consumers are asked to heartbeat, Kafka's {@code group.share.heartbeat.interval.ms};
+         * below {@link #shareSessionTimeout()}.
+         */
+        @WithDefault("5s")
+        Duration shareHeartbeatInterval();
     }
 }

@@ -15,14 +15,16 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * Where share groups live on the hot volume: {@code <data-dir>/__share_groups/<group>/config.json} and one state file
- * per share-partition, {@code <data-dir>/__share_groups/<group>/<topic>/<partition>.json} (a binary state log since
+ * Where share groups live on the hot volume: {@code <data-dir>/__share_groups/<group>/config.json}, the members of
+ * Kafka's share consumers in {@code <group>/members.json} ({@link ShareGroupMembers}), and one state file per
+ * share-partition, {@code <data-dir>/__share_groups/<group>/<topic>/<partition>.json} (a binary state log since
  * ADR 0038, {@link ShareStateLog}; the name is kept so builds before it fail on the file instead of writing a second
  * one), each beside its {@code .lock} file. Lock files are left in place when a group is deleted: removing one
  * while another process waits on it would let two processes hold "the" lock at once. Thread-safe (stateless).
  */
 final class ShareGroupFiles {
     static final String DIR = "__share_groups";
+    private static final String MEMBERS_FILE = "members.json";
     static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path root;
@@ -45,6 +47,24 @@ final class ShareGroupFiles {
 
     LockedStateFile config(String group) {
         return new LockedStateFile(groupDir(group).resolve("config.json"), true);
+    }
+
+    /** The group's members ({@link ShareGroupMembers}); fsynced like the config, whatever the fsync policy. */
+    LockedStateFile members(String group) {
+        return new LockedStateFile(groupDir(group).resolve(MEMBERS_FILE), true);
+    }
+
+    /** The groups with a members file, by name (a listing without locks: a group may appear at any time). */
+    List<String> groupsWithMembers() {
+        if (!Files.isDirectory(root)) {
+            return List.of();
+        }
+        try (Stream<Path> groups = Files.list(root)) {
+            return groups.filter(g -> Files.exists(g.resolve(MEMBERS_FILE))).map(g -> g.getFileName().toString())
+                    .sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + root, e);
+        }
     }
 
     /** A share-partition's state log; an instance keeps it open and caches its state (see {@link ShareStateLog}). */
