@@ -363,6 +363,13 @@ public interface TierlogConfig {
         Optional<String> rack();
 
         /**
+         * How long records a Kafka share consumer acquires (ShareFetch) stay its own before they are available again
+         * without an acknowledgement, Kafka's {@code group.share.record.lock.duration.ms}.
+         */
+        @WithDefault("30s")
+        Duration shareRecordLockDuration();
+
+        /**
          * How long an instance on the hot volume may miss its heartbeats (one every third of this) before the others
          * stop advertising it as a Kafka broker (docs/kafka.md, "Several instances").
          */

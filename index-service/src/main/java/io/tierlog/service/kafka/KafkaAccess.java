@@ -174,6 +174,21 @@ final class KafkaAccess {
                     .forEach(g -> group(g, Operation.READ, out));
             case DESCRIBE_GROUPS -> ((DescribeGroupsRequest) request).data().groups()
                     .forEach(g -> group(g, Operation.READ, out));
+            case SHARE_GROUP_HEARTBEAT -> group(((org.apache.kafka.common.requests.ShareGroupHeartbeatRequest) request)
+                    .data().groupId(), Operation.READ, out);
+            case SHARE_GROUP_DESCRIBE -> ((org.apache.kafka.common.requests.ShareGroupDescribeRequest) request).data()
+                    .groupIds().forEach(g -> group(g, Operation.READ, out));
+            case SHARE_FETCH -> {
+                // As HTTP's lease: read on the group, fetch on every topic.
+                var data = ((org.apache.kafka.common.requests.ShareFetchRequest) request).data();
+                group(data.groupId(), Operation.READ, out);
+                data.topics().forEach(t -> topic.accept(null, t.topicId(), Operation.FETCH, out));
+            }
+            case SHARE_ACKNOWLEDGE -> {
+                var data = ((org.apache.kafka.common.requests.ShareAcknowledgeRequest) request).data();
+                group(data.groupId(), Operation.READ, out);
+                data.topics().forEach(t -> topic.accept(null, t.topicId(), Operation.FETCH, out));
+            }
             case DELETE_RECORDS -> ((DeleteRecordsRequest) request).data().topics()
                     .forEach(t -> topic.accept(t.name(), null, Operation.DELETE, out));
             case DESCRIBE_LOG_DIRS -> {

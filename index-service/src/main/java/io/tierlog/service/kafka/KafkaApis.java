@@ -35,6 +35,7 @@ import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
 import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
@@ -98,6 +99,8 @@ public class KafkaApis {
     private final KafkaGroups groups;
     private final KafkaClassicGroups classicGroups;
     private final KafkaAccess kafkaAccess;
+    private final KafkaShareGroups shareGroups;
+    private final KafkaShareFetch shareFetch;
     private final KafkaSasl sasl;
     private final Clock clock;
     private final Executor reads;
@@ -109,9 +112,12 @@ public class KafkaApis {
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
                      KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
-                     KafkaDeleteRecords deleteRecords, AccessControl access, Clock clock, ServiceThreads threads,
+                     KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
+                     AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory) {
         this.memory = memory;
+        this.shareGroups = shareGroups;
+        this.shareFetch = shareFetch;
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -145,12 +151,15 @@ public class KafkaApis {
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE,
                 ApiKeys.SASL_AUTHENTICATE,
                 ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
-                ApiKeys.DELETE_RECORDS)) {
+                ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
         m.put(ApiKeys.OFFSET_COMMIT, (short) Math.min(9, ApiKeys.OFFSET_COMMIT.latestVersion()));
         m.put(ApiKeys.OFFSET_FETCH, (short) Math.min(9, ApiKeys.OFFSET_FETCH.latestVersion()));
+        // Version 2 adds acquisition modes and renewing acknowledgements, which the share engine does not offer here.
+        m.put(ApiKeys.SHARE_FETCH, (short) 1);
+        m.put(ApiKeys.SHARE_ACKNOWLEDGE, (short) 1);
         return m;
     }
 
@@ -318,14 +327,26 @@ public class KafkaApis {
                     () -> groups.heartbeat((HeartbeatRequest) request, clientId)));
             case LEAVE_GROUP -> on(workers, () -> orElse(classicGroups.leaveGroup((LeaveGroupRequest) request),
                     () -> groups.leaveGroup((LeaveGroupRequest) request)));
-            case LIST_GROUPS -> on(workers, () -> groups.listGroups((ListGroupsRequest) request,
-                    group -> kafkaAccess.mayReadGroup(session.principal(), group)));
+            case LIST_GROUPS -> on(workers, () -> {
+                java.util.function.Predicate<String> visible = group -> kafkaAccess.mayReadGroup(session.principal(), group);
+                ListGroupsResponse listed = groups.listGroups((ListGroupsRequest) request, visible);
+                shareGroups.listGroups(((ListGroupsRequest) request).data(), visible, listed.data());
+                return listed;
+            });
             case DESCRIBE_GROUPS -> on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
             case OFFSET_DELETE -> on(workers, () -> groups.offsetDelete((OffsetDeleteRequest) request));
             case DELETE_GROUPS -> on(workers, () -> groups.deleteGroups((DeleteGroupsRequest) request));
             case OFFSET_FOR_LEADER_EPOCH -> on(reads,
                     () -> fetch.offsetForLeaderEpoch((OffsetsForLeaderEpochRequest) request));
             case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));
+            case SHARE_GROUP_HEARTBEAT -> on(workers, () -> shareGroups.heartbeat(
+                    (org.apache.kafka.common.requests.ShareGroupHeartbeatRequest) request, clientId,
+                    topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
+            case SHARE_GROUP_DESCRIBE -> on(workers, () -> shareGroups.describe(
+                    (org.apache.kafka.common.requests.ShareGroupDescribeRequest) request));
+            case SHARE_FETCH -> shareFetch.fetch((org.apache.kafka.common.requests.ShareFetchRequest) request);
+            case SHARE_ACKNOWLEDGE -> shareFetch.acknowledge(
+                    (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request);
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
     }

@@ -2,7 +2,11 @@ package io.tierlog.service.kafka;
 
 import io.tierlog.groups.GroupConfigs;
 import io.tierlog.groups.GroupCoordinator;
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.sharegroups.ShareGroupConfig;
+import io.tierlog.sharegroups.ShareGroups;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
@@ -12,14 +16,17 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Kafka's group configs (resource type GROUP, {@code kafka-configs --entity-type groups}): a consumer group's own
  * session timeout and heartbeat interval for its KIP-848 members, stored in the group's state file by
- * {@link GroupCoordinator#alterConfigs} so every instance applies them. Described with the service's defaults
- * where the group sets none ({@code tierlog.kafka.group-session-timeout}); a group need not exist to be
- * configured, as in Kafka.
+ * {@link GroupCoordinator#alterConfigs} so every instance applies them; and a share group's
+ * {@value #SHARE_AUTO_OFFSET_RESET} and {@value #SHARE_DELIVERY_COUNT_LIMIT}, which are its share-group config
+ * ({@code start} and {@code max.delivery.attempts}, the same as HTTP's {@code PUT /v1/share-groups/{g}/config}).
+ * Described with the service's defaults where the group sets none; a group need not exist to be configured, as in
+ * Kafka.
  */
 @Singleton
 public class KafkaGroupConfigs {
@@ -27,11 +34,17 @@ public class KafkaGroupConfigs {
             GroupConfigs.SESSION_TIMEOUT_MS, "The timeout to detect client failures when using the consumer group protocol.",
             GroupConfigs.HEARTBEAT_INTERVAL_MS, "The heartbeat interval given to the members of a consumer group.");
 
+    static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
+    static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
+    private static final List<String> SHARE_KEYS = List.of(SHARE_AUTO_OFFSET_RESET, SHARE_DELIVERY_COUNT_LIMIT);
+
     private final GroupCoordinator coordinator;
+    private final ShareGroups shares;
     private final long defaultSessionTimeoutMs;
 
-    public KafkaGroupConfigs(GroupCoordinator coordinator, TierlogConfig config) {
+    public KafkaGroupConfigs(GroupCoordinator coordinator, ShareGroups shares, TierlogConfig config) {
         this.coordinator = coordinator;
+        this.shares = shares;
         this.defaultSessionTimeoutMs = config.kafka().groupSessionTimeout().toMillis();
     }
 
@@ -54,7 +67,29 @@ public class KafkaGroupConfigs {
                     .setConfigType(DescribeConfigsResponse.ConfigType.INT.id())
                     .setDocumentation(documentation ? DOCS.get(key) : null));
         }
+        ShareGroupConfig share = shares.config(asked.resourceName());
+        Map<String, String> shareValues = Map.of(SHARE_AUTO_OFFSET_RESET, share.start(),
+                SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(share.maxDeliveryAttempts()));
+        Map<String, String> shareDefaults = Map.of(SHARE_AUTO_OFFSET_RESET, ShareGroupConfig.DEFAULTS.start(),
+                SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(ShareGroupConfig.DEFAULTS.maxDeliveryAttempts()));
+        for (String key : SHARE_KEYS) {
+            if (asked.configurationKeys() != null && !asked.configurationKeys().contains(key)) {
+                continue;
+            }
+            boolean isDefault = shareValues.get(key).equals(shareDefaults.get(key));
+            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName(key)
+                    .setValue(shareValues.get(key)).setReadOnly(false).setIsSensitive(false)
+                    .setConfigSource(isDefault ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id()
+                            : DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id())
+                    .setConfigType(key.equals(SHARE_AUTO_OFFSET_RESET) ? DescribeConfigsResponse.ConfigType.STRING.id()
+                            : DescribeConfigsResponse.ConfigType.INT.id())
+                    .setDocumentation(documentation ? SHARE_DOCS.get(key) : null));
+        }
     }
+
+    private static final Map<String, String> SHARE_DOCS = Map.of(
+            SHARE_AUTO_OFFSET_RESET, "Where a share group starts on a partition it has no state for: earliest or latest.",
+            SHARE_DELIVERY_COUNT_LIMIT, "How many times a record is delivered before it is treated as rejected.");
 
     /**
      * IncrementalAlterConfigs on one group: SET a key or DELETE it (back to the default), all or nothing
@@ -62,21 +97,65 @@ public class KafkaGroupConfigs {
      */
     void alter(IncrementalAlterConfigsRequestData.AlterConfigsResource asked, boolean validateOnly) {
         Map<String, String> changes = new HashMap<>();
+        Map<String, String> shareChanges = new HashMap<>();
         for (IncrementalAlterConfigsRequestData.AlterableConfig c : asked.configs()) {
+            Map<String, String> into = c.name().startsWith("share.") ? shareChanges : changes;
             AlterConfigOp.OpType op = AlterConfigOp.OpType.forId(c.configOperation());
             if (op == AlterConfigOp.OpType.SET) {
-                changes.put(c.name(), c.value() == null ? "" : c.value());
+                into.put(c.name(), c.value() == null ? "" : c.value());
             } else if (op == AlterConfigOp.OpType.DELETE) {
-                changes.put(c.name(), null);
+                into.put(c.name(), null);
             } else {
                 throw Errors.INVALID_REQUEST.exception("operation " + op + " on " + c.name()
                         + ": group configs are not lists; use SET or DELETE");
             }
         }
+        ShareGroupConfig share = shareChanges.isEmpty() ? null
+                : shareConfig(shares.config(asked.resourceName()), shareChanges);
+        if (validateOnly || !changes.isEmpty()) {
+            coordinator.configs(asked.resourceName()).with(changes, defaultSessionTimeoutMs); // checked before either
+        }
         if (validateOnly) {
-            coordinator.configs(asked.resourceName()).with(changes, defaultSessionTimeoutMs);
-        } else if (!changes.isEmpty()) {
+            return;
+        }
+        if (!changes.isEmpty()) {
             coordinator.alterConfigs(asked.resourceName(), changes, defaultSessionTimeoutMs);
         }
+        if (share != null) {
+            shares.configure(asked.resourceName(), share);
+        }
+    }
+
+    /** {@code current} with Kafka's share keys applied (null: back to the default), each checked by its Kafka name. */
+    private static ShareGroupConfig shareConfig(ShareGroupConfig current, Map<String, String> changes) {
+        String start = current.start();
+        int attempts = current.maxDeliveryAttempts();
+        for (Map.Entry<String, String> e : changes.entrySet()) {
+            String key = e.getKey();
+            String value = e.getValue() == null ? null : e.getValue().strip();
+            if (key.equals(SHARE_AUTO_OFFSET_RESET)) {
+                start = value == null ? ShareGroupConfig.DEFAULTS.start() : value;
+                if (!start.equals("earliest") && !start.equals("latest")) {
+                    throw invalid(key, key + " must be earliest or latest: '" + value + "'");
+                }
+            } else if (key.equals(SHARE_DELIVERY_COUNT_LIMIT)) {
+                try {
+                    attempts = value == null ? ShareGroupConfig.DEFAULTS.maxDeliveryAttempts() : Integer.parseInt(value);
+                } catch (NumberFormatException notANumber) {
+                    throw invalid(key, key + " must be a whole number: '" + value + "'");
+                }
+                if (attempts < 1 || attempts > 100) {
+                    throw invalid(key, key + " must be from 1 to 100: " + attempts);
+                }
+            } else {
+                throw invalid(key, "unknown share group config '" + key + "': a share group sets "
+                        + String.join(", ", SHARE_KEYS));
+            }
+        }
+        return new ShareGroupConfig(start, attempts, current.redeliveryDelayMs(), current.deadLetterTopic());
+    }
+
+    private static TierlogException invalid(String key, String message) {
+        return new TierlogException(ErrorType.INVALID_CONFIG, message, Map.of("key", key));
     }
 }

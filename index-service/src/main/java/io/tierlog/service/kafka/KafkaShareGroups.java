@@ -42,11 +42,6 @@ public class KafkaShareGroups {
         this.topicStore = topicStore;
     }
 
-    /** As {@link #heartbeat(ShareGroupHeartbeatRequest, String, Predicate)} without the client id (described as ""). */
-    public ShareGroupHeartbeatResponse heartbeat(ShareGroupHeartbeatRequest request, Predicate<String> mayDescribeTopic) {
-        return heartbeat(request, "", mayDescribeTopic);
-    }
-
     /**
      * Joins (epoch 0, under the member id the client chose), heartbeats or leaves (-1). The answer carries the
      * assignment when the member joined or its epoch moved (as Kafka's coordinator sends it); a subscribed topic that
@@ -139,6 +134,35 @@ public class KafkaShareGroups {
     /** The share groups that have a members file (members now, or had some), by name: ListGroups' type "share". */
     public List<String> groups() {
         return members.groups();
+    }
+
+    /**
+     * Adds the share groups the caller may see to a ListGroups answer (type "share", state Empty or Stable), unless
+     * its filters leave them out.
+     */
+    void listGroups(org.apache.kafka.common.message.ListGroupsRequestData request, Predicate<String> visible,
+                    org.apache.kafka.common.message.ListGroupsResponseData out) {
+        java.util.Set<String> types = new java.util.HashSet<>();
+        request.typesFilter().forEach(t -> types.add(t.toLowerCase(java.util.Locale.ROOT)));
+        if (!types.isEmpty() && !types.contains("share")) {
+            return;
+        }
+        java.util.Set<String> states = new java.util.HashSet<>();
+        request.statesFilter().forEach(st -> states.add(st.toLowerCase(java.util.Locale.ROOT)));
+        for (String group : members.groups()) {
+            if (!visible.test(group)) {
+                continue;
+            }
+            Optional<ShareMembersDescription> d = members.describe(group);
+            if (d.isEmpty()) {
+                continue; // removed while listing
+            }
+            String state = d.get().state() == ShareMembersDescription.State.STABLE ? "Stable" : "Empty";
+            if (states.isEmpty() || states.contains(state.toLowerCase(java.util.Locale.ROOT))) {
+                out.groups().add(new org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup()
+                        .setGroupId(group).setProtocolType("share").setGroupState(state).setGroupType("share"));
+            }
+        }
     }
 
     /** The topic's Kafka id now; empty once it is gone (a topic deleted since the assignment is left out). */

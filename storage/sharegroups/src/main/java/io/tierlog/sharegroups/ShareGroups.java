@@ -218,6 +218,24 @@ public final class ShareGroups {
     }
 
     /**
+     * {@link #leaseOrWake(String, String, int, long, LeaseWriter)} on one share-partition only, for callers that name
+     * partitions (Kafka's ShareFetch); {@link Delivered#highWatermarks} has the one entry of {@code tp}.
+     *
+     * @throws TierlogException {@code unknown-topic}, or {@code unknown-partition}
+     */
+    public Delivered leaseOrWake(String group, TopicPartition tp, int maxRecords, long leaseMs, LeaseWriter writer) {
+        TopicMetadata meta = topics.get(tp.topic());
+        meta.requirePartition(tp.partition());
+        long[] wakeAt = {Long.MAX_VALUE};
+        long[] highWatermarks = new long[meta.partitions()];
+        Arrays.fill(highWatermarks, -1);
+        highWatermarks[tp.partition()] = records.highWatermark(tp);
+        int written = leasePartition(group, tp, config(group), maxRecords, leaseMs, highWatermarks[tp.partition()],
+                wakeAt, writer);
+        return new Delivered(written, wakeAt[0], highWatermarks);
+    }
+
+    /**
      * A future completed when this process next commits an acknowledgement on a share-partition of {@code topic} in
      * {@code group} (a release, or an accept that moves the window, can make records leasable). Take it before
      * leasing so a change during the attempt is not missed; cancel it when no longer waiting (it is then forgotten).

@@ -1,0 +1,171 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Kafka's own share consumer (KIP-932, kafka-clients 4.4.0 {@link KafkaShareConsumer}) against the listener, on the
+ * share-group engine HTTP's share groups use: consumers take records one at a time whatever the partitions,
+ * accept, release (redelivered with a higher delivery count) and reject, a consumer that closes gives back what it
+ * held, and an HTTP worker of the same group sees the same per-record state.
+ */
+@QuarkusTest
+class KafkaShareConsumerTest {
+    static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    @Inject
+    KafkaListener listener;
+
+    private String topicWithRecords(String prefix, int partitions, int perPartition) throws Exception {
+        String topic = KafkaListenerTest.unique(prefix);
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+        KafkaClients.produceToEachPartition(listener.port(), topic, partitions, 0, perPartition);
+        return topic;
+    }
+
+    /** A new share group that starts at the beginning of its topics, set as Kafka users set it. */
+    private String earliestGroup(String prefix) throws Exception {
+        String group = KafkaListenerTest.unique(prefix);
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET))))
+                    .all().get();
+        }
+        return group;
+    }
+
+    private KafkaShareConsumer<String, String> consumer(String group, String mode) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put("share.acknowledgement.mode", mode);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
+        return new KafkaShareConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+    }
+
+    @Test
+    void twoConsumersShareThePartitionsRecordByRecordEachDeliveredOnce() throws Exception {
+        String topic = topicWithRecords("sh", 2, 100);
+        String group = earliestGroup("sh-g");
+        Map<String, Integer> deliveries = new HashMap<>();
+        Map<Integer, Set<Integer>> partitionsByConsumer = new HashMap<>();
+        try (KafkaShareConsumer<String, String> a = consumer(group, "implicit");
+             KafkaShareConsumer<String, String> b = consumer(group, "implicit")) {
+            a.subscribe(List.of(topic));
+            b.subscribe(List.of(topic));
+            List<KafkaShareConsumer<String, String>> both = List.of(a, b);
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            while (deliveries.size() < 200 && System.nanoTime() < deadline) {
+                for (int i = 0; i < 2; i++) {
+                    for (ConsumerRecord<String, String> r : both.get(i).poll(Duration.ofMillis(200))) {
+                        deliveries.merge(r.value(), 1, Integer::sum);
+                        partitionsByConsumer.computeIfAbsent(i, k -> new HashSet<>()).add(r.partition());
+                    }
+                }
+            }
+            a.commitSync(); // implicit mode: accepts what the last poll delivered
+            b.commitSync();
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                assertThat(admin.listGroups().all().get()).filteredOn(g -> g.groupId().equals(group))
+                        .singleElement().satisfies(g -> assertThat(g.type()).contains(GroupType.SHARE));
+                assertThat(admin.describeShareGroups(List.of(group)).all().get().get(group).members())
+                        .as("both consumers are members, each of both partitions").hasSize(2)
+                        .allSatisfy(m -> assertThat(m.assignment().topicPartitions()).hasSize(2));
+            }
+        }
+        assertThat(deliveries).hasSize(200);
+        assertThat(deliveries.values()).as("each record delivered once").containsOnly(1);
+        assertThat(partitionsByConsumer).as("both consumers got records").containsKeys(0, 1);
+
+        // Accepted for good, through the group's one state: an HTTP worker of the group leases nothing of them.
+        given().contentType(ContentType.JSON).body("{\"maxRecords\": 500}")
+                .post("/v1/share-groups/" + group + "/topics/" + topic + "/lease")
+                .then().statusCode(200).body("records.size()", org.hamcrest.Matchers.is(0));
+    }
+
+    @Test
+    void releasedRecordsComeBackWithAHigherDeliveryCountAndRejectedOnesNever() throws Exception {
+        String topic = topicWithRecords("shr", 1, 10);
+        String group = earliestGroup("shr-g");
+        try (KafkaShareConsumer<String, String> c = consumer(group, "explicit")) {
+            c.subscribe(List.of(topic));
+            Map<String, List<Short>> deliveries = new HashMap<>();
+            long deadline = System.nanoTime() + PATIENCE.toNanos();
+            // Explicit mode: every record of a poll is acknowledged before the next poll.
+            while ((deliveries.size() < 10 || deliveries.get("0-0").size() < 2) && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    deliveries.computeIfAbsent(r.value(), v -> new ArrayList<>()).add(r.deliveryCount().orElseThrow());
+                    boolean firstOfZero = r.value().equals("0-0") && deliveries.get("0-0").size() == 1;
+                    c.acknowledge(r, firstOfZero ? AcknowledgeType.RELEASE
+                            : r.value().equals("0-1") ? AcknowledgeType.REJECT : AcknowledgeType.ACCEPT);
+                }
+                assertThat(c.commitSync()).allSatisfy((tp, error) -> assertThat(error).isEmpty());
+            }
+            assertThat(deliveries).hasSize(10);
+            assertThat(deliveries.get("0-0")).as("released, then delivered again").containsExactly((short) 1, (short) 2);
+            assertThat(c.poll(Duration.ofSeconds(2))).as("nothing more: the rejected record never comes back").isEmpty();
+            assertThat(deliveries).allSatisfy((v, counts) -> assertThat(counts.size())
+                    .isEqualTo(v.equals("0-0") ? 2 : 1));
+        }
+    }
+
+    @Test
+    void whatAClosingConsumerHeldGoesToAnother() throws Exception {
+        String topic = topicWithRecords("shc", 1, 20);
+        String group = earliestGroup("shc-g");
+        List<ConsumerRecord<String, String>> held;
+        try (KafkaShareConsumer<String, String> leaving = consumer(group, "explicit")) {
+            leaving.subscribe(List.of(topic));
+            held = pollUntil(leaving, 1);
+            // Closed without acknowledging: the broker releases what it holds.
+        }
+        long closed = System.nanoTime();
+        try (KafkaShareConsumer<String, String> next = consumer(group, "implicit")) {
+            next.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> got = pollUntil(next, 20);
+            assertThat(Duration.ofNanos(System.nanoTime() - closed)).as("released at the close, not when the "
+                    + "records' 30 s locks ran out").isLessThan(Duration.ofSeconds(15));
+            assertThat(got).extracting(ConsumerRecord::value).containsAll(held.stream().map(ConsumerRecord::value).toList());
+            assertThat(got).filteredOn(r -> held.stream().anyMatch(h -> h.value().equals(r.value())))
+                    .allSatisfy(r -> assertThat(r.deliveryCount()).contains((short) 2));
+            next.commitSync();
+        }
+    }
+
+    /** Polls until {@code n} records arrived (or {@link #PATIENCE} passed); acknowledges nothing itself. */
+    private static List<ConsumerRecord<String, String>> pollUntil(KafkaShareConsumer<String, String> c, int n) {
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (out.size() < n && System.nanoTime() < deadline) {
+            c.poll(Duration.ofMillis(200)).forEach(out::add);
+        }
+        return out;
+    }
+}
