@@ -714,6 +714,12 @@ public final class ShareGroups {
             s.delete();
             return had;
         });
+        // Its Kafka share consumers' membership goes too (they rejoin a new group at their next heartbeat).
+        existed |= files.members(group).update(s -> {
+            boolean had = s.read() != null;
+            s.delete();
+            return had;
+        });
         parsedConfigs.remove(group);
         return existed;
     }

@@ -134,6 +134,17 @@ class ShareGroupsTest {
     }
 
     @Test
+    void deletingAGroupDeletesItsKafkaMembersToo() {
+        ShareGroupMembers members = new ShareGroupMembers(dir, ingest.topics()::find, clock, Duration.ofSeconds(45),
+                Duration.ofSeconds(5), Duration.ZERO);
+        members.heartbeat("g", "m1", ShareGroupMembers.JOIN, List.of("t"), "client", null);
+        assertThat(members.groups()).containsExactly("g");
+        assertThat(open(clock).delete("g")).isTrue();
+        assertThat(members.groups()).isEmpty();
+        assertThat(members.describe("g")).isEmpty();
+    }
+
+    @Test
     void configIsValidatedAndADeletedGroupsLeasesDie() {
         ShareGroups shares = open(clock);
         assertThatThrownBy(() -> ShareGroupConfig.parse(Map.of("max.delivery.attempts", 0)))
