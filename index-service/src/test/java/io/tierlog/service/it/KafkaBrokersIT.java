@@ -4,27 +4,20 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,12 +57,12 @@ class KafkaBrokersIT {
                         .containsExactlyInAnyOrder(kafkaA, kafkaB);
             }
 
-            try (KafkaProducer<String, String> producer = producer(kafkaA);
+            try (KafkaProducer<String, String> producer = KafkaInstances.producer(kafkaA, null);
                  KafkaConsumer<String, String> consumer = consumer(kafkaA)) {
                 consumer.subscribe(List.of(TOPIC));
-                Set<String> acked = new HashSet<>(send(producer, 0));
+                Set<String> acked = new HashSet<>(KafkaInstances.sendAcknowledged(producer, TOPIC, PARTITIONS, "v", 0, RECORDS));
                 Set<String> consumed = new HashSet<>();
-                pollUntil(consumer, consumed, acked);
+                KafkaInstances.pollUntil(consumer, consumed, acked);
 
                 a.process().destroyForcibly().waitFor();
                 long killed = System.nanoTime();
@@ -87,9 +80,9 @@ class KafkaBrokersIT {
                             .as("every partition led by the survivor").containsOnly(kafkaB);
                 }
 
-                acked.addAll(send(producer, RECORDS));
+                acked.addAll(KafkaInstances.sendAcknowledged(producer, TOPIC, PARTITIONS, "v", RECORDS, RECORDS));
                 assertThat(acked).hasSize(2 * RECORDS);
-                pollUntil(consumer, consumed, acked);
+                KafkaInstances.pollUntil(consumer, consumed, acked);
                 assertThat(consumed).as("everything acknowledged, before and after the kill, consumed")
                         .containsAll(acked);
             }
@@ -107,40 +100,6 @@ class KafkaBrokersIT {
             }
             Thread.sleep(200); // the other instance's first heartbeat
         }
-    }
-
-    private static List<String> send(KafkaProducer<String, String> producer, int from) throws Exception {
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
-        List<String> values = new ArrayList<>();
-        for (int i = from; i < from + RECORDS; i++) {
-            String value = "v" + i;
-            sent.add(producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, "k" + i, value)));
-            values.add(value);
-        }
-        for (Future<RecordMetadata> f : sent) {
-            f.get(); // acknowledged: from here on it must be consumed
-        }
-        return values;
-    }
-
-    private static void pollUntil(KafkaConsumer<String, String> consumer, Set<String> consumed, Set<String> wanted) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (!consumed.containsAll(wanted) && System.nanoTime() < deadline) {
-            for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                consumed.add(r.value());
-            }
-        }
-    }
-
-    private static KafkaProducer<String, String> producer(int port) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "90000");
-        p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "1000");
-        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
 
     private static KafkaConsumer<String, String> consumer(int port) {

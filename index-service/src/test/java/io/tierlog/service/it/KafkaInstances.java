@@ -2,6 +2,13 @@ package io.tierlog.service.it;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -11,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.Future;
 
 /**
  * Two packaged index-service instances on one hot volume under {@code work} (cleared first), each with its Kafka
@@ -58,6 +67,53 @@ record KafkaInstances(PackagedService a, int kafkaA, PackagedService b, int kafk
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         return Admin.create(p);
+    }
+
+    /**
+     * A producer for instances that may die under it: acks=all, short request timeouts, a long delivery timeout
+     * (it retries through the survivor) and Metadata refreshed every second; {@code clientId} null: the default.
+     */
+    static KafkaProducer<String, String> producer(int port, String clientId) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+        if (clientId != null) {
+            p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        }
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "90000");
+        p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "1000");
+        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    /**
+     * Sends {@code count} records {@code prefix + i} (i from {@code from}; key the same) round robin over the
+     * topic's {@code partitions} and waits until each is acknowledged: from then on each must be read.
+     */
+    static List<String> sendAcknowledged(KafkaProducer<String, String> producer, String topic, int partitions,
+                                         String prefix, int from, int count) throws Exception {
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        List<String> values = new ArrayList<>();
+        for (int i = from; i < from + count; i++) {
+            String value = prefix + i;
+            sent.add(producer.send(new ProducerRecord<>(topic, i % partitions, value, value)));
+            values.add(value);
+        }
+        for (Future<RecordMetadata> f : sent) {
+            f.get();
+        }
+        return values;
+    }
+
+    /** Polls until {@code consumed} holds every value of {@code wanted}, or 90 s passed. */
+    static void pollUntil(KafkaConsumer<String, String> consumer, Set<String> consumed, Set<String> wanted) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!consumed.containsAll(wanted) && System.nanoTime() < deadline) {
+            for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+                consumed.add(r.value());
+            }
+        }
     }
 
     static int freePort() throws Exception {

@@ -4,29 +4,22 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -76,11 +69,11 @@ class KafkaRacksIT {
             }
 
             Set<String> acked = new HashSet<>();
-            try (KafkaProducer<String, String> producer = producer(kafkaA, "orders-app,tierlog_rack=az-b");
+            try (KafkaProducer<String, String> producer = KafkaInstances.producer(kafkaA, "orders-app,tierlog_rack=az-b");
                  KafkaConsumer<String, String> consumer = consumer(kafkaA, "az-b")) {
                 double producedA = counter(a, PRODUCED);
                 double producedB = counter(b, PRODUCED);
-                acked.addAll(send(producer, 0));
+                acked.addAll(KafkaInstances.sendAcknowledged(producer, TOPIC, PARTITIONS, "v", 0, RECORDS));
                 assertThat(counter(a, PRODUCED) - producedA).as("the az-a instance appended none").isZero();
                 assertThat(counter(b, PRODUCED) - producedB).as("the az-b instance appended all")
                         .isEqualTo(RECORDS);
@@ -88,7 +81,7 @@ class KafkaRacksIT {
                 double fetchedA = counter(a, FETCHED);
                 double fetchedB = counter(b, FETCHED);
                 Set<String> consumed = new HashSet<>();
-                pollUntil(consumer, consumed, acked);
+                KafkaInstances.pollUntil(consumer, consumed, acked);
                 assertThat(consumed).containsAll(acked);
                 assertThat(counter(a, FETCHED) - fetchedA).as("the az-a instance served no record").isZero();
                 assertThat(counter(b, FETCHED) - fetchedB).as("the az-b instance served them")
@@ -96,15 +89,15 @@ class KafkaRacksIT {
 
                 try (KafkaConsumer<String, String> anywhere = consumer(kafkaA, null)) {
                     double before = counter(a, FETCHED);
-                    pollUntil(anywhere, new HashSet<>(), acked);
+                    KafkaInstances.pollUntil(anywhere, new HashSet<>(), acked);
                     assertThat(counter(a, FETCHED) - before)
                             .as("a consumer of no rack reads the partitions az-a leads from az-a").isPositive();
                 }
 
                 b.process().destroyForcibly().waitFor();
-                acked.addAll(send(producer, RECORDS));
+                acked.addAll(KafkaInstances.sendAcknowledged(producer, TOPIC, PARTITIONS, "v", RECORDS, RECORDS));
                 assertThat(acked).hasSize(2 * RECORDS);
-                pollUntil(consumer, consumed, acked);
+                KafkaInstances.pollUntil(consumer, consumed, acked);
                 assertThat(consumed).as("everything acknowledged, before and after az-b's instance died, consumed")
                         .containsAll(acked);
             }
@@ -128,41 +121,6 @@ class KafkaRacksIT {
         String body = service.send(http, "GET", "/q/metrics", null).body();
         Matcher m = meter.matcher(body);
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
-    }
-
-    private static List<String> send(KafkaProducer<String, String> producer, int from) throws Exception {
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
-        List<String> values = new ArrayList<>();
-        for (int i = from; i < from + RECORDS; i++) {
-            String value = "v" + i;
-            sent.add(producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, "k" + i, value)));
-            values.add(value);
-        }
-        for (Future<RecordMetadata> f : sent) {
-            f.get(); // acknowledged: from here on it must be consumed
-        }
-        return values;
-    }
-
-    private static void pollUntil(KafkaConsumer<String, String> consumer, Set<String> consumed, Set<String> wanted) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (!consumed.containsAll(wanted) && System.nanoTime() < deadline) {
-            for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
-                consumed.add(r.value());
-            }
-        }
-    }
-
-    private static KafkaProducer<String, String> producer(int port, String clientId) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "90000");
-        p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "1000");
-        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
 
     /** A consumer of every partition of the topic, from the start, in {@code rack} (null: none). */

@@ -8,12 +8,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -28,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,12 +56,12 @@ class KafkaShareGroupsIT {
             }
             Set<String> acked = new HashSet<>();
             List<String> delivered = new ArrayList<>();
-            try (KafkaProducer<String, String> producer = producer(both.kafkaB());
+            try (KafkaProducer<String, String> producer = KafkaInstances.producer(both.kafkaB(), null);
                  KafkaShareConsumer<String, String> viaA = consumer(both.kafkaA());
                  KafkaShareConsumer<String, String> viaB = consumer(both.kafkaB())) {
                 viaA.subscribe(List.of(TOPIC));
                 viaB.subscribe(List.of(TOPIC));
-                acked.addAll(send(producer, 0));
+                acked.addAll(KafkaInstances.sendAcknowledged(producer, TOPIC, PARTITIONS, "job-", 0, RECORDS));
                 long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 while (delivered.size() < RECORDS / 2 && System.nanoTime() < deadline) {
                     poll(viaA, delivered);
@@ -75,7 +70,7 @@ class KafkaShareGroupsIT {
                 both.a().process().destroyForcibly().waitFor(); // mid-stream: A holds some records unacknowledged
                 Set<String> beforeKill = new HashSet<>(delivered);
 
-                acked.addAll(send(producer, RECORDS));
+                acked.addAll(KafkaInstances.sendAcknowledged(producer, TOPIC, PARTITIONS, "job-", RECORDS, RECORDS));
                 // Until everything was delivered and then nothing more came for longer than a lock (3 s): records
                 // whose acknowledgements went to the dead instance come back once their locks run out.
                 deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
@@ -120,31 +115,6 @@ class KafkaShareGroupsIT {
         } catch (org.apache.kafka.common.KafkaException brokerGone) {
             // A request to the killed instance failed; the client moves to the survivor by itself.
         }
-    }
-
-    private static List<String> send(KafkaProducer<String, String> producer, int from) throws Exception {
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
-        List<String> values = new ArrayList<>();
-        for (int i = from; i < from + RECORDS; i++) {
-            String value = "job-" + i;
-            sent.add(producer.send(new ProducerRecord<>(TOPIC, i % PARTITIONS, null, value)));
-            values.add(value);
-        }
-        for (Future<RecordMetadata> f : sent) {
-            f.get(); // acknowledged: from here on it must be delivered
-        }
-        return values;
-    }
-
-    private static KafkaProducer<String, String> producer(int port) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "90000");
-        p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "1000");
-        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
 
     private static KafkaShareConsumer<String, String> consumer(int port) {
