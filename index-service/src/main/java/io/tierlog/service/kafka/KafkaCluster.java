@@ -2,6 +2,8 @@ package io.tierlog.service.kafka;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The brokers as this instance sees them at one moment: itself and every live instance on the hot volume, by node
@@ -16,6 +18,8 @@ import java.util.List;
  * (KIP-392), in that rack when any live broker is in it, so its traffic stays in its availability zone.
  */
 record KafkaCluster(Broker self, List<Broker> live) {
+    /** {@code tierlog_rack=<rack>} as a word of a client id of its own (after a start, comma, space, ...). */
+    private static final Pattern RACK_HINT = Pattern.compile("(?:^|[^A-Za-z0-9_])tierlog_rack=([A-Za-z0-9._-]+)");
 
     /** The lowest live node id: Kafka clients want a controller; nothing is controlled by it here. */
     Broker controller() {
@@ -69,12 +73,9 @@ record KafkaCluster(Broker self, List<Broker> live) {
         if (clientId == null) {
             return null;
         }
-        java.util.regex.Matcher m = RACK_HINT.matcher(clientId);
+        Matcher m = RACK_HINT.matcher(clientId);
         return m.find() ? m.group(1) : null;
     }
-
-    private static final java.util.regex.Pattern RACK_HINT = java.util.regex.Pattern.compile(
-            "(?:^|[^A-Za-z0-9_])tierlog_rack=([A-Za-z0-9._-]+)");
 
     private List<Broker> inRack(String rack) {
         if (rack == null || rack.isEmpty()) {

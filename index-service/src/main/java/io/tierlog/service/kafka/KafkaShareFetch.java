@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * ShareFetch and ShareAcknowledge (KIP-932) on the share-group engine that serves HTTP's share groups
@@ -206,11 +207,11 @@ public class KafkaShareFetch {
     }
 
     /** An acknowledgement of one partition, and where its error goes. */
-    private record PendingAck(Ack ack, java.util.function.Consumer<Short> error) {
+    private record PendingAck(Ack ack, Consumer<Short> error) {
     }
 
     private static void take(int epoch, ShareSessions.Session session, ShareSessions.Part part, List<long[]> ranges,
-                             List<List<Byte>> types, java.util.function.Consumer<Short> error,
+                             List<List<Byte>> types, Consumer<Short> error,
                              Map<String, List<PendingAck>> acks) {
         if (epoch == 0) {
             error.accept(Errors.INVALID_SHARE_SESSION_EPOCH.code()); // a session's first fetch acknowledges nothing

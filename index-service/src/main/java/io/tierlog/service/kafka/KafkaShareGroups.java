@@ -6,6 +6,8 @@ import io.tierlog.sharegroups.ShareGroupMembers;
 import io.tierlog.sharegroups.ShareMembersDescription;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatResponseData;
@@ -16,8 +18,11 @@ import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -140,15 +145,15 @@ public class KafkaShareGroups {
      * Adds the share groups the caller may see to a ListGroups answer (type "share", state Empty or Stable), unless
      * its filters leave them out.
      */
-    void listGroups(org.apache.kafka.common.message.ListGroupsRequestData request, Predicate<String> visible,
-                    org.apache.kafka.common.message.ListGroupsResponseData out) {
-        java.util.Set<String> types = new java.util.HashSet<>();
-        request.typesFilter().forEach(t -> types.add(t.toLowerCase(java.util.Locale.ROOT)));
+    void listGroups(ListGroupsRequestData request, Predicate<String> visible,
+                    ListGroupsResponseData out) {
+        Set<String> types = new HashSet<>();
+        request.typesFilter().forEach(t -> types.add(t.toLowerCase(Locale.ROOT)));
         if (!types.isEmpty() && !types.contains("share")) {
             return;
         }
-        java.util.Set<String> states = new java.util.HashSet<>();
-        request.statesFilter().forEach(st -> states.add(st.toLowerCase(java.util.Locale.ROOT)));
+        Set<String> states = new HashSet<>();
+        request.statesFilter().forEach(st -> states.add(st.toLowerCase(Locale.ROOT)));
         for (String group : members.groups()) {
             if (!visible.test(group)) {
                 continue;
@@ -158,8 +163,8 @@ public class KafkaShareGroups {
                 continue; // removed while listing
             }
             String state = d.get().state() == ShareMembersDescription.State.STABLE ? "Stable" : "Empty";
-            if (states.isEmpty() || states.contains(state.toLowerCase(java.util.Locale.ROOT))) {
-                out.groups().add(new org.apache.kafka.common.message.ListGroupsResponseData.ListedGroup()
+            if (states.isEmpty() || states.contains(state.toLowerCase(Locale.ROOT))) {
+                out.groups().add(new ListGroupsResponseData.ListedGroup()
                         .setGroupId(group).setProtocolType("share").setGroupState(state).setGroupType("share"));
             }
         }
