@@ -178,6 +178,8 @@ final class KafkaAccess {
                     .data().groupId(), Operation.READ, out);
             case SHARE_GROUP_DESCRIBE -> ((org.apache.kafka.common.requests.ShareGroupDescribeRequest) request).data()
                     .groupIds().forEach(g -> group(g, Operation.READ, out));
+            case DESCRIBE_SHARE_GROUP_OFFSETS -> ((org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest)
+                    request).data().groups().forEach(g -> group(g.groupId(), Operation.READ, out));
             case SHARE_FETCH -> {
                 // As HTTP's lease: read on the group, fetch on every topic.
                 var data = ((org.apache.kafka.common.requests.ShareFetchRequest) request).data();

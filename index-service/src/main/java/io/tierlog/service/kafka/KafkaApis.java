@@ -38,6 +38,7 @@ import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
+import org.apache.kafka.common.requests.DeleteGroupsResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
@@ -101,6 +102,7 @@ public class KafkaApis {
     private final KafkaAccess kafkaAccess;
     private final KafkaShareGroups shareGroups;
     private final KafkaShareFetch shareFetch;
+    private final KafkaShareGroupAdmin shareAdmin;
     private final KafkaSasl sasl;
     private final Clock clock;
     private final Executor reads;
@@ -113,11 +115,13 @@ public class KafkaApis {
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
                      KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
+                     KafkaShareGroupAdmin shareAdmin,
                      AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory) {
         this.memory = memory;
         this.shareGroups = shareGroups;
         this.shareFetch = shareFetch;
+        this.shareAdmin = shareAdmin;
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -151,7 +155,8 @@ public class KafkaApis {
                 ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE,
                 ApiKeys.SASL_AUTHENTICATE,
                 ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
-                ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE)) {
+                ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE,
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -335,7 +340,19 @@ public class KafkaApis {
             });
             case DESCRIBE_GROUPS -> on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
             case OFFSET_DELETE -> on(workers, () -> groups.offsetDelete((OffsetDeleteRequest) request));
-            case DELETE_GROUPS -> on(workers, () -> groups.deleteGroups((DeleteGroupsRequest) request));
+            case DELETE_GROUPS -> on(workers, () -> {
+                DeleteGroupsResponse deleted = groups.deleteGroups((DeleteGroupsRequest) request);
+                // A group no consumer group has may be a share group.
+                deleted.data().results().forEach(r -> {
+                    if (r.errorCode() == Errors.GROUP_ID_NOT_FOUND.code()) {
+                        r.setErrorCode(shareAdmin.delete(r.groupId()).code());
+                    }
+                });
+                return deleted;
+            });
+            case DESCRIBE_SHARE_GROUP_OFFSETS -> on(workers, () -> shareAdmin.describeOffsets(
+                    (org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest) request,
+                    topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case OFFSET_FOR_LEADER_EPOCH -> on(reads,
                     () -> fetch.offsetForLeaderEpoch((OffsetsForLeaderEpochRequest) request));
             case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));

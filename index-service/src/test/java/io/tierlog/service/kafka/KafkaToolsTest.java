@@ -131,6 +131,46 @@ class KafkaToolsTest {
     }
 
     @Test
+    void shareGroupCommandDescribesListsAndDeletesAShareGroup() throws Exception {
+        String topic = KafkaListenerTest.unique("tools-share");
+        String group = KafkaListenerTest.unique("tools-share-g");
+        createTopic(topic, 1);
+        KafkaClients.produceToEachPartition(listener.port(), topic, 1, 0, 10);
+        tool(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bootstrap(), "--alter",
+                "--entity-type", "groups", "--entity-name", group, "--add-config", "share.auto.offset.reset=earliest");
+        java.util.Properties p = new java.util.Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "4");
+        try (org.apache.kafka.clients.consumer.KafkaShareConsumer<String, String> consumer =
+                     new org.apache.kafka.clients.consumer.KafkaShareConsumer<>(p,
+                             new org.apache.kafka.common.serialization.StringDeserializer(),
+                             new org.apache.kafka.common.serialization.StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            int got = 0;
+            while (got == 0) {
+                assertThat(System.nanoTime()).as("records within 60 s").isLessThan(deadline);
+                got = consumer.poll(java.time.Duration.ofMillis(200)).count();
+            }
+            assertThat(got).isEqualTo(4);
+            consumer.commitSync(); // implicit mode: accepts the 4, so the group starts at offset 4
+            String members = String.join("\n", tool(null, "org.apache.kafka.tools.consumer.group.ShareGroupCommand",
+                    "--bootstrap-server", bootstrap(), "--describe", "--group", group, "--members"));
+            assertThat(members).contains(group).contains(topic);
+        }
+        List<String> offsets = tool(null, "org.apache.kafka.tools.consumer.group.ShareGroupCommand",
+                "--bootstrap-server", bootstrap(), "--describe", "--group", group);
+        assertThat(offsets).as("GROUP TOPIC PARTITION START-OFFSET LAG").anySatisfy(line -> assertThat(
+                line.trim().split("\\s+")).contains(group, topic, "0", "4", "6"));
+        assertThat(tool(null, "org.apache.kafka.tools.consumer.group.ShareGroupCommand", "--bootstrap-server",
+                bootstrap(), "--list")).contains(group);
+        tool(null, "org.apache.kafka.tools.consumer.group.ShareGroupCommand", "--bootstrap-server", bootstrap(),
+                "--delete", "--group", group);
+        given().get("/v1/share-groups/" + group).then().statusCode(404);
+    }
+
+    @Test
     void logDirsCommandShowsEachPartitionsHotBytes() throws Exception {
         String topic = KafkaListenerTest.unique("tools-dirs");
         createTopic(topic, 2);
