@@ -75,6 +75,8 @@ public final class ShareCommand implements Callable<Integer> {
     private static final String TOPIC = "share-bench";
     private static final String REDELIVERY_TOPIC = "share-redelivery";
     private static final int HELD = 100;
+    /** The third system of {@code --kafka-protocol}: KafkaShareConsumers against the index-service's listener. */
+    private static final String KAFKA_PROTOCOL = "Tierlog-Kafka";
 
     @Mixin
     PackagedServiceOption app;
@@ -108,6 +110,9 @@ public final class ShareCommand implements Callable<Integer> {
             + "record); both with the stored record batches walked with kafka-clients, as a KafkaShareConsumer walks a "
             + "ShareFetch answer; or json (per-record leases) (default: ${DEFAULT-VALUE}).")
     String leaseAnswer;
+    @Option(names = "--kafka-protocol", description = "Also drain the service's topic with KafkaShareConsumers over "
+            + "its Kafka listener (KIP-932 on the same share-group engine as the HTTP workers).")
+    boolean kafkaProtocol;
     @Option(names = "--keep")
     boolean keep;
 
@@ -137,8 +142,11 @@ public final class ShareCommand implements Callable<Integer> {
             s3.createBucket("bench");
             shareVersion = enableShareGroups(broker.bootstrapServers());
             Workspace.log("Kafka " + broker.bootstrapServers() + ", " + shareVersion);
+            int listenerPort = io.tierlog.bench.compare.Ports.freeLoopbackPort();
+            List<String> listener = kafkaProtocol ? List.of("-Dtierlog.kafka.enabled=true", "-Dtierlog.kafka.host=127.0.0.1",
+                    "-Dtierlog.kafka.port=" + listenerPort) : List.of();
             try (TierlogService service = TierlogService.start(runJar, workDir.resolve("tierlog"), serviceFsync, s3,
-                    "bench", List.of());
+                    "bench", listener);
                  KafkaSystem kafka = new KafkaSystem(broker);
                  Admin admin = admin(broker.bootstrapServers())) {
                 TierlogSystem tierlog = new TierlogSystem(service, Clock.systemUTC());
@@ -156,20 +164,31 @@ public final class ShareCommand implements Callable<Integer> {
                 Workspace.log("topics filled: " + records + " records of " + valueBytes + " B in " + partitions
                         + " partitions on both");
                 // Unmeasured warm-up drains on both, so neither side's first measured drain pays its JIT.
+                String viaListener = "127.0.0.1:" + listenerPort;
+                Admin listenerAdmin = kafkaProtocol ? admin(viaListener) : null;
                 drainKafka(broker, admin, 8);
                 drainTierlog(service, 8);
+                if (kafkaProtocol) {
+                    drainShareConsumers(viaListener, service.pid(), listenerAdmin, 8, "listener-drain");
+                }
+                List<String> systems = kafkaProtocol ? List.of("Kafka", "Tierlog", KAFKA_PROTOCOL)
+                        : List.of("Kafka", "Tierlog");
                 for (int run = 1; run <= runs; run++) {
                     for (int n : consumers) {
-                        for (int side = 0; side < 2; side++) {
-                            boolean kafkaFirst = (run + n) % 2 == 0;
-                            boolean isKafka = (side == 0) == kafkaFirst;
-                            Drain drain = isKafka ? drainKafka(broker, admin, n) : drainTierlog(service, n);
-                            String system = isKafka ? "Kafka" : "Tierlog";
+                        for (int side = 0; side < systems.size(); side++) {
+                            // The order rotates from cell to cell, so no system always drains first.
+                            String system = systems.get((side + run + n) % systems.size());
+                            Drain drain = switch (system) {
+                                case "Kafka" -> drainKafka(broker, admin, n);
+                                case "Tierlog" -> drainTierlog(service, n);
+                                default -> drainShareConsumers(viaListener, service.pid(), listenerAdmin, n,
+                                        "listener-drain");
+                            };
                             throughput.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.rate());
                             perPoll.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.perPoll());
                             serverCpu.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.serverCpu());
                             benchCpu.computeIfAbsent(system + "/" + n, k -> new ArrayList<>()).add(drain.benchCpu());
-                            Workspace.log(String.format(Locale.ROOT, "run %d %-7s %2d consumers: %,.0f records/s, "
+                            Workspace.log(String.format(Locale.ROOT, "run %d %-15s %2d consumers: %,.0f records/s, "
                                     + "%.0f records per poll/lease, CPU s per 100k records: server %.2f, bench JVM "
                                     + "%.2f", run, system, n, drain.rate(), drain.perPoll(), drain.serverCpu(),
                                     drain.benchCpu()));
@@ -185,6 +204,9 @@ public final class ShareCommand implements Callable<Integer> {
                         redelivery.computeIfAbsent(system, k -> new ArrayList<>()).add(ms);
                         Workspace.log(String.format(Locale.ROOT, "redelivery trial %d %-7s: %.0f ms", trial, system, ms));
                     }
+                }
+                if (listenerAdmin != null) {
+                    listenerAdmin.close();
                 }
             }
             print(throughput, perPoll, serverCpu, benchCpu, redelivery, started, git, machine, load.summary(),
@@ -293,15 +315,22 @@ public final class ShareCommand implements Callable<Integer> {
 
     /** Drains the topic with a fresh Kafka share group of {@code n} consumers. */
     private Drain drainKafka(KafkaBroker broker, Admin admin, int n) throws Exception {
-        String bootstrap = broker.bootstrapServers();
-        String group = newGroup("kafka-drain");
+        return drainShareConsumers(broker.bootstrapServers(), broker.pid(), admin, n, "kafka-drain");
+    }
+
+    /**
+     * Drains the topic with a fresh share group of {@code n} {@code KafkaShareConsumer}s at {@code bootstrap}
+     * (Kafka's broker, or the index-service's Kafka listener), the CPU counted of process {@code pid}.
+     */
+    private Drain drainShareConsumers(String bootstrap, long pid, Admin admin, int n, String prefix) throws Exception {
+        String group = newGroup(prefix);
         configureKafkaGroup(admin, group, Map.of("share.auto.offset.reset", "earliest"));
         AtomicLong delivered = new AtomicLong();
         AtomicLong polls = new AtomicLong();
         AtomicLong first = new AtomicLong(Long.MAX_VALUE);
         AtomicLong last = new AtomicLong();
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        CpuMark cpu = CpuMark.start(broker.pid());
+        CpuMark cpu = CpuMark.start(pid);
         runWorkers(n, "kafka-share", id -> {
             try (KafkaShareConsumer<byte[], byte[]> c = new KafkaShareConsumer<>(shareProps(bootstrap, group, "implicit"))) {
                 c.subscribe(List.of(TOPIC));
@@ -511,6 +540,24 @@ public final class ShareCommand implements Callable<Integer> {
                     new Samples(perPoll.get("Kafka/" + n)).median(), new Samples(perPoll.get("Tierlog/" + n)).median(),
                     new Samples(serverCpu.get("Kafka/" + n)).median(), new Samples(serverCpu.get("Tierlog/" + n)).median(),
                     new Samples(benchCpu.get("Kafka/" + n)).median(), new Samples(benchCpu.get("Tierlog/" + n)).median());
+        }
+        if (throughput.containsKey(KAFKA_PROTOCOL + "/" + consumers.get(0))) {
+            System.out.println();
+            System.out.println("KafkaShareConsumers (the same client and settings as the Kafka column) against the "
+                    + "index-service's Kafka listener, on the same topic and share-group engine as the HTTP workers:");
+            System.out.println();
+            System.out.println("| consumers | Tierlog, Kafka protocol, records/s: median (range) | vs Kafka | vs Tierlog "
+                    + "HTTP | records per poll, median | server CPU s/100k | bench JVM CPU s/100k |");
+            System.out.println("|---|---|---|---|---|---|---|");
+            for (int n : consumers) {
+                Samples l = new Samples(throughput.get(KAFKA_PROTOCOL + "/" + n));
+                System.out.printf(Locale.ROOT, "| %d | %s | %.2fx | %.2fx | %.0f | %.2f | %.2f |%n", n,
+                        l.medianAndRange("%,.0f"), l.median() / new Samples(throughput.get("Kafka/" + n)).median(),
+                        l.median() / new Samples(throughput.get("Tierlog/" + n)).median(),
+                        new Samples(perPoll.get(KAFKA_PROTOCOL + "/" + n)).median(),
+                        new Samples(serverCpu.get(KAFKA_PROTOCOL + "/" + n)).median(),
+                        new Samples(benchCpu.get(KAFKA_PROTOCOL + "/" + n)).median());
+            }
         }
         if (redeliveryTrials < 1) {
             return; // no trials, nothing to summarize
