@@ -270,8 +270,8 @@ class RecordBatchesHttpTest {
         String topic = "batches-mem-" + UUID.randomUUID().toString().substring(0, 8);
         given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}")
                 .post("/v1/topics").then().statusCode(201);
-        // About 12 MiB in batches of 100 records of 1 KiB: more than a stream's write queue and the socket buffers
-        // of a fresh connection hold (a pooled one may have grown its receive window to tcp_rmem's maximum).
+        // About 12 MiB in batches of 100 records of 1 KiB: more than a stream's write queue, the service's socket send
+        // buffer (autotuned up to tcp_wmem's maximum, 4 MiB here) and the client's fixed 64 KiB receive buffer hold.
         String value = "v".repeat(1000);
         int records = 12_000;
         for (int req = 0; req < records / 100; req++) {
@@ -304,12 +304,16 @@ class RecordBatchesHttpTest {
             assertThat(page.get(0).baseOffset()).isEqualTo(next);
             next = page.get(page.size() - 1).nextOffset();
         }
-        HttpClient freshConnection = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpResponse<InputStream> stream = freshConnection.send(HttpRequest.newBuilder(
-                base.resolve("/v1/topics/" + topic + "/partitions/0/stream?offset=0"))
-                .header("Accept", RecordBatchesMedia.TYPE).build(), HttpResponse.BodyHandlers.ofInputStream());
-        try (InputStream in = stream.body()) {
-            assertThat(in.readNBytes(1024)).hasSize(1024);
+        // A plain socket with a fixed 64 KiB receive buffer (no autotuning: tcp_rmem's maximum is 32 MiB here, more
+        // than the whole stream), so what the service cannot write stays in its memory until the client hangs up.
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.setReceiveBufferSize(64 * 1024);
+            socket.connect(new java.net.InetSocketAddress(base.getHost(), base.getPort()), 5_000);
+            socket.getOutputStream().write(("GET /v1/topics/" + topic + "/partitions/0/stream?offset=0 HTTP/1.1\r\n"
+                    + "Host: " + base.getHost() + "\r\nAccept: " + RecordBatchesMedia.TYPE + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            assertThat(socket.getInputStream().readNBytes(1024)).hasSize(1024);
             awaitHeld(held -> held > 0, "the stream to hold a batch it could not yet write");
         }
         awaitHeld(held -> held == 0, "every read buffer to be given back");
