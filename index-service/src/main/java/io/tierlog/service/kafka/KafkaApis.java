@@ -361,9 +361,10 @@ public class KafkaApis {
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case SHARE_GROUP_DESCRIBE -> on(workers, () -> shareGroups.describe(
                     (org.apache.kafka.common.requests.ShareGroupDescribeRequest) request));
-            case SHARE_FETCH -> shareFetch.fetch((org.apache.kafka.common.requests.ShareFetchRequest) request);
+            case SHARE_FETCH -> shareFetch.fetch((org.apache.kafka.common.requests.ShareFetchRequest) request,
+                    session.principal().name());
             case SHARE_ACKNOWLEDGE -> shareFetch.acknowledge(
-                    (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request);
+                    (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name());
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
     }

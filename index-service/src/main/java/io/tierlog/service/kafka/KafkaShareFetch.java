@@ -131,19 +131,20 @@ public class KafkaShareFetch {
                 () -> { });
     }
 
-    CompletableFuture<KafkaApis.Reply> fetch(ShareFetchRequest request) {
+    /** @param owner the caller's name: only it may use the share sessions it opens */
+    CompletableFuture<KafkaApis.Reply> fetch(ShareFetchRequest request, String owner) {
         ShareFetchRequestData in = request.data();
-        return CompletableFuture.supplyAsync(() -> begin(in), readPool)
+        return CompletableFuture.supplyAsync(() -> begin(in, owner), readPool)
                 .thenCompose(f -> f instanceof Fetch fetch ? acquire(fetch) : CompletableFuture.completedFuture(
                         (KafkaApis.Reply) f));
     }
 
     /** The session step, the partitions' changes and the acknowledgements: a Fetch to acquire for, or a Reply. */
-    private Object begin(ShareFetchRequestData in) {
+    private Object begin(ShareFetchRequestData in, String owner) {
         if (in.groupId() == null || in.groupId().isEmpty() || in.memberId() == null || in.memberId().isEmpty()) {
             return error(Errors.INVALID_REQUEST, "a share fetch names its group and member");
         }
-        ShareSessions.Key key = new ShareSessions.Key(in.groupId(), in.memberId());
+        ShareSessions.Key key = new ShareSessions.Key(in.groupId(), in.memberId(), owner);
         int epoch = in.shareSessionEpoch();
         ShareSessions.Session session;
         if (epoch == 0) {
@@ -396,14 +397,14 @@ public class KafkaShareFetch {
     }
 
     /** ShareAcknowledge: the acknowledgements of a ShareFetch without the fetch; epoch -1 also ends the session. */
-    CompletableFuture<KafkaApis.Reply> acknowledge(ShareAcknowledgeRequest request) {
+    CompletableFuture<KafkaApis.Reply> acknowledge(ShareAcknowledgeRequest request, String owner) {
         ShareAcknowledgeRequestData in = request.data();
-        return CompletableFuture.supplyAsync(() -> acknowledge(in), readPool);
+        return CompletableFuture.supplyAsync(() -> acknowledge(in, owner), readPool);
     }
 
-    private KafkaApis.Reply acknowledge(ShareAcknowledgeRequestData in) {
+    private KafkaApis.Reply acknowledge(ShareAcknowledgeRequestData in, String owner) {
         ShareAcknowledgeResponseData out = new ShareAcknowledgeResponseData();
-        ShareSessions.Key key = new ShareSessions.Key(in.groupId(), in.memberId());
+        ShareSessions.Key key = new ShareSessions.Key(in.groupId(), in.memberId(), owner);
         int epoch = in.shareSessionEpoch();
         ShareSessions.Session session;
         if (epoch == -1) {

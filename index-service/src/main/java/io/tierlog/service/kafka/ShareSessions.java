@@ -40,7 +40,8 @@ final class ShareSessions {
         this.clock = clock;
     }
 
-    record Key(String group, String memberId) {
+    /** A member's session, as the caller that opened it ({@code owner}): another caller naming it finds none. */
+    record Key(String group, String memberId, String owner) {
     }
 
     /** A partition of a session, by the topic id the client names and the name it resolved to. */

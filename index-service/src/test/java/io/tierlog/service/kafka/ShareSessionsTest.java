@@ -19,7 +19,7 @@ class ShareSessionsTest {
     static final ShareSessions.Part P0 = new ShareSessions.Part(Uuid.randomUuid(), "jobs", 0);
     final ManualClock clock = new ManualClock();
     final ShareSessions sessions = new ShareSessions(2, Duration.ofMinutes(2), clock);
-    final ShareSessions.Key member = new ShareSessions.Key("workers", "m1");
+    final ShareSessions.Key member = new ShareSessions.Key("workers", "m1", "app");
 
     private ShareSessions.Session open(ShareSessions.Key key) {
         ShareSessions.Lookup l = sessions.open(key, new HashMap<>());
@@ -38,6 +38,15 @@ class ShareSessionsTest {
     }
 
     @Test
+    void anotherCallerNamingTheSameMemberFindsNoSession() {
+        open(member);
+        ShareSessions.Key impostor = new ShareSessions.Key("workers", "m1", "someone-else");
+        assertThat(sessions.next(impostor, 1).error()).isEqualTo(Errors.SHARE_SESSION_NOT_FOUND);
+        assertThat(sessions.close(impostor)).isNull();
+        assertThat(sessions.next(member, 1).error()).as("the owner's session is untouched").isEqualTo(Errors.NONE);
+    }
+
+    @Test
     void reopeningHandsBackWhatTheOldSessionHeld() {
         ShareSessions.Session s = open(member);
         s.add(P0);
@@ -50,11 +59,11 @@ class ShareSessionsTest {
     @Test
     void slotsAreBoundedAndAnIdleSessionGivesUpItsSlot() {
         open(member);
-        open(new ShareSessions.Key("workers", "m2"));
-        assertThat(sessions.open(new ShareSessions.Key("workers", "m3"), new HashMap<>()).error())
+        open(new ShareSessions.Key("workers", "m2", "app"));
+        assertThat(sessions.open(new ShareSessions.Key("workers", "m3", "app"), new HashMap<>()).error())
                 .isEqualTo(Errors.SHARE_SESSION_LIMIT_REACHED);
         clock.advance(Duration.ofMinutes(2));
-        assertThat(sessions.open(new ShareSessions.Key("workers", "m3"), new HashMap<>()).error())
+        assertThat(sessions.open(new ShareSessions.Key("workers", "m3", "app"), new HashMap<>()).error())
                 .isEqualTo(Errors.NONE);
         assertThat(sessions.next(member, 1).error()).as("the least recently used went")
                 .isEqualTo(Errors.SHARE_SESSION_NOT_FOUND);
