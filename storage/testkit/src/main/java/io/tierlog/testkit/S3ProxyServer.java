@@ -1,5 +1,6 @@
 package io.tierlog.testkit;
 
+import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -11,9 +12,13 @@ import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
 import org.gaul.s3proxy.blobstore.ForwardingBlobStore;
 import org.gaul.s3proxy.nio2blob.TransientNio2BlobStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 
 /**
  * An embedded S3Proxy speaking the real S3 protocol on 127.0.0.1, backed by an in-memory blob store that
@@ -29,6 +34,7 @@ public final class S3ProxyServer implements AutoCloseable {
     public static final String SECRET_KEY = "tierlog-test-secret";
     public static final String REGION = "us-east-1";
 
+    private static final Logger LOG = LoggerFactory.getLogger(S3ProxyServer.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
     private final BlobStore blobStore = new TransientNio2BlobStore();
@@ -132,10 +138,23 @@ public final class S3ProxyServer implements AutoCloseable {
         blobStore.close();
     }
 
-    /** Records the ranged GETs S3Proxy serves (each request is one blob-store call); forwards everything. */
+    /**
+     * Records the ranged GETs S3Proxy serves (each request is one blob-store call) and reports a failed PUT in the
+     * store: S3Proxy answers it before reading the body, which a client only sees as a failed write of its request.
+     */
     private final class RecordingBlobStore extends ForwardingBlobStore {
         RecordingBlobStore(BlobStore delegate) {
             super(delegate);
+        }
+
+        @Override
+        public PutObjectResponse putBlob(PutObjectRequest request, InputStream payload) {
+            try {
+                return super.putBlob(request, payload);
+            } catch (RuntimeException e) {
+                LOG.warn("S3Proxy's store failed a PUT of {} ({} bytes)", request.key(), request.contentLength(), e);
+                throw e;
+            }
         }
 
         @Override
