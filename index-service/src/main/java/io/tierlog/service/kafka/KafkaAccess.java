@@ -32,6 +32,7 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DescribeLogDirsRequest;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -191,6 +192,9 @@ final class KafkaAccess {
                 group(data.groupId(), Operation.READ, out);
                 data.topics().forEach(t -> topic.accept(null, t.topicId(), Operation.FETCH, out));
             }
+            // Kafka needs read on the topic to list its producers; fetch is Tierlog's read of a topic's records.
+            case DESCRIBE_PRODUCERS -> ((DescribeProducersRequest) request).data().topics()
+                    .forEach(t -> topic.accept(t.name(), null, Operation.FETCH, out));
             case DELETE_RECORDS -> ((DeleteRecordsRequest) request).data().topics()
                     .forEach(t -> topic.accept(t.name(), null, Operation.DELETE, out));
             case DESCRIBE_LOG_DIRS -> {

@@ -45,6 +45,7 @@ import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DescribeLogDirsRequest;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeConfigsRequest;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
@@ -156,7 +157,7 @@ public class KafkaApis {
                 ApiKeys.SASL_AUTHENTICATE,
                 ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
                 ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE,
-                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS)) {
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -302,6 +303,7 @@ public class KafkaApis {
             case SASL_AUTHENTICATE -> on(workers,
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
             case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
+            case DESCRIBE_PRODUCERS -> on(workers, () -> produce.describeProducers((DescribeProducersRequest) request));
             case FETCH -> fetch.fetch((FetchRequest) request, version, session.principal().name(),
                     session.fileSlices(), readReplicas(((FetchRequest) request).data().rackId()));
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));

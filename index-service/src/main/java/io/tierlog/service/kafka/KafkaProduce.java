@@ -2,15 +2,21 @@ package io.tierlog.service.kafka;
 
 import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestService;
+import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ops.PostAppend;
 import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.DescribeProducersResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -33,9 +39,11 @@ import java.util.concurrent.Executor;
  * numbering (a sequence counts records per producer id and partition): a retry of one of the last 5 batches is
  * answered with its original offsets and not appended again, a gap is OUT_OF_ORDER_SEQUENCE_NUMBER, an older
  * epoch INVALID_PRODUCER_EPOCH. Transactions are not served: an InitProducerId naming a transactional id is refused.
+ * DescribeProducers lists that state per partition.
  */
 @Singleton
 public class KafkaProduce {
+    private static final Logger LOG = Logger.getLogger(KafkaProduce.class);
     /** Below this are HTTP clients' decimal producer ids ("1", "42"), which a random id should not meet. */
     private static final long FIRST_PRODUCER_ID = 1L << 40;
     private final SecureRandom ids = new SecureRandom();
@@ -67,6 +75,42 @@ public class KafkaProduce {
             id = ids.nextLong() & Long.MAX_VALUE;
         } while (id < FIRST_PRODUCER_ID);
         return new InitProducerIdResponse(out.setProducerId(id).setProducerEpoch((short) 0));
+    }
+
+    /**
+     * DescribeProducers (what {@code kafka-transactions describe-producers} shows): each partition's idempotent
+     * producers as its producer state holds them after every writer's appends ({@link IngestService#activeProducers}),
+     * so one answer is right on any instance. No producer here is transactional, so the coordinator epoch and the open
+     * transaction's start offset are -1; the last timestamp is when a writer applied the producer's newest batch (the
+     * state keeps that, not the batch's own timestamp). Blocking (takes each partition's writer lock): a worker thread.
+     */
+    DescribeProducersResponse describeProducers(DescribeProducersRequest request) {
+        DescribeProducersResponseData out = new DescribeProducersResponseData();
+        for (DescribeProducersRequestData.TopicRequest t : request.data().topics()) {
+            DescribeProducersResponseData.TopicResponse topic = new DescribeProducersResponseData.TopicResponse()
+                    .setName(t.name());
+            for (int partition : t.partitionIndexes()) {
+                DescribeProducersResponseData.PartitionResponse p =
+                        new DescribeProducersResponseData.PartitionResponse().setPartitionIndex(partition);
+                try {
+                    for (PartitionWriter.ActiveProducer a : ingest.activeProducers(t.name(), partition)) {
+                        p.activeProducers().add(new DescribeProducersResponseData.ProducerState()
+                                .setProducerId(a.producerId()).setProducerEpoch(a.epoch())
+                                .setLastSequence(a.lastSequence()).setLastTimestamp(a.lastSeenMs())
+                                .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(-1));
+                    }
+                } catch (RuntimeException e) {
+                    Errors error = KafkaErrors.of(e);
+                    if (error == Errors.UNKNOWN_SERVER_ERROR) {
+                        LOG.warnf(e, "DescribeProducers of %s-%d failed", t.name(), partition);
+                    }
+                    p.setErrorCode(error.code()).setErrorMessage(error.message());
+                }
+                topic.partitions().add(p);
+            }
+            out.topics().add(topic);
+        }
+        return new DescribeProducersResponse(out);
     }
 
     CompletableFuture<KafkaApis.Reply> produce(ProduceRequest request, short version, Executor workers) {

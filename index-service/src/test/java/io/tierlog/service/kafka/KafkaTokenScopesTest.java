@@ -168,6 +168,11 @@ class KafkaTokenScopesTest {
                     .allSatisfy(d -> assertThat(d.replicaInfos().keySet()).extracting(TopicPartition::topic)
                             .doesNotContain(topic));
         }
+        // Describe lets Admin find the partition's leader; listing its producers needs Kafka's read, Tierlog's fetch.
+        try (Admin admin = Admin.create(plain(mint("describe:topic:scp-*")))) {
+            assertThat(cause(() -> admin.describeProducers(List.of(p0)).all().get()))
+                    .as("DescribeProducers").isInstanceOf(TopicAuthorizationException.class);
+        }
         assertThat(offsetForLeaderEpochError(weak, topic)).as("OffsetForLeaderEpoch")
                 .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
         assertThat(describeLogDirsError(weak, topic)).as("DescribeLogDirs naming the topic")

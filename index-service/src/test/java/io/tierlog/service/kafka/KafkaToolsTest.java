@@ -190,6 +190,24 @@ class KafkaToolsTest {
     }
 
     @Test
+    void transactionsCommandDescribesAPartitionsProducers() throws Exception {
+        String topic = KafkaListenerTest.unique("tools-producers");
+        createTopic(topic, 1);
+        // ConsoleProducer is idempotent by default (kafka-clients' enable.idempotence=true): three records, 0..2.
+        tool("a\nb\nc\n", "org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", bootstrap(),
+                "--topic", topic);
+        List<String> out = tool(null, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server", bootstrap(),
+                "describe-producers", "--topic", topic, "--partition", "0");
+        assertThat(out).as("ProducerId ProducerEpoch LatestCoordinatorEpoch LastSequence LastTimestamp ...")
+                .anySatisfy(l -> assertThat(l).contains("ProducerId").contains("LastSequence"));
+        List<String[]> rows = out.stream().map(l -> l.trim().split("\\s+")).filter(c -> c.length >= 6
+                && c[0].matches("\\d+")).toList();
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0)[1]).as("epoch").isEqualTo("0");
+        assertThat(rows.get(0)[3]).as("last sequence").isEqualTo("2");
+    }
+
+    @Test
     void verifiableProducerAndConsumerLoseNothingAcknowledged() throws Exception {
         String topic = KafkaListenerTest.unique("verifiable");
         String group = KafkaListenerTest.unique("verifiable-g");

@@ -245,6 +245,16 @@ public final class IngestService implements Closeable {
                 result.logAppendTimeMs());
     }
 
+    /**
+     * The idempotent producers a partition knows ({@link PartitionWriter#activeProducers()}): blocking, it takes the
+     * partition's writer lock. Throws as produce does for an unknown topic or partition.
+     */
+    public List<PartitionWriter.ActiveProducer> activeProducers(String topicName, int partition) {
+        TopicMetadata topic = topics.get(topicName);
+        topic.requirePartition(partition);
+        return writer(topic, partition).activeProducers();
+    }
+
     private PartitionWriter writer(TopicMetadata topic, int partition) {
         return writers.computeIfAbsent(new WriterKey(topic.id(), partition), k -> hotLog.writer(
                 new TopicPartition(topic.name(), partition), config.fsync(), config.fsyncInterval(), clock,

@@ -403,6 +403,37 @@ public final class PartitionWriter implements Closeable {
         return fresh;
     }
 
+    /**
+     * An idempotent producer the partition knows: its current epoch, the last sequence of its newest batch (-1 if it
+     * has none here yet) and when a writer last applied one of its batches.
+     */
+    public record ActiveProducer(long producerId, short epoch, int lastSequence, long lastSeenMs) {
+    }
+
+    /**
+     * The idempotent producers the partition knows and has not expired, in producer id order, with every writer's
+     * appends counted: it takes the partition's lock and catches up with the log as an append does, so a producer that
+     * appended through another process is in it. Creates nothing: an empty partition has none.
+     */
+    public List<ActiveProducer> activeProducers() {
+        mutex.lock();
+        try (FileLock lock = FileLocks.lock(lockFile)) {
+            if (!recovery.refresh(tail, t -> tail = t, this::checkpoint)) {
+                return List.of();
+            }
+            producers.expire(clock.millis());
+            List<ActiveProducer> out = new ArrayList<>();
+            producers.entries().forEach((id, e) -> out.add(new ActiveProducer(id, e.epoch(),
+                    e.batches().isEmpty() ? -1 : e.batches().get(e.batches().size() - 1).lastSequence(), e.lastSeenMs())));
+            out.sort(Comparator.comparingLong(ActiveProducer::producerId));
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the producers of " + partition + " failed", e);
+        } finally {
+            mutex.unlock();
+        }
+    }
+
     /** The end of the log as this writer last verified it (a hint; other writers may have appended since). */
     public long cachedNextOffset() {
         mutex.lock();
