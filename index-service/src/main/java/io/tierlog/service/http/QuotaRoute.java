@@ -3,17 +3,15 @@ package io.tierlog.service.http;
 import io.micrometer.core.instrument.Counter;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
-import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.metrics.Meters;
 import io.tierlog.service.quota.ByteRateQuota;
+import io.tierlog.service.quota.Quotas;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
-import java.security.Principal;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -27,8 +25,9 @@ import java.util.Optional;
  * open, but the bytes they send are not counted.
  *
  * <p>The principal is what the access filter put under {@value #PRINCIPAL_KEY} in the routing context
- * ({@link #principalOf}); {@code none} mode's shared anonymous caller, or none at all, counts by client IP address. Runs after that filter (order -1000) and before every other
- * route of these paths.
+ * ({@link #principalOf}); {@code none} mode's shared anonymous caller, or none at all, counts by client IP address.
+ * The buckets are {@link Quotas}', which the Kafka listener charges too. Runs after that filter (order -1000) and
+ * before every other route of these paths.
  */
 @Singleton
 public class QuotaRoute {
@@ -40,11 +39,9 @@ public class QuotaRoute {
     private final Counter produceRejected;
     private final Counter fetchRejected;
 
-    public QuotaRoute(TierlogConfig config, Clock clock, Meters meters) {
-        this.produce = config.quota().produceBytesPerSecond().stream().mapToObj(r -> new ByteRateQuota(r, clock))
-                .findFirst().orElse(null);
-        this.fetch = config.quota().fetchBytesPerSecond().stream().mapToObj(r -> new ByteRateQuota(r, clock))
-                .findFirst().orElse(null);
+    public QuotaRoute(Quotas quotas, Meters meters) {
+        this.produce = quotas.produce().orElse(null);
+        this.fetch = quotas.fetch().orElse(null);
         this.produceRejected = meters.produceQuotaRejected();
         this.fetchRejected = meters.fetchQuotaRejected();
     }
@@ -59,25 +56,10 @@ public class QuotaRoute {
         }
     }
 
-    /**
-     * The quota key of a request: the authenticated principal's name (token mode: {@code token:<id>},
-     * {@code jwt:<sub>}, {@code bootstrap}), else the client's IP address; {@code none} mode's shared
-     * {@code anonymous} principal counts per address too, or every client would share one quota.
-     */
+    /** The quota key of a request ({@link Quotas#key}): its principal, else its client address. */
     static String principalOf(RoutingContext ctx) {
         SocketAddress remote = ctx.request().remoteAddress();
-        return quotaKey(ctx.get(PRINCIPAL_KEY), remote == null ? null : remote.hostAddress());
-    }
-
-    /** {@link #principalOf} without Vert.x: the two kinds of key never collide (different prefixes). */
-    static String quotaKey(Object principal, String address) {
-        String name = principal instanceof io.tierlog.access.Principal p ? p.name()
-                : principal instanceof Principal named ? named.getName()
-                : principal == null ? null : principal.toString();
-        if (name == null || principal == io.tierlog.access.Principal.ANONYMOUS) {
-            return "address:" + (address == null ? "unknown" : address);
-        }
-        return "principal:" + name;
+        return Quotas.key(ctx.get(PRINCIPAL_KEY), remote == null ? null : remote.hostAddress());
     }
 
     private void produce(RoutingContext ctx) {

@@ -7,6 +7,7 @@ import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.security.AccessControl;
 import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.quota.Quotas;
 import io.vertx.core.Vertx;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.Uuid;
@@ -105,6 +106,7 @@ public class KafkaApis {
     private final KafkaShareFetch shareFetch;
     private final KafkaShareGroupAdmin shareAdmin;
     private final KafkaSasl sasl;
+    private final KafkaQuotas quotas;
     private final Clock clock;
     private final Executor reads;
     private final Executor workers;
@@ -118,8 +120,9 @@ public class KafkaApis {
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
                      KafkaShareGroupAdmin shareAdmin,
                      AccessControl access, Clock clock, ServiceThreads threads,
-                     Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory) {
+                     Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory, Quotas quotas) {
         this.memory = memory;
+        this.quotas = new KafkaQuotas(quotas);
         this.shareGroups = shareGroups;
         this.shareFetch = shareFetch;
         this.shareAdmin = shareAdmin;
@@ -298,14 +301,22 @@ public class KafkaApis {
             case METADATA -> on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
-            case PRODUCE -> produce.produce((ProduceRequest) request, version, workers);
+            case PRODUCE -> produce.produce((ProduceRequest) request, version, workers)
+                    .thenApply(reply -> quotas.produced((ProduceRequest) request, reply, session));
             case SASL_HANDSHAKE -> done(sasl.handshake((SaslHandshakeRequest) request, session));
             case SASL_AUTHENTICATE -> on(workers,
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
             case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
             case DESCRIBE_PRODUCERS -> on(workers, () -> produce.describeProducers((DescribeProducersRequest) request));
-            case FETCH -> fetch.fetch((FetchRequest) request, version, session.principal().name(),
-                    session.fileSlices(), readReplicas(((FetchRequest) request).data().rackId()));
+            case FETCH -> {
+                long throttleMs = quotas.fetchThrottleMs(session);
+                yield throttleMs > 0
+                        ? CompletableFuture.completedFuture(new Reply(quotas.throttledFetch((FetchRequest) request,
+                                version, throttleMs, session), () -> { }))
+                        : fetch.fetch((FetchRequest) request, version, session.principal().name(), session.fileSlices(),
+                                readReplicas(((FetchRequest) request).data().rackId()))
+                        .thenApply(reply -> quotas.fetched(reply, session));
+            }
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version));
             case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version));
@@ -364,7 +375,7 @@ public class KafkaApis {
             case SHARE_GROUP_DESCRIBE -> on(workers, () -> shareGroups.describe(
                     (org.apache.kafka.common.requests.ShareGroupDescribeRequest) request));
             case SHARE_FETCH -> shareFetch.fetch((org.apache.kafka.common.requests.ShareFetchRequest) request,
-                    session.principal().name());
+                    session.principal().name()).thenApply(reply -> quotas.shareFetched(reply, session));
             case SHARE_ACKNOWLEDGE -> shareFetch.acknowledge(
                     (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name());
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");

@@ -55,6 +55,8 @@ final class KafkaConnection {
     private long memoryWaitSince;
     private long memoryRetryMs;
     private boolean memoryRetryScheduled;
+    /** Reading is paused for a quota throttle until its timer fires. */
+    private boolean throttled;
 
     /**
      * @param principal who the connection is before SASL: anonymous in auth mode none, null in token mode
@@ -176,11 +178,44 @@ final class KafkaConnection {
         if (wrote) {
             ctx.flush();
         }
-        if (frames.paused() && inFlight.size() < MAX_IN_FLIGHT && !closed) {
+        if (!throttled && !closed) {
+            // While a throttle runs, a new one waits in the session for its timer.
+            long throttleMs = session.takeThrottle();
+            if (throttleMs > 0) {
+                throttleFor(throttleMs);
+            }
+        }
+        if (frames.paused() && inFlight.size() < MAX_IN_FLIGHT && !closed && !throttled) {
             autoRead().setAutoRead(true);
             frames.resume();
         }
     }
+
+    /**
+     * A caller over its quota: its answers went out with the throttle time, and the connection reads nothing more
+     * for that long, as Kafka mutes a throttled channel (KIP-219); a client that ignores the throttle time waits on
+     * TCP instead. A throttle asked while one runs makes reading wait for both.
+     */
+    private void throttleFor(long ms) {
+        throttled = true;
+        frames.pause();
+        autoRead().setAutoRead(false);
+        context.owner().setTimer(ms, id -> {
+            throttled = false;
+            long again = session.takeThrottle();
+            if (closed) {
+                return;
+            }
+            if (again > 0) {
+                throttleFor(again);
+            } else if (inFlight.size() < MAX_IN_FLIGHT) {
+                autoRead().setAutoRead(true);
+                frames.resume();
+            }
+        });
+    }
+
+
 
     /**
      * The reader found no direct memory for the next request: stop reading from the socket and try again after a
@@ -204,7 +239,7 @@ final class KafkaConnection {
         memoryRetryMs = Math.min(1000, Math.max(10, memoryRetryMs * 2));
         context.owner().setTimer(memoryRetryMs, id -> {
             memoryRetryScheduled = false;
-            if (!closed && inFlight.size() < MAX_IN_FLIGHT) {
+            if (!closed && inFlight.size() < MAX_IN_FLIGHT && !throttled) {
                 autoRead().setAutoRead(true);
                 frames.resume();
             }

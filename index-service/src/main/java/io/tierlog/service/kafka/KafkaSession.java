@@ -3,11 +3,12 @@ package io.tierlog.service.kafka;
 import io.tierlog.access.Principal;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * What the listener keeps about one client connection beyond its framing: who it is (SASL) and the order of its
- * produce requests.
+ * What the listener keeps about one client connection beyond its framing: who it is (SASL), the order of its
+ * produce requests and how long its reads are to pause for a quota ({@link #throttle}).
  *
  * <p>Kafka appends a connection's produce requests in the order they were sent (its broker handles one request of a
  * connection at a time), and an idempotent producer with several requests in flight relies on it: its batches carry
@@ -24,6 +25,8 @@ final class KafkaSession {
     private volatile long authenticatedUntilMs = Long.MAX_VALUE;
     private volatile String mechanism;
     private final boolean fileSlices;
+    /** How long to stop reading from the connection once the current answers are written (quota throttle), ms. */
+    private final AtomicLong pendingMuteMs = new AtomicLong();
 
     /**
      * @param principal  who the connection is before any SASL exchange: anonymous in auth mode none, else null
@@ -64,6 +67,21 @@ final class KafkaSession {
     void authenticated(Principal principal, long untilMs) {
         this.principal = principal;
         this.authenticatedUntilMs = untilMs;
+    }
+
+    /**
+     * Asks the connection to stop reading for {@code ms} after it writes its pending answers (Kafka's throttling of a
+     * caller over its quota, KIP-219); the longest of several asks wins. Any thread.
+     */
+    void throttle(long ms) {
+        if (ms > 0) {
+            pendingMuteMs.accumulateAndGet(ms, Math::max);
+        }
+    }
+
+    /** The throttle asked for since the last call, 0 if none; resets it. */
+    long takeThrottle() {
+        return pendingMuteMs.getAndSet(0);
     }
 
     /** The mechanism SaslHandshake chose, or null before one. */

@@ -54,17 +54,22 @@ public final class ByteRateQuota {
 
     /** Empty if {@code principal} may send a request now; else how long it must wait (whole seconds, at least 1). */
     public Optional<Duration> check(String principal) {
+        long debt = debtMillis(principal);
+        return debt == 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(Math.max(1, (debt + 999) / 1000)));
+    }
+
+    /**
+     * How long until {@code principal}'s bucket is back to zero, in milliseconds (rounded up), 0 if it may send now:
+     * Kafka's throttle time, which its clients wait out before their next request.
+     */
+    public long debtMillis(String principal) {
         Bucket b = buckets.get(principal);
         if (b == null) {
-            return Optional.empty();
+            return 0;
         }
         synchronized (b) {
             refill(b);
-            if (b.tokens >= 0) {
-                return Optional.empty();
-            }
-            long seconds = (long) Math.ceil(-b.tokens / bytesPerSecond);
-            return Optional.of(Duration.ofSeconds(Math.max(1, seconds)));
+            return b.tokens >= 0 ? 0 : (long) Math.ceil(-b.tokens * 1000 / bytesPerSecond);
         }
     }
 

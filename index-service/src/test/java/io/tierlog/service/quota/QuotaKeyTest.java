@@ -1,4 +1,4 @@
-package io.tierlog.service.http;
+package io.tierlog.service.quota;
 
 import io.tierlog.access.Principal;
 import io.tierlog.access.Scopes;
@@ -11,14 +11,14 @@ class QuotaKeyTest {
     @Test
     void aTokenCountsByItsNameWhateverItsAddress() {
         Principal token = new Principal("token:abc", Scopes.parse("produce:topic:orders"));
-        assertThat(QuotaRoute.quotaKey(token, "10.0.0.1")).isEqualTo("principal:token:abc")
-                .isEqualTo(QuotaRoute.quotaKey(token, "10.0.0.2"));
+        assertThat(Quotas.key(token, "10.0.0.1")).isEqualTo("principal:token:abc")
+                .isEqualTo(Quotas.key(token, "10.0.0.2"));
     }
 
     @Test
     void anonymousCallersCountPerAddressNotAsOne() {
-        assertThat(QuotaRoute.quotaKey(Principal.ANONYMOUS, "10.0.0.1")).isEqualTo("address:10.0.0.1");
-        assertThat(QuotaRoute.quotaKey(Principal.ANONYMOUS, "10.0.0.2")).isEqualTo("address:10.0.0.2");
-        assertThat(QuotaRoute.quotaKey(null, null)).isEqualTo("address:unknown");
+        assertThat(Quotas.key(Principal.ANONYMOUS, "10.0.0.1")).isEqualTo("address:10.0.0.1");
+        assertThat(Quotas.key(Principal.ANONYMOUS, "10.0.0.2")).isEqualTo("address:10.0.0.2");
+        assertThat(Quotas.key(null, null)).isEqualTo("address:unknown");
     }
 }

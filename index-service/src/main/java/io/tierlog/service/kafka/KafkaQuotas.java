@@ -1,0 +1,115 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.service.quota.ByteRateQuota;
+import io.tierlog.service.quota.Quotas;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ShareFetchResponseData;
+import org.apache.kafka.common.record.internal.BaseRecords;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+
+import java.util.Optional;
+
+/**
+ * The service's byte-rate quotas ({@link Quotas}) on the Kafka listener, the way Kafka applies
+ * {@code producer_byte_rate} and {@code consumer_byte_rate}: a caller is never cut short mid-request; the bytes a
+ * request moved are charged to the caller's bucket (the same bucket its HTTP requests charge), and a caller in debt
+ * is throttled: its answer carries the throttle time, which kafka-clients and librdkafka wait out before their next
+ * request to this broker, and the connection reads nothing for that long ({@link KafkaSession#throttle}), so a client
+ * that ignores it waits anyway. A fetch from a caller already in debt is answered at once with no records (Kafka's
+ * throttled fetch answer), so no bytes go out over the quota. Stateless beyond the buckets.
+ */
+final class KafkaQuotas {
+    private final Optional<ByteRateQuota> produce;
+    private final Optional<ByteRateQuota> fetch;
+
+    KafkaQuotas(Quotas quotas) {
+        this.produce = quotas.produce();
+        this.fetch = quotas.fetch();
+    }
+
+    private static String key(KafkaSession session) {
+        return Quotas.key(session.principal(), session.address());
+    }
+
+    /** Charges a produce's record bytes; its answer (none for acks=0) carries the throttle, and the session mutes. */
+    KafkaApis.Reply produced(ProduceRequest request, KafkaApis.Reply reply, KafkaSession session) {
+        if (produce.isEmpty()) {
+            return reply;
+        }
+        long bytes = 0;
+        for (ProduceRequestData.TopicProduceData t : request.data().topicData()) {
+            for (ProduceRequestData.PartitionProduceData p : t.partitionData()) {
+                bytes += p.records() == null ? 0 : p.records().sizeInBytes();
+            }
+        }
+        String key = key(session);
+        produce.get().record(key, bytes);
+        long throttleMs = produce.get().debtMillis(key);
+        if (reply.body() instanceof ProduceResponseData data) {
+            data.setThrottleTimeMs((int) Math.min(Integer.MAX_VALUE, throttleMs));
+        }
+        session.throttle(throttleMs);
+        return reply;
+    }
+
+    /** How long the caller's fetches are throttled now; 0: serve the fetch. */
+    long fetchThrottleMs(KafkaSession session) {
+        return fetch.map(q -> q.debtMillis(key(session))).orElse(0L);
+    }
+
+    /**
+     * Kafka's answer to a throttled fetch: no partitions, the throttle time; an incremental session's id is kept
+     * (its partitions stay as they were), a full fetch is answered sessionless and the client starts afresh.
+     */
+    FetchResponseData throttledFetch(FetchRequest request, short version, long throttleMs, KafkaSession session) {
+        session.throttle(throttleMs);
+        int sessionId = version >= 7 && request.data().sessionEpoch() > 0 ? request.data().sessionId() : 0;
+        return new FetchResponseData().setThrottleTimeMs((int) Math.min(Integer.MAX_VALUE, throttleMs))
+                .setSessionId(sessionId);
+    }
+
+    /** Charges a fetch's answered record bytes; the answer carries any throttle, and the session mutes. */
+    KafkaApis.Reply fetched(KafkaApis.Reply reply, KafkaSession session) {
+        if (fetch.isEmpty() || !(reply.body() instanceof FetchResponseData data)) {
+            return reply;
+        }
+        long bytes = 0;
+        for (FetchResponseData.FetchableTopicResponse t : data.responses()) {
+            for (FetchResponseData.PartitionData p : t.partitions()) {
+                BaseRecords records = p.records();
+                bytes += records == null ? 0 : records.sizeInBytes();
+            }
+        }
+        String key = key(session);
+        fetch.get().record(key, bytes);
+        long throttleMs = fetch.get().debtMillis(key);
+        data.setThrottleTimeMs((int) Math.min(Integer.MAX_VALUE, throttleMs));
+        session.throttle(throttleMs);
+        return reply;
+    }
+
+    /**
+     * Charges a share fetch's record bytes to the fetch quota; the answer carries any throttle, and the session mutes.
+     * Not answered empty up front as a fetch is: a share fetch carries acknowledgements, which must not be dropped.
+     */
+    KafkaApis.Reply shareFetched(KafkaApis.Reply reply, KafkaSession session) {
+        if (fetch.isEmpty() || !(reply.body() instanceof ShareFetchResponseData data)) {
+            return reply;
+        }
+        long bytes = 0;
+        for (ShareFetchResponseData.ShareFetchableTopicResponse t : data.responses()) {
+            for (ShareFetchResponseData.PartitionData p : t.partitions()) {
+                bytes += p.records() == null ? 0 : p.records().sizeInBytes();
+            }
+        }
+        String key = key(session);
+        fetch.get().record(key, bytes);
+        long throttleMs = fetch.get().debtMillis(key);
+        data.setThrottleTimeMs((int) Math.min(Integer.MAX_VALUE, throttleMs));
+        session.throttle(throttleMs);
+        return reply;
+    }
+}
