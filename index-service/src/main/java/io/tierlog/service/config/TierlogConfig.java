@@ -356,6 +356,27 @@ public interface TierlogConfig {
         Optional<String> tlsKeystorePassword();
 
         /**
+         * Whether the TLS listener asks clients for a certificate, Kafka's {@code ssl.client.auth}: {@code none},
+         * {@code requested} (a client may present one) or {@code required} (a client without a certificate signed
+         * by {@link #tlsClientCa()} fails the handshake). Needs the keystore and a CA.
+         */
+        @WithDefault("none")
+        String tlsClientAuth();
+
+        /** PEM file of the CA certificate(s) that sign client certificates. */
+        Optional<java.nio.file.Path> tlsClientCa();
+
+        /** The same CA certificates as PEM text (an environment secret); used when {@link #tlsClientCa()} is unset. */
+        Optional<String> tlsClientCaPem();
+
+        /**
+         * Scopes per client certificate subject, keyed by its distinguished name ({@code CN=orders-app,O=Acme}):
+         * a connection whose verified certificate names one of these subjects is that principal,
+         * {@code cert:<subject>}, with these scopes, and needs no SASL. Any other certificate authenticates nothing.
+         */
+        java.util.Map<String, String> tlsClientScopes();
+
+        /**
          * This instance's rack, the availability zone it runs in (Kafka's {@code broker.rack}): clients in the same
          * rack are given leaders and read replicas here (docs/kafka.md, "Racks"). Unset: on ECS, the task's
          * availability zone from the task metadata endpoint; elsewhere none.

@@ -9,7 +9,9 @@ import io.tierlog.service.security.AccessControl;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.PfxOptions;
+import io.vertx.core.http.ClientAuth;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -70,14 +72,23 @@ public class KafkaListener {
         }
         NetServerOptions options = options();
         PfxOptions keystore = keystore();
+        ClientAuth clientAuth = clientAuth(keystore != null);
+        ClientCertificates certificates = ClientCertificates.NONE;
         if (keystore != null) {
-            // TLS 1.2 and 1.3 only (Vert.x' default protocols), the JDK's engine; no client certificates asked.
-            options.setSsl(true).setKeyCertOptions(keystore);
+            // TLS 1.2 and 1.3 only (Vert.x' default protocols), the JDK's engine.
+            options.setSsl(true).setKeyCertOptions(keystore).setClientAuth(clientAuth);
+            if (clientAuth != ClientAuth.NONE) {
+                options.setTrustOptions(clientCa());
+                certificates = ClientCertificates.of(config.tlsClientScopes());
+            }
         }
         NetServer s = vertx.createNetServer(options);
-        // In token mode a connection is no one until it authenticates (SASL); in none mode it is anonymous.
+        // In token mode a connection is no one until it authenticates (a known client certificate, or SASL); in none
+        // mode it is anonymous.
         Principal before = tokenMode ? null : Principal.ANONYMOUS;
-        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(), before, memory).start());
+        ClientCertificates known = tokenMode ? certificates : ClientCertificates.NONE;
+        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(),
+                known.principal(socket, before), memory).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         EcsTaskMetadata ecs = config.advertisedHost().isPresent() && config.rack().isPresent() ? EcsTaskMetadata.NONE
                 : EcsTaskMetadata.read(System.getenv(EcsTaskMetadata.ENDPOINT_VARIABLE));
@@ -89,7 +100,8 @@ public class KafkaListener {
         LOG.infof("Kafka listener on %s:%d, advertised as node %d at %s:%d in rack %s, %s, %s", host,
                 server.actualPort(), broker.nodeId(), broker.host(), broker.port(), broker.rack(),
                 tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
-                keystore != null ? "TLS" : "plaintext");
+                keystore == null ? "plaintext" : clientAuth == ClientAuth.NONE ? "TLS"
+                        : "TLS with client certificates " + clientAuth.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     /** The listener's socket options (TLS aside): its address, no Nagle delay, the configured send buffer. */
@@ -149,6 +161,42 @@ public class KafkaListener {
             return new PfxOptions().setValue(io.vertx.core.buffer.Buffer.buffer(bytes)).setPassword(password);
         }
         return null;
+    }
+
+    /** {@code tierlog.kafka.tls-client-auth}, checked against the rest of the TLS settings. */
+    private ClientAuth clientAuth(boolean tls) {
+        ClientAuth auth = switch (config.tlsClientAuth().strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "none" -> ClientAuth.NONE;
+            case "requested" -> ClientAuth.REQUEST;
+            case "required" -> ClientAuth.REQUIRED;
+            default -> throw new IllegalStateException("tierlog.kafka.tls-client-auth must be none, requested or "
+                    + "required, not " + config.tlsClientAuth());
+        };
+        if (auth != ClientAuth.NONE && !tls) {
+            throw new IllegalStateException("tierlog.kafka.tls-client-auth=" + config.tlsClientAuth()
+                    + " needs TLS: set tierlog.kafka.tls-keystore");
+        }
+        if (auth != ClientAuth.NONE && config.tlsClientCa().isEmpty() && config.tlsClientCaPem().isEmpty()) {
+            throw new IllegalStateException("tierlog.kafka.tls-client-auth=" + config.tlsClientAuth()
+                    + " needs the CA that signs client certificates: tierlog.kafka.tls-client-ca");
+        }
+        if (auth == ClientAuth.NONE && !config.tlsClientScopes().isEmpty()) {
+            throw new IllegalStateException("tierlog.kafka.tls-client-scopes is set but no client certificate is "
+                    + "asked for: set tierlog.kafka.tls-client-auth to requested or required");
+        }
+        return auth;
+    }
+
+    /** The CA certificates client certificates must chain to, from a PEM file or PEM text. */
+    private PemTrustOptions clientCa() {
+        if (config.tlsClientCa().isPresent()) {
+            java.nio.file.Path ca = config.tlsClientCa().get();
+            if (!java.nio.file.Files.isReadable(ca)) {
+                throw new IllegalStateException("tierlog.kafka.tls-client-ca: cannot read " + ca);
+            }
+            return new PemTrustOptions().addCertPath(ca.toString());
+        }
+        return new PemTrustOptions().addCertValue(io.vertx.core.buffer.Buffer.buffer(config.tlsClientCaPem().get()));
     }
 
     /** The configured host, else the ECS task's address, else the bind host, else this machine's name. */
