@@ -71,19 +71,20 @@ class ShareGroupsResetTest {
     @Test
     void aResetForgetsWhatWasInFlightAndDeliversFromTheNewStartOffset() {
         ShareGroups shares = open();
+        ShareGroups other = open(); // another instance, which keeps the state file open and its state cached
         shares.configure("g", new ShareGroupConfig("earliest", 5, 0, null));
         produce("t", 0, 10);
-        List<LeasedRecord> before = shares.lease("g", "t", 3, 30_000);
+        List<LeasedRecord> before = other.lease("g", "t", 3, 30_000);
         assertThat(offsets(before)).containsExactly(0L, 1L, 2L);
 
         shares.resetStart("g", new TopicPartition("t", 0), 5);
 
         assertThat(startOffset(shares, "t", 0)).isEqualTo(5);
-        assertThat(shares.acknowledge("g", "t", List.of(new Ack(before.get(0).lease(), AckType.ACCEPT))))
+        assertThat(other.acknowledge("g", "t", List.of(new Ack(before.get(0).lease(), AckType.ACCEPT))))
                 .as("a lease of the old window dies with it").containsExactly(
                         new AckResult(before.get(0).lease(), false, AckResult.LEASE_EXPIRED));
-        List<LeasedRecord> after = open().lease("g", "t", 10, 30_000);
-        assertThat(offsets(after)).as("another instance sees the reset").containsExactly(5L, 6L, 7L, 8L, 9L);
+        List<LeasedRecord> after = other.lease("g", "t", 10, 30_000);
+        assertThat(offsets(after)).as("the other instance sees the reset").containsExactly(5L, 6L, 7L, 8L, 9L);
         assertThat(after).allMatch(l -> l.deliveryCount() == 1);
     }
 
@@ -185,5 +186,23 @@ class ShareGroupsResetTest {
         assertThat(shares.lease("g", "t", 10, 30_000)).as("latest: nothing until new records").isEmpty();
         produce("t", 0, 1);
         assertThat(offsets(shares.lease("g", "t", 10, 30_000))).containsExactly(2L);
+    }
+
+    @Test
+    void aLeaseFromBeforeAResetCannotAcknowledgeTheSameOffsetDeliveredAfterIt() {
+        ShareGroups shares = open();
+        shares.configure("g", new ShareGroupConfig("earliest", 5, 0, null));
+        produce("t", 0, 1);
+        LeasedRecord before = shares.lease("g", "t", 1, 30_000).get(0);
+
+        shares.resetStart("g", new TopicPartition("t", 0), 0);
+        LeasedRecord after = shares.lease("g", "t", 1, 30_000).get(0);
+        assertThat(after.record().offset()).isZero();
+        assertThat(after.deliveryCount()).as("same offset, same delivery count as before").isEqualTo(1);
+
+        assertThat(shares.acknowledge("g", "t", List.of(new Ack(before.lease(), AckType.ACCEPT))))
+                .as("the old lease is of another incarnation").noneMatch(AckResult::ok);
+        assertThat(shares.acknowledge("g", "t", List.of(new Ack(after.lease(), AckType.ACCEPT))))
+                .allMatch(AckResult::ok);
     }
 }
