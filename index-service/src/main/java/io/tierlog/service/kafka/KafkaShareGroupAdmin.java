@@ -24,6 +24,7 @@ import org.apache.kafka.common.requests.DeleteShareGroupOffsetsResponse;
 import org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest;
 import org.apache.kafka.common.requests.DescribeShareGroupOffsetsResponse;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -198,7 +199,7 @@ public class KafkaShareGroupAdmin {
                                 + "be deleted while no share consumer is a member"));
             }
             return new DeleteShareGroupOffsetsResponse(new DeleteShareGroupOffsetsResponseData()
-                    .setResponses(new java.util.ArrayList<>(done.get())));
+                    .setResponses(new ArrayList<>(done.get())));
         } catch (RuntimeException e) {
             return new DeleteShareGroupOffsetsResponse(DeleteShareGroupOffsetsRequest.getErrorDeleteResponseData(
                     KafkaErrors.of(e), KafkaErrors.message(e)));

@@ -238,8 +238,8 @@ public final class ShareGroupMembers {
      * Runs {@code change} only while the group has no members (expired ones removed first), holding the group's
      * members lock throughout: no share consumer can join until it is done, so a change Kafka allows only on an
      * empty share group (altering or deleting its offsets) never runs under a member's feet. Answers empty, running
-     * nothing, when the group has members. Creates no members file for a group that has none. Callers must not take
-     * this group's members lock inside {@code change} (it is not reentrant across the file lock).
+     * nothing, when the group has members. Creates no members file for a group that has none. {@code change} must not
+     * answer null, nor take this group's members lock itself (a JVM cannot hold one file lock twice).
      *
      * @throws TierlogException {@code invalid-group}
      */
