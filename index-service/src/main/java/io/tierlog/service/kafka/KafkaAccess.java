@@ -48,7 +48,8 @@ import java.util.function.Consumer;
  * fetch for Fetch and ListOffsets, describe for Metadata, DescribeConfigs and DescribeLogDirs, create, delete (DeleteTopics,
  * DeleteRecords) and alter (CreatePartitions, AlterConfigs, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
  * topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for OffsetCommit (with
- * fetch on each topic it names, as HTTP's commit), delete for OffsetDelete. ApiVersions, InitProducerId,
+ * fetch on each topic it names, as HTTP's commit), delete for OffsetDelete; AlterShareGroupOffsets as OffsetCommit,
+ * DeleteShareGroupOffsets delete on the group with fetch on each topic. ApiVersions, InitProducerId,
  * FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
  * all topics, ListGroups) show only what the caller may describe or read; Metadata naming topics answers
  * TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka does (clients ask for all their
@@ -181,6 +182,19 @@ final class KafkaAccess {
                     .groupIds().forEach(g -> group(g, Operation.READ, out));
             case DESCRIBE_SHARE_GROUP_OFFSETS -> ((org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest)
                     request).data().groups().forEach(g -> group(g.groupId(), Operation.READ, out));
+            case ALTER_SHARE_GROUP_OFFSETS -> {
+                // Kafka: READ on the group and on each topic, as for OffsetCommit; mapped as OffsetCommit is: commit
+                // on the group (a write to its positions), fetch on each topic it moves a position in.
+                var data = ((org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest) request).data();
+                group(data.groupId(), Operation.COMMIT, out);
+                data.topics().forEach(t -> topic.accept(t.topicName(), null, Operation.FETCH, out));
+            }
+            case DELETE_SHARE_GROUP_OFFSETS -> {
+                // Kafka: DELETE on the group (as OffsetDelete and DeleteGroups) and READ on each topic.
+                var data = ((org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest) request).data();
+                group(data.groupId(), Operation.DELETE, out);
+                data.topics().forEach(t -> topic.accept(t.topicName(), null, Operation.FETCH, out));
+            }
             case SHARE_FETCH -> {
                 // As HTTP's lease: read on the group, fetch on every topic.
                 var data = ((org.apache.kafka.common.requests.ShareFetchRequest) request).data();

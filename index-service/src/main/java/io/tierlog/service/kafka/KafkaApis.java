@@ -160,7 +160,8 @@ public class KafkaApis {
                 ApiKeys.SASL_AUTHENTICATE,
                 ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
                 ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE,
-                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS)) {
+                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
+                ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -366,6 +367,10 @@ public class KafkaApis {
             case DESCRIBE_SHARE_GROUP_OFFSETS -> on(workers, () -> shareAdmin.describeOffsets(
                     (org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest) request,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
+            case ALTER_SHARE_GROUP_OFFSETS -> on(workers, () -> shareAdmin.alterOffsets(
+                    (org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest) request));
+            case DELETE_SHARE_GROUP_OFFSETS -> on(workers, () -> shareAdmin.deleteOffsets(
+                    (org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest) request));
             case OFFSET_FOR_LEADER_EPOCH -> on(reads,
                     () -> fetch.offsetForLeaderEpoch((OffsetsForLeaderEpochRequest) request));
             case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));

@@ -9,6 +9,7 @@ import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -62,7 +63,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Token mode, the newer Kafka APIs and JWTs. Each of DescribeConfigs, IncrementalAlterConfigs (topic and broker),
- * CreatePartitions, DeleteGroups, OffsetDelete and OffsetForLeaderEpoch, asked by a principal without the scope it
+ * CreatePartitions, DeleteGroups, OffsetDelete, OffsetForLeaderEpoch, AlterShareGroupOffsets and
+ * DeleteShareGroupOffsets, asked by a principal without the scope it
  * needs ({@link KafkaAccess}), is answered with Kafka's TOPIC_, GROUP_ or CLUSTER_AUTHORIZATION_FAILED and changes
  * nothing; the same calls with the scopes succeed. SASL/OAUTHBEARER with a JWT signed by the key the service
  * trusts (the issuer's JWKS) authenticates a kafka-clients consumer; an expired JWT or one signed by another key
@@ -229,6 +231,47 @@ class KafkaTokenScopesTest {
             admin.incrementalAlterConfigs(Map.of(resource, List.of(session))).all().get();
             assertThat(admin.describeConfigs(List.of(resource)).all().get().get(resource)
                     .get("consumer.session.timeout.ms").value()).isEqualTo("20000");
+        }
+    }
+
+    @Test
+    void shareGroupOffsetsNeedCommitOrDeleteOnTheGroupAndFetchOnEachTopic() throws Exception {
+        String topic = KafkaListenerTest.unique("sso");
+        String group = KafkaListenerTest.unique("sso-g");
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            admin.alterShareGroupOffsets(group, Map.of(p0, 0L)).all().get();
+        }
+        // Kafka: AlterShareGroupOffsets needs READ on the group and each topic, mapped as OffsetCommit is (commit,
+        // fetch); DeleteShareGroupOffsets needs DELETE on the group and READ on each topic (delete, fetch).
+        try (Admin admin = Admin.create(plain(mint("read:group:sso-* delete:group:sso-* fetch:topic:sso-*")))) {
+            assertThat(cause(() -> admin.alterShareGroupOffsets(group, Map.of(p0, 5L)).all().get()))
+                    .as("AlterShareGroupOffsets without commit:group").isInstanceOf(GroupAuthorizationException.class);
+        }
+        try (Admin admin = Admin.create(plain(mint("read:group:sso-* commit:group:sso-* fetch:topic:sso-*")))) {
+            assertThat(cause(() -> admin.deleteShareGroupOffsets(group, Set.of(topic)).all().get()))
+                    .as("DeleteShareGroupOffsets without delete:group").isInstanceOf(GroupAuthorizationException.class);
+        }
+        try (Admin admin = Admin.create(plain(mint("commit:group:sso-* delete:group:sso-* describe:topic:sso-*")))) {
+            assertThat(cause(() -> admin.alterShareGroupOffsets(group, Map.of(p0, 5L)).all().get()))
+                    .as("AlterShareGroupOffsets without fetch:topic").isInstanceOf(TopicAuthorizationException.class);
+            assertThat(cause(() -> admin.deleteShareGroupOffsets(group, Set.of(topic)).all().get()))
+                    .as("DeleteShareGroupOffsets without fetch:topic").isInstanceOf(TopicAuthorizationException.class);
+        }
+        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+            assertThat(admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(group).get().get(p0).startOffset()).as("nothing changed").isZero();
+        }
+
+        try (Admin admin = Admin.create(plain(mint("read:group:sso-* commit:group:sso-* delete:group:sso-* "
+                + "fetch:topic:sso-*")))) {
+            admin.alterShareGroupOffsets(group, Map.of(p0, 5L)).all().get();
+            assertThat(admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(group).get().get(p0).startOffset()).isEqualTo(5);
+            admin.deleteShareGroupOffsets(group, Set.of(topic)).all().get();
+            assertThat(admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(group).get()).isEmpty();
         }
     }
 

@@ -171,6 +171,40 @@ class KafkaToolsTest {
     }
 
     @Test
+    void shareGroupCommandResetsAndDeletesAShareGroupsOffsets() throws Exception {
+        String topic = KafkaListenerTest.unique("tools-share-reset");
+        String group = KafkaListenerTest.unique("tools-share-reset-g"); // no share consumer ever joined it
+        createTopic(topic, 2);
+        KafkaClients.produceToEachPartition(listener.port(), topic, 2, 0, 10);
+        String command = "org.apache.kafka.tools.consumer.group.ShareGroupCommand";
+        tool(null, command, "--bootstrap-server", bootstrap(), "--reset-offsets", "--group", group, "--topic", topic,
+                "--to-earliest", "--execute");
+        assertThat(startOffsets(group, topic)).containsExactly(0L, 0L);
+        tool(null, command, "--bootstrap-server", bootstrap(), "--reset-offsets", "--group", group, "--topic",
+                topic + ":0", "--to-offset", "7", "--execute");
+        assertThat(startOffsets(group, topic)).containsExactly(7L, 0L);
+
+        // A worker of the group gets partition 0 from offset 7 on, partition 1 from the start.
+        List<String> values = given().contentType(io.restassured.http.ContentType.JSON).body("{\"maxRecords\": 100}")
+                .post("/v1/share-groups/" + group + "/topics/" + topic + "/lease").then().statusCode(200).extract()
+                .jsonPath().getList("records.value", String.class).stream() // bytes that are not JSON: base64
+                .map(v -> new String(java.util.Base64.getDecoder().decode(v), StandardCharsets.UTF_8)).toList();
+        assertThat(values).hasSize(13).contains("0-7", "0-8", "0-9").doesNotContain("0-6");
+
+        List<String> out = tool(null, command, "--bootstrap-server", bootstrap(), "--delete-offsets", "--group", group,
+                "--topic", topic);
+        assertThat(out).anySatisfy(line -> assertThat(line).contains(topic).containsIgnoringCase("succe"));
+        given().get("/v1/share-groups/" + group).then().statusCode(404); // neither state nor config left
+    }
+
+    /** Each partition's start offset in the share group, by partition, as HTTP shows it. */
+    private static List<Long> startOffsets(String group, String topic) {
+        return given().get("/v1/share-groups/" + group).then().statusCode(200).extract().jsonPath()
+                .getList("topics.find { it.topic == '" + topic + "' }.partitions.sort { it.partition }.startOffset",
+                        Long.class);
+    }
+
+    @Test
     void logDirsCommandShowsEachPartitionsHotBytes() throws Exception {
         String topic = KafkaListenerTest.unique("tools-dirs");
         createTopic(topic, 2);

@@ -24,6 +24,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 /**
@@ -230,6 +231,34 @@ public final class ShareGroupMembers {
                 file.write(after);
             }
             return Optional.of(describe(group, s));
+        });
+    }
+
+    /**
+     * Runs {@code change} only while the group has no members (expired ones removed first), holding the group's
+     * members lock throughout: no share consumer can join until it is done, so a change Kafka allows only on an
+     * empty share group (altering or deleting its offsets) never runs under a member's feet. Answers empty, running
+     * nothing, when the group has members. Creates no members file for a group that has none. {@code change} must not
+     * answer null, nor take this group's members lock itself (a JVM cannot hold one file lock twice).
+     *
+     * @throws TierlogException {@code invalid-group}
+     */
+    public <T> Optional<T> whileEmpty(String group, Supplier<T> change) {
+        Names.requireValidGroup(group);
+        return files.members(group).update(file -> {
+            byte[] before = file.read();
+            if (before != null) {
+                ShareMembersState s = ShareGroupFiles.read(before, ShareMembersState.class);
+                expire(s, sessions.now());
+                byte[] after = ShareGroupFiles.write(s);
+                if (!Arrays.equals(before, after)) {
+                    file.write(after);
+                }
+                if (!s.members.isEmpty()) {
+                    return Optional.empty();
+                }
+            }
+            return Optional.of(change.get());
         });
     }
 

@@ -724,6 +724,73 @@ public final class ShareGroups {
         return existed;
     }
 
+    /**
+     * Moves the share-partition's start offset to {@code offset} and forgets everything in flight above and below it
+     * (Kafka's AlterShareGroupOffsets): records leased, waiting for redelivery or done are delivered again from
+     * {@code offset} on, with delivery counts from zero. Creates the share-partition if the group had none. The
+     * state gets a new incarnation, so a lease handed out before dies with the old window (its ack answers
+     * lease-expired) instead of accepting a record delivered anew. Pending dead letters are produced first, under
+     * the old incarnation's producer id. An offset below the log start moves up to it at the next call, as
+     * retention moves a start offset; one beyond the high watermark waits until records reach it (Kafka checks
+     * neither; ADR 0054). Durable before it returns, for every process on the volume.
+     *
+     * @throws TierlogException {@code unknown-topic}, {@code unknown-partition}, or {@code bad-request} for a negative
+     *                          offset
+     */
+    public void resetStart(String group, TopicPartition tp, long offset) {
+        topics.get(tp.topic()).requirePartition(tp.partition());
+        if (offset < 0) {
+            throw new TierlogException(ErrorType.BAD_REQUEST, "a share-partition's start offset must not be negative: "
+                    + offset, Map.of("field", "startOffset"));
+        }
+        PartitionCommits slot = commits.computeIfAbsent(group + "/" + tp,
+                k -> new PartitionCommits(files.partition(group, tp)));
+        slot.lock.lock(); // this process's queued leases and acks commit after the reset, on the new state
+        try {
+            slot.log.update(session -> {
+                SharePartitionState old = session.read();
+                long incarnation = random.nextLong() & Long.MAX_VALUE;
+                if (old != null) {
+                    flushDeadLetters(group, tp, old, session);
+                    while (incarnation == old.incarnation) {
+                        incarnation = random.nextLong() & Long.MAX_VALUE;
+                    }
+                }
+                SharePartitionState fresh = new SharePartitionState();
+                fresh.incarnation = incarnation;
+                fresh.startOffset = offset;
+                fresh.endOffset = offset;
+                session.replace(fresh); // an update frame carries neither an incarnation nor a window moved back
+                return null;
+            });
+        } finally {
+            slot.lock.unlock();
+        }
+        snapshots.put(group + "/" + tp, new Snapshot(group, tp, offset, offset, 0, 0));
+        changed(group, tp.topic()); // a waiting lease may find records from the new start
+    }
+
+    /**
+     * Removes the group's state of every partition of {@code topic} (Kafka's DeleteShareGroupOffsets): the next
+     * lease there starts where the group's {@code start} config says, as on a partition the group never touched.
+     * Outstanding leases of those share-partitions die with them. Returns false when there was nothing to remove.
+     */
+    public boolean deleteTopic(String group, String topic) {
+        boolean existed = false;
+        for (int p : files.partitions(group).getOrDefault(topic, List.of())) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            PartitionCommits slot = commits.get(group + "/" + tp);
+            ShareStateLog log = slot != null ? slot.log : files.partition(group, tp);
+            existed |= log.update(s -> {
+                boolean had = s.read() != null;
+                s.delete();
+                return had;
+            });
+            snapshots.remove(group + "/" + tp);
+        }
+        return existed;
+    }
+
     /** What this process last saw of each share-partition it served (for gauges). */
     public List<Snapshot> snapshots() {
         return List.copyOf(snapshots.values());

@@ -107,6 +107,12 @@ final class ShareStateLog {
 
         /** Removes the file durably. */
         void delete();
+
+        /**
+         * Durably replaces the whole state by {@code s}, as a new snapshot (temp file, rename): for a change an update
+         * frame cannot express, such as a new incarnation or a window that moved back.
+         */
+        void replace(SharePartitionState s);
     }
 
     /** Runs {@code change} holding the lock (blocking until it is free) and returns its result. */
@@ -134,6 +140,18 @@ final class ShareStateLog {
                 @Override
                 public void delete() {
                     remove();
+                }
+
+                @Override
+                public void replace(SharePartitionState s) {
+                    try {
+                        snapshot(s);
+                    } catch (IOException | RuntimeException e) {
+                        forget(); // what reached the file is unknown: read it again next time
+                        throw e instanceof IOException io
+                                ? new UncheckedIOException("cannot write a share-group state file", io)
+                                : (RuntimeException) e;
+                    }
                 }
             });
             if (written != null && StateLogCodec.updateFrame(written, lastStart, lastEnd, lastTail) == null) {

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -249,5 +250,68 @@ class ShareGroupMembersTest {
         assertThatThrownBy(() -> new ShareGroupMembers(dir, topics()::find, clock, SESSION, Duration.ZERO, SKEW))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(Files.exists(dir.resolve("__share_groups"))).isFalse();
+    }
+
+    @Test
+    void aChangeWhileEmptyRunsOnlyWithoutMembersAndCreatesNothing() {
+        topics().create("t", 1, TopicConfig.DEFAULTS);
+        ShareGroupMembers members = instance();
+        assertThat(members.whileEmpty("g", () -> "ran")).contains("ran");
+        assertThat(members.describe("g")).as("no members file for a group never joined").isEmpty();
+
+        members.heartbeat("g", "m", 0, List.of("t"), "c", null);
+        assertThat(members.whileEmpty("g", () -> "ran")).as("a member is in").isEmpty();
+
+        members.heartbeat("g", "m", -1, null, "c", null);
+        assertThat(members.whileEmpty("g", () -> "ran")).as("it left").contains("ran");
+
+        members.heartbeat("g", "m", 0, List.of("t"), "c", null);
+        clock.advance(SESSION.plusMillis(1));
+        assertThat(members.whileEmpty("g", () -> "ran")).as("its session ran out").contains("ran");
+        assertThat(members.describe("g").orElseThrow().members()).isEmpty();
+        assertRefused(() -> members.whileEmpty("no/such", () -> "ran"), ErrorType.INVALID_GROUP);
+    }
+
+    @Test
+    void aMemberJoiningDuringAChangeWhileEmptyJoinsOnlyAfterIt() throws Exception {
+        topics().create("t", 1, TopicConfig.DEFAULTS);
+        ShareGroupMembers one = instance();
+        ShareGroupMembers two = instance();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+            Thread[] joiner = new Thread[1];
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            Future<?>[] joined = new Future<?>[1];
+            Optional<String> during = one.whileEmpty("g", () -> {
+                joined[0] = pool.submit(() -> {
+                    joiner[0] = Thread.currentThread();
+                    started.countDown();
+                    Answer a = two.heartbeat("g", "m", 0, List.of("t"), "c", null);
+                    order.add("joined");
+                    return a;
+                });
+                try {
+                    started.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                // The join waits on the members lock this change holds.
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (joiner[0].getState() == Thread.State.RUNNABLE && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertThat(joiner[0].getState()).isIn(Thread.State.WAITING, Thread.State.BLOCKED,
+                        Thread.State.TIMED_WAITING);
+                order.add("changed");
+                return "changed";
+            });
+            assertThat(during).contains("changed");
+            joined[0].get();
+            assertThat(order).containsExactly("changed", "joined");
+            assertThat(one.whileEmpty("g", () -> "ran")).isEmpty();
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }
