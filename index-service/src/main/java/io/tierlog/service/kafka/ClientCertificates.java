@@ -55,6 +55,11 @@ final class ClientCertificates {
         }
     }
 
+    /** The scopes listed for a certificate subject, or null. */
+    Scopes scopesOf(X500Principal subject) {
+        return scopesBySubject.get(subject.getName(X500Principal.CANONICAL));
+    }
+
     /** The principal of a TLS connection whose client presented a known certificate; else {@code otherwise}. */
     Principal principal(NetSocket socket, Principal otherwise) {
         if (scopesBySubject.isEmpty() || !socket.isSsl()) {
@@ -70,7 +75,7 @@ final class ClientCertificates {
             return otherwise;
         }
         X500Principal subject = leaf.getSubjectX500Principal();
-        Scopes scopes = scopesBySubject.get(subject.getName(X500Principal.CANONICAL));
+        Scopes scopes = scopesOf(subject);
         if (scopes == null) {
             LOG.debugf("Kafka connection %s: certificate %s has no scopes (tierlog.kafka.tls-client-scopes)",
                     socket.remoteAddress(), subject.getName());

@@ -26,6 +26,43 @@ final class KafkaInternals {
     private KafkaInternals() {
     }
 
+    /** The record bytes a Produce request carries (what the produce quota charges). */
+    static long recordBytes(org.apache.kafka.common.message.ProduceRequestData request) {
+        long bytes = 0;
+        for (var t : request.topicData()) {
+            for (var p : t.partitionData()) {
+                bytes += sizeOf(p.records());
+            }
+        }
+        return bytes;
+    }
+
+    /** The record bytes a Fetch answer carries (what the fetch quota charges). */
+    static long recordBytes(org.apache.kafka.common.message.FetchResponseData response) {
+        long bytes = 0;
+        for (var t : response.responses()) {
+            for (var p : t.partitions()) {
+                bytes += sizeOf(p.records());
+            }
+        }
+        return bytes;
+    }
+
+    /** The record bytes a ShareFetch answer carries (what the fetch quota charges). */
+    static long recordBytes(org.apache.kafka.common.message.ShareFetchResponseData response) {
+        long bytes = 0;
+        for (var t : response.responses()) {
+            for (var p : t.partitions()) {
+                bytes += sizeOf(p.records());
+            }
+        }
+        return bytes;
+    }
+
+    private static long sizeOf(BaseRecords records) {
+        return records == null ? 0 : records.sizeInBytes();
+    }
+
     /** The records of a partition answered with no batches. */
     static BaseRecords noRecords() {
         return MemoryRecords.EMPTY;

@@ -3,10 +3,8 @@ package io.tierlog.service.kafka;
 import io.tierlog.service.quota.ByteRateQuota;
 import io.tierlog.service.quota.Quotas;
 import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ShareFetchResponseData;
-import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 
@@ -39,12 +37,7 @@ final class KafkaQuotas {
         if (produce.isEmpty()) {
             return reply;
         }
-        long bytes = 0;
-        for (ProduceRequestData.TopicProduceData t : request.data().topicData()) {
-            for (ProduceRequestData.PartitionProduceData p : t.partitionData()) {
-                bytes += p.records() == null ? 0 : p.records().sizeInBytes();
-            }
-        }
+        long bytes = KafkaInternals.recordBytes(request.data());
         String key = key(session);
         produce.get().record(key, bytes);
         long throttleMs = produce.get().debtMillis(key);
@@ -76,13 +69,7 @@ final class KafkaQuotas {
         if (fetch.isEmpty() || !(reply.body() instanceof FetchResponseData data)) {
             return reply;
         }
-        long bytes = 0;
-        for (FetchResponseData.FetchableTopicResponse t : data.responses()) {
-            for (FetchResponseData.PartitionData p : t.partitions()) {
-                BaseRecords records = p.records();
-                bytes += records == null ? 0 : records.sizeInBytes();
-            }
-        }
+        long bytes = KafkaInternals.recordBytes(data);
         String key = key(session);
         fetch.get().record(key, bytes);
         long throttleMs = fetch.get().debtMillis(key);
@@ -99,12 +86,7 @@ final class KafkaQuotas {
         if (fetch.isEmpty() || !(reply.body() instanceof ShareFetchResponseData data)) {
             return reply;
         }
-        long bytes = 0;
-        for (ShareFetchResponseData.ShareFetchableTopicResponse t : data.responses()) {
-            for (ShareFetchResponseData.PartitionData p : t.partitions()) {
-                bytes += p.records() == null ? 0 : p.records().sizeInBytes();
-            }
-        }
+        long bytes = KafkaInternals.recordBytes(data);
         String key = key(session);
         fetch.get().record(key, bytes);
         long throttleMs = fetch.get().debtMillis(key);
