@@ -377,6 +377,13 @@ public interface TierlogConfig {
         java.util.Map<String, String> tlsClientScopes();
 
         /**
+         * The same subject-to-scopes map as a JSON object ({@code {"CN=orders-app,O=Acme": "produce:topic:orders*"}}),
+         * for deployments that configure through the environment, whose variable names cannot hold a subject's
+         * {@code =} and {@code ,}. Merged with {@link #tlsClientScopes()}; a subject in both is refused.
+         */
+        Optional<String> tlsClientScopesJson();
+
+        /**
          * This instance's rack, the availability zone it runs in (Kafka's {@code broker.rack}): clients in the same
          * rack are given leaders and read replicas here (docs/kafka.md, "Racks"). Unset: on ECS, the task's
          * availability zone from the task metadata endpoint; elsewhere none.

@@ -3,6 +3,9 @@ package io.tierlog.service.kafka;
 import io.tierlog.access.InvalidScopeException;
 import io.tierlog.access.Principal;
 import io.tierlog.access.Scopes;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vertx.core.net.NetSocket;
 import org.jboss.logging.Logger;
 
@@ -13,6 +16,7 @@ import java.security.cert.X509Certificate;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Client certificates as identities (mutual TLS, Kafka's {@code ssl.client.auth}): the TLS handshake has verified the
@@ -25,6 +29,7 @@ import java.util.Map;
 final class ClientCertificates {
     private static final Logger LOG = Logger.getLogger(ClientCertificates.class);
     static final ClientCertificates NONE = new ClientCertificates(Map.of());
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Scopes> scopesBySubject;
 
@@ -32,18 +37,46 @@ final class ClientCertificates {
         this.scopesBySubject = scopesBySubject;
     }
 
-    /** From the configured subject-to-scopes map; throws naming the entry that is not a subject or not scopes. */
-    static ClientCertificates of(Map<String, String> scopesBySubject) {
-        Map<String, Scopes> out = new HashMap<>();
-        scopesBySubject.forEach((subject, scopes) -> {
-            String key = canonical(subject);
+    /**
+     * From the configured subject-to-scopes map and its JSON form ({@code tierlog.kafka.tls-client-scopes-json});
+     * throws naming the entry that is not a subject or not scopes, or JSON that is not an object of strings.
+     */
+    static ClientCertificates of(Map<String, String> scopesBySubject, Optional<String> json) {
+        Map<String, String> all = new HashMap<>(scopesBySubject);
+        if (json.isPresent() && !json.get().isBlank()) {
+            Map<String, String> fromJson;
             try {
-                out.put(key, Scopes.parse(scopes));
+                fromJson = JSON.readValue(json.get(), new TypeReference<Map<String, String>>() { });
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("tierlog.kafka.tls-client-scopes-json must be a JSON object of "
+                        + "subject to scopes strings, e.g. {\"CN=orders-app,O=Acme\": \"produce:topic:orders*\"}");
+            }
+            fromJson.forEach((subject, scopes) -> {
+                if (all.putIfAbsent(subject, scopes) != null) {
+                    throw new IllegalStateException("tierlog.kafka.tls-client-scopes and -json both name " + subject);
+                }
+            });
+        }
+        Map<String, Scopes> out = new HashMap<>();
+        all.forEach((subject, scopes) -> {
+            String key = canonical(subject);
+            if (scopes == null) {
+                throw new IllegalStateException("tierlog.kafka.tls-client-scopes.\"" + subject + "\": no scopes");
+            }
+            try {
+                if (out.put(key, Scopes.parse(scopes)) != null) {
+                    throw new IllegalStateException("tierlog.kafka.tls-client-scopes names " + subject + " twice");
+                }
             } catch (InvalidScopeException e) {
                 throw new IllegalStateException("tierlog.kafka.tls-client-scopes.\"" + subject + "\": " + e.getMessage());
             }
         });
         return new ClientCertificates(Map.copyOf(out));
+    }
+
+    /** Whether any subject has scopes. */
+    boolean any() {
+        return !scopesBySubject.isEmpty();
     }
 
     private static String canonical(String subject) {

@@ -72,14 +72,13 @@ public class KafkaListener {
         }
         NetServerOptions options = options();
         PfxOptions keystore = keystore();
-        ClientAuth clientAuth = clientAuth(keystore != null);
-        ClientCertificates certificates = ClientCertificates.NONE;
+        ClientCertificates certificates = ClientCertificates.of(config.tlsClientScopes(), config.tlsClientScopesJson());
+        ClientAuth clientAuth = clientAuth(keystore != null, certificates.any());
         if (keystore != null) {
             // TLS 1.2 and 1.3 only (Vert.x' default protocols), the JDK's engine.
             options.setSsl(true).setKeyCertOptions(keystore).setClientAuth(clientAuth);
             if (clientAuth != ClientAuth.NONE) {
                 options.setTrustOptions(clientCa());
-                certificates = ClientCertificates.of(config.tlsClientScopes());
             }
         }
         NetServer s = vertx.createNetServer(options);
@@ -164,7 +163,7 @@ public class KafkaListener {
     }
 
     /** {@code tierlog.kafka.tls-client-auth}, checked against the rest of the TLS settings. */
-    private ClientAuth clientAuth(boolean tls) {
+    private ClientAuth clientAuth(boolean tls, boolean scopesListed) {
         ClientAuth auth = switch (config.tlsClientAuth().strip().toLowerCase(java.util.Locale.ROOT)) {
             case "none" -> ClientAuth.NONE;
             case "requested" -> ClientAuth.REQUEST;
@@ -180,7 +179,7 @@ public class KafkaListener {
             throw new IllegalStateException("tierlog.kafka.tls-client-auth=" + config.tlsClientAuth()
                     + " needs the CA that signs client certificates: tierlog.kafka.tls-client-ca");
         }
-        if (auth == ClientAuth.NONE && !config.tlsClientScopes().isEmpty()) {
+        if (auth == ClientAuth.NONE && scopesListed) {
             throw new IllegalStateException("tierlog.kafka.tls-client-scopes is set but no client certificate is "
                     + "asked for: set tierlog.kafka.tls-client-auth to requested or required");
         }

@@ -19,6 +19,7 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * An embedded S3Proxy speaking the real S3 protocol on 127.0.0.1, backed by an in-memory blob store that
@@ -151,6 +152,11 @@ public final class S3ProxyServer implements AutoCloseable {
         public PutObjectResponse putBlob(PutObjectRequest request, InputStream payload) {
             try {
                 return super.putBlob(request, payload);
+            } catch (S3Exception e) {
+                if (e.statusCode() != 412) { // a conditional PUT's precondition failing is an answer, not a failure
+                    LOG.warn("S3Proxy's store failed a PUT of {} ({} bytes)", request.key(), request.contentLength(), e);
+                }
+                throw e;
             } catch (RuntimeException e) {
                 LOG.warn("S3Proxy's store failed a PUT of {} ({} bytes)", request.key(), request.contentLength(), e);
                 throw e;
