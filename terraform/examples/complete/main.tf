@@ -86,6 +86,9 @@ module "index_service" {
   kafka_tls_keystore_secret_arn          = var.kafka_tls_keystore_secret_arn
   kafka_tls_keystore_password_secret_arn = var.kafka_tls_keystore_password_secret_arn
   kafka_allow_plaintext                  = var.kafka_allow_plaintext
+  kafka_client_auth                      = var.kafka_client_auth
+  kafka_client_ca_pem                    = var.kafka_client_ca_pem
+  kafka_client_certificate_scopes        = var.kafka_client_certificate_scopes
 }
 
 module "http_api" {

@@ -151,3 +151,21 @@ variable "kafka_allow_plaintext" {
   type        = bool
   default     = false
 }
+
+variable "kafka_client_auth" {
+  description = "Client certificates on the Kafka listener: none, requested or required (modules/index-service/README.md, \"Client certificates\"). Other than none it needs kafka_enabled, the TLS keystore and kafka_client_ca_pem."
+  type        = string
+  default     = "none"
+}
+
+variable "kafka_client_ca_pem" {
+  description = "PEM text of the CA certificate(s) that sign Kafka client certificates; null: none."
+  type        = string
+  default     = null
+}
+
+variable "kafka_client_certificate_scopes" {
+  description = "Client certificate subject (distinguished name, e.g. CN=orders-app,O=Acme) to its space-separated Tierlog scopes; needs kafka_client_auth other than none."
+  type        = map(string)
+  default     = {}
+}

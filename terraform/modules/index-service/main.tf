@@ -25,9 +25,17 @@ locals {
   # Kafka wire protocol (docs/kafka.md). Off: the service opens no Kafka port at all. On: it binds every interface
   # and advertises itself by the task's private DNS name, read from the ECS task metadata endpoint.
   kafka_tls = var.kafka_enabled && var.kafka_tls_keystore_secret_arn != null
+  # Client certificates are asked for (the preconditions below make sure the listener speaks TLS and has a CA).
+  kafka_client_auth = var.kafka_enabled && var.kafka_client_auth != "none"
   kafka_environment = merge({ TIERLOG_KAFKA_ENABLED = tostring(var.kafka_enabled) }, var.kafka_enabled ? {
     TIERLOG_KAFKA_HOST = "0.0.0.0"
     TIERLOG_KAFKA_PORT = tostring(var.kafka_port)
+  } : {}, local.kafka_client_auth ? {
+    # Client certificates (docs/kafka.md "Client certificates", ADR 0055). The CA and the subject-to-scopes map are
+    # public configuration, read once at task start: plain environment, not secrets.
+    TIERLOG_KAFKA_TLS_CLIENT_AUTH        = var.kafka_client_auth
+    TIERLOG_KAFKA_TLS_CLIENT_CA_PEM      = var.kafka_client_ca_pem
+    TIERLOG_KAFKA_TLS_CLIENT_SCOPES_JSON = jsonencode(var.kafka_client_certificate_scopes)
   } : {})
   # The keystore (base64 of a PKCS12) and its password come from Secrets Manager, never from plain environment.
   kafka_secrets = local.kafka_tls ? [
@@ -346,6 +354,18 @@ resource "aws_ecs_task_definition" "this" {
     precondition {
       condition     = !var.kafka_enabled || var.kafka_tls_keystore_secret_arn != null || var.kafka_allow_plaintext
       error_message = "kafka_enabled = true without kafka_tls_keystore_secret_arn would carry SASL tokens in plaintext. Set kafka_tls_keystore_secret_arn and kafka_tls_keystore_password_secret_arn, or kafka_allow_plaintext = true to accept plaintext inside the VPC."
+    }
+    precondition {
+      condition     = var.kafka_client_auth == "none" || (var.kafka_enabled && var.kafka_tls_keystore_secret_arn != null)
+      error_message = "kafka_client_auth = requested or required needs the Kafka listener over TLS: kafka_enabled = true with kafka_tls_keystore_secret_arn and kafka_tls_keystore_password_secret_arn (kafka_allow_plaintext has no TLS handshake to ask for a certificate in)."
+    }
+    precondition {
+      condition     = var.kafka_client_auth == "none" || var.kafka_client_ca_pem != null
+      error_message = "kafka_client_auth = requested or required needs kafka_client_ca_pem, the PEM of the CA certificate(s) that sign client certificates."
+    }
+    precondition {
+      condition     = var.kafka_client_auth != "none" || length(var.kafka_client_certificate_scopes) == 0
+      error_message = "kafka_client_certificate_scopes is set while kafka_client_auth = none: no client certificate is asked for, so the subjects would grant nothing. Set kafka_client_auth = requested or required (with kafka_client_ca_pem), or remove the subjects."
     }
   }
 

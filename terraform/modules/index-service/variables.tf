@@ -286,3 +286,41 @@ variable "kafka_allow_plaintext" {
   type        = bool
   default     = false
 }
+
+variable "kafka_client_auth" {
+  description = "TIERLOG_KAFKA_TLS_CLIENT_AUTH: whether the Kafka listener asks clients for a certificate signed by kafka_client_ca_pem (docs/kafka.md, \"Client certificates\"): none, requested (a client may present one) or required (the TLS handshake fails without one). Other than none it needs kafka_enabled, kafka_tls_keystore_secret_arn and kafka_client_ca_pem."
+  type        = string
+  default     = "none"
+
+  validation {
+    condition     = contains(["none", "requested", "required"], var.kafka_client_auth)
+    error_message = "kafka_client_auth must be none, requested or required."
+  }
+}
+
+variable "kafka_client_ca_pem" {
+  description = "TIERLOG_KAFKA_TLS_CLIENT_CA_PEM: PEM text of the CA certificate(s) that sign client certificates (public data, passed as plain environment). Read at task start; changing it registers a new task definition and replaces the tasks. null: no CA (kafka_client_auth must be none)."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.kafka_client_ca_pem == null || can(regex("-----BEGIN CERTIFICATE-----\\s*[A-Za-z0-9+/=\\s]+-----END CERTIFICATE-----", var.kafka_client_ca_pem))
+    error_message = "kafka_client_ca_pem must be the PEM text of one or more CA certificates (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----), not a path, an ARN or a private key."
+  }
+}
+
+variable "kafka_client_certificate_scopes" {
+  description = "TIERLOG_KAFKA_TLS_CLIENT_SCOPES_JSON (jsonencoded): certificate subject (distinguished name, e.g. CN=orders-app,O=Acme) to its space-separated Tierlog scopes (e.g. \"produce:topic:orders* fetch:topic:orders*\"). A client whose verified certificate has a listed subject is the principal cert:<subject> with those scopes, without SASL (ADR 0055). Read at task start: a change takes effect when the service's tasks are replaced. Needs kafka_client_auth other than none."
+  type        = map(string)
+  default     = {}
+
+  validation {
+    condition     = alltrue([for subject, scopes in var.kafka_client_certificate_scopes : strcontains(subject, "=")])
+    error_message = "kafka_client_certificate_scopes: each key must be a certificate subject as a distinguished name, such as CN=orders-app,O=Acme."
+  }
+
+  validation {
+    condition     = alltrue([for subject, scopes in var.kafka_client_certificate_scopes : trimspace(scopes) != ""])
+    error_message = "kafka_client_certificate_scopes: each subject needs its space-separated scopes, such as \"produce:topic:orders* fetch:topic:orders*\"; an empty value would grant nothing."
+  }
+}

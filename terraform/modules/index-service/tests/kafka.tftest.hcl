@@ -283,3 +283,173 @@ run "keystore_secret_is_a_whole_secret_arn" {
 
   expect_failures = [var.kafka_tls_keystore_secret_arn]
 }
+
+# Client certificates (docs/kafka.md "Client certificates", ADR 0055): client auth, the CA and the subjects' scopes
+# are plain environment of the service, set only with the TLS listener on and client auth other than none.
+run "kafka_with_client_certificates" {
+  command = apply
+
+  variables {
+    kafka_enabled                          = true
+    kafka_client_cidr_blocks               = ["10.40.0.0/16"]
+    kafka_tls_keystore_secret_arn          = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-AbCdEf"
+    kafka_tls_keystore_password_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-password-GhIjKl"
+    kafka_client_auth                      = "required"
+    kafka_client_ca_pem                    = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n"
+    kafka_client_certificate_scopes = {
+      "CN=orders-app,O=Acme"  = "produce:topic:orders* fetch:topic:orders*"
+      "CN=billing,OU=Finance" = "fetch:topic:orders*"
+    }
+  }
+
+  assert {
+    condition     = contains(jsondecode(aws_ecs_task_definition.this.container_definitions)[0].environment, { name = "TIERLOG_KAFKA_TLS_CLIENT_AUTH", value = "required" })
+    error_message = "TIERLOG_KAFKA_TLS_CLIENT_AUTH follows kafka_client_auth."
+  }
+  assert {
+    condition     = contains(jsondecode(aws_ecs_task_definition.this.container_definitions)[0].environment, { name = "TIERLOG_KAFKA_TLS_CLIENT_CA_PEM", value = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n" })
+    error_message = "TIERLOG_KAFKA_TLS_CLIENT_CA_PEM is the CA's PEM text as given."
+  }
+  assert {
+    condition = [for e in jsondecode(aws_ecs_task_definition.this.container_definitions)[0].environment : jsondecode(e.value) if e.name == "TIERLOG_KAFKA_TLS_CLIENT_SCOPES_JSON"] == [{
+      "CN=orders-app,O=Acme"  = "produce:topic:orders* fetch:topic:orders*"
+      "CN=billing,OU=Finance" = "fetch:topic:orders*"
+    }]
+    error_message = "TIERLOG_KAFKA_TLS_CLIENT_SCOPES_JSON is the subject-to-scopes map as a JSON object."
+  }
+  assert {
+    condition     = length([for s in jsondecode(aws_ecs_task_definition.this.container_definitions)[0].secrets : s if strcontains(s.name, "CLIENT")]) == 0
+    error_message = "The CA and the scopes are configuration, not secrets."
+  }
+}
+
+run "kafka_client_auth_requested_without_subjects" {
+  command = apply
+
+  variables {
+    kafka_enabled                          = true
+    kafka_client_cidr_blocks               = ["10.40.0.0/16"]
+    kafka_tls_keystore_secret_arn          = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-AbCdEf"
+    kafka_tls_keystore_password_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-password-GhIjKl"
+    kafka_client_auth                      = "requested"
+    kafka_client_ca_pem                    = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n"
+  }
+
+  assert {
+    condition = alltrue([for e in [
+      { name = "TIERLOG_KAFKA_TLS_CLIENT_AUTH", value = "requested" },
+      { name = "TIERLOG_KAFKA_TLS_CLIENT_SCOPES_JSON", value = "{}" },
+    ] : contains(jsondecode(aws_ecs_task_definition.this.container_definitions)[0].environment, e)])
+    error_message = "Requested client certificates with no subjects listed: every client still uses SASL."
+  }
+}
+
+run "client_auth_is_none_requested_or_required" {
+  command = plan
+
+  variables {
+    kafka_enabled                          = true
+    kafka_client_cidr_blocks               = ["10.40.0.0/16"]
+    kafka_tls_keystore_secret_arn          = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-AbCdEf"
+    kafka_tls_keystore_password_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-password-GhIjKl"
+    kafka_client_auth                      = "want"
+    kafka_client_ca_pem                    = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n"
+  }
+
+  expect_failures = [var.kafka_client_auth]
+}
+
+run "client_auth_needs_kafka_enabled" {
+  command = plan
+
+  variables {
+    kafka_client_auth   = "required"
+    kafka_client_ca_pem = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n"
+  }
+
+  expect_failures = [aws_ecs_task_definition.this]
+}
+
+run "client_auth_needs_the_tls_keystore" {
+  command = plan
+
+  variables {
+    kafka_enabled            = true
+    kafka_client_cidr_blocks = ["10.40.0.0/16"]
+    kafka_allow_plaintext    = true
+    kafka_client_auth        = "required"
+    kafka_client_ca_pem      = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n"
+  }
+
+  expect_failures = [aws_ecs_task_definition.this]
+}
+
+run "client_auth_needs_a_ca" {
+  command = plan
+
+  variables {
+    kafka_enabled                          = true
+    kafka_client_cidr_blocks               = ["10.40.0.0/16"]
+    kafka_tls_keystore_secret_arn          = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-AbCdEf"
+    kafka_tls_keystore_password_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-password-GhIjKl"
+    kafka_client_auth                      = "required"
+  }
+
+  expect_failures = [aws_ecs_task_definition.this]
+}
+
+run "client_ca_is_a_pem_certificate" {
+  command = plan
+
+  variables {
+    kafka_client_ca_pem = "/etc/tierlog/client-ca.pem"
+  }
+
+  expect_failures = [var.kafka_client_ca_pem]
+}
+
+run "certificate_scopes_need_client_auth" {
+  command = plan
+
+  variables {
+    kafka_enabled                          = true
+    kafka_client_cidr_blocks               = ["10.40.0.0/16"]
+    kafka_tls_keystore_secret_arn          = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-AbCdEf"
+    kafka_tls_keystore_password_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-password-GhIjKl"
+    kafka_client_certificate_scopes        = { "CN=orders-app,O=Acme" = "produce:topic:orders*" }
+  }
+
+  expect_failures = [aws_ecs_task_definition.this]
+}
+
+run "certificate_subjects_are_distinguished_names" {
+  command = plan
+
+  variables {
+    kafka_enabled                          = true
+    kafka_client_cidr_blocks               = ["10.40.0.0/16"]
+    kafka_tls_keystore_secret_arn          = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-AbCdEf"
+    kafka_tls_keystore_password_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-password-GhIjKl"
+    kafka_client_auth                      = "required"
+    kafka_client_ca_pem                    = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n"
+    kafka_client_certificate_scopes        = { "orders-app" = "produce:topic:orders*" }
+  }
+
+  expect_failures = [var.kafka_client_certificate_scopes]
+}
+
+run "certificate_scopes_are_not_empty" {
+  command = plan
+
+  variables {
+    kafka_enabled                          = true
+    kafka_client_cidr_blocks               = ["10.40.0.0/16"]
+    kafka_tls_keystore_secret_arn          = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-AbCdEf"
+    kafka_tls_keystore_password_secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tierlog/kafka-keystore-password-GhIjKl"
+    kafka_client_auth                      = "required"
+    kafka_client_ca_pem                    = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2xpZW50IENBIGZvciB0ZXN0cw==\n-----END CERTIFICATE-----\n"
+    kafka_client_certificate_scopes        = { "CN=orders-app,O=Acme" = " " }
+  }
+
+  expect_failures = [var.kafka_client_certificate_scopes]
+}
