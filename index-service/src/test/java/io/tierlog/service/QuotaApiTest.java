@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @QuarkusTest
 @TestProfile(QuotaApiTest.SmallQuotas.class)
-class QuotaApiTest {
-    static final int RATE = 20_000;
+public class QuotaApiTest {
+    public static final int RATE = 20_000;
 
     /** The service's clock (ManualServiceClock): the quotas' buckets refill when the test moves it. */
     @Inject

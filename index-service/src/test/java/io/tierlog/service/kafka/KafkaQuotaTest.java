@@ -1,9 +1,8 @@
 package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import io.tierlog.service.ManualServiceClock;
+import io.tierlog.service.QuotaApiTest;
 import io.tierlog.testkit.ManualClock;
 import jakarta.inject.Inject;
 import org.apache.kafka.common.compress.Compression;
@@ -20,13 +19,11 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,29 +35,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 127.0.0.1, auth mode none). The service's clock is manual, so the debt only shrinks when the test moves it.
  */
 @QuarkusTest
-@TestProfile(KafkaQuotaTest.SmallQuotas.class)
+@TestProfile(QuotaApiTest.SmallQuotas.class)
 class KafkaQuotaTest {
-    static final int RATE = 100_000;
+    /** QuotaApiTest's profile (one service for both, started once): 20,000 bytes per second, both quotas. */
+    static final int RATE = QuotaApiTest.RATE;
 
     @Inject
     ManualClock clock;
     @Inject
     KafkaListener listener;
 
-    public static class SmallQuotas implements QuarkusTestProfile {
-        @Override
-        public Set<Class<?>> getEnabledAlternatives() {
-            return Set.of(ManualServiceClock.class);
-        }
-
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            String dir = "target/kafka-quota-test-" + UUID.randomUUID();
-            return Map.of("tierlog.data-dir", dir + "/hot", "tierlog.index-dir", dir + "/index",
-                    "tierlog.cold.filesystem.dir", dir + "/cold",
-                    "tierlog.quota.produce-bytes-per-second", String.valueOf(RATE),
-                    "tierlog.quota.fetch-bytes-per-second", String.valueOf(RATE));
-        }
+    /** Every bucket full again for whichever quota test runs next on this profile's service. */
+    @AfterEach
+    void repay() {
+        clock.advance(Duration.ofHours(1));
     }
 
     @Test
@@ -68,7 +56,7 @@ class KafkaQuotaTest {
         String topic = KafkaListenerTest.unique("quota-produce");
         createTopic(topic);
         clock.advance(Duration.ofHours(1)); // every bucket full
-        MemoryRecords batch = records(250);
+        MemoryRecords batch = records(50);
         long expectedMs = (long) Math.ceil((batch.sizeInBytes() - RATE) * 1000.0 / RATE);
         try (RawKafka raw = new RawKafka(listener.port())) {
             ProduceResponse produced = raw.call(produce(topic, batch));
@@ -95,7 +83,7 @@ class KafkaQuotaTest {
     void aFetchWhileInDebtIsAnsweredWithNoRecordsAndTheThrottle() throws Exception {
         String topic = KafkaListenerTest.unique("quota-fetch");
         createTopic(topic);
-        MemoryRecords batch = records(250);
+        MemoryRecords batch = records(50);
         try (RawKafka raw = new RawKafka(listener.port())) {
             clock.advance(Duration.ofHours(1));
             raw.call(produce(topic, batch));
@@ -124,7 +112,7 @@ class KafkaQuotaTest {
                 .post("/v1/topics").then().statusCode(201);
     }
 
-    /** {@code n} records of 1,000 bytes in one batch (about 2.5 s of the quota). */
+    /** {@code n} records of 1,000 bytes in one batch (50 of them: about 2.5 s of the quota). */
     private static MemoryRecords records(int n) {
         SimpleRecord[] records = new SimpleRecord[n];
         for (int i = 0; i < n; i++) {
