@@ -37,14 +37,10 @@ final class KafkaQuotas {
         if (produce.isEmpty()) {
             return reply;
         }
-        long bytes = KafkaInternals.recordBytes(request.data());
-        String key = key(session);
-        produce.get().record(key, bytes);
-        long throttleMs = produce.get().debtMillis(key);
+        int throttleMs = charge(produce.get(), session, KafkaInternals.recordBytes(request.data()));
         if (reply.body() instanceof ProduceResponseData data) {
-            data.setThrottleTimeMs((int) Math.min(Integer.MAX_VALUE, throttleMs));
+            data.setThrottleTimeMs(throttleMs);
         }
-        session.throttle(throttleMs);
         return reply;
     }
 
@@ -69,12 +65,7 @@ final class KafkaQuotas {
         if (fetch.isEmpty() || !(reply.body() instanceof FetchResponseData data)) {
             return reply;
         }
-        long bytes = KafkaInternals.recordBytes(data);
-        String key = key(session);
-        fetch.get().record(key, bytes);
-        long throttleMs = fetch.get().debtMillis(key);
-        data.setThrottleTimeMs((int) Math.min(Integer.MAX_VALUE, throttleMs));
-        session.throttle(throttleMs);
+        data.setThrottleTimeMs(charge(fetch.get(), session, KafkaInternals.recordBytes(data)));
         return reply;
     }
 
@@ -86,12 +77,16 @@ final class KafkaQuotas {
         if (fetch.isEmpty() || !(reply.body() instanceof ShareFetchResponseData data)) {
             return reply;
         }
-        long bytes = KafkaInternals.recordBytes(data);
-        String key = key(session);
-        fetch.get().record(key, bytes);
-        long throttleMs = fetch.get().debtMillis(key);
-        data.setThrottleTimeMs((int) Math.min(Integer.MAX_VALUE, throttleMs));
-        session.throttle(throttleMs);
+        data.setThrottleTimeMs(charge(fetch.get(), session, KafkaInternals.recordBytes(data)));
         return reply;
+    }
+
+    /** Charges {@code bytes} to the caller's bucket; the throttle it is now under, which the session will mute for. */
+    private static int charge(ByteRateQuota quota, KafkaSession session, long bytes) {
+        String key = key(session);
+        quota.record(key, bytes);
+        long throttleMs = quota.debtMillis(key);
+        session.throttle(throttleMs);
+        return (int) Math.min(Integer.MAX_VALUE, throttleMs);
     }
 }

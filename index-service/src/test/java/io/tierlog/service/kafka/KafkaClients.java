@@ -44,6 +44,17 @@ final class KafkaClients {
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
 
+    /** A new topic named from {@code prefix}, with {@code perPartition} records in each partition. */
+    static String topicWithRecords(int port, String prefix, int partitions, int perPartition) throws Exception {
+        String topic = KafkaListenerTest.unique(prefix);
+        try (Admin admin = admin(port)) {
+            admin.createTopics(java.util.List.of(new org.apache.kafka.clients.admin.NewTopic(topic, partitions,
+                    (short) 1))).all().get();
+        }
+        produceToEachPartition(port, topic, partitions, 0, perPartition);
+        return topic;
+    }
+
     /** {@code perPartition} records to each of the topic's partitions, values "p-i", all acknowledged. */
     static void produceToEachPartition(int port, String topic, int partitions, int from, int perPartition) {
         try (KafkaProducer<String, String> producer = producer(port, "all", "none")) {

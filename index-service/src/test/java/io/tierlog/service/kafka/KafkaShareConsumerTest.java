@@ -6,7 +6,6 @@ import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,12 +41,7 @@ class KafkaShareConsumerTest {
     KafkaListener listener;
 
     private String topicWithRecords(String prefix, int partitions, int perPartition) throws Exception {
-        String topic = KafkaListenerTest.unique(prefix);
-        try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
-        }
-        KafkaClients.produceToEachPartition(listener.port(), topic, partitions, 0, perPartition);
-        return topic;
+        return KafkaClients.topicWithRecords(listener.port(), prefix, partitions, perPartition);
     }
 
     /** A new share group that starts at the beginning of its topics, set as Kafka users set it. */

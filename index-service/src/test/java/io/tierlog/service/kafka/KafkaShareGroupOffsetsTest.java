@@ -8,7 +8,6 @@ import org.apache.kafka.clients.admin.AlterShareGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.DeleteShareGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,12 +45,7 @@ class KafkaShareGroupOffsetsTest {
     KafkaListener listener;
 
     private String topicWithRecords(String prefix, int partitions, int perPartition) throws Exception {
-        String topic = KafkaListenerTest.unique(prefix);
-        try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
-        }
-        KafkaClients.produceToEachPartition(listener.port(), topic, partitions, 0, perPartition);
-        return topic;
+        return KafkaClients.topicWithRecords(listener.port(), prefix, partitions, perPartition);
     }
 
     private void startAtEarliest(String group) throws Exception {
