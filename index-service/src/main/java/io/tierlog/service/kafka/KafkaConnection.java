@@ -215,8 +215,6 @@ final class KafkaConnection {
         });
     }
 
-
-
     /**
      * The reader found no direct memory for the next request: stop reading from the socket and try again after a
      * growing delay (10 ms to 1 s), as Kafka mutes a channel until its memory pool has room; a request that finds none

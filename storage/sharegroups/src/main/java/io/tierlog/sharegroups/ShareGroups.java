@@ -698,15 +698,7 @@ public final class ShareGroups {
         boolean existed = false;
         for (Map.Entry<String, List<Integer>> t : files.partitions(group).entrySet()) {
             for (int p : t.getValue()) {
-                TopicPartition tp = new TopicPartition(t.getKey(), p);
-                PartitionCommits slot = commits.get(group + "/" + tp);
-                ShareStateLog log = slot != null ? slot.log : files.partition(group, tp);
-                existed |= log.update(s -> {
-                    boolean had = s.read() != null;
-                    s.delete();
-                    return had;
-                });
-                snapshots.remove(group + "/" + tp);
+                existed |= deletePartition(group, new TopicPartition(t.getKey(), p));
             }
         }
         existed |= files.config(group).update(s -> {
@@ -778,16 +770,21 @@ public final class ShareGroups {
     public boolean deleteTopic(String group, String topic) {
         boolean existed = false;
         for (int p : files.partitions(group).getOrDefault(topic, List.of())) {
-            TopicPartition tp = new TopicPartition(topic, p);
-            PartitionCommits slot = commits.get(group + "/" + tp);
-            ShareStateLog log = slot != null ? slot.log : files.partition(group, tp);
-            existed |= log.update(s -> {
-                boolean had = s.read() != null;
-                s.delete();
-                return had;
-            });
-            snapshots.remove(group + "/" + tp);
+            existed |= deletePartition(group, new TopicPartition(topic, p));
         }
+        return existed;
+    }
+
+    /** Deletes one share-partition's state file (through this process's open log of it, if any); whether it had one. */
+    private boolean deletePartition(String group, TopicPartition tp) {
+        PartitionCommits slot = commits.get(group + "/" + tp);
+        ShareStateLog log = slot != null ? slot.log : files.partition(group, tp);
+        boolean existed = log.update(s -> {
+            boolean had = s.read() != null;
+            s.delete();
+            return had;
+        });
+        snapshots.remove(group + "/" + tp);
         return existed;
     }
 
