@@ -12,6 +12,7 @@ import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ClientBatch;
 import io.tierlog.log.format.ClientBatchValidator;
 import io.tierlog.log.format.ProducerIdentity;
+import io.tierlog.log.format.TransactionMarker;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 
@@ -243,6 +244,21 @@ public final class IngestService implements Closeable {
         AppendResult result = admission.admitted(() -> writer(topic, partition).append(batch, topic.config()));
         return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate(),
                 result.logAppendTimeMs());
+    }
+
+    /**
+     * Appends a transaction coordinator's commit or abort marker (KIP-98) to a partition with the topic's config and
+     * this service's fsync policy ({@link PartitionWriter#appendMarker}); returns the marker's offset once it is
+     * durable per that policy. Markers bypass produce admission ({@code hot-tier-full}): a marker is one small batch,
+     * and refusing it would hold the partition's last stable offset, and its read_committed readers, back.
+     *
+     * @throws TierlogException {@code unknown-topic} or {@code unknown-partition}; {@code fenced-producer} if the
+     *         producer's epoch on the partition is newer than the marker's
+     */
+    public long appendMarker(TopicPartition tp, TransactionMarker marker) {
+        TopicMetadata topic = topics.get(tp.topic());
+        topic.requirePartition(tp.partition());
+        return writer(topic, tp.partition()).appendMarker(marker, topic.config()).baseOffset();
     }
 
     /**

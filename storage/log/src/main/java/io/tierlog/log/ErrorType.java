@@ -22,6 +22,8 @@ public enum ErrorType {
     TOPIC_EXISTS,
     OUT_OF_ORDER_SEQUENCE,
     FENCED_PRODUCER,
+    /** A producer's batch does not fit its transaction state on the partition: not transactional while its transaction is open. */
+    INVALID_TXN_STATE,
     UNKNOWN_MEMBER,
     UNKNOWN_GROUP,
     /** No record with that key, or its latest record is a tombstone (GET /v1/topics/{t}/keys/{key}). */

@@ -22,7 +22,7 @@ import java.util.List;
  * segment files in them: other modules list, append, read, evict, seed and delete through here and never touch the
  * files themselves. Appends go through the {@link PartitionWriter}s it opens, reads through its
  * {@link PartitionReader}s; the on-disk layout (Kafka's {@code <topic>-<partition>/<base, 20 digits>.log} and
- * {@code .snapshot} files) stays inside this module.
+ * {@code .snapshot} files, and the transaction index {@code txn.index}) stays inside this module.
  *
  * <p>Thread-safe and stateless beyond the directory: any number of instances over one directory, in any number of
  * processes, agree, since every answer is read from the disk. Crash behaviour is per method.
@@ -118,6 +118,15 @@ public final class HotLog {
     /** A reader of the partition; holds no file open between calls (see {@link PartitionReader}). */
     public PartitionReader reader(TopicPartition tp) {
         return new PartitionReader(dataDir, tp);
+    }
+
+    /**
+     * The partition's transactions as read_committed readers see them (last stable offset, aborted transactions,
+     * open transactions), from its transaction index; no lock, cheap to call per fetch (see
+     * {@link PartitionTransactions}).
+     */
+    public PartitionTransactions transactions(TopicPartition tp) {
+        return PartitionTransactions.of(dir(tp));
     }
 
     /**

@@ -22,7 +22,9 @@ import java.util.function.Consumer;
  * Finds the true end of one partition's log on disk for its writer (Kafka keeps this in {@code LogLoader}): from the
  * writer's cached tail, else from the newest usable producer-state checkpoint, else from the oldest hot segment; it
  * validates every batch after that point and applies it to the producer table, truncates a torn tail left by a writer
- * killed mid-append, and refuses (with {@link CorruptLogException}) a corrupt batch or a gap in the offsets.
+ * killed mid-append, and refuses (with {@link CorruptLogException}) a corrupt batch or a gap in the offsets. Every
+ * transactional batch and marker it applies is shown to the transaction index first ({@link TxnObserver}), which
+ * adds a BEGIN or END the index lacks.
  *
  * <p>Runs before every append, since other processes may have appended since this writer last looked. The caller
  * holds the partition's mutex and file lock. Not thread-safe on its own.
@@ -35,18 +37,33 @@ final class LogRecovery {
         WriterTail open(long base, FileChannel channel, long position, long nextOffset, long segmentCreatedMs);
     }
 
+    /**
+     * Keeps the transaction index in step with the batches recovery applies ({@link TxnIndexWriter}), so that a
+     * writer killed between a marker and its index entry, or between a checkpoint and a BEGIN, is repaired.
+     */
+    interface TxnObserver {
+        /** A transactional batch or marker, before the producer table applies it. */
+        void replayed(BatchInfo info, java.nio.ByteBuffer batch, ProducerStateTable producers) throws IOException;
+
+        /** The producer table was loaded from a checkpoint. */
+        void loaded(java.util.Map<Long, ProducerStateTable.Entry> producers) throws IOException;
+    }
+
     private final TopicPartition partition;
     private final Path dir;
     private final Clock clock;
     private final ProducerStateTable producers;
     private final TailOpener opener;
+    private final TxnObserver txns;
 
-    LogRecovery(TopicPartition partition, Path dir, Clock clock, ProducerStateTable producers, TailOpener opener) {
+    LogRecovery(TopicPartition partition, Path dir, Clock clock, ProducerStateTable producers, TailOpener opener,
+                TxnObserver txns) {
         this.partition = partition;
         this.dir = dir;
         this.clock = clock;
         this.producers = producers;
         this.opener = opener;
+        this.txns = txns;
     }
 
     /**
@@ -127,6 +144,7 @@ final class LogRecovery {
             if (s != null && bases.contains(s.segmentBase())
                     && Files.size(SegmentFiles.log(dir, s.segmentBase())) >= s.position()) {
                 producers.load(s.producers(), clock.millis());
+                txns.loaded(s.producers());
                 return new Start(opener.open(s.segmentBase(), openForWrite(s.segmentBase()), s.position(),
                         s.nextOffset(), s.segmentCreatedMs()), s.perRequestSequences());
             }
@@ -150,6 +168,9 @@ final class LogRecovery {
                 if (firstBatch && info.maxTimestamp() > 0) {
                     tail.segmentCreatedMs = Math.min(tail.segmentCreatedMs, info.maxTimestamp());
                     firstBatch = false;
+                }
+                if (info.transactional()) {
+                    txns.replayed(info, cursor.batch(), producers);
                 }
                 producers.apply(info, now);
                 tail.position = info.endPosition();

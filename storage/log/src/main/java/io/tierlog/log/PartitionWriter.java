@@ -6,6 +6,7 @@ import io.tierlog.log.format.ClientBatch;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.format.RecordBatchCodec;
+import io.tierlog.log.format.TransactionMarker;
 import io.tierlog.log.io.AtomicFiles;
 import io.tierlog.log.io.FileLocks;
 import io.tierlog.log.internal.io.GroupSync;
@@ -53,7 +54,8 @@ import java.util.function.LongFunction;
  *       complete batch, see {@code SegmentCursor.tornTailProblem}). A complete batch that fails validation, or
  *       whose base offset does not continue the log, is corruption: the append is refused and nothing is
  *       truncated.</li>
- *   <li>Check the producer's epoch and sequence; a retry is answered with its original offsets.</li>
+ *   <li>Check the producer's epoch and sequence, and its transaction: a non-transactional batch while its
+ *       transaction is open is refused ({@code INVALID_TXN_STATE}); a retry is answered with its original offsets.</li>
  *   <li>Build the batch at the log's next offset: our encoding of the records, or a client's validated batch
  *       ({@link ClientBatch}) with that base offset stamped into its header, outside the CRC.</li>
  *   <li>Roll to a new segment if {@code segment.bytes} or {@code segment.ms} says so.</li>
@@ -64,6 +66,17 @@ import java.util.function.LongFunction;
  * </ol>
  * A process killed at any point leaves either no trace of the batch, a torn tail that the next writer truncates,
  * or the whole batch (then visible, but unacknowledged: a retry with the producer fields is deduplicated).
+ *
+ * <h2>Transactions (KIP-98)</h2>
+ * A transactional batch ({@link ClientBatch#transactional()}) opens its producer's transaction on the partition at
+ * its base offset, unless one is open; {@link #appendMarker} writes the coordinator's commit or abort marker (a
+ * Kafka control batch) under the same protocol, which closes it. What read_committed readers need lives in the
+ * partition's transaction index ({@link TxnIndexWriter}, read by {@link PartitionTransactions}), written under the
+ * lock in this order: the BEGIN entry <em>before</em> the transaction's first batch, the END entry <em>after</em>
+ * the marker batch. A reader that reads the high watermark and then the index therefore never meets a transactional
+ * batch whose BEGIN it lacks; a missing END only holds the last stable offset back, and recovery (step 2) writes
+ * the ones a killed writer left out. Under {@code always} the index is forced too, when the append wrote to it,
+ * before the append is acknowledged; a checkpoint is published only after the index entries below it are forced.
  *
  * <h2>Several partitions</h2>
  * {@link #appendAll} appends one request's batches to several partitions: it takes every lock first, in one order,
@@ -105,6 +118,7 @@ public final class PartitionWriter implements Closeable {
     private final FileChannel lockFile;
     private final ProducerStateTable producers;
     private final LogRecovery recovery;
+    private final TxnIndexWriter txnIndex;
 
     /** This writer's belief about the end of the log; verified against the disk under the lock. */
     private WriterTail tail;
@@ -168,7 +182,8 @@ public final class PartitionWriter implements Closeable {
             throw new UncheckedIOException("cannot open partition " + partition + " in " + dir, e);
         }
         this.lastFsyncMs = clock.millis();
-        this.recovery = new LogRecovery(partition, dir, clock, producers, this::tail);
+        this.txnIndex = new TxnIndexWriter(partition, dir, this::force);
+        this.recovery = new LogRecovery(partition, dir, clock, producers, this::tail, txnIndex);
     }
 
     public TopicPartition partition() {
@@ -197,7 +212,29 @@ public final class PartitionWriter implements Closeable {
      */
     public AppendResult append(ClientBatch batch, TopicConfig config) {
         return appendAll(List.of(new Part(this, batch.producer(), String.valueOf(batch.producer().producerId()),
-                batch.recordCount(), config, batch::stampedAt))).get(0);
+                batch.recordCount(), config, batch.transactional() ? Kind.TRANSACTIONAL : Kind.DATA,
+                batch::stampedAt))).get(0);
+    }
+
+    /**
+     * Appends the transaction coordinator's marker (KIP-98) as one Kafka control batch, under the same protocol as
+     * an append: it closes the producer's open transaction on the partition, and its END entry is in the
+     * transaction index before this returns. A marker of a newer epoch becomes the producer's epoch, fencing the
+     * older epoch's batches. A marker for a producer with no open transaction here is written too (Kafka does; a
+     * coordinator's retried marker is then harmless).
+     *
+     * @throws TierlogException {@code fenced-producer} if the producer's current epoch is newer; nothing appended
+     * @throws CorruptLogException if the log's tail holds a corrupt batch; nothing is appended
+     */
+    public AppendResult appendMarker(TransactionMarker marker, TopicConfig config) {
+        ProducerIdentity producer = new ProducerIdentity(marker.producerId(), marker.producerEpoch(), -1);
+        return appendAll(List.of(new Part(this, producer, String.valueOf(marker.producerId()), 1, config, Kind.MARKER,
+                baseOffset -> marker.encode(baseOffset, clock.millis())))).get(0);
+    }
+
+    /** What a part appends: a batch outside any transaction, a transaction's batch, or a transaction marker. */
+    private enum Kind {
+        DATA, TRANSACTIONAL, MARKER
     }
 
     /**
@@ -211,22 +248,24 @@ public final class PartitionWriter implements Closeable {
         private final String producerName;
         private final int recordCount;
         private final TopicConfig config;
+        private final Kind kind;
         /** Builds the batch for the log's next offset; called under the lock, so its base offset is final. */
         private final LongFunction<ByteBuffer> batchAt;
 
         private Part(PartitionWriter writer, ProducerIdentity producer, String producerName, int recordCount,
-                     TopicConfig config, LongFunction<ByteBuffer> batchAt) {
+                     TopicConfig config, Kind kind, LongFunction<ByteBuffer> batchAt) {
             this.writer = writer;
             this.producer = producer;
             this.producerName = producerName;
             this.recordCount = recordCount;
             this.config = config;
+            this.kind = kind;
             this.batchAt = batchAt;
         }
 
         public static Part of(PartitionWriter writer, List<AppendRecord> records, ProducerIdentity producer,
                               String producerName, TopicConfig config) {
-            return new Part(writer, producer, producerName, records.size(), config,
+            return new Part(writer, producer, producerName, records.size(), config, Kind.DATA,
                     baseOffset -> RecordBatchCodec.encode(baseOffset, records, producer, writer.encodeBuffer(records)));
         }
 
@@ -239,7 +278,7 @@ public final class PartitionWriter implements Closeable {
         public static Part ofEncoded(PartitionWriter writer, ByteBuffer batch, int recordCount,
                                      ProducerIdentity producer, String producerName, TopicConfig config) {
             ByteBuffer bytes = batch.slice();
-            return new Part(writer, producer, producerName, recordCount, config, baseOffset -> {
+            return new Part(writer, producer, producerName, recordCount, config, Kind.DATA, baseOffset -> {
                 bytes.putLong(0, baseOffset);
                 bytes.putInt(RecordBatchCodec.PARTITION_LEADER_EPOCH_OFFSET, RecordBatchCodec.NO_PARTITION_LEADER_EPOCH);
                 return bytes.duplicate().clear();
@@ -273,6 +312,8 @@ public final class PartitionWriter implements Closeable {
         AppendResult[] results = new AppendResult[n];
         GroupSync[] syncs = new GroupSync[n];
         long[] durableEnds = new long[n];
+        GroupSync[] indexSyncs = new GroupSync[n];
+        long[] indexEnds = new long[n];
         List<PartitionWriter> mutexesHeld = new ArrayList<>(n);
         List<FileLock> locksHeld = new ArrayList<>(n);
         try {
@@ -283,7 +324,9 @@ public final class PartitionWriter implements Closeable {
                 locksHeld.add(FileLocks.lock(w.lockFile));
             }
             ProducerStateTable.Verdict[] verdicts = new ProducerStateTable.Verdict[n];
+            long[] indexEndsBefore = new long[n];
             for (int i : order) {
+                indexEndsBefore[i] = parts.get(i).writer.txnIndex.end();
                 verdicts[i] = parts.get(i).writer.refreshAndCheck(parts.get(i));
             }
             for (int i : order) {
@@ -298,6 +341,11 @@ public final class PartitionWriter implements Closeable {
                     syncs[i] = w.tail.sync;
                     durableEnds[i] = w.tail.position;
                     syncs[i].wrote(durableEnds[i]);
+                    if (w.txnIndex.end() != indexEndsBefore[i]) {
+                        // Only an append that wrote to the transaction index (or repaired it) waits for its force.
+                        indexSyncs[i] = w.txnIndex.sync();
+                        indexEnds[i] = w.txnIndex.end();
+                    }
                 }
             }
         } catch (IOException | UncheckedIOException e) {
@@ -315,6 +363,9 @@ public final class PartitionWriter implements Closeable {
                 try {
                     long waitStart = System.nanoTime();
                     syncs[i].awaitDurable(durableEnds[i]);
+                    if (indexSyncs[i] != null) {
+                        indexSyncs[i].awaitDurable(indexEnds[i]);
+                    }
                     w.syncMeters.durableWaitNanos().accept(System.nanoTime() - waitStart);
                 } catch (IOException e) {
                     // Written but not durable (NFS and EFS may report ENOSPC only here): not acknowledged, like a
@@ -354,7 +405,15 @@ public final class PartitionWriter implements Closeable {
     private ProducerStateTable.Verdict refreshAndCheck(Part part) throws IOException {
         refreshTail();
         ProducerIdentity producer = part.producer;
-        ProducerStateTable.Verdict verdict = producers.check(producer, part.recordCount, clock.millis());
+        ProducerStateTable.Verdict verdict = part.kind == Kind.MARKER
+                ? producers.checkMarker(producer.producerId(), producer.epoch(), clock.millis())
+                : producers.check(producer, part.recordCount, part.kind == Kind.TRANSACTIONAL, clock.millis());
+        if (verdict instanceof ProducerStateTable.InvalidTxnState t) {
+            throw new TierlogException(ErrorType.INVALID_TXN_STATE, "producer '" + part.producerName + "' sent a "
+                    + "non-transactional batch to partition " + partition.partition() + " while its transaction there "
+                    + "is open since offset " + t.txnFirstOffset(),
+                    Map.of("txnFirstOffset", t.txnFirstOffset(), "partition", partition.partition()));
+        }
         if (verdict instanceof ProducerStateTable.OutOfOrder o) {
             throw new TierlogException(ErrorType.OUT_OF_ORDER_SEQUENCE, "producer '" + part.producerName + "' epoch "
                     + producer.epoch() + " sent sequence " + producer.sequence() + " to partition "
@@ -370,11 +429,20 @@ public final class PartitionWriter implements Closeable {
         return verdict;
     }
 
-    /** Builds the part's batch at the log's next offset, rolls if due, writes it. Caller holds the lock. */
+    /**
+     * Builds the part's batch at the log's next offset, rolls if due, writes it; a batch that opens its producer's
+     * transaction gets its BEGIN entry first. Caller holds the lock.
+     */
     private AppendResult write(Part part) throws IOException {
         ByteBuffer batch = part.batchAt.apply(tail.nextOffset);
+        if (part.kind == Kind.TRANSACTIONAL
+                && producers.opensTransaction(part.producer.producerId(), part.producer.epoch())) {
+            // Before the batch: a reader that sees the batch below the high watermark must find its BEGIN.
+            txnIndex.ensureBegin(part.producer.producerId(), part.producer.epoch(), tail.nextOffset);
+        }
         long appendTime = AppendResult.NO_TIMESTAMP;
-        if (part.config.logAppendTime()) {
+        // A marker is stamped with the append time when it is built; it is Kafka's control batch as is.
+        if (part.config.logAppendTime() && part.kind != Kind.MARKER) {
             // Taken under the lock: the stamped times follow the append order as far as the writers' clocks agree.
             appendTime = clock.millis();
             RecordBatchCodec.stampLogAppendTime(batch, appendTime);
@@ -405,9 +473,11 @@ public final class PartitionWriter implements Closeable {
 
     /**
      * An idempotent producer the partition knows: its current epoch, the last sequence of its newest batch (-1 if it
-     * has none here yet) and when a writer last applied one of its batches.
+     * has none here yet), when a writer last applied one of its batches, and where its open transaction on the
+     * partition began (-1 when none is open).
      */
-    public record ActiveProducer(long producerId, short epoch, int lastSequence, long lastSeenMs) {
+    public record ActiveProducer(long producerId, short epoch, int lastSequence, long lastSeenMs,
+                                 long currentTxnStartOffset) {
     }
 
     /**
@@ -424,7 +494,8 @@ public final class PartitionWriter implements Closeable {
             producers.expire(clock.millis());
             List<ActiveProducer> out = new ArrayList<>();
             producers.entries().forEach((id, e) -> out.add(new ActiveProducer(id, e.epoch(),
-                    e.batches().isEmpty() ? -1 : e.batches().get(e.batches().size() - 1).lastSequence(), e.lastSeenMs())));
+                    e.batches().isEmpty() ? -1 : e.batches().get(e.batches().size() - 1).lastSequence(), e.lastSeenMs(),
+                    e.txnFirstOffset())));
             out.sort(Comparator.comparingLong(ActiveProducer::producerId));
             return out;
         } catch (IOException e) {
@@ -460,9 +531,14 @@ public final class PartitionWriter implements Closeable {
         // fsync=always forces after the lock is released (append), as a group commit.
         if (fsync == FsyncPolicy.INTERVAL && now - lastFsyncMs >= fsyncInterval.toMillis()) {
             force(tail.channel);
+            txnIndex.forceIfDirty();
             lastFsyncMs = now;
         }
         BatchInfo info = RecordBatchCodec.info(tail.segmentBase, tail.position, batch);
+        if (info.transactional()) {
+            // After the batch: a marker's END (its transaction's BEGIN was written before the batch).
+            txnIndex.replayed(info, batch, producers);
+        }
         producers.apply(info, now);
         tail.position = info.endPosition();
         tail.nextOffset = info.nextOffset();
@@ -526,6 +602,12 @@ public final class PartitionWriter implements Closeable {
     }
 
     private void checkpoint() {
+        try {
+            // Never a checkpoint past index entries that are not durable: recovery would not replay their batches.
+            txnIndex.forceIfDirty();
+        } catch (IOException e) {
+            throw new UncheckedIOException("forcing the transaction index of " + partition + " failed", e);
+        }
         producers.expire(clock.millis());
         new ProducerSnapshot(tail.segmentBase, tail.position, tail.nextOffset, tail.segmentCreatedMs,
                 producers.entries()).writeTo(dir);
@@ -565,6 +647,7 @@ public final class PartitionWriter implements Closeable {
             if (tail != null) {
                 force(tail.channel);
             }
+            txnIndex.close();
             closeTail();
             lockFile.close();
         } finally {

@@ -38,8 +38,8 @@ class ActiveProducersTest {
 
             // b applied only its own append so far; asking catches it up with a's, as its next append would.
             assertThat(b.activeProducers()).containsExactly(
-                    new PartitionWriter.ActiveProducer(7, (short) 0, 13, clock.millis()),
-                    new PartitionWriter.ActiveProducer(42, (short) 1, 4, seen));
+                    new PartitionWriter.ActiveProducer(7, (short) 0, 13, clock.millis(), -1),
+                    new PartitionWriter.ActiveProducer(42, (short) 1, 4, seen, -1));
         }
     }
 

@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 
 /**
  * One RecordBatch v2 built by a client and accepted by {@link ClientBatchValidator}: magic 2, CRC32C valid,
- * uncompressed or compressed with one of Kafka's codecs, CreateTime, not transactional, not control, dense offset
+ * uncompressed or compressed with one of Kafka's codecs, CreateTime, not control (transactional only with a
+ * producer id), dense offset
  * deltas {@code 0..recordCount-1}, every record timestamp {@code >= 0}, {@code maxTimestamp} equal to the largest
  * record timestamp, and producer fields that are either Kafka's "none" ({@code -1/-1/-1}) or an id, epoch and sequence {@code >= 0}. Only the validator
  * creates instances, so holding one means the bytes passed every check.
@@ -19,13 +20,16 @@ public final class ClientBatch {
     private final ByteBuffer bytes;
     private final int recordCount;
     private final ProducerIdentity producer;
+    private final boolean transactional;
     private final int sourceBatches;
     private final boolean rebuilt;
 
-    ClientBatch(ByteBuffer bytes, int recordCount, ProducerIdentity producer, int sourceBatches, boolean rebuilt) {
+    ClientBatch(ByteBuffer bytes, int recordCount, ProducerIdentity producer, boolean transactional, int sourceBatches,
+                boolean rebuilt) {
         this.bytes = bytes.slice();
         this.recordCount = recordCount;
         this.producer = producer;
+        this.transactional = transactional;
         this.sourceBatches = sourceBatches;
         this.rebuilt = rebuilt;
     }
@@ -38,6 +42,11 @@ public final class ClientBatch {
     /** The producer fields of the batch header: {@link ProducerIdentity#NONE} or an idempotent producer's. */
     public ProducerIdentity producer() {
         return producer;
+    }
+
+    /** Whether the batch carries the transactional bit: it belongs to its producer's open transaction (KIP-98). */
+    public boolean transactional() {
+        return transactional;
     }
 
     /** How many batches the request body held (more than one are merged into this one batch). */

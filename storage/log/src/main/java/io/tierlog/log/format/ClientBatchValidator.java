@@ -32,8 +32,9 @@ import java.util.zip.CRC32C;
  * {@link RecordBatchCodec}) must have:
  * <ul>
  *   <li>a length field that fits the body, magic 2 and a matching CRC32C;</li>
- *   <li>attributes: uncompressed or compressed with gzip, snappy, lz4 or zstd (Kafka's codecs), CreateTime, not
- *       transactional, not a control batch, no delete horizon, no unknown bits;</li>
+ *   <li>attributes: uncompressed or compressed with gzip, snappy, lz4 or zstd (Kafka's codecs), CreateTime, not a
+ *       control batch, no delete horizon, no unknown bits; transactional only with a producer id (KIP-98: the
+ *       writer opens the producer's transaction on the partition with it);</li>
  *   <li>{@code recordCount > 0} and {@code lastOffsetDelta == recordCount - 1}; records that parse exactly to the
  *       batch's end, each with offset delta equal to its index (dense), record attributes 0, a key and value of
  *       length {@code >= -1}, headers with non-null UTF-8 names and values of length {@code >= -1};</li>
@@ -71,8 +72,8 @@ public final class ClientBatchValidator {
 
     private static final int COMPRESSION_MASK = 0x07;
     private static final int LOG_APPEND_TIME_FLAG = 0x08;
-    private static final int TRANSACTIONAL_FLAG = 0x10;
-    private static final int CONTROL_FLAG = 0x20;
+    private static final int TRANSACTIONAL_FLAG = RecordBatchCodec.TRANSACTIONAL_FLAG;
+    private static final int CONTROL_FLAG = RecordBatchCodec.CONTROL_FLAG;
     private static final int DELETE_HORIZON_FLAG = 0x40;
     private static final String[] CODECS = {"none", "gzip", "snappy", "lz4", "zstd"};
     /**
@@ -111,6 +112,7 @@ public final class ClientBatchValidator {
         Walk walk = new Walk(maxMessageBytes);
         long idempotentProducer = -1;
         ProducerIdentity producer = ProducerIdentity.NONE;
+        boolean transactional = false;
         int decompressed = 0;
         int commonCodec = -1; // the codec all batches so far share; 0 (none) once two differ
         int pos = 0;
@@ -137,6 +139,7 @@ public final class ClientBatchValidator {
             if (!batchProducer.isNone()) {
                 idempotentProducer = batches.size();
                 producer = batchProducer;
+                transactional = (batch.getShort(RecordBatchCodec.ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) != 0;
             }
             int codec = batch.getShort(RecordBatchCodec.ATTRIBUTES_OFFSET) & COMPRESSION_MASK;
             if (codec == 0) {
@@ -159,12 +162,12 @@ public final class ClientBatchValidator {
             if (body.isReadOnly()) {
                 only = ByteBuffer.allocate(only.remaining()).put(only.duplicate()).flip();
             }
-            return new ClientBatch(only, walk.records, producer, 1, false);
+            return new ClientBatch(only, walk.records, producer, transactional, 1, false);
         }
         // Merged batches keep the codec they all share; mixed ones (or uncompressed ones) are stored uncompressed.
         ByteBuffer rebuilt = rebuild(batches, walk.records, decompressed, CompressionType.forId(commonCodec), producer,
-                nowMs);
-        return new ClientBatch(rebuilt, walk.records, producer, batches.size(), true);
+                transactional, nowMs);
+        return new ClientBatch(rebuilt, walk.records, producer, transactional, batches.size(), true);
     }
 
     private static void requireMagic(byte magic, String where) {
@@ -190,10 +193,8 @@ public final class ClientBatchValidator {
         if ((attributes & LOG_APPEND_TIME_FLAG) != 0) {
             throw bad(where + ": timestamp type LogAppendTime; only CreateTime batches are accepted");
         }
-        if ((attributes & TRANSACTIONAL_FLAG) != 0) {
-            throw bad(where + ": transactional batch; transactions are not supported");
-        }
         if ((attributes & CONTROL_FLAG) != 0) {
+            // Transaction markers are the coordinator's to write (PartitionWriter#appendMarker), never a producer's.
             throw bad(where + ": control batch; only data batches are accepted");
         }
         if ((attributes & ~(COMPRESSION_MASK | LOG_APPEND_TIME_FLAG | TRANSACTIONAL_FLAG | CONTROL_FLAG)) != 0) {
@@ -214,6 +215,9 @@ public final class ClientBatchValidator {
         short epoch = batch.getShort(RecordBatchCodec.PRODUCER_EPOCH_OFFSET);
         int sequence = batch.getInt(RecordBatchCodec.BASE_SEQUENCE_OFFSET);
         if (producerId == RecordBatch.NO_PRODUCER_ID) {
+            if ((attributes & TRANSACTIONAL_FLAG) != 0) {
+                throw bad(where + ": transactional batch without a producerId; a transaction needs one >= 0");
+            }
             if (epoch != RecordBatch.NO_PRODUCER_EPOCH || sequence != RecordBatch.NO_SEQUENCE) {
                 throw bad(where + ": producerEpoch " + epoch + " and baseSequence " + sequence
                         + " must both be -1 when producerId is -1 (no idempotence)");
@@ -459,13 +463,13 @@ public final class ClientBatchValidator {
     }
 
     /**
-     * Re-encodes validated batches as one batch with the given producer fields and codec, replacing -1 timestamps
+     * Re-encodes validated batches as one batch with the given producer fields, transactional bit and codec, replacing -1 timestamps
      * with {@code nowMs}. Keys, values and headers are passed to kafka-clients' builder as views, not copies.
      * {@code decompressed} is what the compressed batches among them decompressed to: the uncompressed size the
      * buffer is sized for (the builder grows it, should a codec's output ever be larger).
      */
     private static ByteBuffer rebuild(List<ByteBuffer> batches, int records, int decompressed, CompressionType codec,
-                                      ProducerIdentity producer, long nowMs) {
+                                      ProducerIdentity producer, boolean transactional, long nowMs) {
         long bound = RecordBatchCodec.HEADER_SIZE + (long) MAX_REENCODE_GROWTH_PER_RECORD * records + decompressed;
         for (ByteBuffer b : batches) {
             bound += b.remaining();
@@ -476,7 +480,7 @@ public final class ClientBatchValidator {
         ByteBuffer buffer = ByteBuffer.allocate((int) bound);
         MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, RecordBatch.MAGIC_VALUE_V2,
                 Compression.of(codec).build(), TimestampType.CREATE_TIME, 0L, RecordBatch.NO_TIMESTAMP,
-                producer.producerId(), producer.epoch(), producer.sequence(), false, false,
+                producer.producerId(), producer.epoch(), producer.sequence(), transactional, false,
                 RecordBatchCodec.NO_PARTITION_LEADER_EPOCH, buffer.capacity());
         for (ByteBuffer batch : batches) {
             for (org.apache.kafka.common.record.internal.Record r : RecordBatchCodec.asBatch(batch)) {

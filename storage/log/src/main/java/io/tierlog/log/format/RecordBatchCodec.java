@@ -60,6 +60,10 @@ public final class RecordBatchCodec {
     public static final int PRODUCER_EPOCH_OFFSET = 51;
     public static final int BASE_SEQUENCE_OFFSET = 53;
     public static final int RECORD_COUNT_OFFSET = 57;
+    /** Attribute bit of a batch that belongs to a transaction. */
+    public static final int TRANSACTIONAL_FLAG = 0x10;
+    /** Attribute bit of a control batch (a transaction marker; it holds no data records). */
+    public static final int CONTROL_FLAG = 0x20;
     /** Leader epoch is a replication concept we do not have; Kafka writes -1 ("unknown") for it too. */
     public static final int NO_PARTITION_LEADER_EPOCH = -1;
 
@@ -142,7 +146,6 @@ public final class RecordBatchCodec {
         return null;
     }
 
-    /** Reads the header of a complete, validated batch. */
     /**
      * Turns the batch at {@code batch}'s position into a LogAppendTime batch appended at {@code appendTimeMs}, in
      * place: the timestamp-type attribute and maxTimestamp change and the CRC is recomputed; the records keep their
@@ -153,22 +156,34 @@ public final class RecordBatchCodec {
                 .setMaxTimestamp(TimestampType.LOG_APPEND_TIME, appendTimeMs);
     }
 
+    /** Reads the header of a complete, validated batch. */
     public static BatchInfo info(long segmentBase, long position, ByteBuffer batch) {
         ByteBuffer b = batch.duplicate().order(ByteOrder.BIG_ENDIAN);
         int p = b.position();
         long baseOffset = b.getLong(p);
+        short attributes = b.getShort(p + ATTRIBUTES_OFFSET);
         return new BatchInfo(segmentBase, position, b.remaining(), baseOffset,
                 baseOffset + b.getInt(p + LAST_OFFSET_DELTA_OFFSET), b.getLong(p + MAX_TIMESTAMP_OFFSET),
                 b.getLong(p + PRODUCER_ID_OFFSET), b.getShort(p + PRODUCER_EPOCH_OFFSET),
-                b.getInt(p + BASE_SEQUENCE_OFFSET));
+                b.getInt(p + BASE_SEQUENCE_OFFSET), (attributes & TRANSACTIONAL_FLAG) != 0,
+                (attributes & CONTROL_FLAG) != 0);
+    }
+
+    /** Whether the batch at {@code batch}'s position is a control batch (a transaction marker); header only. */
+    public static boolean isControl(ByteBuffer batch) {
+        return (batch.getShort(batch.position() + ATTRIBUTES_OFFSET) & CONTROL_FLAG) != 0;
     }
 
     /**
      * Decodes the records of a validated batch whose offsets are {@code >= fromOffset}, at most {@code limit}
-     * of them, appending to {@code out}. Returns how many were added.
+     * of them, appending to {@code out}. Returns how many were added. A control batch (a transaction marker) holds
+     * no data records: none are decoded from it, as Kafka's consumers skip it.
      */
     public static int decode(ByteBuffer batch, long fromOffset, int limit, List<LogRecord> out) {
         RecordBatch b = asBatch(batch);
+        if (b.isControlBatch()) {
+            return 0;
+        }
         int added = 0;
         for (Record r : b) {
             if (added >= limit) {

@@ -25,7 +25,9 @@ import java.util.Optional;
  * the whole active segment. A checkpoint is only a shortcut: the scan after it still validates every batch, and a
  * checkpoint that does not match the segments on disk is ignored.
  *
- * <p>Format {@value #VERSION} ({@code "version": 2}) holds Kafka-numbered sequence ranges per retained batch
+ * <p>Format {@value #VERSION} ({@code "version": 3}) adds a producer's open transaction, {@code txnFirstOffset}
+ * (absent: none); format 2 checkpoints load as producers without open transactions (written before transactions
+ * were accepted). Format 2 ({@code "version": 2}) holds Kafka-numbered sequence ranges per retained batch
  * ({@code firstSequence}, {@code lastSequence}) and a producer's {@code legacy} mark. A checkpoint without a version
  * was written when a sequence counted requests: each batch's {@code sequence} is read as the range
  * {@code sequence .. sequence + records - 1} (what a retry of that request brings now) and every producer in it is
@@ -34,7 +36,9 @@ import java.util.Optional;
 public record ProducerSnapshot(long segmentBase, long position, long nextOffset, long segmentCreatedMs,
                                Map<Long, ProducerStateTable.Entry> producers, int version) {
     /** The format written; checkpoints without a version field are format 1 (per-request sequences). */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
+    /** The format before transactions: read as producers without open transactions. */
+    static final int VERSION_WITHOUT_TXNS = 2;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A checkpoint of the current format, of the log up to {@code nextOffset}. */
@@ -67,6 +71,9 @@ public record ProducerSnapshot(long segmentBase, long position, long nextOffset,
             if (e.legacy()) {
                 p.put("legacy", true);
             }
+            if (e.txnFirstOffset() != ProducerStateTable.NO_TXN) {
+                p.put("txnFirstOffset", e.txnFirstOffset());
+            }
             ArrayNode batches = p.putArray("batches");
             for (ProducerStateTable.AppendedBatch b : e.batches()) {
                 batches.addObject().put("firstSequence", b.firstSequence()).put("lastSequence", b.lastSequence())
@@ -86,7 +93,7 @@ public record ProducerSnapshot(long segmentBase, long position, long nextOffset,
             JsonNode root = JSON.readTree(Files.readAllBytes(dir.resolve(SegmentFiles.snapshotName(offset))));
             JsonNode version = root.get("version");
             boolean perRequest = version == null; // format 1: a sequence counted requests
-            if (!perRequest && version.asInt() != VERSION) {
+            if (!perRequest && version.asInt() != VERSION && version.asInt() != VERSION_WITHOUT_TXNS) {
                 return Optional.empty(); // a format this code does not know: rebuild from the log instead
             }
             Map<Long, ProducerStateTable.Entry> producers = new HashMap<>();
@@ -102,12 +109,14 @@ public record ProducerSnapshot(long segmentBase, long position, long nextOffset,
                 }
                 JsonNode seen = p.get("lastSeenMs"); // absent in checkpoints written before producers expired
                 boolean legacy = perRequest || p.path("legacy").asBoolean(false);
+                long txnFirstOffset = p.path("txnFirstOffset").asLong(ProducerStateTable.NO_TXN);
                 producers.put(p.get("id").asLong(), new ProducerStateTable.Entry((short) p.get("epoch").asInt(),
-                        seen == null ? ProducerStateTable.UNKNOWN_LAST_SEEN : seen.asLong(), legacy, batches));
+                        seen == null ? ProducerStateTable.UNKNOWN_LAST_SEEN : seen.asLong(), legacy, batches,
+                        txnFirstOffset));
             }
             return Optional.of(new ProducerSnapshot(root.get("segmentBase").asLong(), root.get("position").asLong(),
                     root.get("nextOffset").asLong(), root.get("segmentCreatedMs").asLong(), producers,
-                    perRequest ? 1 : VERSION));
+                    perRequest ? 1 : version.asInt()));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

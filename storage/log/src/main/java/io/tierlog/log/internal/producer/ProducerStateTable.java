@@ -33,6 +33,13 @@ import java.util.Map;
  * its retry brings), but any other sequence of the current epoch is accepted as a new start, as for an unknown
  * producer. The next batch appended for the producer ends that; see ADR 0002.
  *
+ * <h2>Transactions (KIP-98, Kafka's ProducerAppendInfo)</h2>
+ * A producer's first transactional batch on the partition opens its transaction there at that batch's base offset
+ * ({@link Entry#txnFirstOffset}); a transaction marker (a control batch, base sequence -1, which takes no part in the
+ * sequence bookkeeping) closes it and makes a newer epoch the producer's current one, fencing the older epoch's
+ * batches. While the transaction is open, a non-transactional batch of the producer is {@link InvalidTxnState}. A
+ * producer with an open transaction never expires: its first offset holds back the partition's last stable offset.
+ *
  * <h2>Expiry</h2>
  * A producer not seen for {@code expiration} is forgotten, as Kafka forgets it after {@code producer.id.expiration.ms}
  * (default one day here too): without that the table, and every checkpoint that carries it, grows with each producer
@@ -60,11 +67,20 @@ public final class ProducerStateTable {
     public record AppendedBatch(int firstSequence, int lastSequence, long firstOffset, long lastOffset) {
     }
 
+    /** {@link Entry#txnFirstOffset} of a producer without an open transaction on the partition. */
+    public static final long NO_TXN = -1;
+
     /**
-     * @param lastSeenMs the writer's clock when the producer's newest batch was applied
-     * @param legacy     the sequences may count requests (state from before Kafka's numbering); see the class doc
+     * @param lastSeenMs     the writer's clock when the producer's newest batch was applied
+     * @param legacy         the sequences may count requests (state from before Kafka's numbering); see the class doc
+     * @param txnFirstOffset where the producer's open transaction on the partition began, or {@link #NO_TXN}
      */
-    public record Entry(short epoch, long lastSeenMs, boolean legacy, List<AppendedBatch> batches) {
+    public record Entry(short epoch, long lastSeenMs, boolean legacy, List<AppendedBatch> batches,
+                        long txnFirstOffset) {
+        /** An entry without an open transaction. */
+        public Entry(short epoch, long lastSeenMs, boolean legacy, List<AppendedBatch> batches) {
+            this(epoch, lastSeenMs, legacy, batches, NO_TXN);
+        }
     }
 
     /** The verdict on a request before it is appended. */
@@ -83,6 +99,10 @@ public final class ProducerStateTable {
     public record Fenced(short currentEpoch) implements Verdict {
     }
 
+    /** A non-transactional batch from a producer whose transaction on the partition is open since {@code txnFirstOffset}. */
+    public record InvalidTxnState(long txnFirstOffset) implements Verdict {
+    }
+
     private final Map<Long, MutableEntry> entries = new HashMap<>();
     private final long expirationMs;
     /** While true, batches applied come from a replay of unknown numbering and mark their producers legacy. */
@@ -92,6 +112,7 @@ public final class ProducerStateTable {
         short epoch;
         long lastSeenMs;
         boolean legacy;
+        long txnFirstOffset = NO_TXN;
         final Deque<AppendedBatch> batches = new ArrayDeque<>(RETAINED_BATCHES);
 
         MutableEntry(short epoch, long lastSeenMs) {
@@ -120,16 +141,20 @@ public final class ProducerStateTable {
         return sequence + increment;
     }
 
-    /** The verdict on a batch of {@code recordCount} records at {@code nowMs}; an expired producer is unknown. */
+    /** The verdict on a non-transactional batch; see {@link #check(ProducerIdentity, int, boolean, long)}. */
     public Verdict check(ProducerIdentity producer, int recordCount, long nowMs) {
+        return check(producer, recordCount, false, nowMs);
+    }
+
+    /**
+     * The verdict on a batch of {@code recordCount} records at {@code nowMs}; an expired producer is unknown. A
+     * retry is a {@link Duplicate} before anything else is judged, as in Kafka.
+     */
+    public Verdict check(ProducerIdentity producer, int recordCount, boolean transactional, long nowMs) {
         if (producer.isNone()) {
             return new Append();
         }
-        MutableEntry entry = entries.get(producer.producerId());
-        if (entry != null && expired(entry, nowMs)) {
-            entries.remove(producer.producerId());
-            entry = null;
-        }
+        MutableEntry entry = known(producer.producerId(), nowMs);
         if (entry == null) {
             return new Append();
         }
@@ -146,6 +171,9 @@ public final class ProducerStateTable {
                 return new Duplicate(b);
             }
         }
+        if (!transactional && entry.txnFirstOffset != NO_TXN) {
+            return new InvalidTxnState(entry.txnFirstOffset);
+        }
         if (entry.legacy || entry.batches.isEmpty()) {
             return new Append();
         }
@@ -154,11 +182,50 @@ public final class ProducerStateTable {
     }
 
     /**
+     * The verdict on a transaction marker of {@code producerId} at {@code epoch}: {@link Fenced} if the producer's
+     * current epoch is newer, else {@link Append} (also for a producer without an open transaction here, or unknown:
+     * Kafka writes such a marker too, which makes a coordinator's retried marker harmless).
+     */
+    public Verdict checkMarker(long producerId, short epoch, long nowMs) {
+        MutableEntry entry = known(producerId, nowMs);
+        return entry != null && epoch < entry.epoch ? new Fenced(entry.epoch) : new Append();
+    }
+
+    /** Where {@code producerId}'s open transaction on the partition began, or {@link #NO_TXN}. */
+    public long openTransaction(long producerId) {
+        MutableEntry entry = entries.get(producerId);
+        return entry == null ? NO_TXN : entry.txnFirstOffset;
+    }
+
+    /**
+     * Whether a transactional batch of {@code producerId} at {@code epoch}, applied now, would open the producer's
+     * transaction on the partition (it has none open, and the epoch is not older than its current one).
+     */
+    public boolean opensTransaction(long producerId, short epoch) {
+        MutableEntry entry = entries.get(producerId);
+        return entry == null || (epoch >= entry.epoch && entry.txnFirstOffset == NO_TXN);
+    }
+
+    /** The producer's entry, or null if it is unknown or expired as of {@code nowMs} (then it is forgotten). */
+    private MutableEntry known(long producerId, long nowMs) {
+        MutableEntry entry = entries.get(producerId);
+        if (entry != null && expired(entry, nowMs)) {
+            entries.remove(producerId);
+            return null;
+        }
+        return entry;
+    }
+
+    /**
      * Records an appended batch (this writer's, or one read back from the log), seen at {@code nowMs}. Its producer
      * is legacy afterwards exactly when the batch comes from a replay of unknown numbering
      * ({@link #replayingLegacy}): any other batch was checked, by some writer, under Kafka's numbering.
      */
     public void apply(BatchInfo batch, long nowMs) {
+        if (batch.control()) {
+            applyMarker(batch, nowMs);
+            return;
+        }
         MutableEntry entry = applyEntry(batch, nowMs);
         if (entry != null) {
             entry.legacy = replayingLegacy;
@@ -178,6 +245,9 @@ public final class ProducerStateTable {
         } else if (batch.producerEpoch() < entry.epoch) {
             return null;
         }
+        if (batch.transactional() && entry.txnFirstOffset == NO_TXN) {
+            entry.txnFirstOffset = batch.baseOffset();
+        }
         entry.batches.addLast(new AppendedBatch(batch.baseSequence(),
                 incrementSequence(batch.baseSequence(), batch.recordCount() - 1), batch.baseOffset(),
                 batch.lastOffset()));
@@ -185,6 +255,29 @@ public final class ProducerStateTable {
             entry.batches.removeFirst();
         }
         return entry;
+    }
+
+    /**
+     * A marker closes the producer's transaction and moves it to the marker's epoch when that is newer (Kafka's
+     * {@code maybeUpdateProducerEpoch}: the older epoch's batches are forgotten, so they are fenced). Its base sequence
+     * is -1 and it adds no batch to the sequence bookkeeping. A marker of an older epoch is never written
+     * ({@link #checkMarker}); one found in the log anyway changes nothing.
+     */
+    private void applyMarker(BatchInfo marker, long nowMs) {
+        if (marker.producerId() < 0) {
+            return;
+        }
+        MutableEntry entry = entries.computeIfAbsent(marker.producerId(),
+                id -> new MutableEntry(marker.producerEpoch(), nowMs));
+        if (marker.producerEpoch() < entry.epoch) {
+            return;
+        }
+        if (marker.producerEpoch() > entry.epoch) {
+            entry.epoch = marker.producerEpoch();
+            entry.batches.clear();
+        }
+        entry.lastSeenMs = Math.max(entry.lastSeenMs, nowMs);
+        entry.txnFirstOffset = NO_TXN;
     }
 
     /**
@@ -204,7 +297,8 @@ public final class ProducerStateTable {
     }
 
     private boolean expired(MutableEntry entry, long nowMs) {
-        return nowMs - entry.lastSeenMs >= expirationMs;
+        // An open transaction holds the last stable offset until its marker: forgetting it would release it.
+        return entry.txnFirstOffset == NO_TXN && nowMs - entry.lastSeenMs >= expirationMs;
     }
 
     public int size() {
@@ -213,7 +307,8 @@ public final class ProducerStateTable {
 
     public Map<Long, Entry> entries() {
         Map<Long, Entry> out = new HashMap<>();
-        entries.forEach((id, e) -> out.put(id, new Entry(e.epoch, e.lastSeenMs, e.legacy, List.copyOf(e.batches))));
+        entries.forEach((id, e) -> out.put(id, new Entry(e.epoch, e.lastSeenMs, e.legacy, List.copyOf(e.batches),
+                e.txnFirstOffset)));
         return out;
     }
 
@@ -227,6 +322,7 @@ public final class ProducerStateTable {
             long seen = e.lastSeenMs() == UNKNOWN_LAST_SEEN ? nowMs : e.lastSeenMs();
             MutableEntry m = new MutableEntry(e.epoch(), seen);
             m.legacy = e.legacy();
+            m.txnFirstOffset = e.txnFirstOffset();
             m.batches.addAll(e.batches());
             entries.put(id, m);
         });

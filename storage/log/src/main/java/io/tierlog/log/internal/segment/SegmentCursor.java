@@ -171,8 +171,9 @@ public final class SegmentCursor {
         try {
             BatchInfo candidateInfo = RecordBatchCodec.info(segmentBase, start, candidate);
             List<LogRecord> records = new ArrayList<>();
-            return RecordBatchCodec.decode(candidate, Long.MIN_VALUE, Integer.MAX_VALUE, records)
-                    == candidateInfo.recordCount();
+            // A control batch decodes to no data records; its one control record is checked by the CRC alone.
+            return candidateInfo.control() || RecordBatchCodec.decode(candidate, Long.MIN_VALUE, Integer.MAX_VALUE,
+                    records) == candidateInfo.recordCount();
         } catch (RuntimeException e) {
             return false;
         }
