@@ -261,6 +261,27 @@ class TransactionsTest {
     }
 
     @Test
+    void aCheckpointedOpenTransactionWhoseBeginIsLostGetsItBack() throws IOException {
+        TopicConfig small = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 1024));
+        try (PartitionWriter w = writer()) {
+            w.append(List.of(record("before")), ProducerIdentity.NONE, small);
+            for (int i = 0; i < 4; i++) {
+                w.append(txnBatch(A, 0, i, "a" + i + "|" + "x".repeat(400)), small);
+            }
+        }
+        assertThat(new HotLog(data).segmentBases(TP)).as("rolled, so checkpointed with the transaction open")
+                .hasSizeGreaterThan(1);
+        // An OS crash after the roll's checkpoint was durable, before the index's BEGIN was.
+        Files.delete(indexFile());
+        assertThat(transactions().lastStableOffset(5)).isEqualTo(5);
+
+        try (PartitionWriter fresh = writer()) {
+            fresh.append(List.of(record("after")), ProducerIdentity.NONE, small);
+        }
+        assertThat(transactions().openTransactions()).containsExactly(Map.entry(A, 1L));
+    }
+
+    @Test
     void tornOrDamagedLastEntryIsIgnoredByReadersAndTruncatedByTheNextWriter() throws IOException {
         try (PartitionWriter w = writer()) {
             w.append(txnBatch(A, 0, 0, "a0"), CONFIG);
