@@ -22,7 +22,7 @@ import java.time.Duration;
 import static io.tierlog.ingest.KafkaBatches.builder;
 import static io.tierlog.ingest.KafkaBatches.values;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The Kafka produce path with transactions: a transactional producer's batches go through
@@ -72,20 +72,27 @@ class TransactionMarkerProduceTest {
     @Test
     void unknownTopicOrPartitionAndAFencedMarkerAreRefused() {
         TransactionMarker marker = new TransactionMarker(PID, (short) 0, true, 1);
-        assertThat(catchThrowableOfType(TierlogException.class,
+        assertThat(refusal(
                 () -> service.appendMarker(new TopicPartition("nope", 0), marker)).type())
                 .isEqualTo(ErrorType.UNKNOWN_TOPIC);
-        assertThat(catchThrowableOfType(TierlogException.class,
+        assertThat(refusal(
                 () -> service.appendMarker(new TopicPartition(TOPIC, 2), marker)).type())
                 .isEqualTo(ErrorType.UNKNOWN_PARTITION);
 
         service.appendMarker(new TopicPartition(TOPIC, 0), new TransactionMarker(PID, (short) 3, true, 1));
-        assertThat(catchThrowableOfType(TierlogException.class,
+        assertThat(refusal(
                 () -> service.appendMarker(new TopicPartition(TOPIC, 0), marker)).type())
                 .isEqualTo(ErrorType.FENCED_PRODUCER);
     }
 
     private static org.apache.kafka.common.record.internal.MemoryRecordsBuilder txn(int sequence) {
         return builder(Compression.NONE, TimestampType.CREATE_TIME, PID, (short) 0, sequence, true);
+    }
+
+    /** The exception {@code call} throws, which must be a {@link TierlogException}. */
+    private static TierlogException refusal(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        Throwable thrown = catchThrowable(call);
+        assertThat(thrown).isInstanceOf(TierlogException.class);
+        return (TierlogException) thrown;
     }
 }

@@ -10,12 +10,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -43,10 +45,10 @@ final class LogRecovery {
      */
     interface TxnObserver {
         /** A transactional batch or marker, before the producer table applies it. */
-        void replayed(BatchInfo info, java.nio.ByteBuffer batch, ProducerStateTable producers) throws IOException;
+        void replayed(BatchInfo info, ByteBuffer batch, ProducerStateTable producers) throws IOException;
 
         /** The producer table was loaded from a checkpoint. */
-        void loaded(java.util.Map<Long, ProducerStateTable.Entry> producers) throws IOException;
+        void loaded(Map<Long, ProducerStateTable.Entry> producers) throws IOException;
     }
 
     private final TopicPartition partition;

@@ -31,7 +31,10 @@ import java.util.Map;
  * marker for that producer, which every transaction gets, ends it.
  *
  * <p>On every call it first reads what other writers appended (under the same lock), and truncates an incomplete
- * or damaged last entry: a writer killed mid-write. Guarded by the partition writer's mutex and file lock.
+ * or damaged last entry: a writer killed mid-write. Damage with more than one entry after it is not a torn write:
+ * it is refused as corruption ({@link CorruptLogException}), with nothing dropped. The file is never trimmed: it
+ * grows by two entries per transaction for the partition's life. Guarded by the partition writer's mutex and file
+ * lock.
  */
 final class TxnIndexWriter implements LogRecovery.TxnObserver {
     private static final Logger LOG = LoggerFactory.getLogger(TxnIndexWriter.class);

@@ -36,7 +36,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Kafka transactions (KIP-98) on one partition: transactional batches open a producer's transaction, markers close
@@ -164,7 +164,7 @@ class TransactionsTest {
             w.append(txnBatch(A, 0, 0, "a0"), CONFIG);
             w.appendMarker(new TransactionMarker(A, (short) 1, false, 2), CONFIG);
 
-            TierlogException fenced = catchThrowableOfType(TierlogException.class,
+            TierlogException fenced = refusal(
                     () -> w.append(txnBatch(A, 0, 1, "zombie"), CONFIG));
             assertThat(fenced.type()).isEqualTo(ErrorType.FENCED_PRODUCER);
             assertThat(w.append(txnBatch(A, 1, 0, "new epoch"), CONFIG).baseOffset()).isEqualTo(2);
@@ -175,7 +175,7 @@ class TransactionsTest {
     void markerWithAnOlderEpochIsRefused() throws IOException {
         try (PartitionWriter w = writer()) {
             w.append(txnBatch(A, 3, 0, "a0"), CONFIG);
-            TierlogException fenced = catchThrowableOfType(TierlogException.class,
+            TierlogException fenced = refusal(
                     () -> w.appendMarker(new TransactionMarker(A, (short) 2, true, 1), CONFIG));
             assertThat(fenced.type()).isEqualTo(ErrorType.FENCED_PRODUCER);
             assertThat(w.cachedNextOffset()).as("nothing appended").isEqualTo(1);
@@ -187,7 +187,7 @@ class TransactionsTest {
     void nonTransactionalBatchWhileTheTransactionIsOpenIsRefused() throws IOException {
         try (PartitionWriter w = writer()) {
             w.append(txnBatch(A, 0, 0, "a0"), CONFIG);
-            TierlogException refused = catchThrowableOfType(TierlogException.class,
+            TierlogException refused = refusal(
                     () -> w.append(batch(A, 0, 1, false, "plain"), CONFIG));
             assertThat(refused.type()).isEqualTo(ErrorType.INVALID_TXN_STATE);
             assertThat(w.cachedNextOffset()).isEqualTo(1);
@@ -298,8 +298,9 @@ class TransactionsTest {
             w.append(txnBatch(B, 0, 0, "b0"), CONFIG);
         }
         byte[] damaged = TxnIndexEntry.end(B, (short) 0, 3, false).encode().array();
-        damaged[12] ^= 1; // a whole entry whose CRC fails
+        damaged[12] ^= 1; // a whole entry whose CRC fails, then a torn one: more than the next entry overwrites
         appendToIndex(damaged);
+        appendToIndex(new byte[]{1, 1, 0, 0, 0, 0, 0, 0});
         assertThat(transactions().openTransactions()).containsExactly(Map.entry(B, 2L));
         try (PartitionWriter w = writer()) {
             w.appendMarker(new TransactionMarker(B, (short) 0, false, 1), CONFIG);
@@ -317,13 +318,97 @@ class TransactionsTest {
         }
         assertThat(transactions().lastStableOffset(2)).isZero();
         new HotLog(data).deletePartition(TP);
-        assertThat(transactions().lastStableOffset(0)).isZero();
+        // Re-created before the reader looks again: its index is shorter than what the reader had read.
         try (PartitionWriter w = writer()) {
             w.append(List.of(record("x")), ProducerIdentity.NONE, CONFIG);
             w.append(txnBatch(B, 0, 0, "b0"), CONFIG);
         }
         assertThat(transactions().openTransactions()).as("read anew, not the old file's entries")
                 .containsExactly(Map.entry(B, 1L));
+        new HotLog(data).deletePartition(TP);
+        assertThat(transactions().lastStableOffset(9)).as("no index: no transactions").isEqualTo(9);
+    }
+
+    /**
+     * The ordering that lets readers go without a lock: at every moment of an append (probed whenever the writer reads
+     * its clock, which it does right after writing a batch too), a reader that reads the log's end first and the index
+     * second finds every transaction that is open in the log open in the index, from no later an offset.
+     */
+    @Test
+    void aReaderOfTheHighWatermarkThenTheIndexNeverMissesAnOpenTransaction() throws IOException {
+        List<String> violations = new ArrayList<>();
+        AtomicInteger probes = new AtomicInteger();
+        ProbingClock probing = new ProbingClock(clock, () -> {
+            probes.incrementAndGet();
+            Map<Long, Long> open = openInLog();
+            Map<Long, Long> indexed = transactions().openTransactions();
+            open.forEach((pid, first) -> {
+                if (indexed.getOrDefault(pid, Long.MAX_VALUE) > first) {
+                    violations.add("producer " + pid + " open since " + first + " in the log, index says " + indexed);
+                }
+            });
+        });
+        try (PartitionWriter w = new PartitionWriter(data, TP, FsyncPolicy.NEVER, Duration.ZERO, probing)) {
+            w.append(txnBatch(A, 0, 0, "a0"), CONFIG);
+            w.append(txnBatch(B, 0, 0, "b0"), CONFIG);
+            w.append(txnBatch(A, 0, 1, "a1"), CONFIG);
+            w.appendMarker(new TransactionMarker(A, (short) 0, true, 1), CONFIG);
+            w.append(txnBatch(A, 0, 2, "a2"), CONFIG);
+            w.appendMarker(new TransactionMarker(B, (short) 0, false, 1), CONFIG);
+            w.appendMarker(new TransactionMarker(A, (short) 0, false, 1), CONFIG);
+        }
+        assertThat(probes.get()).isGreaterThan(7);
+        assertThat(violations).isEmpty();
+    }
+
+    /** Producer id to first offset of the transactions open in the log as written so far (the high watermark). */
+    private Map<Long, Long> openInLog() {
+        Map<Long, Long> open = new java.util.HashMap<>();
+        if (new HotLog(data).segmentBases(TP).isEmpty()) {
+            return open;
+        }
+        new PartitionReader(data, TP).scan(new Position(0, 0, 0), (info, batch) -> {
+            if (info.control()) {
+                open.remove(info.producerId());
+            } else if (info.transactional()) {
+                open.putIfAbsent(info.producerId(), info.baseOffset());
+            }
+            return true;
+        });
+        return open;
+    }
+
+    /** A clock that runs a probe each time it is read. */
+    private static final class ProbingClock extends java.time.Clock {
+        private final java.time.Clock delegate;
+        private final Runnable probe;
+
+        ProbingClock(java.time.Clock delegate, Runnable probe) {
+            this.delegate = delegate;
+            this.probe = probe;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return delegate.getZone();
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            probe.run();
+            return delegate.instant();
+        }
+
+        @Override
+        public long millis() {
+            probe.run();
+            return delegate.millis();
+        }
     }
 
     @Test
@@ -388,5 +473,12 @@ class TransactionsTest {
                 1_700_000_000_000L);
         assertThat(batch.transactional()).isEqualTo(transactional);
         return batch;
+    }
+
+    /** The exception {@code call} throws, which must be a {@link TierlogException}. */
+    private static TierlogException refusal(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        Throwable thrown = catchThrowable(call);
+        assertThat(thrown).isInstanceOf(TierlogException.class);
+        return (TierlogException) thrown;
     }
 }
