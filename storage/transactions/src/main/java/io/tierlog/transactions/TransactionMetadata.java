@@ -3,6 +3,7 @@ package io.tierlog.transactions;
 import io.tierlog.log.TopicPartition;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -27,8 +28,9 @@ record TransactionMetadata(String transactionalId, long producerId, long previou
     static final short NO_PRODUCER_EPOCH = -1;
 
     TransactionMetadata {
-        partitions = Set.copyOf(new LinkedHashSet<>(partitions));
-        groups = Set.copyOf(groups);
+        // Insertion order kept (markers go out in the order partitions were added); equality is Set equality.
+        partitions = Collections.unmodifiableSet(new LinkedHashSet<>(partitions));
+        groups = Collections.unmodifiableSet(new LinkedHashSet<>(groups));
         Map<String, Map<TopicPartition, PendingOffset>> copy = new LinkedHashMap<>();
         pendingOffsets.forEach((g, o) -> copy.put(g, Map.copyOf(o)));
         pendingOffsets = Map.copyOf(copy);
