@@ -24,6 +24,12 @@ final class RecordingParticipants implements TransactionParticipants {
     private final List<OffsetCommit> offsetCommits = new ArrayList<>();
     private volatile Predicate<TopicPartition> failOn = tp -> false;
     private volatile boolean failOffsets;
+    private volatile Runnable beforeMarkers = () -> { };
+
+    /** Runs {@code hook} at the start of every marker write (on the writing thread, under the id's lock). */
+    void beforeMarkers(Runnable hook) {
+        this.beforeMarkers = hook;
+    }
 
     /** Markers to partitions matching {@code fail} throw, from now on. */
     void failOn(Predicate<TopicPartition> fail) {
@@ -42,6 +48,7 @@ final class RecordingParticipants implements TransactionParticipants {
     @Override
     public synchronized void writeMarkers(long producerId, short producerEpoch, boolean commit,
                                           Collection<TopicPartition> partitions) {
+        beforeMarkers.run();
         for (TopicPartition tp : partitions) {
             if (failOn.test(tp)) {
                 throw new IllegalStateException("injected marker failure on " + tp);

@@ -16,7 +16,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 
 import static io.tierlog.transactions.RecordingParticipants.Marker;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -113,8 +116,41 @@ class TwoInstancesTest {
         assertThat(participants.markers().stream().filter(Marker::commit).count()).isEqualTo(2L * committedRounds);
     }
 
+    @Test
+    void aTimeoutAbortRechecksUnderTheLockWhatItsScanSaw() {
+        // Two ids of different lock stripes, so one may be ended while the other's lock is held on this thread.
+        assertThat(TransactionStore.hash("x").substring(0, 3)).isNotEqualTo(TransactionStore.hash("y").substring(0, 3));
+        TopicPartition t0 = new TopicPartition("t", 0);
+        InitResult x = a.initProducerId("x", 1_000, -1, (short) -1);
+        InitResult y = a.initProducerId("y", 1_000, -1, (short) -1);
+        a.addPartitions("x", x.producerId(), x.producerEpoch(), List.of(t0));
+        a.addPartitions("y", y.producerId(), y.producerEpoch(), List.of(t0));
+        clock.advanceMillis(1_001);
+        // While a aborts the first id its scan found, the other id's producer commits through instance c.
+        RecordingParticipants other = new RecordingParticipants();
+        TransactionCoordinator c = new TransactionCoordinator(dir, false, clock, producerIds::incrementAndGet, other,
+                TransactionConfig.DEFAULTS);
+        AtomicBoolean first = new AtomicBoolean(true);
+        AtomicReference<String> committed = new AtomicReference<>();
+        participants.beforeMarkers(() -> {
+            if (first.getAndSet(false)) {
+                boolean xIsBeingAborted = a.describe("x").orElseThrow().state() == TxnState.PREPARE_ABORT;
+                InitResult p = xIsBeingAborted ? y : x;
+                committed.set(xIsBeingAborted ? "y" : "x");
+                assertThat(c.endTxn(committed.get(), p.producerId(), p.producerEpoch(), true)).isEqualTo(TxnError.NONE);
+            }
+        });
+
+        assertThat(a.abortTimedOut()).isEqualTo(1);
+
+        TransactionDescription d = a.describe(committed.get()).orElseThrow();
+        assertThat(d.state()).isEqualTo(TxnState.COMPLETE_COMMIT);
+        assertThat(d.producerEpoch()).as("not fenced").isZero();
+        assertThat(participants.markers()).extracting(Marker::commit).containsExactly(false);
+    }
+
     /** Runs task(0) and task(1) on two threads released together; returns their results. */
-    private static <T> List<T> run(java.util.function.IntFunction<Callable<T>> task) throws Exception {
+    private static <T> List<T> run(IntFunction<Callable<T>> task) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             CyclicBarrier start = new CyclicBarrier(2);
