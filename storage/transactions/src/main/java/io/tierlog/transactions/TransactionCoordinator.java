@@ -148,8 +148,10 @@ public final class TransactionCoordinator {
 
     /**
      * TxnOffsetCommit: offsets kept in the transaction, committed to the group only if it commits. The group must
-     * have been added (AddOffsetsToTxn) first, else INVALID_TXN_STATE, Kafka's answer when produce-time verification
-     * (KIP-890) finds a partition outside the transaction for a transaction-version-1 client.
+     * have been added (AddOffsetsToTxn) to the ongoing transaction, else INVALID_TXN_STATE. Kafka's group coordinator
+     * does not check this itself; its KIP-890 verification of the __consumer_offsets partition does, and current Kafka
+     * answers TRANSACTION_ABORTABLE there (newer clients); INVALID_TXN_STATE is the transaction-version-1 answer.
+     * Producer id and epoch are checked as AddOffsets checks them.
      */
     public TxnError txnOffsetCommit(String transactionalId, String groupId, long producerId, short producerEpoch,
                                     Map<TopicPartition, PendingOffset> offsets) {
@@ -177,6 +179,8 @@ public final class TransactionCoordinator {
      * CompleteCommit/CompleteAbort. If a participant fails the transaction stays prepared (its outcome decided) and
      * the answer is CONCURRENT_TRANSACTIONS, retriable, which is also Kafka's answer to a retried EndTxn that finds
      * the same outcome still prepared; the retry, {@link #completePrepared} or any request for the id completes it.
+     * (Kafka answers the first EndTxn NONE as soon as the prepared state is in its log and writes markers after;
+     * here NONE waits for the markers, so it also means they are written.)
      */
     public TxnError endTxn(String transactionalId, long producerId, short producerEpoch, boolean commit) {
         if (!validId(transactionalId)) {
