@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -264,7 +265,7 @@ public final class TransactionCoordinator {
             if (!timedOut(seen, now())) {
                 continue;
             }
-            boolean done = store.update(seen.transactionalId(), txn -> {
+            boolean done = safely(seen, () -> store.update(seen.transactionalId(), txn -> {
                 TransactionMetadata m = txn.current();
                 // Re-checked under the lock: another instance may have ended, aborted or re-initialized it.
                 if (m == null || m.producerId() != seen.producerId() || m.producerEpoch() != seen.producerEpoch()
@@ -274,7 +275,7 @@ public final class TransactionCoordinator {
                 txn.write(m.fencedAbort(now()));
                 completeIfPrepared(txn);
                 return true;
-            });
+            }));
             aborted += done ? 1 : 0;
         }
         return aborted;
@@ -287,10 +288,10 @@ public final class TransactionCoordinator {
             if (!seen.state().isPrepared()) {
                 continue;
             }
-            boolean done = store.update(seen.transactionalId(), txn -> {
+            boolean done = safely(seen, () -> store.update(seen.transactionalId(), txn -> {
                 TransactionMetadata m = txn.current();
                 return m != null && m.state().isPrepared() && completeIfPrepared(txn);
-            });
+            }));
             completed += done ? 1 : 0;
         }
         return completed;
@@ -307,17 +308,30 @@ public final class TransactionCoordinator {
             if (!idleExpired(seen, now(), expiration)) {
                 continue;
             }
-            boolean done = store.update(seen.transactionalId(), txn -> {
+            boolean done = safely(seen, () -> store.update(seen.transactionalId(), txn -> {
                 TransactionMetadata m = txn.current();
                 if (m == null || !idleExpired(m, now(), expiration)) {
                     return false;
                 }
                 txn.delete();
                 return true;
-            });
+            }));
             expired += done ? 1 : 0;
         }
         return expired;
+    }
+
+    /**
+     * One id's step of a periodic task; an exception (a state file that cannot be written or read) is logged and
+     * counts as not done, so one bad id does not stop the task for all others. The next run tries again.
+     */
+    private static boolean safely(TransactionMetadata seen, BooleanSupplier step) {
+        try {
+            return step.getAsBoolean();
+        } catch (RuntimeException e) {
+            LOG.error("periodic transaction task failed for {}; retried on the next run", seen.transactionalId(), e);
+            return false;
+        }
     }
 
     /**

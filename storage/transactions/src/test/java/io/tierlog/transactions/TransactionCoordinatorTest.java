@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -372,6 +373,31 @@ class TransactionCoordinatorTest {
         assertThat(d.state()).isEqualTo(TxnState.ONGOING);
         assertThat(d.partitions()).containsExactly(T1);
         assertThat(d.groups()).isEmpty();
+    }
+
+    @Test
+    void oneIdThatCannotBeLockedOrReadDoesNotStopThePeriodicTasksForTheOthers() throws Exception {
+        String good = "good";
+        String bad = "bad";
+        assertThat(TransactionStore.hash(good).substring(0, 3)).isNotEqualTo(TransactionStore.hash(bad).substring(0, 3));
+        for (String id : List.of(good, bad)) {
+            InitResult p = init(id);
+            coordinator.addPartitions(id, p.producerId(), p.producerEpoch(), List.of(T0));
+        }
+        // The bad id's lock file is a directory now: every locked access to it fails.
+        Path lock = dir.resolve("locks").resolve(TransactionStore.hash(bad).substring(0, 3) + ".lock");
+        Files.delete(lock);
+        Files.createDirectory(lock);
+        // And an unreadable state file sits next to them: listings skip it.
+        Files.write(dir.resolve(TransactionStore.hash("garbage") + ".txn"), new byte[]{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+        clock.advanceMillis(TIMEOUT + 1);
+
+        assertThat(coordinator.abortTimedOut()).isEqualTo(1);
+
+        assertThat(state(good)).isEqualTo(TxnState.COMPLETE_ABORT);
+        assertThat(state(bad)).isEqualTo(TxnState.ONGOING);
+        assertThat(coordinator.list(Set.of(), Set.of(), -1)).extracting(TransactionListing::transactionalId)
+                .containsExactlyInAnyOrder(good, bad);
     }
 
     @Test
