@@ -1,0 +1,135 @@
+package io.tierlog.transactions;
+
+import io.tierlog.log.io.AtomicFiles;
+import io.tierlog.log.io.FileLocks;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * A small state file changed only by read-modify-write under an exclusive lock. Copied from storage/sharegroups'
+ * {@code LockedStateFile} (package-private there; a dependency on share groups for 100 lines would be the wrong
+ * coupling), with one change: the lock file is given, so several state files may share one (lock striping).
+ *
+ * <p>The lock is a {@link FileLock} on the lock file (NFSv4 and EFS honour it across hosts; the kernel drops it when a
+ * process dies), taken after a per-lock-file JVM mutex (a JVM may not hold two locks on one file). Nothing is cached:
+ * every {@link #update} reads the file.
+ *
+ * <p>Durability: with {@code fsync}, {@link Session#write} replaces the file by temp file, fsync, rename and directory
+ * fsync ({@link AtomicFiles#replace}) before it returns, so what is built after it survives a crash of the process and
+ * of the machine; without, by temp file and rename only, which survives a crash of the process. Either way a reader
+ * sees the whole old or the whole new content. A session may write several times (a prepared state that must be
+ * durable before markers are written, then the completed one). Lock files are never deleted while the directory
+ * lives: deleting one while another process waits on it would let two processes hold "the" lock.
+ */
+final class LockedStateFile {
+    private static final Map<Path, ReentrantLock> JVM_MUTEXES = new ConcurrentHashMap<>();
+
+    private final Path file;
+    private final Path lock;
+    private final boolean fsync;
+
+    LockedStateFile(Path file, Path lock, boolean fsync) {
+        this.file = file;
+        this.lock = lock;
+        this.fsync = fsync;
+    }
+
+    /** The locked view of the file during one {@link #update}. */
+    interface Session {
+        /** The current content, null when the file does not exist. */
+        byte[] read();
+
+        /** Durably replaces the content (see the class comment). */
+        void write(byte[] bytes);
+
+        /** Removes the file durably. */
+        void delete();
+    }
+
+    /** Runs {@code change} holding the lock (blocking until it is free) and returns its result. */
+    <T> T update(Function<Session, T> change) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.createDirectories(lock.getParent());
+            ReentrantLock mutex = JVM_MUTEXES.computeIfAbsent(lock.toAbsolutePath().normalize(), k -> new ReentrantLock());
+            mutex.lock();
+            try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock ignored = FileLocks.lock(channel)) {
+                return change.apply(new Session() {
+                    @Override
+                    public byte[] read() {
+                        return readIfExists(file);
+                    }
+
+                    @Override
+                    public void write(byte[] bytes) {
+                        if (fsync) {
+                            AtomicFiles.replace(file, bytes);
+                        } else {
+                            replaceInPageCache(file, bytes);
+                        }
+                    }
+
+                    @Override
+                    public void delete() {
+                        try {
+                            if (Files.deleteIfExists(file)) {
+                                AtomicFiles.fsyncDirectory(file.getParent());
+                            }
+                        } catch (IOException e) {
+                            throw new UncheckedIOException("cannot delete a transaction state file", e);
+                        }
+                    }
+                });
+            } finally {
+                mutex.unlock();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lock a transaction state file", e);
+        }
+    }
+
+    /** The content without the lock: a whole old or new version (renames are atomic), null when absent. */
+    byte[] readUnlocked() {
+        return readIfExists(file);
+    }
+
+    /** Temp file and atomic rename, no fsync: whole old or whole new content, durable against a process crash. */
+    private static void replaceInPageCache(Path target, byte[] bytes) {
+        Path tmp = target.resolveSibling(AtomicFiles.TEMP_PREFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        try {
+            Files.write(tmp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // a leftover temp file is never read as state
+            }
+            throw new UncheckedIOException("cannot write a transaction state file", e);
+        }
+    }
+
+    static byte[] readIfExists(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read a transaction state file", e);
+        }
+    }
+}
