@@ -5,7 +5,8 @@ import java.util.Locale;
 /**
  * What a request does, as named in a scope's first part. Topic operations: {@code produce}, {@code fetch} (fetch,
  * stream, offsets, keys), {@code describe}, {@code create}, {@code alter}, {@code delete}; group operations (consumer
- * and share groups): {@code read}, {@code commit}, {@code delete}; {@code admin} on the cluster allows everything.
+ * and share groups): {@code read}, {@code commit}, {@code delete}; transactional ids: {@code produce} (use it: Kafka's
+ * WRITE) and {@code describe}; {@code admin} on the cluster allows everything.
  */
 public enum Operation {
     PRODUCE, FETCH, DESCRIBE, CREATE, ALTER, DELETE, READ, COMMIT, ADMIN;
@@ -31,6 +32,7 @@ public enum Operation {
             case TOPIC -> this == PRODUCE || this == FETCH || this == DESCRIBE || this == CREATE || this == ALTER
                     || this == DELETE;
             case GROUP -> this == READ || this == COMMIT || this == DELETE;
+            case TRANSACTION -> this == PRODUCE || this == DESCRIBE;
             case CLUSTER -> this == ADMIN;
         };
     }

@@ -14,7 +14,7 @@ public record Principal(String name, Scopes scopes) {
     public static final String CONTEXT_KEY = "tierlog.principal";
 
     /**
-     * {@code none} mode's caller: every non-admin operation on every non-internal topic and group, so internal
+     * {@code none} mode's caller: every non-admin operation on every non-internal topic, group and transactional id, so internal
      * {@code __} topics and tokens stay refused even on an open single-machine run.
      */
     public static final Principal ANONYMOUS = new Principal("anonymous", Scopes.of(
@@ -23,7 +23,8 @@ public record Principal(String name, Scopes scopes) {
                     .toArray(Scope[]::new))
             .with(Scopes.of(new Scope(Operation.READ, Resource.Kind.GROUP, "", true),
                     new Scope(Operation.COMMIT, Resource.Kind.GROUP, "", true),
-                    new Scope(Operation.DELETE, Resource.Kind.GROUP, "", true))));
+                    new Scope(Operation.DELETE, Resource.Kind.GROUP, "", true),
+                    new Scope(Operation.PRODUCE, Resource.Kind.TRANSACTION, "", true))));
 
     public Principal {
         Objects.requireNonNull(name, "name");

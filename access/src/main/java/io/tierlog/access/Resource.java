@@ -4,8 +4,9 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * What a request acts on: a topic, a group (consumer or share group) or the cluster itself (tokens, unknown paths,
- * operations endpoints). Printed as in scopes: {@code topic:orders}, {@code group:billing}, {@code cluster}.
+ * What a request acts on: a topic, a group (consumer or share group), a transactional id (a Kafka producer's
+ * {@code transactional.id}) or the cluster itself (tokens, unknown paths, operations endpoints). Printed as in scopes:
+ * {@code topic:orders}, {@code group:billing}, {@code transaction:billing-app-0}, {@code cluster}.
  */
 public record Resource(Kind kind, String name) {
     /** The cluster: tokens and everything not tied to one topic or group. Only {@code admin:cluster} reaches it. */
@@ -15,7 +16,7 @@ public record Resource(Kind kind, String name) {
     public static final String INTERNAL_PREFIX = "__";
 
     public enum Kind {
-        TOPIC, GROUP, CLUSTER;
+        TOPIC, GROUP, TRANSACTION, CLUSTER;
 
         public String id() {
             return name().toLowerCase(Locale.ROOT);
@@ -33,6 +34,10 @@ public record Resource(Kind kind, String name) {
 
     public static Resource group(String name) {
         return new Resource(Kind.GROUP, name);
+    }
+
+    public static Resource transaction(String transactionalId) {
+        return new Resource(Kind.TRANSACTION, transactionalId);
     }
 
     /** Internal topics start with {@code __}; no scope but {@code admin:cluster} reaches them. */

@@ -2,7 +2,8 @@ package io.tierlog.access;
 
 /**
  * One grant, {@code <operation>:<resource>}: {@code produce:topic:orders}, {@code fetch:topic:orders*} (every topic
- * whose name starts with {@code orders}), {@code read:group:billing}, {@code admin:cluster}. A name ending in
+ * whose name starts with {@code orders}), {@code read:group:billing}, {@code produce:transaction:billing-*} (Kafka
+ * producers whose {@code transactional.id} starts with {@code billing-}), {@code admin:cluster}. A name ending in
  * {@code *} is a prefix (a lone {@code *} matches every name); no other wildcard exists. Immutable.
  */
 public record Scope(Operation operation, Resource.Kind kind, String name, boolean prefix) {
@@ -16,21 +17,25 @@ public record Scope(Operation operation, Resource.Kind kind, String name, boolea
         String[] parts = text.split(":", 3);
         if (parts.length != 3) {
             throw new InvalidScopeException("scope '" + text + "' is not <operation>:topic:<name>, "
-                    + "<operation>:group:<name> or admin:cluster");
+                    + "<operation>:group:<name>, <operation>:transaction:<id> or admin:cluster");
         }
         Operation op = Operation.parse(parts[0]);
         Resource.Kind kind = switch (parts[1]) {
             case "topic" -> Resource.Kind.TOPIC;
             case "group" -> Resource.Kind.GROUP;
+            case "transaction" -> Resource.Kind.TRANSACTION;
             default -> null;
         };
         if (kind == null) {
-            throw new InvalidScopeException("scope '" + text + "': resource type must be topic or group");
+            throw new InvalidScopeException("scope '" + text + "': resource type must be topic, group or transaction");
         }
         if (op == null || op == Operation.ADMIN || !op.appliesTo(kind)) {
             throw new InvalidScopeException("scope '" + text + "': operation '" + parts[0] + "' does not apply to "
-                    + kind.id() + (kind == Resource.Kind.TOPIC ? "s (produce, fetch, describe, create, alter, delete)"
-                    : "s (read, commit, delete)"));
+                    + kind.id() + switch (kind) {
+                        case TOPIC -> "s (produce, fetch, describe, create, alter, delete)";
+                        case TRANSACTION -> "s (produce, describe)";
+                        default -> "s (read, commit, delete)";
+                    });
         }
         String name = parts[2];
         boolean prefix = name.endsWith("*");

@@ -112,8 +112,9 @@ public final class Scopes {
     }
 
     private static boolean impliesDescribe(Scope s, Operation op) {
-        return op == Operation.DESCRIBE && s.kind() == Resource.Kind.TOPIC
-                && (s.operation() == Operation.PRODUCE || s.operation() == Operation.FETCH);
+        return op == Operation.DESCRIBE && (s.kind() == Resource.Kind.TOPIC
+                && (s.operation() == Operation.PRODUCE || s.operation() == Operation.FETCH)
+                || s.kind() == Resource.Kind.TRANSACTION && s.operation() == Operation.PRODUCE);
     }
 
     @Override

@@ -31,6 +31,20 @@ class ScopesTest {
     }
 
     @Test
+    void transactionalIdsHaveTheirOwnScopesAndProduceImpliesDescribe() {
+        Scopes s = Scopes.parse("produce:transaction:billing-* describe:transaction:audit");
+        assertThat(s.allows(Operation.PRODUCE, Resource.transaction("billing-0"))).isTrue();
+        assertThat(s.allows(Operation.DESCRIBE, Resource.transaction("billing-0"))).isTrue();
+        assertThat(s.allows(Operation.PRODUCE, Resource.transaction("audit"))).isFalse();
+        assertThat(s.allows(Operation.DESCRIBE, Resource.transaction("audit"))).isTrue();
+        assertThat(s.allows(Operation.PRODUCE, Resource.topic("billing-0"))).isFalse();
+        assertThat(Scopes.parse("produce:topic:billing-0").allows(Operation.PRODUCE,
+                Resource.transaction("billing-0"))).isFalse();
+        assertThatThrownBy(() -> Scope.parse("fetch:transaction:x")).isInstanceOf(InvalidScopeException.class)
+                .hasMessageContaining("(produce, describe)");
+    }
+
+    @Test
     void internalTopicsAndTheClusterNeedAdmin() {
         Scopes all = Scopes.parse("fetch:topic:* describe:topic:__* alter:topic:__consumer_offsets");
         assertThat(all.allows(Operation.FETCH, Resource.topic("__consumer_offsets"))).isFalse();
@@ -52,6 +66,7 @@ class ScopesTest {
             assertThat(a.allows(op, Resource.topic("__consumer_offsets"))).isFalse();
         }
         assertThat(a.allows(Operation.COMMIT, Resource.group("g"))).isTrue();
+        assertThat(a.allows(Operation.PRODUCE, Resource.transaction("app-0"))).isTrue();
         assertThat(a.allows(Operation.ADMIN, Resource.CLUSTER)).isFalse();
     }
 

@@ -15,12 +15,14 @@ import java.util.List;
  * The records of stored Kafka RecordBatch v2 batches (as a {@link io.tierlog.log.BatchRead} holds them, each already
  * CRC-checked), one at a time, as positions in the batch bytes: nothing is copied or allocated per record. A
  * compressed batch is decompressed through kafka-clients ({@link RecordBatchCodec#decode}) and its records are
- * offered the same way. Timestamps follow Kafka's rule: with LogAppendTime every record carries the batch's
+ * offered the same way; a transaction marker's (control) batch offers none. Timestamps follow Kafka's rule: with LogAppendTime every record carries the batch's
  * max timestamp. Not thread-safe; one per rendering.
  */
 final class StoredRecords {
     private static final int COMPRESSION_MASK = 0x07;
     private static final int LOG_APPEND_TIME_FLAG = 0x08;
+    /** A transaction marker's batch: its one record is the marker, not data (Kafka's consumers skip it too). */
+    private static final int CONTROL_FLAG = 0x20;
 
     private ByteBuffer batches;
     private int batchEnd;
@@ -92,7 +94,9 @@ final class StoredRecords {
         maxTimestamp = b.getLong(at + RecordBatchCodec.MAX_TIMESTAMP_OFFSET);
         logAppendTime = (attributes & LOG_APPEND_TIME_FLAG) != 0;
         int count = b.getInt(at + RecordBatchCodec.RECORD_COUNT_OFFSET);
-        if ((attributes & COMPRESSION_MASK) != 0) {
+        if ((attributes & CONTROL_FLAG) != 0) {
+            recordsLeft = 0;
+        } else if ((attributes & COMPRESSION_MASK) != 0) {
             decoded = new ArrayList<>(Math.max(0, count));
             decodedIndex = 0;
             RecordBatchCodec.decode(b.slice(at, size), Long.MIN_VALUE, Integer.MAX_VALUE, decoded);

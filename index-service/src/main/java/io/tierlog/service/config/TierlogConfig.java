@@ -333,6 +333,28 @@ public interface TierlogConfig {
         int fetchSessions();
 
         /**
+         * The longest {@code transaction.timeout.ms} a transactional producer may ask for, Kafka's
+         * {@code transaction.max.timeout.ms}: a transaction open longer is aborted, so a dead producer holds back
+         * read_committed consumers at most this long.
+         */
+        @WithDefault("15m")
+        Duration transactionMaxTimeout();
+
+        /**
+         * How long a transactional id's state is kept after its last transaction ended, Kafka's
+         * {@code transactional.id.expiration.ms}.
+         */
+        @WithDefault("7d")
+        Duration transactionalIdExpiration();
+
+        /**
+         * How often each instance looks for transactions past their timeout and for transactions a crashed instance
+         * left prepared (Kafka's {@code transaction.abort.timed.out.transaction.cleanup.interval.ms} is 10 s).
+         */
+        @WithDefault("10s")
+        Duration transactionCheckInterval();
+
+        /**
          * SO_SNDBUF of Kafka connections, Kafka's {@code socket.send.buffer.bytes} and its default; -1: the
          * operating system's (autotuned, up to megabytes). Bounded, a fetch's {@code sendfile} hands the kernel a
          * socket buffer's worth at a time, as Kafka's broker does (ADR 0044).

@@ -10,6 +10,7 @@ import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -49,8 +50,11 @@ import java.util.function.Consumer;
  * DeleteRecords) and alter (CreatePartitions, AlterConfigs, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
  * topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for OffsetCommit (with
  * fetch on each topic it names, as HTTP's commit), delete for OffsetDelete; AlterShareGroupOffsets as OffsetCommit,
- * DeleteShareGroupOffsets delete on the group with fetch on each topic. ApiVersions, InitProducerId,
- * FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
+ * DeleteShareGroupOffsets delete on the group with fetch on each topic. Transactions (Kafka's WRITE on a
+ * TransactionalId): produce on the transactional id for InitProducerId naming one, AddPartitionsToTxn (with produce
+ * on each topic), AddOffsetsToTxn and TxnOffsetCommit (with commit on the group, and fetch on each topic for the
+ * latter), EndTxn and a transactional Produce; describe on it for DescribeTransactions. ApiVersions, an idempotent
+ * InitProducerId, FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
  * all topics, ListGroups) show only what the caller may describe or read; Metadata naming topics answers
  * TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka does (clients ask for all their
  * topics in one Metadata request).
@@ -91,6 +95,7 @@ final class KafkaAccess {
                 return switch (need.resource.kind()) {
                     case TOPIC -> new TopicAuthorizationException("not allowed to " + what);
                     case GROUP -> new GroupAuthorizationException("not allowed to " + what);
+                    case TRANSACTION -> new TransactionalIdAuthorizationException("not allowed to " + what);
                     case CLUSTER -> new ClusterAuthorizationException("not allowed to " + what);
                 };
             }
@@ -120,8 +125,36 @@ final class KafkaAccess {
         TopicNeeds topic = (name, id, op, sink) -> topic(name, id, op, sink, mayReadVolume);
         Consumer<Need> out = needs;
         switch (request.apiKey()) {
-            case PRODUCE -> ((ProduceRequest) request).data().topicData()
-                    .forEach(t -> topic.accept(t.name(), t.topicId(), Operation.PRODUCE, out));
+            case PRODUCE -> {
+                var data = ((ProduceRequest) request).data();
+                data.topicData().forEach(t -> topic.accept(t.name(), t.topicId(), Operation.PRODUCE, out));
+                // Kafka: WRITE on the transactional id for a transactional produce.
+                transaction(data.transactionalId(), Operation.PRODUCE, out);
+            }
+            case INIT_PRODUCER_ID -> transaction(((org.apache.kafka.common.requests.InitProducerIdRequest) request)
+                    .data().transactionalId(), Operation.PRODUCE, out);
+            case ADD_PARTITIONS_TO_TXN -> {
+                var data = ((org.apache.kafka.common.requests.AddPartitionsToTxnRequest) request).data();
+                transaction(data.v3AndBelowTransactionalId(), Operation.PRODUCE, out);
+                data.v3AndBelowTopics().forEach(t -> topic.accept(t.name(), null, Operation.PRODUCE, out));
+            }
+            case ADD_OFFSETS_TO_TXN -> {
+                // Kafka: WRITE on the transactional id, READ on the group; the group's positions are written at
+                // commit, so Tierlog asks commit on it, as for OffsetCommit.
+                var data = ((org.apache.kafka.common.requests.AddOffsetsToTxnRequest) request).data();
+                transaction(data.transactionalId(), Operation.PRODUCE, out);
+                group(data.groupId(), Operation.COMMIT, out);
+            }
+            case TXN_OFFSET_COMMIT -> {
+                var data = ((org.apache.kafka.common.requests.TxnOffsetCommitRequest) request).data();
+                transaction(data.transactionalId(), Operation.PRODUCE, out);
+                group(data.groupId(), Operation.COMMIT, out);
+                data.topics().forEach(t -> topic.accept(t.name(), null, Operation.FETCH, out));
+            }
+            case END_TXN -> transaction(((org.apache.kafka.common.requests.EndTxnRequest) request).data()
+                    .transactionalId(), Operation.PRODUCE, out);
+            case DESCRIBE_TRANSACTIONS -> ((org.apache.kafka.common.requests.DescribeTransactionsRequest) request)
+                    .data().transactionalIds().forEach(id -> transaction(id, Operation.DESCRIBE, out));
             case FETCH -> ((FetchRequest) request).data().topics()
                     .forEach(t -> topic.accept(t.topic(), t.topicId(), Operation.FETCH, out));
             case LIST_OFFSETS -> ((ListOffsetsRequest) request).data().topics()
@@ -219,8 +252,8 @@ final class KafkaAccess {
                 }
             }
             default -> {
-                // ApiVersions, SASL, InitProducerId, FindCoordinator, DescribeCluster, ListGroups (filtered):
-                // any authenticated caller
+                // ApiVersions, SASL, an idempotent InitProducerId, FindCoordinator, DescribeCluster, ListGroups and
+                // ListTransactions (both filtered): any authenticated caller
             }
         }
     }
@@ -265,6 +298,18 @@ final class KafkaAccess {
             }
         }
         out.accept(new Need(op, Resource.topic(resolved)));
+    }
+
+    /** A transactional id's need; none for a request without one (an idempotent producer). */
+    private static void transaction(String transactionalId, Operation op, Consumer<Need> out) {
+        if (transactionalId != null) {
+            out.accept(new Need(op, Resource.transaction(transactionalId)));
+        }
+    }
+
+    /** For ListTransactions: whether the caller may see the transactional id (describe). */
+    boolean mayDescribeTransaction(Principal caller, String transactionalId) {
+        return caller.allows(Operation.DESCRIBE, Resource.transaction(transactionalId));
     }
 
     private static void group(String group, Operation op, Consumer<Need> out) {

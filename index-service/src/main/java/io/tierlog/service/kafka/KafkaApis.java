@@ -105,6 +105,7 @@ public class KafkaApis {
     private final KafkaShareGroups shareGroups;
     private final KafkaShareFetch shareFetch;
     private final KafkaShareGroupAdmin shareAdmin;
+    private final KafkaTransactions transactions;
     private final KafkaSasl sasl;
     private final KafkaQuotas quotas;
     private final Clock clock;
@@ -118,7 +119,7 @@ public class KafkaApis {
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
                      KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
-                     KafkaShareGroupAdmin shareAdmin,
+                     KafkaShareGroupAdmin shareAdmin, KafkaTransactions transactions,
                      AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory, Quotas quotas) {
         this.memory = memory;
@@ -126,6 +127,7 @@ public class KafkaApis {
         this.shareGroups = shareGroups;
         this.shareFetch = shareFetch;
         this.shareAdmin = shareAdmin;
+        this.transactions = transactions;
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -170,6 +172,14 @@ public class KafkaApis {
         // Version 2 adds acquisition modes and renewing acknowledgements, which the share engine does not offer here.
         m.put(ApiKeys.SHARE_FETCH, (short) 1);
         m.put(ApiKeys.SHARE_ACKNOWLEDGE, (short) 1);
+        // Transactions as clients speak them to a broker without transaction.version 2 (KIP-890 part 2): versions
+        // 4+ of AddPartitionsToTxn are broker-to-broker, EndTxn 5 and ListTransactions 2 (a regex) are not offered.
+        m.put(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 3);
+        m.put(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion());
+        m.put(ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT.latestVersion());
+        m.put(ApiKeys.END_TXN, (short) 4);
+        m.put(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion());
+        m.put(ApiKeys.LIST_TRANSACTIONS, (short) 1);
         return m;
     }
 
@@ -307,7 +317,21 @@ public class KafkaApis {
             case SASL_HANDSHAKE -> done(sasl.handshake((SaslHandshakeRequest) request, session));
             case SASL_AUTHENTICATE -> on(workers,
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
-            case INIT_PRODUCER_ID -> done(produce.initProducerId((InitProducerIdRequest) request));
+            case INIT_PRODUCER_ID -> ((InitProducerIdRequest) request).data().transactionalId() == null
+                    ? done(produce.initProducerId((InitProducerIdRequest) request))
+                    : on(workers, () -> transactions.initProducerId((InitProducerIdRequest) request));
+            case ADD_PARTITIONS_TO_TXN -> on(workers, () -> transactions.addPartitions(
+                    (org.apache.kafka.common.requests.AddPartitionsToTxnRequest) request));
+            case ADD_OFFSETS_TO_TXN -> on(workers, () -> transactions.addOffsets(
+                    (org.apache.kafka.common.requests.AddOffsetsToTxnRequest) request));
+            case TXN_OFFSET_COMMIT -> on(workers, () -> transactions.txnOffsetCommit(
+                    (org.apache.kafka.common.requests.TxnOffsetCommitRequest) request));
+            case END_TXN -> on(workers, () -> transactions.endTxn((org.apache.kafka.common.requests.EndTxnRequest) request));
+            case DESCRIBE_TRANSACTIONS -> on(workers, () -> transactions.describe(
+                    (org.apache.kafka.common.requests.DescribeTransactionsRequest) request));
+            case LIST_TRANSACTIONS -> on(workers, () -> transactions.list(
+                    (org.apache.kafka.common.requests.ListTransactionsRequest) request,
+                    id -> kafkaAccess.mayDescribeTransaction(session.principal(), id)));
             case DESCRIBE_PRODUCERS -> on(workers, () -> produce.describeProducers((DescribeProducersRequest) request));
             case FETCH -> {
                 long throttleMs = quotas.fetchThrottleMs(session);
@@ -432,15 +456,18 @@ public class KafkaApis {
     }
 
     /**
-     * The broker asked coordinates every group it is asked about: group state lives on the shared volume and any
-     * instance answers any member, so no group needs a home. Transactions have no coordinator here.
+     * The broker asked coordinates every group and every transactional id it is asked about: their state lives on the
+     * shared volume and any instance answers any member or producer, so none needs a home. Other key types (the
+     * share coordinator's, broker-to-broker in Kafka) have none here.
      */
     private FindCoordinatorResponse findCoordinator(FindCoordinatorRequest request, short version) {
         Broker b = cluster.get().self();
         FindCoordinatorRequestData data = request.data();
+        boolean known = data.keyType() == FindCoordinatorRequest.CoordinatorType.GROUP.id()
+                || data.keyType() == FindCoordinatorRequest.CoordinatorType.TRANSACTION.id();
         if (version < 4) {
             FindCoordinatorResponseData out = new FindCoordinatorResponseData();
-            if (data.keyType() != 0) {
+            if (!known) {
                 out.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1);
             } else {
                 out.setErrorCode(Errors.NONE.code()).setNodeId(b.nodeId()).setHost(b.host()).setPort(b.port());
@@ -450,7 +477,7 @@ public class KafkaApis {
         List<FindCoordinatorResponseData.Coordinator> coordinators = new ArrayList<>();
         for (String key : data.coordinatorKeys()) {
             FindCoordinatorResponseData.Coordinator c = new FindCoordinatorResponseData.Coordinator().setKey(key);
-            if (data.keyType() != 0) {
+            if (!known) {
                 c.setErrorCode(Errors.COORDINATOR_NOT_AVAILABLE.code()).setNodeId(-1).setHost("").setPort(-1);
             } else {
                 c.setNodeId(b.nodeId()).setHost(b.host()).setPort(b.port());

@@ -20,6 +20,7 @@ final class KafkaErrors {
                 case TOPIC_EXISTS -> Errors.TOPIC_ALREADY_EXISTS;
                 case OUT_OF_ORDER_SEQUENCE -> Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
                 case FENCED_PRODUCER -> Errors.INVALID_PRODUCER_EPOCH;
+                case INVALID_TXN_STATE -> Errors.INVALID_TXN_STATE;
                 case RECORD_TOO_LARGE, REQUEST_TOO_LARGE -> Errors.MESSAGE_TOO_LARGE;
                 // The produce path's body checks (CRC, offsets, sizes, magic) and a stored batch that fails its CRC.
                 case BAD_REQUEST, CORRUPT_RECORD -> Errors.CORRUPT_MESSAGE;

@@ -1,5 +1,7 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
+import io.tierlog.log.PartitionTransactions;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -19,6 +21,7 @@ import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
@@ -287,6 +290,7 @@ public class KafkaFetch {
 
     private Round round(FetchRequestData data, Plan plan) {
         Round round = new Round();
+        boolean readCommitted = data.isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         int budget = data.maxBytes() <= 0 ? Integer.MAX_VALUE : data.maxBytes();
         FetchSessions.Key topicOf = null;
         TopicMetadata topic = null;
@@ -319,19 +323,32 @@ public class KafkaFetch {
                     if (plan.readReplicas != null) {
                         // Kafka's leader answers a consumer of another rack with its extent and where to read.
                         long hw = reads.highWatermark(tp);
-                        out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp))
+                        out.setHighWatermark(hw).setLastStableOffset(stableOffset(tp, hw, readCommitted))
+                                .setLogStartOffset(reads.logStartOffset(tp))
                                 .setPreferredReadReplica(plan.readReplicas.of(topic.name(), key.partition()));
                         round.redirected = true;
                     } else if (budget <= 0) {
                         // The request's max.bytes is spent: the extent only, as Kafka answers.
                         long hw = reads.highWatermark(tp);
-                        out.setHighWatermark(hw).setLastStableOffset(hw).setLogStartOffset(reads.logStartOffset(tp));
+                        out.setHighWatermark(hw).setLastStableOffset(stableOffset(tp, hw, readCommitted))
+                                .setLogStartOffset(reads.logStartOffset(tp));
                     } else {
                         BatchFetch f = plan.fileSlices
                                 ? reads.fetchSlices(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes))
                                 : reads.fetchBatches(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes));
+                        long stable = f.highWatermark();
+                        if (readCommitted) {
+                            // The high watermark was read before the transaction index: every open transaction
+                            // below it is in the index (its BEGIN is written before its first batch).
+                            PartitionTransactions txns = reads.hot().log().transactions(tp);
+                            stable = txns.lastStableOffset(f.highWatermark());
+                            f = f.truncatedBefore(stable);
+                            if (!f.isEmpty()) {
+                                out.setAbortedTransactions(aborted(txns.aborted(want.fetchOffset(), f.nextOffset())));
+                            }
+                        }
                         round.held.add(f);
-                        out.setHighWatermark(f.highWatermark()).setLastStableOffset(f.highWatermark())
+                        out.setHighWatermark(f.highWatermark()).setLastStableOffset(stable)
                                 .setLogStartOffset(f.logStartOffset());
                         if (round.bytes > 0 && f.length() > maxBytes) {
                             // Kafka's rule: only a fetch's first data may exceed its limits (one batch, so that a
@@ -344,7 +361,10 @@ public class KafkaFetch {
                             round.records += f.records();
                             budget -= f.length();
                         } else {
-                            round.waitOn.add(new Position(tp, want.fetchOffset()));
+                            // Held back by an open transaction, wait for the log to grow past what is there (its
+                            // marker); else for anything past the offset asked for.
+                            round.waitOn.add(new Position(tp, Math.max(want.fetchOffset(),
+                                    stable < f.highWatermark() ? f.highWatermark() : want.fetchOffset())));
                         }
                     }
                 } catch (RuntimeException e) {
@@ -362,6 +382,25 @@ public class KafkaFetch {
             throw e;
         }
         return round;
+    }
+
+    /**
+     * The last stable offset a read_committed consumer is told (the first offset of the oldest open transaction, or
+     * the high watermark); a read_uncommitted one is told the high watermark, which is all it uses, so its fetches
+     * never read the transaction index.
+     */
+    private long stableOffset(TopicPartition tp, long highWatermark, boolean readCommitted) {
+        return readCommitted ? reads.hot().log().transactions(tp).lastStableOffset(highWatermark) : highWatermark;
+    }
+
+    /** Kafka's aborted-transaction list: each aborted producer and its transaction's first offset. */
+    private static List<FetchResponseData.AbortedTransaction> aborted(List<AbortedTransaction> aborted) {
+        List<FetchResponseData.AbortedTransaction> out = new ArrayList<>(aborted.size());
+        for (AbortedTransaction a : aborted) {
+            out.add(new FetchResponseData.AbortedTransaction().setProducerId(a.producerId())
+                    .setFirstOffset(a.firstOffset()));
+        }
+        return out;
     }
 
     /**
@@ -391,9 +430,13 @@ public class KafkaFetch {
         return new OffsetsForLeaderEpochResponse(out);
     }
 
-    /** Earliest (-2), latest (-1), earliest still hot (-4), or the first offset at or after a timestamp. */
+    /**
+     * Earliest (-2), latest (-1; for read_committed the last stable offset, as Kafka answers), earliest still hot
+     * (-4), or the first offset at or after a timestamp.
+     */
     ListOffsetsResponse listOffsets(ListOffsetsRequest request) {
         ListOffsetsResponseData out = new ListOffsetsResponseData();
+        boolean readCommitted = request.data().isolationLevel() == IsolationLevel.READ_COMMITTED.id();
         for (ListOffsetsRequestData.ListOffsetsTopic asked : request.data().topics()) {
             ListOffsetsResponseData.ListOffsetsTopicResponse topicOut =
                     new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(asked.name());
@@ -409,7 +452,7 @@ public class KafkaFetch {
                     if (ts == ListOffsetsRequest.EARLIEST_TIMESTAMP) {
                         r.setOffset(Math.min(reads.logStartOffset(tp), reads.highWatermark(tp)));
                     } else if (ts == ListOffsetsRequest.LATEST_TIMESTAMP) {
-                        r.setOffset(reads.highWatermark(tp));
+                        r.setOffset(stableOffset(tp, reads.highWatermark(tp), readCommitted));
                     } else if (ts == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
                         r.setOffset(reads.state(tp).hotStartOffset());
                     } else if (ts >= 0) {

@@ -3,6 +3,10 @@ package io.tierlog.service.kafka;
 import io.tierlog.ingest.BatchProduceResult;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.log.PartitionWriter;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.TransactionalBatches;
+import io.tierlog.service.transactions.TransactionsSetup;
+import io.tierlog.transactions.TransactionCoordinator;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ops.PostAppend;
@@ -23,7 +27,6 @@ import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -38,21 +41,25 @@ import java.util.concurrent.Executor;
  * it is checked by the partition's producer state, the same table HTTP's idempotent produce uses, with Kafka's
  * numbering (a sequence counts records per producer id and partition): a retry of one of the last 5 batches is
  * answered with its original offsets and not appended again, a gap is OUT_OF_ORDER_SEQUENCE_NUMBER, an older
- * epoch INVALID_PRODUCER_EPOCH. Transactions are not served: an InitProducerId naming a transactional id is refused.
- * DescribeProducers lists that state per partition.
+ * epoch INVALID_PRODUCER_EPOCH. DescribeProducers lists that state per partition.
+ *
+ * <p>Transactional batches (a producer with a {@code transactional.id}, {@link KafkaTransactions}) are appended only
+ * while the coordinator holds that producer's transaction open with the partition in it, and under the
+ * transaction's lock ({@link TransactionCoordinator#appendInTransaction}), so no batch lands after the transaction's
+ * marker: the check Kafka added in KIP-890 part 1 against hanging transactions, made atomic here.
  */
 @Singleton
 public class KafkaProduce {
     private static final Logger LOG = Logger.getLogger(KafkaProduce.class);
-    /** Below this are HTTP clients' decimal producer ids ("1", "42"), which a random id should not meet. */
-    private static final long FIRST_PRODUCER_ID = 1L << 40;
-    private final SecureRandom ids = new SecureRandom();
     private final IngestService ingest;
+    private final TransactionCoordinator transactions;
     private final PostAppend postAppend;
     private final KafkaTopics topics;
 
-    public KafkaProduce(IngestService ingest, TopicStore topics, PostAppend postAppend) {
+    public KafkaProduce(IngestService ingest, TopicStore topics, PostAppend postAppend,
+                        TransactionCoordinator transactions) {
         this.ingest = ingest;
+        this.transactions = transactions;
         this.postAppend = postAppend;
         this.topics = new KafkaTopics(topics);
     }
@@ -65,23 +72,15 @@ public class KafkaProduce {
      * collision is as likely as two random 63-bit values meeting.
      */
     InitProducerIdResponse initProducerId(InitProducerIdRequest request) {
-        InitProducerIdResponseData out = new InitProducerIdResponseData().setThrottleTimeMs(0);
-        if (request.data().transactionalId() != null) {
-            return new InitProducerIdResponse(out.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code())
-                    .setProducerId(-1).setProducerEpoch((short) -1));
-        }
-        long id;
-        do {
-            id = ids.nextLong() & Long.MAX_VALUE;
-        } while (id < FIRST_PRODUCER_ID);
-        return new InitProducerIdResponse(out.setProducerId(id).setProducerEpoch((short) 0));
+        return new InitProducerIdResponse(new InitProducerIdResponseData().setThrottleTimeMs(0)
+                .setProducerId(TransactionsSetup.newProducerId()).setProducerEpoch((short) 0));
     }
 
     /**
      * DescribeProducers (what {@code kafka-transactions describe-producers} shows): each partition's idempotent
      * producers as its producer state holds them after every writer's appends ({@link IngestService#activeProducers}),
-     * so one answer is right on any instance. No producer here is transactional, so the coordinator epoch and the open
-     * transaction's start offset are -1; the last timestamp is when a writer applied the producer's newest batch (the
+     * so one answer is right on any instance, with the first offset of a transactional producer's open transaction
+     * on the partition (-1: none) and coordinator epoch -1 (the coordinator has none); the last timestamp is when a writer applied the producer's newest batch (the
      * state keeps that, not the batch's own timestamp). Blocking (takes each partition's writer lock): a worker thread.
      */
     DescribeProducersResponse describeProducers(DescribeProducersRequest request) {
@@ -97,7 +96,7 @@ public class KafkaProduce {
                         p.activeProducers().add(new DescribeProducersResponseData.ProducerState()
                                 .setProducerId(a.producerId()).setProducerEpoch(a.epoch())
                                 .setLastSequence(a.lastSequence()).setLastTimestamp(a.lastSeenMs())
-                                .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(-1));
+                                .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(a.currentTxnStartOffset()));
                     }
                 } catch (RuntimeException e) {
                     Errors error = KafkaErrors.of(e);
@@ -142,7 +141,7 @@ public class KafkaProduce {
                     if (topicError != null) {
                         throw topicError;
                     }
-                    BatchProduceResult result = append(topic.name(), partition);
+                    BatchProduceResult result = append(topic.name(), partition, request.data().transactionalId());
                     p.setBaseOffset(result.baseOffset()).setLogAppendTimeMs(result.logAppendTimeMs());
                 } catch (RuntimeException e) {
                     p.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e)).setBaseOffset(-1);
@@ -154,14 +153,30 @@ public class KafkaProduce {
         return new ProduceResponse(out);
     }
 
-    private BatchProduceResult append(String topic, ProduceRequestData.PartitionProduceData partition) {
+    private BatchProduceResult append(String topic, ProduceRequestData.PartitionProduceData partition,
+                                      String transactionalId) {
         ByteBuffer body = KafkaInternals.batches(partition.records());
         if (body == null) {
             throw Errors.CORRUPT_MESSAGE.exception("partition " + partition.index() + " carries no record batch");
         }
         long start = System.nanoTime();
         int length = body.remaining();
-        BatchProduceResult result = ingest.produceBatches(topic, partition.index(), body);
+        TransactionalBatches.Producer producer;
+        try {
+            producer = TransactionalBatches.of(body);
+        } catch (IllegalArgumentException e) {
+            throw Errors.INVALID_RECORD.exception(e.getMessage());
+        }
+        BatchProduceResult result;
+        if (producer == null) {
+            result = ingest.produceBatches(topic, partition.index(), body);
+        } else if (transactionalId == null) {
+            throw Errors.INVALID_RECORD.exception("transactional batches in a produce request without a transactional id");
+        } else {
+            result = transactions.appendInTransaction(transactionalId, producer.producerId(), producer.epoch(),
+                    new TopicPartition(topic, partition.index()),
+                    () -> ingest.produceTransactionalBatches(topic, partition.index(), body));
+        }
         postAppend.appended(topic, result, length, start);
         return result;
     }

@@ -32,6 +32,23 @@ public record BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark
         return length() == 0;
     }
 
+    /**
+     * This fetch without its batches at or above {@code offset} (a read_committed fetch ends at the last stable
+     * offset): the result owns what this held, so close it instead of this.
+     */
+    public BatchFetch truncatedBefore(long offset) {
+        if (offset >= nextOffset()) {
+            return this;
+        }
+        try {
+            return new BatchFetch(batches.truncatedBefore(offset), slice == null ? null : slice.truncatedBefore(offset),
+                    highWatermark, logStartOffset);
+        } catch (java.io.IOException e) {
+            close();
+            throw new java.io.UncheckedIOException("reading batch headers to cut a fetch at offset " + offset, e);
+        }
+    }
+
     @Override
     public void close() {
         batches.close();

@@ -236,11 +236,31 @@ public final class IngestService implements Closeable {
      *             partition leader epoch) and it must not change until this returns
      */
     public BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body) {
+        return produceBatches(topicName, partition, body, false);
+    }
+
+    /**
+     * As {@link #produceBatches(String, int, ByteBuffer)}, for a caller that checked with the transaction coordinator
+     * that the batch's producer has its transaction open with this partition in it (the Kafka listener, holding the
+     * transaction's lock): only then may a body be transactional. Every other edge (HTTP, the Lambda function) has no
+     * coordinator behind it, and a transactional batch appended there would open a transaction nothing ends, holding
+     * the partition's last stable offset back for good; they are refused ({@code bad-request}).
+     */
+    public BatchProduceResult produceTransactionalBatches(String topicName, int partition, ByteBuffer body) {
+        return produceBatches(topicName, partition, body, true);
+    }
+
+    private BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body,
+                                              boolean transactionVerified) {
         Names.requireValidTopic(topicName);
         requireWithinRequestLimit(body.remaining());
         TopicMetadata topic = topics.get(topicName);
         topic.requirePartition(partition);
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
+        if (batch.transactional() && !transactionVerified) {
+            throw new TierlogException(ErrorType.BAD_REQUEST, "body: a transactional batch needs a transaction, which "
+                    + "only Kafka clients on the Kafka listener can open", Map.of("field", "body"));
+        }
         AppendResult result = admission.admitted(() -> writer(topic, partition).append(batch, topic.config()));
         return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate(),
                 result.logAppendTimeMs());

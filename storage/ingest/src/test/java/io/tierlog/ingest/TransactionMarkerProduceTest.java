@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The Kafka produce path with transactions: a transactional producer's batches go through
- * {@link IngestService#produceBatches}, the coordinator's markers through {@link IngestService#appendMarker}, and
+ * {@link IngestService#produceTransactionalBatches} (and are refused by {@link IngestService#produceBatches}, the
+ * path of edges without a coordinator), the coordinator's markers through {@link IngestService#appendMarker}, and
  * the partition's transactions read back through {@link HotLog#transactions}.
  */
 class TransactionMarkerProduceTest {
@@ -54,11 +55,11 @@ class TransactionMarkerProduceTest {
     @Test
     void markersEndTransactionsOfTheProducePath() {
         TopicPartition tp = new TopicPartition(TOPIC, 1);
-        service.produceBatches(TOPIC, 1, values(txn(0), "a", "b"));
+        service.produceTransactionalBatches(TOPIC, 1, values(txn(0), "a", "b"));
         assertThat(new HotLog(data).transactions(tp).lastStableOffset(2)).isZero();
 
         long abort = service.appendMarker(tp, new TransactionMarker(PID, (short) 0, false, 4));
-        service.produceBatches(TOPIC, 1, values(txn(2), "c"));
+        service.produceTransactionalBatches(TOPIC, 1, values(txn(2), "c"));
         long commit = service.appendMarker(tp, new TransactionMarker(PID, (short) 0, true, 4));
 
         assertThat(abort).isEqualTo(2);
@@ -67,6 +68,14 @@ class TransactionMarkerProduceTest {
         assertThat(new HotLog(data).transactions(tp).aborted(0, 5)).containsExactly(new AbortedTransaction(PID, 0, 2));
         assertThat(service.activeProducers(TOPIC, 1)).singleElement()
                 .satisfies(p -> assertThat(p.currentTxnStartOffset()).isEqualTo(-1));
+    }
+
+    @Test
+    void theProducePathOfEdgesWithoutACoordinatorRefusesTransactionalBatches() {
+        Throwable refused = catchThrowable(() -> service.produceBatches(TOPIC, 0, values(txn(0), "a")));
+        assertThat(refused).isInstanceOf(TierlogException.class).hasMessageContaining("transactional");
+        assertThat(((TierlogException) refused).type()).isEqualTo(ErrorType.BAD_REQUEST);
+        assertThat(new HotLog(data).transactions(new TopicPartition(TOPIC, 0)).openTransactions()).isEmpty();
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.tierlog.log;
 
+import io.tierlog.log.format.RecordBatchCodec;
+
 import java.nio.ByteBuffer;
 
 /**
@@ -51,6 +53,37 @@ public final class BatchRead implements AutoCloseable {
     /** The batches as a read-only buffer over the read's memory; valid until {@link #close}. */
     public ByteBuffer buffer() {
         return memory == null ? ByteBuffer.allocate(0) : memory.memory().slice(0, length).asReadOnlyBuffer();
+    }
+
+    /**
+     * This read without its batches at or above {@code offset} (a read_committed fetch stops at the last stable
+     * offset, which is always a batch's base offset): the same memory, now owned by the result, so close that one
+     * instead of this. Records cut are counted off whole, as they lie above any offset the read was asked for.
+     */
+    public BatchRead truncatedBefore(long offset) {
+        if (offset >= nextOffset || memory == null) {
+            return this;
+        }
+        ByteBuffer b = memory.memory();
+        int position = 0;
+        int cutRecords = 0;
+        int end = -1;
+        while (position < length) {
+            long base = b.getLong(position);
+            long last = base + b.getInt(position + RecordBatchCodec.LAST_OFFSET_DELTA_OFFSET);
+            int size = RecordBatchCodec.LOG_OVERHEAD + b.getInt(position + RecordBatchCodec.LENGTH_OFFSET);
+            if (base >= offset && end < 0) {
+                end = position;
+            }
+            if (end >= 0) {
+                cutRecords += (int) (last - base + 1);
+            }
+            position += size;
+        }
+        if (end < 0) {
+            return this;
+        }
+        return new BatchRead(memory, end, offset, Math.max(0, records - cutRecords));
     }
 
     /** Gives the memory back; the buffers handed out before must not be used after. */

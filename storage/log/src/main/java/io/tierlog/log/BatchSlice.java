@@ -1,6 +1,9 @@
 package io.tierlog.log;
 
+import io.tierlog.log.format.RecordBatchCodec;
+
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
 /**
@@ -53,6 +56,43 @@ public final class BatchSlice implements AutoCloseable {
     /** Records at or above the offset asked for. */
     public int records() {
         return records;
+    }
+
+    /**
+     * This range without its batches at or above {@code offset} (a read_committed fetch stops at the last stable
+     * offset, a batch's base offset), found from the batch headers in the file: the same open channel, now owned by
+     * the result, so close that one instead of this. Records cut are counted off whole.
+     */
+    public BatchSlice truncatedBefore(long offset) throws IOException {
+        if (offset >= nextOffset) {
+            return this;
+        }
+        ByteBuffer header = ByteBuffer.allocate(RecordBatchCodec.HEADER_SIZE);
+        long at = position;
+        long end = position + length;
+        int cutRecords = 0;
+        long cut = -1;
+        while (at < end) {
+            header.clear();
+            while (header.hasRemaining()) {
+                if (channel.read(header, at + header.position()) < 0) {
+                    throw new IOException("batch header at " + at + " lies beyond the end of the segment file");
+                }
+            }
+            long base = header.getLong(0);
+            long last = base + header.getInt(RecordBatchCodec.LAST_OFFSET_DELTA_OFFSET);
+            if (base >= offset && cut < 0) {
+                cut = at;
+            }
+            if (cut >= 0) {
+                cutRecords += (int) (last - base + 1);
+            }
+            at += RecordBatchCodec.LOG_OVERHEAD + header.getInt(RecordBatchCodec.LENGTH_OFFSET);
+        }
+        if (cut < 0) {
+            return this;
+        }
+        return new BatchSlice(channel, position, (int) (cut - position), offset, Math.max(0, records - cutRecords));
     }
 
     /** Closes the file; the range must not be read after. */

@@ -143,6 +143,46 @@ class BatchSliceTest {
         }
     }
 
+    @Test
+    void truncatedBeforeKeepsExactlyTheBatchesBelowTheOffsetInSlicesAndReads() throws IOException {
+        List<BatchInfo> log = write(30, 12, 300);
+        PartitionReader reader = new PartitionReader(data, TP);
+        Position end = reader.end(null);
+        long firstSegment = log.get(0).segmentBase();
+        for (BatchInfo at : log) {
+            if (at.segmentBase() != firstSegment) {
+                break;
+            }
+            long cut = at.baseOffset();
+            int below = 0;
+            int records = 0;
+            for (BatchInfo b : log) {
+                if (b.segmentBase() == firstSegment && b.baseOffset() < cut) {
+                    below += b.sizeInBytes();
+                    records += b.recordCount();
+                }
+            }
+            try (BatchSlice whole = reader.sliceBatches(0, null, Integer.MAX_VALUE, 1 << 20, end)) {
+                BatchSlice cutSlice = whole.truncatedBefore(cut);
+                assertThat(cutSlice.length()).as("slice cut at " + cut).isEqualTo(below);
+                assertThat(cutSlice.nextOffset()).isEqualTo(cut);
+                assertThat(cutSlice.records()).isEqualTo(records);
+                assertThat(whole.truncatedBefore(whole.nextOffset())).isSameAs(whole);
+            }
+            BatchRead read = reader.readBatches(0, null, Integer.MAX_VALUE, 1 << 20).truncatedBefore(cut);
+            try (read) {
+                int inRead = 0;
+                for (BatchInfo b : log) {
+                    if (b.baseOffset() < cut) {
+                        inRead += b.sizeInBytes();
+                    }
+                }
+                assertThat(read.length()).as("read cut at " + cut).isEqualTo(inRead);
+                assertThat(read.nextOffset()).isEqualTo(cut);
+            }
+        }
+    }
+
     private static byte[] read(BatchSlice slice) throws IOException {
         ByteBuffer out = ByteBuffer.allocate(slice.length());
         while (out.hasRemaining()) {

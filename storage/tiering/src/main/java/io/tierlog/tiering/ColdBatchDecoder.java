@@ -32,6 +32,8 @@ final class ColdBatchDecoder {
     private static final int RECORD_COUNT_OFFSET = 57;
     private static final int RECORDS_OFFSET = 61;
     private static final int COMPRESSION_MASK = 0x07;
+    /** A transaction marker's batch (attributes bit 5). */
+    private static final int CONTROL_FLAG = 0x20;
     private static final int LOG_APPEND_TIME_FLAG = 0x08;
     private static final List<Header> NO_HEADERS = List.of();
 
@@ -88,6 +90,9 @@ final class ColdBatchDecoder {
     static Progress decode(ByteBuffer batch, Progress from, long fromOffset, Budget budget, List<LogRecord> out) {
         ByteBuffer b = batch.slice().order(ByteOrder.BIG_ENDIAN);
         int attributes = b.getShort(ATTRIBUTES_OFFSET);
+        if ((attributes & CONTROL_FLAG) != 0) {
+            return null; // a transaction marker: no data records (Kafka's consumers skip it too)
+        }
         if ((attributes & COMPRESSION_MASK) != 0) {
             return decodeCompressed(batch, fromOffset, budget, out);
         }

@@ -1,5 +1,7 @@
 package io.tierlog.transactions;
 
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Kafka's transaction coordinator (KIP-98, transaction version 1) over the hot volume: any instance may serve any
@@ -214,18 +217,33 @@ public final class TransactionCoordinator {
     }
 
     /**
-     * Produce-time verification (KIP-890 part 1): whether the ongoing transaction of exactly this producer id and
-     * epoch includes {@code tp}. Reads without the lock: the answer is about one moment either way, and the partition
-     * log must still order the append against markers (KIP-890's verification guard), which is not this module's.
+     * Appends a transactional produce only while the ongoing transaction of exactly this producer id and epoch
+     * includes {@code tp}, holding the id's lock across the append. EndTxn takes that lock before it prepares the
+     * transaction and writes markers, so an append cannot land behind its transaction's marker and open a
+     * transaction no coordinator knows of (the hanging transaction KIP-890 guards against). A prepared transaction is
+     * not completed here: the produce is simply refused, as its transaction is ending.
+     *
+     * @throws TierlogException {@code INVALID_TXN_STATE} when the transaction does not hold the partition (or is not
+     *                          ongoing), {@code FENCED_PRODUCER} for an older epoch of the id's producer
      */
-    public boolean inTransaction(String transactionalId, long producerId, short producerEpoch, TopicPartition tp) {
+    public <T> T appendInTransaction(String transactionalId, long producerId, short producerEpoch, TopicPartition tp,
+                                     Supplier<T> append) {
         if (!validId(transactionalId)) {
-            return false;
+            throw new TierlogException(ErrorType.INVALID_TXN_STATE, "no transaction for this transactional id");
         }
-        return store.read(transactionalId)
-                .filter(m -> m.state() == TxnState.ONGOING && m.producerId() == producerId
-                        && m.producerEpoch() == producerEpoch && m.partitions().contains(tp))
-                .isPresent();
+        return store.update(transactionalId, txn -> {
+            TransactionMetadata m = txn.current();
+            if (m != null && m.producerId() == producerId && m.producerEpoch() > producerEpoch) {
+                throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer epoch " + producerEpoch
+                        + " was fenced by epoch " + m.producerEpoch());
+            }
+            if (m == null || m.state() != TxnState.ONGOING || m.producerId() != producerId
+                    || m.producerEpoch() != producerEpoch || !m.partitions().contains(tp)) {
+                throw new TierlogException(ErrorType.INVALID_TXN_STATE, "partition " + tp.partition()
+                        + " of the topic is not in an ongoing transaction of this producer (AddPartitionsToTxn first)");
+            }
+            return append.get();
+        });
     }
 
     /** DescribeTransactions for one id; empty is Kafka's TRANSACTIONAL_ID_NOT_FOUND. */

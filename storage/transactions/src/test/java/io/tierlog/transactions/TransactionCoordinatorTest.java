@@ -92,10 +92,10 @@ class TransactionCoordinatorTest {
         assertThat(d.startTimeMs()).isEqualTo(start);
         assertThat(d.partitions()).containsExactlyInAnyOrder(T0, T1);
         assertThat(d.groups()).containsExactly("g");
-        assertThat(coordinator.inTransaction("tx", p.producerId(), p.producerEpoch(), T0)).isTrue();
-        assertThat(coordinator.inTransaction("tx", p.producerId(), p.producerEpoch(), new TopicPartition("t", 2))).isFalse();
-        assertThat(coordinator.inTransaction("tx", p.producerId(), (short) (p.producerEpoch() + 1), T0)).isFalse();
-        assertThat(coordinator.inTransaction("tx", p.producerId() + 1, p.producerEpoch(), T0)).isFalse();
+        assertThat(Appends.allowed(coordinator, "tx", p.producerId(), p.producerEpoch(), T0)).isTrue();
+        assertThat(Appends.allowed(coordinator, "tx", p.producerId(), p.producerEpoch(), new TopicPartition("t", 2))).isFalse();
+        assertThat(Appends.allowed(coordinator, "tx", p.producerId(), (short) (p.producerEpoch() + 1), T0)).isFalse();
+        assertThat(Appends.allowed(coordinator, "tx", p.producerId() + 1, p.producerEpoch(), T0)).isFalse();
     }
 
     @Test

@@ -51,6 +51,49 @@ class TwoInstancesTest {
                 TransactionConfig.DEFAULTS);
     }
 
+    /**
+     * A produce in its transaction and that transaction's EndTxn on two instances: the append holds the id's lock, so
+     * the markers come after it, never before (a produce landing behind its marker would leave a transaction open
+     * that nothing ends). The append waits up to 2 s for the markers: without the lock they come first and release it.
+     */
+    @Test
+    void anAppendInTheTransactionIsOrderedBeforeItsMarkers() throws Exception {
+        TopicPartition t0 = new TopicPartition("t", 0);
+        InitResult p = a.initProducerId("tx", TIMEOUT, -1, (short) -1);
+        assertThat(a.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(t0))).isEqualTo(TxnError.NONE);
+        List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.CountDownLatch appending = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Boolean> append = pool.submit(() -> a.appendInTransaction("tx", p.producerId(), p.producerEpoch(),
+                    t0, () -> {
+                        appending.countDown();
+                        try {
+                            ended.await(2, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        order.add("append");
+                        return true;
+                    }));
+            assertThat(appending.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<TxnError> end = pool.submit(() -> {
+                TxnError e = b.endTxn("tx", p.producerId(), p.producerEpoch(), true);
+                order.add("markers");
+                ended.countDown();
+                return e;
+            });
+            assertThat(append.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(end.get(10, TimeUnit.SECONDS)).isEqualTo(TxnError.NONE);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(order).containsExactly("append", "markers");
+        // Once it ended, the transaction takes no more appends.
+        assertThat(Appends.allowed(a, "tx", p.producerId(), p.producerEpoch(), t0)).isFalse();
+    }
+
     @Test
     void requestsForOneIdMayAlternateBetweenInstances() {
         TopicPartition t0 = new TopicPartition("t", 0);
@@ -64,7 +107,7 @@ class TwoInstancesTest {
         assertThat(b.addOffsets("tx", second.producerId(), second.producerEpoch(), "g")).isEqualTo(TxnError.NONE);
         assertThat(a.txnOffsetCommit("tx", "g", second.producerId(), second.producerEpoch(),
                 Map.of(t0, new PendingOffset(9, "", 0)))).isEqualTo(TxnError.NONE);
-        assertThat(b.inTransaction("tx", second.producerId(), second.producerEpoch(), t0)).isTrue();
+        assertThat(Appends.allowed(b, "tx", second.producerId(), second.producerEpoch(), t0)).isTrue();
         assertThat(b.endTxn("tx", second.producerId(), second.producerEpoch(), true)).isEqualTo(TxnError.NONE);
         assertThat(a.endTxn("tx", second.producerId(), second.producerEpoch(), true)).as("a retry on the other instance")
                 .isEqualTo(TxnError.NONE);

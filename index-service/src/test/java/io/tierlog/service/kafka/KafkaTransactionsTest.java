@@ -1,0 +1,251 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Predicate;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Kafka transactions end to end with kafka-clients' own transactional producer and read_committed consumer against
+ * the listener: commits are seen, aborts are not, an open transaction holds back every later record of its
+ * partition (the last stable offset), a new producer with the same transactional id fences the old one and aborts
+ * what it left open, offsets sent to a transaction commit with it, a dead producer's transaction is aborted after its
+ * timeout, and Admin's listTransactions/describeTransactions (what {@code kafka-transactions} runs) show them.
+ */
+@QuarkusTest
+class KafkaTransactionsTest {
+    @Inject
+    KafkaListener listener;
+
+    @Test
+    void readCommittedConsumersSeeCommitsAndNotAborts() throws Exception {
+        String topic = topic("txn-commit", 2);
+        try (KafkaProducer<String, String> producer = transactional(KafkaListenerTest.unique("tx"), 60_000)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, "a" + i));
+                producer.send(new ProducerRecord<>(topic, 1, null, "b" + i));
+            }
+            producer.commitTransaction();
+            producer.beginTransaction();
+            for (int i = 0; i < 3; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, null, "x" + i));
+            }
+            producer.flush();
+            producer.abortTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, null, "c0"));
+            producer.send(new ProducerRecord<>(topic, 0, null, "c1"));
+            producer.commitTransaction();
+        }
+        assertThat(values(read(topic, "read_committed", 12, Duration.ofSeconds(2)), 0))
+                .containsExactly("a0", "a1", "a2", "a3", "a4", "c0", "c1");
+        assertThat(values(read(topic, "read_committed", 12, Duration.ZERO), 1))
+                .containsExactly("b0", "b1", "b2", "b3", "b4");
+        assertThat(values(read(topic, "read_uncommitted", 15, Duration.ofSeconds(1)), 0))
+                .containsExactly("a0", "a1", "a2", "a3", "a4", "x0", "x1", "x2", "c0", "c1");
+        // HTTP reads every data record (read_uncommitted, as Kafka's default) and never a marker: offsets 5, 9 and
+        // 12 are the three transactions' markers.
+        var page = given().get("/v1/topics/" + topic + "/partitions/0/records?offset=0&maxRecords=100")
+                .then().statusCode(200).extract().jsonPath();
+        assertThat(page.getList("records.offset", Long.class)).containsExactly(0L, 1L, 2L, 3L, 4L, 6L, 7L, 8L, 10L, 11L);
+        assertThat(page.getLong("highWatermark")).isEqualTo(13);
+    }
+
+    @Test
+    void anOpenTransactionHoldsBackEveryLaterRecordOfItsPartition() throws Exception {
+        String topic = topic("txn-open", 1);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (KafkaProducer<String, String> producer = transactional(KafkaListenerTest.unique("tx"), 60_000);
+             KafkaProducer<String, String> plain = KafkaClients.producer(listener.port(), "all", "none")) {
+            plain.send(new ProducerRecord<>(topic, 0, null, "before")).get();
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, null, "t0"));
+            producer.send(new ProducerRecord<>(topic, 0, null, "t1"));
+            producer.flush();
+            plain.send(new ProducerRecord<>(topic, 0, null, "after")).get();
+            try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
+                // ListOffsets at read_committed answers the last stable offset: the open transaction's first offset.
+                assertThat(consumer.endOffsets(List.of(tp))).containsEntry(tp, 1L);
+            }
+            assertThat(values(read(topic, "read_committed", 3, Duration.ofSeconds(2)), 0)).containsExactly("before");
+            producer.commitTransaction();
+        }
+        assertThat(values(read(topic, "read_committed", 4, Duration.ofSeconds(1)), 0))
+                .containsExactly("before", "t0", "t1", "after");
+    }
+
+    @Test
+    void aNewProducerWithTheSameIdFencesTheOldAndAbortsWhatItLeftOpen() throws Exception {
+        String topic = topic("txn-fence", 1);
+        String id = KafkaListenerTest.unique("tx");
+        try (KafkaProducer<String, String> zombie = transactional(id, 60_000)) {
+            zombie.initTransactions();
+            zombie.beginTransaction();
+            zombie.send(new ProducerRecord<>(topic, 0, null, "zombie"));
+            zombie.flush();
+            try (KafkaProducer<String, String> fresh = transactional(id, 60_000)) {
+                fresh.initTransactions();
+                assertThatThrownBy(zombie::commitTransaction).isInstanceOf(ProducerFencedException.class);
+                fresh.beginTransaction();
+                fresh.send(new ProducerRecord<>(topic, 0, null, "fresh"));
+                fresh.commitTransaction();
+            }
+        }
+        assertThat(values(read(topic, "read_committed", 2, Duration.ofSeconds(2)), 0)).containsExactly("fresh");
+    }
+
+    @Test
+    void offsetsSentToATransactionAreCommittedWithItAndOnlyThen() throws Exception {
+        String topic = topic("txn-offsets", 1);
+        String group = KafkaListenerTest.unique("txn-group");
+        TopicPartition tp = new TopicPartition(topic, 0);
+        try (KafkaProducer<String, String> producer = transactional(KafkaListenerTest.unique("tx"), 60_000);
+             Admin admin = KafkaClients.admin(listener.port())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, null, "out-1"));
+            producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(1)), new ConsumerGroupMetadata(group));
+            producer.abortTransaction();
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()).isEmpty();
+
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, null, "out-2"));
+            producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(2)), new ConsumerGroupMetadata(group));
+            producer.commitTransaction();
+            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(tp).offset())
+                    .isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aTransactionPastItsTimeoutIsAbortedAndItsPartitionsMoveOn() throws Exception {
+        String topic = topic("txn-timeout", 1);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        KafkaProducer<String, String> dead = transactional(KafkaListenerTest.unique("tx"), 1_000);
+        dead.initTransactions();
+        dead.beginTransaction();
+        dead.send(new ProducerRecord<>(topic, 0, null, "never"));
+        dead.flush();
+        // The producer goes away without ending its transaction, as a crashed one does.
+        dead.close(Duration.ZERO);
+        try (KafkaConsumer<String, String> consumer = consumer("read_committed")) {
+            assertThat(consumer.endOffsets(List.of(tp))).containsEntry(tp, 0L);
+            // The sweep (every 500 ms in tests) aborts it after its 1 s; the abort marker is offset 1.
+            assertThat(waitFor(() -> consumer.endOffsets(List.of(tp)).get(tp), end -> end == 2L)).isEqualTo(2L);
+        }
+        assertThat(read(topic, "read_committed", 0, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    @Test
+    void adminListsAndDescribesTransactions() throws Exception {
+        String topic = topic("txn-describe", 2);
+        String id = KafkaListenerTest.unique("tx");
+        try (KafkaProducer<String, String> producer = transactional(id, 60_000);
+             Admin admin = KafkaClients.admin(listener.port())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 1, null, "v"));
+            producer.flush();
+            TransactionDescription open = admin.describeTransactions(List.of(id)).description(id).get();
+            assertThat(open.state()).isEqualTo(TransactionState.ONGOING);
+            assertThat(open.topicPartitions()).containsExactly(new TopicPartition(topic, 1));
+            assertThat(open.transactionStartTimeMs()).isPresent();
+            List<TransactionListing> ongoing = new ArrayList<>(admin.listTransactions(
+                    new org.apache.kafka.clients.admin.ListTransactionsOptions()
+                            .filterStates(List.of(TransactionState.ONGOING))).all().get());
+            assertThat(ongoing).extracting(TransactionListing::transactionalId).contains(id);
+            producer.commitTransaction();
+            assertThat(admin.describeTransactions(List.of(id)).description(id).get().state())
+                    .isEqualTo(TransactionState.COMPLETE_COMMIT);
+        }
+    }
+
+    private String topic(String prefix, int partitions) throws Exception {
+        String topic = KafkaListenerTest.unique(prefix);
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        }
+        return topic;
+    }
+
+    private KafkaProducer<String, String> transactional(String transactionalId, int timeoutMs) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, String.valueOf(timeoutMs));
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "20000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "20000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    private KafkaConsumer<String, String> consumer(String isolation) {
+        return KafkaClients.consumer(listener.port(), Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation));
+    }
+
+    /**
+     * Every partition of {@code topic} from its start at {@code isolation}: polls until {@code expected} records came
+     * or 20 s passed, then keeps polling for {@code more} to catch anything beyond them.
+     */
+    private List<ConsumerRecord<String, String>> read(String topic, String isolation, int expected, Duration more) {
+        try (KafkaConsumer<String, String> consumer = consumer(isolation)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            List<ConsumerRecord<String, String>> out = new ArrayList<>();
+            Instant deadline = Instant.now().plusSeconds(20);
+            while (out.size() < expected && Instant.now().isBefore(deadline)) {
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+            Instant extra = Instant.now().plus(more);
+            while (Instant.now().isBefore(extra)) {
+                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+            return out;
+        }
+    }
+
+    private static List<String> values(List<ConsumerRecord<String, String>> records, int partition) {
+        return records.stream().filter(r -> r.partition() == partition).map(ConsumerRecord::value).toList();
+    }
+
+    private static <T> T waitFor(java.util.function.Supplier<T> probe, Predicate<T> done) {
+        Instant deadline = Instant.now().plusSeconds(20);
+        T last = probe.get();
+        while (!done.test(last) && Instant.now().isBefore(deadline)) {
+            last = probe.get();
+        }
+        return last;
+    }
+}
