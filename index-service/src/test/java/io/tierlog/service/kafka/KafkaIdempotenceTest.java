@@ -126,16 +126,6 @@ class KafkaIdempotenceTest {
         assertThat(highWatermark(topic, 0)).isEqualTo(7);
     }
 
-    @Test
-    void transactionalProducersAreRefused() throws Exception {
-        try (RawKafka kafka = new RawKafka(listener.port())) {
-            InitProducerIdResponse init = kafka.call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
-                    .setTransactionalId("tx-1").setTransactionTimeoutMs(60_000)), ApiKeys.INIT_PRODUCER_ID);
-            assertThat(init.error()).isNotEqualTo(Errors.NONE);
-            assertThat(init.data().producerId()).isEqualTo(-1);
-        }
-    }
-
     /** Over HTTP: nothing was appended beyond what the Kafka answers counted. */
     static long highWatermark(String topic, int partition) {
         return given().get("/v1/topics/" + topic + "/partitions/" + partition + "/records?offset=0&maxRecords=1")

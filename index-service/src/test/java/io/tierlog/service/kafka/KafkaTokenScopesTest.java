@@ -209,6 +209,51 @@ class KafkaTokenScopesTest {
         assertThat(describeLogDirsError(strong, topic)).isEqualTo(Errors.NONE);
     }
 
+    /**
+     * A transactional producer needs produce on its transactional id (Kafka's WRITE on a TransactionalId) besides
+     * produce on its topics: without it InitProducerId is refused and nothing is created; with it, a transaction
+     * commits. Describing a transaction needs describe on the id.
+     */
+    @Test
+    void transactionsNeedProduceOnTheirTransactionalId() throws Exception {
+        String topic = KafkaListenerTest.unique("scp-txn");
+        String id = KafkaListenerTest.unique("scp-tx");
+        try (Admin admin = Admin.create(plain(mint("create:topic:" + topic)))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        Properties topicOnly = plain(mint("produce:topic:" + topic));
+        topicOnly.put("transactional.id", id);
+        topicOnly.put("max.block.ms", "15000");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(topicOnly, new StringSerializer(),
+                new StringSerializer())) {
+            assertThatThrownBy(producer::initTransactions)
+                    .isInstanceOf(org.apache.kafka.common.errors.TransactionalIdAuthorizationException.class);
+        }
+        String both = mint("produce:topic:" + topic + " produce:transaction:" + id);
+        try (Admin admin = Admin.create(plain(both))) {
+            assertThat(cause(() -> admin.describeTransactions(List.of(id)).all().get()))
+                    .as("nothing was created for the refused producer")
+                    .isInstanceOf(org.apache.kafka.common.errors.TransactionalIdNotFoundException.class);
+        }
+        Properties allowed = plain(both);
+        allowed.put("transactional.id", id);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(allowed, new StringSerializer(),
+                new StringSerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, null, "v"));
+            producer.commitTransaction();
+        }
+        try (Admin admin = Admin.create(plain(mint("produce:topic:" + topic)))) {
+            assertThat(cause(() -> admin.describeTransactions(List.of(id)).all().get()))
+                    .isInstanceOf(org.apache.kafka.common.errors.TransactionalIdAuthorizationException.class);
+        }
+        try (Admin admin = Admin.create(plain(mint("describe:transaction:" + id)))) {
+            assertThat(admin.describeTransactions(List.of(id)).description(id).get().state())
+                    .isEqualTo(org.apache.kafka.clients.admin.TransactionState.COMPLETE_COMMIT);
+        }
+    }
+
     @Test
     void groupConfigsNeedReadToDescribeAndCommitToAlter() throws Exception {
         String group = KafkaListenerTest.unique("gcs");
