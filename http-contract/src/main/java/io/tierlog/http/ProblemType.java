@@ -24,7 +24,7 @@ public enum ProblemType {
     TOPIC_EXISTS("topic-exists", 409, "Topic already exists"),
     OUT_OF_ORDER_SEQUENCE("out-of-order-sequence", 409, "Out of order sequence"),
     FENCED_PRODUCER("fenced-producer", 409, "Fenced producer"),
-    INVALID_TRANSACTION_STATE("invalid-transaction-state", 409, "Invalid transaction state"),
+    INVALID_TXN_STATE("invalid-transaction-state", 409, "Invalid transaction state"),
     UNKNOWN_MEMBER("unknown-member", 404, "Unknown member"),
     UNKNOWN_GROUP("unknown-group", 404, "Unknown group"),
     UNKNOWN_KEY("unknown-key", 404, "Unknown key"),
@@ -68,7 +68,7 @@ public enum ProblemType {
             case TOPIC_EXISTS -> TOPIC_EXISTS;
             case OUT_OF_ORDER_SEQUENCE -> OUT_OF_ORDER_SEQUENCE;
             case FENCED_PRODUCER -> FENCED_PRODUCER;
-            case INVALID_TXN_STATE -> INVALID_TRANSACTION_STATE;
+            case INVALID_TXN_STATE -> INVALID_TXN_STATE;
             case UNKNOWN_MEMBER -> UNKNOWN_MEMBER;
             case UNKNOWN_GROUP -> UNKNOWN_GROUP;
             case UNKNOWN_KEY -> UNKNOWN_KEY;

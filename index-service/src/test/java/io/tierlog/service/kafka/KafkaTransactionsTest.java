@@ -1,6 +1,7 @@
 package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.tierlog.tiering.TieredStorage;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -37,12 +38,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * the listener: commits are seen, aborts are not, an open transaction holds back every later record of its
  * partition (the last stable offset), a new producer with the same transactional id fences the old one and aborts
  * what it left open, offsets sent to a transaction commit with it, a dead producer's transaction is aborted after its
- * timeout, and Admin's listTransactions/describeTransactions (what {@code kafka-transactions} runs) show them.
+ * timeout, aborted transactions stay aborted once their segments are cold, and Admin's
+ * listTransactions/describeTransactions (what {@code kafka-transactions} runs) show them.
  */
 @QuarkusTest
 class KafkaTransactionsTest {
     @Inject
     KafkaListener listener;
+    @Inject
+    TieredStorage tiered;
 
     @Test
     void readCommittedConsumersSeeCommitsAndNotAborts() throws Exception {
@@ -164,6 +168,45 @@ class KafkaTransactionsTest {
             assertThat(waitFor(() -> consumer.endOffsets(List.of(tp)).get(tp), end -> end == 2L)).isEqualTo(2L);
         }
         assertThat(read(topic, "read_committed", 0, Duration.ofSeconds(1))).isEmpty();
+    }
+
+    /**
+     * Transactions whose segments moved to the cold tier and left the hot one: a read_committed consumer from offset
+     * 0 still drops the aborted ones (the partition's transaction index stays with the partition, not its segments).
+     */
+    @Test
+    void abortedTransactionsStayAbortedOnceTheirSegmentsAreCold() throws Exception {
+        String topic = KafkaListenerTest.unique("txn-cold");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of("segment.bytes", "4096",
+                    "local.retention.bytes", "0")))).all().get();
+        }
+        List<String> committed = new ArrayList<>();
+        try (KafkaProducer<String, String> producer = transactional(KafkaListenerTest.unique("tx"), 60_000)) {
+            producer.initTransactions();
+            for (int t = 0; t < 20; t++) {
+                producer.beginTransaction();
+                for (int i = 0; i < 5; i++) {
+                    String value = "t" + t + "-" + i + "-" + "x".repeat(100);
+                    producer.send(new ProducerRecord<>(topic, 0, null, value)).get();
+                    if (t % 2 == 0) {
+                        committed.add(value);
+                    }
+                }
+                if (t % 2 == 0) {
+                    producer.commitTransaction();
+                } else {
+                    producer.abortTransaction();
+                }
+            }
+        }
+        tiered.runTieringPass();
+        tiered.runRetentionPass();
+        var state = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath();
+        assertThat(state.getInt("partitionStates[0].segments.cold")).as(state.prettify()).isGreaterThan(3);
+        assertThat(state.getLong("partitionStates[0].hotStartOffset")).isGreaterThan(50);
+        assertThat(values(read(topic, "read_committed", committed.size(), Duration.ofSeconds(1)), 0))
+                .containsExactlyElementsOf(committed);
     }
 
     @Test

@@ -76,6 +76,45 @@ class KcatTest {
     }
 
     /**
+     * librdkafka's read_committed consumer, a second implementation of the aborted-transaction filter: of a
+     * kafka-clients producer's committed and aborted transactions it prints only the committed records, and never a
+     * marker.
+     */
+    @Test
+    void kcatReadCommittedSkipsAbortedTransactions() throws Exception {
+        String topic = "kcat-txn-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics")
+                .then().statusCode(201);
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", "127.0.0.1:" + listener.port());
+        p.put("transactional.id", "kcat-tx-" + UUID.randomUUID());
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(p,
+                new org.apache.kafka.common.serialization.StringSerializer(),
+                new org.apache.kafka.common.serialization.StringSerializer())) {
+            producer.initTransactions();
+            for (String outcome : List.of("commit", "abort", "commit")) {
+                producer.beginTransaction();
+                for (int i = 0; i < 2; i++) {
+                    producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null, outcome + i));
+                }
+                if (outcome.equals("commit")) {
+                    producer.commitTransaction();
+                } else {
+                    producer.flush();
+                    producer.abortTransaction();
+                }
+            }
+        }
+        // Offsets: 0-1 committed, 2 marker, 3-4 aborted, 5 marker, 6-7 committed, 8 marker.
+        assertThat(kcat(null, "-C", "-t", topic, "-p", "0", "-o", "beginning", "-e", "-f", "%o %s\\n",
+                "-X", "isolation.level=read_committed"))
+                .containsExactly("0 commit0", "1 commit1", "6 commit0", "7 commit1");
+        assertThat(kcat(null, "-C", "-t", topic, "-p", "0", "-o", "beginning", "-e", "-f", "%o %s\\n",
+                "-X", "isolation.level=read_uncommitted"))
+                .containsExactly("0 commit0", "1 commit1", "3 abort0", "4 abort1", "6 commit0", "7 commit1");
+    }
+
+    /**
      * librdkafka's idempotent producer (InitProducerId, its own sequence numbering) and its balanced consumer group
      * (the classic protocol through the service's assignment), which commits what it read: the group's offsets over
      * HTTP.
