@@ -173,10 +173,11 @@ public class KafkaApis {
         m.put(ApiKeys.SHARE_FETCH, (short) 1);
         m.put(ApiKeys.SHARE_ACKNOWLEDGE, (short) 1);
         // Transactions as clients speak them to a broker without transaction.version 2 (KIP-890 part 2): versions
-        // 4+ of AddPartitionsToTxn are broker-to-broker, EndTxn 5 and ListTransactions 2 (a regex) are not offered.
+        // 4+ of AddPartitionsToTxn are broker-to-broker, EndTxn 5 and TxnOffsetCommit 5+ are protocol 2's,
+        // ListTransactions 2 (an id pattern) is not offered.
         m.put(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 3);
         m.put(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion());
-        m.put(ApiKeys.TXN_OFFSET_COMMIT, ApiKeys.TXN_OFFSET_COMMIT.latestVersion());
+        m.put(ApiKeys.TXN_OFFSET_COMMIT, (short) 4);
         m.put(ApiKeys.END_TXN, (short) 4);
         m.put(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion());
         m.put(ApiKeys.LIST_TRANSACTIONS, (short) 1);

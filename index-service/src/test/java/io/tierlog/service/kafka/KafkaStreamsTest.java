@@ -51,6 +51,10 @@ class KafkaStreamsTest {
     Path stateDir;
 
     private KafkaStreams wordCount(String app, String input, String output, String instance) {
+        return wordCount(app, input, output, instance, StreamsConfig.AT_LEAST_ONCE);
+    }
+
+    private KafkaStreams wordCount(String app, String input, String output, String instance, String guarantee) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
                 .flatMapValues(line -> List.of(line.split(" ")))
@@ -67,6 +71,7 @@ class KafkaStreamsTest {
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), "10000");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "300");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
         return new KafkaStreams(builder.build(), p);
     }
 
@@ -81,8 +86,13 @@ class KafkaStreamsTest {
 
     /** Reads the output topic from the start until every expected word has its expected latest count (60 s). */
     private Map<String, Long> awaitCounts(String output, Map<String, Long> expected) {
+        return awaitCounts(output, expected, "read_uncommitted");
+    }
+
+    private Map<String, Long> awaitCounts(String output, Map<String, Long> expected, String isolation) {
         Map<String, Long> latest = new HashMap<>();
         Properties p = new Properties();
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, Serdes.String().deserializer(),
@@ -112,6 +122,36 @@ class KafkaStreamsTest {
                         KafkaStreams.State.PENDING_ERROR);
             }
             Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Exactly-once (`exactly_once_v2`, KIP-447): every task's output, changelog writes and input offsets commit in one
+     * transaction per commit interval, and a read_committed reader of the output sees the counts; the application's
+     * transactional producer is listed by ListTransactions.
+     */
+    @Test
+    void exactlyOnceV2CommitsOutputAndOffsetsInTransactions() throws Exception {
+        String app = "wordcount-eos-" + RUN;
+        String input = "lines-eos-" + RUN;
+        String output = "word-counts-eos-" + RUN;
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(input, 2, (short) 1), new NewTopic(output, 2, (short) 1)))
+                    .all().get();
+        }
+        try (KafkaStreams eos = wordCount(app, input, output, "eos", StreamsConfig.EXACTLY_ONCE_V2)) {
+            eos.start();
+            awaitRunning(eos);
+            produce(input, List.of("log tier log", "tier cold hot", "log log"));
+            awaitCounts(output, Map.of("log", 4L, "tier", 2L, "cold", 1L, "hot", 1L), "read_committed");
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                assertThat(admin.listTransactions().all().get())
+                        .as("the application's transactional producer")
+                        .anyMatch(t -> t.transactionalId().startsWith(app + "-"));
+                assertThat(admin.listConsumerGroupOffsets(app).partitionsToOffsetAndMetadata().get().entrySet()
+                        .stream().filter(e -> e.getKey().topic().equals(input)).mapToLong(e -> e.getValue().offset())
+                        .sum()).as("input offsets committed in the transactions").isEqualTo(3);
+            }
         }
     }
 
