@@ -48,7 +48,7 @@ import java.util.function.ToDoubleFunction;
  * page cache against {@code never}). First every server is warmed, unmeasured, per durability: rounds that write
  * and consume {@link #WARM_UP_RECORDS} until its JVM's JIT is quiet ({@link JitWarmup}, the rule of
  * {@code compare}). Then per durability and run: each system gets a fresh topic, a producer run at full
- * speed, then a topic written in the same batches on both ({@link FullBatchWriter}) and {@link #consumeRuns} consumer runs reading it
+ * speed, one at full speed in transactions of {@link #TRANSACTION_MS}, then a topic written in the same batches on both ({@link FullBatchWriter}) and {@link #consumeRuns} consumer runs reading it
  * back (each with its server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
  * peak (the tool's {@code --throughput}), in an order that alternates from run to run, and both at half of the slower
  * peak of the run (latency at equal load). The report gives medians and
@@ -101,6 +101,12 @@ public final class KafkaPerfCommand implements Callable<Integer> {
 
     enum Server { KAFKA, TIERLOG }
 
+    /**
+     * How long each transaction of the transactional produce runs (ProducerPerformance's
+     * {@code --transaction-duration-ms}): its commit then costs the markers of every partition it touched.
+     */
+    static final long TRANSACTION_MS = 100;
+
     /** Records each warm-up round writes and consumes, unmeasured, before the runs. */
     static final long WARM_UP_RECORDS = 100_000;
     /** No warm-up round starts after this long per server and durability. */
@@ -113,6 +119,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     /** Every run's results of one server at one durability. */
     static final class Cell {
         final List<ProducerResult> peak = new ArrayList<>();
+        /** Full speed in transactions ({@link #TRANSACTION_MS} each), as the peak run otherwise. */
+        final List<ProducerResult> transactional = new ArrayList<>();
         final List<ConsumerResult> consume = new ArrayList<>();
         /** Each consume result's slot in the run order ({@code run * consumeRuns + rep}), to pair the servers' runs. */
         final List<Integer> consumeSlot = new ArrayList<>();
@@ -204,6 +212,12 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                 cell.peak.add(peak);
                                 cell.lastPeakRun = run;
                                 Workspace.log(name + " produce: " + peak.line());
+                                createTopic(bootstrap, "txn-" + name, s, d);
+                                ProducerResult txn = tools.produce("txn-" + name, bootstrap, "txn-" + name, records,
+                                        recordSize, -1, producerProps(), List.of("--transactional-id", "perf-" + name,
+                                                "--transaction-duration-ms", Long.toString(TRANSACTION_MS)));
+                                cell.transactional.add(txn);
+                                Workspace.log(name + " transactional produce: " + txn.line());
                                 // The consume reads a topic of the same batches on both servers (ADR 0043).
                                 String source = "full-" + name;
                                 createTopic(bootstrap, source, s, d);
@@ -322,14 +336,14 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         createTopic(bootstrap, topic, partitions, config);
     }
 
-    /** Deletes the topics of one server's run (named after {@code name}: peak, full, paced and same-rate paced). */
+    /** Deletes the topics of one server's run (named after {@code name}: peak, transactional, full, paced, same-rate). */
     private static void deleteRunTopics(String bootstrap, String name, List<String> notes) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         try (Admin admin = Admin.create(p)) {
             List<String> mine = admin.listTopics().names().get(60, TimeUnit.SECONDS).stream()
                     .filter(t -> t.equals("peak-" + name) || t.equals("full-" + name) || t.equals("paced-" + name)
-                            || t.equals("same-" + name))
+                            || t.equals("same-" + name) || t.equals("txn-" + name))
                     .toList();
             admin.deleteTopics(mine).all().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -412,6 +426,9 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             row(sb, d, "produce records/s (ProducerPerformance)", k.peak, t.peak, ProducerResult::recordsPerSec, "%,.0f", true);
             row(sb, d, "produce MB/s (2^20 bytes)", k.peak, t.peak, ProducerResult::mibPerSec, "%.2f", true);
             row(sb, d, "produce p99 ms, full speed", k.peak, t.peak, r -> r.p99Ms(), "%.0f", false);
+            row(sb, d, "transactional produce records/s (" + TRANSACTION_MS + " ms transactions)", k.transactional,
+                    t.transactional, ProducerResult::recordsPerSec, "%,.0f", true);
+            row(sb, d, "transactional produce p99 ms", k.transactional, t.transactional, r -> r.p99Ms(), "%.0f", false);
             sb.append("| ").append(d).append(" | paced at half of own peak (records/s) | ")
                     .append(fmt("%,.0f", median(k.pacedRate, Long::doubleValue))).append(" | ")
                     .append(fmt("%,.0f", median(t.pacedRate, Long::doubleValue))).append(" | |\n");
@@ -506,6 +523,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         cells.forEach((d, byServer) -> byServer.forEach((s, c) -> {
             String tag = s + " " + d.tierlogFsync();
             c.peak.forEach(r -> sb.append(tag).append(" produce: ").append(r.line()).append('\n'));
+            c.transactional.forEach(r -> sb.append(tag).append(" transactional produce: ").append(r.line()).append('\n'));
             for (int i = 0; i < c.paced.size(); i++) {
                 sb.append(tag).append(" paced ").append(c.pacedRate.get(i)).append("/s: ").append(c.paced.get(i).line()).append('\n');
             }

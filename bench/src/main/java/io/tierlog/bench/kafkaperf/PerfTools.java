@@ -78,9 +78,20 @@ final class PerfTools {
      */
     ProducerResult produce(String name, String bootstrap, String topic, long records, int recordSize,
                            long throughput, Map<String, String> props) {
+        return produce(name, bootstrap, topic, records, recordSize, throughput, props, List.of());
+    }
+
+    /**
+     * As {@link #produce(String, String, String, long, int, long, Map)} with more of the tool's own options, such as
+     * {@code --transactional-id} and {@code --transaction-duration-ms}.
+     */
+    ProducerResult produce(String name, String bootstrap, String topic, long records, int recordSize,
+                           long throughput, Map<String, String> props, List<String> options) {
         List<String> args = new ArrayList<>(List.of("--bootstrap-server", bootstrap, "--topic", topic,
                 "--num-records", Long.toString(records), "--record-size", Integer.toString(recordSize),
-                "--throughput", Long.toString(throughput), "--command-property"));
+                "--throughput", Long.toString(throughput)));
+        args.addAll(options);
+        args.add("--command-property");
         props.forEach((k, v) -> args.add(k + "=" + v));
         String out = run(name, "org.apache.kafka.tools.ProducerPerformance", args);
         return parseProducer(out);

@@ -126,13 +126,13 @@ class KafkaFramingTest {
         try (Socket s = connect()) {
             ApiVersionsResponse versions = apiVersions(s, 1);
             assertThat(versions.data().apiKeys().find(ApiKeys.PRODUCE.id)).isNotNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.ADD_PARTITIONS_TO_TXN.id)).isNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.END_TXN.id)).isNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.DESCRIBE_ACLS.id)).isNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.END_TXN.id).maxVersion()).isEqualTo((short) 4);
 
-            // Transactions are not served: answered UNSUPPORTED_VERSION, the connection stays.
-            RequestHeader endTxn = new RequestHeader(ApiKeys.END_TXN, (short) 3, "raw", 2);
+            // EndTxn v5 is transaction protocol 2's, not offered: answered UNSUPPORTED_VERSION, the connection stays.
+            RequestHeader endTxn = new RequestHeader(ApiKeys.END_TXN, (short) 5, "raw", 2);
             send(s, endTxn, new EndTxnRequest.Builder(new EndTxnRequestData().setTransactionalId("t")
-                    .setProducerId(1).setProducerEpoch((short) 0).setCommitted(true), false).build((short) 3));
+                    .setProducerId(1).setProducerEpoch((short) 0).setCommitted(true), true).build((short) 5));
             EndTxnResponse ended = (EndTxnResponse) AbstractResponse.parseResponse(receive(s), endTxn);
             assertThat(ended.error()).isEqualTo(Errors.UNSUPPORTED_VERSION);
 

@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Kafka's own tools (kafka-tools 4.4.0) against the listener, each as a child process: ConsoleProducer and
  * ConsoleConsumer, kafka-consumer-groups' describe and reset-offsets, VerifiableProducer and VerifiableConsumer (every
- * acknowledged record consumed), each on {@link KafkaToolsClasspath}.
+ * acknowledged record consumed), TransactionalMessageCopier (exactly once through random aborts) and
+ * kafka-transactions, each on {@link KafkaToolsClasspath}.
  */
 @QuarkusTest
 class KafkaToolsTest {
@@ -239,6 +240,55 @@ class KafkaToolsTest {
         assertThat(rows).hasSize(1);
         assertThat(rows.get(0)[1]).as("epoch").isEqualTo("0");
         assertThat(rows.get(0)[3]).as("last sequence").isEqualTo("2");
+    }
+
+    /**
+     * Kafka's own exactly-once check, the tool its system tests run: TransactionalMessageCopier reads a partition and
+     * copies it in transactions of 20 records, aborting some at random (and then re-reading from its committed
+     * offset), committing its input offsets in each transaction. A read_committed ConsoleConsumer of the output must
+     * find every input record exactly once. Then {@code kafka-transactions list} and {@code describe} show the
+     * copier's transactional id, complete.
+     */
+    @Test
+    void transactionalMessageCopierCopiesEveryRecordExactlyOnceThroughRandomAborts() throws Exception {
+        String input = KafkaListenerTest.unique("copier-in");
+        String output = KafkaListenerTest.unique("copier-out");
+        String id = KafkaListenerTest.unique("copier-tx");
+        createTopic(input, 1);
+        createTopic(output, 1);
+        int n = 400;
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            lines.append("m").append(i).append('\n');
+        }
+        tool(lines.toString(), "org.apache.kafka.tools.ConsoleProducer", "--bootstrap-server", bootstrap(),
+                "--topic", input);
+        tool(null, "org.apache.kafka.tools.TransactionalMessageCopier", "--broker-list", bootstrap(),
+                "--input-topic", input, "--input-partition", "0", "--output-topic", output,
+                "--max-messages", Integer.toString(n), "--transaction-size", "20", "--transactional-id", id,
+                "--consumer-group", KafkaListenerTest.unique("copier-g"), "--use-group-metadata",
+                "--enable-random-aborts");
+        List<String> copied = tool(null, "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server",
+                bootstrap(), "--topic", output, "--from-beginning", "--isolation-level", "read_committed",
+                "--timeout-ms", "5000").stream().filter(l -> l.matches("m\\d+")).toList();
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            expected.add("m" + i);
+        }
+        assertThat(copied).as("every input record once, in order").containsExactlyElementsOf(expected);
+        // The copier aborts about one transaction in three: at read_uncommitted their copies are there too (20
+        // transactions without one abort would happen 3 times in 10,000 runs).
+        long uncommitted = tool(null, "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server",
+                bootstrap(), "--topic", output, "--from-beginning", "--timeout-ms", "5000").stream()
+                .filter(l -> l.matches("m\\d+")).count();
+        assertThat(uncommitted).as("aborted copies, dropped above").isGreaterThan(n);
+
+        List<String> listed = tool(null, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server",
+                bootstrap(), "list");
+        assertThat(listed).anySatisfy(l -> assertThat(l).contains(id).contains("CompleteCommit"));
+        List<String> described = tool(null, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server",
+                bootstrap(), "describe", "--transactional-id", id);
+        assertThat(described).anySatisfy(l -> assertThat(l).contains("CompleteCommit"));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.tierlog.sharegroups;
 
+import io.tierlog.log.io.LockedStateFile;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierlog.log.Names;
 import io.tierlog.log.TopicPartition;

@@ -1,5 +1,6 @@
 package io.tierlog.sharegroups;
 
+import io.tierlog.log.io.LockedStateFile;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.SessionClock;
 import io.tierlog.groups.SessionClock.Now;

@@ -1,5 +1,6 @@
 package io.tierlog.transactions;
 
+import io.tierlog.log.io.LockedStateFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,4 @@
-package io.tierlog.transactions;
-
-import io.tierlog.log.io.AtomicFiles;
-import io.tierlog.log.io.FileLocks;
+package io.tierlog.log.io;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,36 +16,41 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
- * A small state file changed only by read-modify-write under an exclusive lock. Copied from storage/sharegroups'
- * {@code LockedStateFile} (package-private there; a dependency on share groups for 100 lines would be the wrong
- * coupling), with one change: the lock file is given, so several state files may share one (lock striping).
- *
- * <p>The lock is a {@link FileLock} on the lock file (NFSv4 and EFS honour it across hosts; the kernel drops it when a
- * process dies), taken after a per-lock-file JVM mutex (a JVM may not hold two locks on one file). Nothing is cached:
- * every {@link #update} reads the file.
+ * A small state file changed only by read-modify-write under an exclusive lock (share-group configs and members,
+ * Kafka transactions). The lock is a {@link FileLock} on a lock file, by default the state file's sibling
+ * {@code <name>.lock}, or one given so that several state files share it (lock striping, for state files that come
+ * and go: a lock file is never deleted). NFSv4 and EFS honour the lock across hosts; the kernel drops it when a
+ * process dies. It is taken after a per-lock-file JVM mutex (a JVM may not hold two locks on one file). Nothing is
+ * cached: every {@link #update} reads the file.
  *
  * <p>Durability: with {@code fsync}, {@link Session#write} replaces the file by temp file, fsync, rename and directory
  * fsync ({@link AtomicFiles#replace}) before it returns, so what is built after it survives a crash of the process and
- * of the machine; without, by temp file and rename only, which survives a crash of the process. Either way a reader
- * sees the whole old or the whole new content. A session may write several times (a prepared state that must be
- * durable before markers are written, then the completed one). Lock files are never deleted while the directory
- * lives: deleting one while another process waits on it would let two processes hold "the" lock.
+ * of the machine; without, by temp file and rename only, so it survives a crash of the process (the content is in the
+ * kernel's page cache), as records do under {@code tierlog.fsync} {@code interval} and {@code never}. Either way a
+ * reader sees the whole old or the whole new content. A session may write several times (a change that must be
+ * durable before a side effect, then the outcome). Lock files are never deleted while the directory lives: deleting
+ * one while another process waits on it would let two processes hold "the" lock.
  */
-final class LockedStateFile {
+public final class LockedStateFile {
     private static final Map<Path, ReentrantLock> JVM_MUTEXES = new ConcurrentHashMap<>();
 
     private final Path file;
     private final Path lock;
     private final boolean fsync;
 
-    LockedStateFile(Path file, Path lock, boolean fsync) {
+    /** A state file locked through its sibling {@code <name>.lock}. */
+    public LockedStateFile(Path file, boolean fsync) {
+        this(file, file.resolveSibling(file.getFileName() + ".lock"), fsync);
+    }
+
+    public LockedStateFile(Path file, Path lock, boolean fsync) {
         this.file = file;
         this.lock = lock;
         this.fsync = fsync;
     }
 
     /** The locked view of the file during one {@link #update}. */
-    interface Session {
+    public interface Session {
         /** The current content, null when the file does not exist. */
         byte[] read();
 
@@ -60,7 +62,7 @@ final class LockedStateFile {
     }
 
     /** Runs {@code change} holding the lock (blocking until it is free) and returns its result. */
-    <T> T update(Function<Session, T> change) {
+    public <T> T update(Function<Session, T> change) {
         try {
             Files.createDirectories(file.getParent());
             Files.createDirectories(lock.getParent());
@@ -90,7 +92,7 @@ final class LockedStateFile {
                                 AtomicFiles.fsyncDirectory(file.getParent());
                             }
                         } catch (IOException e) {
-                            throw new UncheckedIOException("cannot delete a transaction state file", e);
+                            throw new UncheckedIOException("cannot delete state file " + file.getFileName(), e);
                         }
                     }
                 });
@@ -98,12 +100,12 @@ final class LockedStateFile {
                 mutex.unlock();
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot lock a transaction state file", e);
+            throw new UncheckedIOException("cannot lock state file " + file.getFileName(), e);
         }
     }
 
     /** The content without the lock: a whole old or new version (renames are atomic), null when absent. */
-    byte[] readUnlocked() {
+    public byte[] readUnlocked() {
         return readIfExists(file);
     }
 
@@ -119,17 +121,18 @@ final class LockedStateFile {
             } catch (IOException ignored) {
                 // a leftover temp file is never read as state
             }
-            throw new UncheckedIOException("cannot write a transaction state file", e);
+            throw new UncheckedIOException("cannot write state file " + target.getFileName(), e);
         }
     }
 
-    static byte[] readIfExists(Path file) {
+    /** A state file's content without its lock, null when absent. */
+    public static byte[] readIfExists(Path file) {
         try {
             return Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             return null;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read a transaction state file", e);
+            throw new UncheckedIOException("cannot read state file " + file.getFileName(), e);
         }
     }
 }
