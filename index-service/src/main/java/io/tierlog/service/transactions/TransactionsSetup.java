@@ -75,7 +75,15 @@ public class TransactionsSetup {
             @Override
             public void commitOffsets(String groupId, Map<TopicPartition, PendingOffset> pending) {
                 List<CommittedOffset> entries = new ArrayList<>(pending.size());
-                pending.forEach((tp, o) -> entries.add(new CommittedOffset(tp.topic(), tp.partition(), o.offset())));
+                pending.forEach((tp, o) -> {
+                    // A topic deleted (or shrunk) since: its offsets have nowhere to go. Failing here would leave the
+                    // transaction prepared for good, its id refusing every request.
+                    boolean exists = ingest.topics().find(tp.topic())
+                            .filter(t -> tp.partition() < t.partitions()).isPresent();
+                    if (exists) {
+                        entries.add(new CommittedOffset(tp.topic(), tp.partition(), o.offset()));
+                    }
+                });
                 offsets.commit(groupId, entries);
             }
         };

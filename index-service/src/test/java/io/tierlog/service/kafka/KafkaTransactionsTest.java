@@ -151,6 +151,27 @@ class KafkaTransactionsTest {
         }
     }
 
+    /** Offsets of a topic deleted before the commit are dropped; the commit goes through rather than hang. */
+    @Test
+    void offsetsOfATopicDeletedBeforeTheCommitDoNotHoldItBack() throws Exception {
+        String input = topic("txn-gone", 1);
+        String output = topic("txn-out", 1);
+        String group = KafkaListenerTest.unique("txn-group");
+        KafkaProducer<String, String> producer = transactional(KafkaListenerTest.unique("tx"), 60_000);
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(output, 0, null, "kept"));
+            producer.sendOffsetsToTransaction(Map.of(new TopicPartition(input, 0), new OffsetAndMetadata(0)),
+                    new ConsumerGroupMetadata(group));
+            admin.deleteTopics(List.of(input)).all().get();
+            producer.commitTransaction();
+        } finally {
+            producer.close(Duration.ofSeconds(5)); // a commit that never ends would keep close() waiting for good
+        }
+        assertThat(values(read(output, "read_committed", 1, Duration.ZERO), 0)).containsExactly("kept");
+    }
+
     @Test
     void aTransactionPastItsTimeoutIsAbortedAndItsPartitionsMoveOn() throws Exception {
         String topic = topic("txn-timeout", 1);
