@@ -52,22 +52,8 @@ public class KafkaGroupOffsets {
         }
         List<TopicPartition> partitions = entries.stream()
                 .map(o -> new TopicPartition(o.topic(), o.partition())).toList();
-        boolean member = data.memberId() != null && !data.memberId().isEmpty() && data.generationIdOrMemberEpoch() >= 0;
-        Errors error = Errors.NONE;
-        try {
-            if (member) {
-                String instanceId = data.groupInstanceId() == null || data.groupInstanceId().isEmpty() ? null
-                        : data.groupInstanceId();
-                coordinator.commitHeld(data.groupId(), data.memberId(), instanceId, data.generationIdOrMemberEpoch(),
-                        partitions, () -> offsets.commit(data.groupId(), entries));
-            } else {
-                coordinator.commitAs(data.groupId(), null, null, partitions,
-                        () -> offsets.commit(data.groupId(), entries));
-            }
-        } catch (RuntimeException e) {
-            // Not a member of a group that has members: Kafka's answer to a simple commit into an active group.
-            error = KafkaGroups.error(e, member ? Errors.ILLEGAL_GENERATION : Errors.UNKNOWN_MEMBER_ID);
-        }
+        Errors error = commitAsMember(coordinator, data.groupId(), data.memberId(), data.groupInstanceId(),
+                data.generationIdOrMemberEpoch(), partitions, () -> offsets.commit(data.groupId(), entries));
         OffsetCommitResponseData out = new OffsetCommitResponseData();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
             OffsetCommitResponseData.OffsetCommitResponseTopic topic =
@@ -79,6 +65,30 @@ public class KafkaGroupOffsets {
             out.topics().add(topic);
         }
         return new OffsetCommitResponse(out);
+    }
+
+    /**
+     * Runs {@code commit} under the group's lock if the group takes a commit of {@code partitions} from this member
+     * (a member id and a generation or epoch >= 0: it holds them, at its current or an older epoch), or from outside
+     * the group (no member: only while the group has none); else answers the error Kafka does. OffsetCommit's check,
+     * and TxnOffsetCommit's (KIP-447).
+     */
+    static Errors commitAsMember(GroupCoordinator coordinator, String group, String memberId, String groupInstanceId,
+                                 int generationOrEpoch, java.util.Collection<TopicPartition> partitions,
+                                 Runnable commit) {
+        boolean member = memberId != null && !memberId.isEmpty() && generationOrEpoch >= 0;
+        try {
+            if (member) {
+                String instanceId = groupInstanceId == null || groupInstanceId.isEmpty() ? null : groupInstanceId;
+                coordinator.commitHeld(group, memberId, instanceId, generationOrEpoch, partitions, commit);
+            } else {
+                coordinator.commitAs(group, null, null, partitions, commit);
+            }
+            return Errors.NONE;
+        } catch (RuntimeException e) {
+            // Not a member of a group that has members: Kafka's answer to a simple commit into an active group.
+            return KafkaGroups.error(e, member ? Errors.ILLEGAL_GENERATION : Errors.UNKNOWN_MEMBER_ID);
+        }
     }
 
     OffsetFetchResponse fetch(OffsetFetchRequest request, short version) {

@@ -174,22 +174,10 @@ public class KafkaTransactions {
     /** The pending commit, made under the group's lock once the group accepts the member, as OffsetCommit's. */
     private Errors commitInGroup(TxnOffsetCommitRequestData in, Map<TopicPartition, PendingOffset> offsets) {
         Errors[] answer = {Errors.NONE};
-        Runnable keep = () -> answer[0] = error(coordinator.txnOffsetCommit(in.transactionalId(), in.groupId(),
-                in.producerId(), in.producerEpoch(), offsets));
-        boolean member = in.memberId() != null && !in.memberId().isEmpty() && in.generationIdOrMemberEpoch() >= 0;
-        try {
-            if (member) {
-                String instanceId = in.groupInstanceId() == null || in.groupInstanceId().isEmpty() ? null
-                        : in.groupInstanceId();
-                groups.commitHeld(in.groupId(), in.memberId(), instanceId, in.generationIdOrMemberEpoch(),
-                        offsets.keySet(), keep);
-            } else {
-                groups.commitAs(in.groupId(), null, null, offsets.keySet(), keep);
-            }
-        } catch (RuntimeException e) {
-            return KafkaGroups.error(e, member ? Errors.ILLEGAL_GENERATION : Errors.UNKNOWN_MEMBER_ID);
-        }
-        return answer[0];
+        Errors group = KafkaGroupOffsets.commitAsMember(groups, in.groupId(), in.memberId(), in.groupInstanceId(),
+                in.generationIdOrMemberEpoch(), offsets.keySet(), () -> answer[0] = error(coordinator.txnOffsetCommit(
+                        in.transactionalId(), in.groupId(), in.producerId(), in.producerEpoch(), offsets)));
+        return group != Errors.NONE ? group : answer[0];
     }
 
     EndTxnResponse endTxn(EndTxnRequest request) {
