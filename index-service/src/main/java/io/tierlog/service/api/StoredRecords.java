@@ -21,8 +21,6 @@ import java.util.List;
 final class StoredRecords {
     private static final int COMPRESSION_MASK = 0x07;
     private static final int LOG_APPEND_TIME_FLAG = 0x08;
-    /** A transaction marker's batch: its one record is the marker, not data (Kafka's consumers skip it too). */
-    private static final int CONTROL_FLAG = 0x20;
 
     private ByteBuffer batches;
     private int batchEnd;
@@ -94,7 +92,8 @@ final class StoredRecords {
         maxTimestamp = b.getLong(at + RecordBatchCodec.MAX_TIMESTAMP_OFFSET);
         logAppendTime = (attributes & LOG_APPEND_TIME_FLAG) != 0;
         int count = b.getInt(at + RecordBatchCodec.RECORD_COUNT_OFFSET);
-        if ((attributes & CONTROL_FLAG) != 0) {
+        if ((attributes & RecordBatchCodec.CONTROL_FLAG) != 0) {
+            // A transaction marker: its one record is the marker, not data (Kafka's consumers skip it too).
             recordsLeft = 0;
         } else if ((attributes & COMPRESSION_MASK) != 0) {
             decoded = new ArrayList<>(Math.max(0, count));

@@ -363,8 +363,8 @@ public class KafkaFetch {
                         } else {
                             // Held back by an open transaction, wait for the log to grow past what is there (its
                             // marker); else for anything past the offset asked for.
-                            round.waitOn.add(new Position(tp, Math.max(want.fetchOffset(),
-                                    stable < f.highWatermark() ? f.highWatermark() : want.fetchOffset())));
+                            round.waitOn.add(new Position(tp, stable < f.highWatermark() ? f.highWatermark()
+                                    : want.fetchOffset()));
                         }
                     }
                 } catch (RuntimeException e) {

@@ -41,7 +41,7 @@ import java.util.concurrent.TimeUnit;
 public class TransactionsSetup {
     private static final Logger LOG = Logger.getLogger(TransactionsSetup.class);
     /** Below this are HTTP clients' decimal producer ids ("1", "42"), which a random id should not meet. */
-    public static final long FIRST_PRODUCER_ID = 1L << 40;
+    private static final long FIRST_PRODUCER_ID = 1L << 40;
     private static final SecureRandom IDS = new SecureRandom();
 
     /** A fresh producer id: 63 random bits above HTTP's decimal ids, so instances hand them out uncoordinated. */

@@ -9,8 +9,6 @@ import java.nio.ByteBuffer;
  * transactional batch slips past the coordinator's check behind a plain one.
  */
 public final class TransactionalBatches {
-    static final int TRANSACTIONAL_FLAG = 0x10;
-
     private TransactionalBatches() {
     }
 
@@ -20,7 +18,8 @@ public final class TransactionalBatches {
         boolean plain = false;
         int p = body.position();
         while (p + RecordBatchCodec.HEADER_SIZE <= body.limit()) {
-            boolean transactional = (body.getShort(p + RecordBatchCodec.ATTRIBUTES_OFFSET) & TRANSACTIONAL_FLAG) != 0;
+            boolean transactional = (body.getShort(p + RecordBatchCodec.ATTRIBUTES_OFFSET)
+                    & RecordBatchCodec.TRANSACTIONAL_FLAG) != 0;
             if (transactional) {
                 Producer producer = new Producer(body.getLong(p + RecordBatchCodec.PRODUCER_ID_OFFSET),
                         body.getShort(p + RecordBatchCodec.PRODUCER_EPOCH_OFFSET));
