@@ -1,6 +1,8 @@
 package io.tierlog.log;
 
 import io.tierlog.log.internal.segment.SegmentFiles;
+import io.tierlog.log.internal.txn.TxnIndexEntry;
+import io.tierlog.log.internal.txn.TxnIndexTrim;
 import io.tierlog.log.io.AtomicFiles;
 
 import java.io.IOException;
@@ -163,6 +165,35 @@ public final class HotLog {
             }
         }
         return evicted;
+    }
+
+    /**
+     * Drops from the partition's transaction index the transactions that ended below its oldest hot segment: what
+     * hot reads, recovery and the tierer need is at or above it, and the cold segments' sidecars carry the aborted
+     * transactions of what was tiered. Call after hot segments were removed (retention's eviction); it costs a read
+     * of the index (small: trimmed each time) under the partition's lock, and a rewrite only when something ended
+     * below. Nothing for a partition without transactions.
+     *
+     * @return how many index entries were dropped
+     */
+    public int trimTransactionIndex(TopicPartition tp) {
+        Path dir = dir(tp);
+        Path file = dir.resolve(TxnIndexEntry.FILE_NAME);
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        try {
+            // The oldest base is read under the lock too, though it only grows: a transaction that ended below it
+            // lies wholly in segments that are gone.
+            return PartitionWriter.underLock(dir, () -> {
+                long oldest = oldestSegmentBase(tp);
+                return oldest < 0 ? 0 : TxnIndexTrim.trim(file, oldest);
+            });
+        } catch (NoSuchFileException e) {
+            return 0; // the partition was deleted meanwhile
+        } catch (IOException e) {
+            throw new UncheckedIOException(tp + ": cannot trim " + TxnIndexEntry.FILE_NAME, e);
+        }
     }
 
     /**

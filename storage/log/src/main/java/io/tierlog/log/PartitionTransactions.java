@@ -11,8 +11,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,10 +28,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * first batch ({@link PartitionWriter}, "Transactions"), so every transactional batch below that high watermark is
  * covered. An END the index lacks yet only holds the last stable offset back.
  *
- * <p>The index is append-only: what was read is cached per partition directory for the whole process, and each call
- * costs one {@code stat}, plus a read of the new entries when the file grew. An incomplete or damaged last entry (a
- * writer killed mid-write) is not read; a file shorter than what was read, or another file under the same name (the
- * partition deleted and re-created), is read anew; no file means no transactions. Thread-safe; any number of
+ * <p>The index is append-only between trims (which drop transactions that ended below the oldest hot segment, see
+ * {@link HotLog#trimTransactionIndex}): what was read is cached per partition directory for the whole process, and
+ * each call costs one {@code stat}, plus a read of the new entries when the file changed. An incomplete or damaged
+ * last entry (a writer killed mid-write) is not read; a file shorter than what was read, another file under the same
+ * name (the partition deleted and re-created, or the index trimmed), or one whose last entry read is no longer where
+ * it was (trimmed), is read anew; no file means no transactions. Thread-safe; any number of
  * instances, in any number of processes.
  */
 public final class PartitionTransactions {
@@ -79,12 +84,32 @@ public final class PartitionTransactions {
         }
     }
 
+    /**
+     * {@code a} and {@code b} as one list without duplicates, ordered by first offset (then producer): Kafka's
+     * FetchResponse {@code aborted_transactions} for a range that two sources answer (the hot index and the cold
+     * segments' sidecars).
+     */
+    public static List<AbortedTransaction> union(List<AbortedTransaction> a, List<AbortedTransaction> b) {
+        if (b.isEmpty()) {
+            return a;
+        }
+        TreeSet<AbortedTransaction> all = new TreeSet<>(Comparator
+                .comparingLong(AbortedTransaction::firstOffset)
+                .thenComparingLong(AbortedTransaction::producerId)
+                .thenComparingLong(AbortedTransaction::lastOffset));
+        all.addAll(a);
+        all.addAll(b);
+        return List.copyOf(all);
+    }
+
     /** The index of one partition as read so far. Guarded by itself. */
     private static final class Cached {
         private final Path file;
         private final TxnIndexState state = new TxnIndexState();
         /** Identity of the file read (inode), to notice a re-created one that is already longer. */
         private Object fileKey;
+        /** Modification time when last read: a trimmed file may have the old size (and, reused, the old inode). */
+        private FileTime modified;
 
         Cached(Path file) {
             this.file = file;
@@ -105,13 +130,18 @@ public final class PartitionTransactions {
                     state.reset();
                     fileKey = attrs.fileKey();
                 }
-                if (size - state.consumed() >= TxnIndexEntry.SIZE) {
+                boolean grew = size - state.consumed() >= TxnIndexEntry.SIZE;
+                if (grew || !attrs.lastModifiedTime().equals(modified)) {
                     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-                        state.readFrom(channel, size);
+                        if (!state.continuesIn(channel)) {
+                            state.reset(); // trimmed: the entries moved
+                        }
+                        state.readFrom(channel, channel.size());
                     } catch (NoSuchFileException e) {
                         state.reset();
                         fileKey = null;
                     }
+                    modified = attrs.lastModifiedTime();
                 }
                 return state;
             } catch (IOException e) {

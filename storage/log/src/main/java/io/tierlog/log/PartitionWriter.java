@@ -186,6 +186,30 @@ public final class PartitionWriter implements Closeable {
         this.recovery = new LogRecovery(partition, dir, clock, producers, this::tail, txnIndex);
     }
 
+    /** Work on a partition's files that must not interleave with an append. */
+    @FunctionalInterface
+    interface LockedWork<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs {@code work} holding the lock of the partition in {@code dir} as an append holds it (this JVM's mutex of
+     * the directory, then the file lock), for maintenance that rewrites a file appends write to (the transaction
+     * index's trim). The lock file's channel is closed before the mutex is released: closing any descriptor of a
+     * file drops the process's {@code fcntl} locks on it, and no other writer of this JVM holds one then.
+     */
+    static <T> T underLock(Path dir, LockedWork<T> work) throws IOException {
+        ReentrantLock mutex = JVM_MUTEXES.computeIfAbsent(dir.toRealPath(), k -> new ReentrantLock());
+        mutex.lock();
+        try (FileChannel channel = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+             FileLock ignored = FileLocks.lock(channel)) {
+            return work.run();
+        } finally {
+            mutex.unlock();
+        }
+    }
+
     public TopicPartition partition() {
         return partition;
     }

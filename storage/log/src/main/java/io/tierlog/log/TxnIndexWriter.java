@@ -13,11 +13,15 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The writer's side of a partition's transaction index ({@link TxnIndexEntry#FILE_NAME}, read by
@@ -32,9 +36,10 @@ import java.util.Map;
  *
  * <p>On every call it first reads what other writers appended (under the same lock), and truncates an incomplete
  * or damaged last entry: a writer killed mid-write. Damage with more than one entry after it is not a torn write:
- * it is refused as corruption ({@link CorruptLogException}), with nothing dropped. The file is never trimmed: it
- * grows by two entries per transaction for the partition's life. Guarded by the partition writer's mutex and file
- * lock.
+ * it is refused as corruption ({@link CorruptLogException}), with nothing dropped. A trim ({@link
+ * HotLog#trimTransactionIndex}, under the same lock, by any process) replaces the file by a shorter one: the next
+ * call notices another inode under the name and reads the new file from its start. Guarded by the partition
+ * writer's mutex and file lock.
  */
 final class TxnIndexWriter implements LogRecovery.TxnObserver {
     private static final Logger LOG = LoggerFactory.getLogger(TxnIndexWriter.class);
@@ -43,7 +48,10 @@ final class TxnIndexWriter implements LogRecovery.TxnObserver {
     private final Path file;
     private final TxnIndexState state = new TxnIndexState();
     private final GroupSync.Force forceMeter;
-    private FileChannel channel;
+    /** Read by group-commit forces outside the lock. */
+    private volatile FileChannel channel;
+    /** The inode {@link #channel} is open on; while it is open, no other file can have it. */
+    private Object fileKey;
     private GroupSync sync;
     /** End of the entries a completed force covers; the index needs no force while it equals {@link #end()}. */
     private long forcedEnd;
@@ -52,7 +60,19 @@ final class TxnIndexWriter implements LogRecovery.TxnObserver {
     TxnIndexWriter(TopicPartition partition, Path dir, ChannelForce force) {
         this.partition = partition;
         this.file = dir.resolve(TxnIndexEntry.FILE_NAME);
-        this.forceMeter = () -> force.force(channel);
+        this.forceMeter = () -> {
+            FileChannel c = channel;
+            try {
+                if (c != null) {
+                    force.force(c);
+                }
+            } catch (ClosedChannelException e) {
+                if (c == channel) {
+                    throw e;
+                }
+                // Replaced after a trim: what was written to it is in the trimmed file, which the trim forced.
+            }
+        };
     }
 
     /** Forces one channel (the writer meters every fsync). */
@@ -133,6 +153,11 @@ final class TxnIndexWriter implements LogRecovery.TxnObserver {
 
     /** Reads what other writers appended; truncates a torn last entry. */
     private void catchUp() throws IOException {
+        if (channel != null && replaced()) {
+            FileChannel old = channel;
+            channel = null;
+            old.close();
+        }
         if (channel == null) {
             boolean created = !Files.exists(file);
             channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
@@ -140,6 +165,7 @@ final class TxnIndexWriter implements LogRecovery.TxnObserver {
             if (created) {
                 AtomicFiles.fsyncDirectory(file.getParent());
             }
+            fileKey = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
             sync = new GroupSync(forceMeter);
             state.reset();
             forcedEnd = 0;
@@ -165,6 +191,15 @@ final class TxnIndexWriter implements LogRecovery.TxnObserver {
                 TxnIndexEntry.FILE_NAME, bad, size - bad);
         channel.truncate(bad);
         channel.force(true);
+    }
+
+    /** Whether the name now points at another file than the open one: trimmed (or deleted) by another writer. */
+    private boolean replaced() throws IOException {
+        try {
+            return !Objects.equals(Files.readAttributes(file, BasicFileAttributes.class).fileKey(), fileKey);
+        } catch (NoSuchFileException e) {
+            return true;
+        }
     }
 
     private void write(TxnIndexEntry entry) throws IOException {

@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a partition's transaction index says, read incrementally: the file only grows (a writer truncates nothing
- * but a torn last entry), so a state that has consumed its first {@link #consumed()} bytes reads only the bytes
- * after them. Per producer the open transaction's first offset; the aborted transactions in the order of their
+ * What a partition's transaction index says, read incrementally: between trims the file only grows (a writer
+ * truncates nothing but a torn last entry), so a state that has consumed its first {@link #consumed()} bytes reads
+ * only the bytes after them. A trim ({@link TxnIndexTrim}) replaces the file by a shorter one; a reader that notices
+ * (a shorter file, another inode, or another last entry where its own was: {@link #continuesIn}) reads it anew. Per producer the open transaction's first offset; the aborted transactions in the order of their
  * markers; for a writer, the newest BEGIN per producer and the newest END, which make its repairs idempotent.
  *
  * <p>Reading stops at the first entry that is incomplete or fails its CRC: a writer killed mid-write (the next
@@ -29,6 +30,8 @@ public final class TxnIndexState {
     private final List<Aborted> aborted = new ArrayList<>();
     private long newestEnd = -1;
     private long consumed;
+    /** The entry that ends {@link #consumed()}, null when nothing was read. */
+    private TxnIndexEntry last;
 
     /** Bytes of the file read so far: whole, valid entries only. */
     public long consumed() {
@@ -42,6 +45,26 @@ public final class TxnIndexState {
         aborted.clear();
         newestEnd = -1;
         consumed = 0;
+        last = null;
+    }
+
+    /**
+     * Whether {@code channel} still holds the last entry read where it was read, so that reading on from
+     * {@link #consumed()} is right. False after a trim rewrote the file (the entry moved or is gone), which a reader
+     * cannot tell from the inode alone: a file system may give the rewritten file the inode of an older one. Entries
+     * are never equal within one file (each names its own offset), so an equal entry there means the same prefix.
+     */
+    public boolean continuesIn(FileChannel channel) throws IOException {
+        if (last == null) {
+            return true;
+        }
+        ByteBuffer buf = ByteBuffer.allocate(TxnIndexEntry.SIZE);
+        while (buf.hasRemaining()) {
+            if (channel.read(buf, consumed - TxnIndexEntry.SIZE + buf.position()) < 0) {
+                return false;
+            }
+        }
+        return last.equals(TxnIndexEntry.decode(buf, 0));
     }
 
     /**
@@ -86,6 +109,7 @@ public final class TxnIndexState {
             newestEnd = Math.max(newestEnd, entry.offset());
         }
         consumed += TxnIndexEntry.SIZE;
+        last = entry;
     }
 
     private void addAborted(Aborted a) {
