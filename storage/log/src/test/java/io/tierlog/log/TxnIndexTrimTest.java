@@ -122,6 +122,7 @@ class TxnIndexTrimTest {
 
             // The same writer (its index channel still open on the replaced file), then a second one.
             long commit = writer.appendMarker(new TransactionMarker(OPEN, (short) 0, true, 1), SMALL).baseOffset();
+            assertThat(log.transactions(TP).openTransactions()).as("the END went to the trimmed file").isEmpty();
             long next;
             try (PartitionWriter second = writer()) {
                 next = second.append(txnBatch(ABORTED_EARLY, 1, 0, "again"), SMALL).baseOffset();
