@@ -156,6 +156,16 @@ public final class LogFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * A transactional batch of {@code values} (no keys) as kafka-clients' producer builds it, validated as the
+     * produce path does: for {@link PartitionWriter#append(io.tierlog.log.format.ClientBatch, TopicConfig)}, with
+     * {@link PartitionWriter#appendMarker} to end its transaction.
+     */
+    public static io.tierlog.log.format.ClientBatch transactionalBatch(long producerId, int epoch, int sequence,
+                                                                       String... values) {
+        return TransactionsTest.txnBatch(producerId, epoch, sequence, values);
+    }
+
     /** Brute force: offset of the first record with timestamp >= ts, or -1. */
     public static long firstAtOrAfter(List<LogRecord> records, long ts) {
         for (LogRecord r : records) {

@@ -1,5 +1,7 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.PartitionTransactions;
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.compaction.KeyMap;
 import io.tierlog.log.compaction.SegmentCompaction;
@@ -52,7 +54,8 @@ import java.util.zip.CRC32C;
  *       every segment of the range, oldest first, is filtered against the map into new objects of about
  *       {@code segment.bytes} (small compacted segments are merged; an unchanged segment on its own is kept as it
  *       is). The cleaned part holds each key at most once, so a key the map lacks is kept there.</li>
- *   <li>Each new object and its sidecar are uploaded under a fresh upload id (new keys: nothing stored is
+ *   <li>Each new object and its sidecar (with the aborted transactions of its inputs' sidecars: compaction keeps
+ *       transactional batches) are uploaded under a fresh upload id (new keys: nothing stored is
  *       overwritten), and committed by {@link ManifestStore#commit}: the next manifest version replaces the input
  *       segments by the new ones and lists the inputs' objects as {@link Manifest.Retired}. The last commit of a
  *       pass also moves the cleaner's checkpoint to the end of the range.</li>
@@ -352,12 +355,13 @@ public final class ColdCompactor {
             if (firstPendingAtMs < 0) {
                 firstPendingAtMs = clock.millis();
             }
+            SegmentSidecar sidecar = object.sidecar(abortedOf(object.inputs()));
             CompactedUpload upload = new CompactedUpload(List.copyOf(object.inputs()),
                     object.entry(segmentKey, indexKey, now));
             pending.add(upload); // before the puts: a failed put leaves keys that the abort deletes
             store.put(segmentKey, object.file);
             steps.reached(Step.SEGMENT_UPLOADED, tp);
-            store.put(indexKey, object.sidecar().toBytes());
+            store.put(indexKey, sidecar.toBytes());
             bytesWritten += object.sizeBytes();
             Files.delete(object.file);
             steps.reached(Step.UPLOADED, tp);
@@ -388,6 +392,21 @@ public final class ColdCompactor {
                 replaced += u.inputs().size();
             }
             steps.reached(Step.COMMITTED, tp);
+        }
+
+        /** The aborted transactions of {@code inputs}, from their sidecars (read_committed readers need them). */
+        private List<AbortedTransaction> abortedOf(List<ColdSegment> inputs) {
+            List<AbortedTransaction> out = List.of();
+            for (ColdSegment s : inputs) {
+                SegmentSidecar sidecar;
+                try {
+                    sidecar = SegmentSidecar.fromBytes(store.get(s.indexKey()));
+                } catch (IllegalArgumentException e) {
+                    throw new CorruptLogException("cold sidecar " + s.indexKey().value(), 0, e.getMessage());
+                }
+                out = PartitionTransactions.union(out, sidecar.aborted());
+            }
+            return out;
         }
 
         private Path download(ColdSegment s) throws IOException {

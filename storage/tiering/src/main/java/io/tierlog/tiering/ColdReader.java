@@ -4,6 +4,8 @@ import io.tierlog.log.BatchCollector;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ErrorType;
+import io.tierlog.log.PartitionTransactions;
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
@@ -143,6 +145,36 @@ public final class ColdReader {
                 out.abandon();
                 throw e;
             }
+        });
+    }
+
+    /**
+     * The aborted transactions of the cold segments overlapping {@code [fromOffset, toOffsetExclusive)} that overlap
+     * that range ({@code lastOffset >= fromOffset}, {@code firstOffset < toOffsetExclusive}), from the segments'
+     * sidecars, ordered by first offset and without duplicates (a transaction spanning segments is in each sidecar):
+     * what a read_committed fetch served by {@link #readBatches} tells its consumer to drop. Only read_committed
+     * readers ask, so a plain replay still needs no sidecar for a segment it reads from its start. Segments tiered
+     * before transactions (version 1 sidecars) have none.
+     *
+     * @throws TierlogException {@code cold-tier-unavailable}
+     * @throws CorruptLogException if a sidecar is damaged
+     */
+    public List<AbortedTransaction> abortedTransactions(TopicPartition tp, long fromOffset, long toOffsetExclusive) {
+        if (toOffsetExclusive <= fromOffset) {
+            return List.of();
+        }
+        return withManifest(tp, fromOffset, m -> {
+            List<AbortedTransaction> out = List.of();
+            List<ColdSegment> segments = m.segments();
+            int first = m.segmentIndexFor(fromOffset);
+            if (first < 0) {
+                first = fromOffset < m.coldStart() ? 0 : segments.size();
+            }
+            for (int i = first; i < segments.size()
+                    && segments.get(i).baseOffset() < toOffsetExclusive; i++) {
+                out = PartitionTransactions.union(out, sidecar(segments.get(i)).aborted(fromOffset, toOffsetExclusive));
+            }
+            return out;
         });
     }
 

@@ -3,6 +3,8 @@ package io.tierlog.tiering;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.objectstore.ObjectKey;
 
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -86,10 +88,20 @@ final class CompactedObject implements AutoCloseable {
         return changed || inputs.size() > 1;
     }
 
-    SegmentSidecar sidecar() {
+    /**
+     * The sidecar of this object, given its inputs' aborted transactions: compaction keeps every transactional batch
+     * and every offset, so the inputs' aborted transactions are this object's (those overlapping its offsets).
+     */
+    SegmentSidecar sidecar(List<AbortedTransaction> inputsAborted) {
         List<SegmentSidecar.Entry> all = new ArrayList<>(entries);
         all.add(new SegmentSidecar.Entry(entryOffset, entryPosition, entryMaxTs));
-        return new SegmentSidecar(all);
+        List<AbortedTransaction> aborted = new ArrayList<>();
+        for (AbortedTransaction a : inputsAborted) {
+            if (a.lastOffset() >= baseOffset && a.firstOffset() <= lastOffset) {
+                aborted.add(a);
+            }
+        }
+        return new SegmentSidecar(all, aborted);
     }
 
     /**

@@ -37,7 +37,8 @@ import java.util.concurrent.locks.Lock;
  * Evicts sealed hot segments oldest first, and only those whose offsets a freshly listed manifest shows
  * committed (and whose segment object exists): never the active segment, never an un-uploaded one. Segments
  * below {@code logStartOffset} are evicted too. Each eviction is reported to the {@link SegmentEvictionListener}
- * (the index drops its entries).
+ * (the index drops its entries). A pass that evicted trims the partition's transaction index
+ * ({@link HotLog#trimTransactionIndex}): the aborted transactions of evicted segments are in their sidecars.
  *
  * <p>Thread-safe: passes are serialized.
  */
@@ -195,6 +196,10 @@ public final class RetentionEnforcer {
             listener.evicted(tp, base, next);
             LOG.debug("{}: evicted hot segment {} (cold end {}, logStartOffset {})", tp, base, manifest.coldEnd(),
                     manifest.logStartOffset());
+        }
+        if (evicted > 0) {
+            // Transactions that ended below the hot tier are in the sidecars now; once per pass that evicted.
+            hotLog.trimTransactionIndex(tp);
         }
         return evicted;
     }

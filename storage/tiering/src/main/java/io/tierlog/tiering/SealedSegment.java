@@ -15,7 +15,9 @@ import java.util.zip.CRC32C;
 
 /**
  * What the tierer learns by walking one sealed hot segment before uploading it: every batch validated (a corrupt
- * segment is never uploaded), the offsets and timestamps it covers, the CRC32C of its bytes and its sidecar.
+ * segment is never uploaded), the offsets and timestamps it covers, the CRC32C of its bytes and its sidecar, with
+ * the aborted transactions overlapping it from the partition's transaction index (complete only once every
+ * transaction touching the segment has ended: the tierer checks the last stable offset first).
  *
  * @param file the segment file
  * @param sizeBytes bytes of valid batches (the file's whole length for a sealed segment)
@@ -37,8 +39,10 @@ record SealedSegment(Path file, long baseOffset, long lastOffset, long sizeBytes
             return null;
         }
         walk.entries.add(new SegmentSidecar.Entry(walk.entryOffset, walk.entryPosition, walk.entryMaxTs));
+        SegmentSidecar sidecar = new SegmentSidecar(walk.entries,
+                hotLog.transactions(tp).aborted(base, walk.last + 1));
         return new SealedSegment(hotLog.sealedSegmentFile(tp, base), base, walk.last, size, walk.firstTs, walk.maxTs,
-                (int) walk.crc.getValue(), new SegmentSidecar(walk.entries));
+                (int) walk.crc.getValue(), sidecar);
     }
 
     /** What the walk gathers: offsets, timestamps, the CRC of the bytes and the sidecar's entries. */

@@ -33,12 +33,14 @@ import java.util.random.RandomGenerator;
  * {@code tierlog.tiering.interval}.
  *
  * <h2>Per segment</h2>
- * A hot segment is sealed once a newer segment exists. Each sealed segment whose base offset is at or above the
- * manifest's cold end is, in offset order:
+ * A hot segment is sealed once a newer segment exists, and stable once it lies wholly below the partition's last
+ * stable offset: every transaction touching it has ended, so its aborted transactions are all known (Kafka's
+ * KIP-405 tiers only such segments too). Each sealed, stable segment whose base offset is at or above the manifest's
+ * cold end is, in offset order:
  * <ol>
  *   <li>walked and validated batch by batch ({@link SealedSegment}): a corrupt segment is never uploaded;</li>
  *   <li>uploaded under a fresh upload id: the segment bytes ({@link ObjectStore#put(ObjectKey, Path)}: CRC32C
- *       end to end, multipart when large), then its sidecar;</li>
+ *       end to end, multipart when large), then its sidecar (with the segment's aborted transactions);</li>
  *   <li>committed as the next manifest version with a conditional create ({@link ManifestStore#commit}). If
  *       another tierer committed the same offsets first, our two objects are deleted at once.</li>
  * </ol>
@@ -46,7 +48,9 @@ import java.util.random.RandomGenerator;
  * <h2>Crash behaviour</h2>
  * A crash before the commit leaves the hot copy (never deleted before a commit) and up to two unreferenced
  * objects, which {@link OrphanCollector} deletes after the grace period. A crash after the commit leaves a
- * committed segment whose hot copy retention evicts later. Cold segments never overlap: the manifest is the only
+ * committed segment whose hot copy retention evicts later. A segment an open transaction holds back (and every
+ * segment after it: the cold tier has no gaps) waits for a later pass; transactions end within their timeout, so
+ * the wait is bounded, and the held-back bytes count as backlog meanwhile. Cold segments never overlap: the manifest is the only
  * truth and its versions are linear. An upload that took longer than half the orphan grace is abandoned before
  * committing, so the collector can never delete an object a commit is about to reference.
  *
@@ -233,10 +237,20 @@ public final class Tierer {
         // The cached cold end decides whether there is work, so idle partitions cost no store request.
         long coldEnd = manifests.cached(tp).coldEnd();
         int committed = 0;
+        long stable = -1;
         for (int i = 0; i < bases.size() - 1; i++) {
             long base = bases.get(i);
             if (bases.get(i + 1) <= coldEnd) {
                 continue; // already cold
+            }
+            if (stable < 0) {
+                // Read after the listing: the BEGIN of any transaction in these segments is indexed before its first
+                // batch. The newest segment's base is a high watermark every sealed segment lies below.
+                stable = hotLog.transactions(tp).lastStableOffset(bases.get(bases.size() - 1));
+            }
+            if (bases.get(i + 1) > stable) {
+                LOG.debug("{}: segment {} waits for the transaction open at offset {}", tp, base, stable);
+                break;
             }
             if (uploadAndCommit(tp, base)) {
                 committed++;

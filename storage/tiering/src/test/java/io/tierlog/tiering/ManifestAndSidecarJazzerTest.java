@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Coverage-guided fuzzing of the cold tier's stored formats, as a node reads them back from the bucket: a manifest
- * ({@link Manifest#fromJson}) and a segment sidecar ({@link SegmentSidecar#fromBytes}). Whatever the bytes, each
+ * ({@link Manifest#fromJson}) and a segment sidecar ({@link SegmentSidecar#fromBytes}, versions 1 and 2). Whatever the bytes, each
  * parser answers {@link IllegalArgumentException} (the documented "not a valid one") or a value that writes back to
  * bytes it parses to the same value; any other exception is a finding (a reader would fail in an unplanned way on a
  * damaged object).
@@ -58,7 +58,12 @@ class ManifestAndSidecarJazzerTest {
         } catch (IllegalArgumentException refused) {
             return;
         }
-        assertThat(sidecar.toBytes()).isEqualTo(bytes);
+        if (ByteBuffer.wrap(bytes).getShort(4) == SegmentSidecar.VERSION_WITHOUT_ABORTED) {
+            // A version 1 sidecar has no aborted transactions; it is written back as version 2.
+            assertThat(sidecar.aborted()).isEmpty();
+        } else {
+            assertThat(sidecar.toBytes()).isEqualTo(bytes);
+        }
         assertThat(SegmentSidecar.fromBytes(sidecar.toBytes())).isEqualTo(sidecar);
     }
 }
