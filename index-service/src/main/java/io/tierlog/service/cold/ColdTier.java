@@ -2,6 +2,7 @@ package io.tierlog.service.cold;
 
 import io.micrometer.core.instrument.Timer;
 import io.tierlog.log.BatchRead;
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
@@ -45,6 +46,14 @@ public final class ColdTier {
     /** Whole batches from {@code offset}, below the hot tier, copied into {@code memory}; see {@link ColdReader#readBatches}. */
     public BatchRead readBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, ReadMemory memory) {
         return timed(() -> storage.reader().readBatches(tp, offset, maxRecords, maxBytes, memory));
+    }
+
+    /**
+     * The aborted transactions the cold segments' sidecars list for {@code [fromOffset, toOffsetExclusive)}; see
+     * {@link ColdReader#abortedTransactions}.
+     */
+    public List<AbortedTransaction> abortedTransactions(TopicPartition tp, long fromOffset, long toOffsetExclusive) {
+        return storage.reader().abortedTransactions(tp, fromOffset, toOffsetExclusive);
     }
 
     private <T> T timed(Supplier<T> read) {

@@ -344,7 +344,8 @@ public class KafkaFetch {
                             stable = txns.lastStableOffset(f.highWatermark());
                             f = f.truncatedBefore(stable);
                             if (!f.isEmpty()) {
-                                out.setAbortedTransactions(aborted(txns.aborted(want.fetchOffset(), f.nextOffset())));
+                                out.setAbortedTransactions(aborted(reads.abortedTransactions(tp, txns, f,
+                                        want.fetchOffset(), f.nextOffset())));
                             }
                         }
                         round.held.add(f);

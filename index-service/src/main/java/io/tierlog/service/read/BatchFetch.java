@@ -6,10 +6,16 @@ import io.tierlog.log.BatchSlice;
 /**
  * Whole batches of one fetch, as stored, and the partition's extent when the fetch was served: either read into
  * memory ({@code batches}, CRC-checked) or, for a caller that asked for file slices and a hot read, a range of the
- * segment file ({@code slice}, not null; then {@code batches} is empty). {@link #close} gives back whichever it holds.
+ * segment file ({@code slice}, not null; then {@code batches} is empty). {@code cold} says the cold tier served it
+ * (its aborted transactions are in the cold segments' sidecars, see {@link PartitionReads#abortedTransactions}).
+ * {@link #close} gives back whichever it holds.
  */
-public record BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark, long logStartOffset)
+public record BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark, long logStartOffset, boolean cold)
         implements AutoCloseable {
+    public BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark, long logStartOffset) {
+        this(batches, slice, highWatermark, logStartOffset, false);
+    }
+
     public BatchFetch(BatchRead batches, long highWatermark, long logStartOffset) {
         this(batches, null, highWatermark, logStartOffset);
     }
@@ -42,7 +48,7 @@ public record BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark
         }
         try {
             return new BatchFetch(batches.truncatedBefore(offset), slice == null ? null : slice.truncatedBefore(offset),
-                    highWatermark, logStartOffset);
+                    highWatermark, logStartOffset, cold);
         } catch (java.io.IOException e) {
             close();
             throw new java.io.UncheckedIOException("reading batch headers to cut a fetch at offset " + offset, e);

@@ -5,6 +5,8 @@ import io.tierlog.log.BatchSlice;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.LogStartMarks;
 import io.tierlog.log.PartitionReader;
+import io.tierlog.log.PartitionTransactions;
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.Position;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
@@ -139,7 +141,8 @@ public final class PartitionReads {
                 (end, listed) -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> cold.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> BatchRead.empty(offset));
-        return new BatchFetch(r.read(), Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
+        return new BatchFetch(r.read(), null, Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset(),
+                r.cold());
     }
 
     /**
@@ -162,11 +165,26 @@ public final class PartitionReads {
                 () -> new BatchFetch(BatchRead.empty(offset), -1, -1));
         BatchFetch read = r.read();
         return new BatchFetch(read.batches(), read.slice(), Math.max(r.highWatermark(), read.nextOffset()),
-                r.logStartOffset());
+                r.logStartOffset(), r.cold());
     }
 
-    /** A read and the partition's extent sampled before it. */
-    private record Routed<R>(R read, long highWatermark, long logStartOffset) {
+    /**
+     * The aborted transactions a read_committed fetch of {@code [fromOffset, toOffsetExclusive)} tells its consumer
+     * (Kafka's FetchResponse {@code aborted_transactions}, ordered by first offset): the hot transaction index's,
+     * and for a read the cold tier served also those in the sidecars of the cold segments it read, since the hot
+     * index drops a transaction once its segments left the hot tier ({@link io.tierlog.log.HotLog#trimTransactionIndex}).
+     *
+     * @param hotIndex the partition's transactions, as the caller read them after the fetch's high watermark
+     */
+    public List<AbortedTransaction> abortedTransactions(TopicPartition tp, PartitionTransactions hotIndex, BatchFetch f,
+                                                        long fromOffset, long toOffsetExclusive) {
+        List<AbortedTransaction> hotAborted = hotIndex.aborted(fromOffset, toOffsetExclusive);
+        return f.cold() ? PartitionTransactions.union(hotAborted,
+                cold.abortedTransactions(tp, fromOffset, toOffsetExclusive)) : hotAborted;
+    }
+
+    /** A read, the partition's extent sampled before it, and whether the cold tier served it. */
+    private record Routed<R>(R read, long highWatermark, long logStartOffset, boolean cold) {
     }
 
     /**
@@ -184,17 +202,22 @@ public final class PartitionReads {
         long start = Math.min(logStartOffset(tp, hotBases), hw);
         requireInRange(tp, offset, start, hw);
         if (offset == hw) {
-            return new Routed<>(atEnd.get(), hw, start);
+            return new Routed<>(atEnd.get(), hw, start, false);
         }
         try {
             // The listing is the hot read's too (it names the end's segment), on the first attempt only: a retry
             // after an eviction lists again.
             boolean[] first = {true};
-            return new Routed<>(readTier(tp, offset, oldestHot, () -> {
+            boolean[] servedCold = {false};
+            R read = readTier(tp, offset, oldestHot, () -> {
                 List<Long> listed = first[0] ? hotBases : null;
                 first[0] = false;
                 return hotRead.apply(end, listed);
-            }, coldRead), hw, start);
+            }, () -> {
+                servedCold[0] = true;
+                return coldRead.get();
+            });
+            return new Routed<>(read, hw, start, servedCold[0]);
         } catch (IllegalArgumentException e) {
             // Retention removed the segment between the range check and the read: answer with the new bounds.
             throw outOfRange(tp, offset, logStartOffset(tp), hot.highWatermark(tp));

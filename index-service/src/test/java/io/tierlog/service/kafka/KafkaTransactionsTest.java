@@ -1,6 +1,7 @@
 package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.tierlog.log.HotLog;
 import io.tierlog.tiering.TieredStorage;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
@@ -21,6 +22,8 @@ import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -192,8 +195,9 @@ class KafkaTransactionsTest {
     }
 
     /**
-     * Transactions whose segments moved to the cold tier and left the hot one: a read_committed consumer from offset
-     * 0 still drops the aborted ones (the partition's transaction index stays with the partition, not its segments).
+     * Transactions whose segments moved to the cold tier and left the hot one, and whose entries retention then
+     * trimmed from the hot transaction index: a read_committed consumer from offset 0 still drops the aborted ones,
+     * told of them by the cold segments' sidecars.
      */
     @Test
     void abortedTransactionsStayAbortedOnceTheirSegmentsAreCold() throws Exception {
@@ -221,11 +225,18 @@ class KafkaTransactionsTest {
                 }
             }
         }
+        io.tierlog.log.TopicPartition tp = new io.tierlog.log.TopicPartition(topic, 0);
+        Path index = tiered.dataDir().resolve(tp.dirName()).resolve("txn.index");
+        long indexBefore = Files.size(index);
         tiered.runTieringPass();
         tiered.runRetentionPass();
         var state = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath();
         assertThat(state.getInt("partitionStates[0].segments.cold")).as(state.prettify()).isGreaterThan(3);
-        assertThat(state.getLong("partitionStates[0].hotStartOffset")).isGreaterThan(50);
+        long hotStart = state.getLong("partitionStates[0].hotStartOffset");
+        assertThat(hotStart).isGreaterThan(50);
+        assertThat(Files.size(index)).as("the hot index was trimmed").isLessThan(indexBefore);
+        assertThat(new HotLog(tiered.dataDir()).transactions(tp).aborted(0, hotStart))
+                .as("no aborted transaction below the hot tier is left in the hot index").isEmpty();
         assertThat(values(read(topic, "read_committed", committed.size(), Duration.ofSeconds(1)), 0))
                 .containsExactlyElementsOf(committed);
     }
