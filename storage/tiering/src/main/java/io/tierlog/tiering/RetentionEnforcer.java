@@ -199,7 +199,10 @@ public final class RetentionEnforcer {
         }
         if (evicted > 0) {
             // Transactions that ended below the hot tier are in the sidecars now; once per pass that evicted.
-            hotLog.trimTransactionIndex(tp);
+            int dropped = hotLog.trimTransactionIndex(tp);
+            if (dropped > 0) {
+                LOG.debug("{}: dropped {} transaction index entries below the hot tier", tp, dropped);
+            }
         }
         return evicted;
     }
