@@ -73,11 +73,11 @@ class KafkaTransactionsTest {
             producer.send(new ProducerRecord<>(topic, 0, null, "c1"));
             producer.commitTransaction();
         }
-        assertThat(values(read(topic, "read_committed", 12, Duration.ofSeconds(2)), 0))
+        assertThat(values(read(topic, "read_committed"), 0))
                 .containsExactly("a0", "a1", "a2", "a3", "a4", "c0", "c1");
-        assertThat(values(read(topic, "read_committed", 12, Duration.ZERO), 1))
+        assertThat(values(read(topic, "read_committed"), 1))
                 .containsExactly("b0", "b1", "b2", "b3", "b4");
-        assertThat(values(read(topic, "read_uncommitted", 15, Duration.ofSeconds(1)), 0))
+        assertThat(values(read(topic, "read_uncommitted"), 0))
                 .containsExactly("a0", "a1", "a2", "a3", "a4", "x0", "x1", "x2", "c0", "c1");
         // HTTP reads every data record (read_uncommitted, as Kafka's default) and never a marker: offsets 5, 9 and
         // 12 are the three transactions' markers.
@@ -104,10 +104,10 @@ class KafkaTransactionsTest {
                 // ListOffsets at read_committed answers the last stable offset: the open transaction's first offset.
                 assertThat(consumer.endOffsets(List.of(tp))).containsEntry(tp, 1L);
             }
-            assertThat(values(read(topic, "read_committed", 3, Duration.ofSeconds(2)), 0)).containsExactly("before");
+            assertThat(values(read(topic, "read_committed"), 0)).containsExactly("before");
             producer.commitTransaction();
         }
-        assertThat(values(read(topic, "read_committed", 4, Duration.ofSeconds(1)), 0))
+        assertThat(values(read(topic, "read_committed"), 0))
                 .containsExactly("before", "t0", "t1", "after");
     }
 
@@ -128,7 +128,7 @@ class KafkaTransactionsTest {
                 fresh.commitTransaction();
             }
         }
-        assertThat(values(read(topic, "read_committed", 2, Duration.ofSeconds(2)), 0)).containsExactly("fresh");
+        assertThat(values(read(topic, "read_committed"), 0)).containsExactly("fresh");
     }
 
     @Test
@@ -172,7 +172,7 @@ class KafkaTransactionsTest {
         } finally {
             producer.close(Duration.ofSeconds(5)); // a commit that never ends would keep close() waiting for good
         }
-        assertThat(values(read(output, "read_committed", 1, Duration.ZERO), 0)).containsExactly("kept");
+        assertThat(values(read(output, "read_committed"), 0)).containsExactly("kept");
     }
 
     @Test
@@ -191,7 +191,7 @@ class KafkaTransactionsTest {
             // The sweep (every 500 ms in tests) aborts it after its 1 s; the abort marker is offset 1.
             assertThat(waitFor(() -> consumer.endOffsets(List.of(tp)).get(tp), end -> end == 2L)).isEqualTo(2L);
         }
-        assertThat(read(topic, "read_committed", 0, Duration.ofSeconds(1))).isEmpty();
+        assertThat(read(topic, "read_committed")).isEmpty();
     }
 
     /**
@@ -237,7 +237,7 @@ class KafkaTransactionsTest {
         assertThat(Files.size(index)).as("the hot index was trimmed").isLessThan(indexBefore);
         assertThat(new HotLog(tiered.dataDir()).transactions(tp).aborted(0, hotStart))
                 .as("no aborted transaction below the hot tier is left in the hot index").isEmpty();
-        assertThat(values(read(topic, "read_committed", committed.size(), Duration.ofSeconds(1)), 0))
+        assertThat(values(read(topic, "read_committed"), 0))
                 .containsExactlyElementsOf(committed);
     }
 
@@ -289,24 +289,23 @@ class KafkaTransactionsTest {
     }
 
     /**
-     * Every partition of {@code topic} from its start at {@code isolation}: polls until {@code expected} records came
-     * or 20 s passed, then keeps polling for {@code more} to catch anything beyond them.
+     * Every partition of {@code topic} from its start at {@code isolation}, up to the end offsets a consumer at that
+     * isolation is told (the last stable offset at read_committed), then one more poll to catch anything beyond.
      */
-    private List<ConsumerRecord<String, String>> read(String topic, String isolation, int expected, Duration more) {
+    private List<ConsumerRecord<String, String>> read(String topic, String isolation) {
         try (KafkaConsumer<String, String> consumer = consumer(isolation)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
             Instant deadline = Instant.now().plusSeconds(20);
-            while (out.size() < expected && Instant.now().isBefore(deadline)) {
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))
+                    && Instant.now().isBefore(deadline)) {
                 consumer.poll(Duration.ofMillis(200)).forEach(out::add);
             }
-            Instant extra = Instant.now().plus(more);
-            while (Instant.now().isBefore(extra)) {
-                consumer.poll(Duration.ofMillis(200)).forEach(out::add);
-            }
+            consumer.poll(Duration.ofMillis(200)).forEach(out::add);
             return out;
         }
     }
