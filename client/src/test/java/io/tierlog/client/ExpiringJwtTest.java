@@ -34,11 +34,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Tag("slow")
 class ExpiringJwtTest {
     static final String ISSUER = "https://issuer.test";
-    /** The service allows 30 s of clock skew on {@code exp}: a JWT that expired 25 s ago is good for 5 s more. */
-    static final long EXPIRED_AGO_MS = 25_000;
+    /** The service allows 30 s of clock skew on {@code exp}: a JWT that expired 27 s ago is good for 3 s more. */
+    static final long EXPIRED_AGO_MS = 27_000;
     static final long USABLE_MS = 30_000 - EXPIRED_AGO_MS;
 
-    /** A cache of the current JWT as an application would keep one: renewed when less than 3 s of it are left. */
+    /** A cache of the current JWT as an application would keep one: renewed when less than 1.5 s of it are left. */
     static final class JwtCache {
         final RsaJsonWebKey key;
         final AtomicInteger minted = new AtomicInteger();
@@ -51,7 +51,7 @@ class ExpiringJwtTest {
 
         synchronized String current() {
             long now = System.currentTimeMillis();
-            if (current == null || usableUntil - now < 3_000) {
+            if (current == null || usableUntil - now < 1_500) {
                 current = mint(key, now);
                 usableUntil = now + USABLE_MS;
                 minted.incrementAndGet();

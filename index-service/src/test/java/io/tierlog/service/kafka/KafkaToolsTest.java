@@ -279,8 +279,8 @@ class KafkaToolsTest {
         // The copier aborts about one transaction in three: at read_uncommitted their copies are there too (20
         // transactions without one abort would happen 3 times in 10,000 runs).
         long uncommitted = tool(null, "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server",
-                bootstrap(), "--topic", output, "--from-beginning", "--timeout-ms", "5000").stream()
-                .filter(l -> l.matches("m\\d+")).count();
+                bootstrap(), "--topic", output, "--from-beginning", "--max-messages", Integer.toString(n + 1),
+                "--timeout-ms", "5000").stream().filter(l -> l.matches("m\\d+")).count();
         assertThat(uncommitted).as("aborted copies, dropped above").isGreaterThan(n);
 
         List<String> listed = tool(null, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server",
