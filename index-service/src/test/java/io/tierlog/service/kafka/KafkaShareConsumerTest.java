@@ -153,6 +153,61 @@ class KafkaShareConsumerTest {
         }
     }
 
+    /**
+     * A topic written in transactions, one committed, one aborted, one committed: the markers take offsets 3, 7 and 11
+     * but are no records to deliver. Every data record is delivered once (the group reads uncommitted, Kafka's default
+     * {@code share.isolation.level}), and the group's start offset moves past the last marker instead of waiting for
+     * an acknowledgement of an offset no consumer was given.
+     */
+    @Test
+    void aShareGroupReadsATransactionalTopicAndItsStartMovesPastTheMarkers() throws Exception {
+        String topic = KafkaListenerTest.unique("shtx");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        Properties pp = new Properties();
+        pp.put(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                KafkaClients.bootstrap(listener.port()));
+        pp.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, KafkaListenerTest.unique("tx"));
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<>(pp,
+                new org.apache.kafka.common.serialization.StringSerializer(),
+                new org.apache.kafka.common.serialization.StringSerializer())) {
+            producer.initTransactions();
+            for (int t = 0; t < 3; t++) {
+                producer.beginTransaction();
+                for (int i = 0; i < 3; i++) {
+                    producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null, t + "-" + i));
+                }
+                producer.flush();
+                if (t == 1) {
+                    producer.abortTransaction();
+                } else {
+                    producer.commitTransaction();
+                }
+            }
+        }
+        String group = earliestGroup("shtx-g");
+        List<String> got = new ArrayList<>();
+        try (KafkaShareConsumer<String, String> c = consumer(group, "implicit")) {
+            c.subscribe(List.of(topic));
+            pollUntil(c, 9).forEach(r -> got.add(r.value()));
+            c.poll(Duration.ofMillis(500)).forEach(r -> got.add(r.value())); // nothing more: markers are not records
+            c.commitSync();
+        }
+        assertThat(got).containsExactlyInAnyOrder("0-0", "0-1", "0-2", "1-0", "1-1", "1-2", "2-0", "2-1", "2-2");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            var offsets = admin.listShareGroupOffsets(Map.of(group,
+                    new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec())).partitionsToOffsetInfo(group).get();
+            assertThat(offsets.get(new org.apache.kafka.common.TopicPartition(topic, 0)).startOffset())
+                    .as("start offset: past the last marker (offset 11)").isEqualTo(12);
+        }
+        // An HTTP worker of another group leases the same nine records, and no marker.
+        given().contentType(ContentType.JSON).body("{\"maxRecords\": 100}")
+                .post("/v1/share-groups/" + earliestGroup("shtx-h") + "/topics/" + topic + "/lease")
+                .then().statusCode(200).body("records.size()", org.hamcrest.Matchers.is(9))
+                .body("records.offset", org.hamcrest.Matchers.everyItem(org.hamcrest.Matchers.not(org.hamcrest.Matchers.oneOf(3, 7, 11))));
+    }
+
     /** Polls until {@code n} records arrived (or {@link #PATIENCE} passed); acknowledges nothing itself. */
     private static List<ConsumerRecord<String, String>> pollUntil(KafkaShareConsumer<String, String> c, int n) {
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
