@@ -139,19 +139,22 @@ public final class KafkaFetchCommand implements Callable<Integer> {
                 .append("; ").append(runs)
                 .append(" runs of ").append(fetches).append(" fetches per server, alternating; ").append(loadSummary)
                 .append(" (`uptime` at the start: ").append(MachineInfo.loadAverage().trim()).append("). ")
-                .append(warmUp).append("\n\n| run | Kafka 4.4.0 p50 ms | Tierlog p50 ms | Kafka mean ms | Tierlog mean ms |\n")
-                .append("|---|---|---|---|---|\n");
+                .append(warmUp).append("\n\n| run | Kafka 4.4.0 p50 ms | Tierlog p50 ms | Kafka mean ms | Tierlog mean ms "
+                        + "| Kafka first bytes p50 ms | Tierlog first bytes p50 ms |\n")
+                .append("|---|---|---|---|---|---|---|\n");
         for (int run = 0; run < runs; run++) {
             RawFetchLoop.Result k = kafkaRuns.get(run);
             RawFetchLoop.Result t = tierlogRuns.get(run);
-            report.append(String.format("| %d | %.2f | %.2f | %.2f | %.2f |%n", run, k.p50Ms(), t.p50Ms(), k.meanMs(),
-                    t.meanMs()));
+            report.append(String.format("| %d | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f |%n", run, k.p50Ms(), t.p50Ms(),
+                    k.meanMs(), t.meanMs(), k.firstBytesP50Ms(), t.firstBytesP50Ms()));
         }
         double k50 = KafkaPerfCommand.median(kafkaRuns, RawFetchLoop.Result::p50Ms);
         double t50 = KafkaPerfCommand.median(tierlogRuns, RawFetchLoop.Result::p50Ms);
         report.append(String.format("%nMedian of the runs' p50: Kafka %.2f ms, Tierlog %.2f ms (Kafka/Tierlog %.2fx); "
-                + "bytes per answer: Kafka %,d, Tierlog %,d.%n", k50, t50, k50 / t50, kafkaRuns.get(0).bytesPerFetch(),
-                tierlogRuns.get(0).bytesPerFetch()));
+                + "to the first bytes: Kafka %.3f ms, Tierlog %.3f ms; bytes per answer: Kafka %,d, Tierlog %,d.%n", k50,
+                t50, k50 / t50, KafkaPerfCommand.median(kafkaRuns, RawFetchLoop.Result::firstBytesP50Ms),
+                KafkaPerfCommand.median(tierlogRuns, RawFetchLoop.Result::firstBytesP50Ms),
+                kafkaRuns.get(0).bytesPerFetch(), tierlogRuns.get(0).bytesPerFetch()));
         if (consumerRuns > 0) {
             report.append(consumerReads(kafkaReads, tierlogReads));
         }

@@ -48,6 +48,11 @@ public final class HotTier implements AutoCloseable {
     private final HotIndexer indexer;
     private final Clock clock;
     private final ConcurrentMap<TopicPartition, Listing> listings = new ConcurrentHashMap<>();
+    /**
+     * Per partition, where the last slice sent ended: a consumer's next fetch starts there, so it needs no index
+     * lookup (a RocksDB seek per partition per fetch otherwise). Checked against the header found there like any hint.
+     */
+    private final ConcurrentMap<TopicPartition, Position> sliceEnds = new ConcurrentHashMap<>();
     private volatile boolean open = true;
 
     /** A partition's hot segment bases, ascending, and when they were listed. */
@@ -112,14 +117,20 @@ public final class HotTier implements AutoCloseable {
     public BatchSlice sliceBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, Position end,
                                    List<Long> listed) {
         PartitionReader reader = log.reader(tp);
-        Position hint = indexer.hint(tp, offset).orElse(null);
+        Position lastEnd = sliceEnds.get(tp);
+        Position hint = lastEnd != null && lastEnd.offset() == offset ? lastEnd : indexer.hint(tp, offset).orElse(null);
+        BatchSlice slice;
         try {
-            return reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed);
+            slice = reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed);
         } catch (PartitionReader.SegmentGoneException e) {
             // Retention removed a listed segment mid-read: an unhinted read lists and resolves again.
             listings.remove(tp);
-            return reader.sliceBatches(offset, null, maxRecords, maxBytes, end, null);
+            slice = reader.sliceBatches(offset, null, maxRecords, maxBytes, end, null);
         }
+        if (slice != null && slice.length() > 0) {
+            sliceEnds.put(tp, slice.end());
+        }
+        return slice;
     }
 
     /** Runs a read from the index's hint for {@code offset}; unhinted again if retention removed the hinted segment. */
@@ -205,6 +216,7 @@ public final class HotTier implements AutoCloseable {
         for (int p = 0; p < partitions; p++) {
             index.dropPartition(new TopicPartition(topic, p));
             listings.remove(new TopicPartition(topic, p));
+            sliceEnds.remove(new TopicPartition(topic, p));
         }
     }
 

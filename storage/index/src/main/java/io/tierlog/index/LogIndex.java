@@ -119,6 +119,12 @@ public final class LogIndex implements AutoCloseable {
     private final ReentrantLock[] partitionLocks = new ReentrantLock[LOCK_STRIPES];
     /** Lowest segment still indexed, per partition, as set by drops since open: commits skip entries below it. */
     private final ConcurrentMap<TopicPartition, Long> droppedBelow = new ConcurrentHashMap<>();
+    /**
+     * Each partition's checkpoint as last read or written, so the per-fetch catch-up and hint skip a RocksDB get: this
+     * process is the store's only writer (RocksDB's lock file), and every write of a checkpoint updates this under the
+     * partition's lock, as does the first read.
+     */
+    private final ConcurrentMap<TopicPartition, Optional<IndexCheckpoint>> checkpoints = new ConcurrentHashMap<>();
     private boolean closed;
 
     private LogIndex(Path dir) {
@@ -322,6 +328,7 @@ public final class LogIndex implements AutoCloseable {
         write(tp, () -> {
             droppedBelow.remove(tp);
             db.deleteRange(writeOptions, prefix, IndexKeys.partitionEnd(prefix));
+            checkpoints.put(tp, Optional.empty());
             return null;
         });
     }
@@ -352,8 +359,16 @@ public final class LogIndex implements AutoCloseable {
 
     /** The partition's indexer checkpoint, if it was ever indexed (and the checkpoint is readable). */
     Optional<IndexCheckpoint> checkpoint(TopicPartition tp) {
+        Optional<IndexCheckpoint> known = read(() -> checkpoints.get(tp));
+        if (known != null) {
+            return known;
+        }
         byte[] prefix = IndexKeys.partitionPrefix(tp);
-        return read(() -> Optional.ofNullable(checkpointOf(prefix)));
+        return write(tp, () -> {
+            Optional<IndexCheckpoint> stored = Optional.ofNullable(checkpointOf(prefix));
+            checkpoints.put(tp, stored);
+            return stored;
+        });
     }
 
     /** The partition's oldest offset entry. */
@@ -405,6 +420,7 @@ public final class LogIndex implements AutoCloseable {
                 batch.put(IndexKeys.checkpointKey(prefix), next.encode());
                 db.write(writeOptions, batch);
             }
+            checkpoints.put(tp, Optional.of(next));
             return true;
         });
     }

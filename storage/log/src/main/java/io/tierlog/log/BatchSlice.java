@@ -21,13 +21,15 @@ import java.nio.channels.FileChannel;
  */
 public final class BatchSlice implements AutoCloseable {
     private final FileChannel channel;
+    private final long segmentBase;
     private final long position;
     private final int length;
     private final long nextOffset;
     private final int records;
 
-    BatchSlice(FileChannel channel, long position, int length, long nextOffset, int records) {
+    BatchSlice(FileChannel channel, long segmentBase, long position, int length, long nextOffset, int records) {
         this.channel = channel;
+        this.segmentBase = segmentBase;
         this.position = position;
         this.length = length;
         this.nextOffset = nextOffset;
@@ -56,6 +58,15 @@ public final class BatchSlice implements AutoCloseable {
     /** Records at or above the offset asked for. */
     public int records() {
         return records;
+    }
+
+    /**
+     * Where the batch after this range would begin ({@link #nextOffset()}, right after the range in the same
+     * segment): a read hint for the fetch that goes on from there, which {@link PartitionReader#sliceBatches} checks
+     * against the header it finds (a segment compacted since has other positions).
+     */
+    public Position end() {
+        return new Position(nextOffset, segmentBase, position + length);
     }
 
     /**
@@ -92,7 +103,8 @@ public final class BatchSlice implements AutoCloseable {
         if (cut < 0) {
             return this;
         }
-        return new BatchSlice(channel, position, (int) (cut - position), offset, Math.max(0, records - cutRecords));
+        return new BatchSlice(channel, segmentBase, position, (int) (cut - position), offset,
+                Math.max(0, records - cutRecords));
     }
 
     /** Closes the file; the range must not be read after. */

@@ -402,7 +402,7 @@ public final class PartitionReader {
         if (kept > Integer.MAX_VALUE) {
             return null;
         }
-        return new BatchSlice(ch, Math.max(first, 0), (int) kept, next, records);
+        return new BatchSlice(ch, segment, Math.max(first, 0), (int) kept, next, records);
     }
 
     private static void closeQuietly(FileChannel ch) {
