@@ -111,14 +111,12 @@ public class KafkaShareGroupAdmin {
 
     /**
      * DeleteGroups of a group that is a share group: NON_EMPTY_GROUP while a share consumer is a member, else the
-     * group's state, config and membership are deleted (GROUP_ID_NOT_FOUND when it had none).
+     * group's state, config and membership are deleted (GROUP_ID_NOT_FOUND when it had none), under the members lock,
+     * so no share consumer joins half-way.
      */
     Errors delete(String group) {
-        Optional<ShareMembersDescription> d = members.describe(group);
-        if (d.isPresent() && !d.get().members().isEmpty()) {
-            return Errors.NON_EMPTY_GROUP;
-        }
-        return shares.delete(group) ? Errors.NONE : Errors.GROUP_ID_NOT_FOUND;
+        return members.deleteWhileEmpty(group, () -> shares.deleteStateAndConfig(group))
+                .map(existed -> existed ? Errors.NONE : Errors.GROUP_ID_NOT_FOUND).orElse(Errors.NON_EMPTY_GROUP);
     }
 
     /**

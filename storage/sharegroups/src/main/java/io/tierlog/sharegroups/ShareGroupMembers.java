@@ -263,6 +263,31 @@ public final class ShareGroupMembers {
         });
     }
 
+    /**
+     * Deletes the group while it has no members, as {@link #whileEmpty} runs a change: {@code deleteState} (its
+     * share-partitions' state and config) runs under the members lock, and the members file goes under the same
+     * lock, so a consumer joining meanwhile waits and then joins a new, empty group. Empty while a member is in;
+     * else whether there was anything to delete.
+     */
+    public Optional<Boolean> deleteWhileEmpty(String group, Supplier<Boolean> deleteState) {
+        Names.requireValidGroup(group);
+        return files.members(group).update(file -> {
+            byte[] before = file.read();
+            if (before != null) {
+                ShareMembersState s = ShareGroupFiles.read(before, ShareMembersState.class);
+                expire(s, sessions.now());
+                if (!s.members.isEmpty()) {
+                    return Optional.empty();
+                }
+            }
+            boolean existed = deleteState.get();
+            if (before != null) {
+                file.delete();
+            }
+            return Optional.of(existed || before != null);
+        });
+    }
+
     private static ShareMembersDescription describe(String group, ShareMembersState s) {
         List<ShareMembersDescription.Member> members = new ArrayList<>();
         for (Member m : s.members.values()) {

@@ -695,6 +695,21 @@ public final class ShareGroups {
      * the same name has other incarnations). Returns false when there was nothing to remove.
      */
     public boolean delete(String group) {
+        boolean existed = deleteStateAndConfig(group);
+        // Its Kafka share consumers' membership goes too (they rejoin a new group at their next heartbeat).
+        existed |= files.members(group).update(s -> {
+            boolean had = s.read() != null;
+            s.delete();
+            return had;
+        });
+        return existed;
+    }
+
+    /**
+     * The group's share-partitions' state and its config, not its membership: for
+     * {@link ShareGroupMembers#deleteWhileEmpty}, which holds the members lock around this. Whether there was any.
+     */
+    public boolean deleteStateAndConfig(String group) {
         boolean existed = false;
         for (Map.Entry<String, List<Integer>> t : files.partitions(group).entrySet()) {
             for (int p : t.getValue()) {
@@ -702,12 +717,6 @@ public final class ShareGroups {
             }
         }
         existed |= files.config(group).update(s -> {
-            boolean had = s.read() != null;
-            s.delete();
-            return had;
-        });
-        // Its Kafka share consumers' membership goes too (they rejoin a new group at their next heartbeat).
-        existed |= files.members(group).update(s -> {
             boolean had = s.read() != null;
             s.delete();
             return had;

@@ -314,4 +314,49 @@ class ShareGroupMembersTest {
             pool.shutdownNow();
         }
     }
+    @Test
+    void aGroupDeletedWhileEmptyLosesItsMembershipAndAJoinDuringTheDeleteWaitsForIt() throws Exception {
+        topics().create("t", 1, TopicConfig.DEFAULTS);
+        ShareGroupMembers one = instance();
+        ShareGroupMembers two = instance();
+        one.heartbeat("g", "m", 0, List.of("t"), "c", null);
+        assertThat(one.deleteWhileEmpty("g", () -> true)).as("a member is in").isEmpty();
+        one.heartbeat("g", "m", -1, null, "c", null);
+
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            Thread[] joiner = new Thread[1];
+            Future<Answer>[] joined = new Future[1];
+            Optional<Boolean> deleted = one.deleteWhileEmpty("g", () -> {
+                joined[0] = pool.submit(() -> {
+                    joiner[0] = Thread.currentThread();
+                    started.countDown();
+                    return two.heartbeat("g", "m2", 0, List.of("t"), "c", null);
+                });
+                try {
+                    started.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                // The join waits on the members lock the delete holds.
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (joiner[0].getState() == Thread.State.RUNNABLE && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                assertThat(joiner[0].getState()).isIn(Thread.State.WAITING, Thread.State.BLOCKED,
+                        Thread.State.TIMED_WAITING);
+                assertThat(joined[0]).isNotDone();
+                return false;
+            });
+            assertThat(deleted).as("the members file was there").contains(true);
+            Answer a = joined[0].get();
+            assertThat(a.memberEpoch()).isEqualTo(1);
+            assertThat(two.describe("g").orElseThrow().groupEpoch()).as("a new group, not the deleted one's epochs")
+                    .isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(instance().deleteWhileEmpty("nothing-here", () -> false)).contains(false);
+    }
 }
