@@ -3,6 +3,7 @@ package io.tierlog.tiering;
 import io.tierlog.log.PartitionTransactions;
 import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.compaction.AbortedBatches;
 import io.tierlog.log.compaction.KeyMap;
 import io.tierlog.log.compaction.SegmentCompaction;
 import io.tierlog.log.format.CorruptLogException;
@@ -271,8 +272,8 @@ public final class ColdCompactor {
         private final long now;
         private final Path work;
         private final Map<ObjectKey, Path> downloaded = new HashMap<>();
-        /** Sidecar key &rarr; the aborted transactions it lists. */
-        private final Map<ObjectKey, List<AbortedTransaction>> aborted = new HashMap<>();
+        /** Sidecar key &rarr; what it says of aborted transactions. */
+        private final Map<ObjectKey, Sidecar> sidecars = new HashMap<>();
         /** Objects uploaded and not yet committed, each with the input segments it replaces. */
         private final List<CompactedUpload> pending = new ArrayList<>();
         private long firstPendingAtMs = -1;
@@ -303,7 +304,7 @@ public final class ColdCompactor {
                     }
                     Path file = download(s);
                     downloaded.put(s.segmentKey(), file);
-                    SegmentCompaction.mapLatest(file, s.baseOffset(), abortedOf(s), latest);
+                    SegmentCompaction.mapLatest(file, s.baseOffset(), abortedBatchesOf(s), latest);
                 }
                 cleaning.add(s);
             }
@@ -319,7 +320,7 @@ public final class ColdCompactor {
                     }
                     CompactedObject target = object;
                     // Every key of a dirty segment is in the map; a key missing from it lies once in the clean part.
-                    SegmentCompaction.Filtered f = SegmentCompaction.filter(tp, file, s.baseOffset(), latest, abortedOf(s), true,
+                    SegmentCompaction.Filtered f = SegmentCompaction.filter(tp, file, s.baseOffset(), latest, abortedBatchesOf(s), true,
                             now,
                             topicConfig.deleteRetentionMs(), target::write);
                     Files.delete(file);
@@ -410,9 +411,24 @@ public final class ColdCompactor {
 
         /** The aborted transactions overlapping {@code s}: its sidecar's, read once per pass. */
         private List<AbortedTransaction> abortedOf(ColdSegment s) {
-            return aborted.computeIfAbsent(s.indexKey(), key -> {
+            return sidecarOf(s).aborted();
+        }
+
+        /**
+         * The batches of {@code s} that aborted transactions wrote. A segment tiered before sidecars listed them
+         * (version 1) has unknown outcomes: the pass fails on its first transactional batch rather than guess.
+         */
+        private AbortedBatches abortedBatchesOf(ColdSegment s) {
+            Sidecar sidecar = sidecarOf(s);
+            return sidecar.listsAborted() ? AbortedBatches.of(sidecar.aborted())
+                    : AbortedBatches.unknown("its sidecar " + s.indexKey().value() + " predates aborted transactions");
+        }
+
+        private Sidecar sidecarOf(ColdSegment s) {
+            return sidecars.computeIfAbsent(s.indexKey(), key -> {
+                byte[] bytes = store.get(key);
                 try {
-                    return SegmentSidecar.fromBytes(store.get(key)).aborted();
+                    return new Sidecar(SegmentSidecar.fromBytes(bytes).aborted(), SegmentSidecar.listsAborted(bytes));
                 } catch (IllegalArgumentException e) {
                     throw new CorruptLogException("cold sidecar " + key.value(), 0, e.getMessage());
                 }
@@ -437,6 +453,10 @@ public final class ColdCompactor {
             bytesRead += s.sizeBytes();
             return file;
         }
+    }
+
+    /** What a cold segment's sidecar says of aborted transactions, and whether it says anything (version 2). */
+    private record Sidecar(List<AbortedTransaction> aborted, boolean listsAborted) {
     }
 
     /** A compacted object and the consecutive cold segments it replaces. */

@@ -194,6 +194,38 @@ class TransactionTieringTest {
         assertThat(storage.reader().abortedTransactions(tp, 0, m.coldEnd())).containsExactly(aborted);
     }
 
+    /**
+     * A segment tiered before sidecars listed aborted transactions (version 1) says nothing of its transactions'
+     * outcomes: cold compaction fails on its first transactional batch rather than take an aborted record for a
+     * committed one, and commits nothing.
+     */
+    @Test
+    void coldCompactionRefusesTransactionalBatchesWhoseOutcomeNoSidecarTells() {
+        TopicConfig compact = SMALL.with(Map.of(TopicConfig.CLEANUP_POLICY, "compact"));
+        topics.create(tp.topic(), 1, compact);
+        writer.append(keyedTxn(FILLER, 0, "k", "v1"), compact);
+        writer.appendMarker(new TransactionMarker(FILLER, (short) 0, true, 1), compact);
+        writer.append(keyedTxn(ABORTING, 0, "k", "v2"), compact);
+        writer.appendMarker(new TransactionMarker(ABORTING, (short) 0, false, 1), compact);
+        for (int i = 0; i < 12; i++) {
+            writer.append(List.of(keyed("pad" + i, "p")), ProducerIdentity.NONE, compact);
+        }
+        storage.runTieringPass();
+        Manifest before = storage.manifests().load(tp);
+        for (ColdSegment s : before.segments()) {
+            SegmentSidecar sidecar = SegmentSidecar.fromBytes(store.get(s.indexKey()));
+            store.put(s.indexKey(), SegmentSidecarTest.versionOne(sidecar.entries()));
+        }
+        long failures = storage.coldCompactionStats().failures();
+
+        assertThat(storage.runColdCompactionPass()).isZero();
+
+        assertThat(storage.coldCompactionStats().failures()).isEqualTo(failures + 1);
+        assertThat(storage.coldCompactionStats().lastFailure()).contains("aborted transactions are unknown");
+        assertThat(storage.manifests().load(tp).segments()).isEqualTo(before.segments());
+        assertThat(coldRecords()).extracting(ColdRecord::value).contains("v1", "v2");
+    }
+
     /** One record of a cold object, as kafka-clients reads it (a control record is a marker's). */
     private record ColdRecord(long offset, boolean control, String value) {
     }

@@ -192,7 +192,7 @@ public final class HotCleaner {
 
         // As Kafka's cleaner: map the dirty segments only, as many as the budget allows; the clean part holds each key
         // once, so a key the map lacks is kept there. What is not mapped waits for the next pass.
-        AbortedBatches aborted = new AbortedBatches(
+        AbortedBatches aborted = AbortedBatches.of(
                 transactions.aborted(range.get(0).base, range.get(range.size() - 1).end));
         KeyMap latest = new KeyMap(keyMapBytes);
         List<Segment> cleaned = new ArrayList<>();

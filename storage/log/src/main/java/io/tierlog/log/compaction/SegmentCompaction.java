@@ -1,6 +1,5 @@
 package io.tierlog.log.compaction;
 
-import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
@@ -13,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
 
 /**
  * The hot cleaner's rules applied to one segment file anywhere (the cold tier's cleaner downloads a cold segment and
@@ -45,29 +43,26 @@ public final class SegmentCompaction {
      * Adds every committed or non-transactional keyed record of the segment at {@code file} to {@code latest} (key
      * &rarr; its offset; later records overwrite), as the hot cleaner maps ({@link KeyMap#add}).
      *
-     * @param aborted the aborted transactions overlapping the segment (its sidecar's)
+     * @param aborted the batches of the aborted transactions overlapping the segment (its sidecar's)
      * @throws CorruptLogException if a batch fails validation or the file ends inside a batch
      */
-    public static void mapLatest(Path file, long base, List<AbortedTransaction> aborted, KeyMap latest)
-            throws IOException {
-        AbortedBatches abortedBatches = new AbortedBatches(aborted);
+    public static void mapLatest(Path file, long base, AbortedBatches aborted, KeyMap latest) throws IOException {
         forEachBatch(file, base, (info, batch) ->
-                latest.add(MemoryRecords.readableRecords(batch.slice()).batches().iterator().next(), abortedBatches));
+                latest.add(MemoryRecords.readableRecords(batch.slice()).batches().iterator().next(), aborted));
     }
 
     /**
      * Filters the segment at {@code file} batch by batch into {@code sink}.
      *
      * @param latest            key &rarr; latest offset, from {@link #mapLatest}
-     * @param aborted           the aborted transactions overlapping the segment: their records go
+     * @param aborted           the batches of the aborted transactions overlapping the segment: their records go
      * @param absentKeyIsLatest true if {@code latest} maps only the dirty part of the log and this segment lies in the
      *                          already cleaned part (where each key occurs once), so a key it lacks is kept
      */
     public static Filtered filter(TopicPartition tp, Path file, long base, KeyMap latest,
-                                  List<AbortedTransaction> aborted, boolean absentKeyIsLatest, long now,
+                                  AbortedBatches aborted, boolean absentKeyIsLatest, long now,
                                   long deleteRetentionMs, Sink sink) throws IOException {
-        KeepLatestFilter filter = new KeepLatestFilter(latest, new AbortedBatches(aborted), absentKeyIsLatest, now,
-                deleteRetentionMs);
+        KeepLatestFilter filter = new KeepLatestFilter(latest, aborted, absentKeyIsLatest, now, deleteRetentionMs);
         boolean[] changed = {false};
         long size = forEachBatch(file, base, (info, batch) -> {
             MemoryRecords in = MemoryRecords.readableRecords(batch.slice());
