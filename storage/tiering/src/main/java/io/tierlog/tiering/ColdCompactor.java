@@ -52,16 +52,17 @@ import java.util.zip.CRC32C;
  *       {@link Manifest.Cleaner#cleanedEnd()}. Unless the dirty ratio reaches {@code min.cleanable.dirty.ratio} or a
  *       kept tombstone's horizon is due, nothing more happens.</li>
  *   <li>As Kafka's cleaner: the dirty segments are downloaded and mapped (key &rarr; latest offset), as many as the
- *       {@link KeyMap}'s budget allows, records of aborted transactions not mapped (the range ends at the last one mapped; the rest waits for the next pass); then
- *       every segment of the range, oldest first, is filtered against the map into new objects of about
- *       {@code segment.bytes} (small compacted segments are merged; an unchanged segment on its own is kept as it
- *       is). The cleaned part holds each key at most once, so a key the map lacks is kept there.</li>
+ *       {@link KeyMap}'s budget allows, records of aborted transactions not mapped (the range ends at the last one
+ *       mapped; the rest waits for the next pass); then every segment of the range, oldest first, is filtered
+ *       against the map into new objects of about {@code segment.bytes} (small compacted segments are merged; an
+ *       unchanged segment on its own is kept as it is). The cleaned part holds each key at most once, so a key the
+ *       map lacks is kept there.</li>
  *   <li>Each new object and its sidecar (with the aborted transactions of its inputs' sidecars that overlap it: the
  *       records of those are gone, but their markers stay, and a reader that read the old objects may still need
- *       them) are uploaded under a fresh upload id (new keys: nothing stored is
- *       overwritten), and committed by {@link ManifestStore#commit}: the next manifest version replaces the input
- *       segments by the new ones and lists the inputs' objects as {@link Manifest.Retired}. The last commit of a
- *       pass also moves the cleaner's checkpoint to the end of the range.</li>
+ *       them) are uploaded under a fresh upload id (new keys: nothing stored is overwritten), and committed by
+ *       {@link ManifestStore#commit}: the next manifest version replaces the input segments by the new ones and lists
+ *       the inputs' objects as {@link Manifest.Retired}. The last commit of a pass also moves the cleaner's checkpoint
+ *       to the end of the range.</li>
  * </ol>
  *
  * <h2>Crash and race behaviour</h2>
@@ -320,9 +321,8 @@ public final class ColdCompactor {
                     }
                     CompactedObject target = object;
                     // Every key of a dirty segment is in the map; a key missing from it lies once in the clean part.
-                    SegmentCompaction.Filtered f = SegmentCompaction.filter(tp, file, s.baseOffset(), latest, abortedBatchesOf(s), true,
-                            now,
-                            topicConfig.deleteRetentionMs(), target::write);
+                    SegmentCompaction.Filtered f = SegmentCompaction.filter(tp, file, s.baseOffset(), latest,
+                            abortedBatchesOf(s), true, now, topicConfig.deleteRetentionMs(), target::write);
                     Files.delete(file);
                     target.add(s, f.changed());
                     nextHorizon = Math.min(nextHorizon, f.nextHorizonMs());

@@ -9,11 +9,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Which data batches of a segment belong to an aborted transaction, from the aborted transactions of the partition (the hot
- * transaction index, or the cold segments' sidecars): a transactional batch of producer {@code p} at offset {@code o}
- * is aborted iff some aborted transaction of {@code p} has {@code firstOffset <= o <= lastOffset} (its abort marker).
- * This is what Kafka's cleaner derives as it walks the log ({@code CleanedTransactionMetadata}); the cleaner only
- * cleans stable segments, so every transaction touching them has ended and the list is complete. Immutable.
+ * Which data batches of a segment belong to an aborted transaction, from the aborted transactions overlapping it
+ * (the hot transaction index's, or the cold segment's sidecar's): a transactional batch of producer {@code p} at
+ * offset {@code o} is aborted iff an aborted transaction of {@code p} has {@code firstOffset <= o <= lastOffset} (its
+ * abort marker). This is what Kafka's cleaner derives as it walks the log ({@code CleanedTransactionMetadata}); the
+ * cleaner only cleans stable segments, so every transaction touching them has ended and the list is complete.
+ * Immutable.
  */
 public final class AbortedBatches {
     /** Producer id &rarr; first offset &rarr; last offset (the abort marker) of its aborted transactions. */

@@ -300,7 +300,8 @@ class HotCleanerTransactionsTest {
      * batch of a producer in the set is skipped; control records are never delivered).
      */
     Map<String, String> committedTable() throws IOException {
-        List<AbortedTransaction> aborted = new ArrayList<>(new HotLog(data).transactions(tp).aborted(0, Long.MAX_VALUE));
+        List<AbortedTransaction> aborted =
+                new ArrayList<>(new HotLog(data).transactions(tp).aborted(0, Long.MAX_VALUE));
         Set<Long> abortedProducers = new HashSet<>();
         Map<String, String> table = new LinkedHashMap<>();
         for (Entry e : entries()) {
