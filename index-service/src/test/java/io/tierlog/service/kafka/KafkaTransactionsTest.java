@@ -241,6 +241,52 @@ class KafkaTransactionsTest {
                 .containsExactlyElementsOf(committed);
     }
 
+    /**
+     * Compaction follows Kafka's transaction rules: the value an aborted transaction wrote for a key is dropped and
+     * never shadows the committed value before it (which a cleaner that mapped it as the key's latest would drop,
+     * leaving read_committed consumers neither). Checked on whichever tier serves the read after a compaction pass
+     * of both tiers, then on the cold tier once retention evicted the hot segments.
+     */
+    @Test
+    void compactionDropsAnAbortedValueAndKeepsTheCommittedValueItWouldHaveShadowed() throws Exception {
+        String topic = KafkaListenerTest.unique("txn-compact");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of(
+                    "cleanup.policy", "compact", "segment.bytes", "1024", "local.retention.bytes", "0")))).all().get();
+        }
+        String pad = "x".repeat(200);
+        try (KafkaProducer<String, String> producer = transactional(KafkaListenerTest.unique("tx"), 60_000);
+             KafkaProducer<String, String> plain = KafkaClients.producer(listener.port(), "all", "none")) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, "k", "v1"));
+            producer.commitTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, 0, "k", "v2"));
+            producer.flush();
+            producer.abortTransaction();
+            for (int i = 0; i < 20; i++) {
+                plain.send(new ProducerRecord<>(topic, 0, "pad" + (i % 4), i + pad)).get();
+            }
+        }
+        tiered.runTieringPass();
+        assertThat(tiered.runCompactionPass()).as("both tiers cleaned the partition").isEqualTo(2);
+        assertCommittedValueOfKIsV1AndV2IsGone(topic);
+
+        tiered.runRetentionPass();
+        long hotStart = given().get("/v1/topics/" + topic).then().statusCode(200).extract().jsonPath()
+                .getLong("partitionStates[0].hotStartOffset");
+        assertThat(hotStart).as("k's records are now read from the cold tier").isGreaterThan(3);
+        assertCommittedValueOfKIsV1AndV2IsGone(topic);
+    }
+
+    private void assertCommittedValueOfKIsV1AndV2IsGone(String topic) {
+        List<ConsumerRecord<String, String>> committed = read(topic, "read_committed");
+        assertThat(committed.stream().filter(r -> "k".equals(r.key())).map(ConsumerRecord::value))
+                .containsExactly("v1");
+        assertThat(values(read(topic, "read_uncommitted"), 0)).contains("v1").doesNotContain("v2");
+    }
+
     @Test
     void adminListsAndDescribesTransactions() throws Exception {
         String topic = topic("txn-describe", 2);

@@ -3,6 +3,7 @@ package io.tierlog.tiering;
 import io.tierlog.log.PartitionTransactions;
 import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.compaction.AbortedBatches;
 import io.tierlog.log.compaction.KeyMap;
 import io.tierlog.log.compaction.SegmentCompaction;
 import io.tierlog.log.format.CorruptLogException;
@@ -37,9 +38,10 @@ import java.util.zip.CRC32C;
 
 /**
  * The cold tier's cleaner: compacts the committed cold segments of every partition whose {@code cleanup.policy}
- * compacts, with the hot cleaner's rules ({@link SegmentCompaction}: last record per key, offsets and timestamps
- * unchanged, batches rebuilt with valid CRCs and every batch header kept, tombstones dropped after
- * {@code delete.retention.ms}).
+ * compacts, with the hot cleaner's rules ({@link SegmentCompaction}: last committed record per key, offsets and
+ * timestamps unchanged, batches rebuilt with valid CRCs and every batch header kept, tombstones dropped after
+ * {@code delete.retention.ms}, records of aborted transactions dropped, transaction markers kept). A segment's aborted
+ * transactions are those its sidecar lists (every one overlapping it: it was tiered below the last stable offset).
  *
  * <h2>A pass over one partition</h2>
  * <ol>
@@ -50,15 +52,17 @@ import java.util.zip.CRC32C;
  *       {@link Manifest.Cleaner#cleanedEnd()}. Unless the dirty ratio reaches {@code min.cleanable.dirty.ratio} or a
  *       kept tombstone's horizon is due, nothing more happens.</li>
  *   <li>As Kafka's cleaner: the dirty segments are downloaded and mapped (key &rarr; latest offset), as many as the
- *       {@link KeyMap}'s budget allows (the range ends at the last one mapped; the rest waits for the next pass); then
- *       every segment of the range, oldest first, is filtered against the map into new objects of about
- *       {@code segment.bytes} (small compacted segments are merged; an unchanged segment on its own is kept as it
- *       is). The cleaned part holds each key at most once, so a key the map lacks is kept there.</li>
- *   <li>Each new object and its sidecar (with the aborted transactions of its inputs' sidecars: compaction keeps
- *       transactional batches) are uploaded under a fresh upload id (new keys: nothing stored is
- *       overwritten), and committed by {@link ManifestStore#commit}: the next manifest version replaces the input
- *       segments by the new ones and lists the inputs' objects as {@link Manifest.Retired}. The last commit of a
- *       pass also moves the cleaner's checkpoint to the end of the range.</li>
+ *       {@link KeyMap}'s budget allows, records of aborted transactions not mapped (the range ends at the last one
+ *       mapped; the rest waits for the next pass); then every segment of the range, oldest first, is filtered
+ *       against the map into new objects of about {@code segment.bytes} (small compacted segments are merged; an
+ *       unchanged segment on its own is kept as it is). The cleaned part holds each key at most once, so a key the
+ *       map lacks is kept there.</li>
+ *   <li>Each new object and its sidecar (with the aborted transactions of its inputs' sidecars that overlap it: the
+ *       records of those are gone, but their markers stay, and a reader that read the old objects may still need
+ *       them) are uploaded under a fresh upload id (new keys: nothing stored is overwritten), and committed by
+ *       {@link ManifestStore#commit}: the next manifest version replaces the input segments by the new ones and lists
+ *       the inputs' objects as {@link Manifest.Retired}. The last commit of a pass also moves the cleaner's checkpoint
+ *       to the end of the range.</li>
  * </ol>
  *
  * <h2>Crash and race behaviour</h2>
@@ -269,6 +273,8 @@ public final class ColdCompactor {
         private final long now;
         private final Path work;
         private final Map<ObjectKey, Path> downloaded = new HashMap<>();
+        /** Sidecar key &rarr; what it says of aborted transactions. */
+        private final Map<ObjectKey, Sidecar> sidecars = new HashMap<>();
         /** Objects uploaded and not yet committed, each with the input segments it replaces. */
         private final List<CompactedUpload> pending = new ArrayList<>();
         private long firstPendingAtMs = -1;
@@ -299,7 +305,7 @@ public final class ColdCompactor {
                     }
                     Path file = download(s);
                     downloaded.put(s.segmentKey(), file);
-                    SegmentCompaction.mapLatest(file, s.baseOffset(), latest);
+                    SegmentCompaction.mapLatest(file, s.baseOffset(), abortedBatchesOf(s), latest);
                 }
                 cleaning.add(s);
             }
@@ -315,8 +321,8 @@ public final class ColdCompactor {
                     }
                     CompactedObject target = object;
                     // Every key of a dirty segment is in the map; a key missing from it lies once in the clean part.
-                    SegmentCompaction.Filtered f = SegmentCompaction.filter(tp, file, s.baseOffset(), latest, true, now,
-                            topicConfig.deleteRetentionMs(), target::write);
+                    SegmentCompaction.Filtered f = SegmentCompaction.filter(tp, file, s.baseOffset(), latest,
+                            abortedBatchesOf(s), true, now, topicConfig.deleteRetentionMs(), target::write);
                     Files.delete(file);
                     target.add(s, f.changed());
                     nextHorizon = Math.min(nextHorizon, f.nextHorizonMs());
@@ -398,15 +404,35 @@ public final class ColdCompactor {
         private List<AbortedTransaction> abortedOf(List<ColdSegment> inputs) {
             List<AbortedTransaction> out = List.of();
             for (ColdSegment s : inputs) {
-                SegmentSidecar sidecar;
-                try {
-                    sidecar = SegmentSidecar.fromBytes(store.get(s.indexKey()));
-                } catch (IllegalArgumentException e) {
-                    throw new CorruptLogException("cold sidecar " + s.indexKey().value(), 0, e.getMessage());
-                }
-                out = PartitionTransactions.union(out, sidecar.aborted());
+                out = PartitionTransactions.union(out, abortedOf(s));
             }
             return out;
+        }
+
+        /** The aborted transactions overlapping {@code s}: its sidecar's, read once per pass. */
+        private List<AbortedTransaction> abortedOf(ColdSegment s) {
+            return sidecarOf(s).aborted();
+        }
+
+        /**
+         * The batches of {@code s} that aborted transactions wrote. A segment tiered before sidecars listed them
+         * (version 1) has unknown outcomes: the pass fails on its first transactional batch rather than guess.
+         */
+        private AbortedBatches abortedBatchesOf(ColdSegment s) {
+            Sidecar sidecar = sidecarOf(s);
+            return sidecar.listsAborted() ? AbortedBatches.of(sidecar.aborted())
+                    : AbortedBatches.unknown("its sidecar " + s.indexKey().value() + " predates aborted transactions");
+        }
+
+        private Sidecar sidecarOf(ColdSegment s) {
+            return sidecars.computeIfAbsent(s.indexKey(), key -> {
+                byte[] bytes = store.get(key);
+                try {
+                    return new Sidecar(SegmentSidecar.fromBytes(bytes).aborted(), SegmentSidecar.listsAborted(bytes));
+                } catch (IllegalArgumentException e) {
+                    throw new CorruptLogException("cold sidecar " + key.value(), 0, e.getMessage());
+                }
+            });
         }
 
         private Path download(ColdSegment s) throws IOException {
@@ -427,6 +453,10 @@ public final class ColdCompactor {
             bytesRead += s.sizeBytes();
             return file;
         }
+    }
+
+    /** What a cold segment's sidecar says of aborted transactions, and whether it says anything (version 2). */
+    private record Sidecar(List<AbortedTransaction> aborted, boolean listsAborted) {
     }
 
     /** A compacted object and the consecutive cold segments it replaces. */

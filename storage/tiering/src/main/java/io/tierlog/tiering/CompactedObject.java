@@ -89,8 +89,10 @@ final class CompactedObject implements AutoCloseable {
     }
 
     /**
-     * The sidecar of this object, given its inputs' aborted transactions: compaction keeps every transactional batch
-     * and every offset, so the inputs' aborted transactions are this object's (those overlapping its offsets).
+     * The sidecar of this object, given its inputs' aborted transactions: those overlapping its offsets. Compaction
+     * dropped their records but kept their markers and every offset, so listing them is what the inputs' sidecars
+     * said: harmless to a reader of this object (it finds no record to skip, then the marker), and needed by one that
+     * read the inputs' records before the swap and reads on here.
      */
     SegmentSidecar sidecar(List<AbortedTransaction> inputsAborted) {
         List<SegmentSidecar.Entry> all = new ArrayList<>(entries);

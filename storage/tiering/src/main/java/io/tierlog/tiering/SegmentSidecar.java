@@ -100,6 +100,11 @@ public record SegmentSidecar(List<Entry> entries, List<AbortedTransaction> abort
         return null;
     }
 
+    /** Whether valid sidecar bytes list the segment's aborted transactions (version 2) or predate them (version 1). */
+    static boolean listsAborted(byte[] bytes) {
+        return ByteBuffer.wrap(bytes).getShort(4) == VERSION;
+    }
+
     byte[] toBytes() {
         ByteBuffer buf = ByteBuffer.allocate(HEADER_BYTES + entries.size() * ENTRY_BYTES + 4
                 + aborted.size() * ABORTED_BYTES + 4);

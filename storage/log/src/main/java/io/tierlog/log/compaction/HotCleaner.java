@@ -1,5 +1,7 @@
 package io.tierlog.log.compaction;
 
+import io.tierlog.log.HotLog;
+import io.tierlog.log.PartitionTransactions;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.CorruptLogException;
@@ -10,7 +12,6 @@ import io.tierlog.log.internal.segment.SegmentCursor;
 import io.tierlog.log.internal.segment.SegmentFiles;
 import io.tierlog.log.topic.TopicConfig;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,8 +45,12 @@ import java.util.List;
  * the range to the last one it mapped (the clean part holds each key once, so a key the map lacks is kept there) with
  * {@link MemoryRecords#filterTo}, kafka-clients' own filter that Kafka's cleaner uses:
  * <ul>
- *   <li>a keyed record survives unless the map holds a later record of its key; records without a key, and every
- *       record of a control or transactional batch, always survive;</li>
+ *   <li>a keyed record survives unless the map holds a later record of its key; records without a key always
+ *       survive. Only committed and non-transactional records are mapped, so a committed transactional record is
+ *       compacted like any other, and a record of an aborted transaction never shadows an older committed one;</li>
+ *   <li>records of aborted transactions (the partition's transaction index lists them) never survive, and transaction
+ *       markers always do (ADR 0058). Only stable segments are cleaned: none at or above the last stable offset, so
+ *       every transaction a pass meets has ended and the index knows how;</li>
  *   <li>a tombstone (null value) that survives gets the batch's delete horizon, now + {@code delete.retention.ms}
  *       (KIP-534: stored in the batch header); a pass after the horizon drops it;</li>
  *   <li>every batch keeps its header: base offset, last offset, producer id, epoch and base sequence, with a valid
@@ -104,6 +109,7 @@ public final class HotCleaner {
     }
 
     private final Path dataDir;
+    private final HotLog log;
     private final Clock clock;
     private final Steps steps;
     private final long keyMapBytes;
@@ -115,6 +121,7 @@ public final class HotCleaner {
     /** @param keyMapBytes the key map's budget per pass ({@link KeyMap}): a pass cleans as far as it could map */
     public HotCleaner(Path dataDir, Clock clock, Steps steps, long keyMapBytes) {
         this.dataDir = dataDir;
+        this.log = new HotLog(dataDir);
         this.clock = clock;
         this.steps = steps;
         this.keyMapBytes = keyMapBytes;
@@ -164,7 +171,10 @@ public final class HotCleaner {
             throws IOException {
         deleteLeftovers(dir);
         long now = clock.millis();
-        List<Segment> range = cleanableRange(dir, config, cleanableBelow, now);
+        // An open transaction may still abort: what lies at or above its first offset is not cleaned yet.
+        PartitionTransactions transactions = log.transactions(tp);
+        long stableBelow = Math.min(cleanableBelow, transactions.lastStableOffset(Long.MAX_VALUE));
+        List<Segment> range = cleanableRange(dir, config, stableBelow, now);
         CleanerCheckpoint checkpoint = CleanerCheckpoint.read(dir);
         long total = 0;
         long dirty = 0;
@@ -182,6 +192,8 @@ public final class HotCleaner {
 
         // As Kafka's cleaner: map the dirty segments only, as many as the budget allows; the clean part holds each key
         // once, so a key the map lacks is kept there. What is not mapped waits for the next pass.
+        AbortedBatches aborted = AbortedBatches.of(
+                transactions.aborted(range.get(0).base, range.get(range.size() - 1).end));
         KeyMap latest = new KeyMap(keyMapBytes);
         List<Segment> cleaned = new ArrayList<>();
         for (Segment s : range) {
@@ -189,7 +201,7 @@ public final class HotCleaner {
                 if (latest.full()) {
                     break;
                 }
-                mapLatest(dir, s, latest);
+                forEachBatch(dir, s, (info, batch) -> latest.add(asBatch(batch), aborted));
             }
             cleaned.add(s);
         }
@@ -199,7 +211,7 @@ public final class HotCleaner {
         int rewritten = 0;
         long nextHorizon = Long.MAX_VALUE;
         for (Segment s : cleaned) {
-            Rewrite r = rewrite(tp, dir, s, latest, config.deleteRetentionMs(), now);
+            Rewrite r = rewrite(tp, dir, s, latest, aborted, config.deleteRetentionMs(), now);
             bytesRead += s.size;
             bytesAfter += r.size - s.size;
             rewritten += r.swapped ? 1 : 0;
@@ -256,26 +268,11 @@ public final class HotCleaner {
         return out;
     }
 
-    /** Adds the keys of segment {@code s} to {@code latest}. Keys are copied: the map outlives the read buffers. */
-    private static void mapLatest(Path dir, Segment s, KeyMap latest) throws IOException {
-        forEachBatch(dir, s, (info, batch) -> {
-            RecordBatch b = asBatch(batch);
-            if (b.isControlBatch() || b.isTransactional()) {
-                return;
-            }
-            for (Record r : b) {
-                if (r.hasKey()) {
-                    latest.put(ByteBuffer.allocate(r.keySize()).put(r.key()).flip(), r.offset());
-                }
-            }
-        });
-    }
-
-    private Rewrite rewrite(TopicPartition tp, Path dir, Segment s, KeyMap latest,
+    private Rewrite rewrite(TopicPartition tp, Path dir, Segment s, KeyMap latest, AbortedBatches aborted,
                             long deleteRetentionMs, long now) throws IOException {
         Path target = SegmentFiles.log(dir, s.base);
         Path temp = dir.resolve(TEMP_PREFIX + SegmentFiles.logName(s.base));
-        KeepLatestFilter filter = new KeepLatestFilter(latest, true, now, deleteRetentionMs);
+        KeepLatestFilter filter = new KeepLatestFilter(latest, aborted, true, now, deleteRetentionMs);
         boolean[] changed = {false};
         long[] written = {0};
         try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {

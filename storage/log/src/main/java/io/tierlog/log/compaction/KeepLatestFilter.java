@@ -7,22 +7,28 @@ import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
  * Kafka's cleaner rule as a {@link MemoryRecords.RecordFilter}: keep a key's latest record, drop tombstones past their
- * horizon, keep every batch (empty if need be). Remembers the earliest horizon of the tombstones it kept. Used by the
- * hot cleaner and by {@link SegmentCompaction} (the cold tier's cleaner). Not thread-safe: one filter per segment.
+ * horizon, drop the records of aborted transactions, keep transaction markers, keep every batch (empty if need be).
+ * Committed transactional records are compacted as any other. Remembers the earliest horizon of the tombstones it
+ * kept. Used by the hot cleaner and by {@link SegmentCompaction} (the cold tier's cleaner). Not thread-safe: one
+ * filter per segment.
  */
 final class KeepLatestFilter extends MemoryRecords.RecordFilter {
     private final KeyMap latest;
+    private final AbortedBatches aborted;
     private final boolean absentKeyIsLatest;
     long nextHorizonMs = Long.MAX_VALUE;
 
     /**
-     * @param latest            key &rarr; offset of its latest record
+     * @param latest            key &rarr; offset of its latest record ({@link KeyMap#add}: committed records only)
+     * @param aborted           the batches of aborted transactions: their records go
      * @param absentKeyIsLatest true when {@code latest} covers only the dirty part of the log (Kafka's cleaner): a key
      *                          it does not hold occurs once in the already cleaned part, so that record is its latest
      */
-    KeepLatestFilter(KeyMap latest, boolean absentKeyIsLatest, long now, long deleteRetentionMs) {
+    KeepLatestFilter(KeyMap latest, AbortedBatches aborted, boolean absentKeyIsLatest, long now,
+                     long deleteRetentionMs) {
         super(now, deleteRetentionMs);
         this.latest = latest;
+        this.aborted = aborted;
         this.absentKeyIsLatest = absentKeyIsLatest;
     }
 
@@ -33,7 +39,15 @@ final class KeepLatestFilter extends MemoryRecords.RecordFilter {
 
     @Override
     protected boolean shouldRetainRecord(RecordBatch batch, Record record) {
-        if (batch.isControlBatch() || batch.isTransactional() || !record.hasKey()) {
+        if (batch.isControlBatch()) {
+            // Markers stay (ADR 0058): the log keeps every batch header anyway, so dropping the control record would
+            // save a few bytes, and recovery and the aborted-transaction lists still expect it.
+            return true;
+        }
+        if (aborted.contains(batch)) {
+            return false; // never was a value: Kafka's cleaner drops it too
+        }
+        if (!record.hasKey()) {
             return true;
         }
         Long last = latest.latest(record.key());

@@ -1,5 +1,8 @@
 package io.tierlog.log.compaction;
 
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
@@ -37,6 +40,23 @@ public final class KeyMap {
     void put(ByteBuffer key, long offset) {
         if (latest.put(key, offset) == null) {
             bytes += key.remaining() + ENTRY_OVERHEAD_BYTES;
+        }
+    }
+
+    /**
+     * Maps the keyed records of {@code batch}, later ones overwriting. Only committed and non-transactional records
+     * count as a key's value: a control batch holds no data, and a record of an aborted transaction never was a
+     * value (mapping it would let it shadow the committed value before it). Keys are copied: the map outlives the
+     * read buffers.
+     */
+    void add(RecordBatch batch, AbortedBatches aborted) {
+        if (batch.isControlBatch() || aborted.contains(batch)) {
+            return;
+        }
+        for (Record r : batch) {
+            if (r.hasKey()) {
+                put(ByteBuffer.allocate(r.keySize()).put(r.key()).flip(), r.offset());
+            }
         }
     }
 

@@ -6,8 +6,6 @@ import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.KafkaClientInternals;
 import io.tierlog.log.internal.segment.SegmentCursor;
 import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.record.internal.Record;
-import org.apache.kafka.common.record.internal.RecordBatch;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,7 +17,8 @@ import java.nio.file.StandardOpenOption;
  * The hot cleaner's rules applied to one segment file anywhere (the cold tier's cleaner downloads a cold segment and
  * runs them on the local copy): the same {@link MemoryRecords#filterTo} with the same filter, so a cold copy is
  * cleaned exactly as a hot one is (offsets and timestamps unchanged, every batch kept with a valid CRC, idempotent
- * producer state intact, tombstones dropped after their delete horizon). Stateless; thread-safe.
+ * producer state intact, tombstones dropped after their delete horizon, records of aborted transactions dropped and
+ * markers kept). The aborted transactions come from the cold segments' sidecars. Stateless; thread-safe.
  */
 public final class SegmentCompaction {
     private SegmentCompaction() {
@@ -41,36 +40,29 @@ public final class SegmentCompaction {
     }
 
     /**
-     * Adds every keyed record of the segment at {@code file} to {@code latest} (key &rarr; its offset; later records
-     * overwrite). Control and transactional batches are skipped, as the hot cleaner skips them.
+     * Adds every committed or non-transactional keyed record of the segment at {@code file} to {@code latest} (key
+     * &rarr; its offset; later records overwrite), as the hot cleaner maps ({@link KeyMap#add}).
      *
+     * @param aborted the batches of the aborted transactions overlapping the segment (its sidecar's)
      * @throws CorruptLogException if a batch fails validation or the file ends inside a batch
      */
-    public static void mapLatest(Path file, long base, KeyMap latest) throws IOException {
-        forEachBatch(file, base, (info, batch) -> {
-            RecordBatch b = MemoryRecords.readableRecords(batch.slice()).batches().iterator().next();
-            if (b.isControlBatch() || b.isTransactional()) {
-                return;
-            }
-            for (Record r : b) {
-                if (r.hasKey()) {
-                    latest.put(ByteBuffer.allocate(r.keySize()).put(r.key()).flip(), r.offset());
-                }
-            }
-        });
+    public static void mapLatest(Path file, long base, AbortedBatches aborted, KeyMap latest) throws IOException {
+        forEachBatch(file, base, (info, batch) ->
+                latest.add(MemoryRecords.readableRecords(batch.slice()).batches().iterator().next(), aborted));
     }
 
     /**
      * Filters the segment at {@code file} batch by batch into {@code sink}.
      *
      * @param latest            key &rarr; latest offset, from {@link #mapLatest}
+     * @param aborted           the batches of the aborted transactions overlapping the segment: their records go
      * @param absentKeyIsLatest true if {@code latest} maps only the dirty part of the log and this segment lies in the
      *                          already cleaned part (where each key occurs once), so a key it lacks is kept
      */
     public static Filtered filter(TopicPartition tp, Path file, long base, KeyMap latest,
-                                  boolean absentKeyIsLatest, long now, long deleteRetentionMs, Sink sink)
-            throws IOException {
-        KeepLatestFilter filter = new KeepLatestFilter(latest, absentKeyIsLatest, now, deleteRetentionMs);
+                                  AbortedBatches aborted, boolean absentKeyIsLatest, long now,
+                                  long deleteRetentionMs, Sink sink) throws IOException {
+        KeepLatestFilter filter = new KeepLatestFilter(latest, aborted, absentKeyIsLatest, now, deleteRetentionMs);
         boolean[] changed = {false};
         long size = forEachBatch(file, base, (info, batch) -> {
             MemoryRecords in = MemoryRecords.readableRecords(batch.slice());
