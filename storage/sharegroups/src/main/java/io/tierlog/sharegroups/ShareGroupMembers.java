@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -245,6 +246,28 @@ public final class ShareGroupMembers {
      * @throws TierlogException {@code invalid-group}
      */
     public <T> Optional<T> whileEmpty(String group, Supplier<T> change) {
+        return underLockWhileEmpty(group, (file, hadMembersFile) -> change.get());
+    }
+
+    /**
+     * Deletes the group while it has no members, as {@link #whileEmpty} runs a change: {@code deleteState} (its
+     * share-partitions' state and config) runs under the members lock, and the members file goes under the same
+     * lock, so a consumer joining meanwhile waits and then joins a new, empty group. Empty while a member is in;
+     * else whether there was anything to delete.
+     */
+    public Optional<Boolean> deleteWhileEmpty(String group, Supplier<Boolean> deleteState) {
+        return underLockWhileEmpty(group, (file, hadMembersFile) -> {
+            boolean existed = deleteState.get();
+            if (hadMembersFile) {
+                file.delete();
+            }
+            return existed || hadMembersFile;
+        });
+    }
+
+    /** The members lock held, expired members written out; {@code change} runs only when none is left. */
+    private <T> Optional<T> underLockWhileEmpty(String group,
+                                                BiFunction<LockedStateFile.Session, Boolean, T> change) {
         Names.requireValidGroup(group);
         return files.members(group).update(file -> {
             byte[] before = file.read();
@@ -259,32 +282,7 @@ public final class ShareGroupMembers {
                     return Optional.empty();
                 }
             }
-            return Optional.of(change.get());
-        });
-    }
-
-    /**
-     * Deletes the group while it has no members, as {@link #whileEmpty} runs a change: {@code deleteState} (its
-     * share-partitions' state and config) runs under the members lock, and the members file goes under the same
-     * lock, so a consumer joining meanwhile waits and then joins a new, empty group. Empty while a member is in;
-     * else whether there was anything to delete.
-     */
-    public Optional<Boolean> deleteWhileEmpty(String group, Supplier<Boolean> deleteState) {
-        Names.requireValidGroup(group);
-        return files.members(group).update(file -> {
-            byte[] before = file.read();
-            if (before != null) {
-                ShareMembersState s = ShareGroupFiles.read(before, ShareMembersState.class);
-                expire(s, sessions.now());
-                if (!s.members.isEmpty()) {
-                    return Optional.empty();
-                }
-            }
-            boolean existed = deleteState.get();
-            if (before != null) {
-                file.delete();
-            }
-            return Optional.of(existed || before != null);
+            return Optional.of(change.apply(file, before != null));
         });
     }
 
