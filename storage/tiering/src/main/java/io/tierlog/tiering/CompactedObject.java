@@ -1,9 +1,8 @@
 package io.tierlog.tiering;
 
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.format.BatchInfo;
 import io.tierlog.objectstore.ObjectKey;
-
-import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
