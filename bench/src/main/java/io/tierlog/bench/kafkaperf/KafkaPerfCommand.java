@@ -119,6 +119,13 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     /** Every run's results of one server at one durability. */
     static final class Cell {
         final List<ProducerResult> peak = new ArrayList<>();
+        /**
+         * The server process's CPU over each peak run and the background work it left (until it settled), per 100k
+         * records produced.
+         */
+        final List<ServerCpu> produceCpu = new ArrayList<>();
+        /** ProducerPerformance's own CPU in each peak run, per 100k records produced. */
+        final List<ServerCpu> producerCpu = new ArrayList<>();
         /** Full speed in transactions ({@link #TRANSACTION_MS} each), as the peak run otherwise. */
         final List<ProducerResult> transactional = new ArrayList<>();
         final List<ConsumerResult> consume = new ArrayList<>();
@@ -206,12 +213,13 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                             Cell cell = byServer.computeIfAbsent(s, k -> new Cell());
                             String name = s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync() + "-" + run;
                             try {
+                                long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                                 createTopic(bootstrap, "peak-" + name, s, d);
-                                ProducerResult peak = tools.produce("produce-" + name, bootstrap, "peak-" + name,
-                                        records, recordSize, -1, producerProps());
-                                cell.peak.add(peak);
+                                ProducerResult peak = peakProduce(tools, cell, name, bootstrap, pid, notes);
                                 cell.lastPeakRun = run;
-                                Workspace.log(name + " produce: " + peak.line());
+                                Workspace.log(name + " produce: " + peak.line() + (cell.produceCpu.isEmpty() ? ""
+                                        : "; server CPU per 100k records " + cpuLine(cell.produceCpu.get(cell.produceCpu.size() - 1))
+                                        + "; producer tool's " + cpuLine(cell.producerCpu.get(cell.producerCpu.size() - 1))));
                                 createTopic(bootstrap, "txn-" + name, s, d);
                                 ProducerResult txn = tools.produce("txn-" + name, bootstrap, "txn-" + name, records,
                                         recordSize, -1, producerProps(), List.of("--transactional-id", "perf-" + name,
@@ -224,7 +232,6 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                 FullBatchWriter.write(bootstrap, source, partitions, records, recordSize,
                                         Integer.parseInt(producerProps().get("batch.size")));
                                 Workspace.log(name + " consume source written");
-                                long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                                 BatchLayout layout = BatchLayout.of(s == Server.KAFKA ? kafkaLogs : tierlogLogs.get(d),
                                         source, partitions);
                                 for (int rep = 0; rep < consumeRuns; rep++) {
@@ -426,6 +433,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             row(sb, d, "produce records/s (ProducerPerformance)", k.peak, t.peak, ProducerResult::recordsPerSec, "%,.0f", true);
             row(sb, d, "produce MB/s (2^20 bytes)", k.peak, t.peak, ProducerResult::mibPerSec, "%.2f", true);
             row(sb, d, "produce p99 ms, full speed", k.peak, t.peak, r -> r.p99Ms(), "%.0f", false);
+            row(sb, d, "produce: server CPU s per 100k records, user + system (its background work included)",
+                    k.produceCpu, t.produceCpu, ServerCpu::totalSeconds, "%.3f", false);
+            row(sb, d, "produce: ProducerPerformance's own CPU s per 100k records (its JVM's start included)",
+                    k.producerCpu, t.producerCpu, ServerCpu::totalSeconds, "%.3f", false);
             row(sb, d, "transactional produce records/s (" + TRANSACTION_MS + " ms transactions)", k.transactional,
                     t.transactional, ProducerResult::recordsPerSec, "%,.0f", true);
             row(sb, d, "transactional produce p99 ms", k.transactional, t.transactional, r -> r.p99Ms(), "%.0f", false);
@@ -467,7 +478,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 .append("better; fetch counts and sizes have none. Values are medians over the runs; the paired rows pair ")
                 .append("each server's i-th consume run, and their interval is the sign test's (order statistics). ")
                 .append("Server CPU: the ")
-                .append("server process's /proc utime and stime over the consume run, after it settled.\n").toString();
+                .append("server process's /proc utime and stime over the consume run, after it settled; over the produce ")
+                .append("run and until the server settled after it.\n").toString();
     }
 
     /**
@@ -502,6 +514,30 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 .append(fmt(format, t)).append(" | ").append(ratio).append(" |\n");
     }
 
+    /**
+     * ProducerPerformance at full speed into {@code peak-<name>}, with the server's CPU over the run and the background
+     * work it leaves (Tierlog's indexer and tierer, Kafka's flusher): both servers settle before and after the reading.
+     */
+    private ProducerResult peakProduce(PerfTools tools, Cell cell, String name, String bootstrap, long pid,
+                                       List<String> notes) {
+        if (!ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT)) {
+            notes.add(name + ": server not settled before the produce run");
+        }
+        ServerCpu before = ServerCpu.of(pid);
+        ServerCpu toolBefore = ServerCpu.ofEndedChildren();
+        ProducerResult peak = tools.produce("produce-" + name, bootstrap, "peak-" + name, records, recordSize, -1,
+                producerProps());
+        ServerCpu toolAfter = ServerCpu.ofEndedChildren();
+        ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT);
+        ServerCpu after = ServerCpu.of(pid);
+        cell.peak.add(peak);
+        if (before != null && after != null && toolBefore != null && toolAfter != null) {
+            cell.produceCpu.add(after.per100k(before, records));
+            cell.producerCpu.add(toolAfter.per100k(toolBefore, records));
+        }
+        return peak;
+    }
+
     private static String fmt(String format, double v) {
         return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, format, v);
     }
@@ -522,7 +558,14 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         StringBuilder sb = new StringBuilder();
         cells.forEach((d, byServer) -> byServer.forEach((s, c) -> {
             String tag = s + " " + d.tierlogFsync();
-            c.peak.forEach(r -> sb.append(tag).append(" produce: ").append(r.line()).append('\n'));
+            for (int i = 0; i < c.peak.size(); i++) {
+                sb.append(tag).append(" produce: ").append(c.peak.get(i).line());
+                if (i < c.produceCpu.size()) {
+                    sb.append("; server CPU per 100k records ").append(cpuLine(c.produceCpu.get(i)))
+                            .append("; producer tool's ").append(cpuLine(c.producerCpu.get(i)));
+                }
+                sb.append('\n');
+            }
             c.transactional.forEach(r -> sb.append(tag).append(" transactional produce: ").append(r.line()).append('\n'));
             for (int i = 0; i < c.paced.size(); i++) {
                 sb.append(tag).append(" paced ").append(c.pacedRate.get(i)).append("/s: ").append(c.paced.get(i).line()).append('\n');
