@@ -84,7 +84,9 @@ import java.util.function.LongFunction;
  *
  * <h2>Checkpoints</h2>
  * On every roll, and every {@value #CHECKPOINT_BYTES} bytes appended by this writer, the writer publishes a
- * {@link ProducerSnapshot} so that a new process scans at most that many bytes to find the end.
+ * {@link ProducerSnapshot} so that a new process scans at most that many bytes to find the end. It is forced to disk
+ * under {@code always} only: under the other policies a machine loss may take it, and recovery then scans from an
+ * older one (the last {@value #SNAPSHOTS_KEPT} are kept) or the oldest hot segment.
  *
  * <p>Other modules get writers from {@link HotLog#writer}. Thread-safe.
  */
@@ -633,8 +635,10 @@ public final class PartitionWriter implements Closeable {
             throw new UncheckedIOException("forcing the transaction index of " + partition + " failed", e);
         }
         producers.expire(clock.millis());
+        // Forced only when the appends are: under interval and never its fsync stalled every append of the partition
+        // behind it (on ext4 it commits the journal, with the segments' dirty data), and a lost snapshot costs scan time.
         new ProducerSnapshot(tail.segmentBase, tail.position, tail.nextOffset, tail.segmentCreatedMs,
-                producers.entries()).writeTo(dir);
+                producers.entries()).writeTo(dir, fsync == FsyncPolicy.ALWAYS);
         bytesSinceCheckpoint = 0;
         List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
         for (int i = 0; i < snapshots.size() - SNAPSHOTS_KEPT; i++) {

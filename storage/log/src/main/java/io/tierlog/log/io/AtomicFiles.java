@@ -29,10 +29,26 @@ public final class AtomicFiles {
 
     /** Publishes {@code bytes} at {@code target}, replacing any existing file. */
     public static void replace(Path target, byte[] bytes) {
-        Path tmp = writeTemp(target, bytes);
+        replace(target, bytes, true);
+    }
+
+    /**
+     * As {@link #replace(Path, byte[])}, but nothing is forced: every process (on NFS, every host: the file is closed
+     * before the rename) sees the whole new file at once, and it becomes durable when the kernel writes it back. After
+     * a machine loss the name may be gone or hold a partial file. Only for files whose loss costs work, never data: a
+     * checkpoint that shortens a rebuild, which its reader checks and skips when it does not parse.
+     */
+    public static void replaceUnforced(Path target, byte[] bytes) {
+        replace(target, bytes, false);
+    }
+
+    private static void replace(Path target, byte[] bytes, boolean force) {
+        Path tmp = writeTemp(target, bytes, force);
         try {
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            fsyncDirectory(target.getParent());
+            if (force) {
+                fsyncDirectory(target.getParent());
+            }
         } catch (IOException e) {
             deleteQuietly(tmp);
             throw new UncheckedIOException("cannot publish " + target, e);
@@ -44,7 +60,7 @@ public final class AtomicFiles {
      * (link(2) fails if the name exists, also on NFS). Returns false, changing nothing, if it exists.
      */
     public static boolean createExclusive(Path target, byte[] bytes) {
-        Path tmp = writeTemp(target, bytes);
+        Path tmp = writeTemp(target, bytes, true);
         try {
             Files.createLink(target, tmp);
             fsyncDirectory(target.getParent());
@@ -58,14 +74,16 @@ public final class AtomicFiles {
         }
     }
 
-    private static Path writeTemp(Path target, byte[] bytes) {
+    private static Path writeTemp(Path target, byte[] bytes, boolean force) {
         Path tmp = target.resolveSibling(TEMP_PREFIX + UUID.randomUUID());
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.wrap(bytes);
             while (buf.hasRemaining()) {
                 ch.write(buf);
             }
-            ch.force(true);
+            if (force) {
+                ch.force(true);
+            }
             return tmp;
         } catch (IOException e) {
             deleteQuietly(tmp);

@@ -69,7 +69,7 @@ class ProducerTransactionStateTest {
     void checkpointFormat3RoundTripsTheOpenTransaction() {
         table.apply(data(0, 40, 41, true), T0);
         ProducerSnapshot written = new ProducerSnapshot(0, 100, 42, T0, table.entries());
-        written.writeTo(dir);
+        written.writeTo(dir, true);
 
         ProducerSnapshot read = ProducerSnapshot.read(dir, 42).orElseThrow();
 
