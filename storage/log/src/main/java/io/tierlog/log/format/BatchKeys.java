@@ -2,14 +2,18 @@ package io.tierlog.log.format;
 
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.internals.ByteUtils;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The record keys of one validated batch, for indexes that map a key to its latest offset. Control batches (Kafka's
  * transaction markers) hold no data records and are skipped. Stateless and thread-safe.
  */
 public final class BatchKeys {
+    private static final int COMPRESSION_MASK = 0x07;
+
     /** Receives each keyed record: its key (a view, valid during the call), offset and whether it is a tombstone. */
     @FunctionalInterface
     public interface KeyVisitor {
@@ -21,11 +25,43 @@ public final class BatchKeys {
 
     /** Visits the keyed records of the complete, validated batch in {@code batch} (position to limit), in order. */
     public static void forEach(ByteBuffer batch, KeyVisitor visitor) {
-        RecordBatch b = RecordBatchCodec.asBatch(batch);
-        if (b.isControlBatch()) {
+        ByteBuffer b = batch.slice().order(ByteOrder.BIG_ENDIAN);
+        int attributes = b.getShort(RecordBatchCodec.ATTRIBUTES_OFFSET);
+        if ((attributes & RecordBatchCodec.CONTROL_FLAG) != 0) {
             return;
         }
-        for (Record r : b) {
+        if ((attributes & COMPRESSION_MASK) != 0) {
+            forEachDecompressed(RecordBatchCodec.asBatch(batch), visitor);
+            return;
+        }
+        // Uncompressed: the index is told every append, so read only each record's key and value length and jump to
+        // its end, where kafka-clients' iterator would build a record with its value and headers (most records have
+        // no key at all).
+        long baseOffset = b.getLong(0);
+        int count = b.getInt(RecordBatchCodec.RECORD_COUNT_OFFSET);
+        ByteBuffer key = b.duplicate();
+        b.position(RecordBatchCodec.HEADER_SIZE);
+        for (int i = 0; i < count; i++) {
+            int length = ByteUtils.readVarint(b);
+            int end = b.position() + length;
+            b.position(b.position() + 1); // attributes
+            ByteUtils.readVarlong(b); // timestamp delta
+            int offsetDelta = ByteUtils.readVarint(b);
+            int keyLength = ByteUtils.readVarint(b);
+            if (keyLength >= 0) {
+                int keyStart = b.position();
+                b.position(keyStart + keyLength);
+                boolean tombstone = ByteUtils.readVarint(b) < 0;
+                key.limit(keyStart + keyLength).position(keyStart);
+                visitor.visit(key, baseOffset + offsetDelta, tombstone);
+                key.clear();
+            }
+            b.position(end);
+        }
+    }
+
+    private static void forEachDecompressed(RecordBatch batch, KeyVisitor visitor) {
+        for (Record r : batch) {
             if (r.hasKey()) {
                 visitor.visit(r.key(), r.offset(), !r.hasValue());
             }
