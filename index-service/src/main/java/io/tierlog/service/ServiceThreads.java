@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #reads()}: bounded threads that run file reads for long-poll continuations and streams, so the
  *       event loop never blocks and a waiting reader holds no thread. The queue is unbounded but holds only small
  *       tasks (one read step each).</li>
- *   <li>{@link #indexing()}: one thread that catches the hot index up with this process's appends
- *       ({@link io.tierlog.service.read.AppendIndexing}); one, so that indexing never takes more than a core from
- *       produces and fetches.</li>
+ *   <li>{@link #indexing()}: one thread that catches the hot index up with this process's appends, each catch-up
+ *       a little after the append that asked for it ({@link io.tierlog.service.read.AppendIndexing}); one, so that
+ *       indexing never takes more than a core from produces and fetches.</li>
  * </ul>
  *
  * <p>Stopping ({@link #stop}, idempotent, also called by {@link Engine} before it closes the index): new tasks are
@@ -43,7 +43,7 @@ public class ServiceThreads {
 
     private final ScheduledThreadPoolExecutor timers;
     private final ThreadPoolExecutor reads;
-    private final ThreadPoolExecutor indexing;
+    private final ScheduledThreadPoolExecutor indexing;
 
     public ServiceThreads() {
         timers = new ScheduledThreadPoolExecutor(1, named("tierlog-timer"), dropWhenStopped("timer"));
@@ -54,8 +54,9 @@ public class ServiceThreads {
         int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 2);
         reads = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 named("tierlog-read"), dropWhenStopped("read"));
-        indexing = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                named("tierlog-indexer"), dropWhenStopped("indexing"));
+        indexing = new ScheduledThreadPoolExecutor(1, named("tierlog-indexer"), dropWhenStopped("indexing"));
+        // A catch-up waiting out its delay is not owed at shutdown: the index is derived, the next read catches up.
+        indexing.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     public ScheduledExecutorService timers() {
@@ -66,7 +67,7 @@ public class ServiceThreads {
         return reads;
     }
 
-    public ExecutorService indexing() {
+    public ScheduledExecutorService indexing() {
         return indexing;
     }
 

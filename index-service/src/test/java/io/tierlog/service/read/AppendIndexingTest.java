@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -41,7 +42,7 @@ class AppendIndexingTest {
         Path data = Files.createDirectories(tmp.resolve("data"));
         writer = new HotLog(data).writer(TP, FsyncPolicy.NEVER, Duration.ZERO, clock);
         hot = new HotTier(data, Files.createDirectories(tmp.resolve("index")), clock);
-        indexing = new AppendIndexing(hot, threads);
+        indexing = new AppendIndexing(hot, threads, Duration.ZERO);
     }
 
     @AfterEach
@@ -78,6 +79,25 @@ class AppendIndexingTest {
         drainIndexing();
 
         assertThat(indexing.isQueued(TP)).isFalse();
+        assertThat(hot.indexedEnd(TP)).hasValueSatisfying(p -> assertThat(p.offset()).isEqualTo(end));
+    }
+
+    @Test
+    void aCatchUpWaitsTheDelayForMoreAppendsToShareIt() throws Exception {
+        AppendIndexing delayed = new AppendIndexing(hot, threads, Duration.ofSeconds(2));
+        append(5);
+        delayed.appended(TP);
+        long end = append(5);
+        delayed.appended(TP);
+
+        assertThat(((ThreadPoolExecutor) threads.indexing()).getQueue()).as("one catch-up for both appends")
+                .singleElement().satisfies(task -> assertThat(((ScheduledFuture<?>) task).getDelay(TimeUnit.MILLISECONDS))
+                        .as("due after the delay, not at once").isGreaterThan(1000));
+        assertThat(hot.indexedEnd(TP)).isEmpty();
+
+        // One thread, in time order: a task due after the catch-up runs after it.
+        threads.indexing().schedule(() -> { }, 2100, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
+        assertThat(delayed.isQueued(TP)).isFalse();
         assertThat(hot.indexedEnd(TP)).hasValueSatisfying(p -> assertThat(p.offset()).isEqualTo(end));
     }
 
