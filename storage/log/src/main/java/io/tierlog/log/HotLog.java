@@ -229,6 +229,7 @@ public final class HotLog {
      */
     public boolean deletePartition(TopicPartition tp) {
         Path dir = dir(tp);
+        PartitionTransactions.forget(dir);
         if (!Files.exists(dir)) {
             return false;
         }

@@ -41,7 +41,11 @@ public final class PartitionTransactions {
     public record AbortedTransaction(long producerId, long firstOffset, long lastOffset) {
     }
 
-    /** One entry per partition directory ever asked about in this process; a few hundred bytes plus its aborts. */
+    /**
+     * One entry per partition directory with a transaction index that was asked about in this process, a few hundred
+     * bytes plus its aborts. An entry goes when its file is found missing (never written, or the partition deleted by
+     * any instance) or when this process deletes the partition ({@link #forget}).
+     */
     private static final ConcurrentHashMap<Path, Cached> CACHE = new ConcurrentHashMap<>();
 
     private final Cached cached;
@@ -52,8 +56,21 @@ public final class PartitionTransactions {
 
     /** The transactions of the partition in {@code partitionDir}; {@link HotLog#transactions} is the public door. */
     static PartitionTransactions of(Path partitionDir) {
-        Path file = partitionDir.toAbsolutePath().normalize().resolve(TxnIndexEntry.FILE_NAME);
-        return new PartitionTransactions(CACHE.computeIfAbsent(file, Cached::new));
+        return new PartitionTransactions(CACHE.computeIfAbsent(indexFile(partitionDir), Cached::new));
+    }
+
+    /** Drops what was read of the partition in {@code partitionDir} (its directory is being deleted). */
+    static void forget(Path partitionDir) {
+        CACHE.remove(indexFile(partitionDir));
+    }
+
+    /** Whether what was read of the partition in {@code partitionDir} is kept (for tests). */
+    static boolean isCached(Path partitionDir) {
+        return CACHE.containsKey(indexFile(partitionDir));
+    }
+
+    private static Path indexFile(Path partitionDir) {
+        return partitionDir.toAbsolutePath().normalize().resolve(TxnIndexEntry.FILE_NAME);
     }
 
     /** {@code min(highWatermark, the smallest first offset of an open transaction)}. */
@@ -123,6 +140,9 @@ public final class PartitionTransactions {
                 } catch (NoSuchFileException e) {
                     state.reset();
                     fileKey = null;
+                    // Nothing to keep: most partitions never have transactions. A caller holding this entry still
+                    // reads the file anew; the next one starts a new entry.
+                    CACHE.remove(file, this);
                     return state;
                 }
                 long size = attrs.size();

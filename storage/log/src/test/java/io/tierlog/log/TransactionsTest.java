@@ -329,6 +329,29 @@ class TransactionsTest {
         assertThat(transactions().lastStableOffset(9)).as("no index: no transactions").isEqualTo(9);
     }
 
+    @Test
+    void theProcessWideCacheKeepsOnlyPartitionsWithAnIndexAndForgetsDeletedOnes() throws IOException {
+        Path dir = data.resolve(TP.dirName());
+        assertThat(transactions().lastStableOffset(7)).isEqualTo(7);
+        assertThat(PartitionTransactions.isCached(dir)).as("no index file: nothing kept").isFalse();
+        try (PartitionWriter w = writer()) {
+            w.append(txnBatch(A, 0, 0, "a0"), CONFIG);
+        }
+        assertThat(transactions().lastStableOffset(1)).isZero();
+        assertThat(PartitionTransactions.isCached(dir)).isTrue();
+
+        new HotLog(data).deletePartition(TP);
+        assertThat(PartitionTransactions.isCached(dir)).as("deleted by this process").isFalse();
+
+        try (PartitionWriter w = writer()) {
+            w.append(txnBatch(A, 0, 0, "a0"), CONFIG);
+        }
+        assertThat(transactions().lastStableOffset(1)).isZero();
+        deleteRecursively(dir); // as another instance deletes it
+        assertThat(transactions().lastStableOffset(3)).isEqualTo(3);
+        assertThat(PartitionTransactions.isCached(dir)).as("found missing").isFalse();
+    }
+
     /**
      * The ordering that lets readers go without a lock: at every moment of an append (probed whenever the writer reads
      * its clock, which it does right after writing a batch too), a reader that reads the log's end first and the index
@@ -480,5 +503,13 @@ class TransactionsTest {
         Throwable thrown = catchThrowable(call);
         assertThat(thrown).isInstanceOf(TierlogException.class);
         return (TierlogException) thrown;
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }
