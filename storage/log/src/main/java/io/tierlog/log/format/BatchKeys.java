@@ -2,7 +2,6 @@ package io.tierlog.log.format;
 
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
-import org.apache.kafka.common.utils.internals.ByteUtils;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -42,16 +41,16 @@ public final class BatchKeys {
         ByteBuffer key = b.duplicate();
         b.position(RecordBatchCodec.HEADER_SIZE);
         for (int i = 0; i < count; i++) {
-            int length = ByteUtils.readVarint(b);
+            int length = KafkaClientInternals.readVarint(b);
             int end = b.position() + length;
             b.position(b.position() + 1); // attributes
-            ByteUtils.readVarlong(b); // timestamp delta
-            int offsetDelta = ByteUtils.readVarint(b);
-            int keyLength = ByteUtils.readVarint(b);
+            KafkaClientInternals.readVarlong(b); // timestamp delta
+            int offsetDelta = KafkaClientInternals.readVarint(b);
+            int keyLength = KafkaClientInternals.readVarint(b);
             if (keyLength >= 0) {
                 int keyStart = b.position();
                 b.position(keyStart + keyLength);
-                boolean tombstone = ByteUtils.readVarint(b) < 0;
+                boolean tombstone = KafkaClientInternals.readVarint(b) < 0;
                 key.limit(keyStart + keyLength).position(keyStart);
                 visitor.visit(key, baseOffset + offsetDelta, tombstone);
                 key.clear();
