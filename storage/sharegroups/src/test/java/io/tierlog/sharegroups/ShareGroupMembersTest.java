@@ -14,8 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -279,41 +282,26 @@ class ShareGroupMembersTest {
         ShareGroupMembers two = instance();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
-            Thread[] joiner = new Thread[1];
-            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-            Future<?>[] joined = new Future<?>[1];
+            List<String> order = Collections.synchronizedList(new ArrayList<>());
+            List<Future<Answer>> joined = new ArrayList<>();
             Optional<String> during = one.whileEmpty("g", () -> {
-                joined[0] = pool.submit(() -> {
-                    joiner[0] = Thread.currentThread();
-                    started.countDown();
+                joined.add(joinBlockedOnTheMembersLock(pool, () -> {
                     Answer a = two.heartbeat("g", "m", 0, List.of("t"), "c", null);
                     order.add("joined");
                     return a;
-                });
-                try {
-                    started.await();
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-                // The join waits on the members lock this change holds.
-                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                while (joiner[0].getState() == Thread.State.RUNNABLE && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
-                }
-                assertThat(joiner[0].getState()).isIn(Thread.State.WAITING, Thread.State.BLOCKED,
-                        Thread.State.TIMED_WAITING);
+                }));
                 order.add("changed");
                 return "changed";
             });
             assertThat(during).contains("changed");
-            joined[0].get();
+            joined.get(0).get();
             assertThat(order).containsExactly("changed", "joined");
             assertThat(one.whileEmpty("g", () -> "ran")).isEmpty();
         } finally {
             pool.shutdownNow();
         }
     }
+
     @Test
     void aGroupDeletedWhileEmptyLosesItsMembershipAndAJoinDuringTheDeleteWaitsForIt() throws Exception {
         topics().create("t", 1, TopicConfig.DEFAULTS);
@@ -325,32 +313,14 @@ class ShareGroupMembersTest {
 
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-            Thread[] joiner = new Thread[1];
-            Future<Answer>[] joined = new Future[1];
+            List<Future<Answer>> joined = new ArrayList<>();
             Optional<Boolean> deleted = one.deleteWhileEmpty("g", () -> {
-                joined[0] = pool.submit(() -> {
-                    joiner[0] = Thread.currentThread();
-                    started.countDown();
-                    return two.heartbeat("g", "m2", 0, List.of("t"), "c", null);
-                });
-                try {
-                    started.await();
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-                // The join waits on the members lock the delete holds.
-                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                while (joiner[0].getState() == Thread.State.RUNNABLE && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
-                }
-                assertThat(joiner[0].getState()).isIn(Thread.State.WAITING, Thread.State.BLOCKED,
-                        Thread.State.TIMED_WAITING);
-                assertThat(joined[0]).isNotDone();
+                joined.add(joinBlockedOnTheMembersLock(pool, () -> two.heartbeat("g", "m2", 0, List.of("t"), "c", null)));
+                assertThat(joined.get(0)).isNotDone();
                 return false;
             });
             assertThat(deleted).as("the members file was there").contains(true);
-            Answer a = joined[0].get();
+            Answer a = joined.get(0).get();
             assertThat(a.memberEpoch()).isEqualTo(1);
             assertThat(two.describe("g").orElseThrow().groupEpoch()).as("a new group, not the deleted one's epochs")
                     .isEqualTo(1);
@@ -358,5 +328,30 @@ class ShareGroupMembersTest {
             pool.shutdownNow();
         }
         assertThat(instance().deleteWhileEmpty("nothing-here", () -> false)).contains(false);
+    }
+
+    /**
+     * Starts {@code join} on {@code pool} while the caller holds the group's members lock, and returns once the join's
+     * thread is parked on that lock (or after 10 s, failing): what happens next in the caller happens before the join.
+     */
+    private static Future<Answer> joinBlockedOnTheMembersLock(ExecutorService pool, Callable<Answer> join) {
+        CountDownLatch started = new CountDownLatch(1);
+        Thread[] joiner = new Thread[1];
+        Future<Answer> joined = pool.submit(() -> {
+            joiner[0] = Thread.currentThread();
+            started.countDown();
+            return join.call();
+        });
+        try {
+            started.await();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (joiner[0].getState() == Thread.State.RUNNABLE && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(joiner[0].getState()).isIn(Thread.State.WAITING, Thread.State.BLOCKED, Thread.State.TIMED_WAITING);
+        return joined;
     }
 }
