@@ -6,6 +6,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.tierlog.ingest.IngestConfig;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.ProduceAdmission;
+import io.tierlog.log.AppendJournal;
 import io.tierlog.log.FsyncPolicy;
 import io.tierlog.log.LogStartMarks;
 import io.tierlog.log.topic.TopicStore;
@@ -60,13 +61,21 @@ public class Engine {
 
     @Produces
     @Singleton
-    IngestService ingest(TierlogConfig config, Clock clock, ServiceMetrics metrics, ProduceAdmission admission) {
+    IngestService ingest(TierlogConfig config, Clock clock, ServiceMetrics metrics, ProduceAdmission admission,
+                         AppendJournal journal) {
         createDirectory(config.dataDir());
         LOG.infof("hot volume %s, fsync=%s, index %s", config.dataDir().toAbsolutePath(), config.fsync(),
                 config.indexDir().toAbsolutePath());
         return new IngestService(new IngestConfig(config.dataDir(), FsyncPolicy.parse(config.fsync()),
                 config.fsyncInterval(), config.maxRequestBytes(), config.producerIdExpiration()), clock,
-                new SecureRandom()::nextInt, metrics.syncMeters(), admission);
+                new SecureRandom()::nextInt, metrics.syncMeters(), admission, journal);
+    }
+
+    /** This process's appends, handed from its writers to its indexer so that it does not read them back. */
+    @Produces
+    @Singleton
+    AppendJournal appendJournal() {
+        return new AppendJournal();
     }
 
     /** Backpressure of the hot tier: the volume's fill and the upload backlog (503 {@code hot-tier-full}). */
@@ -90,9 +99,9 @@ public class Engine {
 
     @Produces
     @Singleton
-    HotTier hotTier(TierlogConfig config, Clock clock) {
+    HotTier hotTier(TierlogConfig config, Clock clock, AppendJournal journal) {
         createDirectory(config.indexDir());
-        return new HotTier(config.dataDir(), config.indexDir(), clock);
+        return new HotTier(config.dataDir(), config.indexDir(), clock, journal);
     }
 
     void closeHotTier(@Disposes HotTier hot, ServiceThreads threads) {

@@ -4,6 +4,7 @@ import io.tierlog.index.HotIndexer;
 import io.tierlog.index.LogIndex;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.BatchSlice;
+import io.tierlog.log.AppendJournal;
 import io.tierlog.log.HotLog;
 import io.tierlog.log.HotSegment;
 import io.tierlog.log.PartitionReader;
@@ -60,12 +61,17 @@ public final class HotTier implements AutoCloseable {
     }
 
     public HotTier(Path dataDir, Path indexDir, Clock clock) {
+        this(dataDir, indexDir, clock, null);
+    }
+
+    /** @param journal what this process's writers appended, which the indexer takes instead of reading it back */
+    public HotTier(Path dataDir, Path indexDir, Clock clock, AppendJournal journal) {
         this.clock = clock;
-        this.log = new HotLog(dataDir);
+        this.log = new HotLog(dataDir, journal);
         // RocksDB owns its directory (it may wipe it on an unknown format), so it gets one of its own beside
         // the cold-read cache.
         this.index = LogIndex.open(indexDir.resolve("rocksdb"));
-        this.indexer = new HotIndexer(index, dataDir);
+        this.indexer = new HotIndexer(index, dataDir, HotIndexer.DEFAULT_INDEX_INTERVAL_BYTES, journal);
     }
 
     /** The hot log itself, for what is not a read: deleting a topic's partitions. */

@@ -1,5 +1,7 @@
 package io.tierlog.index;
 
+import io.tierlog.log.AppendJournal;
+import io.tierlog.log.AppendedBatch;
 import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
@@ -26,6 +28,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Tails the hot segments of partitions (appended by any process) into a {@link LogIndex}.
@@ -78,7 +81,11 @@ public final class HotIndexer {
     private final LogIndex index;
     private final HotLog hotLog;
     private final int indexIntervalBytes;
+    /** This process's own appends, indexed without reading them back; null: every batch is read from the log. */
+    private final AppendJournal journal;
     private final ConcurrentMap<TopicPartition, ReentrantLock> locks = new ConcurrentHashMap<>();
+    /** Per partition, the oldest hot segment below which the index was last found to hold no entries. */
+    private final ConcurrentMap<TopicPartition, Long> oldestChecked = new ConcurrentHashMap<>();
 
     public HotIndexer(LogIndex index, Path dataDir) {
         this(index, dataDir, DEFAULT_INDEX_INTERVAL_BYTES);
@@ -89,12 +96,21 @@ public final class HotIndexer {
      *                           means a larger index and shorter scans
      */
     public HotIndexer(LogIndex index, Path dataDir, int indexIntervalBytes) {
+        this(index, dataDir, indexIntervalBytes, null);
+    }
+
+    /**
+     * @param journal the batches this process's writers appended ({@link AppendJournal}); a catch-up indexes those
+     *                that continue its checkpoint from there instead of reading them back (null: none)
+     */
+    public HotIndexer(LogIndex index, Path dataDir, int indexIntervalBytes, AppendJournal journal) {
         if (indexIntervalBytes < 1) {
             throw new IllegalArgumentException("indexIntervalBytes must be >= 1: " + indexIntervalBytes);
         }
         this.index = index;
         this.hotLog = new HotLog(dataDir);
         this.indexIntervalBytes = indexIntervalBytes;
+        this.journal = journal;
     }
 
     /**
@@ -231,6 +247,8 @@ public final class HotIndexer {
     /** One catch-up attempt; null if a concurrent change to the partition's index requires another. */
     private Position catchUpOnce(PartitionReader reader) {
         TopicPartition tp = reader.partition();
+        // Taken before the checkpoint is read: a batch appended after this is read from the log, or taken next time.
+        List<AppendedBatch> own = journal == null ? List.of() : journal.take(tp);
         IndexCheckpoint stored = index.checkpoint(tp).orElse(null);
         if (stored != null && unchanged(reader, stored.end())) {
             return stored.end();
@@ -240,21 +258,37 @@ public final class HotIndexer {
             return new Position(0, 0, 0);
         }
         IndexCheckpoint expected = stored;
-        IndexCheckpoint start = resolveStart(tp, reader, stored, bases);
-        if (start == null) {
-            // Never indexed, or the log was rewritten: start over, without entries a lost checkpoint left behind.
-            index.dropPartition(tp);
-            expected = null;
-            start = IndexCheckpoint.startOf(bases.get(0));
+        List<AppendedBatch> chain = stored == null ? List.of() : ownChain(reader, own, stored.end());
+        IndexCheckpoint start;
+        if (!chain.isEmpty() && chain.get(0).info().segmentBase() == stored.end().segmentBase()
+                && bases.contains(stored.end().segmentBase())) {
+            // This process's next batch is still where the checkpoint ends in its segment: the check resolveStart
+            // makes there (a batch of the base offset at that byte) is made.
+            start = stored;
+        } else {
+            start = resolveStart(tp, reader, stored, bases);
+            if (start == null) {
+                // Never indexed, or the log was rewritten: start over, without entries a lost checkpoint left behind.
+                index.dropPartition(tp);
+                expected = null;
+                start = IndexCheckpoint.startOf(bases.get(0));
+            }
+            if (start != stored) {
+                chain = ownChain(reader, own, start.end());
+            }
         }
-        Optional<Position> first = index.firstEntry(tp);
-        if (first.isPresent() && first.get().segmentBase() < bases.get(0)) {
-            index.dropSegmentsBelow(tp, bases.get(0));
-        }
+        dropEntriesBelow(tp, bases.get(0));
         Run run = new Run(tp, expected, start);
         Position end;
         try {
-            end = scan(reader, start.end(), run);
+            Position from = start.end();
+            for (AppendedBatch b : chain) {
+                if (!run.visitOwn(b)) {
+                    return null;
+                }
+                from = new Position(b.info().nextOffset(), b.info().segmentBase(), b.info().endPosition());
+            }
+            end = scan(reader, from, run);
         } catch (CorruptLogException e) {
             run.commit(run.state.end());
             throw e;
@@ -263,6 +297,92 @@ public final class HotIndexer {
             return null;
         }
         return run.commit(end) ? end : null;
+    }
+
+    /**
+     * Drops index entries of segments below the oldest hot one (evicted before the eviction listener dropped them),
+     * looking once per oldest segment: entries below it come only from walks of segments evicted since, which moves
+     * the oldest segment on.
+     */
+    private void dropEntriesBelow(TopicPartition tp, long oldest) {
+        Long checked = oldestChecked.get(tp);
+        if (checked != null && checked == oldest) {
+            return;
+        }
+        Optional<Position> first = index.firstEntry(tp);
+        if (first.isPresent() && first.get().segmentBase() < oldest) {
+            index.dropSegmentsBelow(tp, oldest);
+        }
+        oldestChecked.put(tp, oldest);
+    }
+
+    /**
+     * The batches of {@code own} that continue the log from {@code from} without a gap, which the indexer then takes
+     * from what the writer recorded instead of reading the log; empty when there are none or the log no longer holds
+     * them. Batches below {@code from} were indexed already by a read's catch-up; at the first gap (another process's
+     * append, a compressed batch, the journal's bound) the log is read. The first and the last batch of the chain in
+     * each segment are looked up in the file (base offset, size and CRC32C): a compaction of the segment since (it only
+     * removes records, so any change moves or alters one of the two) or a topic deleted and created again would not
+     * match.
+     */
+    private List<AppendedBatch> ownChain(PartitionReader reader, List<AppendedBatch> own, Position from) {
+        int first = 0;
+        while (first < own.size() && own.get(first).info().baseOffset() < from.offset()) {
+            first++;
+        }
+        Position at = from;
+        int next = first;
+        for (; next < own.size() && continues(at, own.get(next).info()); next++) {
+            BatchInfo info = own.get(next).info();
+            at = new Position(info.nextOffset(), info.segmentBase(), info.endPosition());
+        }
+        List<AppendedBatch> chain = own.subList(first, next);
+        return chain.isEmpty() || stillInTheLog(reader, chain) ? chain : List.of();
+    }
+
+    /** Whether {@code info} is the batch right after {@code at}: the same segment's next, or a new segment's first. */
+    private static boolean continues(Position at, BatchInfo info) {
+        if (info.baseOffset() != at.offset()) {
+            return false;
+        }
+        return (info.segmentBase() == at.segmentBase() && info.position() == at.position())
+                || (info.position() == 0 && info.segmentBase() == at.offset());
+    }
+
+    /** Whether each segment of {@code chain} still holds its first and last batch of it, where it was written. */
+    private boolean stillInTheLog(PartitionReader reader, List<AppendedBatch> chain) {
+        int i = 0;
+        while (i < chain.size()) {
+            long segment = chain.get(i).info().segmentBase();
+            int last = i;
+            while (last + 1 < chain.size() && chain.get(last + 1).info().segmentBase() == segment) {
+                last++;
+            }
+            Path file = hotLog.sealedSegmentFile(reader.partition(), segment);
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                if (!headerMatches(ch, chain.get(i)) || (last != i && !headerMatches(ch, chain.get(last)))) {
+                    LOG.debug("{}: segment {} no longer holds the batches appended to it; reading the log",
+                            reader.partition(), segment);
+                    return false;
+                }
+            } catch (NoSuchFileException e) {
+                return false;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + file, e);
+            }
+            i = last + 1;
+        }
+        return true;
+    }
+
+    private static boolean headerMatches(FileChannel ch, AppendedBatch b) throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(RecordBatchCodec.CRC_OFFSET + Integer.BYTES);
+        if (readFully(ch, header, b.info().position()) < header.capacity()) {
+            return false;
+        }
+        return header.getLong(0) == b.info().baseOffset()
+                && RecordBatchCodec.announcedSize(header.flip()) == b.info().sizeInBytes()
+                && header.getInt(RecordBatchCodec.CRC_OFFSET) == b.crc();
     }
 
     /**
@@ -388,6 +508,15 @@ public final class HotIndexer {
 
         @Override
         public boolean visit(BatchInfo info, ByteBuffer batch) {
+            return add(info, keys -> BatchKeys.forEach(batch, keys));
+        }
+
+        /** A batch this process appended: its keys as the writer recorded them. */
+        boolean visitOwn(AppendedBatch batch) {
+            return add(batch.info(), batch::forEachKey);
+        }
+
+        private boolean add(BatchInfo info, Consumer<BatchKeys.KeyVisitor> keys) {
             long bytesSince = state.bytesSinceEntry();
             long maxTimestamp = Math.max(state.maxTimestamp(), info.maxTimestamp());
             long lastTimeEntry = state.lastTimeEntry();
@@ -401,7 +530,8 @@ public final class HotIndexer {
                 bytesSince = 0;
             }
             bytesSince += info.sizeInBytes();
-            indexKeys(batch);
+            // Key entries: each keyed record of a data batch is its key's latest so far (a tombstone deletes it).
+            keys.accept((key, offset, tombstone) -> update.key(key, tombstone ? IndexUpdate.TOMBSTONE : offset));
             state = new IndexCheckpoint(new Position(info.nextOffset(), info.segmentBase(), info.endPosition()),
                     bytesSince, maxTimestamp, lastTimeEntry);
             if (update.size() >= ENTRIES_PER_WRITE && !commit(state.end())) {
@@ -409,12 +539,6 @@ public final class HotIndexer {
                 return false;
             }
             return true;
-        }
-
-        /** Key entries: each keyed record of a data batch is its key's latest so far (a tombstone deletes it). */
-        private void indexKeys(ByteBuffer batch) {
-            BatchKeys.forEach(batch, (key, offset, tombstone) ->
-                    update.key(key, tombstone ? IndexUpdate.TOMBSTONE : offset));
         }
 
         /** Commits the pending entries with the checkpoint at {@code end}; false if the index changed underneath. */

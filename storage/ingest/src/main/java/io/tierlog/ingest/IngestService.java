@@ -1,5 +1,6 @@
 package io.tierlog.ingest;
 
+import io.tierlog.log.AppendJournal;
 import io.tierlog.log.AppendResult;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.HotLog;
@@ -81,12 +82,21 @@ public final class IngestService implements Closeable {
     /** @param admission decides before every append whether the hot tier takes it (503 {@code hot-tier-full}) */
     public IngestService(IngestConfig config, Clock clock, IntSupplier partitionerSeed, SyncMeters syncMeters,
                          ProduceAdmission admission) {
+        this(config, clock, partitionerSeed, syncMeters, admission, null);
+    }
+
+    /**
+     * @param journal told every batch this service appends, for the indexer of the same process
+     *                ({@link AppendJournal}); null where nothing indexes (the ingest function)
+     */
+    public IngestService(IngestConfig config, Clock clock, IntSupplier partitionerSeed, SyncMeters syncMeters,
+                         ProduceAdmission admission, AppendJournal journal) {
         this.admission = admission;
         this.config = config;
         this.clock = clock;
         this.syncMeters = syncMeters;
         this.topics = new TopicStore(config.dataDir(), clock);
-        this.hotLog = new HotLog(config.dataDir());
+        this.hotLog = new HotLog(config.dataDir(), journal);
         this.partitioner = new Partitioner(partitionerSeed);
     }
 

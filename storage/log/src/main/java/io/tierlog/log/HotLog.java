@@ -31,9 +31,17 @@ import java.util.List;
  */
 public final class HotLog {
     private final Path dataDir;
+    /** Told every batch this instance's writers append, for this process's indexer; null: nobody indexes here. */
+    private final AppendJournal journal;
 
     public HotLog(Path dataDir) {
+        this(dataDir, null);
+    }
+
+    /** @param journal told every batch the writers opened here append (null: none) */
+    public HotLog(Path dataDir, AppendJournal journal) {
         this.dataDir = dataDir;
+        this.journal = journal;
     }
 
     public Path dataDir() {
@@ -95,13 +103,15 @@ public final class HotLog {
      * closes it. Several writers of one partition, in this process or others, take turns (see {@link PartitionWriter}).
      */
     public PartitionWriter writer(TopicPartition tp, FsyncPolicy fsync, Duration fsyncInterval, Clock clock) {
-        return new PartitionWriter(dataDir, tp, fsync, fsyncInterval, clock);
+        return new PartitionWriter(dataDir, tp, fsync, fsyncInterval, clock, SyncMeters.NONE,
+                PartitionWriter.DEFAULT_PRODUCER_ID_EXPIRATION, journal);
     }
 
     /** As {@link #writer(TopicPartition, FsyncPolicy, Duration, Clock)}, with fsync meters and producer-id expiry. */
     public PartitionWriter writer(TopicPartition tp, FsyncPolicy fsync, Duration fsyncInterval, Clock clock,
                                   SyncMeters syncMeters, Duration producerIdExpiration) {
-        return new PartitionWriter(dataDir, tp, fsync, fsyncInterval, clock, syncMeters, producerIdExpiration);
+        return new PartitionWriter(dataDir, tp, fsync, fsyncInterval, clock, syncMeters, producerIdExpiration,
+                journal);
     }
 
     /**
@@ -230,6 +240,9 @@ public final class HotLog {
     public boolean deletePartition(TopicPartition tp) {
         Path dir = dir(tp);
         PartitionTransactions.forget(dir);
+        if (journal != null) {
+            journal.forget(tp);
+        }
         if (!Files.exists(dir)) {
             return false;
         }

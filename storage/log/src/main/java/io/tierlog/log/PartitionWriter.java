@@ -121,6 +121,7 @@ public final class PartitionWriter implements Closeable {
     private final ProducerStateTable producers;
     private final LogRecovery recovery;
     private final TxnIndexWriter txnIndex;
+    private final AppendJournal journal;
 
     /** This writer's belief about the end of the log; verified against the disk under the lock. */
     private WriterTail tail;
@@ -159,16 +160,24 @@ public final class PartitionWriter implements Closeable {
 
     PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
                            Clock clock) {
-        this(dataDir, partition, fsync, fsyncInterval, clock, SyncMeters.NONE, ProducerStateTable.DEFAULT_EXPIRATION);
+        this(dataDir, partition, fsync, fsyncInterval, clock, SyncMeters.NONE, ProducerStateTable.DEFAULT_EXPIRATION,
+                null);
+    }
+
+    PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
+                    Clock clock, SyncMeters syncMeters, Duration producerIdExpiration) {
+        this(dataDir, partition, fsync, fsyncInterval, clock, syncMeters, producerIdExpiration, null);
     }
 
     /**
      * @param syncMeters           told the duration of every fsync of segment data and every append's wait for one
      * @param producerIdExpiration how long an idempotent producer is remembered after its last batch
      *                             ({@link ProducerStateTable}, "Expiry")
+     * @param journal              told each batch appended, after its write (null: none)
      */
     PartitionWriter(Path dataDir, TopicPartition partition, FsyncPolicy fsync, Duration fsyncInterval,
-                           Clock clock, SyncMeters syncMeters, Duration producerIdExpiration) {
+                           Clock clock, SyncMeters syncMeters, Duration producerIdExpiration, AppendJournal journal) {
+        this.journal = journal;
         this.producers = new ProducerStateTable(producerIdExpiration);
         this.syncMeters = syncMeters;
         this.partition = partition;
@@ -566,6 +575,9 @@ public final class PartitionWriter implements Closeable {
             txnIndex.replayed(info, batch, producers);
         }
         producers.apply(info, now);
+        if (journal != null) {
+            journal.appended(partition, info, batch.getInt(batch.position() + RecordBatchCodec.CRC_OFFSET), batch);
+        }
         tail.position = info.endPosition();
         tail.nextOffset = info.nextOffset();
         bytesSinceCheckpoint += size;

@@ -22,6 +22,12 @@ public final class BatchKeys {
     private BatchKeys() {
     }
 
+    /** Whether the data batch in {@code batch} (position to limit) is compressed; a control batch is not. */
+    public static boolean compressed(ByteBuffer batch) {
+        int attributes = batch.getShort(batch.position() + RecordBatchCodec.ATTRIBUTES_OFFSET);
+        return (attributes & RecordBatchCodec.CONTROL_FLAG) == 0 && (attributes & COMPRESSION_MASK) != 0;
+    }
+
     /** Visits the keyed records of the complete, validated batch in {@code batch} (position to limit), in order. */
     public static void forEach(ByteBuffer batch, KeyVisitor visitor) {
         ByteBuffer b = batch.slice().order(ByteOrder.BIG_ENDIAN);
