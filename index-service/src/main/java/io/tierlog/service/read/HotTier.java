@@ -2,9 +2,9 @@ package io.tierlog.service.read;
 
 import io.tierlog.index.HotIndexer;
 import io.tierlog.index.LogIndex;
+import io.tierlog.log.AppendJournal;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.BatchSlice;
-import io.tierlog.log.AppendJournal;
 import io.tierlog.log.HotLog;
 import io.tierlog.log.HotSegment;
 import io.tierlog.log.PartitionReader;

@@ -4,6 +4,7 @@ import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.BatchKeys;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * A batch a writer of this process appended, as {@link AppendJournal} keeps it for the indexer: where it lies and
@@ -51,9 +52,9 @@ public final class AppendedBatch {
         return crc;
     }
 
-    /** Bytes held for the keys (the journal's bound). */
-    int keyBytes() {
-        return keyBytes.length;
+    /** About what this takes in memory, for the journal's bounds: the keys and a fixed cost per key and batch. */
+    long footprint() {
+        return 128L + keyBytes.length + 16L * keyEnds.length;
     }
 
     /** Visits the keyed records in order, as {@link BatchKeys#forEach} would over the batch's bytes. */
@@ -78,15 +79,15 @@ public final class AppendedBatch {
         public void visit(ByteBuffer key, long offset, boolean tombstone) {
             int n = key.remaining();
             if (used + n > bytes.length) {
-                bytes = java.util.Arrays.copyOf(bytes, Math.max(used + n, 2 * bytes.length));
+                bytes = Arrays.copyOf(bytes, Math.max(used + n, 2 * bytes.length));
             }
             key.duplicate().get(bytes, used, n);
             used += n;
             if (count == ends.length) {
                 int grown = Math.max(8, 2 * count);
-                ends = java.util.Arrays.copyOf(ends, grown);
-                offsets = java.util.Arrays.copyOf(offsets, grown);
-                tombstones = java.util.Arrays.copyOf(tombstones, grown);
+                ends = Arrays.copyOf(ends, grown);
+                offsets = Arrays.copyOf(offsets, grown);
+                tombstones = Arrays.copyOf(tombstones, grown);
             }
             ends[count] = used;
             offsets[count] = offset;
@@ -95,19 +96,19 @@ public final class AppendedBatch {
         }
 
         byte[] bytes() {
-            return java.util.Arrays.copyOf(bytes, used);
+            return Arrays.copyOf(bytes, used);
         }
 
         int[] ends() {
-            return java.util.Arrays.copyOf(ends, count);
+            return Arrays.copyOf(ends, count);
         }
 
         long[] offsets() {
-            return java.util.Arrays.copyOf(offsets, count);
+            return Arrays.copyOf(offsets, count);
         }
 
         boolean[] tombstones() {
-            return java.util.Arrays.copyOf(tombstones, count);
+            return Arrays.copyOf(tombstones, count);
         }
     }
 }

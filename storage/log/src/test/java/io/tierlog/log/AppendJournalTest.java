@@ -67,6 +67,28 @@ class AppendJournalTest {
         }
     }
 
+    /** The process-wide bound: a partition whose batch would pass it is emptied, the others keep theirs. */
+    @Test
+    void allPartitionsTogetherStayUnderTheProcessBound() throws IOException {
+        TopicPartition other = new TopicPartition("journal", 1);
+        AppendJournal journal = new AppendJournal(4096);
+        HotLog log = new HotLog(data, journal);
+        try (PartitionWriter a = log.writer(TP, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock);
+             PartitionWriter b = log.writer(other, FsyncPolicy.NEVER, Duration.ofSeconds(1), clock)) {
+            for (int i = 0; i < 3; i++) {
+                a.append(List.of(record("k".repeat(1000), "v")), ProducerIdentity.NONE, TopicConfig.DEFAULTS);
+            }
+            b.append(List.of(record("k".repeat(1000), "v")), ProducerIdentity.NONE, TopicConfig.DEFAULTS);
+            assertThat(journal.heldBytes()).isLessThanOrEqualTo(4096);
+            assertThat(journal.take(other)).as("over the process's bound").isEmpty();
+            assertThat(journal.take(TP)).hasSize(3);
+            assertThat(journal.heldBytes()).isZero();
+
+            b.append(List.of(record("k".repeat(1000), "v")), ProducerIdentity.NONE, TopicConfig.DEFAULTS);
+            assertThat(journal.take(other)).as("room again once taken").hasSize(1);
+        }
+    }
+
     @Test
     void deletingThePartitionDropsWhatWasRecorded() throws IOException {
         AppendJournal journal = new AppendJournal();
@@ -75,6 +97,7 @@ class AppendJournalTest {
             w.append(List.of(record("k", "v")), ProducerIdentity.NONE, TopicConfig.DEFAULTS);
         }
         log.deletePartition(TP);
+        assertThat(journal.heldBytes()).isZero();
         assertThat(journal.take(TP)).isEmpty();
     }
 
