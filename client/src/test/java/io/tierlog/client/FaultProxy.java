@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -133,17 +134,24 @@ public final class FaultProxy implements AutoCloseable {
                 arrivals.add(System.nanoTime());
                 maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
             }
-            try {
-                relay(ex, pathAndQuery, body, armed);
-            } finally {
-                if (armed) {
+            // A request stops counting once it is answered, before its answer goes back: the client may send its
+            // next request as soon as it reads the answer, and that one must not overlap this one in the count.
+            AtomicBoolean counted = new AtomicBoolean(armed);
+            Runnable answered = () -> {
+                if (counted.getAndSet(false)) {
                     concurrent.decrementAndGet();
                 }
+            };
+            try {
+                relay(ex, pathAndQuery, body, armed, answered);
+            } finally {
+                answered.run();
             }
         }
     }
 
-    private void relay(HttpExchange ex, String pathAndQuery, byte[] body, boolean armed) throws IOException {
+    private void relay(HttpExchange ex, String pathAndQuery, byte[] body, boolean armed, Runnable answered)
+            throws IOException {
         boolean refuse = armed && refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
         CountDownLatch held = hold;
         if (refuse && held != null) {
@@ -155,6 +163,7 @@ public final class FaultProxy implements AutoCloseable {
             }
         }
         if (refuse) {
+            answered.run();
             byte[] problem = ("{\"type\":\"" + refuseType + "\",\"title\":\"injected\",\"status\":" + refuseStatus
                     + ",\"detail\":\"injected by the test proxy\"}").getBytes(StandardCharsets.UTF_8);
             ex.getResponseHeaders().add("Content-Type", "application/problem+json");
@@ -182,6 +191,7 @@ public final class FaultProxy implements AutoCloseable {
         } catch (IOException down) {
             return; // the service is down: the client sees the connection close without an answer
         }
+        answered.run();
         if (armed && held != null) {
             held.countDown(); // passed on to the service (and answered) while the refusal is held
         }
