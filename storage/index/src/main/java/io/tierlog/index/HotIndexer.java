@@ -36,7 +36,9 @@ import java.util.function.Consumer;
  * <h2>Indexing</h2>
  * {@link #catchUp} resumes at the partition's checkpoint (see {@link IndexCheckpoint}), or at the oldest hot
  * segment when there is none (first start, or the index was deleted: a rebuild), and walks the visible batches
- * with {@link PartitionReader#scan}, which validates every batch's CRC32C. It writes an offset entry at the first
+ * with {@link PartitionReader#scan}, which validates every batch's CRC32C. Batches this process appended that continue
+ * the checkpoint are taken from its {@link AppendJournal} instead, without reading them back (their first and last
+ * header per segment are compared with the file first; ADR 0060). It writes an offset entry at the first
  * batch of each segment and at the first batch after {@code indexIntervalBytes} of batch bytes since the last entry,
  * and a time entry beside it when the running max timestamp grew, and a key entry per keyed record (see
  * {@link LogIndex} for the format). Entries

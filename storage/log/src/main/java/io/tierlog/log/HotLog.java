@@ -27,7 +27,9 @@ import java.util.List;
  * {@code .snapshot} files, and the transaction index {@code txn.index}) stays inside this module.
  *
  * <p>Thread-safe and stateless beyond the directory: any number of instances over one directory, in any number of
- * processes, agree, since every answer is read from the disk. Crash behaviour is per method.
+ * processes, agree, since every answer is read from the disk. The one exception is an optional {@link AppendJournal}
+ * that the writers opened here tell what they append, for this process's indexer; it is never read as the log.
+ * Crash behaviour is per method.
  */
 public final class HotLog {
     private final Path dataDir;
