@@ -1,6 +1,7 @@
 package io.tierlog.service.api;
 
 import io.netty.buffer.Unpooled;
+import io.tierlog.http.Isolation;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
@@ -9,6 +10,7 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.BatchFetch;
+import io.tierlog.service.read.CommittedFetch;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.http.ProblemMapper;
 import io.tierlog.service.http.RecordBatchesMedia;
@@ -22,7 +24,7 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
-import java.time.Duration;
+import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 
@@ -44,9 +46,11 @@ public class BatchFetchRoute {
     private final ExecutorService readPool;
     private final ServiceMetrics metrics;
     private final int maxRecordsLimit;
+    private final Clock clock;
 
     public BatchFetchRoute(TopicStore topics, PartitionReads reads, AppendWatcher watcher, ServiceThreads threads,
-                           ServiceMetrics metrics, TierlogConfig config) {
+                           ServiceMetrics metrics, TierlogConfig config, Clock clock) {
+        this.clock = clock;
         this.topics = topics;
         this.reads = reads;
         this.watcher = watcher;
@@ -71,7 +75,8 @@ public class BatchFetchRoute {
         try {
             RecordBatchesMedia.requireNoEncoding(request.getParam("encoding"));
             FetchParams params = FetchParams.parse(request.getParam("offset"), request.getParam("maxRecords"),
-                    request.getParam("maxBytes"), request.getParam("waitMs"), maxRecordsLimit);
+                    request.getParam("maxBytes"), request.getParam("waitMs"), request.getParam(Isolation.FIELD),
+                    maxRecordsLimit);
             CompletableFuture.supplyAsync(() -> fetch(topic, partition, params), readPool)
                     .thenCompose(timed -> timed)
                     .whenComplete((timed, error) -> context.runOnContext(v -> {
@@ -87,18 +92,25 @@ public class BatchFetchRoute {
         }
     }
 
-    /** Runs on the read pool: the first read, and after a long-poll's wake-up the second, on the pool again. */
+    /** Runs on the read pool: the first read, and after a long-poll's wake-up the next, on the pool again. */
     private CompletableFuture<TimedFetch> fetch(String topic, String partition, FetchParams params) {
-        long start = System.nanoTime();
         TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-        BatchFetch first = reads.fetchBatches(tp, params.offset(), params.maxRecords(), params.maxBytes());
-        if (!first.batches().isEmpty() || params.waitMs() == 0) {
-            return CompletableFuture.completedFuture(new TimedFetch(first, start));
+        TimedFetch first = read(tp, params, System.nanoTime());
+        if (first.waitBeyond(params.offset()) < 0 || params.waitMs() == 0) {
+            return CompletableFuture.completedFuture(first);
         }
-        // Resolved again after the wait: a topic deleted meanwhile answers 404 unknown-topic, not 416.
-        return PartitionRequests.awaitBeyond(watcher, topics, tp, params.offset(), Duration.ofMillis(params.waitMs()))
-                .thenApplyAsync(arrived -> new TimedFetch(reads.fetchBatches(PartitionRequests.resolve(topics, topic,
-                        partition), params.offset(), params.maxRecords(), params.maxBytes()), System.nanoTime()), readPool);
+        return PartitionRequests.longPoll(watcher, topics, tp, first, params.waitMs(), clock, readPool,
+                () -> read(PartitionRequests.resolve(topics, topic, partition), params, System.nanoTime()),
+                f -> f.waitBeyond(params.offset()), f -> f.fetch().close());
+    }
+
+    private TimedFetch read(TopicPartition tp, FetchParams params, long startNanos) {
+        if (params.isolation() == Isolation.READ_COMMITTED) {
+            CommittedFetch c = reads.fetchCommitted(tp, params.offset(), params.maxRecords(), params.maxBytes());
+            return new TimedFetch(c.fetch(), c.lastStableOffset(), startNanos);
+        }
+        return new TimedFetch(reads.fetchBatches(tp, params.offset(), params.maxRecords(), params.maxBytes()), -1,
+                startNanos);
     }
 
     /** On the connection's event loop: headers, then the read's own memory as the body, given back once written. */
@@ -114,8 +126,11 @@ public class BatchFetchRoute {
             response.putHeader("Content-Type", RecordBatchesMedia.TYPE)
                     .putHeader(RecordBatchesMedia.NEXT_OFFSET, Long.toString(fetch.nextOffset()))
                     .putHeader(RecordBatchesMedia.HIGH_WATERMARK, Long.toString(fetch.highWatermark()))
-                    .putHeader(RecordBatchesMedia.LOG_START_OFFSET, Long.toString(fetch.logStartOffset()))
-                    .end(Buffer.buffer(Unpooled.wrappedBuffer(batches.buffer())))
+                    .putHeader(RecordBatchesMedia.LOG_START_OFFSET, Long.toString(fetch.logStartOffset()));
+            if (timed.lastStableOffset() >= 0) {
+                response.putHeader(RecordBatchesMedia.LAST_STABLE_OFFSET, Long.toString(timed.lastStableOffset()));
+            }
+            response.end(Buffer.buffer(Unpooled.wrappedBuffer(batches.buffer())))
                     .onComplete(written -> batches.close());
         } catch (RuntimeException e) {
             batches.close();
@@ -123,7 +138,21 @@ public class BatchFetchRoute {
         }
     }
 
-    /** A fetch and when its serving began (the wake-up, after a long-poll), for the fetch timer. */
-    private record TimedFetch(BatchFetch fetch, long startNanos) {
+    /**
+     * A fetch, the last stable offset it saw (-1 at read_uncommitted), and when its serving began (the wake-up, after
+     * a long-poll), for the fetch timer.
+     */
+    private record TimedFetch(BatchFetch fetch, long lastStableOffset, long startNanos) {
+        /**
+         * -1 when the fetch answers (batches, or a next offset past the one asked for, as when all it read was
+         * aborted); else where the log must grow past first: the offset, or the high watermark an open transaction
+         * holds a read_committed reader below.
+         */
+        long waitBeyond(long offset) {
+            if (!fetch.isEmpty() || fetch.nextOffset() > offset) {
+                return -1;
+            }
+            return lastStableOffset >= 0 && lastStableOffset < fetch.highWatermark() ? fetch.highWatermark() : offset;
+        }
     }
 }

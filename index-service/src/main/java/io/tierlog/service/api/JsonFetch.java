@@ -1,9 +1,11 @@
 package io.tierlog.service.api;
 
 import io.tierlog.http.Encoding;
+import io.tierlog.http.Isolation;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.service.read.BatchFetch;
+import io.tierlog.service.read.CommittedFetch;
 import io.tierlog.service.read.PartitionReads;
 
 /**
@@ -20,8 +22,17 @@ final class JsonFetch {
     private JsonFetch() {
     }
 
-    /** What {@link #render} wrote into {@code out}: a whole fetch body of {@code records} records. */
-    record Rendered(JsonOut out, int records) {
+    /**
+     * What {@link #render} wrote into {@code out}: a whole fetch body of {@code records} records ending at
+     * {@code nextOffset}. When it holds none and did not move past the offset asked for, a long-poll waits for the
+     * log to grow past {@code waitBeyond}: that offset itself, or, for a read_committed reader an open transaction
+     * holds back, the high watermark it read (only an append above it can end the transaction).
+     */
+    record Rendered(JsonOut out, int records, long nextOffset, long waitBeyond) {
+        /** Whether the answer tells its reader something new: records, or a next offset past the one asked for. */
+        boolean progressed(long offset) {
+            return records > 0 || nextOffset > offset;
+        }
     }
 
     /**
@@ -31,38 +42,61 @@ final class JsonFetch {
      * @throws io.tierlog.log.TierlogException as {@link PartitionReads#fetchBatches} (offset-out-of-range, ...)
      */
     static Rendered render(PartitionReads reads, TopicPartition tp, long offset, int maxRecords, int maxBytes,
-                           Encoding encoding) {
-        BatchFetch fetch = reads.fetchBatches(tp, offset, maxRecords, maxBytes);
+                           Encoding encoding, Isolation isolation) {
+        Read read = Read.of(reads, tp, offset, maxRecords, maxBytes, isolation);
         JsonOut out = JsonOut.forThisThread();
         StoredJson json = StoredJson.body(out, tp, encoding, maxRecords, maxBytes);
-        long highWatermark = fetch.highWatermark();
-        long logStartOffset = fetch.logStartOffset();
+        long highWatermark = read.fetch.highWatermark();
+        long logStartOffset = read.fetch.logStartOffset();
         long from = offset;
+        // Everything below it was read through: rendered, or holding no record a reader sees (markers, batches
+        // emptied by compaction, aborted transactions at read_committed).
+        long readThrough = offset;
+        boolean full;
         while (true) {
-            boolean full;
-            try (BatchRead batches = fetch.batches()) {
-                if (batches.isEmpty()) {
-                    break;
-                }
-                full = json.add(batches.buffer(), from);
-                from = batches.nextOffset();
+            long readTo;
+            try (BatchRead batches = read.fetch.batches()) {
+                readTo = batches.nextOffset();
+                full = !batches.isEmpty() && json.add(batches.buffer(), from);
             }
-            highWatermark = Math.max(highWatermark, fetch.highWatermark());
-            if (full) {
+            highWatermark = Math.max(highWatermark, read.fetch.highWatermark());
+            if (full || readTo <= from) {
                 break;
             }
+            from = readTo;
+            readThrough = readTo;
             try {
-                fetch = reads.fetchBatches(tp, from, Math.max(1, maxRecords - json.count()), maxBytes);
+                read = Read.of(reads, tp, from, Math.max(1, maxRecords - json.count()), maxBytes, isolation);
             } catch (RuntimeException e) {
-                if (json.count() == 0) {
+                if (json.count() == 0 && readThrough == offset) {
                     throw e;
                 }
-                break;   // e.g. retention overtook the read meanwhile: answer the records rendered so far
+                break;   // e.g. retention overtook the read meanwhile: answer what was read so far
             }
         }
-        // As a record fetch: the offset after the last record returned (the requested one when there is none).
-        long nextOffset = json.count() == 0 ? offset : json.lastOffset() + 1;
-        json.finishBody(nextOffset, Math.max(highWatermark, nextOffset), logStartOffset);
-        return new Rendered(out, json.count());
+        // Full: the offset after the last record returned. Otherwise everything read was passed, so a reader at a
+        // marker or an emptied batch moves on rather than asking for the same offset again.
+        long nextOffset = full ? json.lastOffset() + 1
+                : Math.max(readThrough, json.count() == 0 ? offset : json.lastOffset() + 1);
+        long hw = Math.max(highWatermark, nextOffset);
+        if (isolation == Isolation.READ_COMMITTED) {
+            json.finishBody(nextOffset, hw, read.lastStableOffset, logStartOffset);
+        } else {
+            json.finishBody(nextOffset, hw, logStartOffset);
+        }
+        return new Rendered(out, json.count(), nextOffset, read.lastStableOffset < hw ? hw : offset);
+    }
+
+    /** One read of the loop above and the last stable offset it saw (the high watermark at read_uncommitted). */
+    private record Read(BatchFetch fetch, long lastStableOffset) {
+        static Read of(PartitionReads reads, TopicPartition tp, long offset, int maxRecords, int maxBytes,
+                       Isolation isolation) {
+            if (isolation == Isolation.READ_COMMITTED) {
+                CommittedFetch c = reads.fetchCommitted(tp, offset, maxRecords, maxBytes);
+                return new Read(c.fetch(), c.lastStableOffset());
+            }
+            BatchFetch f = reads.fetchBatches(tp, offset, maxRecords, maxBytes);
+            return new Read(f, f.highWatermark());
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.tierlog.service.api;
 
 import io.netty.buffer.Unpooled;
 import io.tierlog.http.Encoding;
+import io.tierlog.http.Isolation;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
@@ -21,7 +22,7 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
-import java.time.Duration;
+import java.time.Clock;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,9 +47,10 @@ public class JsonFetchRoute {
     private final ServiceMetrics metrics;
     private final PooledDirectMemory memory;
     private final int maxRecordsLimit;
+    private final Clock clock;
 
     public JsonFetchRoute(TopicStore topics, PartitionReads reads, AppendWatcher watcher, ServiceThreads threads,
-                          ServiceMetrics metrics, PooledDirectMemory memory, TierlogConfig config) {
+                          ServiceMetrics metrics, PooledDirectMemory memory, TierlogConfig config, Clock clock) {
         this.topics = topics;
         this.reads = reads;
         this.watcher = watcher;
@@ -56,6 +58,7 @@ public class JsonFetchRoute {
         this.metrics = metrics;
         this.memory = memory;
         this.maxRecordsLimit = config.fetch().maxRecordsLimit();
+        this.clock = clock;
     }
 
     void install(@Observes Router router) {
@@ -73,7 +76,8 @@ public class JsonFetchRoute {
         String partition = ctx.pathParam("partition");
         try {
             FetchParams params = FetchParams.parse(ctx.request().getParam("offset"), ctx.request().getParam("maxRecords"),
-                    ctx.request().getParam("maxBytes"), ctx.request().getParam("waitMs"), maxRecordsLimit);
+                    ctx.request().getParam("maxBytes"), ctx.request().getParam("waitMs"), ctx.request().getParam(Isolation.FIELD),
+                    maxRecordsLimit);
             Encoding encoding = PartitionRequests.encoding(ctx.request().getParam("encoding"));
             CompletableFuture.supplyAsync(() -> fetch(topic, partition, params, encoding), readPool)
                     .thenCompose(body -> body)
@@ -90,20 +94,28 @@ public class JsonFetchRoute {
         }
     }
 
-    /** Runs on the read pool: the first read, and after a long-poll's wake-up the second, on the pool again. */
+    /** Runs on the read pool: the first read, and after a long-poll's wake-up the next, on the pool again. */
     private CompletableFuture<Body> fetch(String topic, String partition, FetchParams params, Encoding encoding) {
         long start = System.nanoTime();
         TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-        JsonFetch.Rendered first = JsonFetch.render(reads, tp, params.offset(), params.maxRecords(), params.maxBytes(),
-                encoding);
-        if (first.records() > 0 || params.waitMs() == 0) {
-            return CompletableFuture.completedFuture(body(first, start));
+        Read first = read(tp, params, encoding, start);
+        if (first.waitBeyond() < 0 || params.waitMs() == 0) {
+            return CompletableFuture.completedFuture(first.body());
         }
-        // Resolved again after the wait: a topic deleted meanwhile answers 404 unknown-topic, not 416.
-        return PartitionRequests.awaitBeyond(watcher, topics, tp, params.offset(), Duration.ofMillis(params.waitMs()))
-                .thenApplyAsync(arrived -> body(JsonFetch.render(reads, PartitionRequests.resolve(topics, topic,
-                        partition), params.offset(), params.maxRecords(), params.maxBytes(), encoding),
-                        System.nanoTime()), readPool);
+        return PartitionRequests.longPoll(watcher, topics, tp, first, params.waitMs(), clock, readPool,
+                () -> read(PartitionRequests.resolve(topics, topic, partition), params, encoding, System.nanoTime()),
+                Read::waitBeyond, r -> r.body().bytes().close()).thenApply(Read::body);
+    }
+
+    /** Renders and copies out on the calling thread, whose buffer the rendering is in. */
+    private Read read(TopicPartition tp, FetchParams params, Encoding encoding, long startNanos) {
+        JsonFetch.Rendered r = JsonFetch.render(reads, tp, params.offset(), params.maxRecords(), params.maxBytes(),
+                encoding, params.isolation());
+        return new Read(body(r, startNanos), r.progressed(params.offset()) ? -1 : r.waitBeyond());
+    }
+
+    /** An answer, and where the log must grow past before a long-poll reads again (-1: it found something). */
+    private record Read(Body body, long waitBeyond) {
     }
 
     /** The rendered answer in memory the event loop can write as it is. */

@@ -3,6 +3,7 @@ package io.tierlog.service.api;
 import io.tierlog.http.JsonProduce;
 import io.tierlog.http.QueryParams;
 import io.tierlog.http.Encoding;
+import io.tierlog.http.Isolation;
 import io.tierlog.ingest.IngestService;
 import io.tierlog.ingest.ProduceResult;
 import io.tierlog.log.TopicPartition;
@@ -38,7 +39,7 @@ import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
-import java.time.Duration;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -63,11 +64,13 @@ public class RecordsResource {
     private final ServiceMetrics metrics;
     private final TierlogConfig config;
     private final Vertx vertx;
+    private final Clock clock;
 
     public RecordsResource(IngestService ingest, TopicStore topics, PartitionReads reads, AppendWatcher watcher,
                            PostAppend postAppend, ServiceThreads threads, ServiceMetrics metrics, TierlogConfig config,
-                           Vertx vertx) {
+                           Vertx vertx, Clock clock) {
         this.vertx = vertx;
+        this.clock = clock;
         this.ingest = ingest;
         this.topics = topics;
         this.reads = reads;
@@ -127,7 +130,9 @@ public class RecordsResource {
     @Produces({MediaType.APPLICATION_JSON, RecordBatchesMedia.TYPE})
     @Operation(summary = "Fetch records from an offset", description = "offset (required), maxRecords (default 500, "
             + "max 10000), maxBytes (default 1 MiB), waitMs (0..30000: long-poll when offset == highWatermark), "
-            + "encoding json|base64. 416 offset-out-of-range carries logStartOffset and highWatermark. With Accept: "
+            + "encoding json|base64, isolation read_uncommitted|read_committed (read_committed: up to the last "
+            + "stable offset, never a record of an aborted Kafka transaction, and lastStableOffset in the body or the "
+            + RecordBatchesMedia.LAST_STABLE_OFFSET + " header). 416 offset-out-of-range carries logStartOffset and highWatermark. With Accept: "
             + RecordBatchesMedia.TYPE + " the body is the stored Kafka RecordBatch v2 bytes, whole batches (the first "
             + "may start below offset), and the extent is in the Tierlog-Next-Offset, Tierlog-High-Watermark and "
             + "Tierlog-Log-Start-Offset headers.")
@@ -152,32 +157,39 @@ public class RecordsResource {
                                            @QueryParam("maxRecords") String maxRecordsParam,
                                            @QueryParam("maxBytes") String maxBytesParam,
                                            @QueryParam("waitMs") String waitMsParam,
-                                           @QueryParam("encoding") String encodingParam) {
+                                           @QueryParam("encoding") String encodingParam,
+                                           @QueryParam("isolation") String isolationParam) {
         // Requests that accept record batches never get here: BatchFetchRoute answers them, so that their bytes
         // can go from file to socket in memory it gives back once written; nor do those that name JSON or a
         // wildcard, which JsonFetchRoute answers, for the same reason. This method answers the rest as JSON.
         // Parameter checks need no I/O and run on the calling (event-loop) thread; every file read runs on the
         // read pool, and a long-poll holds no thread while it waits.
-        FetchParams params = FetchParams.parse(offsetParam, maxRecordsParam, maxBytesParam, waitMsParam,
+        FetchParams params = FetchParams.parse(offsetParam, maxRecordsParam, maxBytesParam, waitMsParam, isolationParam,
                 config.fetch().maxRecordsLimit());
         Encoding encoding = PartitionRequests.encoding(encodingParam);
-        long offset = params.offset();
-        int maxRecords = params.maxRecords();
-        int maxBytes = params.maxBytes();
         // The read and the rendering both happen inside the pool task. A stage chained with thenCompose would run
         // on whichever thread attaches it when the task is already done, which is often the event loop.
         return CompletableFuture.supplyAsync(() -> {
-            long start = System.nanoTime();
             TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-            JsonFetch.Rendered first = JsonFetch.render(reads, tp, offset, maxRecords, maxBytes, encoding);
-            if (first.records() > 0 || params.waitMs() == 0) {
-                return CompletableFuture.completedFuture(respond(first, start));
+            Read first = read(tp, params, encoding, System.nanoTime());
+            if (first.waitBeyond() < 0 || params.waitMs() == 0) {
+                return CompletableFuture.completedFuture(first.response());
             }
-            // Resolved again after the wait: a topic deleted meanwhile answers 404 unknown-topic, not 416.
-            return PartitionRequests.awaitBeyond(watcher, topics, tp, offset, Duration.ofMillis(params.waitMs()))
-                    .thenApplyAsync(arrived -> respond(JsonFetch.render(reads, PartitionRequests.resolve(topics, topic,
-                            partition), offset, maxRecords, maxBytes, encoding), System.nanoTime()), readPool);
+            return PartitionRequests.longPoll(watcher, topics, tp, first, params.waitMs(), clock, readPool,
+                    () -> read(PartitionRequests.resolve(topics, topic, partition), params, encoding, System.nanoTime()),
+                    Read::waitBeyond, r -> { }).thenApply(Read::response);
         }, readPool).thenCompose(response -> response);
+    }
+
+    /** Renders and copies out on the calling thread, whose buffer the rendering is in. */
+    private Read read(TopicPartition tp, FetchParams params, Encoding encoding, long startNanos) {
+        JsonFetch.Rendered r = JsonFetch.render(reads, tp, params.offset(), params.maxRecords(), params.maxBytes(),
+                encoding, params.isolation());
+        return new Read(respond(r, startNanos), r.progressed(params.offset()) ? -1 : r.waitBeyond());
+    }
+
+    /** An answer, and where the log must grow past before a long-poll reads again (-1: it found something). */
+    private record Read(Response response, long waitBeyond) {
     }
 
     private Response respond(JsonFetch.Rendered rendered, long startNanos) {
@@ -191,7 +203,8 @@ public class RecordsResource {
     @Produces(MediaType.APPLICATION_JSON)
     @Operation(summary = "Look up an offset", description = "?timestamp=T → {offset, timestamp}: the first record "
             + "with timestamp >= T and that record's own timestamp, as Kafka's ListOffsets (offset = highWatermark, "
-            + "timestamp = -1 when none); ?at=earliest|latest → {offset}: logStartOffset / highWatermark.")
+            + "timestamp = -1 when none); ?at=earliest|latest → {offset}: logStartOffset / highWatermark. "
+            + "isolation=read_committed: the last stable offset stands for the high watermark.")
     @APIResponse(responseCode = "200", description = "The offset",
             content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = ApiSchemas.OffsetLookup.class)))
@@ -200,22 +213,30 @@ public class RecordsResource {
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
     public Map<String, Object> offsets(@PathParam("topic") String topic, @PathParam("partition") String partition,
-                                       @QueryParam("timestamp") String timestampParam, @QueryParam("at") String at) {
+                                       @QueryParam("timestamp") String timestampParam, @QueryParam("at") String at,
+                                       @QueryParam("isolation") String isolationParam) {
         if ((timestampParam == null) == (at == null)) {
             throw Requests.bad(at == null ? "timestamp" : "at", "give exactly one of timestamp=T or at=earliest|latest");
         }
+        Isolation isolation = Isolation.parse(isolationParam);
         TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
         Map<String, Object> out = new java.util.LinkedHashMap<>();
         if (at != null) {
             switch (at.toLowerCase(Locale.ROOT)) {
                 case "earliest" -> out.put("offset", reads.state(tp).logStartOffset());
-                case "latest" -> out.put("offset", reads.highWatermark(tp));
+                case "latest" -> out.put("offset", isolation == Isolation.READ_COMMITTED
+                        ? reads.lastStableOffset(tp) : reads.highWatermark(tp));
                 default -> throw Requests.bad("at", "at must be 'earliest' or 'latest', not '" + Requests.shorten(at) + "'");
             }
             return out;
         }
         long timestamp = QueryParams.integer(timestampParam, "timestamp", 0, Long.MIN_VALUE, Long.MAX_VALUE);
         OffsetAndTimestamp found = reads.listOffset(tp, timestamp);
+        long stable = isolation == Isolation.READ_COMMITTED ? reads.lastStableOffset(tp) : Long.MAX_VALUE;
+        if (found.offset() >= stable) {
+            // As Kafka's ListOffsets at read_committed: a record at or past the last stable offset is not found yet.
+            found = new OffsetAndTimestamp(stable, -1);
+        }
         out.put("offset", found.offset());
         out.put("timestamp", found.timestamp());
         return out;

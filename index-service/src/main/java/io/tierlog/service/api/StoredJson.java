@@ -153,6 +153,21 @@ final class StoredJson {
         out.number(nextOffset);
         out.write(ascii(",\"highWatermark\":"));
         out.number(highWatermark);
+        finishExtent(logStartOffset);
+    }
+
+    /** As {@link #finishBody(long, long, long)}, for a read_committed fetch: with the last stable offset. */
+    void finishBody(long nextOffset, long highWatermark, long lastStableOffset, long logStartOffset) {
+        out.write(ascii("],\"nextOffset\":"));
+        out.number(nextOffset);
+        out.write(ascii(",\"highWatermark\":"));
+        out.number(highWatermark);
+        out.write(ascii(",\"lastStableOffset\":"));
+        out.number(lastStableOffset);
+        finishExtent(logStartOffset);
+    }
+
+    private void finishExtent(long logStartOffset) {
         out.write(ascii(",\"logStartOffset\":"));
         out.number(logStartOffset);
         out.write('}');

@@ -2,6 +2,7 @@ package io.tierlog.service.api;
 
 import io.tierlog.http.QueryParams;
 import io.tierlog.http.Encoding;
+import io.tierlog.http.Isolation;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.ReadBuffer;
 import io.tierlog.log.ErrorType;
@@ -13,6 +14,7 @@ import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.metrics.Meters;
 import io.tierlog.service.read.AppendWatcher;
+import io.tierlog.service.read.CommittedFetch;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.http.Problem;
 import io.tierlog.service.http.ProblemMapper;
@@ -95,7 +97,9 @@ public class StreamRoute {
         String timestamp = ctx.request().getParam("timestamp");
         boolean batches = RecordBatchesMedia.namedIn(ctx.request().getHeader("Accept"));
         Encoding encoding;
+        Isolation isolation;
         try {
+            isolation = Isolation.parse(ctx.request().getParam(Isolation.FIELD));
             if (batches) {
                 RecordBatchesMedia.requireNoEncoding(ctx.request().getParam("encoding"));
             }
@@ -109,16 +113,17 @@ public class StreamRoute {
             TopicPartition tp;
             try {
                 tp = PartitionRequests.resolve(topics, topic, partition);
-                start = startOffset(tp, lastEventId, offset, timestamp);
+                start = startOffset(tp, lastEventId, offset, timestamp, isolation);
             } catch (RuntimeException e) {
                 context.runOnContext(v -> fail(ctx, e));
                 return;
             }
-            context.runOnContext(v -> new Session(ctx, context, tp, start, batches ? null : encoding).begin());
+            context.runOnContext(v -> new Session(ctx, context, tp, start, batches ? null : encoding, isolation).begin());
         });
     }
 
-    private long startOffset(TopicPartition tp, String lastEventId, String offset, String timestamp) {
+    private long startOffset(TopicPartition tp, String lastEventId, String offset, String timestamp,
+                             Isolation isolation) {
         long hw = reads.highWatermark(tp);
         long lso = Math.min(reads.logStartOffset(tp), hw);
         long start;
@@ -131,7 +136,8 @@ public class StreamRoute {
             start = reads.offsetForTimestamp(tp, QueryParams.integer(timestamp, "timestamp", 0, Long.MIN_VALUE,
                     Long.MAX_VALUE));
         } else if (offset == null || offset.equalsIgnoreCase("latest")) {
-            start = hw;
+            // A read_committed stream starts where its reader may read up to, as a Kafka consumer's "latest" does.
+            start = isolation == Isolation.READ_COMMITTED ? reads.lastStableOffset(tp) : hw;
         } else if (offset.equalsIgnoreCase("earliest")) {
             start = lso;
         } else {
@@ -156,6 +162,7 @@ public class StreamRoute {
         private final Context context;
         private final TopicPartition tp;
         private final Encoding encoding;
+        private final Isolation isolation;
         private volatile boolean closed;
         private volatile CompletableFuture<Boolean> waiting;
         /**
@@ -165,8 +172,12 @@ public class StreamRoute {
          */
         private Runnable parked;
         private long next;
+        /** Where the log must grow past before a read can find more: {@link #next}, or what an open transaction holds back. */
+        private long waitBeyond;
 
-        Session(RoutingContext ctx, Context context, TopicPartition tp, long start, Encoding encoding) {
+        Session(RoutingContext ctx, Context context, TopicPartition tp, long start, Encoding encoding,
+                Isolation isolation) {
+            this.isolation = isolation;
             this.ctx = ctx;
             this.response = ctx.response();
             this.context = context;
@@ -214,7 +225,12 @@ public class StreamRoute {
             }
             try {
                 if (encoding == null) {
-                    BatchRead read = reads.fetchBatches(tp, next, batchRecords, MAX_BATCH_BYTES).batches();
+                    BatchRead read = read();
+                    while (read.isEmpty() && read.nextOffset() > next) {
+                        next = read.nextOffset();   // all it read was aborted: read on
+                        read.close();
+                        read = read();
+                    }
                     if (!read.isEmpty()) {
                         next = read.nextOffset();
                         // The read's own memory, sent without a copy and given back once written (or dropped).
@@ -222,6 +238,7 @@ public class StreamRoute {
                                 read::close);
                         return;
                     }
+                    read.close();
                 } else {
                     ReadBuffer events = sseEvents();
                     if (events != null) {
@@ -236,7 +253,7 @@ public class StreamRoute {
                 end(topicGoneOr(e));
                 return;
             }
-            CompletableFuture<Boolean> w = PartitionRequests.awaitBeyond(watcher, topics, tp, next, heartbeat);
+            CompletableFuture<Boolean> w = PartitionRequests.awaitBeyond(watcher, topics, tp, waitBeyond, heartbeat);
             waiting = w;
             if (closed) {
                 w.cancel(false);
@@ -256,6 +273,20 @@ public class StreamRoute {
             });
         }
 
+        /**
+         * The batches from {@link #next} this stream's isolation sees; sets {@link #waitBeyond} for when they are
+         * none: at read_committed below an open transaction, the high watermark (only an append above it ends it).
+         */
+        private BatchRead read() {
+            if (isolation == Isolation.READ_COMMITTED) {
+                CommittedFetch c = reads.fetchCommitted(tp, next, batchRecords, MAX_BATCH_BYTES);
+                waitBeyond = c.heldBack() ? Math.max(next, c.fetch().highWatermark()) : next;
+                return c.fetch().batches();
+            }
+            waitBeyond = next;
+            return reads.fetchBatches(tp, next, batchRecords, MAX_BATCH_BYTES).batches();
+        }
+
         /** Records in the events {@link #sseEvents} rendered last. */
         private int lastCount;
 
@@ -269,8 +300,12 @@ public class StreamRoute {
             while (true) {
                 JsonOut out = JsonOut.forThisThread();
                 StoredJson json = StoredJson.events(out, tp, encoding, batchRecords, MAX_BATCH_BYTES);
-                try (BatchRead read = reads.fetchBatches(tp, next, batchRecords, MAX_BATCH_BYTES).batches()) {
+                try (BatchRead read = read()) {
                     if (read.isEmpty()) {
+                        if (read.nextOffset() > next) {
+                            next = read.nextOffset();   // all it read was aborted
+                            continue;
+                        }
                         return null;
                     }
                     json.add(read.buffer(), next);

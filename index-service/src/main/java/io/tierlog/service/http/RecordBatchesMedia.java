@@ -16,6 +16,8 @@ public final class RecordBatchesMedia {
     public static final String NEXT_OFFSET = "Tierlog-Next-Offset";
     public static final String HIGH_WATERMARK = "Tierlog-High-Watermark";
     public static final String LOG_START_OFFSET = "Tierlog-Log-Start-Offset";
+    /** A read_committed fetch's last stable offset (api.md, "Fetch"). */
+    public static final String LAST_STABLE_OFFSET = "Tierlog-Last-Stable-Offset";
 
     private RecordBatchesMedia() {
     }

@@ -2,6 +2,9 @@ package io.tierlog.service.read;
 
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.BatchSlice;
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
+
+import java.util.List;
 
 /**
  * Whole batches of one fetch, as stored, and the partition's extent when the fetch was served: either read into
@@ -53,6 +56,18 @@ public record BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark
             close();
             throw new java.io.UncheckedIOException("reading batch headers to cut a fetch at offset " + offset, e);
         }
+    }
+
+    /**
+     * This fetch without the data batches of the {@code aborted} transactions ({@link BatchRead#withoutAborted}); a
+     * fetch read into memory only. The result owns what this held, so close it instead of this.
+     */
+    public BatchFetch withoutAborted(List<AbortedTransaction> aborted, long requestedOffset) {
+        if (slice != null) {
+            throw new IllegalStateException("aborted batches are left out of reads into memory, not file slices");
+        }
+        BatchRead kept = batches.withoutAborted(aborted, requestedOffset);
+        return kept == batches ? this : new BatchFetch(kept, null, highWatermark, logStartOffset, cold);
     }
 
     @Override

@@ -65,6 +65,13 @@ public final class PartitionReads {
         return hot.highWatermark(tp);
     }
 
+    /** The first offset of the partition's oldest open transaction, or the high watermark (Kafka's last stable offset). */
+    public long lastStableOffset(TopicPartition tp) {
+        // The high watermark first: every open transaction below it is in the index read after it.
+        long hw = highWatermark(tp);
+        return hot.log().transactions(tp).lastStableOffset(hw);
+    }
+
     public long logStartOffset(TopicPartition tp) {
         return logStartOffset(tp, hot.segmentBases(tp));
     }
@@ -143,6 +150,32 @@ public final class PartitionReads {
                 () -> BatchRead.empty(offset));
         return new BatchFetch(r.read(), null, Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset(),
                 r.cold());
+    }
+
+    /**
+     * As {@link #fetchBatches}, as a read_committed reader sees the partition (Kafka's isolation level, for HTTP
+     * readers): the batches end at the last stable offset (the first offset of the oldest open transaction), and the
+     * data batches of aborted transactions are left out, hot or cold ({@link #abortedTransactions}). Markers stay,
+     * as in every batch read. The caller closes the result's fetch.
+     *
+     * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
+     */
+    public CommittedFetch fetchCommitted(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
+        BatchFetch f = fetchBatches(tp, offset, maxRecords, maxBytes);
+        try {
+            // The high watermark was read before the transaction index: every open transaction below it is in the
+            // index (its BEGIN is written before its first batch).
+            PartitionTransactions txns = hot.log().transactions(tp);
+            long stable = txns.lastStableOffset(f.highWatermark());
+            f = f.truncatedBefore(stable);
+            if (!f.isEmpty()) {
+                f = f.withoutAborted(abortedTransactions(tp, txns, f, offset, f.nextOffset()), offset);
+            }
+            return new CommittedFetch(f, stable);
+        } catch (RuntimeException e) {
+            f.close();
+            throw e;
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.tierlog.log;
 import io.tierlog.log.format.RecordBatchCodec;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * Whole record batches read from a partition, as stored: Kafka RecordBatch v2 bytes back to back, each of which
@@ -84,6 +85,55 @@ public final class BatchRead implements AutoCloseable {
             return this;
         }
         return new BatchRead(memory, end, offset, Math.max(0, records - cutRecords));
+    }
+
+    /**
+     * This read as a read_committed reader sees it: without the data batches of the {@code aborted} transactions (a
+     * transactional batch whose producer has an aborted transaction spanning its base offset, as Kafka's consumer
+     * drops them). The kept batches move to the front of the same memory, now owned by the result, so close that one
+     * instead of this. {@code nextOffset} is unchanged: the dropped batches were read past. Markers stay, as in every
+     * read (a reader of batches skips control batches).
+     *
+     * @param requestedOffset the offset the read was asked for: records below it were never counted
+     */
+    public BatchRead withoutAborted(List<PartitionTransactions.AbortedTransaction> aborted, long requestedOffset) {
+        if (aborted.isEmpty() || memory == null) {
+            return this;
+        }
+        ByteBuffer b = memory.memory();
+        int read = 0;
+        int kept = 0;
+        int droppedRecords = 0;
+        while (read < length) {
+            int size = RecordBatchCodec.LOG_OVERHEAD + b.getInt(read + RecordBatchCodec.LENGTH_OFFSET);
+            long base = b.getLong(read);
+            if (isAborted(b, read, base, aborted)) {
+                long last = base + b.getInt(read + RecordBatchCodec.LAST_OFFSET_DELTA_OFFSET);
+                droppedRecords += (int) Math.max(0, last - Math.max(base, requestedOffset) + 1);
+            } else {
+                if (kept != read) {
+                    b.put(kept, b, read, size);    // overlapping moves are defined for one buffer (Java 16+)
+                }
+                kept += size;
+            }
+            read += size;
+        }
+        return kept == length ? this : new BatchRead(memory, kept, nextOffset, Math.max(0, records - droppedRecords));
+    }
+
+    private static boolean isAborted(ByteBuffer b, int at, long base,
+                                     List<PartitionTransactions.AbortedTransaction> aborted) {
+        short attributes = b.getShort(at + RecordBatchCodec.ATTRIBUTES_OFFSET);
+        if ((attributes & RecordBatchCodec.TRANSACTIONAL_FLAG) == 0 || (attributes & RecordBatchCodec.CONTROL_FLAG) != 0) {
+            return false;
+        }
+        long producerId = b.getLong(at + RecordBatchCodec.PRODUCER_ID_OFFSET);
+        for (PartitionTransactions.AbortedTransaction t : aborted) {
+            if (t.producerId() == producerId && t.firstOffset() <= base && base <= t.lastOffset()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Gives the memory back; the buffers handed out before must not be used after. */

@@ -4,6 +4,7 @@ import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ClientBatch;
 import io.tierlog.log.format.ClientBatchValidator;
 import io.tierlog.log.format.ProducerIdentity;
+import io.tierlog.log.format.RecordBatchCodec;
 import io.tierlog.log.format.TransactionMarker;
 import io.tierlog.log.internal.producer.ProducerSnapshot;
 import io.tierlog.log.internal.segment.SegmentFiles;
@@ -451,6 +452,41 @@ class TransactionsTest {
             w.appendMarker(new TransactionMarker(A, (short) 0, true, 1), CONFIG);
             assertThat(forces.get()).as("segment and index").isEqualTo(2);
         }
+    }
+
+    @Test
+    void aReadWithoutAbortedBatchesKeepsCommittedPlainAndMarkerBatchesInOrder() throws IOException {
+        try (PartitionWriter w = writer()) {
+            w.append(txnBatch(A, 0, 0, "a0", "a1"), CONFIG);                         // 0-1: A, aborted
+            w.append(List.of(record("plain")), ProducerIdentity.NONE, CONFIG);     // 2
+            w.append(txnBatch(B, 0, 0, "b0"), CONFIG);                             // 3: B, committed
+            w.append(txnBatch(A, 0, 2, "a2"), CONFIG);                             // 4: A, aborted
+            w.appendMarker(new TransactionMarker(A, (short) 0, false, 1), CONFIG);  // 5
+            w.appendMarker(new TransactionMarker(B, (short) 0, true, 1), CONFIG);   // 6
+            w.append(txnBatch(A, 0, 3, "a3"), CONFIG);                             // 7: A again, committed
+            w.appendMarker(new TransactionMarker(A, (short) 0, true, 1), CONFIG);   // 8
+        }
+        List<AbortedTransaction> aborted = transactions().aborted(0, 9);
+        assertThat(aborted).containsExactly(new AbortedTransaction(A, 0, 5));
+        PartitionReader reader = new PartitionReader(data, TP);
+        try (BatchRead read = reader.readBatches(1, null, Integer.MAX_VALUE, 1 << 20).withoutAborted(aborted, 1)) {
+            assertThat(baseOffsets(read)).containsExactly(2L, 3L, 5L, 6L, 7L, 8L);
+            assertThat(read.nextOffset()).isEqualTo(9);
+            // Counted from the offset asked for: the plain, B's and A's committed records (markers count too).
+            assertThat(read.records()).isEqualTo(6);
+        }
+        try (BatchRead read = reader.readBatches(0, null, Integer.MAX_VALUE, 1 << 20)) {
+            assertThat(read.withoutAborted(List.of(), 0)).as("nothing aborted: the read itself").isSameAs(read);
+        }
+    }
+
+    private static List<Long> baseOffsets(BatchRead read) {
+        ByteBuffer b = read.buffer();
+        List<Long> out = new ArrayList<>();
+        for (int at = 0; at < b.limit(); at += RecordBatchCodec.LOG_OVERHEAD + b.getInt(at + RecordBatchCodec.LENGTH_OFFSET)) {
+            out.add(b.getLong(at));
+        }
+        return out;
     }
 
     private PartitionWriter writer() {

@@ -115,6 +115,9 @@ public final class ApiSchemas {
 
     @Schema(name = "FetchResponse")
     public record FetchResponse(String topic, int partition, List<Record> records, long nextOffset, long highWatermark,
+                                @Schema(description = "With isolation=read_committed only: where the fetch ends "
+                                        + "while a transaction is open (the high watermark when none is)")
+                                Long lastStableOffset,
                                 long logStartOffset) {
     }
 
