@@ -57,6 +57,13 @@ final class ConsumeCommand extends Leaf {
     RecordPrinter.Format format;
     @Option(names = "--separator", description = "Between key and value in kv format (default: a tab).")
     String separator = "\t";
+    @Option(names = "--isolation", paramLabel = "read_uncommitted|read_committed",
+            description = "read_committed: only records of committed Kafka transactions, up to the last stable offset "
+                    + "(default read_uncommitted: every record).")
+    Isolation isolation = Isolation.read_uncommitted;
+
+    /** The option's values, as the service and Kafka spell them. */
+    enum Isolation { read_uncommitted, read_committed }
 
     @Override
     int run() {
@@ -70,7 +77,9 @@ final class ConsumeCommand extends Leaf {
         ConsumerConfig config = (group == null ? ConsumerConfig.defaults() : ConsumerConfig.group(group))
                 .withClientId("tierlog-cli").withAutoCommit(group != null)
                 .withAutoOffsetReset("latest".equals(from) ? ConsumerConfig.OffsetReset.LATEST
-                        : ConsumerConfig.OffsetReset.EARLIEST);
+                        : ConsumerConfig.OffsetReset.EARLIEST)
+                .withIsolation(isolation == Isolation.read_committed ? ConsumerConfig.Isolation.READ_COMMITTED
+                        : ConsumerConfig.Isolation.READ_UNCOMMITTED);
         Map<TopicPartition, Long> ends = new ConcurrentHashMap<>();
         boolean follow = until.follow;
         long printed = 0;
@@ -84,7 +93,7 @@ final class ConsumeCommand extends Leaf {
                     public void onPartitionsAssigned(Collection<TopicPartition> added) {
                         added.forEach(tp -> {
                             start(consumer, admin, tp);
-                            ends.put(tp, admin.latestOffset(tp.topic(), tp.partition()));
+                            ends.put(tp, end(admin, tp));
                         });
                     }
 
@@ -101,7 +110,7 @@ final class ConsumeCommand extends Leaf {
                 }
                 consumer.assign(tps);
                 for (TopicPartition tp : tps) {
-                    ends.put(tp, admin.latestOffset(topic, tp.partition()));
+                    ends.put(tp, end(admin, tp));
                     start(consumer, admin, tp);
                 }
             }
@@ -139,7 +148,7 @@ final class ConsumeCommand extends Leaf {
         } else if ("earliest".equals(from)) {
             consumer.seek(tp, admin.earliestOffset(tp.topic(), tp.partition()));
         } else if ("latest".equals(from)) {
-            consumer.seek(tp, admin.latestOffset(tp.topic(), tp.partition()));
+            consumer.seek(tp, end(admin, tp));
         } else if (from != null) {
             try {
                 consumer.seek(tp, Long.parseLong(from));
@@ -147,6 +156,12 @@ final class ConsumeCommand extends Leaf {
                 throw new TierlogCli.UsageException("--from must be earliest, latest or an offset: " + from);
             }
         }
+    }
+
+    /** The end of what this command reads: the last stable offset at read_committed, else the high watermark. */
+    private long end(Admin admin, TopicPartition tp) {
+        return isolation == Isolation.read_committed ? admin.lastStableOffset(tp.topic(), tp.partition())
+                : admin.latestOffset(tp.topic(), tp.partition());
     }
 
     private static boolean atEnd(Consumer consumer, Map<TopicPartition, Long> ends) {

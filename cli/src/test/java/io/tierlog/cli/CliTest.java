@@ -106,6 +106,13 @@ class CliTest {
         List<String> got = all.out().lines().toList();
         assertThat(got).hasSize(100).contains("user-3=event 3", "user-4=event 99");
         assertThat(all.err()).contains("consumed 100 records");
+        // No Kafka transaction wrote here: read_committed reads every record, and ends at the same end.
+        Run committed = tierlog(null, "consume", topic, "--isolation", "read_committed");
+        assertThat(committed.code()).as(committed.err()).isZero();
+        assertThat(committed.out().lines()).hasSize(100);
+        Run badIsolation = tierlog(null, "consume", topic, "--isolation", "serializable");
+        assertThat(badIsolation.code()).isNotZero();
+        assertThat(badIsolation.err()).contains("--isolation").contains("read_committed");
 
         Run json = tierlog(null, "consume", topic, "-p", "0", "--from", "2", "--max-records", "1", "-o", "json");
         JsonNode record = json.json();

@@ -82,6 +82,15 @@ public final class Admin {
                 .path("offset").asLong();
     }
 
+    /**
+     * The first offset of the partition's oldest open Kafka transaction, or the high watermark when none is open:
+     * where a read_committed reader's end is.
+     */
+    public long lastStableOffset(String topic, int partition) {
+        return http.get("/v1/topics/" + path(topic) + "/partitions/" + partition
+                + "/offsets?at=latest&isolation=read_committed").path("offset").asLong();
+    }
+
     // ---- consumer groups
 
     public record GroupSummary(String group, long totalLag) {

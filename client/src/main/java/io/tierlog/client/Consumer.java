@@ -210,7 +210,7 @@ public final class Consumer implements AutoCloseable {
     }
 
     public void seekToEnd(Collection<TopicPartition> partitions) {
-        partitions.forEach(tp -> seek(tp, admin.latestOffset(tp.topic(), tp.partition())));
+        partitions.forEach(tp -> seek(tp, latestOffset(tp)));
     }
 
     /** To the first record with a timestamp {@code >= timestamp} (the end if there is none). */
@@ -379,9 +379,16 @@ public final class Consumer implements AutoCloseable {
     private long resetOffset(TopicPartition tp) {
         return switch (config.autoOffsetReset()) {
             case EARLIEST -> admin.earliestOffset(tp.topic(), tp.partition());
-            case LATEST -> admin.latestOffset(tp.topic(), tp.partition());
+            case LATEST -> latestOffset(tp);
             case NONE -> throw new TierlogException("no committed offset for " + tp + " and autoOffsetReset is NONE");
         };
+    }
+
+    /** The end of what this consumer reads: the last stable offset at read_committed, as a Kafka consumer's. */
+    private long latestOffset(TopicPartition tp) {
+        return config.isolation() == ConsumerConfig.Isolation.READ_COMMITTED
+                ? admin.lastStableOffset(tp.topic(), tp.partition())
+                : admin.latestOffset(tp.topic(), tp.partition());
     }
 
     /** Records one fetch asks for at most. */
@@ -451,7 +458,8 @@ public final class Consumer implements AutoCloseable {
     private Fetched fetch(TopicPartition tp, boolean batches, long offset, long waitMs) {
         String path = "/v1/topics/" + Admin.path(tp.topic()) + "/partitions/" + tp.partition() + "/records?offset="
                 + offset + "&maxBytes=" + config.fetchMaxBytes() + "&maxRecords=" + fetchMaxRecords() + "&waitMs=" + waitMs
-                + (batches ? "" : "&encoding=base64");
+                + (batches ? "" : "&encoding=base64")
+                + (config.isolation() == ConsumerConfig.Isolation.READ_COMMITTED ? "&isolation=read_committed" : "");
         BlockingExchange.Answer r;
         try {
             r = http.exchange("GET", path, batches ? HttpTransport.BATCHES_TYPE : HttpTransport.JSON_TYPE, null, null,

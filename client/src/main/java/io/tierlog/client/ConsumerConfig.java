@@ -19,15 +19,23 @@ import java.util.Objects;
  * @param fetchMaxBytes      bytes one fetch of one partition asks for at most
  * @param fetchMaxWait       the longest long-poll of one fetch (at most 30 s); {@code poll} waits its own timeout
  * @param recordBatches      fetch Kafka record batches (faster) rather than JSON
+ * @param isolation          what the consumer sees of Kafka transactions (Kafka's {@code isolation.level})
  */
 public record ConsumerConfig(String groupId, String clientId, OffsetReset autoOffsetReset, boolean autoCommit,
                              Duration autoCommitInterval, Duration sessionTimeout, int maxPollRecords,
-                             int fetchMaxBytes, Duration fetchMaxWait, boolean recordBatches) {
+                             int fetchMaxBytes, Duration fetchMaxWait, boolean recordBatches, Isolation isolation) {
     /** Kafka's {@code auto.offset.reset}: the log's start, its end, or fail the {@code poll}. */
     public enum OffsetReset { EARLIEST, LATEST, NONE }
 
+    /**
+     * Kafka's {@code isolation.level}: every data record, or only those of committed transactions, up to the last
+     * stable offset (the records of Kafka transactional producers; others are always committed).
+     */
+    public enum Isolation { READ_UNCOMMITTED, READ_COMMITTED }
+
     public ConsumerConfig {
         Objects.requireNonNull(autoOffsetReset, "autoOffsetReset");
+        Objects.requireNonNull(isolation, "isolation");
         if (maxPollRecords < 1 || fetchMaxBytes < 1) {
             throw new IllegalArgumentException("maxPollRecords and fetchMaxBytes must be >= 1");
         }
@@ -39,7 +47,7 @@ public record ConsumerConfig(String groupId, String clientId, OffsetReset autoOf
     /** No group, earliest, auto-commit on (it does nothing without a group). */
     public static ConsumerConfig defaults() {
         return new ConsumerConfig(null, "tierlog-java", OffsetReset.EARLIEST, true, Duration.ofSeconds(5),
-                Duration.ofSeconds(10), 500, 1024 * 1024, Duration.ofSeconds(5), true);
+                Duration.ofSeconds(10), 500, 1024 * 1024, Duration.ofSeconds(5), true, Isolation.READ_UNCOMMITTED);
     }
 
     public static ConsumerConfig group(String groupId) {
@@ -48,51 +56,56 @@ public record ConsumerConfig(String groupId, String clientId, OffsetReset autoOf
 
     public ConsumerConfig withGroup(String v) {
         return new ConsumerConfig(v, clientId, autoOffsetReset, autoCommit, autoCommitInterval, sessionTimeout,
-                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches);
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withClientId(String v) {
         return new ConsumerConfig(groupId, v, autoOffsetReset, autoCommit, autoCommitInterval, sessionTimeout,
-                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches);
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withAutoOffsetReset(OffsetReset v) {
         return new ConsumerConfig(groupId, clientId, v, autoCommit, autoCommitInterval, sessionTimeout,
-                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches);
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withAutoCommit(boolean v) {
         return new ConsumerConfig(groupId, clientId, autoOffsetReset, v, autoCommitInterval, sessionTimeout,
-                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches);
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withAutoCommitInterval(Duration v) {
         return new ConsumerConfig(groupId, clientId, autoOffsetReset, autoCommit, v, sessionTimeout,
-                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches);
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withSessionTimeout(Duration v) {
         return new ConsumerConfig(groupId, clientId, autoOffsetReset, autoCommit, autoCommitInterval, v,
-                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches);
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withMaxPollRecords(int v) {
         return new ConsumerConfig(groupId, clientId, autoOffsetReset, autoCommit, autoCommitInterval, sessionTimeout,
-                v, fetchMaxBytes, fetchMaxWait, recordBatches);
+                v, fetchMaxBytes, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withFetchMaxBytes(int v) {
         return new ConsumerConfig(groupId, clientId, autoOffsetReset, autoCommit, autoCommitInterval, sessionTimeout,
-                maxPollRecords, v, fetchMaxWait, recordBatches);
+                maxPollRecords, v, fetchMaxWait, recordBatches, isolation);
     }
 
     public ConsumerConfig withFetchMaxWait(Duration v) {
         return new ConsumerConfig(groupId, clientId, autoOffsetReset, autoCommit, autoCommitInterval, sessionTimeout,
-                maxPollRecords, fetchMaxBytes, v, recordBatches);
+                maxPollRecords, fetchMaxBytes, v, recordBatches, isolation);
     }
 
     public ConsumerConfig withRecordBatches(boolean v) {
         return new ConsumerConfig(groupId, clientId, autoOffsetReset, autoCommit, autoCommitInterval, sessionTimeout,
-                maxPollRecords, fetchMaxBytes, fetchMaxWait, v);
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, v, isolation);
+    }
+
+    public ConsumerConfig withIsolation(Isolation v) {
+        return new ConsumerConfig(groupId, clientId, autoOffsetReset, autoCommit, autoCommitInterval, sessionTimeout,
+                maxPollRecords, fetchMaxBytes, fetchMaxWait, recordBatches, v);
     }
 }
