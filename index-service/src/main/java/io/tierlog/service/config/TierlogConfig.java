@@ -355,6 +355,14 @@ public interface TierlogConfig {
         Duration transactionCheckInterval();
 
         /**
+         * The transaction protocol the listener offers, Kafka's {@code transaction.version} feature: 2 (KIP-890 part
+         * 2: every transaction ends at a new epoch, a produce adds its partitions itself), which clients from Kafka
+         * 4.0 use, or 1. Clients that know only protocol 1 (librdkafka, older Java clients) speak it either way.
+         */
+        @WithDefault("2")
+        int transactionVersion();
+
+        /**
          * SO_SNDBUF of Kafka connections, Kafka's {@code socket.send.buffer.bytes} and its default; -1: the
          * operating system's (autotuned, up to megabytes). Bounded, a fetch's {@code sendfile} hands the kernel a
          * socket buffer's worth at a time, as Kafka's broker does (ADR 0044).

@@ -76,7 +76,7 @@ import java.util.function.Supplier;
 
 /**
  * Parses one Kafka request frame with kafka-clients' own classes, answers it, and encodes the answer
- * ({@link Frames}). Every API and version listed in {@link #SUPPORTED} is answered; any other known API is answered
+ * ({@link Frames}). Every API and version listed in {@link KafkaApiVersions} is answered; any other known API is answered
  * with {@code UNSUPPORTED_VERSION} (ApiVersions at a version above ours with its version-0 answer, as Kafka does),
  * so a client never loses its connection over an API it probes.
  *
@@ -90,8 +90,7 @@ import java.util.function.Supplier;
 public class KafkaApis {
     private static final Logger LOG = Logger.getLogger(KafkaApis.class);
 
-    /** What this listener implements: API → highest version (lowest = kafka-clients' oldest). */
-    static final Map<ApiKeys, Short> SUPPORTED = supported();
+    private final KafkaApiVersions versions;
 
     private final KafkaProduce produce;
     private final KafkaFetch fetch;
@@ -123,6 +122,7 @@ public class KafkaApis {
                      AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory, Quotas quotas) {
         this.memory = memory;
+        this.versions = new KafkaApiVersions(config.kafka().transactionVersion());
         this.quotas = new KafkaQuotas(quotas);
         this.shareGroups = shareGroups;
         this.shareFetch = shareFetch;
@@ -148,40 +148,6 @@ public class KafkaApis {
         UUID id = UUID.nameUUIDFromBytes(config.dataDir().toAbsolutePath().normalize().toString()
                 .getBytes(StandardCharsets.UTF_8));
         this.clusterId = new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
-    }
-
-    private static Map<ApiKeys, Short> supported() {
-        Map<ApiKeys, Short> m = new EnumMap<>(ApiKeys.class);
-        for (ApiKeys k : List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
-                ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.DESCRIBE_CLUSTER,
-                ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID,
-                ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.JOIN_GROUP,
-                ApiKeys.SYNC_GROUP, ApiKeys.HEARTBEAT, ApiKeys.LEAVE_GROUP, ApiKeys.LIST_GROUPS,
-                ApiKeys.DESCRIBE_GROUPS, ApiKeys.OFFSET_DELETE, ApiKeys.CREATE_PARTITIONS,
-                ApiKeys.INCREMENTAL_ALTER_CONFIGS, ApiKeys.ALTER_CONFIGS, ApiKeys.SASL_HANDSHAKE,
-                ApiKeys.SASL_AUTHENTICATE,
-                ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
-                ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE,
-                ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
-                ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS)) {
-            m.put(k, k.latestVersion());
-        }
-        // Versions 10+ name topics by id; by name is what we implement.
-        m.put(ApiKeys.OFFSET_COMMIT, (short) Math.min(9, ApiKeys.OFFSET_COMMIT.latestVersion()));
-        m.put(ApiKeys.OFFSET_FETCH, (short) Math.min(9, ApiKeys.OFFSET_FETCH.latestVersion()));
-        // Version 2 adds acquisition modes and renewing acknowledgements, which the share engine does not offer here.
-        m.put(ApiKeys.SHARE_FETCH, (short) 1);
-        m.put(ApiKeys.SHARE_ACKNOWLEDGE, (short) 1);
-        // Transactions as clients speak them to a broker without transaction.version 2 (KIP-890 part 2): versions
-        // 4+ of AddPartitionsToTxn are broker-to-broker, EndTxn 5 and TxnOffsetCommit 5+ are protocol 2's,
-        // ListTransactions 2 (an id pattern) is not offered.
-        m.put(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 3);
-        m.put(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion());
-        m.put(ApiKeys.TXN_OFFSET_COMMIT, (short) 4);
-        m.put(ApiKeys.END_TXN, (short) 4);
-        m.put(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion());
-        m.put(ApiKeys.LIST_TRANSACTIONS, (short) 1);
-        return m;
     }
 
     /** Answers as {@code cluster.get().self()}, advertising the brokers {@code cluster} names at each request. */
@@ -211,10 +177,10 @@ public class KafkaApis {
         }
         ApiKeys api = header.apiKey();
         short version = header.apiVersion();
-        if (api == ApiKeys.API_VERSIONS && !supports(api, version)) {
+        if (api == ApiKeys.API_VERSIONS && !versions.supports(api, version)) {
             // Kafka's rule (KIP-511): an unknown ApiVersions version is answered at version 0, listing ours.
             return CompletableFuture.completedFuture(Frames.gathering(header.toResponseHeader(),
-                    apiVersions(Errors.UNSUPPORTED_VERSION), (short) 0, memory, () -> { }));
+                    versions.response(Errors.UNSUPPORTED_VERSION), (short) 0, memory, () -> { }));
         }
         if (!api.isVersionSupported(version)) {
             throw new MalformedRequest(api + " version " + version + " is unknown to this listener's kafka-clients");
@@ -226,7 +192,7 @@ public class KafkaApis {
             throw new MalformedRequest("unreadable " + api + " v" + version + " request: " + e.getMessage());
         }
         CompletableFuture<Reply> reply;
-        if (!supports(api, version)) {
+        if (!versions.supports(api, version)) {
             reply = CompletableFuture.completedFuture(new Reply(request.getErrorResponse(0,
                     new UnsupportedVersionException(api + " v" + version + " is not supported by Tierlog"))));
         } else {
@@ -301,15 +267,10 @@ public class KafkaApis {
         return done(request.getErrorResponse(0, why));
     }
 
-    private static boolean supports(ApiKeys api, short version) {
-        Short max = SUPPORTED.get(api);
-        return max != null && version >= api.oldestVersion() && version <= max;
-    }
-
     private CompletableFuture<Reply> dispatch(AbstractRequest request, short version, KafkaSession session,
                                               String clientId) {
         return switch (request.apiKey()) {
-            case API_VERSIONS -> done(new ApiVersionsResponse(apiVersions(Errors.NONE)));
+            case API_VERSIONS -> done(new ApiVersionsResponse(versions.response(Errors.NONE)));
             case METADATA -> on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
@@ -326,8 +287,9 @@ public class KafkaApis {
             case ADD_OFFSETS_TO_TXN -> on(workers, () -> transactions.addOffsets(
                     (org.apache.kafka.common.requests.AddOffsetsToTxnRequest) request));
             case TXN_OFFSET_COMMIT -> on(workers, () -> transactions.txnOffsetCommit(
-                    (org.apache.kafka.common.requests.TxnOffsetCommitRequest) request));
-            case END_TXN -> on(workers, () -> transactions.endTxn((org.apache.kafka.common.requests.EndTxnRequest) request));
+                    (org.apache.kafka.common.requests.TxnOffsetCommitRequest) request, version));
+            case END_TXN -> on(workers, () -> transactions.endTxn((org.apache.kafka.common.requests.EndTxnRequest) request,
+                    version));
             case DESCRIBE_TRANSACTIONS -> on(workers, () -> transactions.describe(
                     (org.apache.kafka.common.requests.DescribeTransactionsRequest) request));
             case LIST_TRANSACTIONS -> on(workers, () -> transactions.list(
@@ -424,12 +386,6 @@ public class KafkaApis {
         return CompletableFuture.supplyAsync(() -> new Reply(work.get()), executor);
     }
 
-    static ApiVersionsResponseData apiVersions(Errors error) {
-        ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
-        SUPPORTED.forEach((api, max) -> keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(api.id)
-                .setMinVersion(api.oldestVersion()).setMaxVersion(max)));
-        return new ApiVersionsResponseData().setErrorCode(error.code()).setApiKeys(keys).setThrottleTimeMs(0);
-    }
 
     private DescribeClusterResponse describeCluster() {
         KafkaCluster c = cluster.get();

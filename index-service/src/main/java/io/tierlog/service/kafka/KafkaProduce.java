@@ -7,6 +7,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.TransactionalBatches;
 import io.tierlog.service.transactions.TransactionsSetup;
 import io.tierlog.transactions.TransactionCoordinator;
+import io.tierlog.transactions.TxnError;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.ops.PostAppend;
@@ -27,6 +28,10 @@ import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -114,12 +119,14 @@ public class KafkaProduce {
 
     CompletableFuture<KafkaApis.Reply> produce(ProduceRequest request, short version, Executor workers) {
         CompletableFuture<KafkaApis.Reply> done = CompletableFuture.supplyAsync(
-                () -> new KafkaApis.Reply(append(request)), workers);
+                () -> new KafkaApis.Reply(append(request, version)), workers);
         return request.acks() == 0 ? done.thenApply(r -> new KafkaApis.Reply((org.apache.kafka.common.protocol.ApiMessage) null, () -> {
         })) : done;
     }
 
-    private ProduceResponse append(ProduceRequest request) {
+    private ProduceResponse append(ProduceRequest request, short version) {
+        Map<TopicPartition, Errors> notAdded = version > ProduceRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2
+                && request.data().transactionalId() != null ? addToTransaction(request) : Map.of();
         ProduceResponseData out = new ProduceResponseData();
         for (ProduceRequestData.TopicProduceData topicData : request.data().topicData()) {
             ProduceResponseData.TopicProduceResponse topicOut = new ProduceResponseData.TopicProduceResponse()
@@ -141,6 +148,10 @@ public class KafkaProduce {
                     if (topicError != null) {
                         throw topicError;
                     }
+                    Errors refused = notAdded.get(new TopicPartition(topic.name(), partition.index()));
+                    if (refused != null) {
+                        throw refused.exception();
+                    }
                     BatchProduceResult result = append(topic.name(), partition, request.data().transactionalId());
                     p.setBaseOffset(result.baseOffset()).setLogAppendTimeMs(result.logAppendTimeMs());
                 } catch (RuntimeException e) {
@@ -151,6 +162,52 @@ public class KafkaProduce {
             out.responses().add(topicOut);
         }
         return new ProduceResponse(out);
+    }
+
+    /**
+     * Transaction version 2 (Produce v12+, KIP-890 part 2): the client sends no AddPartitionsToTxn, so a transactional
+     * produce adds its partitions to the producer's transaction itself, starting one if none is ongoing, in one
+     * coordinator write for the whole request. Each append still checks, under the transaction's lock, that its
+     * partition is in the ongoing transaction ({@link TransactionCoordinator#appendInTransaction}). Returns the
+     * partitions refused and why (all of them when the coordinator refuses the producer).
+     */
+    private Map<TopicPartition, Errors> addToTransaction(ProduceRequest request) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        TransactionalBatches.Producer producer = null;
+        for (ProduceRequestData.TopicProduceData topicData : request.data().topicData()) {
+            TopicMetadata topic;
+            try {
+                topic = topics.resolve(topicData.name(), topicData.topicId());
+            } catch (RuntimeException e) {
+                continue; // answered by the append, as in a produce of protocol 1
+            }
+            for (ProduceRequestData.PartitionProduceData partition : topicData.partitionData()) {
+                ByteBuffer body = KafkaInternals.batches(partition.records());
+                TransactionalBatches.Producer p;
+                try {
+                    p = body == null ? null : TransactionalBatches.of(body);
+                } catch (IllegalArgumentException e) {
+                    continue;
+                }
+                if (p != null && (producer == null || producer.equals(p))) {
+                    producer = p;
+                    partitions.add(new TopicPartition(topic.name(), partition.index()));
+                }
+            }
+        }
+        if (producer == null) {
+            return Map.of();
+        }
+        TxnError e = transactions.addPartitions(request.data().transactionalId(), producer.producerId(),
+                producer.epoch(), partitions);
+        if (e == TxnError.NONE) {
+            return Map.of();
+        }
+        // Produce has no PRODUCER_FENCED: Kafka answers a fenced producer's batches INVALID_PRODUCER_EPOCH.
+        Errors error = e == TxnError.PRODUCER_FENCED ? Errors.INVALID_PRODUCER_EPOCH : KafkaTransactions.error(e);
+        Map<TopicPartition, Errors> refused = new HashMap<>();
+        partitions.forEach(tp -> refused.put(tp, error));
+        return refused;
     }
 
     private BatchProduceResult append(String topic, ProduceRequestData.PartitionProduceData partition,

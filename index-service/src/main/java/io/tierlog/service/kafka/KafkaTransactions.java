@@ -4,6 +4,7 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.groups.GroupCoordinator;
+import io.tierlog.transactions.EndTxnResult;
 import io.tierlog.transactions.InitResult;
 import io.tierlog.transactions.PendingOffset;
 import io.tierlog.transactions.TransactionCoordinator;
@@ -140,9 +141,10 @@ public class KafkaTransactions {
 
     /**
      * TxnOffsetCommit: a request naming a member (KIP-447, versions 3+) is checked against the group as an
-     * OffsetCommit of that member is, then the offsets wait in the transaction.
+     * OffsetCommit of that member is, then the offsets wait in the transaction. From version 5 on (transaction version
+     * 2) the request also adds its group to the transaction.
      */
-    TxnOffsetCommitResponse txnOffsetCommit(TxnOffsetCommitRequest request) {
+    TxnOffsetCommitResponse txnOffsetCommit(TxnOffsetCommitRequest request, short version) {
         TxnOffsetCommitRequestData in = request.data();
         Map<TopicPartition, PendingOffset> offsets = new LinkedHashMap<>();
         Errors error = Errors.NONE;
@@ -154,6 +156,12 @@ public class KafkaTransactions {
                 }
                 offsets.put(tp, new PendingOffset(p.committedOffset(), p.committedMetadata(), p.committedLeaderEpoch()));
             }
+        }
+        if (error == Errors.NONE && version > TxnOffsetCommitRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2) {
+            // Transaction version 2: no AddOffsetsToTxn comes first; the commit adds its group to the transaction.
+            TxnError added = coordinator.addOffsets(in.transactionalId(), in.producerId(), in.producerEpoch(),
+                    in.groupId());
+            error = error(added);
         }
         if (error == Errors.NONE) {
             error = commitInGroup(in, offsets);
@@ -180,10 +188,21 @@ public class KafkaTransactions {
         return group != Errors.NONE ? group : answer[0];
     }
 
-    EndTxnResponse endTxn(EndTxnRequest request) {
+    /**
+     * EndTxn; from version 5 on, transaction version 2's: the transaction ends at a new epoch (or producer id) that
+     * the answer carries and the client continues with.
+     */
+    EndTxnResponse endTxn(EndTxnRequest request, short version) {
         var in = request.data();
+        EndTxnResponseData out = new EndTxnResponseData().setThrottleTimeMs(0);
+        if (version > EndTxnRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2) {
+            EndTxnResult r = coordinator.endTxnBumpingEpoch(in.transactionalId(), in.producerId(), in.producerEpoch(),
+                    in.committed());
+            return new EndTxnResponse(out.setErrorCode(error(r.error()).code()).setProducerId(r.producerId())
+                    .setProducerEpoch(r.producerEpoch()));
+        }
         TxnError e = coordinator.endTxn(in.transactionalId(), in.producerId(), in.producerEpoch(), in.committed());
-        return new EndTxnResponse(new EndTxnResponseData().setThrottleTimeMs(0).setErrorCode(error(e).code()));
+        return new EndTxnResponse(out.setErrorCode(error(e).code()));
     }
 
     DescribeTransactionsResponse describe(DescribeTransactionsRequest request) {

@@ -5,7 +5,7 @@ import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.message.EndTxnRequestData;
+import org.apache.kafka.common.message.ListTransactionsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
@@ -17,8 +17,8 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.EndTxnRequest;
-import org.apache.kafka.common.requests.EndTxnResponse;
+import org.apache.kafka.common.requests.ListTransactionsRequest;
+import org.apache.kafka.common.requests.ListTransactionsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Test;
 
@@ -127,14 +127,13 @@ class KafkaFramingTest {
             ApiVersionsResponse versions = apiVersions(s, 1);
             assertThat(versions.data().apiKeys().find(ApiKeys.PRODUCE.id)).isNotNull();
             assertThat(versions.data().apiKeys().find(ApiKeys.DESCRIBE_ACLS.id)).isNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.END_TXN.id).maxVersion()).isEqualTo((short) 4);
+            assertThat(versions.data().apiKeys().find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion()).isEqualTo((short) 1);
 
-            // EndTxn v5 is transaction protocol 2's, not offered: answered UNSUPPORTED_VERSION, the connection stays.
-            RequestHeader endTxn = new RequestHeader(ApiKeys.END_TXN, (short) 5, "raw", 2);
-            send(s, endTxn, new EndTxnRequest.Builder(new EndTxnRequestData().setTransactionalId("t")
-                    .setProducerId(1).setProducerEpoch((short) 0).setCommitted(true), true).build((short) 5));
-            EndTxnResponse ended = (EndTxnResponse) AbstractResponse.parseResponse(receive(s), endTxn);
-            assertThat(ended.error()).isEqualTo(Errors.UNSUPPORTED_VERSION);
+            // ListTransactions v2 (an id pattern) is not offered: answered UNSUPPORTED_VERSION, the connection stays.
+            RequestHeader list = new RequestHeader(ApiKeys.LIST_TRANSACTIONS, (short) 2, "raw", 2);
+            send(s, list, new ListTransactionsRequest.Builder(new ListTransactionsRequestData()).build((short) 2));
+            ListTransactionsResponse listed = (ListTransactionsResponse) AbstractResponse.parseResponse(receive(s), list);
+            assertThat(Errors.forCode(listed.data().errorCode())).isEqualTo(Errors.UNSUPPORTED_VERSION);
 
             // ApiVersions at a version from the future: answered at version 0 with ours (KIP-511).
             sendRaw(s, ApiKeys.API_VERSIONS, (short) 99, 3, new ApiVersionsRequestData()

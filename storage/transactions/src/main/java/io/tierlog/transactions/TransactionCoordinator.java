@@ -21,8 +21,9 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * Kafka's transaction coordinator (KIP-98, transaction version 1) over the hot volume: any instance may serve any
- * request for any transactional id. See {@code package-info.java} for the durability argument.
+ * Kafka's transaction coordinator (KIP-98; transaction versions 1 and 2, the latter {@link #endTxnBumpingEpoch}) over
+ * the hot volume: any instance may serve any request for any transactional id. See {@code package-info.java} for the
+ * durability argument.
  *
  * <p>Where this differs from Kafka, only in how many round trips a client needs, never in the outcome: Kafka writes
  * markers asynchronously and answers CONCURRENT_TRANSACTIONS to a request that finds its id's transaction prepared,
@@ -214,6 +215,65 @@ public final class TransactionCoordinator {
                 case EMPTY, DEAD -> TxnError.INVALID_TXN_STATE;
             };
         });
+    }
+
+    /**
+     * EndTxn of transaction version 2 (KIP-890 part 2, EndTxn v5+): as {@link #endTxn}, but every transaction ends at
+     * a new epoch, which the markers carry and the answer returns, so a batch of the ended transaction still in flight
+     * is fenced at its partitions. When the epoch has run out the producer continues under a new producer id at epoch
+     * 0. A retry of an EndTxn already done (the epoch before the bump, or the old id after a rotation) gets the same
+     * answer; an abort with no transaction ends an empty one (protocol 2 allows it), a commit with none is
+     * INVALID_TXN_STATE. Kafka's rules (its {@code endTransaction} for transaction version 2), here with the markers
+     * written inside the call, as {@link #endTxn} does.
+     */
+    public EndTxnResult endTxnBumpingEpoch(String transactionalId, long producerId, short producerEpoch, boolean commit) {
+        if (!validId(transactionalId)) {
+            return EndTxnResult.failed(TxnError.INVALID_REQUEST);
+        }
+        return store.update(transactionalId, txn -> {
+            TransactionMetadata m = txn.current();
+            if (m == null || !isCurrentOrRotatedFrom(m, producerId, producerEpoch)) {
+                return EndTxnResult.failed(TxnError.INVALID_PRODUCER_ID_MAPPING);
+            }
+            if (!completeIfPrepared(txn)) {
+                return EndTxnResult.failed(TxnError.CONCURRENT_TRANSACTIONS);
+            }
+            m = txn.current();
+            boolean retry = (m.producerId() == producerId && m.producerEpoch() == producerEpoch + 1)
+                    || isRetryAfterRotation(m, producerId, producerEpoch);
+            boolean current = m.producerId() == producerId && m.producerEpoch() == producerEpoch;
+            if (!current && !(retry && m.state().isIdle() && m.state() != TxnState.EMPTY)) {
+                return EndTxnResult.failed(m.producerId() == producerId || retry
+                        ? TxnError.PRODUCER_FENCED : TxnError.INVALID_PRODUCER_ID_MAPPING);
+            }
+            TxnState done = commit ? TxnState.COMPLETE_COMMIT : TxnState.COMPLETE_ABORT;
+            if (retry) {
+                // The transaction this EndTxn ended: the same outcome is answered again, another is not possible.
+                return m.state() == done ? new EndTxnResult(TxnError.NONE, m.producerId(), m.producerEpoch())
+                        : EndTxnResult.failed(TxnError.INVALID_TXN_STATE);
+            }
+            if (m.state() == TxnState.DEAD || (commit && m.state() != TxnState.ONGOING)) {
+                return EndTxnResult.failed(TxnError.INVALID_TXN_STATE);
+            }
+            long next = m.isProducerEpochExhausted() ? newProducerIds.getAsLong() : TransactionMetadata.NO_PRODUCER_ID;
+            txn.write(m.preparedWithEpochBump(commit, next, now()));
+            if (!completeIfPrepared(txn)) {
+                return EndTxnResult.failed(TxnError.CONCURRENT_TRANSACTIONS);
+            }
+            m = txn.current();
+            return new EndTxnResult(TxnError.NONE, m.producerId(), m.producerEpoch());
+        });
+    }
+
+    /** The id's producer, or its previous one retrying the EndTxn that rotated it ({@link #isRetryAfterRotation}). */
+    private static boolean isCurrentOrRotatedFrom(TransactionMetadata m, long producerId, short producerEpoch) {
+        return m.producerId() == producerId || isRetryAfterRotation(m, producerId, producerEpoch);
+    }
+
+    /** Kafka's retryOnOverflow: the old producer id at its last epoch, the id now at epoch 0 under a new one. */
+    private static boolean isRetryAfterRotation(TransactionMetadata m, long producerId, short producerEpoch) {
+        return m.producerId() != producerId && m.previousProducerId() == producerId
+                && producerEpoch == Short.MAX_VALUE - 1 && m.producerEpoch() == 0;
     }
 
     /**

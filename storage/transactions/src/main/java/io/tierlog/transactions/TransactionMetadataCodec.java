@@ -23,6 +23,11 @@ import java.util.zip.CRC32C;
 final class TransactionMetadataCodec {
     private static final int MAGIC = 0x54584E31; // "TXN1"
     private static final byte VERSION = 1;
+    /**
+     * Version 1 followed by the next producer id: written only while a transaction whose epoch ran out is prepared,
+     * so that an instance that knows only version 1 reads every other state.
+     */
+    private static final byte VERSION_WITH_NEXT_PRODUCER_ID = 2;
 
     private TransactionMetadataCodec() {
     }
@@ -31,8 +36,9 @@ final class TransactionMetadataCodec {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
             DataOutputStream out = new DataOutputStream(bytes);
+            boolean rotating = m.nextProducerId() != TransactionMetadata.NO_PRODUCER_ID;
             out.writeInt(MAGIC);
-            out.writeByte(VERSION);
+            out.writeByte(rotating ? VERSION_WITH_NEXT_PRODUCER_ID : VERSION);
             writeString(out, m.transactionalId());
             out.writeLong(m.producerId());
             out.writeLong(m.previousProducerId());
@@ -61,6 +67,9 @@ final class TransactionMetadataCodec {
                     out.writeInt(o.getValue().leaderEpoch());
                 }
             }
+            if (rotating) {
+                out.writeLong(m.nextProducerId());
+            }
             out.flush();
             CRC32C crc = new CRC32C();
             crc.update(bytes.toByteArray());
@@ -88,7 +97,7 @@ final class TransactionMetadataCodec {
                 throw new IllegalStateException("not a transaction state file");
             }
             byte version = in.readByte();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_WITH_NEXT_PRODUCER_ID) {
                 throw new IllegalStateException("unknown transaction state file version " + version);
             }
             String id = readString(in);
@@ -117,8 +126,10 @@ final class TransactionMetadataCodec {
                 }
                 pending.put(group, offsets);
             }
+            long nextProducerId = version == VERSION_WITH_NEXT_PRODUCER_ID ? in.readLong()
+                    : TransactionMetadata.NO_PRODUCER_ID;
             return new TransactionMetadata(id, producerId, previousProducerId, epoch, lastEpoch, timeoutMs, state,
-                    start, lastUpdate, partitions, groups, pending);
+                    start, lastUpdate, partitions, groups, pending, nextProducerId);
         } catch (IOException e) {
             throw new IllegalStateException("truncated transaction state file", e);
         }

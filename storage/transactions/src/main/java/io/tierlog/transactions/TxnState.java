@@ -1,7 +1,7 @@
 package io.tierlog.transactions;
 
 /**
- * Kafka's transaction states (transaction version 1). PrepareEpochFence is not one: a fence here writes PrepareAbort
+ * Kafka's transaction states (both transaction versions). PrepareEpochFence is not one: a fence here writes PrepareAbort
  * with the bumped epoch in one step. DEAD is never stored: an expired id's file is deleted.
  */
 public enum TxnState {

@@ -1,6 +1,6 @@
 /**
- * Kafka's transaction coordinator (KIP-98, transaction version 1) as a library on the hot volume, shared by every
- * service instance: {@link io.tierlog.transactions.TransactionCoordinator}.
+ * Kafka's transaction coordinator (KIP-98; transaction protocols 1 and 2, KIP-890) as a library on the hot volume,
+ * shared by every service instance: {@link io.tierlog.transactions.TransactionCoordinator}.
  *
  * <h2>Durability argument</h2>
  * <ul>

@@ -404,7 +404,11 @@ class TransactionCoordinatorTest {
     void theStateFileRoundTrips() {
         TransactionMetadata m = new TransactionMetadata("id ✓", 7, 6, (short) 3, (short) 2, 1000, TxnState.PREPARE_COMMIT,
                 11, 12, Set.of(T0, T1), Set.of("g", "h"),
-                Map.of("g", Map.of(T0, new PendingOffset(4, "meta", 2)), "h", Map.of()));
+                Map.of("g", Map.of(T0, new PendingOffset(4, "meta", 2)), "h", Map.of()), -1);
         assertThat(TransactionMetadataCodec.decode(TransactionMetadataCodec.encode(m))).isEqualTo(m);
+        assertThat(TransactionMetadataCodec.encode(m)[4]).as("version 1 while no rotation is pending").isEqualTo((byte) 1);
+        TransactionMetadata rotating = new TransactionMetadata("id", 7, 7, Short.MAX_VALUE, (short) (Short.MAX_VALUE - 1),
+                1000, TxnState.PREPARE_COMMIT, 11, 12, Set.of(T0), Set.of(), Map.of(), 99);
+        assertThat(TransactionMetadataCodec.decode(TransactionMetadataCodec.encode(rotating))).isEqualTo(rotating);
     }
 }
