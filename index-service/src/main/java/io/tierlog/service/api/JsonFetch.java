@@ -84,7 +84,8 @@ final class JsonFetch {
         } else {
             json.finishBody(nextOffset, hw, logStartOffset);
         }
-        return new Rendered(out, json.count(), nextOffset, read.lastStableOffset < hw ? hw : offset);
+        boolean heldBack = isolation == Isolation.READ_COMMITTED && read.lastStableOffset < hw;
+        return new Rendered(out, json.count(), nextOffset, heldBack ? hw : offset);
     }
 
     /** One read of the loop above and the last stable offset it saw (the high watermark at read_uncommitted). */
