@@ -30,17 +30,31 @@ class KillNineTest {
 
     @Test
     void everyAcknowledgedCommitSurvivesAKillAndATransactionInFlightIsCompletedOrAborted() throws Exception {
-        for (int run = 0; run < 3; run++) {
+        killRuns(false, new int[]{20, 33, 46});
+    }
+
+    /**
+     * The same under transaction protocol 2, from an epoch about to run out: the third run is killed between the two
+     * markers of the commit that moves the producer id to a new one, which the survivor completes onto a new id.
+     */
+    @Test
+    void protocol2CommitsSurviveAKillAlsoWhileTheProducerIdRotates() throws Exception {
+        killRuns(true, new int[]{3, 11, CommitLoopMain.EPOCHS_BEFORE_ROTATION - 1});
+    }
+
+    /** Run {@code i} is killed once {@code targets[i]} commits are acknowledged; the last run hangs at that commit. */
+    private void killRuns(boolean v2, int[] targets) throws Exception {
+        for (int run = 0; run < targets.length; run++) {
             Path state = dir.resolve("state-" + run);
             Path effects = dir.resolve("effects-" + run);
             Path audit = dir.resolve("audit-" + run);
             Path log = dir.resolve("child-" + run + ".log");
             Files.createFile(audit);
             Files.createFile(effects);
-            boolean hang = run == 2;
-            int target = 20 + 13 * run; // a different point in the loop each run
+            boolean hang = run == targets.length - 1;
+            int target = targets[run]; // a different point in the loop each run
             Process child = JavaProcess.startLogged(CommitLoopMain.class, log, state.toString(), effects.toString(),
-                    audit.toString(), Integer.toString(hang ? target : -1));
+                    audit.toString(), Integer.toString(hang ? target : -1), v2 ? "v2" : "v1");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             // Random runs: killed once target commits are acknowledged. Hanging run: once t-<target>'s marker is out.
             while (!(hang ? Files.readString(effects).contains(" t-" + target + "\n")
@@ -95,7 +109,22 @@ class KillNineTest {
             if (hang) {
                 assertThat(found).as("killed between two markers").isEqualTo(TxnState.PREPARE_COMMIT);
             }
+            if (v2 && hang) {
+                // The rotating commit: its markers at the last epoch under the first id, the id then a new one.
+                assertThat(Files.readAllLines(effects)).contains("M " + survivorFirstId(effects) + " "
+                        + Short.MAX_VALUE + " C t-" + target, "M " + survivorFirstId(effects) + " " + Short.MAX_VALUE
+                        + " C u-" + target);
+                TransactionDescription d = survivor.describe("tx").orElseThrow();
+                assertThat(d.producerId()).as("a new producer id").isNotEqualTo(survivorFirstId(effects));
+                assertThat(d.producerEpoch()).isZero();
+            }
             System.out.printf("run %d: killed after %d acknowledged commits, found %s%n", run, acked, found);
         }
+    }
+
+    /** The producer id of the first marker written: the id the child initialized. */
+    private static long survivorFirstId(Path effects) throws java.io.IOException {
+        String first = Files.readAllLines(effects).stream().filter(l -> l.startsWith("M ")).findFirst().orElseThrow();
+        return Long.parseLong(first.split(" ")[1]);
     }
 }
