@@ -1,5 +1,7 @@
 package io.tierlog.service.it;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -14,9 +16,13 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,6 +97,8 @@ class KafkaTransactionsIT {
             assertThat(copies).containsKey("final");
             assertThat(copies.size()).as("at most the one in doubt beyond those acknowledged")
                     .isBetween(committed + 1, committed + 2);
+            // An HTTP reader at read_committed on the surviving instance sees the same transactions as the consumer.
+            assertThat(httpReadCommitted(both.b())).isEqualTo(copies);
             System.out.println("committed " + committedBeforeKill + " before the kill, " + committed
                     + " acknowledged in all; transactions visible: " + copies.size());
         }
@@ -122,6 +130,29 @@ class KafkaTransactionsIT {
                     .anyMatch(tp -> committed.position(tp) < end.get(tp))) {
                 for (ConsumerRecord<String, String> r : committed.poll(Duration.ofMillis(500))) {
                     copies.merge(r.value(), 1, Integer::sum);
+                }
+            }
+        }
+        return copies;
+    }
+
+    /** Every partition from 0 over HTTP at {@code isolation=read_committed}, paged by {@code nextOffset}. */
+    private static Map<String, Integer> httpReadCommitted(PackagedService service) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        HttpClient http = HttpClient.newHttpClient();
+        Map<String, Integer> copies = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            long next = 0;
+            for (int page = 0; page < 10_000; page++) {
+                HttpResponse<String> r = service.send(http, "GET", "/v1/topics/" + TOPIC + "/partitions/" + p
+                        + "/records?isolation=read_committed&maxRecords=7&encoding=base64&offset=" + next, null);
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                JsonNode answer = json.readTree(r.body());
+                answer.get("records").forEach(rec -> copies.merge(new String(Base64.getDecoder().decode(
+                        rec.get("value").asText()), StandardCharsets.UTF_8), 1, Integer::sum));
+                next = answer.get("nextOffset").asLong();
+                if (next >= answer.get("lastStableOffset").asLong()) {
+                    break;
                 }
             }
         }

@@ -276,9 +276,9 @@ class KafkaToolsTest {
             expected.add("m" + i);
         }
         assertThat(copied).as("every input record once, in order").containsExactlyElementsOf(expected);
-        // At read_uncommitted the copies of aborted transactions that reached the log are there too. Under
-        // transaction protocol 2 the client drops an aborted transaction's batches it has not sent yet, so there
-        // may be none: that the copier did abort shows in its epoch below.
+        // At read_uncommitted the copies of aborted transactions that reached the log are there too. A client drops
+        // the batches of an aborted transaction it has not sent yet, so there may be none (the first run under
+        // transaction protocol 2 had none): that the copier did abort shows in its epoch below.
         long uncommitted = tool(null, "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server",
                 bootstrap(), "--topic", output, "--from-beginning", "--max-messages", Integer.toString(2 * n),
                 "--timeout-ms", "5000").stream().filter(l -> l.matches("m\\d+")).count();
