@@ -148,6 +148,7 @@ public class KafkaProduce {
                     if (topicError != null) {
                         throw topicError;
                     }
+                    topic.requirePartition(partition.index()); // before any transaction check: Kafka's answer
                     Errors refused = notAdded.get(new TopicPartition(topic.name(), partition.index()));
                     if (refused != null) {
                         throw refused.exception();
@@ -182,6 +183,9 @@ public class KafkaProduce {
                 continue; // answered by the append, as in a produce of protocol 1
             }
             for (ProduceRequestData.PartitionProduceData partition : topicData.partitionData()) {
+                if (partition.index() < 0 || partition.index() >= topic.partitions()) {
+                    continue; // answered UNKNOWN_TOPIC_OR_PARTITION by the append; never in a transaction
+                }
                 ByteBuffer body = KafkaInternals.batches(partition.records());
                 TransactionalBatches.Producer p;
                 try {

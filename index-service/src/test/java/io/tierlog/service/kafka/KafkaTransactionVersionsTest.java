@@ -120,6 +120,8 @@ class KafkaTransactionVersionsTest {
 
             // Protocol 2 on the same id: a produce (v12) adds its partition; EndTxn v5 answers the next epoch.
             assertThat(produce(raw, id, topic, 1, pid, epoch, 0, (short) 12)).isEqualTo(Errors.NONE);
+            // A partition the topic does not have is refused and never joins the transaction (its commit goes through).
+            assertThat(produce(raw, id, topic, 5, pid, epoch, 0, (short) 12)).isEqualTo(Errors.UNKNOWN_TOPIC_OR_PARTITION);
             EndTxnResponse v5 = raw.call(new EndTxnRequest.Builder(new EndTxnRequestData().setTransactionalId(id)
                     .setProducerId(pid).setProducerEpoch(epoch).setCommitted(true), true), (short) 5);
             assertThat(v5.error()).isEqualTo(Errors.NONE);
