@@ -4,9 +4,17 @@ import io.tierlog.http.Encoding;
 import io.tierlog.http.Isolation;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.read.BatchFetch;
 import io.tierlog.service.read.CommittedFetch;
+import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.PartitionReads;
+
+import java.time.Clock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * The JSON fetch body (api.md, "Fetch") rendered from the stored batches ({@link PartitionReads#fetchBatches}) into
@@ -33,6 +41,39 @@ final class JsonFetch {
         boolean progressed(long offset) {
             return records > 0 || nextOffset > offset;
         }
+    }
+
+    /**
+     * A JSON fetch with its long-poll ({@link PartitionRequests#longPoll}), called on {@code pool}: each read renders,
+     * then {@code copyOut} takes the body out of this thread's buffer on the same thread (given the read's start, for
+     * the fetch timer); the read that answers is returned, the others go to {@code discard}.
+     */
+    static <T> CompletableFuture<T> fetchAndWait(PartitionReads reads, AppendWatcher watcher, TopicStore topics,
+                                                 String topic, String partition, FetchParams params, Encoding encoding,
+                                                 Clock clock, Executor pool, BiFunction<Rendered, Long, T> copyOut,
+                                                 Consumer<T> discard) {
+        TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
+        Copied<T> first = copied(render(reads, tp, params, encoding), params, copyOut);
+        if (first.waitBeyond() < 0 || params.waitMs() == 0) {
+            return CompletableFuture.completedFuture(first.body());
+        }
+        return PartitionRequests.longPoll(watcher, topics, tp, first, params.waitMs(), clock, pool,
+                () -> copied(render(reads, PartitionRequests.resolve(topics, topic, partition), params, encoding),
+                        params, copyOut),
+                Copied::waitBeyond, c -> discard.accept(c.body())).thenApply(Copied::body);
+    }
+
+    private static Rendered render(PartitionReads reads, TopicPartition tp, FetchParams params, Encoding encoding) {
+        return render(reads, tp, params.offset(), params.maxRecords(), params.maxBytes(), encoding, params.isolation());
+    }
+
+    private static <T> Copied<T> copied(Rendered r, FetchParams params, BiFunction<Rendered, Long, T> copyOut) {
+        long start = System.nanoTime();
+        return new Copied<>(copyOut.apply(r, start), r.progressed(params.offset()) ? -1 : r.waitBeyond());
+    }
+
+    /** A body copied out, and where the log must grow past before a long-poll reads again (-1: it found something). */
+    private record Copied<T>(T body, long waitBeyond) {
     }
 
     /**

@@ -4,7 +4,6 @@ import io.netty.buffer.Unpooled;
 import io.tierlog.http.Encoding;
 import io.tierlog.http.Isolation;
 import io.tierlog.log.ReadBuffer;
-import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.ServiceThreads;
@@ -96,26 +95,8 @@ public class JsonFetchRoute {
 
     /** Runs on the read pool: the first read, and after a long-poll's wake-up the next, on the pool again. */
     private CompletableFuture<Body> fetch(String topic, String partition, FetchParams params, Encoding encoding) {
-        long start = System.nanoTime();
-        TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-        Read first = read(tp, params, encoding, start);
-        if (first.waitBeyond() < 0 || params.waitMs() == 0) {
-            return CompletableFuture.completedFuture(first.body());
-        }
-        return PartitionRequests.longPoll(watcher, topics, tp, first, params.waitMs(), clock, readPool,
-                () -> read(PartitionRequests.resolve(topics, topic, partition), params, encoding, System.nanoTime()),
-                Read::waitBeyond, r -> r.body().bytes().close()).thenApply(Read::body);
-    }
-
-    /** Renders and copies out on the calling thread, whose buffer the rendering is in. */
-    private Read read(TopicPartition tp, FetchParams params, Encoding encoding, long startNanos) {
-        JsonFetch.Rendered r = JsonFetch.render(reads, tp, params.offset(), params.maxRecords(), params.maxBytes(),
-                encoding, params.isolation());
-        return new Read(body(r, startNanos), r.progressed(params.offset()) ? -1 : r.waitBeyond());
-    }
-
-    /** An answer, and where the log must grow past before a long-poll reads again (-1: it found something). */
-    private record Read(Body body, long waitBeyond) {
+        return JsonFetch.fetchAndWait(reads, watcher, topics, topic, partition, params, encoding, clock, readPool,
+                this::body, b -> b.bytes().close());
     }
 
     /** The rendered answer in memory the event loop can write as it is. */

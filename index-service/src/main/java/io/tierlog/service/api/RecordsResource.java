@@ -40,7 +40,6 @@ import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -169,27 +168,8 @@ public class RecordsResource {
         Encoding encoding = PartitionRequests.encoding(encodingParam);
         // The read and the rendering both happen inside the pool task. A stage chained with thenCompose would run
         // on whichever thread attaches it when the task is already done, which is often the event loop.
-        return CompletableFuture.supplyAsync(() -> {
-            TopicPartition tp = PartitionRequests.resolve(topics, topic, partition);
-            Read first = read(tp, params, encoding, System.nanoTime());
-            if (first.waitBeyond() < 0 || params.waitMs() == 0) {
-                return CompletableFuture.completedFuture(first.response());
-            }
-            return PartitionRequests.longPoll(watcher, topics, tp, first, params.waitMs(), clock, readPool,
-                    () -> read(PartitionRequests.resolve(topics, topic, partition), params, encoding, System.nanoTime()),
-                    Read::waitBeyond, r -> { }).thenApply(Read::response);
-        }, readPool).thenCompose(response -> response);
-    }
-
-    /** Renders and copies out on the calling thread, whose buffer the rendering is in. */
-    private Read read(TopicPartition tp, FetchParams params, Encoding encoding, long startNanos) {
-        JsonFetch.Rendered r = JsonFetch.render(reads, tp, params.offset(), params.maxRecords(), params.maxBytes(),
-                encoding, params.isolation());
-        return new Read(respond(r, startNanos), r.progressed(params.offset()) ? -1 : r.waitBeyond());
-    }
-
-    /** An answer, and where the log must grow past before a long-poll reads again (-1: it found something). */
-    private record Read(Response response, long waitBeyond) {
+        return CompletableFuture.supplyAsync(() -> JsonFetch.fetchAndWait(reads, watcher, topics, topic, partition,
+                params, encoding, clock, readPool, this::respond, r -> { }), readPool).thenCompose(response -> response);
     }
 
     private Response respond(JsonFetch.Rendered rendered, long startNanos) {

@@ -1,7 +1,6 @@
 package io.tierlog.service.kafka;
 
 import io.tierlog.log.PartitionTransactions.AbortedTransaction;
-import io.tierlog.log.PartitionTransactions;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -12,6 +11,7 @@ import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.BatchFetch;
+import io.tierlog.service.read.CommittedFetch;
 import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
 import jakarta.inject.Singleton;
@@ -338,13 +338,11 @@ public class KafkaFetch {
                                 : reads.fetchBatches(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes));
                         long stable = f.highWatermark();
                         if (readCommitted) {
-                            // The high watermark was read before the transaction index: every open transaction
-                            // below it is in the index (its BEGIN is written before its first batch).
-                            PartitionTransactions txns = reads.hot().log().transactions(tp);
-                            stable = txns.lastStableOffset(f.highWatermark());
-                            f = f.truncatedBefore(stable);
+                            CommittedFetch cut = reads.cutAtLastStableOffset(tp, f);
+                            f = cut.fetch();
+                            stable = cut.lastStableOffset();
                             if (!f.isEmpty()) {
-                                out.setAbortedTransactions(aborted(reads.abortedTransactions(tp, txns, f,
+                                out.setAbortedTransactions(aborted(reads.abortedTransactions(tp, f,
                                         want.fetchOffset(), f.nextOffset())));
                             }
                         }

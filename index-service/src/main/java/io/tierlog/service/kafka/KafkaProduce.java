@@ -124,23 +124,31 @@ public class KafkaProduce {
         })) : done;
     }
 
+    /** A topic of a produce request, resolved once for the request: its metadata, or why it has none. */
+    private record Resolved(ProduceRequestData.TopicProduceData data, TopicMetadata topic, RuntimeException error) {
+    }
+
     private ProduceResponse append(ProduceRequest request, short version) {
-        Map<TopicPartition, Errors> notAdded = version > ProduceRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2
-                && request.data().transactionalId() != null ? addToTransaction(request) : Map.of();
-        ProduceResponseData out = new ProduceResponseData();
+        List<Resolved> resolved = new ArrayList<>();
         for (ProduceRequestData.TopicProduceData topicData : request.data().topicData()) {
+            try {
+                resolved.add(new Resolved(topicData, topics.resolve(topicData.name(), topicData.topicId()), null));
+            } catch (RuntimeException e) {
+                resolved.add(new Resolved(topicData, null, e));
+            }
+        }
+        Map<TopicPartition, Errors> notAdded = version > ProduceRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2
+                && request.data().transactionalId() != null ? addToTransaction(request, resolved) : Map.of();
+        ProduceResponseData out = new ProduceResponseData();
+        for (Resolved r : resolved) {
+            ProduceRequestData.TopicProduceData topicData = r.data();
             ProduceResponseData.TopicProduceResponse topicOut = new ProduceResponseData.TopicProduceResponse()
                     .setName(topicData.name());
             if (topicData.topicId() != null && !Uuid.ZERO_UUID.equals(topicData.topicId())) {
                 topicOut.setTopicId(topicData.topicId());
             }
-            TopicMetadata topic = null;
-            RuntimeException topicError = null;
-            try {
-                topic = topics.resolve(topicData.name(), topicData.topicId());
-            } catch (RuntimeException e) {
-                topicError = e;
-            }
+            TopicMetadata topic = r.topic();
+            RuntimeException topicError = r.error();
             for (ProduceRequestData.PartitionProduceData partition : topicData.partitionData()) {
                 ProduceResponseData.PartitionProduceResponse p = new ProduceResponseData.PartitionProduceResponse()
                         .setIndex(partition.index()).setLogAppendTimeMs(-1).setLogStartOffset(-1);
@@ -172,17 +180,15 @@ public class KafkaProduce {
      * partition is in the ongoing transaction ({@link TransactionCoordinator#appendInTransaction}). Returns the
      * partitions refused and why (all of them when the coordinator refuses the producer).
      */
-    private Map<TopicPartition, Errors> addToTransaction(ProduceRequest request) {
+    private Map<TopicPartition, Errors> addToTransaction(ProduceRequest request, List<Resolved> resolved) {
         List<TopicPartition> partitions = new ArrayList<>();
         TransactionalBatches.Producer producer = null;
-        for (ProduceRequestData.TopicProduceData topicData : request.data().topicData()) {
-            TopicMetadata topic;
-            try {
-                topic = topics.resolve(topicData.name(), topicData.topicId());
-            } catch (RuntimeException e) {
+        for (Resolved r : resolved) {
+            TopicMetadata topic = r.topic();
+            if (topic == null) {
                 continue; // answered by the append, as in a produce of protocol 1
             }
-            for (ProduceRequestData.PartitionProduceData partition : topicData.partitionData()) {
+            for (ProduceRequestData.PartitionProduceData partition : r.data().partitionData()) {
                 if (partition.index() < 0 || partition.index() >= topic.partitions()) {
                     continue; // answered UNKNOWN_TOPIC_OR_PARTITION by the append; never in a transaction
                 }

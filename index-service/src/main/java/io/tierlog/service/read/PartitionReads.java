@@ -154,24 +154,36 @@ public final class PartitionReads {
 
     /**
      * As {@link #fetchBatches}, as a read_committed reader sees the partition (Kafka's isolation level, for HTTP
-     * readers): the batches end at the last stable offset (the first offset of the oldest open transaction), and the
-     * data batches of aborted transactions are left out, hot or cold ({@link #abortedTransactions}). Markers stay,
-     * as in every batch read. The caller closes the result's fetch.
+     * readers): the batches end at the last stable offset ({@link #cutAtLastStableOffset}), and the data batches of
+     * aborted transactions are left out, hot or cold ({@link #abortedTransactions}). Markers stay, as in every batch
+     * read. The caller closes the result's fetch.
      *
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public CommittedFetch fetchCommitted(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        BatchFetch f = fetchBatches(tp, offset, maxRecords, maxBytes);
+        CommittedFetch cut = cutAtLastStableOffset(tp, fetchBatches(tp, offset, maxRecords, maxBytes));
+        BatchFetch f = cut.fetch();
+        try {
+            if (!f.isEmpty()) {
+                f = f.withoutAborted(abortedTransactions(tp, f, offset, f.nextOffset()), offset);
+            }
+            return new CommittedFetch(f, cut.lastStableOffset());
+        } catch (RuntimeException e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code f} cut at the partition's last stable offset (the first offset of its oldest open transaction), as
+     * read_committed readers are served, over Kafka and HTTP alike. The result owns what {@code f} held.
+     */
+    public CommittedFetch cutAtLastStableOffset(TopicPartition tp, BatchFetch f) {
         try {
             // The high watermark was read before the transaction index: every open transaction below it is in the
             // index (its BEGIN is written before its first batch).
-            PartitionTransactions txns = hot.log().transactions(tp);
-            long stable = txns.lastStableOffset(f.highWatermark());
-            f = f.truncatedBefore(stable);
-            if (!f.isEmpty()) {
-                f = f.withoutAborted(abortedTransactions(tp, txns, f, offset, f.nextOffset()), offset);
-            }
-            return new CommittedFetch(f, stable);
+            long stable = hot.log().transactions(tp).lastStableOffset(f.highWatermark());
+            return new CommittedFetch(f.truncatedBefore(stable), stable);
         } catch (RuntimeException e) {
             f.close();
             throw e;
@@ -207,11 +219,10 @@ public final class PartitionReads {
      * and for a read the cold tier served also those in the sidecars of the cold segments it read, since the hot
      * index drops a transaction once its segments left the hot tier ({@link io.tierlog.log.HotLog#trimTransactionIndex}).
      *
-     * @param hotIndex the partition's transactions, as the caller read them after the fetch's high watermark
      */
-    public List<AbortedTransaction> abortedTransactions(TopicPartition tp, PartitionTransactions hotIndex, BatchFetch f,
-                                                        long fromOffset, long toOffsetExclusive) {
-        List<AbortedTransaction> hotAborted = hotIndex.aborted(fromOffset, toOffsetExclusive);
+    public List<AbortedTransaction> abortedTransactions(TopicPartition tp, BatchFetch f, long fromOffset,
+                                                        long toOffsetExclusive) {
+        List<AbortedTransaction> hotAborted = hot.log().transactions(tp).aborted(fromOffset, toOffsetExclusive);
         return f.cold() ? PartitionTransactions.union(hotAborted,
                 cold.abortedTransactions(tp, fromOffset, toOffsetExclusive)) : hotAborted;
     }
