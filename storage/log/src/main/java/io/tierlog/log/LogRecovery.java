@@ -49,6 +49,9 @@ final class LogRecovery {
 
         /** The producer table was loaded from a checkpoint. */
         void loaded(Map<Long, ProducerStateTable.Entry> producers) throws IOException;
+
+        /** The offset of the newest marker the transaction index holds an END for, -1 when none. */
+        long newestEnd() throws IOException;
     }
 
     private final TopicPartition partition;
@@ -145,6 +148,12 @@ final class LogRecovery {
             ProducerSnapshot s = ProducerSnapshot.read(dir, snapshots.get(i)).orElse(null);
             if (s != null && bases.contains(s.segmentBase())
                     && Files.size(SegmentFiles.log(dir, s.segmentBase())) >= s.position()) {
+                if (indexLost(s, bases.get(0))) {
+                    LOG.warn("{}: checkpoint at offset {} is ahead of the transaction index (its END of the marker at "
+                            + "{} is missing: an OS crash before the index was written back); recovering from an "
+                            + "older point", partition, s.nextOffset(), s.newestTxnEnd());
+                    continue;
+                }
                 producers.load(s.producers(), clock.millis());
                 txns.loaded(s.producers());
                 return new Start(opener.open(s.segmentBase(), openForWrite(s.segmentBase()), s.position(),
@@ -152,6 +161,15 @@ final class LogRecovery {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether the transaction index lost entries {@code s} counts on: the END of its newest marker is missing. A
+     * marker below the oldest hot segment is not asked for: a trim drops such ENDs, and no hot read needs them.
+     * Entries are appended in log order, so with that END present every earlier one is.
+     */
+    private boolean indexLost(ProducerSnapshot s, long oldestHotBase) throws IOException {
+        return s.newestTxnEnd() >= oldestHotBase && txns.newestEnd() < s.newestTxnEnd();
     }
 
     /** Validates and applies every batch after {@code tail}, following successors by name; returns the last tail. */

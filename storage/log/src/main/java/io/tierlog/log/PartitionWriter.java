@@ -584,7 +584,7 @@ public final class PartitionWriter implements Closeable {
         if (bytesSinceCheckpoint >= CHECKPOINT_BYTES) {
             try {
                 checkpoint();
-            } catch (UncheckedIOException e) {
+            } catch (UncheckedIOException | CorruptLogException e) {
                 // The batch is written: failing the append now would refuse a request that is in the log. A checkpoint
                 // only shortens a later recovery scan, so it is retried after the next append instead.
                 LOG.warn("{}: checkpoint at offset {} failed; retried on the next append", partition, tail.nextOffset, e);
@@ -640,17 +640,18 @@ public final class PartitionWriter implements Closeable {
     }
 
     private void checkpoint() {
+        long newestTxnEnd;
         try {
-            // Never a checkpoint past index entries that are not durable: recovery would not replay their batches.
-            txnIndex.forceIfDirty();
+            // Recorded, not forced: a forced index stalled every append of the partition behind the fsync (ext4
+            // commits its journal with the segments' dirty data); recovery skips a checkpoint the index lags.
+            newestTxnEnd = txnIndex.newestEnd();
         } catch (IOException e) {
-            throw new UncheckedIOException("forcing the transaction index of " + partition + " failed", e);
+            throw new UncheckedIOException("reading the transaction index of " + partition + " failed", e);
         }
         producers.expire(clock.millis());
-        // Forced only when the appends are: under interval and never its fsync stalled every append of the partition
-        // behind it (on ext4 it commits the journal, with the segments' dirty data), and a lost snapshot costs scan time.
+        // Forced only when the appends are, for the same stall; a lost snapshot costs scan time.
         new ProducerSnapshot(tail.segmentBase, tail.position, tail.nextOffset, tail.segmentCreatedMs,
-                producers.entries()).writeTo(dir, fsync == FsyncPolicy.ALWAYS);
+                producers.entries(), newestTxnEnd).writeTo(dir, fsync == FsyncPolicy.ALWAYS);
         bytesSinceCheckpoint = 0;
         List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
         for (int i = 0; i < snapshots.size() - SNAPSHOTS_KEPT; i++) {

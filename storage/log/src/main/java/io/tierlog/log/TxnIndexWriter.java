@@ -134,7 +134,20 @@ final class TxnIndexWriter implements LogRecovery.TxnObserver {
         }
     }
 
-    /** Forces entries not yet forced (before a checkpoint is published, on an interval fsync, on close). */
+    /**
+     * The offset of the newest marker the index holds an END for (-1: none), reading what other writers appended.
+     * A partition without an index file gets none created.
+     */
+    @Override
+    public long newestEnd() throws IOException {
+        if (channel == null && !Files.exists(file)) {
+            return -1;
+        }
+        catchUp();
+        return state.newestEnd();
+    }
+
+    /** Forces entries not yet forced (on an interval fsync, on close). */
     void forceIfDirty() throws IOException {
         if (channel != null && forcedEnd < end()) {
             long target = end();

@@ -283,6 +283,30 @@ class TransactionsTest {
     }
 
     @Test
+    void aCheckpointAheadOfTheIndexIsSkippedAndTheLostEndReplayed() throws IOException {
+        TopicConfig small = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 1024));
+        try (PartitionWriter w = writer()) {
+            w.append(txnBatch(A, 0, 0, "a0"), small);
+            w.appendMarker(new TransactionMarker(A, (short) 0, false, 1), small);
+            for (int i = 0; i < 4; i++) {
+                w.append(List.of(record("p" + i + "|" + "x".repeat(400))), ProducerIdentity.NONE, small);
+            }
+        }
+        List<Long> bases = new HotLog(data).segmentBases(TP);
+        assertThat(bases).as("rolled, so checkpointed after the marker").hasSizeGreaterThan(1);
+        assertThat(ProducerSnapshot.read(data.resolve(TP.dirName()), bases.get(bases.size() - 1)).orElseThrow()
+                .newestTxnEnd()).isEqualTo(1);
+        // An OS crash after the checkpoint was written back, before the index's END was (the index is not forced).
+        truncateIndex(TxnIndexEntry.SIZE);
+
+        try (PartitionWriter fresh = writer()) {
+            fresh.append(List.of(record("after")), ProducerIdentity.NONE, small);
+        }
+        assertThat(transactions().openTransactions()).as("the END is back, from the marker").isEmpty();
+        assertThat(transactions().aborted(0, 7)).containsExactly(new AbortedTransaction(A, 0, 1));
+    }
+
+    @Test
     void tornOrDamagedLastEntryIsIgnoredByReadersAndTruncatedByTheNextWriter() throws IOException {
         try (PartitionWriter w = writer()) {
             w.append(txnBatch(A, 0, 0, "a0"), CONFIG);

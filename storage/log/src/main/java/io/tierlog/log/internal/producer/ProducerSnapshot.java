@@ -26,7 +26,8 @@ import java.util.Optional;
  * checkpoint that does not match the segments on disk is ignored.
  *
  * <p>Format {@value #VERSION} ({@code "version": 3}) adds a producer's open transaction, {@code txnFirstOffset}
- * (absent: none); format 2 checkpoints load as producers without open transactions (written before transactions
+ * (absent: none), and {@code newestTxnEnd} (absent: none known; checkpoints written while the index was forced
+ * before each one lack it); format 2 checkpoints load as producers without open transactions (written before transactions
  * were accepted). Format 2 ({@code "version": 2}) holds Kafka-numbered sequence ranges per retained batch
  * ({@code firstSequence}, {@code lastSequence}) and a producer's {@code legacy} mark. A checkpoint without a version
  * was written when a sequence counted requests: each batch's {@code sequence} is read as the range
@@ -34,17 +35,25 @@ import java.util.Optional;
  * legacy ({@link ProducerStateTable}, "Entries of unknown numbering").
  */
 public record ProducerSnapshot(long segmentBase, long position, long nextOffset, long segmentCreatedMs,
-                               Map<Long, ProducerStateTable.Entry> producers, int version) {
+                               Map<Long, ProducerStateTable.Entry> producers, long newestTxnEnd, int version) {
+    /** {@link #newestTxnEnd} of a checkpoint written before the transaction index had a marker (or before it was recorded). */
+    public static final long NO_TXN_END = -1;
     /** The format written; checkpoints without a version field are format 1 (per-request sequences). */
     public static final int VERSION = 3;
     /** The format before transactions: read as producers without open transactions. */
     static final int VERSION_WITHOUT_TXNS = 2;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** A checkpoint of the current format, of the log up to {@code nextOffset}. */
+    /**
+     * A checkpoint of the current format, of the log up to {@code nextOffset}; {@code newestTxnEnd} is the offset of
+     * the newest marker the partition's transaction index held an END for ({@link #NO_TXN_END}: none). The index is
+     * not forced before a checkpoint is published, so after an OS crash the checkpoint may have survived and index
+     * entries before it not; recovery compares the two and then starts from an older point that replays the markers
+     * ({@code LogRecovery}).
+     */
     public ProducerSnapshot(long segmentBase, long position, long nextOffset, long segmentCreatedMs,
-                            Map<Long, ProducerStateTable.Entry> producers) {
-        this(segmentBase, position, nextOffset, segmentCreatedMs, producers, VERSION);
+                            Map<Long, ProducerStateTable.Entry> producers, long newestTxnEnd) {
+        this(segmentBase, position, nextOffset, segmentCreatedMs, producers, newestTxnEnd, VERSION);
     }
 
     /**
@@ -67,6 +76,9 @@ public record ProducerSnapshot(long segmentBase, long position, long nextOffset,
         root.put("position", position);
         root.put("nextOffset", nextOffset);
         root.put("segmentCreatedMs", segmentCreatedMs);
+        if (newestTxnEnd != NO_TXN_END) {
+            root.put("newestTxnEnd", newestTxnEnd);
+        }
         ArrayNode list = root.putArray("producers");
         producers.forEach((id, e) -> {
             ObjectNode p = list.addObject();
@@ -127,7 +139,7 @@ public record ProducerSnapshot(long segmentBase, long position, long nextOffset,
             }
             return Optional.of(new ProducerSnapshot(root.get("segmentBase").asLong(), root.get("position").asLong(),
                     root.get("nextOffset").asLong(), root.get("segmentCreatedMs").asLong(), producers,
-                    perRequest ? 1 : version.asInt()));
+                    root.path("newestTxnEnd").asLong(NO_TXN_END), perRequest ? 1 : version.asInt()));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

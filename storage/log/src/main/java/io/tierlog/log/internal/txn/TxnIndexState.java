@@ -135,6 +135,11 @@ public final class TxnIndexState {
         return newestEnd >= markerOffset;
     }
 
+    /** The offset of the newest marker with an END here, -1 when there is none. */
+    public long newestEnd() {
+        return newestEnd;
+    }
+
     /** The smallest first offset of an open transaction, or {@code Long.MAX_VALUE} when none is open. */
     public long firstOpenOffset() {
         long min = Long.MAX_VALUE;

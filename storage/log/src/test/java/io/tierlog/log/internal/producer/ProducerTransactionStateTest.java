@@ -68,12 +68,13 @@ class ProducerTransactionStateTest {
     @Test
     void checkpointFormat3RoundTripsTheOpenTransaction() {
         table.apply(data(0, 40, 41, true), T0);
-        ProducerSnapshot written = new ProducerSnapshot(0, 100, 42, T0, table.entries());
+        ProducerSnapshot written = new ProducerSnapshot(0, 100, 42, T0, table.entries(), 39);
         written.writeTo(dir, true);
 
         ProducerSnapshot read = ProducerSnapshot.read(dir, 42).orElseThrow();
 
         assertThat(read.version()).isEqualTo(3);
+        assertThat(read.newestTxnEnd()).isEqualTo(39);
         assertThat(read.producers()).isEqualTo(written.producers());
         assertThat(read.producers().get(PID).txnFirstOffset()).isEqualTo(40);
     }
