@@ -49,8 +49,8 @@ import java.util.concurrent.Executor;
  * epoch INVALID_PRODUCER_EPOCH. DescribeProducers lists that state per partition.
  *
  * <p>Transactional batches (a producer with a {@code transactional.id}, {@link KafkaTransactions}) are appended only
- * while the coordinator holds that producer's transaction open with the partition in it, and under the
- * transaction's lock ({@link TransactionCoordinator#appendInTransaction}), so no batch lands after the transaction's
+ * while the coordinator holds that producer's transaction open with the partition in it, checked under the
+ * partition's lock ({@link TransactionCoordinator#requireInTransaction}), so no batch lands after the transaction's
  * marker: the check Kafka added in KIP-890 part 1 against hanging transactions, made atomic here.
  */
 @Singleton
@@ -176,8 +176,8 @@ public class KafkaProduce {
     /**
      * Transaction version 2 (Produce v12+, KIP-890 part 2): the client sends no AddPartitionsToTxn, so a transactional
      * produce adds its partitions to the producer's transaction itself, starting one if none is ongoing, in one
-     * coordinator write for the whole request. Each append still checks, under the transaction's lock, that its
-     * partition is in the ongoing transaction ({@link TransactionCoordinator#appendInTransaction}). Returns the
+     * coordinator write for the whole request. Each append still checks, under the partition's lock, that its
+     * partition is in the ongoing transaction ({@link TransactionCoordinator#requireInTransaction}). Returns the
      * partitions refused and why (all of them when the coordinator refuses the producer).
      */
     private Map<TopicPartition, Errors> addToTransaction(ProduceRequest request, List<Resolved> resolved) {
@@ -240,9 +240,9 @@ public class KafkaProduce {
         } else if (transactionalId == null) {
             throw Errors.INVALID_RECORD.exception("transactional batches in a produce request without a transactional id");
         } else {
-            result = transactions.appendInTransaction(transactionalId, producer.producerId(), producer.epoch(),
-                    new TopicPartition(topic, partition.index()),
-                    () -> ingest.produceTransactionalBatches(topic, partition.index(), body));
+            TopicPartition tp = new TopicPartition(topic, partition.index());
+            result = ingest.produceTransactionalBatches(topic, partition.index(), body,
+                    () -> transactions.requireInTransaction(transactionalId, producer.producerId(), producer.epoch(), tp));
         }
         postAppend.appended(topic, result, length, start);
         return result;

@@ -24,6 +24,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -246,32 +247,38 @@ public final class IngestService implements Closeable {
      *             partition leader epoch) and it must not change until this returns
      */
     public BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body) {
-        return produceBatches(topicName, partition, body, false);
+        return produceBatches(topicName, partition, body, null);
     }
 
     /**
-     * As {@link #produceBatches(String, int, ByteBuffer)}, for a caller that checked with the transaction coordinator
-     * that the batch's producer has its transaction open with this partition in it (the Kafka listener, holding the
-     * transaction's lock): only then may a body be transactional. Every other edge (HTTP, the Lambda function) has no
-     * coordinator behind it, and a transactional batch appended there would open a transaction nothing ends, holding
-     * the partition's last stable offset back for good; they are refused ({@code bad-request}).
+     * As {@link #produceBatches(String, int, ByteBuffer)}, for a caller with a transaction coordinator behind it (the
+     * Kafka listener): {@code inTransaction} runs under the partition's lock and throws unless the batch's producer
+     * has its transaction open with this partition in it ({@link PartitionWriter#append(ClientBatch,
+     * io.tierlog.log.topic.TopicConfig, Runnable)}); only then may a body be transactional. Every other edge (HTTP,
+     * the Lambda function) has no coordinator behind it, and a transactional batch appended there would open a
+     * transaction nothing ends, holding the partition's last stable offset back for good; they are refused
+     * ({@code bad-request}).
      */
-    public BatchProduceResult produceTransactionalBatches(String topicName, int partition, ByteBuffer body) {
-        return produceBatches(topicName, partition, body, true);
+    public BatchProduceResult produceTransactionalBatches(String topicName, int partition, ByteBuffer body,
+                                                          Runnable inTransaction) {
+        return produceBatches(topicName, partition, body, Objects.requireNonNull(inTransaction, "inTransaction"));
     }
 
+    /** @param inTransaction the transaction check of a transactional body, null where none is possible */
     private BatchProduceResult produceBatches(String topicName, int partition, ByteBuffer body,
-                                              boolean transactionVerified) {
+                                              Runnable inTransaction) {
         Names.requireValidTopic(topicName);
         requireWithinRequestLimit(body.remaining());
         TopicMetadata topic = topics.get(topicName);
         topic.requirePartition(partition);
         ClientBatch batch = ClientBatchValidator.validate(body, topic.config().maxMessageBytes(), clock.millis());
-        if (batch.transactional() && !transactionVerified) {
+        if (batch.transactional() && inTransaction == null) {
             throw new TierlogException(ErrorType.BAD_REQUEST, "body: a transactional batch needs a transaction, which "
                     + "only Kafka clients on the Kafka listener can open", Map.of("field", "body"));
         }
-        AppendResult result = admission.admitted(() -> writer(topic, partition).append(batch, topic.config()));
+        AppendResult result = admission.admitted(() -> inTransaction == null
+                ? writer(topic, partition).append(batch, topic.config())
+                : writer(topic, partition).append(batch, topic.config(), inTransaction));
         return new BatchProduceResult(partition, result.baseOffset(), batch.recordCount(), result.duplicate(),
                 result.logAppendTimeMs());
     }

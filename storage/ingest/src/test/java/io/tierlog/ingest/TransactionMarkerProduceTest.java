@@ -55,11 +55,11 @@ class TransactionMarkerProduceTest {
     @Test
     void markersEndTransactionsOfTheProducePath() {
         TopicPartition tp = new TopicPartition(TOPIC, 1);
-        service.produceTransactionalBatches(TOPIC, 1, values(txn(0), "a", "b"));
+        service.produceTransactionalBatches(TOPIC, 1, values(txn(0), "a", "b"), () -> { });
         assertThat(new HotLog(data).transactions(tp).lastStableOffset(2)).isZero();
 
         long abort = service.appendMarker(tp, new TransactionMarker(PID, (short) 0, false, 4));
-        service.produceTransactionalBatches(TOPIC, 1, values(txn(2), "c"));
+        service.produceTransactionalBatches(TOPIC, 1, values(txn(2), "c"), () -> { });
         long commit = service.appendMarker(tp, new TransactionMarker(PID, (short) 0, true, 4));
 
         assertThat(abort).isEqualTo(2);
@@ -68,6 +68,31 @@ class TransactionMarkerProduceTest {
         assertThat(new HotLog(data).transactions(tp).aborted(0, 5)).containsExactly(new AbortedTransaction(PID, 0, 2));
         assertThat(service.activeProducers(TOPIC, 1)).singleElement()
                 .satisfies(p -> assertThat(p.currentTxnStartOffset()).isEqualTo(-1));
+    }
+
+    @Test
+    void aTransactionCheckThatRefusesAppendsNothingAndRunsUnderThePartitionLock() {
+        TierlogException notInTransaction = new TierlogException(ErrorType.INVALID_TXN_STATE, "not in a transaction");
+        Throwable refused = catchThrowable(() -> service.produceTransactionalBatches(TOPIC, 1, values(txn(0), "a"),
+                () -> {
+                    throw notInTransaction;
+                }));
+        assertThat(refused).isSameAs(notInTransaction);
+        assertThat(service.produceBatches(TOPIC, 1, values("after")).baseOffset()).isZero();
+
+        // The check runs holding the partition's lock: a marker (another thread) waits for the batch behind it.
+        java.util.concurrent.CompletableFuture<Long> marker = new java.util.concurrent.CompletableFuture<>();
+        service.produceTransactionalBatches(TOPIC, 1, values(txn(0), "t"), () -> {
+            Thread markerThread = new Thread(() -> marker.complete(
+                    service.appendMarker(new TopicPartition(TOPIC, 1), new TransactionMarker(PID, (short) 0, true, 4))));
+            markerThread.start();
+            try {
+                markerThread.join(200); // a marker that did not wait would be done well within this
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(marker.join()).as("after the batch, at 1").isEqualTo(2);
     }
 
     @Test

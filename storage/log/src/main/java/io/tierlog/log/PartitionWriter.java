@@ -98,6 +98,7 @@ public final class PartitionWriter implements Closeable {
      * batches; at 16 MiB a recovery scan is still a few tens of milliseconds from the page cache.
      */
     static final long CHECKPOINT_BYTES = 16L * 1024 * 1024;
+    private static final Runnable NO_PRECONDITION = () -> { };
     /** How long an idempotent producer is remembered after its last batch, unless configured otherwise. */
     public static final Duration DEFAULT_PRODUCER_ID_EXPIRATION = ProducerStateTable.DEFAULT_EXPIRATION;
     private static final int SNAPSHOTS_KEPT = 3;
@@ -246,9 +247,20 @@ public final class PartitionWriter implements Closeable {
      * @throws CorruptLogException if the log's tail holds a corrupt batch; nothing is appended
      */
     public AppendResult append(ClientBatch batch, TopicConfig config) {
+        return append(batch, config, NO_PRECONDITION);
+    }
+
+    /**
+     * As {@link #append(ClientBatch, TopicConfig)}, with {@code precondition} run under the partition's lock before
+     * anything is checked or written; it throws to refuse the append, nothing written. What it saw holds until the
+     * batch is in, against anyone who changes it before appending here: the transaction coordinator writes a
+     * transaction's prepared state before it appends the transaction's markers, so a batch whose precondition found
+     * the transaction ongoing lands before its marker.
+     */
+    public AppendResult append(ClientBatch batch, TopicConfig config, Runnable precondition) {
         return appendAll(List.of(new Part(this, batch.producer(), String.valueOf(batch.producer().producerId()),
                 batch.recordCount(), config, batch.transactional() ? Kind.TRANSACTIONAL : Kind.DATA,
-                batch::stampedAt))).get(0);
+                batch::stampedAt, precondition))).get(0);
     }
 
     /**
@@ -264,7 +276,7 @@ public final class PartitionWriter implements Closeable {
     public AppendResult appendMarker(TransactionMarker marker, TopicConfig config) {
         ProducerIdentity producer = new ProducerIdentity(marker.producerId(), marker.producerEpoch(), -1);
         return appendAll(List.of(new Part(this, producer, String.valueOf(marker.producerId()), 1, config, Kind.MARKER,
-                baseOffset -> marker.encode(baseOffset, clock.millis())))).get(0);
+                baseOffset -> marker.encode(baseOffset, clock.millis()), NO_PRECONDITION))).get(0);
     }
 
     /** What a part appends: a batch outside any transaction, a transaction's batch, or a transaction marker. */
@@ -286,9 +298,11 @@ public final class PartitionWriter implements Closeable {
         private final Kind kind;
         /** Builds the batch for the log's next offset; called under the lock, so its base offset is final. */
         private final LongFunction<ByteBuffer> batchAt;
+        /** Run under the lock before anything is checked; throws to refuse ({@link #append(ClientBatch, TopicConfig, Runnable)}). */
+        private final Runnable precondition;
 
         private Part(PartitionWriter writer, ProducerIdentity producer, String producerName, int recordCount,
-                     TopicConfig config, Kind kind, LongFunction<ByteBuffer> batchAt) {
+                     TopicConfig config, Kind kind, LongFunction<ByteBuffer> batchAt, Runnable precondition) {
             this.writer = writer;
             this.producer = producer;
             this.producerName = producerName;
@@ -296,12 +310,14 @@ public final class PartitionWriter implements Closeable {
             this.config = config;
             this.kind = kind;
             this.batchAt = batchAt;
+            this.precondition = precondition;
         }
 
         public static Part of(PartitionWriter writer, List<AppendRecord> records, ProducerIdentity producer,
                               String producerName, TopicConfig config) {
             return new Part(writer, producer, producerName, records.size(), config, Kind.DATA,
-                    baseOffset -> RecordBatchCodec.encode(baseOffset, records, producer, writer.encodeBuffer(records)));
+                    baseOffset -> RecordBatchCodec.encode(baseOffset, records, producer, writer.encodeBuffer(records)),
+                    NO_PRECONDITION);
         }
 
         /**
@@ -317,7 +333,7 @@ public final class PartitionWriter implements Closeable {
                 bytes.putLong(0, baseOffset);
                 bytes.putInt(RecordBatchCodec.PARTITION_LEADER_EPOCH_OFFSET, RecordBatchCodec.NO_PARTITION_LEADER_EPOCH);
                 return bytes.duplicate().clear();
-            });
+            }, NO_PRECONDITION);
         }
     }
 
@@ -360,6 +376,9 @@ public final class PartitionWriter implements Closeable {
             }
             ProducerStateTable.Verdict[] verdicts = new ProducerStateTable.Verdict[n];
             long[] indexEndsBefore = new long[n];
+            for (int i : order) {
+                parts.get(i).precondition.run();
+            }
             for (int i : order) {
                 indexEndsBefore[i] = parts.get(i).writer.txnIndex.end();
                 verdicts[i] = parts.get(i).writer.refreshAndCheck(parts.get(i));

@@ -18,7 +18,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 /**
  * Kafka's transaction coordinator (KIP-98; transaction versions 1 and 2, the latter {@link #endTxnBumpingEpoch}) over
@@ -277,33 +276,29 @@ public final class TransactionCoordinator {
     }
 
     /**
-     * Appends a transactional produce only while the ongoing transaction of exactly this producer id and epoch
-     * includes {@code tp}, holding the id's lock across the append. EndTxn takes that lock before it prepares the
-     * transaction and writes markers, so an append cannot land behind its transaction's marker and open a
-     * transaction no coordinator knows of (the hanging transaction KIP-890 guards against). A prepared transaction is
-     * not completed here: the produce is simply refused, as its transaction is ending.
+     * Refuses a transactional produce unless the ongoing transaction of exactly this producer id and epoch includes
+     * {@code tp}. The caller holds {@code tp}'s partition lock from this check until its batch is written (the
+     * partition writer's precondition, {@code IngestService#produceTransactionalBatches}). Every end of a transaction
+     * (EndTxn, a timeout, a fencing InitProducerId) writes the prepared state before it takes a partition's lock for
+     * the marker, so a check that finds the transaction ongoing keeps the marker behind its batch, and a check after
+     * the prepared state was written refuses: no batch lands behind its transaction's marker (the hanging transaction
+     * KIP-890 guards against). The state is read without the id's lock (a whole version: files are replaced by
+     * rename), so the appends of one transaction to its partitions, and their fsyncs, run side by side.
      *
      * @throws TierlogException {@code INVALID_TXN_STATE} when the transaction does not hold the partition (or is not
      *                          ongoing), {@code FENCED_PRODUCER} for an older epoch of the id's producer
      */
-    public <T> T appendInTransaction(String transactionalId, long producerId, short producerEpoch, TopicPartition tp,
-                                     Supplier<T> append) {
-        if (!validId(transactionalId)) {
-            throw new TierlogException(ErrorType.INVALID_TXN_STATE, "no transaction for this transactional id");
+    public void requireInTransaction(String transactionalId, long producerId, short producerEpoch, TopicPartition tp) {
+        TransactionMetadata m = validId(transactionalId) ? store.read(transactionalId).orElse(null) : null;
+        if (m != null && m.producerId() == producerId && m.producerEpoch() > producerEpoch) {
+            throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer epoch " + producerEpoch
+                    + " was fenced by epoch " + m.producerEpoch());
         }
-        return store.update(transactionalId, txn -> {
-            TransactionMetadata m = txn.current();
-            if (m != null && m.producerId() == producerId && m.producerEpoch() > producerEpoch) {
-                throw new TierlogException(ErrorType.FENCED_PRODUCER, "producer epoch " + producerEpoch
-                        + " was fenced by epoch " + m.producerEpoch());
-            }
-            if (m == null || m.state() != TxnState.ONGOING || m.producerId() != producerId
-                    || m.producerEpoch() != producerEpoch || !m.partitions().contains(tp)) {
-                throw new TierlogException(ErrorType.INVALID_TXN_STATE, "partition " + tp.partition()
-                        + " of the topic is not in an ongoing transaction of this producer (AddPartitionsToTxn first)");
-            }
-            return append.get();
-        });
+        if (m == null || m.state() != TxnState.ONGOING || m.producerId() != producerId
+                || m.producerEpoch() != producerEpoch || !m.partitions().contains(tp)) {
+            throw new TierlogException(ErrorType.INVALID_TXN_STATE, "partition " + tp.partition()
+                    + " of the topic is not in an ongoing transaction of this producer (AddPartitionsToTxn first)");
+        }
     }
 
     /** DescribeTransactions for one id; empty is Kafka's TRANSACTIONAL_ID_NOT_FOUND. */

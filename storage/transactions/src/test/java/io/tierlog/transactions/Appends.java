@@ -4,7 +4,7 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 
-/** Whether {@link TransactionCoordinator#appendInTransaction} lets a produce of this producer to {@code tp} through. */
+/** Whether {@link TransactionCoordinator#requireInTransaction} lets a produce of this producer to {@code tp} through. */
 final class Appends {
     private Appends() {
     }
@@ -12,7 +12,8 @@ final class Appends {
     static boolean allowed(TransactionCoordinator coordinator, String transactionalId, long producerId, short epoch,
                            TopicPartition tp) {
         try {
-            return coordinator.appendInTransaction(transactionalId, producerId, epoch, tp, () -> true);
+            coordinator.requireInTransaction(transactionalId, producerId, epoch, tp);
+            return true;
         } catch (TierlogException e) {
             if (e.type() != ErrorType.INVALID_TXN_STATE && e.type() != ErrorType.FENCED_PRODUCER) {
                 throw e;

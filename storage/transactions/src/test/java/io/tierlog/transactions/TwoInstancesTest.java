@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
 
 import static io.tierlog.transactions.RecordingParticipants.Marker;
@@ -52,46 +54,71 @@ class TwoInstancesTest {
     }
 
     /**
-     * A produce in its transaction and that transaction's EndTxn on two instances: the append holds the id's lock, so
-     * the markers come after it, never before (a produce landing behind its marker would leave a transaction open
-     * that nothing ends). The append waits up to 2 s for the markers: without the lock they come first and release it.
+     * A produce in its transaction and that transaction's EndTxn on two instances. The produce checks its transaction
+     * holding the partition's lock until its batch is in; the markers take that lock after the prepared state is
+     * written (modelled here by one lock the marker write takes), so they come after the batch.
      */
     @Test
-    void anAppendInTheTransactionIsOrderedBeforeItsMarkers() throws Exception {
+    void aBatchCheckedUnderThePartitionLockLandsBeforeItsMarkers() throws Exception {
         TopicPartition t0 = new TopicPartition("t", 0);
         InitResult p = a.initProducerId("tx", TIMEOUT, -1, (short) -1);
         assertThat(a.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(t0))).isEqualTo(TxnError.NONE);
+        ReentrantLock partitionLock = new ReentrantLock();
         List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.concurrent.CountDownLatch appending = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
+        CountDownLatch prepared = new CountDownLatch(1);
+        participants.beforeMarkers(() -> {
+            prepared.countDown();
+            partitionLock.lock();
+            order.add("markers");
+            partitionLock.unlock();
+        });
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        partitionLock.lock();
         try {
-            Future<Boolean> append = pool.submit(() -> a.appendInTransaction("tx", p.producerId(), p.producerEpoch(),
-                    t0, () -> {
-                        appending.countDown();
-                        try {
-                            ended.await(2, TimeUnit.SECONDS);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                        order.add("append");
-                        return true;
-                    }));
-            assertThat(appending.await(10, TimeUnit.SECONDS)).isTrue();
-            Future<TxnError> end = pool.submit(() -> {
-                TxnError e = b.endTxn("tx", p.producerId(), p.producerEpoch(), true);
-                order.add("markers");
-                ended.countDown();
-                return e;
-            });
-            assertThat(append.get(10, TimeUnit.SECONDS)).isTrue();
+            a.requireInTransaction("tx", p.producerId(), p.producerEpoch(), t0);
+            Future<TxnError> end = pool.submit(() -> b.endTxn("tx", p.producerId(), p.producerEpoch(), true));
+            assertThat(prepared.await(10, TimeUnit.SECONDS)).as("the EndTxn is not held back by the check").isTrue();
+            order.add("batch");
+            partitionLock.unlock();
             assertThat(end.get(10, TimeUnit.SECONDS)).isEqualTo(TxnError.NONE);
         } finally {
+            if (partitionLock.isHeldByCurrentThread()) {
+                partitionLock.unlock();
+            }
             pool.shutdownNow();
         }
-        assertThat(order).containsExactly("append", "markers");
-        // Once it ended, the transaction takes no more appends.
-        assertThat(Appends.allowed(a, "tx", p.producerId(), p.producerEpoch(), t0)).isFalse();
+        assertThat(order).containsExactly("batch", "markers");
+        assertThat(Appends.allowed(a, "tx", p.producerId(), p.producerEpoch(), t0)).as("ended").isFalse();
+    }
+
+    /** A check between the prepared state's write and the markers (waiting for the partition's lock) refuses. */
+    @Test
+    void aCheckAfterTheTransactionIsPreparedRefuses() throws Exception {
+        TopicPartition t0 = new TopicPartition("t", 0);
+        InitResult p = a.initProducerId("tx", TIMEOUT, -1, (short) -1);
+        assertThat(a.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(t0))).isEqualTo(TxnError.NONE);
+        ReentrantLock partitionLock = new ReentrantLock();
+        CountDownLatch prepared = new CountDownLatch(1);
+        participants.beforeMarkers(() -> {
+            prepared.countDown();
+            partitionLock.lock();
+            partitionLock.unlock();
+        });
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        partitionLock.lock();
+        try {
+            Future<TxnError> end = pool.submit(() -> b.endTxn("tx", p.producerId(), p.producerEpoch(), false));
+            assertThat(prepared.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(Appends.allowed(a, "tx", p.producerId(), p.producerEpoch(), t0))
+                    .as("the transaction is ending: a batch now would land behind its marker").isFalse();
+            partitionLock.unlock();
+            assertThat(end.get(10, TimeUnit.SECONDS)).isEqualTo(TxnError.NONE);
+        } finally {
+            if (partitionLock.isHeldByCurrentThread()) {
+                partitionLock.unlock();
+            }
+            pool.shutdownNow();
+        }
     }
 
     @Test
