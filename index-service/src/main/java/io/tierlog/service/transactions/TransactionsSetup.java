@@ -105,6 +105,7 @@ public class TransactionsSetup {
             int completed = coordinator.completePrepared();
             int aborted = coordinator.abortTimedOut();
             int expired = coordinator.expireIdle();
+            coordinator.reclaimReplaced();
             if (completed + aborted + expired > 0) {
                 LOG.infof("transactions: %d left prepared completed, %d past their timeout aborted, %d idle ids "
                         + "expired", completed, aborted, expired);

@@ -86,7 +86,7 @@ import java.util.function.LongFunction;
  * On every roll, and every {@value #CHECKPOINT_BYTES} bytes appended by this writer, the writer publishes a
  * {@link ProducerSnapshot} so that a new process scans at most that many bytes to find the end. It is forced to disk
  * under {@code always} only: under the other policies a machine loss may take it, and recovery then scans from an
- * older one (the last {@value #SNAPSHOTS_KEPT} are kept) or the oldest hot segment.
+ * older one (a roll deletes all but the last {@value #SNAPSHOTS_KEPT}) or the oldest hot segment.
  *
  * <p>Other modules get writers from {@link HotLog#writer}. Thread-safe.
  */
@@ -656,6 +656,7 @@ public final class PartitionWriter implements Closeable {
         tail = tail(base, channel, 0, base, now);
         LOG.debug("{}: rolled to segment {}", partition, base);
         checkpoint();
+        pruneCheckpoints();
     }
 
     private void checkpoint() {
@@ -672,6 +673,14 @@ public final class PartitionWriter implements Closeable {
         new ProducerSnapshot(tail.segmentBase, tail.position, tail.nextOffset, tail.segmentCreatedMs,
                 producers.entries(), newestTxnEnd).writeTo(dir, fsync == FsyncPolicy.ALWAYS);
         bytesSinceCheckpoint = 0;
+    }
+
+    /**
+     * Deletes all but the newest {@value #SNAPSHOTS_KEPT} checkpoints. Only at a roll, which already stalls the
+     * partition for its segment's fsync: a delete frees blocks, and a file system mounted with online discard waits
+     * for the device there (tens of milliseconds each, measured), which on every checkpoint held the partition's lock.
+     */
+    private void pruneCheckpoints() {
         List<Long> snapshots = SegmentFiles.snapshotOffsets(dir);
         for (int i = 0; i < snapshots.size() - SNAPSHOTS_KEPT; i++) {
             try {

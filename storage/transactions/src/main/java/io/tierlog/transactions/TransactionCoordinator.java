@@ -395,6 +395,15 @@ public final class TransactionCoordinator {
     }
 
     /**
+     * Frees the state files' versions that writes replaced: a write keeps the version it replaces instead of freeing
+     * its blocks on the produce and EndTxn path (see {@link io.tierlog.log.io.LockedStateFile}); a periodic task. Returns
+     * how many.
+     */
+    public int reclaimReplaced() {
+        return store.reclaim();
+    }
+
+    /**
      * One id's step of a periodic task; an exception (a state file that cannot be written or read) is logged and
      * counts as not done, so one bad id does not stop the task for all others. The next run tries again.
      */

@@ -28,6 +28,8 @@ import java.util.function.Function;
  */
 final class TransactionStore {
     static final int LOCK_STRIPES = 4096;
+    /** Replaced versions, kept until {@link #reclaim} so that a write on the produce or EndTxn path frees nothing. */
+    private static final String REPLACED = "replaced";
     private static final String SUFFIX = ".txn";
     private static final Logger LOG = LoggerFactory.getLogger(TransactionStore.class);
 
@@ -55,7 +57,7 @@ final class TransactionStore {
     <T> T update(String transactionalId, Function<Txn, T> change) {
         String hash = hash(transactionalId);
         LockedStateFile file = new LockedStateFile(dir.resolve(hash + SUFFIX),
-                dir.resolve("locks").resolve(hash.substring(0, 3) + ".lock"), fsync);
+                dir.resolve("locks").resolve(hash.substring(0, 3) + ".lock"), fsync, dir.resolve(REPLACED));
         return file.update(session -> change.apply(new Txn() {
             private TransactionMetadata current = decodeFor(transactionalId, session.read());
 
@@ -76,6 +78,11 @@ final class TransactionStore {
                 current = null;
             }
         }));
+    }
+
+    /** Frees the versions writes replaced ({@link LockedStateFile#reclaim}); returns how many. */
+    int reclaim() {
+        return LockedStateFile.reclaim(dir.resolve(REPLACED));
     }
 
     /** The state without the lock: some whole version, possibly already replaced by another instance. */

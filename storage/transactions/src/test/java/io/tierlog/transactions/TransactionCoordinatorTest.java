@@ -288,6 +288,23 @@ class TransactionCoordinatorTest {
     }
 
     @Test
+    void replacedStatesAreKeptUntilReclaimedAndTheStateStaysWhole() throws java.io.IOException {
+        InitResult p = init("tx");
+        coordinator.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(T0));
+        assertThat(coordinator.endTxn("tx", p.producerId(), p.producerEpoch(), true)).isEqualTo(TxnError.NONE);
+        // Written 4 times (init, add, prepare, complete): the 3 versions replaced are kept, none freed by a write.
+        try (var kept = java.nio.file.Files.list(dir.resolve("replaced"))) {
+            assertThat(kept.count()).isEqualTo(3);
+        }
+
+        assertThat(coordinator.reclaimReplaced()).isEqualTo(3);
+        assertThat(coordinator.reclaimReplaced()).isZero();
+        assertThat(state("tx")).isEqualTo(TxnState.COMPLETE_COMMIT);
+        assertThat(coordinator.list(Set.of(), Set.of(), -1)).extracting(TransactionListing::transactionalId)
+                .containsExactly("tx");
+    }
+
+    @Test
     void idleIdsExpireAndOngoingOnesDoNot() {
         coordinator = coordinator(new TransactionConfig(Duration.ofHours(2), Duration.ofHours(1)));
         InitResult idle = init("idle");
