@@ -454,6 +454,8 @@ public class KafkaFetch {
                         r.setOffset(stableOffset(tp, reads.highWatermark(tp), readCommitted));
                     } else if (ts == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
                         r.setOffset(reads.state(tp).hotStartOffset());
+                    } else if (ts == ListOffsetsRequest.LATEST_TIERED_TIMESTAMP) {
+                        r.setOffset(reads.latestTieredOffset(tp));
                     } else if (ts >= 0) {
                         long offset = reads.offsetForTimestamp(tp, ts);
                         if (offset < reads.highWatermark(tp)) {

@@ -112,6 +112,14 @@ public final class PartitionReads {
                 stats.bytes(), tiers.coldBytes(), stats.segments(), tiers.coldSegments());
     }
 
+    /**
+     * The highest offset the cold tier holds, -1 when nothing was tiered (Kafka's ListOffsets
+     * {@code LATEST_TIERED_TIMESTAMP}, KIP-1005). It stays when retention deletes cold segments, as Kafka's does.
+     */
+    public long latestTieredOffset(TopicPartition tp) {
+        return cold.tiers(tp, hot.segmentBases(tp)).coldEnd() - 1;
+    }
+
     public List<PartitionState> states(TopicMetadata topic) {
         List<PartitionState> out = new ArrayList<>(topic.partitions());
         for (int p = 0; p < topic.partitions(); p++) {

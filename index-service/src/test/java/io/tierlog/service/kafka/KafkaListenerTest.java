@@ -222,6 +222,15 @@ class KafkaListenerTest {
         assertThat(state.getInt("partitionStates[0].segments.cold")).as(state.prettify()).isGreaterThan(3);
         assertThat(state.getLong("partitionStates[0].hotStartOffset")).isGreaterThan(100);
         assertThat(state.getLong("partitionStates[0].logStartOffset")).isZero();
+        try (Admin admin = KafkaClients.admin(port())) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            // KIP-405's earliest local offset and KIP-1005's latest tiered one: the hot start, and the cold end - 1.
+            assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliestLocal())).partitionResult(tp).get().offset())
+                    .isEqualTo(state.getLong("partitionStates[0].hotStartOffset"));
+            // All sealed segments are tiered and evicted (local.retention.bytes 0): the hot tier starts at the cold end.
+            assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.latestTiered())).partitionResult(tp).get().offset())
+                    .isEqualTo(state.getLong("partitionStates[0].hotStartOffset") - 1);
+        }
 
         List<ConsumerRecord<String, String>> read = KafkaClients.readFromStart(port(), topic, 0, n);
         assertThat(read).hasSize(n);

@@ -61,17 +61,11 @@ class TwoInstancesTest {
     @Test
     void aBatchCheckedUnderThePartitionLockLandsBeforeItsMarkers() throws Exception {
         TopicPartition t0 = new TopicPartition("t", 0);
-        InitResult p = a.initProducerId("tx", TIMEOUT, -1, (short) -1);
-        assertThat(a.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(t0))).isEqualTo(TxnError.NONE);
+        InitResult p = transactionOn(t0);
         ReentrantLock partitionLock = new ReentrantLock();
         List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
         CountDownLatch prepared = new CountDownLatch(1);
-        participants.beforeMarkers(() -> {
-            prepared.countDown();
-            partitionLock.lock();
-            order.add("markers");
-            partitionLock.unlock();
-        });
+        markersTake(partitionLock, prepared, () -> order.add("markers"));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         partitionLock.lock();
         try {
@@ -95,15 +89,10 @@ class TwoInstancesTest {
     @Test
     void aCheckAfterTheTransactionIsPreparedRefuses() throws Exception {
         TopicPartition t0 = new TopicPartition("t", 0);
-        InitResult p = a.initProducerId("tx", TIMEOUT, -1, (short) -1);
-        assertThat(a.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(t0))).isEqualTo(TxnError.NONE);
+        InitResult p = transactionOn(t0);
         ReentrantLock partitionLock = new ReentrantLock();
         CountDownLatch prepared = new CountDownLatch(1);
-        participants.beforeMarkers(() -> {
-            prepared.countDown();
-            partitionLock.lock();
-            partitionLock.unlock();
-        });
+        markersTake(partitionLock, prepared, () -> { });
         ExecutorService pool = Executors.newSingleThreadExecutor();
         partitionLock.lock();
         try {
@@ -119,6 +108,29 @@ class TwoInstancesTest {
             }
             pool.shutdownNow();
         }
+    }
+
+    /** Producer "tx" initialized on instance a, its transaction holding {@code tp}. */
+    private InitResult transactionOn(TopicPartition tp) {
+        InitResult p = a.initProducerId("tx", TIMEOUT, -1, (short) -1);
+        assertThat(a.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(tp))).isEqualTo(TxnError.NONE);
+        return p;
+    }
+
+    /**
+     * The marker write, after the prepared state is written, counts {@code prepared} down and takes
+     * {@code partitionLock} (as a marker append takes the partition's), running {@code underIt} while holding it.
+     */
+    private void markersTake(ReentrantLock partitionLock, CountDownLatch prepared, Runnable underIt) {
+        participants.beforeMarkers(() -> {
+            prepared.countDown();
+            partitionLock.lock();
+            try {
+                underIt.run();
+            } finally {
+                partitionLock.unlock();
+            }
+        });
     }
 
     @Test
