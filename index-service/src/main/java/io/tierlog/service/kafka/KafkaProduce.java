@@ -242,7 +242,8 @@ public class KafkaProduce {
         } else {
             TopicPartition tp = new TopicPartition(topic, partition.index());
             result = ingest.produceTransactionalBatches(topic, partition.index(), body,
-                    () -> transactions.requireInTransaction(transactionalId, producer.producerId(), producer.epoch(), tp));
+                    () -> transactions.requireInTransaction(transactionalId, producer.producerId(), producer.epoch(),
+                            tp));
         }
         postAppend.appended(topic, result, length, start);
         return result;

@@ -227,7 +227,7 @@ class KafkaListenerTest {
             // KIP-405's earliest local offset and KIP-1005's latest tiered one: the hot start, and the cold end - 1.
             assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliestLocal())).partitionResult(tp).get().offset())
                     .isEqualTo(state.getLong("partitionStates[0].hotStartOffset"));
-            // All sealed segments are tiered and evicted (local.retention.bytes 0): the hot tier starts at the cold end.
+            // Every sealed segment is tiered and evicted (local.retention.bytes 0): the hot tier starts at the cold end
             assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.latestTiered())).partitionResult(tp).get().offset())
                     .isEqualTo(state.getLong("partitionStates[0].hotStartOffset") - 1);
         }

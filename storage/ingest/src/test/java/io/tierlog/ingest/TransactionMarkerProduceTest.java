@@ -83,8 +83,9 @@ class TransactionMarkerProduceTest {
         // The check runs holding the partition's lock: a marker (another thread) waits for the batch behind it.
         java.util.concurrent.CompletableFuture<Long> marker = new java.util.concurrent.CompletableFuture<>();
         service.produceTransactionalBatches(TOPIC, 1, values(txn(0), "t"), () -> {
+            TransactionMarker commit = new TransactionMarker(PID, (short) 0, true, 4);
             Thread markerThread = new Thread(() -> marker.complete(
-                    service.appendMarker(new TopicPartition(TOPIC, 1), new TransactionMarker(PID, (short) 0, true, 4))));
+                    service.appendMarker(new TopicPartition(TOPIC, 1), commit)));
             markerThread.start();
             try {
                 markerThread.join(200); // a marker that did not wait would be done well within this

@@ -298,7 +298,7 @@ public final class PartitionWriter implements Closeable {
         private final Kind kind;
         /** Builds the batch for the log's next offset; called under the lock, so its base offset is final. */
         private final LongFunction<ByteBuffer> batchAt;
-        /** Run under the lock before anything is checked; throws to refuse ({@link #append(ClientBatch, TopicConfig, Runnable)}). */
+        /** Run under the lock before anything is checked; throws to refuse (the precondition of an append). */
         private final Runnable precondition;
 
         private Part(PartitionWriter writer, ProducerIdentity producer, String producerName, int recordCount,

@@ -396,7 +396,7 @@ public final class TransactionCoordinator {
 
     /**
      * Frees the state files' versions that writes replaced: a write keeps the version it replaces instead of freeing
-     * its blocks on the produce and EndTxn path (see {@link io.tierlog.log.io.LockedStateFile}); a periodic task. Returns
+     * its blocks on the produce and EndTxn path ({@link io.tierlog.log.io.LockedStateFile}); a periodic task. Returns
      * how many.
      */
     public int reclaimReplaced() {

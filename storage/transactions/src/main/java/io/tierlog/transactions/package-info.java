@@ -20,6 +20,10 @@
  *       once, and no request can start a new transaction for the id until the previous one is complete. The lock
  *       order is: transaction lock, then whatever the participants take; participants never take a transaction
  *       lock.</li>
+ *   <li>A transactional produce takes no transaction lock: it reads the state (a whole version) while holding its
+ *       partition's lock, which a marker needs too and which an ending transaction takes only after its prepared
+ *       state is written ({@code requireInTransaction}). A write links the version it replaces aside, freed by
+ *       {@code reclaimReplaced()}, so that no write on these paths frees blocks.</li>
  *   <li>Periodic tasks ({@code abortTimedOut}, {@code completePrepared}, {@code expireIdle}) scan without locks to
  *       pick candidates, then re-read and re-check each under its lock before acting, so files appearing,
  *       changing or disappearing during the scan are harmless.</li>

@@ -4,7 +4,7 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 
-/** Whether {@link TransactionCoordinator#requireInTransaction} lets a produce of this producer to {@code tp} through. */
+/** Whether {@link TransactionCoordinator#requireInTransaction} lets this producer's produce to {@code tp} through. */
 final class Appends {
     private Appends() {
     }

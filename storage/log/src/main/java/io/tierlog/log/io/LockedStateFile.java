@@ -147,7 +147,8 @@ public final class LockedStateFile {
         }
         try {
             Files.createDirectories(reclaimDir);
-            Files.createLink(reclaimDir.resolve(Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".old"), file);
+            String name = Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".old";
+            Files.createLink(reclaimDir.resolve(name), file);
         } catch (NoSuchFileException e) {
             // no version yet: nothing to keep
         } catch (IOException e) {

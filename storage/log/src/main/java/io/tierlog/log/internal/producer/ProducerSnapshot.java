@@ -27,8 +27,8 @@ import java.util.Optional;
  *
  * <p>Format {@value #VERSION} ({@code "version": 3}) adds a producer's open transaction, {@code txnFirstOffset}
  * (absent: none), and {@code newestTxnEnd} (absent: none known; checkpoints written while the index was forced
- * before each one lack it); format 2 checkpoints load as producers without open transactions (written before transactions
- * were accepted). Format 2 ({@code "version": 2}) holds Kafka-numbered sequence ranges per retained batch
+ * before each one lack it); format 2 checkpoints load as producers without open transactions (written before
+ * transactions were accepted). Format 2 ({@code "version": 2}) holds Kafka-numbered sequence ranges per retained batch
  * ({@code firstSequence}, {@code lastSequence}) and a producer's {@code legacy} mark. A checkpoint without a version
  * was written when a sequence counted requests: each batch's {@code sequence} is read as the range
  * {@code sequence .. sequence + records - 1} (what a retry of that request brings now) and every producer in it is
@@ -36,7 +36,7 @@ import java.util.Optional;
  */
 public record ProducerSnapshot(long segmentBase, long position, long nextOffset, long segmentCreatedMs,
                                Map<Long, ProducerStateTable.Entry> producers, long newestTxnEnd, int version) {
-    /** {@link #newestTxnEnd} of a checkpoint written before the transaction index had a marker (or before it was recorded). */
+    /** {@link #newestTxnEnd} when the index held no END, or when the checkpoint predates the field. */
     public static final long NO_TXN_END = -1;
     /** The format written; checkpoints without a version field are format 1 (per-request sequences). */
     public static final int VERSION = 3;
