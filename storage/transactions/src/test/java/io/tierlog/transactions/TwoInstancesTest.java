@@ -76,10 +76,7 @@ class TwoInstancesTest {
             partitionLock.unlock();
             assertThat(end.get(10, TimeUnit.SECONDS)).isEqualTo(TxnError.NONE);
         } finally {
-            if (partitionLock.isHeldByCurrentThread()) {
-                partitionLock.unlock();
-            }
-            pool.shutdownNow();
+            releaseAndStop(partitionLock, pool);
         }
         assertThat(order).containsExactly("batch", "markers");
         assertThat(Appends.allowed(a, "tx", p.producerId(), p.producerEpoch(), t0)).as("ended").isFalse();
@@ -103,10 +100,7 @@ class TwoInstancesTest {
             partitionLock.unlock();
             assertThat(end.get(10, TimeUnit.SECONDS)).isEqualTo(TxnError.NONE);
         } finally {
-            if (partitionLock.isHeldByCurrentThread()) {
-                partitionLock.unlock();
-            }
-            pool.shutdownNow();
+            releaseAndStop(partitionLock, pool);
         }
     }
 
@@ -131,6 +125,13 @@ class TwoInstancesTest {
                 partitionLock.unlock();
             }
         });
+    }
+
+    private static void releaseAndStop(ReentrantLock partitionLock, ExecutorService pool) {
+        if (partitionLock.isHeldByCurrentThread()) {
+            partitionLock.unlock();
+        }
+        pool.shutdownNow();
     }
 
     @Test
