@@ -456,6 +456,10 @@ public class KafkaFetch {
                         r.setOffset(reads.state(tp).hotStartOffset());
                     } else if (ts == ListOffsetsRequest.LATEST_TIERED_TIMESTAMP) {
                         r.setOffset(reads.latestTieredOffset(tp));
+                    } else if (ts == ListOffsetsRequest.MAX_TIMESTAMP) {
+                        // As Kafka: only what a reader at this isolation may read (below the high watermark or LSO).
+                        reads.maxTimestamp(tp, stableOffset(tp, reads.highWatermark(tp), readCommitted))
+                                .ifPresent(found -> r.setOffset(found.offset()).setTimestamp(found.timestamp()));
                     } else if (ts >= 0) {
                         long offset = reads.offsetForTimestamp(tp, ts);
                         if (offset < reads.highWatermark(tp)) {

@@ -12,6 +12,7 @@ import io.tierlog.log.Position;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.LogRecord;
 import io.tierlog.tiering.OffsetAndTimestamp;
 
 import java.nio.file.Path;
@@ -174,6 +175,39 @@ public final class HotTier implements AutoCloseable {
     /** The first record whose timestamp is {@code >= timestamp}, as its offset and own timestamp; or empty. */
     public Optional<OffsetAndTimestamp> firstAtOrAfter(TopicPartition tp, long timestamp) {
         return indexer.firstRecordAtOrAfter(tp, timestamp).map(r -> new OffsetAndTimestamp(r.offset(), r.timestamp()));
+    }
+
+    /**
+     * The first record with the largest timestamp among the hot tier's records below {@code endOffset} (Kafka's
+     * ListOffsets MAX_TIMESTAMP, KIP-734, which looks at a broker's local log only); empty when there is none. Walks
+     * the batch headers of the hot segments, then reads the one batch that holds it.
+     */
+    public Optional<OffsetAndTimestamp> maxTimestamp(TopicPartition tp, long endOffset) {
+        long oldest = oldestSegmentBase(tp);
+        if (oldest < 0) {
+            return Optional.empty();
+        }
+        long[] best = {-1, -1, -1}; // max timestamp, its batch's base offset, that batch's record count
+        log.reader(tp).scan(new Position(oldest, oldest, 0), (info, batch) -> {
+            if (info.baseOffset() >= endOffset) {
+                return false;
+            }
+            if (!info.control() && info.maxTimestamp() > best[0]) {
+                best[0] = info.maxTimestamp();
+                best[1] = info.baseOffset();
+                best[2] = info.lastOffset() - info.baseOffset() + 1;
+            }
+            return true;
+        });
+        if (best[1] < 0) {
+            return Optional.empty();
+        }
+        for (LogRecord r : read(tp, best[1], (int) best[2], Integer.MAX_VALUE).records()) {
+            if (r.offset() < endOffset && r.timestamp() == best[0]) {
+                return Optional.of(new OffsetAndTimestamp(r.offset(), r.timestamp()));
+            }
+        }
+        return Optional.empty();
     }
 
     /**

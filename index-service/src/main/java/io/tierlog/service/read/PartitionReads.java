@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
@@ -110,6 +111,14 @@ public final class PartitionReads {
         long start = Math.max(tiers.logStartOffset(), marks.markOf(tp));
         return new PartitionState(tp.partition(), Math.min(start, hw), Math.min(Math.max(hotStart, start), hw), hw,
                 stats.bytes(), tiers.coldBytes(), stats.segments(), tiers.coldSegments());
+    }
+
+    /**
+     * The first record with the largest timestamp among the hot tier's records below {@code endOffset} (Kafka's
+     * ListOffsets MAX_TIMESTAMP, which looks at a broker's local log), or empty.
+     */
+    public Optional<OffsetAndTimestamp> maxTimestamp(TopicPartition tp, long endOffset) {
+        return hot.maxTimestamp(tp, endOffset);
     }
 
     /**

@@ -273,6 +273,16 @@ class KafkaListenerTest {
             assertThat(byTime.timestamp()).isGreaterThanOrEqualTo(before - 1000);
             assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.forTimestamp(System.currentTimeMillis() + 3_600_000)))
                     .partitionResult(tp).get().offset()).isEqualTo(-1);
+            // KIP-734's max timestamp: the first record with the largest timestamp, whatever its place.
+            TopicPartition tp1 = new TopicPartition(topic, 1);
+            try (KafkaProducer<String, String> producer = KafkaClients.producer(port(), "all", "none")) {
+                for (long late : new long[]{0, 5_000, 1_000, 5_000, 2_000}) {
+                    producer.send(new ProducerRecord<>(topic, 1, before + late, "k", "v")).get();
+                }
+            }
+            var max = admin.listOffsets(Map.of(tp1, OffsetSpec.maxTimestamp())).partitionResult(tp1).get();
+            assertThat(max.offset()).isEqualTo(1);
+            assertThat(max.timestamp()).isEqualTo(before + 5_000);
 
             given().contentType(ContentType.JSON).body("{\"retention.ms\":172800000}")
                     .patch("/v1/topics/" + topic + "/config").then().statusCode(200);
