@@ -12,6 +12,7 @@ import io.tierlog.log.Position;
 import io.tierlog.log.ReadMemory;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.BatchInfo;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.tiering.OffsetAndTimestamp;
 
@@ -187,23 +188,23 @@ public final class HotTier implements AutoCloseable {
         if (oldest < 0) {
             return Optional.empty();
         }
-        long[] best = {-1, -1, -1}; // max timestamp, its batch's base offset, that batch's record count
+        BatchInfo[] newest = {null}; // the first data batch with the largest timestamp so far
         log.reader(tp).scan(new Position(oldest, oldest, 0), (info, batch) -> {
             if (info.baseOffset() >= endOffset) {
                 return false;
             }
-            if (!info.control() && info.maxTimestamp() > best[0]) {
-                best[0] = info.maxTimestamp();
-                best[1] = info.baseOffset();
-                best[2] = info.lastOffset() - info.baseOffset() + 1;
+            if (!info.control() && (newest[0] == null || info.maxTimestamp() > newest[0].maxTimestamp())) {
+                newest[0] = info;
             }
             return true;
         });
-        if (best[1] < 0) {
+        BatchInfo best = newest[0];
+        if (best == null) {
             return Optional.empty();
         }
-        for (LogRecord r : read(tp, best[1], (int) best[2], Integer.MAX_VALUE).records()) {
-            if (r.offset() < endOffset && r.timestamp() == best[0]) {
+        int records = (int) (best.lastOffset() - best.baseOffset() + 1);
+        for (LogRecord r : read(tp, best.baseOffset(), records, Integer.MAX_VALUE).records()) {
+            if (r.offset() < endOffset && r.timestamp() == best.maxTimestamp()) {
                 return Optional.of(new OffsetAndTimestamp(r.offset(), r.timestamp()));
             }
         }

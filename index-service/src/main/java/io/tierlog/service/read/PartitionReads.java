@@ -235,7 +235,6 @@ public final class PartitionReads {
      * (Kafka's FetchResponse {@code aborted_transactions}, ordered by first offset): the hot transaction index's,
      * and for a read the cold tier served also those in the sidecars of the cold segments it read, since the hot
      * index drops a transaction once its segments left the hot tier ({@link io.tierlog.log.HotLog#trimTransactionIndex}).
-     *
      */
     public List<AbortedTransaction> abortedTransactions(TopicPartition tp, BatchFetch f, long fromOffset,
                                                         long toOffsetExclusive) {

@@ -145,12 +145,18 @@ public final class LockedStateFile {
         if (reclaimDir == null) {
             return;
         }
+        Path link = reclaimDir.resolve(Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".old");
         try {
-            Files.createDirectories(reclaimDir);
-            String name = Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".old";
-            Files.createLink(reclaimDir.resolve(name), file);
-        } catch (NoSuchFileException e) {
-            // no version yet: nothing to keep
+            try {
+                Files.createLink(link, file);
+            } catch (NoSuchFileException e) {
+                if (!Files.exists(file)) {
+                    return; // no version yet: nothing to keep
+                }
+                // The directory is missing (the first write ever): made here, not checked on every write.
+                Files.createDirectories(reclaimDir);
+                Files.createLink(link, file);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot keep the replaced version of " + file.getFileName(), e);
         }
