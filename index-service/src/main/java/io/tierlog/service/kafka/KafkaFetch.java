@@ -430,8 +430,9 @@ public class KafkaFetch {
     }
 
     /**
-     * Earliest (-2), latest (-1; for read_committed the last stable offset, as Kafka answers), earliest still hot
-     * (-4), or the first offset at or after a timestamp.
+     * Earliest (-2), latest (-1; for read_committed the last stable offset, as Kafka answers), the first record with
+     * the largest timestamp (-3), earliest still hot (-4), latest tiered (-5), earliest not yet tiered (-6), or the
+     * first offset at or after a timestamp.
      */
     ListOffsetsResponse listOffsets(ListOffsetsRequest request) {
         ListOffsetsResponseData out = new ListOffsetsResponseData();
@@ -456,6 +457,8 @@ public class KafkaFetch {
                         r.setOffset(reads.state(tp).hotStartOffset());
                     } else if (ts == ListOffsetsRequest.LATEST_TIERED_TIMESTAMP) {
                         r.setOffset(reads.latestTieredOffset(tp));
+                    } else if (ts == ListOffsetsRequest.EARLIEST_PENDING_UPLOAD_TIMESTAMP) {
+                        r.setOffset(reads.earliestPendingUploadOffset(tp));
                     } else if (ts == ListOffsetsRequest.MAX_TIMESTAMP) {
                         // As Kafka: only what a reader at this isolation may read (below the high watermark or LSO).
                         reads.maxTimestamp(tp, stableOffset(tp, reads.highWatermark(tp), readCommitted))

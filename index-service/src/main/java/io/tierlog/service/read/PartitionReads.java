@@ -129,6 +129,18 @@ public final class PartitionReads {
         return cold.tiers(tp, hot.segmentBases(tp)).coldEnd() - 1;
     }
 
+    /**
+     * The first offset the cold tier does not hold yet (Kafka's ListOffsets {@code EARLIEST_PENDING_UPLOAD_TIMESTAMP},
+     * KIP-1023): the offset after the cold tier's last, never below the log start (the log start while nothing was
+     * tiered), at most the high watermark.
+     */
+    public long earliestPendingUploadOffset(TopicPartition tp) {
+        long hw = hot.highWatermark(tp);
+        PartitionTiers tiers = cold.tiers(tp, hot.segmentBases(tp));
+        long start = Math.max(tiers.logStartOffset(), marks.markOf(tp));
+        return Math.min(Math.max(tiers.coldEnd(), start), hw);
+    }
+
     public List<PartitionState> states(TopicMetadata topic) {
         List<PartitionState> out = new ArrayList<>(topic.partitions());
         for (int p = 0; p < topic.partitions(); p++) {

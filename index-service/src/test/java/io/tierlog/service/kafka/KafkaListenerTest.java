@@ -230,6 +230,9 @@ class KafkaListenerTest {
             // Every sealed segment is tiered and evicted (local.retention.bytes 0): the hot tier starts at the cold end
             assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.latestTiered())).partitionResult(tp).get().offset())
                     .isEqualTo(state.getLong("partitionStates[0].hotStartOffset") - 1);
+            // KIP-1023's earliest pending upload: the first offset after the cold tier's last.
+            assertThat(admin.listOffsets(Map.of(tp, OffsetSpec.earliestPendingUpload())).partitionResult(tp).get()
+                    .offset()).isEqualTo(state.getLong("partitionStates[0].hotStartOffset"));
         }
 
         List<ConsumerRecord<String, String>> read = KafkaClients.readFromStart(port(), topic, 0, n);
@@ -283,6 +286,9 @@ class KafkaListenerTest {
             var max = admin.listOffsets(Map.of(tp1, OffsetSpec.maxTimestamp())).partitionResult(tp1).get();
             assertThat(max.offset()).isEqualTo(1);
             assertThat(max.timestamp()).isEqualTo(before + 5_000);
+            // KIP-1023's earliest pending upload with nothing tiered (the segment is still open): the log start.
+            assertThat(admin.listOffsets(Map.of(tp1, OffsetSpec.earliestPendingUpload())).partitionResult(tp1).get()
+                    .offset()).isZero();
 
             given().contentType(ContentType.JSON).body("{\"retention.ms\":172800000}")
                     .patch("/v1/topics/" + topic + "/config").then().statusCode(200);
