@@ -10,14 +10,16 @@ import java.util.regex.Pattern;
 
 /**
  * Turns an {@code Authorization} header into a principal: {@code Bearer <token>}, where the token is the bootstrap
- * admin token, a token from the {@link TokenStore}, or (when an issuer is configured) a JWT. Every refusal carries
- * its {@link AuthFailure} for the audit log; clients see one 401 for all of them. Thread-safe.
+ * admin token, a token from the {@link TokenStore}, or (when an issuer is configured) a JWT; token and JWT principals
+ * carry the {@link GrantStore}'s grants to their names. Every refusal carries its {@link AuthFailure} for the audit
+ * log; clients see one 401 for all of them. Thread-safe.
  */
 public final class Authenticator {
     /** RFC 6750's token68 after {@code Bearer} and one space (the scheme is case-insensitive). */
     private static final Pattern BEARER = Pattern.compile("(?i)bearer ([A-Za-z0-9._~+/-]+=*)");
 
     private final TokenStore tokens;
+    private final GrantStore grants;
     private final Optional<JwtVerifier> jwt;
     private final byte[] bootstrapHash;
 
@@ -31,8 +33,10 @@ public final class Authenticator {
     /**
      * @param bootstrapToken the bootstrap admin token, if any ({@link #readBootstrapToken})
      */
-    public Authenticator(TokenStore tokens, Optional<JwtVerifier> jwt, Optional<String> bootstrapToken) {
+    public Authenticator(TokenStore tokens, GrantStore grants, Optional<JwtVerifier> jwt,
+                         Optional<String> bootstrapToken) {
         this.tokens = tokens;
+        this.grants = grants;
         this.jwt = jwt;
         this.bootstrapHash = bootstrapToken.map(Secrets::sha256).orElse(null);
     }
@@ -72,14 +76,15 @@ public final class Authenticator {
                 return new Result(null, AuthFailure.INVALID_JWT, "a JWT, but no issuer is configured");
             }
             JwtVerifier.Result r = jwt.get().verify(token);
-            return new Result(r.principal(), r.failure(), r.detail());
+            return new Result(r.principal() == null ? null : r.principal().withGrants(grants), r.failure(),
+                    r.detail());
         }
         byte[] hash = Secrets.sha256(token);
         if (bootstrapHash != null && Secrets.same(bootstrapHash, hash)) {
             return new Result(new Principal("bootstrap", Scopes.of(Scope.ADMIN)), null, null);
         }
         TokenStore.Lookup l = tokens.find(token);
-        return l.record() != null ? new Result(l.record().principal(), null, null)
+        return l.record() != null ? new Result(l.record().principal().withGrants(grants), null, null)
                 : new Result(null, l.failure(), "token " + l.failure().reason());
     }
 }

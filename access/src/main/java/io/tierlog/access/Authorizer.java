@@ -29,7 +29,7 @@ public final class Authorizer {
         if (r.resource() != null && r.resource().internal()) {
             return "internal topic: needs admin:cluster";
         }
-        if (principal.scopes().list().isEmpty()) {
+        if (!principal.hasScopes()) {
             return "no scopes";
         }
         return "no scope grants " + r;

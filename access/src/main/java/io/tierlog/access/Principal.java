@@ -4,12 +4,15 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Who is calling, once authenticated: a name for logs and quotas ({@code token:<id>}, {@code jwt:<sub>},
- * {@code bootstrap}, {@code anonymous}) and the scopes that decide what it may do. Protocol edges store it with the
- * request (the index-service under the routing-context key {@value #CONTEXT_KEY}) so later steps (quotas, listing
- * filters) can read it. Immutable.
+ * Who is calling, once authenticated: a name for logs, quotas and grants ({@code token:<id>}, {@code jwt:<sub>},
+ * {@code cert:<subject>}, {@code bootstrap}, {@code anonymous}), the scopes its credential carries and, when
+ * {@code grants} is set, the scopes granted to its name there, read at each check so a removed grant stops working
+ * on open connections too. Protocol edges store it with the request (the index-service under the routing-context key
+ * {@value #CONTEXT_KEY}) so later steps (quotas, listing filters) can read it. Immutable (the grants are a live view).
+ *
+ * @param grants the grant store whose grants to this name add to {@code scopes}, or null for none
  */
-public record Principal(String name, Scopes scopes) {
+public record Principal(String name, Scopes scopes, GrantStore grants) {
     /** The key under which the index-service keeps the request's principal in Vert.x's RoutingContext. */
     public static final String CONTEXT_KEY = "tierlog.principal";
 
@@ -31,7 +34,31 @@ public record Principal(String name, Scopes scopes) {
         Objects.requireNonNull(scopes, "scopes");
     }
 
+    /** A principal with its credential's scopes only. */
+    public Principal(String name, Scopes scopes) {
+        this(name, scopes, null);
+    }
+
+    /** This principal with the grants {@code store} holds for its name added. */
+    public Principal withGrants(GrantStore store) {
+        return new Principal(name, scopes, store);
+    }
+
     public boolean allows(Operation op, Resource resource) {
-        return scopes.allows(op, resource);
+        return scopes.allows(op, resource) || granted().allows(op, resource);
+    }
+
+    /** Whether some scope, its own or granted, allows {@code op} on some resource of {@code kind}. */
+    public boolean allowsSome(Operation op, Resource.Kind kind) {
+        return scopes.allowsSome(op, kind) || granted().allowsSome(op, kind);
+    }
+
+    /** Whether it has any scope at all, its own or granted. */
+    public boolean hasScopes() {
+        return !scopes.list().isEmpty() || !granted().list().isEmpty();
+    }
+
+    private Scopes granted() {
+        return grants == null ? Scopes.NONE : grants.scopesOf(name);
     }
 }

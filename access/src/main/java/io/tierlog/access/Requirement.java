@@ -12,7 +12,7 @@ public record Requirement(Operation operation, Resource.Kind kind, Resource reso
     }
 
     public boolean allowedFor(Principal p) {
-        return resource != null ? p.allows(operation, resource) : p.scopes().allowsSome(operation, kind);
+        return resource != null ? p.allows(operation, resource) : p.allowsSome(operation, kind);
     }
 
     @Override

@@ -5,16 +5,11 @@ import org.jose4j.lang.JoseException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,9 +18,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Minted tokens, durable on the shared hot volume: one JSON file per token, {@code <dir>/<id>.json}, so that every
@@ -89,21 +82,9 @@ public final class TokenStore implements AutoCloseable {
 
     /** Re-reads the directory every {@code period} on a daemon thread, until {@link #close}. */
     public synchronized void startRefresher(Duration period) {
-        if (refresher != null) {
-            return;
+        if (refresher == null) {
+            refresher = Refresher.every(period, "tierlog-token-refresh", this::refresh, LOG, "token");
         }
-        refresher = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tierlog-token-refresh");
-            t.setDaemon(true);
-            return t;
-        });
-        refresher.scheduleWithFixedDelay(() -> {
-            try {
-                refresh();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "token refresh failed; keeping the previous view", e);
-            }
-        }, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Re-reads every token file into a new snapshot. A file that cannot be parsed is skipped with a warning. */
@@ -227,31 +208,10 @@ public final class TokenStore implements AutoCloseable {
     }
 
     private void write(TokenRecord r) {
-        Path target = dir.resolve(r.id() + SUFFIX);
-        Path tmp = dir.resolve("." + r.id() + SUFFIX + "." + secrets.newId() + ".tmp");
         byte[] bytes = JsonUtil.toJson(r.toJson()).getBytes(StandardCharsets.UTF_8);
         try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer b = ByteBuffer.wrap(bytes);
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
-                ch.force(true);
-            }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("the token directory's file system cannot rename atomically", e);
-            }
-            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-                d.force(true);
-            }
+            DurableFiles.write(dir, r.id() + SUFFIX, bytes, secrets.newId());
         } catch (IOException e) {
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException ignored) {
-                // the refresher skips dot-files; a leftover temporary file is harmless
-            }
             throw new UncheckedIOException("cannot write token " + r.id(), e);
         }
     }

@@ -1,6 +1,7 @@
 package io.tierlog.service.kafka;
 
 import io.tierlog.access.InvalidScopeException;
+import io.tierlog.access.GrantStore;
 import io.tierlog.access.Principal;
 import io.tierlog.access.Scopes;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -93,8 +94,11 @@ final class ClientCertificates {
         return scopesBySubject.get(subject.getName(X500Principal.CANONICAL));
     }
 
-    /** The principal of a TLS connection whose client presented a known certificate; else {@code otherwise}. */
-    Principal principal(NetSocket socket, Principal otherwise) {
+    /**
+     * The principal of a TLS connection whose client presented a known certificate, with the grants to its name;
+     * else {@code otherwise}.
+     */
+    Principal principal(NetSocket socket, Principal otherwise, GrantStore grants) {
         if (scopesBySubject.isEmpty() || !socket.isSsl()) {
             return otherwise;
         }
@@ -114,6 +118,6 @@ final class ClientCertificates {
                     socket.remoteAddress(), subject.getName());
             return otherwise;
         }
-        return new Principal("cert:" + subject.getName(), scopes);
+        return new Principal("cert:" + subject.getName(), scopes, grants);
     }
 }

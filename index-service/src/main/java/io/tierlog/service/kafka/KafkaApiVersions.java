@@ -72,7 +72,8 @@ final class KafkaApiVersions {
                 ApiKeys.DELETE_GROUPS, ApiKeys.OFFSET_FOR_LEADER_EPOCH, ApiKeys.DESCRIBE_LOG_DIRS,
                 ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE,
                 ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
-                ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS)) {
+                ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_ACLS,
+                ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.

@@ -58,6 +58,9 @@ import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.CreateAclsRequest;
+import org.apache.kafka.common.requests.DeleteAclsRequest;
+import org.apache.kafka.common.requests.DescribeAclsRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.jboss.logging.Logger;
@@ -105,6 +108,7 @@ public class KafkaApis {
     private final KafkaShareFetch shareFetch;
     private final KafkaShareGroupAdmin shareAdmin;
     private final KafkaTransactions transactions;
+    private final KafkaAcls acls;
     private final KafkaSasl sasl;
     private final KafkaQuotas quotas;
     private final Clock clock;
@@ -118,7 +122,7 @@ public class KafkaApis {
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
                      KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
-                     KafkaShareGroupAdmin shareAdmin, KafkaTransactions transactions,
+                     KafkaShareGroupAdmin shareAdmin, KafkaTransactions transactions, KafkaAcls acls,
                      AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory, Quotas quotas) {
         this.memory = memory;
@@ -128,6 +132,7 @@ public class KafkaApis {
         this.shareFetch = shareFetch;
         this.shareAdmin = shareAdmin;
         this.transactions = transactions;
+        this.acls = acls;
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -370,6 +375,9 @@ public class KafkaApis {
                     session.principal().name()).thenApply(reply -> quotas.shareFetched(reply, session));
             case SHARE_ACKNOWLEDGE -> shareFetch.acknowledge(
                     (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name());
+            case DESCRIBE_ACLS -> on(workers, () -> acls.describe((DescribeAclsRequest) request));
+            case CREATE_ACLS -> on(workers, () -> acls.create((CreateAclsRequest) request, session.principal()));
+            case DELETE_ACLS -> on(workers, () -> acls.delete((DeleteAclsRequest) request, session.principal()));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
     }

@@ -2,6 +2,7 @@ package io.tierlog.service.kafka;
 
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.tierlog.access.GrantStore;
 import io.tierlog.access.Principal;
 import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.config.TierlogConfig;
@@ -37,6 +38,7 @@ public class KafkaListener {
     private final Vertx vertx;
     private final KafkaApis apis;
     private final PooledDirectMemory memory;
+    private final GrantStore grants;
     private final TierlogConfig.Kafka config;
     private final TierlogConfig.Auth auth;
     private final java.nio.file.Path brokersDir;
@@ -46,8 +48,10 @@ public class KafkaListener {
     private volatile NetServer server;
     private volatile BrokerRegistry brokers;
 
-    public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config, Clock clock, PooledDirectMemory memory) {
+    public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config, Clock clock, PooledDirectMemory memory,
+                         AccessControl access) {
         this.vertx = vertx;
+        this.grants = access.grants();
         this.memory = memory;
         this.clock = clock;
         this.brokersDir = config.dataDir().resolve("__metadata").resolve("kafka-brokers");
@@ -87,7 +91,7 @@ public class KafkaListener {
         Principal before = tokenMode ? null : Principal.ANONYMOUS;
         ClientCertificates known = tokenMode ? certificates : ClientCertificates.NONE;
         s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(),
-                known.principal(socket, before), memory).start());
+                known.principal(socket, before, grants), memory).start());
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         EcsTaskMetadata ecs = config.advertisedHost().isPresent() && config.rack().isPresent() ? EcsTaskMetadata.NONE
                 : EcsTaskMetadata.read(System.getenv(EcsTaskMetadata.ENDPOINT_VARIABLE));

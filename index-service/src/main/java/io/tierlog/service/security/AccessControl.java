@@ -5,6 +5,7 @@ import io.tierlog.access.Authenticator;
 import io.tierlog.access.Authorizer;
 import io.tierlog.access.Decision;
 import io.tierlog.access.FailureLimiter;
+import io.tierlog.access.GrantStore;
 import io.tierlog.access.JwksKeys;
 import io.tierlog.access.JwtVerifier;
 import io.tierlog.access.Operation;
@@ -38,7 +39,7 @@ import java.util.Optional;
 
 /**
  * The service's identity and access wiring (docs/security.md): the mode ({@code none} or {@code token}), the minted
- * tokens on the hot volume (re-read every {@code tierlog.auth.token-refresh-interval}), the bootstrap token, the
+ * tokens and the grants on the hot volume (re-read every {@code tierlog.auth.token-refresh-interval}), the bootstrap token, the
  * JWT issuer, the failed-attempt limiter, and the one authorization check with its audit log line
  * (category {@code io.tierlog.audit}) and counters {@code tierlog_auth_failures_total{reason}} and
  * {@code tierlog_auth_denied_total{operation}}. Secrets are never logged. Thread-safe.
@@ -50,6 +51,7 @@ public class AccessControl {
     private final boolean tokenMode;
     private final boolean allowAnonymous;
     private final TokenStore tokens;
+    private final GrantStore grants;
     private final Authenticator authenticator;
     private final Authorizer authorizer = new Authorizer();
     private final FailureLimiter limiter;
@@ -71,13 +73,16 @@ public class AccessControl {
         this.allowAnonymous = auth.allowAnonymous();
         this.meters = meters;
         this.clock = clock;
-        this.tokens = new TokenStore(TokenStore.directoryIn(config.dataDir()), clock, new Secrets(new SecureRandom()));
+        Secrets secrets = new Secrets(new SecureRandom());
+        this.tokens = new TokenStore(TokenStore.directoryIn(config.dataDir()), clock, secrets);
+        this.grants = new GrantStore(GrantStore.directoryIn(config.dataDir()), clock, secrets);
         this.limiter = new FailureLimiter(auth.maxFailuresPerMinute(), clock);
         Optional<String> bootstrap = auth.bootstrapTokenFile().map(Authenticator::readBootstrapToken)
                 .or(() -> auth.bootstrapToken().map(String::strip).filter(t -> !t.isEmpty()));
-        this.authenticator = new Authenticator(tokens, jwt(auth.jwt(), clock), bootstrap);
+        this.authenticator = new Authenticator(tokens, grants, jwt(auth.jwt(), clock), bootstrap);
         if (tokenMode) {
             tokens.startRefresher(auth.tokenRefreshInterval());
+            grants.startRefresher(auth.tokenRefreshInterval());
         }
     }
 
@@ -130,6 +135,30 @@ public class AccessControl {
 
     public TokenStore tokens() {
         return tokens;
+    }
+
+    /** The grants (Kafka's ACLs) on the hot volume. */
+    public GrantStore grants() {
+        return grants;
+    }
+
+    /** Adds {@code grant}, durable before it returns, audited with who made it; whether it is new. */
+    public boolean grant(GrantStore.Grant grant, Principal by) {
+        boolean added = grants.add(grant);
+        if (added) {
+            AUDIT.infof("grant added principal=\"%s\" scope=%s by=%s", grant.principal(), grant.scope(), by.name());
+        }
+        return added;
+    }
+
+    /** Removes {@code grant}, durable before it returns, audited with who removed it; whether it was there. */
+    public boolean revokeGrant(GrantStore.Grant grant, Principal by) {
+        boolean removed = grants.remove(grant);
+        if (removed) {
+            AUDIT.infof("grant removed principal=\"%s\" scope=%s by=%s", grant.principal(), grant.scope(),
+                    by.name());
+        }
+        return removed;
     }
 
     Authenticator authenticator() {
@@ -218,5 +247,6 @@ public class AccessControl {
     @PreDestroy
     void close() {
         tokens.close();
+        grants.close();
     }
 }

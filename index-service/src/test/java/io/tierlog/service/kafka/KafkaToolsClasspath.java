@@ -5,6 +5,9 @@ import org.junit.jupiter.api.Assumptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,5 +36,23 @@ final class KafkaToolsClasspath {
         String classpath = Files.readString(out).strip();
         assertThat(classpath).contains("kafka-tools-4.4.0.jar");
         return classpath;
+    }
+
+    /** Runs a tool's main class to its end (killed after 2 minutes), checking it exits 0; its standard output's lines. */
+    static List<String> run(String stdin, String mainClass, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m", "-cp", get(), mainClass));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        CompletableFuture.delayedExecutor(120, TimeUnit.SECONDS).execute(p::destroyForcibly);
+        try (var in = p.getOutputStream()) {
+            if (stdin != null) {
+                in.write(stdin.getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("%s finished", mainClass).isTrue();
+        assertThat(p.exitValue()).as("%s exit code; output:%n%s", mainClass, out).isZero();
+        return out.lines().toList();
     }
 }

@@ -13,14 +13,12 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static io.restassured.RestAssured.given;
@@ -35,32 +33,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 @QuarkusTest
 class KafkaToolsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static String classpath;
 
     @Inject
     KafkaListener listener;
 
     @BeforeAll
     static void toolsClasspath() throws Exception {
-        classpath = KafkaToolsClasspath.get();
+        KafkaToolsClasspath.get(); // resolved (or the class skipped) before any test starts a tool
     }
 
-    /** Runs a tool's main class to its end (killed after 2 minutes); its standard output's lines. */
     private static List<String> tool(String stdin, String mainClass, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", classpath, mainClass));
-        command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        CompletableFuture.delayedExecutor(120, TimeUnit.SECONDS).execute(p::destroyForcibly);
-        try (var in = p.getOutputStream()) {
-            if (stdin != null) {
-                in.write(stdin.getBytes(StandardCharsets.UTF_8));
-            }
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("%s finished", mainClass).isTrue();
-        assertThat(p.exitValue()).as("%s exit code; output:%n%s", mainClass, out).isZero();
-        return out.lines().toList();
+        return KafkaToolsClasspath.run(stdin, mainClass, args);
     }
 
     private String bootstrap() {

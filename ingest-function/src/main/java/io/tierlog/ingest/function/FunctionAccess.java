@@ -5,6 +5,7 @@ import io.tierlog.access.Authenticator;
 import io.tierlog.access.Authorizer;
 import io.tierlog.access.Decision;
 import io.tierlog.access.FailureLimiter;
+import io.tierlog.access.GrantStore;
 import io.tierlog.access.JwksKeys;
 import io.tierlog.access.JwtVerifier;
 import io.tierlog.access.Operation;
@@ -37,7 +38,8 @@ import java.util.Optional;
  * ({@code requestContext.authorizer.jwt.claims}); their {@code scope} is used as is, API Gateway having checked
  * signature, issuer, audience and expiry. Invoked without them, the function verifies the bearer token itself:
  * a token minted on the shared hot volume (re-read when the last read is a second old, since a frozen Lambda
- * runs no background refresher), the bootstrap token, or a JWT. Built on the first request, not at
+ * runs no background refresher), the bootstrap token, or a JWT. Token and JWT callers also have the grants to their
+ * names on the volume (Kafka's ACLs), re-read as the tokens are. Built on the first request, not at
  * initialisation, so a SnapStart snapshot holds no file state. Thread-safe.
  */
 final class FunctionAccess {
@@ -50,6 +52,7 @@ final class FunctionAccess {
     private final Authorizer authorizer = new Authorizer();
     private volatile Authenticator authenticator;
     private volatile TokenStore tokens;
+    private volatile GrantStore grants;
     private final FailureLimiter limiter;
 
     FunctionAccess(Map<String, String> env, Clock clock) {
@@ -71,7 +74,9 @@ final class FunctionAccess {
         }
         Map<String, String> claims = authorizerClaims(event);
         if (claims != null) {
-            return new Principal("jwt:" + claims.getOrDefault("sub", "?"), Scopes.fromOAuthScope(claims.get("scope")));
+            authenticator(); // the grant store, read as fresh as the tokens
+            return new Principal("jwt:" + claims.getOrDefault("sub", "?"), Scopes.fromOAuthScope(claims.get("scope")))
+                    .withGrants(grants);
         }
         String address = sourceIp(event);
         long wait = limiter.retryAfterSeconds(address);
@@ -109,15 +114,18 @@ final class FunctionAccess {
             synchronized (this) {
                 if (authenticator == null) {
                     Path dataDir = Path.of(env.getOrDefault("TIERLOG_DATA_DIR", "./data/hot"));
-                    tokens = new TokenStore(TokenStore.directoryIn(dataDir), clock, new Secrets(new SecureRandom()));
+                    Secrets secrets = new Secrets(new SecureRandom());
+                    tokens = new TokenStore(TokenStore.directoryIn(dataDir), clock, secrets);
+                    grants = new GrantStore(GrantStore.directoryIn(dataDir), clock, secrets);
                     Optional<String> bootstrap = Optional.ofNullable(env.get("TIERLOG_AUTH_BOOTSTRAP_TOKEN_FILE"))
                             .map(f -> Authenticator.readBootstrapToken(Path.of(f)));
-                    authenticator = new Authenticator(tokens, jwt(), bootstrap);
+                    authenticator = new Authenticator(tokens, grants, jwt(), bootstrap);
                 }
                 a = authenticator;
             }
         }
         tokens.refreshIfOlderThan(MAX_TOKEN_AGE);
+        grants.refreshIfOlderThan(MAX_TOKEN_AGE);
         return a;
     }
 

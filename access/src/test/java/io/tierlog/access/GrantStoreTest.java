@@ -1,0 +1,98 @@
+package io.tierlog.access;
+
+import io.tierlog.access.GrantStore.Grant;
+import io.tierlog.testkit.ManualClock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GrantStoreTest {
+    @TempDir
+    Path dir;
+    final ManualClock clock = new ManualClock(1_000_000);
+
+    GrantStore store() {
+        return new GrantStore(dir, clock, new Secrets(new SecureRandom()));
+    }
+
+    static Grant grant(String principal, String scope) {
+        return new Grant(principal, Scope.parse(scope));
+    }
+
+    @Test
+    void aGrantAddsToAPrincipalsScopesAndItsRemovalReachesAnOpenPrincipal() {
+        GrantStore grants = store();
+        Principal caller = new Principal("token:a", Scopes.parse("fetch:topic:orders")).withGrants(grants);
+        Resource payments = Resource.topic("payments");
+        assertThat(caller.allows(Operation.PRODUCE, payments)).isFalse();
+
+        assertThat(grants.add(grant("token:a", "produce:topic:pay*"))).isTrue();
+        assertThat(grants.add(grant("token:a", "produce:topic:pay*"))).as("already there").isFalse();
+        assertThat(caller.allows(Operation.PRODUCE, payments)).isTrue();
+        assertThat(caller.allows(Operation.PRODUCE, Resource.topic("orders"))).isFalse();
+        assertThat(new Principal("token:b", Scopes.NONE).withGrants(grants).allows(Operation.PRODUCE, payments))
+                .as("another principal").isFalse();
+
+        assertThat(grants.remove(grant("token:a", "produce:topic:pay*"))).isTrue();
+        assertThat(grants.remove(grant("token:a", "produce:topic:pay*"))).isFalse();
+        assertThat(caller.allows(Operation.PRODUCE, payments)).isFalse();
+        assertThat(caller.allows(Operation.FETCH, Resource.topic("orders"))).as("its own scopes stay").isTrue();
+    }
+
+    @Test
+    void everyPrincipalsGrantsReachEachCallerButNotTheInternalTopics() {
+        GrantStore grants = store();
+        grants.add(grant(GrantStore.EVERY_PRINCIPAL, "fetch:topic:*"));
+        Principal caller = new Principal("jwt:alice", Scopes.NONE).withGrants(grants);
+        assertThat(caller.allows(Operation.FETCH, Resource.topic("anything"))).isTrue();
+        assertThat(caller.allows(Operation.FETCH, Resource.topic("__consumer_offsets"))).isFalse();
+        assertThat(caller.hasScopes()).isTrue();
+        assertThat(new Principal("jwt:alice", Scopes.NONE).hasScopes()).as("without the store").isFalse();
+    }
+
+    @Test
+    void anotherInstanceSeesAddsAndRemovalsAfterItsRefreshAndARestartKeepsThem() {
+        GrantStore a = store();
+        GrantStore b = store();
+        Principal onB = new Principal("cert:CN=app", Scopes.NONE).withGrants(b);
+        a.add(grant("cert:CN=app", "read:group:billing"));
+        assertThat(onB.allows(Operation.READ, Resource.group("billing"))).as("before b re-reads").isFalse();
+        b.refresh();
+        assertThat(onB.allows(Operation.READ, Resource.group("billing"))).isTrue();
+
+        b.remove(grant("cert:CN=app", "read:group:billing"));
+        a.add(grant("cert:CN=app", "commit:group:billing"));
+        clock.advanceMillis(999);
+        a.refreshIfOlderThan(Duration.ofSeconds(1));
+        assertThat(a.list()).as("not re-read yet").hasSize(2);
+        clock.advanceMillis(1);
+        a.refreshIfOlderThan(Duration.ofSeconds(1));
+        assertThat(a.list()).containsExactly(grant("cert:CN=app", "commit:group:billing"));
+        assertThat(store().list()).as("read afresh from the volume")
+                .containsExactly(grant("cert:CN=app", "commit:group:billing"));
+    }
+
+    @Test
+    void aFileThatIsNotItsGrantIsSkipped() throws Exception {
+        GrantStore grants = store();
+        grants.add(grant("token:a", "fetch:topic:orders"));
+        Path file;
+        try (Stream<Path> files = Files.list(dir)) {
+            file = files.filter(f -> !f.getFileName().toString().startsWith(".")).findFirst().orElseThrow();
+        }
+        // A file whose content is not the grant its name says (an edit, a copy under another name) grants nothing.
+        Files.writeString(file, Files.readString(file).replace("fetch:topic:orders", "admin:cluster"));
+        Files.writeString(dir.resolve("broken.json"), "{not json");
+        GrantStore reread = store();
+        assertThat(reread.list()).isEmpty();
+        assertThat(reread.scopesOf("token:a").list()).isEqualTo(List.of());
+    }
+}

@@ -1,0 +1,171 @@
+package io.tierlog.service.kafka;
+
+import io.tierlog.access.GrantStore;
+import io.tierlog.access.GrantStore.Grant;
+import io.tierlog.access.InvalidScopeException;
+import io.tierlog.access.Operation;
+import io.tierlog.access.Resource;
+import io.tierlog.access.Scope;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Kafka's ACL bindings as Tierlog grants and back (docs/kafka.md "ACLs"). An ACL allows one principal one operation
+ * on a pattern of resources; a grant gives a principal one scope, so each maps to the other, with Kafka's names:
+ * <ul>
+ *   <li>Principal {@code User:<name>} is the Tierlog principal {@code <name>} ({@code token:<id>}, {@code jwt:<sub>},
+ *   {@code cert:<subject>}); {@code User:*} is every authenticated caller.</li>
+ *   <li>Pattern: LITERAL {@code orders} is the scope name {@code orders}, PREFIXED {@code orders} is
+ *   {@code orders*}, LITERAL {@code *} is {@code *} (every name).</li>
+ *   <li>Topic WRITE, READ, DESCRIBE, CREATE, ALTER, DELETE are produce, fetch, describe, create, alter, delete; group
+ *   READ is read and commit (Kafka's READ lets a member commit), DELETE is delete; transactional id WRITE and
+ *   DESCRIBE are produce and describe; ALL is each of its resource's operations; ALL on the cluster
+ *   ({@code kafka-cluster}) is {@code admin:cluster}.</li>
+ * </ul>
+ * What has no grant is refused with the reason, never stored approximately: DENY (grants only add), a host other than
+ * {@code *}, an operation Tierlog does not separate (DESCRIBE_CONFIGS: describe covers it; group DESCRIBE: read does),
+ * and other resource types. Stateless.
+ */
+final class KafkaAclBindings {
+    static final String CLUSTER_NAME = "kafka-cluster";
+    private static final String USER = "User:";
+    private static final String ANY_HOST = "*";
+    private static final int MAX_PRINCIPAL_CHARS = 1024;
+
+    private static final Map<Operation, AclOperation> TOPIC_OPS = Map.of(Operation.PRODUCE, AclOperation.WRITE,
+            Operation.FETCH, AclOperation.READ, Operation.DESCRIBE, AclOperation.DESCRIBE,
+            Operation.CREATE, AclOperation.CREATE, Operation.ALTER, AclOperation.ALTER,
+            Operation.DELETE, AclOperation.DELETE);
+    private static final Map<Operation, AclOperation> GROUP_OPS = Map.of(Operation.READ, AclOperation.READ,
+            Operation.COMMIT, AclOperation.READ, Operation.DELETE, AclOperation.DELETE);
+    private static final Map<Operation, AclOperation> TRANSACTION_OPS = Map.of(Operation.PRODUCE, AclOperation.WRITE,
+            Operation.DESCRIBE, AclOperation.DESCRIBE);
+
+    private KafkaAclBindings() {
+    }
+
+    /** An ACL that cannot be a grant, and why (answered as INVALID_REQUEST with this message). */
+    static final class NotAGrant extends RuntimeException {
+        NotAGrant(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The ACL a grant is. */
+    static AclBinding binding(Grant grant) {
+        Scope s = grant.scope();
+        String principal = USER + grant.principal();
+        AccessControlEntry entry;
+        ResourcePattern pattern;
+        if (s.kind() == Resource.Kind.CLUSTER) {
+            pattern = new ResourcePattern(ResourceType.CLUSTER, CLUSTER_NAME, PatternType.LITERAL);
+            entry = new AccessControlEntry(principal, ANY_HOST, AclOperation.ALL, AclPermissionType.ALLOW);
+        } else {
+            ResourceType type = switch (s.kind()) {
+                case TOPIC -> ResourceType.TOPIC;
+                case GROUP -> ResourceType.GROUP;
+                default -> ResourceType.TRANSACTIONAL_ID;
+            };
+            boolean every = s.prefix() && s.name().isEmpty();
+            pattern = new ResourcePattern(type, every ? ResourcePattern.WILDCARD_RESOURCE : s.name(),
+                    s.prefix() && !every ? PatternType.PREFIXED : PatternType.LITERAL);
+            entry = new AccessControlEntry(principal, ANY_HOST, operations(s.kind()).get(s.operation()),
+                    AclPermissionType.ALLOW);
+        }
+        return new AclBinding(pattern, entry);
+    }
+
+    /**
+     * The grants an ACL is (more than one for ALL and a group's READ).
+     *
+     * @throws NotAGrant naming what Tierlog cannot store
+     */
+    static List<Grant> grants(AclBinding acl) {
+        AccessControlEntry entry = acl.entry();
+        if (entry.permissionType() != AclPermissionType.ALLOW) {
+            throw new NotAGrant("Tierlog stores grants, which only allow: permission type " + entry.permissionType()
+                    + " cannot be stored (delete the ALLOW ACL instead)");
+        }
+        if (!ANY_HOST.equals(entry.host())) {
+            throw new NotAGrant("host must be * (Tierlog grants apply from every address), not " + entry.host());
+        }
+        String principal = principal(entry.principal());
+        ResourcePattern pattern = acl.pattern();
+        if (pattern.patternType() != PatternType.LITERAL && pattern.patternType() != PatternType.PREFIXED) {
+            throw new NotAGrant("pattern type must be LITERAL or PREFIXED, not " + pattern.patternType());
+        }
+        AclOperation op = entry.operation();
+        if (pattern.resourceType() == ResourceType.CLUSTER) {
+            if (!CLUSTER_NAME.equals(pattern.name()) || pattern.patternType() != PatternType.LITERAL) {
+                throw new NotAGrant("the cluster resource is LITERAL " + CLUSTER_NAME);
+            }
+            if (op != AclOperation.ALL) {
+                throw new NotAGrant("on the cluster only ALL (Tierlog's admin:cluster) can be granted, not " + op);
+            }
+            return List.of(new Grant(principal, Scope.ADMIN));
+        }
+        Resource.Kind kind = switch (pattern.resourceType()) {
+            case TOPIC -> Resource.Kind.TOPIC;
+            case GROUP -> Resource.Kind.GROUP;
+            case TRANSACTIONAL_ID -> Resource.Kind.TRANSACTION;
+            default -> throw new NotAGrant("resource type must be TOPIC, GROUP, TRANSACTIONAL_ID or CLUSTER, not "
+                    + pattern.resourceType());
+        };
+        Map<Operation, AclOperation> ops = operations(kind);
+        String name = pattern.patternType() == PatternType.PREFIXED ? pattern.name() + "*"
+                : ResourcePattern.WILDCARD_RESOURCE.equals(pattern.name()) ? "*" : pattern.name();
+        if (pattern.patternType() == PatternType.PREFIXED && pattern.name().isEmpty()) {
+            throw new NotAGrant("a PREFIXED pattern needs a prefix (LITERAL * names every " + kind.id() + ")");
+        }
+        List<Grant> out = new ArrayList<>();
+        for (Map.Entry<Operation, AclOperation> e : ops.entrySet()) {
+            if (op == AclOperation.ALL || e.getValue() == op) {
+                try {
+                    out.add(new Grant(principal, Scope.parse(e.getKey().id() + ":" + kind.id() + ":" + name)));
+                } catch (InvalidScopeException invalid) {
+                    throw new NotAGrant(invalid.getMessage());
+                }
+            }
+        }
+        if (out.isEmpty()) {
+            throw new NotAGrant("operation " + op + " on a " + pattern.resourceType() + " has no Tierlog scope; "
+                    + "grantable: " + ops.values().stream().distinct().sorted().toList() + " or ALL");
+        }
+        out.sort(Comparator.comparing(g -> g.scope().toString()));
+        return out;
+    }
+
+    /** {@code User:<name>} as a Tierlog principal name ({@link GrantStore#EVERY_PRINCIPAL} for {@code User:*}). */
+    private static String principal(String kafkaPrincipal) {
+        if (kafkaPrincipal == null || !kafkaPrincipal.startsWith(USER)) {
+            throw new NotAGrant("principal must be User:<Tierlog principal> (User:token:<id>, User:jwt:<subject>, "
+                    + "User:cert:<subject> or User:*), not " + kafkaPrincipal);
+        }
+        String name = kafkaPrincipal.substring(USER.length());
+        boolean known = name.equals(GrantStore.EVERY_PRINCIPAL) || name.matches("token:[0-9a-f]{32}")
+                || (name.startsWith("jwt:") || name.startsWith("cert:")) && name.indexOf(':') < name.length() - 1;
+        if (!known || name.length() > MAX_PRINCIPAL_CHARS || name.chars().anyMatch(Character::isISOControl)) {
+            throw new NotAGrant("principal must be User:token:<id>, User:jwt:<subject>, User:cert:<subject> or "
+                    + "User:*, not " + kafkaPrincipal);
+        }
+        return name;
+    }
+
+    private static Map<Operation, AclOperation> operations(Resource.Kind kind) {
+        return switch (kind) {
+            case TOPIC -> TOPIC_OPS;
+            case GROUP -> GROUP_OPS;
+            default -> TRANSACTION_OPS;
+        };
+    }
+}

@@ -1,0 +1,249 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.tierlog.access.GrantStore;
+import io.tierlog.access.Secrets;
+import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.security.AccessControl;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Kafka's ACL APIs over Tierlog's grants, in token mode against the listener: an ACL created with Admin lets a token
+ * that lacked the scope produce on its already open connection, and deleting it refuses the next send there; what
+ * Tierlog cannot store as a grant (DENY, a host, an operation it does not separate, a principal it does not know) is
+ * refused and stores nothing; only the administrator lists or changes ACLs; a group's READ is read and commit;
+ * {@code User:*} with a prefix reaches every caller; and kafka-acls (AclCommand, kafka-tools 4.4.0) adds and lists.
+ */
+@QuarkusTest
+@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+class KafkaAclsTest {
+    @Inject
+    KafkaListener listener;
+    @Inject
+    AccessControl access;
+    @Inject
+    TierlogConfig config;
+
+    /** A minted token: its id (the principal is token:id) and its secret. */
+    private record Token(String id, String secret) {
+        String kafkaPrincipal() {
+            return "User:token:" + id;
+        }
+    }
+
+    private static Token mint(String scopes) {
+        JsonPath minted = given().contentType(ContentType.JSON)
+                .header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP)
+                .body("{\"name\":\"kafka-acls\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
+                .then().statusCode(201).extract().jsonPath();
+        return new Token(minted.getString("id"), minted.getString("token"));
+    }
+
+    private Admin admin(String secret) {
+        return Admin.create(KafkaClients.saslPlain(listener.port(), secret));
+    }
+
+    private Admin administrator() {
+        return admin(KafkaTokenScopesTest.BOOTSTRAP);
+    }
+
+    private KafkaProducer<String, String> producer(String secret) {
+        Properties p = KafkaClients.saslPlain(listener.port(), secret);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "10000");
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    private static AclBinding allow(String principal, ResourceType type, String name, PatternType pattern,
+                                    AclOperation op) {
+        return new AclBinding(new ResourcePattern(type, name, pattern),
+                new AccessControlEntry(principal, "*", op, AclPermissionType.ALLOW));
+    }
+
+    private static AclBindingFilter of(String principal) {
+        return new AclBindingFilter(ResourcePatternFilter.ANY,
+                new AccessControlEntryFilter(principal, null, AclOperation.ANY, AclPermissionType.ANY));
+    }
+
+    @Test
+    void anAclGrantsOnAnOpenConnectionAndItsDeletionRefusesTheNextRequest() throws Exception {
+        String topic = KafkaListenerTest.unique("acl");
+        Token token = mint("describe:topic:" + topic);
+        try (Admin admin = administrator(); KafkaProducer<String, String> producer = producer(token.secret())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, 0, "k", "before")).get())
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+
+            AclBinding write = allow(token.kafkaPrincipal(), ResourceType.TOPIC, topic, PatternType.LITERAL,
+                    AclOperation.WRITE);
+            admin.createAcls(List.of(write)).all().get();
+            assertThat(producer.send(new ProducerRecord<>(topic, 0, "k", "granted")).get().offset()).isZero();
+            assertThat(admin.describeAcls(of(token.kafkaPrincipal())).values().get()).containsExactly(write);
+
+            Collection<AclBinding> deleted = admin.deleteAcls(List.of(of(token.kafkaPrincipal()))).all().get();
+            assertThat(deleted).containsExactly(write);
+            assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, 0, "k", "after")).get())
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+            assertThat(admin.describeAcls(of(token.kafkaPrincipal())).values().get()).isEmpty();
+        }
+        // Durable: a store reading the volume afresh (another instance, or this one restarted) has no grant left.
+        GrantStore reread = new GrantStore(GrantStore.directoryIn(config.dataDir()), Clock.systemUTC(),
+                new Secrets(new SecureRandom()));
+        assertThat(reread.list()).noneMatch(g -> g.principal().equals("token:" + token.id()));
+    }
+
+    @Test
+    void anAclThatIsNoGrantIsRefusedAndStoresNothing() throws Exception {
+        String topic = KafkaListenerTest.unique("acl-bad");
+        Token token = mint("describe:topic:" + topic);
+        String p = token.kafkaPrincipal();
+        List<AclBinding> refused = List.of(
+                new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                        new AccessControlEntry(p, "*", AclOperation.READ, AclPermissionType.DENY)),
+                new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                        new AccessControlEntry(p, "10.0.0.1", AclOperation.READ, AclPermissionType.ALLOW)),
+                allow(p, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE_CONFIGS),
+                allow(p, ResourceType.GROUP, topic, PatternType.LITERAL, AclOperation.DESCRIBE),
+                allow(p, ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.ALTER),
+                allow("User:alice", ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ),
+                allow(p, ResourceType.DELEGATION_TOKEN, topic, PatternType.LITERAL, AclOperation.DESCRIBE));
+        try (Admin admin = administrator()) {
+            var results = admin.createAcls(refused).values();
+            for (AclBinding acl : refused) {
+                assertThatThrownBy(() -> results.get(acl).get()).as("%s", acl)
+                        .hasCauseInstanceOf(InvalidRequestException.class);
+            }
+            assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get())
+                    .noneMatch(acl -> acl.pattern().name().equals(topic));
+        }
+        assertThat(access.grants().list()).noneMatch(g -> g.principal().equals("token:" + token.id()));
+    }
+
+    @Test
+    void onlyTheAdministratorListsOrChangesAcls() throws Exception {
+        String topic = KafkaListenerTest.unique("acl-who");
+        Token token = mint("produce:topic:" + topic + " fetch:topic:" + topic);
+        try (Admin admin = admin(token.secret())) {
+            assertThatThrownBy(() -> admin.describeAcls(AclBindingFilter.ANY).values().get())
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class);
+            AclBinding self = allow(token.kafkaPrincipal(), ResourceType.CLUSTER, "kafka-cluster",
+                    PatternType.LITERAL, AclOperation.ALL);
+            assertThatThrownBy(() -> admin.createAcls(List.of(self)).all().get())
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class);
+            assertThatThrownBy(() -> admin.deleteAcls(List.of(AclBindingFilter.ANY)).all().get())
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class);
+        }
+        assertThat(access.grants().list()).noneMatch(g -> g.principal().equals("token:" + token.id()));
+    }
+
+    @Test
+    void aGroupReadLetsAConsumerJoinAndCommitAndAWildcardPrefixReachesEveryCaller() throws Exception {
+        String prefix = KafkaListenerTest.unique("aclpre") + "-";
+        String topic = prefix + "t";
+        String group = KafkaListenerTest.unique("acl-g");
+        Token token = mint("describe:topic:unrelated");
+        AclBinding topicRead = allow("User:*", ResourceType.TOPIC, prefix, PatternType.PREFIXED, AclOperation.READ);
+        AclBinding groupRead = allow(token.kafkaPrincipal(), ResourceType.GROUP, group, PatternType.LITERAL,
+                AclOperation.READ);
+        try (Admin admin = administrator()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            try (KafkaProducer<String, String> producer = producer(KafkaTokenScopesTest.BOOTSTRAP)) {
+                producer.send(new ProducerRecord<>(topic, 0, "k", "v")).get();
+            }
+            admin.createAcls(List.of(topicRead, groupRead)).all().get();
+            // One READ for the group, stored as the two scopes it is: read and commit.
+            assertThat(access.grants().list()).filteredOn(g -> g.principal().equals("token:" + token.id()))
+                    .extracting(g -> g.scope().toString())
+                    .containsExactly("commit:group:" + group, "read:group:" + group);
+            assertThat(admin.describeAcls(of(token.kafkaPrincipal())).values().get()).containsExactly(groupRead);
+
+            Properties p = KafkaClients.saslPlain(listener.port(), token.secret());
+            p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+            p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+                    new StringDeserializer())) {
+                consumer.subscribe(List.of(topic));
+                int read = 0;
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (read == 0 && System.nanoTime() < deadline) {
+                    read += consumer.poll(Duration.ofMillis(500)).count();
+                }
+                assertThat(read).isEqualTo(1);
+                TopicPartition tp = new TopicPartition(topic, 0);
+                consumer.commitSync(Map.of(tp, new OffsetAndMetadata(1)));
+                assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(tp)
+                        .offset()).isEqualTo(1);
+            }
+            admin.deleteAcls(List.of(topicRead.toFilter(), groupRead.toFilter())).all().get();
+            assertThat(access.grants().list()).noneMatch(g -> g.principal().equals("token:" + token.id())
+                    || g.principal().equals(GrantStore.EVERY_PRINCIPAL));
+        }
+    }
+
+    @Test
+    void kafkaAclsAddsAndLists() throws Exception {
+        String topic = KafkaListenerTest.unique("acl-tool");
+        Token token = mint("describe:topic:" + topic);
+        Path config = Files.createTempFile(Path.of("target"), "acl-tool", ".properties");
+        Properties admin = KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
+        try (Writer w = Files.newBufferedWriter(config)) {
+            admin.store(w, null);
+        }
+        String bootstrap = KafkaClients.bootstrap(listener.port());
+        KafkaToolsClasspath.run(null, "org.apache.kafka.tools.AclCommand", "--bootstrap-server", bootstrap,
+                "--command-config", config.toString(), "--add", "--allow-principal", token.kafkaPrincipal(),
+                "--operation", "Read", "--operation", "Write", "--topic", topic);
+        String listed = String.join("\n", KafkaToolsClasspath.run(null, "org.apache.kafka.tools.AclCommand",
+                "--bootstrap-server", bootstrap, "--command-config", config.toString(), "--list", "--topic", topic));
+        assertThat(listed).contains("principal=" + token.kafkaPrincipal()).contains("operation=READ")
+                .contains("operation=WRITE");
+        assertThat(access.grants().list()).filteredOn(g -> g.principal().equals("token:" + token.id()))
+                .extracting(g -> g.scope().toString())
+                .containsExactly("fetch:topic:" + topic, "produce:topic:" + topic);
+    }
+}
