@@ -19,7 +19,8 @@ import java.util.Optional;
 /**
  * The per-principal byte-rate quotas {@code tierlog.quota.produce-bytes-per-second} (request bytes of
  * {@code POST .../records}) and {@code tierlog.quota.fetch-bytes-per-second} (response bytes of
- * {@code GET .../partitions/{p}/records}, JSON or record batches), each unlimited when unset; see
+ * {@code GET .../partitions/{p}/records}, JSON or record batches), each unlimited when unset and no rate is set for
+ * the caller ({@link Quotas}); see
  * {@link ByteRateQuota} for the semantics. A principal over its quota gets 429 {@code quota-exceeded} with
  * {@code Retry-After}; nothing of its request is parsed, appended or fetched. SSE streams are checked when they
  * open, but the bytes they send are not counted.
@@ -40,20 +41,17 @@ public class QuotaRoute {
     private final Counter fetchRejected;
 
     public QuotaRoute(Quotas quotas, Meters meters) {
-        this.produce = quotas.produce().orElse(null);
-        this.fetch = quotas.fetch().orElse(null);
+        this.produce = quotas.produce();
+        this.fetch = quotas.fetch();
         this.produceRejected = meters.produceQuotaRejected();
         this.fetchRejected = meters.fetchQuotaRejected();
     }
 
     void install(@Observes Router router) {
-        if (produce != null) {
-            router.post("/v1/topics/:topic/records").order(-900).handler(this::produce);
-        }
-        if (fetch != null) {
-            router.get("/v1/topics/:topic/partitions/:partition/records").order(-900).handler(this::fetch);
-            router.get("/v1/topics/:topic/partitions/:partition/stream").order(-900).handler(this::stream);
-        }
+        // Always: an administrator may set a caller's rate at any time (Kafka's AlterClientQuotas).
+        router.post("/v1/topics/:topic/records").order(-900).handler(this::produce);
+        router.get("/v1/topics/:topic/partitions/:partition/records").order(-900).handler(this::fetch);
+        router.get("/v1/topics/:topic/partitions/:partition/stream").order(-900).handler(this::stream);
     }
 
     /** The quota key of a request ({@link Quotas#key}): its principal, else its client address. */
@@ -64,19 +62,23 @@ public class QuotaRoute {
 
     private void produce(RoutingContext ctx) {
         String principal = principalOf(ctx);
-        if (refused(ctx, produce, principal, "produce", produceRejected)) {
-            return;
+        if (produce.bytesPerSecond(principal) > 0) {
+            if (refused(ctx, produce, principal, "produce", produceRejected)) {
+                return;
+            }
+            ctx.addEndHandler(done -> produce.record(principal, ctx.request().bytesRead()));
         }
-        ctx.addEndHandler(done -> produce.record(principal, ctx.request().bytesRead()));
         ctx.next();
     }
 
     private void fetch(RoutingContext ctx) {
         String principal = principalOf(ctx);
-        if (refused(ctx, fetch, principal, "fetch", fetchRejected)) {
-            return;
+        if (fetch.bytesPerSecond(principal) > 0) {
+            if (refused(ctx, fetch, principal, "fetch", fetchRejected)) {
+                return;
+            }
+            ctx.addEndHandler(done -> fetch.record(principal, ctx.response().bytesWritten()));
         }
-        ctx.addEndHandler(done -> fetch.record(principal, ctx.response().bytesWritten()));
         ctx.next();
     }
 
@@ -94,10 +96,11 @@ public class QuotaRoute {
         }
         rejected.increment();
         long seconds = wait.get().toSeconds();
+        long rate = quota.bytesPerSecond(principal);
         // The body is read and dropped (never parsed or appended), so the connection stays usable.
         ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED, what
-                + " byte-rate quota of " + quota.bytesPerSecond() + " bytes per second exceeded; retry after "
-                + seconds + " s", Map.of("quota", what, "bytesPerSecond", quota.bytesPerSecond(),
+                + " byte-rate quota of " + rate + " bytes per second exceeded; retry after "
+                + seconds + " s", Map.of("quota", what, "bytesPerSecond", rate,
                 TierlogException.RETRY_AFTER_SECONDS, seconds)));
         return true;
     }

@@ -53,8 +53,8 @@ import java.util.function.Consumer;
  * DeleteShareGroupOffsets delete on the group with fetch on each topic. Transactions (Kafka's WRITE on a
  * TransactionalId): produce on the transactional id for InitProducerId naming one, AddPartitionsToTxn (with produce
  * on each topic), AddOffsetsToTxn and TxnOffsetCommit (with commit on the group, and fetch on each topic for the
- * latter), EndTxn and a transactional Produce; describe on it for DescribeTransactions. The ACL APIs need admin on
- * the cluster. ApiVersions, an idempotent
+ * latter), EndTxn and a transactional Produce; describe on it for DescribeTransactions. The ACL and client-quota
+ * APIs need admin on the cluster. ApiVersions, an idempotent
  * InitProducerId, FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
  * all topics, ListGroups) show only what the caller may describe or read; Metadata naming topics answers
  * TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka does (clients ask for all their
@@ -252,8 +252,10 @@ final class KafkaAccess {
                     named.forEach(t -> topic.accept(t.topic(), null, Operation.DESCRIBE, out));
                 }
             }
-            // Kafka's DESCRIBE (listing) and ALTER (changing) on the cluster: who may use what is the administrator's.
-            case DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS -> out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
+            // Kafka's DESCRIBE(_CONFIGS) and ALTER(_CONFIGS) on the cluster: who may use what, and how fast, is the
+            // administrator's.
+            case DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS, DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS ->
+                    out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
             default -> {
                 // ApiVersions, SASL, an idempotent InitProducerId, FindCoordinator, DescribeCluster, ListGroups and
                 // ListTransactions (both filtered): any authenticated caller

@@ -152,13 +152,18 @@ final class KafkaAclBindings {
                     + "User:cert:<subject> or User:*), not " + kafkaPrincipal);
         }
         String name = kafkaPrincipal.substring(USER.length());
-        boolean known = name.equals(GrantStore.EVERY_PRINCIPAL) || name.matches("token:[0-9a-f]{32}")
-                || (name.startsWith("jwt:") || name.startsWith("cert:")) && name.indexOf(':') < name.length() - 1;
-        if (!known || name.length() > MAX_PRINCIPAL_CHARS || name.chars().anyMatch(Character::isISOControl)) {
+        if (!name.equals(GrantStore.EVERY_PRINCIPAL) && !isPrincipalName(name)) {
             throw new NotAGrant("principal must be User:token:<id>, User:jwt:<subject>, User:cert:<subject> or "
                     + "User:*, not " + kafkaPrincipal);
         }
         return name;
+    }
+
+    /** Whether {@code name} is a Tierlog principal a grant or quota can name: token, JWT or certificate. */
+    static boolean isPrincipalName(String name) {
+        boolean known = name.matches("token:[0-9a-f]{32}")
+                || (name.startsWith("jwt:") || name.startsWith("cert:")) && name.indexOf(':') < name.length() - 1;
+        return known && name.length() <= MAX_PRINCIPAL_CHARS && name.chars().noneMatch(Character::isISOControl);
     }
 
     private static Map<Operation, AclOperation> operations(Resource.Kind kind) {

@@ -73,7 +73,8 @@ final class KafkaApiVersions {
                 ApiKeys.DELETE_RECORDS, ApiKeys.SHARE_GROUP_HEARTBEAT, ApiKeys.SHARE_GROUP_DESCRIBE,
                 ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
                 ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_ACLS,
-                ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS)) {
+                ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS, ApiKeys.DESCRIBE_CLIENT_QUOTAS,
+                ApiKeys.ALTER_CLIENT_QUOTAS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.

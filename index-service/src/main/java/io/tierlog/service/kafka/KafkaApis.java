@@ -61,6 +61,8 @@ import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.CreateAclsRequest;
 import org.apache.kafka.common.requests.DeleteAclsRequest;
 import org.apache.kafka.common.requests.DescribeAclsRequest;
+import org.apache.kafka.common.requests.AlterClientQuotasRequest;
+import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.jboss.logging.Logger;
@@ -109,6 +111,7 @@ public class KafkaApis {
     private final KafkaShareGroupAdmin shareAdmin;
     private final KafkaTransactions transactions;
     private final KafkaAcls acls;
+    private final KafkaClientQuotas clientQuotas;
     private final KafkaSasl sasl;
     private final KafkaQuotas quotas;
     private final Clock clock;
@@ -123,6 +126,7 @@ public class KafkaApis {
                      KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
                      KafkaShareGroupAdmin shareAdmin, KafkaTransactions transactions, KafkaAcls acls,
+                     KafkaClientQuotas clientQuotas,
                      AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory, Quotas quotas) {
         this.memory = memory;
@@ -133,6 +137,7 @@ public class KafkaApis {
         this.shareAdmin = shareAdmin;
         this.transactions = transactions;
         this.acls = acls;
+        this.clientQuotas = clientQuotas;
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -378,6 +383,9 @@ public class KafkaApis {
             case DESCRIBE_ACLS -> on(workers, () -> acls.describe((DescribeAclsRequest) request));
             case CREATE_ACLS -> on(workers, () -> acls.create((CreateAclsRequest) request, session.principal()));
             case DELETE_ACLS -> on(workers, () -> acls.delete((DeleteAclsRequest) request, session.principal()));
+            case DESCRIBE_CLIENT_QUOTAS -> on(workers, () -> clientQuotas.describe((DescribeClientQuotasRequest) request));
+            case ALTER_CLIENT_QUOTAS -> on(workers,
+                    () -> clientQuotas.alter((AlterClientQuotasRequest) request, session.principal()));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
     }

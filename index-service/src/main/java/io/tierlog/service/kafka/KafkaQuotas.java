@@ -8,7 +8,6 @@ import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 
-import java.util.Optional;
 
 /**
  * The service's byte-rate quotas ({@link Quotas}) on the Kafka listener, the way Kafka applies
@@ -20,8 +19,8 @@ import java.util.Optional;
  * throttled fetch answer), so no bytes go out over the quota. Stateless beyond the buckets.
  */
 final class KafkaQuotas {
-    private final Optional<ByteRateQuota> produce;
-    private final Optional<ByteRateQuota> fetch;
+    private final ByteRateQuota produce;
+    private final ByteRateQuota fetch;
 
     KafkaQuotas(Quotas quotas) {
         this.produce = quotas.produce();
@@ -34,10 +33,7 @@ final class KafkaQuotas {
 
     /** Charges a produce's record bytes; its answer (none for acks=0) carries the throttle, and the session mutes. */
     KafkaApis.Reply produced(ProduceRequest request, KafkaApis.Reply reply, KafkaSession session) {
-        if (produce.isEmpty()) {
-            return reply;
-        }
-        int throttleMs = charge(produce.get(), session, KafkaInternals.recordBytes(request.data()));
+        int throttleMs = charge(produce, session, KafkaInternals.recordBytes(request.data()));
         if (reply.body() instanceof ProduceResponseData data) {
             data.setThrottleTimeMs(throttleMs);
         }
@@ -46,7 +42,7 @@ final class KafkaQuotas {
 
     /** How long the caller's fetches are throttled now; 0: serve the fetch. */
     long fetchThrottleMs(KafkaSession session) {
-        return fetch.map(q -> q.debtMillis(key(session))).orElse(0L);
+        return fetch.debtMillis(key(session));
     }
 
     /**
@@ -62,10 +58,10 @@ final class KafkaQuotas {
 
     /** Charges a fetch's answered record bytes; the answer carries any throttle, and the session mutes. */
     KafkaApis.Reply fetched(KafkaApis.Reply reply, KafkaSession session) {
-        if (fetch.isEmpty() || !(reply.body() instanceof FetchResponseData data)) {
+        if (!(reply.body() instanceof FetchResponseData data)) {
             return reply;
         }
-        data.setThrottleTimeMs(charge(fetch.get(), session, KafkaInternals.recordBytes(data)));
+        data.setThrottleTimeMs(charge(fetch, session, KafkaInternals.recordBytes(data)));
         return reply;
     }
 
@@ -74,10 +70,10 @@ final class KafkaQuotas {
      * Not answered empty up front as a fetch is: a share fetch carries acknowledgements, which must not be dropped.
      */
     KafkaApis.Reply shareFetched(KafkaApis.Reply reply, KafkaSession session) {
-        if (fetch.isEmpty() || !(reply.body() instanceof ShareFetchResponseData data)) {
+        if (!(reply.body() instanceof ShareFetchResponseData data)) {
             return reply;
         }
-        data.setThrottleTimeMs(charge(fetch.get(), session, KafkaInternals.recordBytes(data)));
+        data.setThrottleTimeMs(charge(fetch, session, KafkaInternals.recordBytes(data)));
         return reply;
     }
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToLongFunction;
 
 /**
  * A byte-rate quota per principal, as Kafka's {@code producer_byte_rate} / {@code consumer_byte_rate} mean it: a
@@ -19,13 +20,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * the bucket needs to climb back to zero, rounded up to whole seconds, so a client that waits that long before its
  * retry (and sends nothing meanwhile) is admitted. A principal who stays within the rate is never refused.
  *
- * <p>Buckets of idle principals are dropped once more than {@value #MAX_IDLE_BUCKETS} exist (a full bucket carries no
+ * <p>Each principal's rate is looked up at each call ({@code rateOf}: the service's setting, or an administrator's
+ * override for that principal, {@link QuotaOverrides}), so a changed rate holds from the next request; 0 is no quota.
+ * Buckets of idle principals are dropped once more than {@value #MAX_IDLE_BUCKETS} exist (a full bucket carries no
  * state). Time comes from the injected clock. Thread-safe.
  */
 public final class ByteRateQuota {
     static final int MAX_IDLE_BUCKETS = 10_000;
 
-    private final long bytesPerSecond;
+    private final ToLongFunction<String> rateOf;
     private final Clock clock;
     private final Map<String, Bucket> buckets = new ConcurrentHashMap<>();
 
@@ -40,16 +43,27 @@ public final class ByteRateQuota {
         }
     }
 
+    /** The same rate for every principal. */
     public ByteRateQuota(long bytesPerSecond, Clock clock) {
-        if (bytesPerSecond < 1) {
-            throw new IllegalArgumentException("a byte-rate quota must be at least 1 byte per second: " + bytesPerSecond);
-        }
-        this.bytesPerSecond = bytesPerSecond;
+        this(requirePositive(bytesPerSecond), clock);
+    }
+
+    /** @param rateOf each principal's bytes per second, 0 for none */
+    public ByteRateQuota(ToLongFunction<String> rateOf, Clock clock) {
+        this.rateOf = rateOf;
         this.clock = clock;
     }
 
-    public long bytesPerSecond() {
-        return bytesPerSecond;
+    private static ToLongFunction<String> requirePositive(long bytesPerSecond) {
+        if (bytesPerSecond < 1) {
+            throw new IllegalArgumentException("a byte-rate quota must be at least 1 byte per second: " + bytesPerSecond);
+        }
+        return principal -> bytesPerSecond;
+    }
+
+    /** {@code principal}'s bytes per second now, 0 when it has no quota. */
+    public long bytesPerSecond(String principal) {
+        return rateOf.applyAsLong(principal);
     }
 
     /** Empty if {@code principal} may send a request now; else how long it must wait (whole seconds, at least 1). */
@@ -67,40 +81,51 @@ public final class ByteRateQuota {
         if (b == null) {
             return 0;
         }
+        long rate = rateOf.applyAsLong(principal);
+        if (rate <= 0) {
+            return 0;
+        }
         synchronized (b) {
-            refill(b);
-            return b.tokens >= 0 ? 0 : (long) Math.ceil(-b.tokens * 1000 / bytesPerSecond);
+            refill(b, rate);
+            return b.tokens >= 0 ? 0 : (long) Math.ceil(-b.tokens * 1000 / rate);
         }
     }
 
     /** Counts {@code bytes} moved by a request of {@code principal} that was admitted. */
     public void record(String principal, long bytes) {
-        if (bytes <= 0) {
+        long rate = rateOf.applyAsLong(principal);
+        if (bytes <= 0 || rate <= 0) {
             return;
         }
         if (buckets.size() > MAX_IDLE_BUCKETS) {
             dropFullBuckets();
         }
-        Bucket b = buckets.computeIfAbsent(principal, k -> new Bucket(bytesPerSecond, clock.millis()));
+        Bucket b = buckets.computeIfAbsent(principal, k -> new Bucket(rate, clock.millis()));
         synchronized (b) {
-            refill(b);
+            refill(b, rate);
             b.tokens -= bytes;
         }
     }
 
-    private void refill(Bucket b) {
+    private void refill(Bucket b, long rate) {
         long now = clock.millis();
         if (now > b.atMillis) {
-            b.tokens = Math.min(bytesPerSecond, b.tokens + (now - b.atMillis) * (double) bytesPerSecond / 1000);
+            b.tokens = Math.min(rate, b.tokens + (now - b.atMillis) * (double) rate / 1000);
             b.atMillis = now;
         }
     }
 
+    /** Drops the buckets that are full (or whose principal has no quota any more): they carry no state. */
     private void dropFullBuckets() {
-        buckets.values().removeIf(b -> {
+        buckets.entrySet().removeIf(e -> {
+            long rate = rateOf.applyAsLong(e.getKey());
+            if (rate <= 0) {
+                return true;
+            }
+            Bucket b = e.getValue();
             synchronized (b) {
-                refill(b);
-                return b.tokens >= bytesPerSecond;
+                refill(b, rate);
+                return b.tokens >= rate;
             }
         });
     }

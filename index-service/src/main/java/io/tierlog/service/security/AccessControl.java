@@ -146,7 +146,7 @@ public class AccessControl {
     public boolean grant(GrantStore.Grant grant, Principal by) {
         boolean added = grants.add(grant);
         if (added) {
-            AUDIT.infof("grant added principal=\"%s\" scope=%s by=%s", grant.principal(), grant.scope(), by.name());
+            audit("grant added principal=\"" + grant.principal() + "\" scope=" + grant.scope(), by);
         }
         return added;
     }
@@ -155,10 +155,14 @@ public class AccessControl {
     public boolean revokeGrant(GrantStore.Grant grant, Principal by) {
         boolean removed = grants.remove(grant);
         if (removed) {
-            AUDIT.infof("grant removed principal=\"%s\" scope=%s by=%s", grant.principal(), grant.scope(),
-                    by.name());
+            audit("grant removed principal=\"" + grant.principal() + "\" scope=" + grant.scope(), by);
         }
         return removed;
+    }
+
+    /** One audit line for an administrator's change ({@code change}, then who made it); never give it a secret. */
+    public void audit(String change, Principal by) {
+        AUDIT.infof("%s by=%s", change, by.name());
     }
 
     Authenticator authenticator() {

@@ -9,6 +9,8 @@ import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Kafka ACLs across two packaged instances on one hot volume, in token mode: an ACL created on instance a's Kafka
  * listener lets a token produce over HTTP on instance b within 2 s; the ACL deleted on a, and a killed (SIGKILL)
  * as soon as DeleteAcls is answered, b refuses the token within 2 s: an answered revocation is on the volume, not in
- * a's memory. Logs stay under {@code target/it/kafka-acls}.
+ * a's memory. A default user's byte rate set on a holds on b within 2 s. Logs stay under {@code target/it/kafka-acls}
+ * and {@code target/it/kafka-quotas}.
  */
 class KafkaAclsIT {
     static final Path WORK = Path.of("target", "it", "kafka-acls").toAbsolutePath();
@@ -93,6 +97,28 @@ class KafkaAclsIT {
             }
             // b's view changes only by re-reading the volume: the deletion was there when a died.
             assertThat(a.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    @Timeout(300)
+    void aQuotaSetOnOneInstanceHoldsOnTheOther() throws Exception {
+        try (KafkaInstances both = KafkaInstances.start(WORK.resolveSibling("kafka-quotas"), "-Dtierlog.auth.mode=token",
+                "-Dtierlog.auth.bootstrap-token=" + BOOTSTRAP, "-Dtierlog.auth.max-failures-per-minute=100000")) {
+            PackagedService a = both.a();
+            PackagedService b = both.b();
+            assertThat(AccessIT.send(a, "POST", "/v1/topics", "{\"name\":\"orders\",\"partitions\":1}", BOOTSTRAP)
+                    .statusCode()).isEqualTo(201);
+            ClientQuotaEntity everyone = new ClientQuotaEntity(Collections.singletonMap(ClientQuotaEntity.USER, null));
+            try (Admin admin = admin(both.kafkaA())) {
+                admin.alterClientQuotas(List.of(new ClientQuotaAlteration(everyone,
+                        List.of(new ClientQuotaAlteration.Op("producer_byte_rate", 1.0))))).all().get();
+            }
+            long start = System.nanoTime();
+            while (produce(b, BOOTSTRAP) != 429) { // one byte a second: b refuses once it knows the rate
+                assertThat(System.nanoTime() - start).as("rate seen by b").isLessThan(TWO_SECONDS);
+                Thread.sleep(50);
+            }
         }
     }
 }

@@ -69,6 +69,21 @@ class ByteRateQuotaTest {
     }
 
     @Test
+    void eachPrincipalsRateIsLookedUpAtEachCallSoAChangeHoldsAtOnce() {
+        java.util.Map<String, Long> rates = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of("a", 1000L));
+        ByteRateQuota q = new ByteRateQuota(p -> rates.getOrDefault(p, 0L), clock);
+        q.record("b", 1_000_000);
+        assertThat(q.check("b")).as("no rate: nothing counted").isEmpty();
+        q.record("a", 5000);
+        assertThat(q.check("a")).hasValue(Duration.ofSeconds(4));
+        rates.put("a", 4000L);
+        assertThat(q.check("a")).as("the same debt at the new rate").hasValue(Duration.ofSeconds(1));
+        assertThat(q.bytesPerSecond("a")).isEqualTo(4000);
+        rates.remove("a");
+        assertThat(q.check("a")).as("its rate removed").isEmpty();
+    }
+
+    @Test
     void aQuotaBelowOneBytePerSecondIsRefused() {
         assertThatThrownBy(() -> new ByteRateQuota(0, clock)).isInstanceOf(IllegalArgumentException.class);
     }

@@ -1,0 +1,185 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
+import io.tierlog.service.quota.QuotaOverrides;
+import io.tierlog.service.quota.Quotas;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
+import org.apache.kafka.common.quota.ClientQuotaFilter;
+import org.apache.kafka.common.quota.ClientQuotaFilterComponent;
+import org.junit.jupiter.api.Test;
+
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Kafka's client-quota APIs against the listener in token mode: a producer_byte_rate set for one token holds at once
+ * on HTTP (429 once the token is over it, with the rate set), the default user's rate reaches a caller without its
+ * own, removing a rate lifts it; what Tierlog cannot hold (client-id entities, other keys, a rate under 1 byte, a user
+ * that is no Tierlog principal) is refused and stores nothing; only the administrator describes or alters; and
+ * kafka-configs (ConfigCommand, kafka-tools 4.4.0) alters a user's rate.
+ */
+@QuarkusTest
+@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+class KafkaClientQuotasTest {
+    @Inject
+    KafkaListener listener;
+    @Inject
+    Quotas quotas;
+
+    private record Token(String id, String secret) {
+        String user() {
+            return "token:" + id;
+        }
+    }
+
+    private static Token mint(String scopes) {
+        JsonPath minted = given().contentType(ContentType.JSON)
+                .header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP)
+                .body("{\"name\":\"kafka-quotas\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
+                .then().statusCode(201).extract().jsonPath();
+        return new Token(minted.getString("id"), minted.getString("token"));
+    }
+
+    private Admin admin(String secret) {
+        return Admin.create(KafkaClients.saslPlain(listener.port(), secret));
+    }
+
+    private static ClientQuotaEntity user(String name) {
+        return new ClientQuotaEntity(Collections.singletonMap(ClientQuotaEntity.USER, name));
+    }
+
+    private static ClientQuotaAlteration set(ClientQuotaEntity entity, String key, Double value) {
+        return new ClientQuotaAlteration(entity, List.of(new ClientQuotaAlteration.Op(key, value)));
+    }
+
+    /** The status of a produce of about 8 KiB over HTTP with {@code secret}. */
+    private static int produce(String topic, String secret) {
+        String value = "x".repeat(8 * 1024);
+        return given().contentType(ContentType.JSON).header("Authorization", "Bearer " + secret)
+                .body("{\"records\":[{\"key\":\"k\",\"value\":\"" + value + "\"}]}")
+                .post("/v1/topics/" + topic + "/records").then().extract().statusCode();
+    }
+
+    private void createTopic(String topic) {
+        given().contentType(ContentType.JSON).header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP)
+                .body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics").then().statusCode(201);
+    }
+
+    @Test
+    void aUsersRateHoldsAtOnceAndItsRemovalLiftsIt() throws Exception {
+        String topic = KafkaListenerTest.unique("quota");
+        createTopic(topic);
+        Token token = mint("produce:topic:" + topic);
+        assertThat(produce(topic, token.secret())).isEqualTo(200);
+        assertThat(produce(topic, token.secret())).as("no quota yet").isEqualTo(200);
+        try (Admin admin = admin(KafkaTokenScopesTest.BOOTSTRAP)) {
+            admin.alterClientQuotas(List.of(set(user(token.user()), "producer_byte_rate", 1024.0))).all().get();
+            assertThat(produce(topic, token.secret())).as("admitted, and now 7 s in debt").isEqualTo(200);
+            given().contentType(ContentType.JSON).header("Authorization", "Bearer " + token.secret())
+                    .body("{\"records\":[{\"key\":\"k\",\"value\":1}]}").post("/v1/topics/" + topic + "/records")
+                    .then().statusCode(429).header("Retry-After", org.hamcrest.Matchers.notNullValue())
+                    .body("bytesPerSecond", org.hamcrest.Matchers.equalTo(1024));
+
+            var described = admin.describeClientQuotas(ClientQuotaFilter.containsOnly(
+                    List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, token.user())))).entities().get();
+            assertThat(described).containsExactly(Map.entry(user(token.user()), Map.of("producer_byte_rate", 1024.0)));
+
+            admin.alterClientQuotas(List.of(set(user(token.user()), "producer_byte_rate", null))).all().get();
+            assertThat(produce(topic, token.secret())).as("rate removed: the debt no longer counts").isEqualTo(200);
+            assertThat(admin.describeClientQuotas(ClientQuotaFilter.all()).entities().get())
+                    .doesNotContainKey(user(token.user()));
+        }
+    }
+
+    @Test
+    void theDefaultUsersRateReachesACallerWithoutItsOwn() throws Exception {
+        String topic = KafkaListenerTest.unique("quota-default");
+        createTopic(topic);
+        Token limited = mint("produce:topic:" + topic);
+        Token own = mint("produce:topic:" + topic);
+        try (Admin admin = admin(KafkaTokenScopesTest.BOOTSTRAP)) {
+            admin.alterClientQuotas(List.of(set(user(null), "producer_byte_rate", 1024.0),
+                    set(user(own.user()), "producer_byte_rate", 10_000_000.0))).all().get();
+            try {
+                assertThat(produce(topic, limited.secret())).isEqualTo(200);
+                assertThat(produce(topic, limited.secret())).as("the default's 1 KiB/s").isEqualTo(429);
+                assertThat(produce(topic, own.secret())).isEqualTo(200);
+                assertThat(produce(topic, own.secret())).as("its own 10 MB/s beats the default").isEqualTo(200);
+                assertThat(admin.describeClientQuotas(ClientQuotaFilter.containsOnly(List.of(
+                        ClientQuotaFilterComponent.ofDefaultEntity(ClientQuotaEntity.USER)))).entities().get())
+                        .containsExactly(Map.entry(user(null), Map.of("producer_byte_rate", 1024.0)));
+            } finally {
+                admin.alterClientQuotas(List.of(set(user(null), "producer_byte_rate", null),
+                        set(user(own.user()), "producer_byte_rate", null))).all().get();
+            }
+        }
+        assertThat(quotas.overrides().list()).noneMatch(r -> r.entity().equals(QuotaOverrides.DEFAULT));
+    }
+
+    @Test
+    void whatTierlogCannotHoldIsRefusedAndStoresNothing() throws Exception {
+        Token token = mint("describe:topic:x");
+        List<ClientQuotaAlteration> refused = List.of(
+                set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "app")), "producer_byte_rate", 1024.0),
+                set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, token.user(),
+                        ClientQuotaEntity.CLIENT_ID, "app")), "producer_byte_rate", 1024.0),
+                new ClientQuotaAlteration(user(token.user()), List.of(
+                        new ClientQuotaAlteration.Op("consumer_byte_rate", 2048.0),
+                        new ClientQuotaAlteration.Op("request_percentage", 50.0))),
+                set(user("alice"), "producer_byte_rate", 1024.0),
+                set(user("token:" + "0".repeat(32)), "consumer_byte_rate", 0.5));
+        try (Admin admin = admin(KafkaTokenScopesTest.BOOTSTRAP)) {
+            var results = admin.alterClientQuotas(refused).values();
+            for (ClientQuotaAlteration a : refused) {
+                assertThatThrownBy(() -> results.get(a.entity()).get()).as("%s", a)
+                        .hasCauseInstanceOf(InvalidRequestException.class);
+            }
+        }
+        assertThat(quotas.overrides().list()).as("consumer_byte_rate of a refused entry was not written either")
+                .noneMatch(r -> r.entity().equals(token.user()) || r.entity().equals("alice"));
+    }
+
+    @Test
+    void onlyTheAdministratorDescribesOrAlters() throws Exception {
+        Token token = mint("produce:topic:y fetch:topic:y");
+        try (Admin admin = admin(token.secret())) {
+            assertThatThrownBy(() -> admin.describeClientQuotas(ClientQuotaFilter.all()).entities().get())
+                    .hasCauseInstanceOf(ClusterAuthorizationException.class);
+            assertThatThrownBy(() -> admin.alterClientQuotas(List.of(set(user(token.user()), "producer_byte_rate",
+                    1e9))).all().get()).hasCauseInstanceOf(ClusterAuthorizationException.class);
+        }
+        assertThat(quotas.overrides().list()).noneMatch(r -> r.entity().equals(token.user()));
+    }
+
+    @Test
+    void kafkaConfigsAltersAUsersRate() throws Exception {
+        Token token = mint("describe:topic:z");
+        Path config = Files.createTempFile(Path.of("target"), "quota-tool", ".properties");
+        Properties admin = KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
+        try (Writer w = Files.newBufferedWriter(config)) {
+            admin.store(w, null);
+        }
+        KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
+                KafkaClients.bootstrap(listener.port()), "--command-config", config.toString(), "--alter",
+                "--add-config", "consumer_byte_rate=4096", "--entity-type", "users", "--entity-name", token.user());
+        assertThat(quotas.overrides().rate(QuotaOverrides.Kind.FETCH, token.user())).hasValue(4096);
+        quotas.overrides().remove(token.user(), QuotaOverrides.Kind.FETCH);
+    }
+}
