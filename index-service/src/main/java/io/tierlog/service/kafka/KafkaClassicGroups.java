@@ -38,7 +38,9 @@ import java.util.function.Supplier;
  * Kafka's classic group APIs for groups whose members assign among themselves ({@link ClassicGroupCoordinator}):
  * a JoinGroup whose protocol type is not {@code consumer} (Kafka Connect's {@code connect}), or whose assignors are
  * none the service runs itself (Kafka Streams' {@code stream}, any custom assignor), or into a group that is classic
- * already. Every other classic request is the service's to assign ({@link KafkaGroups}), as before. Heartbeat,
+ * already. Every other classic request is the service's to assign ({@link KafkaGroups}), as is a consumer's join
+ * into a group the service assigns already, whatever its assignor (as Kafka serves a classic member of a consumer
+ * group; the coordinator answers it {@link JoinAnswer#served}). Heartbeat,
  * SyncGroup and LeaveGroup are routed by the member id: the rounds hand out ids of their own
  * ({@link ClassicGroupCoordinator#handsOut}), so a service-assigned member's request reads no classic state.
  *
@@ -81,6 +83,9 @@ public class KafkaClassicGroups {
             JoinAnswer answer = coordinator.join(in.groupId(), new Join(emptyToNull(in.memberId()),
                     emptyToNull(in.groupInstanceId()), clientId, clientHost, in.protocolType(), protocols,
                     in.sessionTimeoutMs(), rebalanceTimeout, version >= 4));
+            if (answer.served()) {
+                return new Routed(coordinatorAssigned.get(), null);
+            }
             waits.poke(in.groupId());
             return new Routed(null, answer);
         }, workers).thenCompose(routed -> {

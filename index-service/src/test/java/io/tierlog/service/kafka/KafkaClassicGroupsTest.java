@@ -14,7 +14,6 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
-import org.apache.kafka.common.errors.InconsistentGroupProtocolException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -131,36 +130,41 @@ class KafkaClassicGroupsTest {
     }
 
     @Test
-    void neitherAKip848ConsumerNorAnHttpMemberJoinsAGroupWhoseMembersAssign() throws Exception {
+    void aKip848ConsumerJoiningAGroupWhoseMembersAssignTakesItOverAndEveryRecordIsRead() throws Exception {
         String topic = "labelled-mixed-" + RUN;
+        String group = "labelled-mixed-group-" + RUN;
         try (Admin admin = KafkaClients.admin(listener.port())) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
         }
+        produce(topic, 2, 0, 5);
         LabelledAssignor.told.clear();
         Map<String, KafkaConsumer<String, String>> consumers = new HashMap<>();
         Map<String, List<ConsumerRecord<String, String>>> read = new HashMap<>();
-        try (KafkaConsumer<String, String> own = labelled("labelled-mixed-group-" + RUN, "x")) {
+        Map<String, String> c = new HashMap<>();
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> own = labelled(group, "x");
+             KafkaConsumer<String, String> kip848 = KafkaClients.consumer(listener.port(), c)) {
             own.subscribe(List.of(topic));
             consumers.put("x", own);
             pollUntil("x assigned by itself", consumers, read,
                     () -> "leader-saw:x".equals(LabelledAssignor.told.get("x")));
-            Map<String, String> c = new HashMap<>();
-            c.put(ConsumerConfig.GROUP_ID_CONFIG, "labelled-mixed-group-" + RUN);
-            c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-            try (KafkaConsumer<String, String> kip848 = KafkaClients.consumer(listener.port(), c)) {
-                kip848.subscribe(List.of(topic));
-                assertThatThrownBy(() -> {
-                    for (int i = 0; i < 100; i++) {
-                        kip848.poll(ROUND);
-                    }
-                }).isInstanceOf(InconsistentGroupProtocolException.class);
-            }
-            given().contentType("application/json").body("{\"memberId\":null,\"memberEpoch\":0,\"topics\":[\""
-                            + topic + "\"],\"sessionTimeoutMs\":10000}")
-                    .post("/v1/groups/labelled-mixed-group-" + RUN + "/heartbeat")
-                    .then().statusCode(409).contentType("application/problem+json")
-                    .body("type", equalTo("group-protocol-mismatch"));
-            assertThat(LabelledAssignor.told.get("x")).as("x's group did not move").isEqualTo("leader-saw:x");
+            // Kafka 4's upgrade of a classic group: the KIP-848 member is served, and x, dropped from its rounds,
+            // joins again and is served too, its own assignor no longer run.
+            kip848.subscribe(List.of(topic));
+            consumers.put("kip848", kip848);
+            pollUntil("both members hold a partition", consumers, read,
+                    () -> own.assignment().size() == 1 && kip848.assignment().size() == 1);
+            assertThat(own.assignment()).doesNotContainAnyElementsOf(kip848.assignment());
+            assertThat(LabelledAssignor.told.get("x")).as("x is assigned by the service now")
+                    .isEqualTo(LabelledAssignor.SERVED);
+            produce(topic, 2, 5, 5);
+            pollUntil("every record read", consumers, read, () -> read.values().stream().flatMap(List::stream)
+                    .map(r -> r.partition() + "@" + r.offset()).distinct().count() == 20);
+            assertThat(read.get("kip848")).as("the KIP-848 member read its partition").isNotEmpty();
+            given().get("/v1/groups/" + group).then().statusCode(200)
+                    .body("members.size()", equalTo(2));
         }
     }
 }

@@ -77,8 +77,13 @@ public class LabelledAssignor implements ConsumerPartitionAssignor, Configurable
         return new GroupAssignment(out);
     }
 
+    /** What {@link #told} records for an assignment the service made. */
+    static final String SERVED = "served";
+
     @Override
     public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
-        told.put(label, StandardCharsets.UTF_8.decode(assignment.userData().duplicate()).toString());
+        // No user data: the service assigned it (a group it took over), not a leader running this assignor.
+        told.put(label, assignment.userData() == null ? SERVED
+                : StandardCharsets.UTF_8.decode(assignment.userData().duplicate()).toString());
     }
 }

@@ -89,13 +89,19 @@ public final class ClassicGroupCoordinator {
      * {@code generation} (the generation its round will follow).
      */
     public record JoinAnswer(ClassicError error, String memberId, int generation, String protocolType,
-                             String protocolName, String leader, List<Joined> members, boolean pending) {
+                             String protocolName, String leader, List<Joined> members, boolean pending,
+                             boolean served) {
         static JoinAnswer error(ClassicError error, String memberId) {
-            return new JoinAnswer(error, memberId, -1, null, null, null, List.of(), false);
+            return new JoinAnswer(error, memberId, -1, null, null, null, List.of(), false, false);
         }
 
         static JoinAnswer waiting(String memberId, int generation) {
-            return new JoinAnswer(ClassicError.NONE, memberId, generation, null, null, null, List.of(), true);
+            return new JoinAnswer(ClassicError.NONE, memberId, generation, null, null, null, List.of(), true, false);
+        }
+
+        /** Not this coordinator's: the service assigns the group, so the join is {@link GroupCoordinator}'s. */
+        static JoinAnswer served(String memberId) {
+            return new JoinAnswer(ClassicError.NONE, memberId, -1, null, null, null, List.of(), false, true);
         }
     }
 
@@ -142,8 +148,11 @@ public final class ClassicGroupCoordinator {
         return store.update(group, s -> {
             Now now = clock.now();
             if (shared.expireServed(s, now)) {
-                // Members the service assigns (HTTP, KIP-848, classic with a standard assignor): not ours to join.
-                return JoinAnswer.error(ClassicError.INCONSISTENT_GROUP_PROTOCOL, join.memberId());
+                // Members the service assigns (HTTP, KIP-848, classic with a standard assignor): a consumer joins
+                // them there whatever its assignor, as Kafka serves a classic member of a consumer group.
+                return GroupCoordinator.CONSUMER_PROTOCOL_TYPE.equals(join.protocolType())
+                        ? JoinAnswer.served(join.memberId())
+                        : JoinAnswer.error(ClassicError.INCONSISTENT_GROUP_PROTOCOL, join.memberId());
             }
             boolean fresh = s.classic == null;
             if (fresh) {
@@ -441,7 +450,7 @@ public final class ClassicGroupCoordinator {
             }
         }
         return new JoinAnswer(ClassicError.NONE, m.memberId, g.generation, g.protocolType, g.protocolName, g.leader,
-                members, false);
+                members, false, false);
     }
 
     private void heard(ClassicGroup.Member m, Now now) {

@@ -55,6 +55,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 public final class GroupCoordinator {
+    private static final System.Logger LOG = System.getLogger(GroupCoordinator.class.getName());
     public static final long MIN_SESSION_TIMEOUT_MS = 100;
     public static final long MAX_SESSION_TIMEOUT_MS = 30 * 60_000L;
     /** Heartbeats come a third of the session timeout apart, at most this far apart. */
@@ -67,6 +68,8 @@ public final class GroupCoordinator {
     private static final Pattern INSTANCE_ID = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     /** Longest subscription by regular expression kept in a member's state (a state file is read on every call). */
     public static final int MAX_TOPIC_REGEX_CHARS = 1024;
+    /** Kafka's consumer protocol type: a classic group of consumers, which the service may take over and assign. */
+    public static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
     private final GroupStateStore store;
     private final PartitionCounts partitionCounts;
@@ -483,14 +486,24 @@ public final class GroupCoordinator {
         return s.classic.active();
     }
 
-    /** Refuses the service's assignment to a group whose members assign among themselves (Kafka's classic rounds). */
+    /**
+     * Before the service assigns in a group whose members assign among themselves (Kafka's classic rounds): a group
+     * of consumers becomes the service's, as Kafka 4 upgrades a classic group when a consumer-protocol member joins
+     * it; its classic members are dropped, learn so at their next request and join again, served whatever their
+     * assignor (ADR 0066). Any other protocol type (Connect's) is refused.
+     */
     private void requireNotClassic(String group, GroupState s, Now now) {
         if (s.classic != null) {
             ClassicRounds.advance(s.classic, sessions, now);
             if (s.classic.active()) {
-                throw new TierlogException(ErrorType.GROUP_PROTOCOL_MISMATCH, "group " + group + " has members that "
-                        + "assign partitions among themselves (Kafka's classic protocol, protocol type "
-                        + s.classic.protocolType + "): the service cannot assign in it", Map.of("group", group));
+                if (!CONSUMER_PROTOCOL_TYPE.equals(s.classic.protocolType)) {
+                    throw new TierlogException(ErrorType.GROUP_PROTOCOL_MISMATCH, "group " + group + " has members "
+                            + "that assign partitions among themselves (Kafka's classic protocol, protocol type "
+                            + s.classic.protocolType + "): the service cannot assign in it", Map.of("group", group));
+                }
+                LOG.log(System.Logger.Level.INFO, "group " + group + ": its " + s.classic.members.size()
+                        + " classic member(s) that assigned among themselves rejoin, assigned by the service");
+                s.classic = null;
             }
         }
     }

@@ -217,22 +217,37 @@ class ClassicGroupCoordinatorTest {
     }
 
     @Test
-    void theServiceDoesNotAssignInAClassicGroupNorDoClassicMembersJoinOneItAssigns() {
+    void aConsumerGroupWhoseMembersAssignBecomesTheServicesWhenItAssignsAndTheMembersRejoinThere() {
         String[] ab = stableGroupOfTwo();
+        int generation = Integer.parseInt(ab[2]);
+        Heartbeat http = new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "http", null);
+        HeartbeatAnswer first = shared.heartbeat("g", http);
+        assertThat(classic.active("g")).as("no longer a classic group").isFalse();
+        assertThat(classic.heartbeat("g", ab[0], null, generation)).as("a learns it at its next heartbeat")
+                .isEqualTo(ClassicError.UNKNOWN_MEMBER_ID);
+        assertThat(classic.join("g", join(null, null, "stream")).served())
+                .as("and joins again, served whatever its assignor").isTrue();
+        assertThat(first.assignment()).as("nobody else is a member yet").isNotEmpty();
+    }
+
+    @Test
+    void aGroupOfAnotherProtocolTypeStaysItsMembersAndTheyDoNotJoinOneTheServiceAssigns() {
+        Join connect = new Join(null, "w1", "client", "/h", "connect", List.of(new Protocol("sessioned",
+                new byte[0])), SESSION, REBALANCE, true);
+        JoinAnswer w1 = classic.join("g", connect);
+        assertThat(w1.error()).isEqualTo(ClassicError.NONE);
         Heartbeat http = new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "http", null);
         assertThatThrownBy(() -> shared.heartbeat("g", http))
                 .isInstanceOfSatisfying(TierlogException.class,
                         e -> assertThat(e.type()).isEqualTo(ErrorType.GROUP_PROTOCOL_MISMATCH));
         assertThatThrownBy(() -> shared.delete("g", () -> true))
                 .isInstanceOfSatisfying(TierlogException.class, e -> assertThat(e.type()).isEqualTo(ErrorType.GROUP_NOT_EMPTY));
+        assertThat(classic.active("g")).isTrue();
 
         shared.heartbeat("served", http);
-        assertThat(classic.join("served", join(null, "x", "stream")).error())
-                .isEqualTo(ClassicError.INCONSISTENT_GROUP_PROTOCOL);
+        assertThat(classic.join("served", connect).error()).isEqualTo(ClassicError.INCONSISTENT_GROUP_PROTOCOL);
 
-        assertThat(classic.leave("g", ab[0], null)).isEqualTo(ClassicError.NONE);
-        assertThat(classic.leave("g", ab[1], null)).isEqualTo(ClassicError.NONE);
-        assertThat(classic.describe("g")).as("no longer a classic group").isEmpty();
+        assertThat(classic.leave("g", w1.memberId(), null)).isEqualTo(ClassicError.NONE);
         assertThat(classic.active("g")).isFalse();
         assertThat(shared.heartbeat("g", http).assignment()).as("empty again: the service may assign").isNotEmpty();
     }
@@ -313,7 +328,7 @@ class ClassicGroupCoordinatorTest {
     @Test
     void aGroupWhoseServiceAssignedMembersAllDiedTakesClassicMembersWithoutAnyOtherCall() {
         shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "http", null));
-        assertThat(classic.join("g", join(null, "x", "stream")).error()).isEqualTo(ClassicError.INCONSISTENT_GROUP_PROTOCOL);
+        assertThat(classic.join("g", join(null, "x", "stream")).served()).as("while the member lives").isTrue();
         clock.advance(Duration.ofMillis(SESSION).plusSeconds(2)); // past its session and the clock-skew margin
         JoinAnswer joined = classic.join("g", join(null, "x", "stream"));
         assertThat(joined.error()).isEqualTo(ClassicError.NONE);
