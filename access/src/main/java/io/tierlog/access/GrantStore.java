@@ -29,8 +29,7 @@ public final class GrantStore implements AutoCloseable {
     /** The principal a grant to every authenticated caller names (Kafka's {@code User:*}). */
     public static final String EVERY_PRINCIPAL = "*";
 
-    private final VolumeRecords<Grant> records;
-    private volatile ByPrincipal byPrincipal = new ByPrincipal(Map.of(), Map.of());
+    private final VolumeRecords<Grant, Map<String, Scopes>> records;
 
     /** One grant: {@code scope} for the principal named {@code principal} ({@link Principal#name()}, or "*"). */
     public record Grant(String principal, Scope scope) {
@@ -52,20 +51,18 @@ public final class GrantStore implements AutoCloseable {
         }
     }
 
-    /** The grants by principal, derived from one snapshot of the records. */
-    private record ByPrincipal(Map<String, Grant> source, Map<String, Scopes> scopes) {
-        static ByPrincipal of(Map<String, Grant> source) {
-            Map<String, List<Scope>> lists = new HashMap<>();
-            source.values().forEach(g -> lists.computeIfAbsent(g.principal(), k -> new ArrayList<>()).add(g.scope()));
-            Map<String, Scopes> scopes = new HashMap<>();
-            lists.forEach((p, l) -> scopes.put(p, Scopes.of(l.toArray(Scope[]::new))));
-            return new ByPrincipal(source, Map.copyOf(scopes));
-        }
+    /** The grants by principal. */
+    private static Map<String, Scopes> byPrincipal(Map<String, Grant> grants) {
+        Map<String, List<Scope>> lists = new HashMap<>();
+        grants.values().forEach(g -> lists.computeIfAbsent(g.principal(), k -> new ArrayList<>()).add(g.scope()));
+        Map<String, Scopes> scopes = new HashMap<>();
+        lists.forEach((p, l) -> scopes.put(p, Scopes.of(l.toArray(Scope[]::new))));
+        return Map.copyOf(scopes);
     }
 
     /** A store over {@code dir} (created when missing), loaded before this returns. */
     public GrantStore(Path dir, Clock clock, Secrets secrets) {
-        this.records = new VolumeRecords<>(dir, clock, secrets, "grant", Grant::parse);
+        this.records = new VolumeRecords<>(dir, clock, secrets, "grant", Grant::parse, GrantStore::byPrincipal);
     }
 
     /** The grant directory under a hot volume: {@code <data-dir>/__metadata/grants}. */
@@ -115,20 +112,10 @@ public final class GrantStore implements AutoCloseable {
 
     /** The scopes granted to the principal named {@code principal}, and to every principal. */
     public Scopes scopesOf(String principal) {
-        Map<String, Scopes> scopes = view().scopes();
+        Map<String, Scopes> scopes = records.index();
         Scopes own = scopes.getOrDefault(principal, Scopes.NONE);
         Scopes every = scopes.getOrDefault(EVERY_PRINCIPAL, Scopes.NONE);
         return every.list().isEmpty() ? own : own.with(every);
-    }
-
-    private ByPrincipal view() {
-        ByPrincipal v = byPrincipal;
-        Map<String, Grant> now = records.all();
-        if (v.source() != now) {
-            v = ByPrincipal.of(now);
-            byPrincipal = v;
-        }
-        return v;
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * A directory of small JSON records on the shared hot volume, one file per record, that every instance reads: the
@@ -31,8 +32,9 @@ import java.util.function.BiFunction;
  * content is not the record its name says, is skipped with a warning. Readers get an immutable snapshot; thread-safe.
  *
  * @param <T> a parsed record
+ * @param <I> the owner's index of the records (by principal, ...), rebuilt when they change
  */
-public final class VolumeRecords<T> implements AutoCloseable {
+public final class VolumeRecords<T, I> implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(VolumeRecords.class.getName());
     private static final String SUFFIX = ".json";
 
@@ -41,8 +43,9 @@ public final class VolumeRecords<T> implements AutoCloseable {
     private final Secrets secrets;
     private final String what;
     private final BiFunction<String, Map<String, Object>, T> parse;
+    private final Function<Map<String, T>, I> index;
     private final Object writeLock = new Object();
-    private volatile Snapshot<T> snapshot = new Snapshot<>(Map.of(), Map.of());
+    private volatile Snapshot<T, I> snapshot;
     private ScheduledExecutorService refresher;
     private volatile long refreshedAt;
 
@@ -56,7 +59,7 @@ public final class VolumeRecords<T> implements AutoCloseable {
         }
     }
 
-    private record Snapshot<T>(Map<String, T> byKey, Map<String, Stamp> stamps) {
+    private record Snapshot<T, I>(Map<String, T> byKey, Map<String, Stamp> stamps, I index) {
     }
 
     /**
@@ -64,14 +67,17 @@ public final class VolumeRecords<T> implements AutoCloseable {
      *
      * @param what  what a record is, for messages ("grant")
      * @param parse a record from its key and JSON; throws when the JSON is not the record that key names
+     * @param index the owner's index of every record by key
      */
     public VolumeRecords(Path dir, Clock clock, Secrets secrets, String what,
-                         BiFunction<String, Map<String, Object>, T> parse) {
+                         BiFunction<String, Map<String, Object>, T> parse, Function<Map<String, T>, I> index) {
         this.dir = dir;
         this.clock = clock;
         this.secrets = secrets;
         this.what = what;
         this.parse = parse;
+        this.index = index;
+        this.snapshot = new Snapshot<>(Map.of(), Map.of(), index.apply(Map.of()));
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -80,9 +86,14 @@ public final class VolumeRecords<T> implements AutoCloseable {
         refresh();
     }
 
-    /** Every record by key: an immutable map, a new instance after each change. */
+    /** Every record by key: an immutable map. */
     public Map<String, T> all() {
         return snapshot.byKey();
+    }
+
+    /** The index of {@link #all()}, built once per change. */
+    public I index() {
+        return snapshot.index();
     }
 
     /** Re-reads the directory every {@code period} on a daemon thread, until {@link #close}. */
@@ -102,7 +113,7 @@ public final class VolumeRecords<T> implements AutoCloseable {
     /** Re-reads the directory: records removed elsewhere leave the view, new and changed files are parsed. */
     public void refresh() {
         synchronized (writeLock) {
-            Snapshot<T> known = snapshot;
+            Snapshot<T, I> known = snapshot;
             Map<String, T> byKey = new HashMap<>();
             Map<String, Stamp> stamps = new HashMap<>();
             try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
@@ -127,7 +138,7 @@ public final class VolumeRecords<T> implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot list the " + what + " directory", e);
             }
-            snapshot = new Snapshot<>(Map.copyOf(byKey), Map.copyOf(stamps));
+            snapshot = next(byKey, stamps);
             refreshedAt = clock.millis();
         }
     }
@@ -150,7 +161,7 @@ public final class VolumeRecords<T> implements AutoCloseable {
             byKey.put(key, record);
             Map<String, Stamp> stamps = new HashMap<>(snapshot.stamps());
             stamps.remove(key); // re-read at the next refresh, which costs one parse
-            snapshot = new Snapshot<>(Map.copyOf(byKey), Map.copyOf(stamps));
+            snapshot = next(byKey, stamps);
         }
     }
 
@@ -167,9 +178,17 @@ public final class VolumeRecords<T> implements AutoCloseable {
             byKey.remove(key);
             Map<String, Stamp> stamps = new HashMap<>(snapshot.stamps());
             stamps.remove(key);
-            snapshot = new Snapshot<>(Map.copyOf(byKey), Map.copyOf(stamps));
+            snapshot = next(byKey, stamps);
             return existed;
         }
+    }
+
+    /** The next snapshot; the index is rebuilt only when the records changed (a refresh mostly finds none). */
+    private Snapshot<T, I> next(Map<String, T> byKey, Map<String, Stamp> stamps) {
+        Snapshot<T, I> now = snapshot;
+        boolean same = byKey.equals(now.byKey());
+        return new Snapshot<>(same ? now.byKey() : Map.copyOf(byKey), Map.copyOf(stamps),
+                same ? now.index() : index.apply(Map.copyOf(byKey)));
     }
 
     private T read(Path f, String key) {

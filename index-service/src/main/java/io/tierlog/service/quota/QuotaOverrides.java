@@ -29,8 +29,7 @@ public final class QuotaOverrides implements AutoCloseable {
     /** The entity name of the rate for every principal without its own (Kafka's default user). */
     public static final String DEFAULT = "<default>";
 
-    private final VolumeRecords<Rate> records;
-    private volatile ByEntity byEntity = ByEntity.of(Map.of());
+    private final VolumeRecords<Rate, Map<Kind, Map<String, Long>>> records;
 
     /** The kinds of rate, by Kafka's quota key. */
     public enum Kind {
@@ -81,20 +80,19 @@ public final class QuotaOverrides implements AutoCloseable {
         }
     }
 
-    /** The rates of one snapshot of the records, by kind and entity (no allocation per lookup). */
-    private record ByEntity(Map<String, Rate> source, Map<Kind, Map<String, Long>> rates) {
-        static ByEntity of(Map<String, Rate> source) {
-            Map<Kind, Map<String, Long>> rates = new EnumMap<>(Kind.class);
-            for (Kind k : Kind.values()) {
-                rates.put(k, new HashMap<>());
-            }
-            source.values().forEach(r -> rates.get(r.kind()).put(r.entity(), r.bytesPerSecond()));
-            return new ByEntity(source, rates);
+    /** The rates by kind and entity (no allocation per lookup). */
+    private static Map<Kind, Map<String, Long>> byKindAndEntity(Map<String, Rate> source) {
+        Map<Kind, Map<String, Long>> rates = new EnumMap<>(Kind.class);
+        for (Kind k : Kind.values()) {
+            rates.put(k, new HashMap<>());
         }
+        source.values().forEach(r -> rates.get(r.kind()).put(r.entity(), r.bytesPerSecond()));
+        return rates;
     }
 
     public QuotaOverrides(Path dir, Clock clock, Secrets secrets) {
-        this.records = new VolumeRecords<>(dir, clock, secrets, "quota", Rate::parse);
+        this.records = new VolumeRecords<>(dir, clock, secrets, "quota", Rate::parse,
+                QuotaOverrides::byKindAndEntity);
     }
 
     /** The directory under a hot volume: {@code <data-dir>/__metadata/quotas}. */
@@ -134,20 +132,10 @@ public final class QuotaOverrides implements AutoCloseable {
 
     /** The rate of {@code kind} set for the principal named {@code principal}, else the default's; empty: none set. */
     public OptionalLong rate(Kind kind, String principal) {
-        Map<String, Long> rates = view().rates().get(kind);
+        Map<String, Long> rates = records.index().get(kind);
         Long own = principal == null ? null : rates.get(principal);
         Long rate = own != null ? own : rates.get(DEFAULT);
         return rate == null ? OptionalLong.empty() : OptionalLong.of(rate);
-    }
-
-    private ByEntity view() {
-        ByEntity v = byEntity;
-        Map<String, Rate> now = records.all();
-        if (v.source() != now) {
-            v = ByEntity.of(now);
-            byEntity = v;
-        }
-        return v;
     }
 
     @Override

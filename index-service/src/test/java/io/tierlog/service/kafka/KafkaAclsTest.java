@@ -2,8 +2,6 @@ package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
 import io.tierlog.access.GrantStore;
 import io.tierlog.access.Secrets;
 import io.tierlog.service.config.TierlogConfig;
@@ -46,7 +44,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -67,27 +64,12 @@ class KafkaAclsTest {
     @Inject
     TierlogConfig config;
 
-    /** A minted token: its id (the principal is token:id) and its secret. */
-    private record Token(String id, String secret) {
-        String kafkaPrincipal() {
-            return "User:token:" + id;
-        }
-    }
-
-    private static Token mint(String scopes) {
-        JsonPath minted = given().contentType(ContentType.JSON)
-                .header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP)
-                .body("{\"name\":\"kafka-acls\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
-                .then().statusCode(201).extract().jsonPath();
-        return new Token(minted.getString("id"), minted.getString("token"));
-    }
-
-    private Admin admin(String secret) {
-        return Admin.create(KafkaClients.saslPlain(listener.port(), secret));
+    private static MintedToken mint(String scopes) {
+        return MintedToken.mint("kafka-acls", scopes);
     }
 
     private Admin administrator() {
-        return admin(KafkaTokenScopesTest.BOOTSTRAP);
+        return KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
     }
 
     private KafkaProducer<String, String> producer(String secret) {
@@ -112,7 +94,7 @@ class KafkaAclsTest {
     @Test
     void anAclGrantsOnAnOpenConnectionAndItsDeletionRefusesTheNextRequest() throws Exception {
         String topic = KafkaListenerTest.unique("acl");
-        Token token = mint("describe:topic:" + topic);
+        MintedToken token = mint("describe:topic:" + topic);
         try (Admin admin = administrator(); KafkaProducer<String, String> producer = producer(token.secret())) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
             assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, 0, "k", "before")).get())
@@ -133,13 +115,13 @@ class KafkaAclsTest {
         // Durable: a store reading the volume afresh (another instance, or this one restarted) has no grant left.
         GrantStore reread = new GrantStore(GrantStore.directoryIn(config.dataDir()), Clock.systemUTC(),
                 new Secrets(new SecureRandom()));
-        assertThat(reread.list()).noneMatch(g -> g.principal().equals("token:" + token.id()));
+        assertThat(reread.list()).noneMatch(g -> g.principal().equals(token.principal()));
     }
 
     @Test
     void anAclThatIsNoGrantIsRefusedAndStoresNothing() throws Exception {
         String topic = KafkaListenerTest.unique("acl-bad");
-        Token token = mint("describe:topic:" + topic);
+        MintedToken token = mint("describe:topic:" + topic);
         String p = token.kafkaPrincipal();
         List<AclBinding> refused = List.of(
                 new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
@@ -160,14 +142,14 @@ class KafkaAclsTest {
             assertThat(admin.describeAcls(AclBindingFilter.ANY).values().get())
                     .noneMatch(acl -> acl.pattern().name().equals(topic));
         }
-        assertThat(access.grants().list()).noneMatch(g -> g.principal().equals("token:" + token.id()));
+        assertThat(access.grants().list()).noneMatch(g -> g.principal().equals(token.principal()));
     }
 
     @Test
     void onlyTheAdministratorListsOrChangesAcls() throws Exception {
         String topic = KafkaListenerTest.unique("acl-who");
-        Token token = mint("produce:topic:" + topic + " fetch:topic:" + topic);
-        try (Admin admin = admin(token.secret())) {
+        MintedToken token = mint("produce:topic:" + topic + " fetch:topic:" + topic);
+        try (Admin admin = KafkaClients.admin(listener.port(), token.secret())) {
             assertThatThrownBy(() -> admin.describeAcls(AclBindingFilter.ANY).values().get())
                     .hasCauseInstanceOf(ClusterAuthorizationException.class);
             AclBinding self = allow(token.kafkaPrincipal(), ResourceType.CLUSTER, "kafka-cluster",
@@ -177,7 +159,7 @@ class KafkaAclsTest {
             assertThatThrownBy(() -> admin.deleteAcls(List.of(AclBindingFilter.ANY)).all().get())
                     .hasCauseInstanceOf(ClusterAuthorizationException.class);
         }
-        assertThat(access.grants().list()).noneMatch(g -> g.principal().equals("token:" + token.id()));
+        assertThat(access.grants().list()).noneMatch(g -> g.principal().equals(token.principal()));
     }
 
     @Test
@@ -185,7 +167,7 @@ class KafkaAclsTest {
         String prefix = KafkaListenerTest.unique("aclpre") + "-";
         String topic = prefix + "t";
         String group = KafkaListenerTest.unique("acl-g");
-        Token token = mint("describe:topic:unrelated");
+        MintedToken token = mint("describe:topic:unrelated");
         AclBinding topicRead = allow("User:*", ResourceType.TOPIC, prefix, PatternType.PREFIXED, AclOperation.READ);
         AclBinding groupRead = allow(token.kafkaPrincipal(), ResourceType.GROUP, group, PatternType.LITERAL,
                 AclOperation.READ);
@@ -196,7 +178,7 @@ class KafkaAclsTest {
             }
             admin.createAcls(List.of(topicRead, groupRead)).all().get();
             // One READ for the group, stored as the two scopes it is: read and commit.
-            assertThat(access.grants().list()).filteredOn(g -> g.principal().equals("token:" + token.id()))
+            assertThat(access.grants().list()).filteredOn(g -> g.principal().equals(token.principal()))
                     .extracting(g -> g.scope().toString())
                     .containsExactly("commit:group:" + group, "read:group:" + group);
             assertThat(admin.describeAcls(of(token.kafkaPrincipal())).values().get()).containsExactly(groupRead);
@@ -220,7 +202,7 @@ class KafkaAclsTest {
                         .offset()).isEqualTo(1);
             }
             admin.deleteAcls(List.of(topicRead.toFilter(), groupRead.toFilter())).all().get();
-            assertThat(access.grants().list()).noneMatch(g -> g.principal().equals("token:" + token.id())
+            assertThat(access.grants().list()).noneMatch(g -> g.principal().equals(token.principal())
                     || g.principal().equals(GrantStore.EVERY_PRINCIPAL));
         }
     }
@@ -228,7 +210,7 @@ class KafkaAclsTest {
     @Test
     void kafkaAclsAddsAndLists() throws Exception {
         String topic = KafkaListenerTest.unique("acl-tool");
-        Token token = mint("describe:topic:" + topic);
+        MintedToken token = mint("describe:topic:" + topic);
         Path config = Files.createTempFile(Path.of("target"), "acl-tool", ".properties");
         Properties admin = KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
         try (Writer w = Files.newBufferedWriter(config)) {
@@ -242,7 +224,7 @@ class KafkaAclsTest {
                 "--bootstrap-server", bootstrap, "--command-config", config.toString(), "--list", "--topic", topic));
         assertThat(listed).contains("principal=" + token.kafkaPrincipal()).contains("operation=READ")
                 .contains("operation=WRITE");
-        assertThat(access.grants().list()).filteredOn(g -> g.principal().equals("token:" + token.id()))
+        assertThat(access.grants().list()).filteredOn(g -> g.principal().equals(token.principal()))
                 .extracting(g -> g.scope().toString())
                 .containsExactly("fetch:topic:" + topic, "produce:topic:" + topic);
     }

@@ -3,7 +3,6 @@ package io.tierlog.service.kafka;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
-import io.restassured.path.json.JsonPath;
 import io.tierlog.service.quota.QuotaOverrides;
 import io.tierlog.service.quota.Quotas;
 import jakarta.inject.Inject;
@@ -43,22 +42,8 @@ class KafkaClientQuotasTest {
     @Inject
     Quotas quotas;
 
-    private record Token(String id, String secret) {
-        String user() {
-            return "token:" + id;
-        }
-    }
-
-    private static Token mint(String scopes) {
-        JsonPath minted = given().contentType(ContentType.JSON)
-                .header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP)
-                .body("{\"name\":\"kafka-quotas\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
-                .then().statusCode(201).extract().jsonPath();
-        return new Token(minted.getString("id"), minted.getString("token"));
-    }
-
-    private Admin admin(String secret) {
-        return Admin.create(KafkaClients.saslPlain(listener.port(), secret));
+    private static MintedToken mint(String scopes) {
+        return MintedToken.mint("kafka-quotas", scopes);
     }
 
     private static ClientQuotaEntity user(String name) {
@@ -86,11 +71,11 @@ class KafkaClientQuotasTest {
     void aUsersRateHoldsAtOnceAndItsRemovalLiftsIt() throws Exception {
         String topic = KafkaListenerTest.unique("quota");
         createTopic(topic);
-        Token token = mint("produce:topic:" + topic);
+        MintedToken token = mint("produce:topic:" + topic);
         assertThat(produce(topic, token.secret())).isEqualTo(200);
         assertThat(produce(topic, token.secret())).as("no quota yet").isEqualTo(200);
-        try (Admin admin = admin(KafkaTokenScopesTest.BOOTSTRAP)) {
-            admin.alterClientQuotas(List.of(set(user(token.user()), "producer_byte_rate", 1024.0))).all().get();
+        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+            admin.alterClientQuotas(List.of(set(user(token.principal()), "producer_byte_rate", 1024.0))).all().get();
             assertThat(produce(topic, token.secret())).as("admitted, and now 7 s in debt").isEqualTo(200);
             given().contentType(ContentType.JSON).header("Authorization", "Bearer " + token.secret())
                     .body("{\"records\":[{\"key\":\"k\",\"value\":1}]}").post("/v1/topics/" + topic + "/records")
@@ -98,13 +83,13 @@ class KafkaClientQuotasTest {
                     .body("bytesPerSecond", org.hamcrest.Matchers.equalTo(1024));
 
             var described = admin.describeClientQuotas(ClientQuotaFilter.containsOnly(
-                    List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, token.user())))).entities().get();
-            assertThat(described).containsExactly(Map.entry(user(token.user()), Map.of("producer_byte_rate", 1024.0)));
+                    List.of(ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, token.principal())))).entities().get();
+            assertThat(described).containsExactly(Map.entry(user(token.principal()), Map.of("producer_byte_rate", 1024.0)));
 
-            admin.alterClientQuotas(List.of(set(user(token.user()), "producer_byte_rate", null))).all().get();
+            admin.alterClientQuotas(List.of(set(user(token.principal()), "producer_byte_rate", null))).all().get();
             assertThat(produce(topic, token.secret())).as("rate removed: the debt no longer counts").isEqualTo(200);
             assertThat(admin.describeClientQuotas(ClientQuotaFilter.all()).entities().get())
-                    .doesNotContainKey(user(token.user()));
+                    .doesNotContainKey(user(token.principal()));
         }
     }
 
@@ -112,11 +97,11 @@ class KafkaClientQuotasTest {
     void theDefaultUsersRateReachesACallerWithoutItsOwn() throws Exception {
         String topic = KafkaListenerTest.unique("quota-default");
         createTopic(topic);
-        Token limited = mint("produce:topic:" + topic);
-        Token own = mint("produce:topic:" + topic);
-        try (Admin admin = admin(KafkaTokenScopesTest.BOOTSTRAP)) {
+        MintedToken limited = mint("produce:topic:" + topic);
+        MintedToken own = mint("produce:topic:" + topic);
+        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
             admin.alterClientQuotas(List.of(set(user(null), "producer_byte_rate", 1024.0),
-                    set(user(own.user()), "producer_byte_rate", 10_000_000.0))).all().get();
+                    set(user(own.principal()), "producer_byte_rate", 10_000_000.0))).all().get();
             try {
                 assertThat(produce(topic, limited.secret())).isEqualTo(200);
                 assertThat(produce(topic, limited.secret())).as("the default's 1 KiB/s").isEqualTo(429);
@@ -127,7 +112,7 @@ class KafkaClientQuotasTest {
                         .containsExactly(Map.entry(user(null), Map.of("producer_byte_rate", 1024.0)));
             } finally {
                 admin.alterClientQuotas(List.of(set(user(null), "producer_byte_rate", null),
-                        set(user(own.user()), "producer_byte_rate", null))).all().get();
+                        set(user(own.principal()), "producer_byte_rate", null))).all().get();
             }
         }
         assertThat(quotas.overrides().list()).noneMatch(r -> r.entity().equals(QuotaOverrides.DEFAULT));
@@ -135,17 +120,17 @@ class KafkaClientQuotasTest {
 
     @Test
     void whatTierlogCannotHoldIsRefusedAndStoresNothing() throws Exception {
-        Token token = mint("describe:topic:x");
+        MintedToken token = mint("describe:topic:x");
         List<ClientQuotaAlteration> refused = List.of(
                 set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "app")), "producer_byte_rate", 1024.0),
-                set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, token.user(),
+                set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, token.principal(),
                         ClientQuotaEntity.CLIENT_ID, "app")), "producer_byte_rate", 1024.0),
-                new ClientQuotaAlteration(user(token.user()), List.of(
+                new ClientQuotaAlteration(user(token.principal()), List.of(
                         new ClientQuotaAlteration.Op("consumer_byte_rate", 2048.0),
                         new ClientQuotaAlteration.Op("request_percentage", 50.0))),
                 set(user("alice"), "producer_byte_rate", 1024.0),
                 set(user("token:" + "0".repeat(32)), "consumer_byte_rate", 0.5));
-        try (Admin admin = admin(KafkaTokenScopesTest.BOOTSTRAP)) {
+        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
             var results = admin.alterClientQuotas(refused).values();
             for (ClientQuotaAlteration a : refused) {
                 assertThatThrownBy(() -> results.get(a.entity()).get()).as("%s", a)
@@ -153,24 +138,24 @@ class KafkaClientQuotasTest {
             }
         }
         assertThat(quotas.overrides().list()).as("consumer_byte_rate of a refused entry was not written either")
-                .noneMatch(r -> r.entity().equals(token.user()) || r.entity().equals("alice"));
+                .noneMatch(r -> r.entity().equals(token.principal()) || r.entity().equals("alice"));
     }
 
     @Test
     void onlyTheAdministratorDescribesOrAlters() throws Exception {
-        Token token = mint("produce:topic:y fetch:topic:y");
-        try (Admin admin = admin(token.secret())) {
+        MintedToken token = mint("produce:topic:y fetch:topic:y");
+        try (Admin admin = KafkaClients.admin(listener.port(), token.secret())) {
             assertThatThrownBy(() -> admin.describeClientQuotas(ClientQuotaFilter.all()).entities().get())
                     .hasCauseInstanceOf(ClusterAuthorizationException.class);
-            assertThatThrownBy(() -> admin.alterClientQuotas(List.of(set(user(token.user()), "producer_byte_rate",
+            assertThatThrownBy(() -> admin.alterClientQuotas(List.of(set(user(token.principal()), "producer_byte_rate",
                     1e9))).all().get()).hasCauseInstanceOf(ClusterAuthorizationException.class);
         }
-        assertThat(quotas.overrides().list()).noneMatch(r -> r.entity().equals(token.user()));
+        assertThat(quotas.overrides().list()).noneMatch(r -> r.entity().equals(token.principal()));
     }
 
     @Test
     void kafkaConfigsAltersAUsersRate() throws Exception {
-        Token token = mint("describe:topic:z");
+        MintedToken token = mint("describe:topic:z");
         Path config = Files.createTempFile(Path.of("target"), "quota-tool", ".properties");
         Properties admin = KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
         try (Writer w = Files.newBufferedWriter(config)) {
@@ -178,8 +163,8 @@ class KafkaClientQuotasTest {
         }
         KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
                 KafkaClients.bootstrap(listener.port()), "--command-config", config.toString(), "--alter",
-                "--add-config", "consumer_byte_rate=4096", "--entity-type", "users", "--entity-name", token.user());
-        assertThat(quotas.overrides().rate(QuotaOverrides.Kind.FETCH, token.user())).hasValue(4096);
-        quotas.overrides().remove(token.user(), QuotaOverrides.Kind.FETCH);
+                "--add-config", "consumer_byte_rate=4096", "--entity-type", "users", "--entity-name", token.principal());
+        assertThat(quotas.overrides().rate(QuotaOverrides.Kind.FETCH, token.principal())).hasValue(4096);
+        quotas.overrides().remove(token.principal(), QuotaOverrides.Kind.FETCH);
     }
 }

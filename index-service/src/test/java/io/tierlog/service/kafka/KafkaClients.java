@@ -84,6 +84,11 @@ final class KafkaClients {
         return Admin.create(p);
     }
 
+    /** An Admin client authenticated with SASL/PLAIN, {@code token} as the password. */
+    static Admin admin(int port, String token) {
+        return Admin.create(saslPlain(port, token));
+    }
+
     /** assign() + seekToBeginning, then polls until {@code expected} records have arrived (or 30 s passed). */
     static List<ConsumerRecord<String, String>> readFromStart(int port, String topic, int partition, int expected) {
         try (KafkaConsumer<String, String> consumer = consumer(port, Map.of())) {
