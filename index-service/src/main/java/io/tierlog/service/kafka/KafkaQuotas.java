@@ -8,6 +8,7 @@ import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 
+import java.util.function.LongSupplier;
 
 /**
  * The service's byte-rate quotas ({@link Quotas}) on the Kafka listener, the way Kafka applies
@@ -33,7 +34,7 @@ final class KafkaQuotas {
 
     /** Charges a produce's record bytes; its answer (none for acks=0) carries the throttle, and the session mutes. */
     KafkaApis.Reply produced(ProduceRequest request, KafkaApis.Reply reply, KafkaSession session) {
-        int throttleMs = charge(produce, session, KafkaInternals.recordBytes(request.data()));
+        int throttleMs = charge(produce, session, () -> KafkaInternals.recordBytes(request.data()));
         if (reply.body() instanceof ProduceResponseData data) {
             data.setThrottleTimeMs(throttleMs);
         }
@@ -61,7 +62,7 @@ final class KafkaQuotas {
         if (!(reply.body() instanceof FetchResponseData data)) {
             return reply;
         }
-        data.setThrottleTimeMs(charge(fetch, session, KafkaInternals.recordBytes(data)));
+        data.setThrottleTimeMs(charge(fetch, session, () -> KafkaInternals.recordBytes(data)));
         return reply;
     }
 
@@ -73,14 +74,20 @@ final class KafkaQuotas {
         if (!(reply.body() instanceof ShareFetchResponseData data)) {
             return reply;
         }
-        data.setThrottleTimeMs(charge(fetch, session, KafkaInternals.recordBytes(data)));
+        data.setThrottleTimeMs(charge(fetch, session, () -> KafkaInternals.recordBytes(data)));
         return reply;
     }
 
-    /** Charges {@code bytes} to the caller's bucket; the throttle it is now under, which the session will mute for. */
-    private static int charge(ByteRateQuota quota, KafkaSession session, long bytes) {
+    /**
+     * Charges {@code bytes} to the caller's bucket; the throttle it is now under, which the session will mute for.
+     * A caller without a rate is not counted (nor its bytes summed).
+     */
+    private static int charge(ByteRateQuota quota, KafkaSession session, LongSupplier bytes) {
         String key = key(session);
-        quota.record(key, bytes);
+        if (quota.bytesPerSecond(key) <= 0) {
+            return 0;
+        }
+        quota.record(key, bytes.getAsLong());
         long throttleMs = quota.debtMillis(key);
         session.throttle(throttleMs);
         return (int) Math.min(Integer.MAX_VALUE, throttleMs);
