@@ -80,9 +80,10 @@ final class KafkaApiVersions {
         // Versions 10+ name topics by id; by name is what we implement.
         m.put(ApiKeys.OFFSET_COMMIT, (short) Math.min(9, ApiKeys.OFFSET_COMMIT.latestVersion()));
         m.put(ApiKeys.OFFSET_FETCH, (short) Math.min(9, ApiKeys.OFFSET_FETCH.latestVersion()));
-        // Version 2 adds acquisition modes and renewing acknowledgements, which the share engine does not offer here.
-        m.put(ApiKeys.SHARE_FETCH, (short) 1);
-        m.put(ApiKeys.SHARE_ACKNOWLEDGE, (short) 1);
+        // Version 2 (KIP-1206, KIP-1222): a fetch never acquires more than MaxRecords here, in either acquire mode,
+        // and a renewal runs a record's lock again from now.
+        m.put(ApiKeys.SHARE_FETCH, (short) 2);
+        m.put(ApiKeys.SHARE_ACKNOWLEDGE, (short) 2);
         // Versions 4+ of AddPartitionsToTxn are broker-to-broker. EndTxn 5 and TxnOffsetCommit 5 are transaction
         // protocol 2's (TxnOffsetCommit 6 names topics by id); ListTransactions 2 (an id pattern) is not offered.
         boolean protocol2 = transactionVersion >= 2;

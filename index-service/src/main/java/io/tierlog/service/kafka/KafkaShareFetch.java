@@ -204,6 +204,9 @@ public class KafkaShareFetch {
             release(in.groupId(), session.drain());
             return fetch.reply();
         }
+        if (in.isRenewAck()) {
+            return fetch.reply(); // KIP-1222: a fetch carrying renewals acquires nothing new
+        }
         return fetch;
     }
 

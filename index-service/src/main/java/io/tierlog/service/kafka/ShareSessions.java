@@ -131,7 +131,9 @@ final class ShareSessions {
                         to = last;
                     }
                     AckType ackType = ackType(type);
-                    if (ackType == null || !takeRange(left, from, to, ackType, acks)) {
+                    boolean taken = ackType == AckType.RENEW ? renewRange(left, from, to, acks)
+                            : ackType != null && takeRange(left, from, to, ackType, acks);
+                    if (!taken) {
                         return null;
                     }
                     from = to + 1;
@@ -165,11 +167,30 @@ final class ShareSessions {
             return true;
         }
 
+        /**
+         * Renews offsets {@code from..to}, every one of them acquired (KIP-1222): their locks run again from now, and
+         * they stay the member's, to be acknowledged for good later.
+         */
+        private static boolean renewRange(TreeMap<Long, Acquired> runs, long from, long to, List<Ack> acks) {
+            long next = from;
+            while (next <= to) {
+                Map.Entry<Long, Acquired> e = runs.floorEntry(next);
+                if (e == null || e.getValue().last() < next) {
+                    return false;
+                }
+                long end = Math.min(to, e.getValue().last());
+                acks.add(new Ack(e.getValue().lease(), AckType.RENEW, next, end));
+                next = end + 1;
+            }
+            return true;
+        }
+
         private static AckType ackType(byte kafkaType) {
             return switch (kafkaType) {
                 case 0, 1 -> AckType.ACCEPT;
                 case 2 -> AckType.RELEASE;
                 case 3 -> AckType.REJECT;
+                case 4 -> AckType.RENEW;
                 default -> null;
             };
         }
