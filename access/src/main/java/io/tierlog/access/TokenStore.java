@@ -1,14 +1,5 @@
 package io.tierlog.access;
 
-import org.jose4j.json.JsonUtil;
-import org.jose4j.lang.JoseException;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -18,11 +9,10 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * Minted tokens, durable on the shared hot volume: one JSON file per token, {@code <dir>/<id>.json}, so that every
- * instance (index-services, ingest functions) sharing the volume sees the same tokens.
+ * Minted tokens, durable on the shared hot volume: one {@link VolumeRecords} file per token, {@code <dir>/<id>.json},
+ * so that every instance (index-services, ingest functions) sharing the volume sees the same tokens.
  *
  * <p><b>Durability and crash safety.</b> A file is written to a temporary name, fsynced, atomically renamed over
  * its final name and the directory fsynced, before {@link #mint} or {@link #revoke} returns: a crash leaves either
@@ -33,23 +23,18 @@ import java.util.concurrent.ScheduledExecutorService;
  * instances revoking at once, or one revoking while another re-reads, cannot lose a revocation.
  *
  * <p><b>Visibility.</b> The minting or revoking instance updates its view at once; the others re-read the directory
- * every refresh period ({@link #startRefresher}; the service uses 500 ms, inside the contract's 2 s).
+ * every refresh period ({@link #startRefresher}; the service uses 500 ms, inside the contract's 2 s), parsing the
+ * files a mint or revocation replaced (a new inode each).
  *
  * <p><b>Lookup.</b> By the SHA-256 of the presented secret in a hash map (the map's timing depends on the hash, which
  * tells an attacker nothing about any stored secret), then a constant-time comparison. Lookups are lock-free
  * reads of an immutable snapshot; thread-safe throughout.
  */
 public final class TokenStore implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(TokenStore.class.getName());
-    private static final String SUFFIX = ".json";
-
-    private final Path dir;
     private final Clock clock;
     private final Secrets secrets;
     private final Object writeLock = new Object();
-    private volatile Snapshot snapshot = new Snapshot(Map.of(), Map.of());
-    private ScheduledExecutorService refresher;
-    private volatile long refreshedAt;
+    private final VolumeRecords<TokenRecord, Index> records;
 
     /** The outcome of presenting a secret: the record, or why there is none. */
     public record Lookup(TokenRecord record, AuthFailure failure) {
@@ -59,20 +44,28 @@ public final class TokenStore implements AutoCloseable {
     public record Minted(TokenRecord record, String secret) {
     }
 
-    private record Snapshot(Map<String, TokenRecord> byHash, Map<String, TokenRecord> byId) {
+    /** The tokens by the hex SHA-256 of their secret. */
+    private record Index(Map<String, TokenRecord> byHash) {
+        static Index of(Map<String, TokenRecord> byId) {
+            Map<String, TokenRecord> byHash = new HashMap<>();
+            byId.values().forEach(r -> byHash.put(HexFormat.of().formatHex(r.secretHash()), r));
+            return new Index(Map.copyOf(byHash));
+        }
     }
 
     /** A store over {@code dir} (created when missing), loaded before this returns. */
     public TokenStore(Path dir, Clock clock, Secrets secrets) {
-        this.dir = dir;
         this.clock = clock;
         this.secrets = secrets;
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the token directory", e);
+        this.records = new VolumeRecords<>(dir, clock, secrets, "token", TokenStore::parse, Index::of);
+    }
+
+    private static TokenRecord parse(String id, Map<String, Object> json) {
+        TokenRecord r = TokenRecord.fromJson(json);
+        if (!r.id().equals(id)) {
+            throw new IllegalArgumentException("its name is not its token's id");
         }
-        refresh();
+        return r;
     }
 
     /** The token directory under a hot volume: {@code <data-dir>/__metadata/tokens}. */
@@ -81,34 +74,13 @@ public final class TokenStore implements AutoCloseable {
     }
 
     /** Re-reads the directory every {@code period} on a daemon thread, until {@link #close}. */
-    public synchronized void startRefresher(Duration period) {
-        if (refresher == null) {
-            refresher = Refresher.every(period, "tierlog-token-refresh", this::refresh, LOG, "token");
-        }
+    public void startRefresher(Duration period) {
+        records.startRefresher(period);
     }
 
-    /** Re-reads every token file into a new snapshot. A file that cannot be parsed is skipped with a warning. */
+    /** Re-reads the directory: new tokens and revocations made elsewhere join the view. */
     public void refresh() {
-        synchronized (writeLock) {
-            Map<String, TokenRecord> byHash = new HashMap<>();
-            Map<String, TokenRecord> byId = new HashMap<>();
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
-                for (Path f : files) {
-                    if (f.getFileName().toString().startsWith(".")) {
-                        continue;
-                    }
-                    TokenRecord r = read(f);
-                    if (r != null) {
-                        byHash.put(HexFormat.of().formatHex(r.secretHash()), r);
-                        byId.put(r.id(), r);
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot list the token directory", e);
-            }
-            snapshot = new Snapshot(Map.copyOf(byHash), Map.copyOf(byId));
-            refreshedAt = clock.millis();
-        }
+        records.refresh();
     }
 
     /**
@@ -117,9 +89,7 @@ public final class TokenStore implements AutoCloseable {
      * {@code maxAge} old.
      */
     public void refreshIfOlderThan(Duration maxAge) {
-        if (clock.millis() - refreshedAt >= maxAge.toMillis()) {
-            refresh();
-        }
+        records.refreshIfOlderThan(maxAge);
     }
 
     /** Mints a token; durable before it returns. */
@@ -127,10 +97,7 @@ public final class TokenStore implements AutoCloseable {
         String secret = secrets.newSecret();
         TokenRecord r = new TokenRecord(secrets.newId(), name, scopes, expiresAt, clock.millis(), null,
                 Secrets.sha256(secret));
-        synchronized (writeLock) {
-            write(r);
-            put(r);
-        }
+        records.put(r.id(), r.toJson(), r);
         return new Minted(r, secret);
     }
 
@@ -143,16 +110,12 @@ public final class TokenStore implements AutoCloseable {
             return false;
         }
         synchronized (writeLock) {
-            TokenRecord current = read(dir.resolve(id + SUFFIX));
+            TokenRecord current = records.reread(id);
             if (current == null || current.revoked()) {
-                if (current != null) {
-                    put(current);
-                }
                 return false;
             }
             TokenRecord revoked = current.revokedAt(clock.millis());
-            write(revoked);
-            put(revoked);
+            records.put(id, revoked.toJson(), revoked);
             return true;
         }
     }
@@ -160,7 +123,7 @@ public final class TokenStore implements AutoCloseable {
     /** Tokens not revoked (expired ones included, until revoked), oldest first. */
     public List<TokenRecord> list() {
         List<TokenRecord> out = new ArrayList<>();
-        for (TokenRecord r : snapshot.byId().values()) {
+        for (TokenRecord r : records.all().values()) {
             if (!r.revoked()) {
                 out.add(r);
             }
@@ -172,7 +135,7 @@ public final class TokenStore implements AutoCloseable {
     /** The token whose secret is {@code secret}, or why it is refused. */
     public Lookup find(String secret) {
         byte[] hash = Secrets.sha256(secret);
-        TokenRecord r = snapshot.byHash().get(HexFormat.of().formatHex(hash));
+        TokenRecord r = records.index().byHash().get(HexFormat.of().formatHex(hash));
         if (r == null || !Secrets.same(r.secretHash(), hash)) {
             return new Lookup(null, AuthFailure.UNKNOWN);
         }
@@ -185,42 +148,8 @@ public final class TokenStore implements AutoCloseable {
         return new Lookup(r, null);
     }
 
-    private void put(TokenRecord r) {
-        Map<String, TokenRecord> byHash = new HashMap<>(snapshot.byHash());
-        Map<String, TokenRecord> byId = new HashMap<>(snapshot.byId());
-        byHash.put(HexFormat.of().formatHex(r.secretHash()), r);
-        byId.put(r.id(), r);
-        snapshot = new Snapshot(Map.copyOf(byHash), Map.copyOf(byId));
-    }
-
-    private TokenRecord read(Path f) {
-        try {
-            String json = Files.readString(f, StandardCharsets.UTF_8);
-            return TokenRecord.fromJson(JsonUtil.parseJson(json));
-        } catch (NoSuchFileException gone) {
-            return null;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read token " + f.getFileName(), e);
-        } catch (JoseException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "skipping unreadable token file " + f.getFileName() + ": " + e);
-            return null;
-        }
-    }
-
-    private void write(TokenRecord r) {
-        byte[] bytes = JsonUtil.toJson(r.toJson()).getBytes(StandardCharsets.UTF_8);
-        try {
-            DurableFiles.write(dir, r.id() + SUFFIX, bytes, secrets.newId());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write token " + r.id(), e);
-        }
-    }
-
     @Override
-    public synchronized void close() {
-        if (refresher != null) {
-            refresher.shutdownNow();
-            refresher = null;
-        }
+    public void close() {
+        records.close();
     }
 }

@@ -22,7 +22,7 @@ import java.util.function.Function;
 
 /**
  * A directory of small JSON records on the shared hot volume, one file per record, that every instance reads: the
- * storage under {@link GrantStore} and the service's quota overrides. A record's file name is its key (callers derive
+ * storage under {@link TokenStore}, {@link GrantStore} and the service's quota overrides. A record's file name is its key (callers derive
  * it from the record, so two instances writing one record write one name and no update needs a read-modify-write).
  *
  * <p>{@link #put} writes the file (temporary file, fsync, rename, directory fsync) and {@link #remove} unlinks it and
@@ -140,6 +140,27 @@ public final class VolumeRecords<T, I> implements AutoCloseable {
             }
             snapshot = next(byKey, stamps);
             refreshedAt = clock.millis();
+        }
+    }
+
+    /**
+     * The record under {@code key} as the volume holds it now, read afresh (a change another instance made since the
+     * last refresh is seen) and put in this view; null when there is none (or it does not parse).
+     */
+    public T reread(String key) {
+        synchronized (writeLock) {
+            Path f = dir.resolve(key + SUFFIX);
+            T record = read(f, key);
+            Map<String, T> byKey = new HashMap<>(snapshot.byKey());
+            Map<String, Stamp> stamps = new HashMap<>(snapshot.stamps());
+            stamps.remove(key); // re-read at the next refresh, which costs one parse
+            if (record == null) {
+                byKey.remove(key);
+            } else {
+                byKey.put(key, record);
+            }
+            snapshot = next(byKey, stamps);
+            return record;
         }
     }
 
