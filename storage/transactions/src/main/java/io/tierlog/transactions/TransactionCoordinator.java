@@ -200,7 +200,7 @@ public final class TransactionCoordinator {
             }
             completeIfPrepared(txn);
             m = txn.current();
-            return switch (m.state()) {
+            TxnError answer = switch (m.state()) {
                 case ONGOING -> {
                     txn.write(m.prepared(commit, now()));
                     yield completeIfPrepared(txn) ? TxnError.NONE : TxnError.CONCURRENT_TRANSACTIONS;
@@ -213,6 +213,8 @@ public final class TransactionCoordinator {
                 // Transaction version 1 answers an EndTxn with no transaction INVALID_TXN_STATE, abort included.
                 case EMPTY, DEAD -> TxnError.INVALID_TXN_STATE;
             };
+            logIfRefused(answer, m, producerEpoch, commit);
+            return answer;
         });
     }
 
@@ -248,10 +250,14 @@ public final class TransactionCoordinator {
             TxnState done = commit ? TxnState.COMPLETE_COMMIT : TxnState.COMPLETE_ABORT;
             if (retry) {
                 // The transaction this EndTxn ended: the same outcome is answered again, another is not possible.
-                return m.state() == done ? new EndTxnResult(TxnError.NONE, m.producerId(), m.producerEpoch())
-                        : EndTxnResult.failed(TxnError.INVALID_TXN_STATE);
+                if (m.state() == done) {
+                    return new EndTxnResult(TxnError.NONE, m.producerId(), m.producerEpoch());
+                }
+                logIfRefused(TxnError.INVALID_TXN_STATE, m, producerEpoch, commit);
+                return EndTxnResult.failed(TxnError.INVALID_TXN_STATE);
             }
             if (m.state() == TxnState.DEAD || (commit && m.state() != TxnState.ONGOING)) {
+                logIfRefused(TxnError.INVALID_TXN_STATE, m, producerEpoch, commit);
                 return EndTxnResult.failed(TxnError.INVALID_TXN_STATE);
             }
             long next = m.isProducerEpochExhausted() ? newProducerIds.getAsLong() : TransactionMetadata.NO_PRODUCER_ID;
@@ -262,6 +268,18 @@ public final class TransactionCoordinator {
             m = txn.current();
             return new EndTxnResult(TxnError.NONE, m.producerId(), m.producerEpoch());
         });
+    }
+
+    /**
+     * INVALID_TXN_STATE ends a Kafka producer (a fatal error), so the state that caused it is logged for whoever has
+     * to explain the client's failure; the id is the client's own name, no secret.
+     */
+    private static void logIfRefused(TxnError answer, TransactionMetadata m, short producerEpoch, boolean commit) {
+        if (answer == TxnError.INVALID_TXN_STATE) {
+            LOG.warn("EndTxn ({}) of transactional id {} at epoch {} refused INVALID_TXN_STATE: the id is {} at epoch {}"
+                            + " with {} partitions", commit ? "commit" : "abort", m.transactionalId(), producerEpoch,
+                    m.state(), m.producerEpoch(), m.partitions().size());
+        }
     }
 
     /** The id's producer, or its previous one retrying the EndTxn that rotated it ({@link #isRetryAfterRotation}). */
