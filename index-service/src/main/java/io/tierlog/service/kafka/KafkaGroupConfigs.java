@@ -23,8 +23,9 @@ import java.util.Map;
  * Kafka's group configs (resource type GROUP, {@code kafka-configs --entity-type groups}): a consumer group's own
  * session timeout and heartbeat interval for its KIP-848 members, stored in the group's state file by
  * {@link GroupCoordinator#alterConfigs} so every instance applies them; and a share group's
- * {@value #SHARE_AUTO_OFFSET_RESET} and {@value #SHARE_DELIVERY_COUNT_LIMIT}, which are its share-group config
- * ({@code start} and {@code max.delivery.attempts}, the same as HTTP's {@code PUT /v1/share-groups/{g}/config}).
+ * {@value #SHARE_AUTO_OFFSET_RESET}, {@value #SHARE_DELIVERY_COUNT_LIMIT} and {@value #SHARE_ISOLATION_LEVEL}, which
+ * are its share-group config ({@code start}, {@code max.delivery.attempts} and {@code isolation}, the same as HTTP's
+ * {@code PUT /v1/share-groups/{g}/config}).
  * Described with the service's defaults where the group sets none; a group need not exist to be configured, as in
  * Kafka.
  */
@@ -36,7 +37,9 @@ public class KafkaGroupConfigs {
 
     static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
-    private static final List<String> SHARE_KEYS = List.of(SHARE_AUTO_OFFSET_RESET, SHARE_DELIVERY_COUNT_LIMIT);
+    static final String SHARE_ISOLATION_LEVEL = "share.isolation.level";
+    private static final List<String> SHARE_KEYS = List.of(SHARE_AUTO_OFFSET_RESET, SHARE_DELIVERY_COUNT_LIMIT,
+            SHARE_ISOLATION_LEVEL);
 
     private final GroupCoordinator coordinator;
     private final ShareGroups shares;
@@ -69,9 +72,11 @@ public class KafkaGroupConfigs {
         }
         ShareGroupConfig share = shares.config(asked.resourceName());
         Map<String, String> shareValues = Map.of(SHARE_AUTO_OFFSET_RESET, share.start(),
-                SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(share.maxDeliveryAttempts()));
+                SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(share.maxDeliveryAttempts()),
+                SHARE_ISOLATION_LEVEL, share.isolation());
         Map<String, String> shareDefaults = Map.of(SHARE_AUTO_OFFSET_RESET, ShareGroupConfig.DEFAULTS.start(),
-                SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(ShareGroupConfig.DEFAULTS.maxDeliveryAttempts()));
+                SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(ShareGroupConfig.DEFAULTS.maxDeliveryAttempts()),
+                SHARE_ISOLATION_LEVEL, ShareGroupConfig.DEFAULTS.isolation());
         for (String key : SHARE_KEYS) {
             if (asked.configurationKeys() != null && !asked.configurationKeys().contains(key)) {
                 continue;
@@ -81,15 +86,17 @@ public class KafkaGroupConfigs {
                     .setValue(shareValues.get(key)).setReadOnly(false).setIsSensitive(false)
                     .setConfigSource(isDefault ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id()
                             : DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id())
-                    .setConfigType(key.equals(SHARE_AUTO_OFFSET_RESET) ? DescribeConfigsResponse.ConfigType.STRING.id()
-                            : DescribeConfigsResponse.ConfigType.INT.id())
+                    .setConfigType(key.equals(SHARE_DELIVERY_COUNT_LIMIT) ? DescribeConfigsResponse.ConfigType.INT.id()
+                            : DescribeConfigsResponse.ConfigType.STRING.id())
                     .setDocumentation(documentation ? SHARE_DOCS.get(key) : null));
         }
     }
 
     private static final Map<String, String> SHARE_DOCS = Map.of(
             SHARE_AUTO_OFFSET_RESET, "Where a share group starts on a partition it has no state for: earliest or latest.",
-            SHARE_DELIVERY_COUNT_LIMIT, "How many times a record is delivered before it is treated as rejected.");
+            SHARE_DELIVERY_COUNT_LIMIT, "How many times a record is delivered before it is treated as rejected.",
+            SHARE_ISOLATION_LEVEL, "read_committed delivers only records of committed transactions, up to the last "
+                    + "stable offset; read_uncommitted delivers every record.");
 
     /**
      * IncrementalAlterConfigs on one group: SET a key or DELETE it (back to the default), all or nothing
@@ -130,6 +137,7 @@ public class KafkaGroupConfigs {
     private static ShareGroupConfig shareConfig(ShareGroupConfig current, Map<String, String> changes) {
         String start = current.start();
         int attempts = current.maxDeliveryAttempts();
+        String isolation = current.isolation();
         for (Map.Entry<String, String> e : changes.entrySet()) {
             String key = e.getKey();
             String value = e.getValue() == null ? null : e.getValue().strip();
@@ -147,12 +155,19 @@ public class KafkaGroupConfigs {
                 if (attempts < 1 || attempts > 100) {
                     throw invalid(key, key + " must be from 1 to 100: " + attempts);
                 }
+            } else if (key.equals(SHARE_ISOLATION_LEVEL)) {
+                isolation = value == null ? ShareGroupConfig.DEFAULTS.isolation() : value;
+                if (!isolation.equals(ShareGroupConfig.READ_COMMITTED)
+                        && !isolation.equals(ShareGroupConfig.READ_UNCOMMITTED)) {
+                    throw invalid(key, key + " must be read_committed or read_uncommitted: '" + value + "'");
+                }
             } else {
                 throw invalid(key, "unknown share group config '" + key + "': a share group sets "
                         + String.join(", ", SHARE_KEYS));
             }
         }
-        return new ShareGroupConfig(start, attempts, current.redeliveryDelayMs(), current.deadLetterTopic());
+        return new ShareGroupConfig(start, attempts, current.redeliveryDelayMs(), current.deadLetterTopic(),
+                isolation);
     }
 
     private static TierlogException invalid(String key, String message) {

@@ -4,6 +4,7 @@ import io.tierlog.log.BatchRead;
 import io.tierlog.log.BatchSlice;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.LogStartMarks;
+import io.tierlog.log.OffsetRange;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.PartitionTransactions;
 import io.tierlog.log.PartitionTransactions.AbortedTransaction;
@@ -42,6 +43,8 @@ public final class PartitionReads {
     public static final long NO_TIMESTAMP = -1;
     /** Times a hot segment evicted under a read is looked for again before the failure propagates. */
     private static final int ROUTE_ATTEMPTS = 3;
+    /** The bytes one read of {@link #abortedBatches} holds at a time. */
+    private static final int ABORTED_SCAN_BYTES = 4 * 1024 * 1024;
     private final HotTier hot;
     private final ColdTier cold;
     private final ReadMemory memory;
@@ -253,6 +256,32 @@ public final class PartitionReads {
         List<AbortedTransaction> hotAborted = hot.log().transactions(tp).aborted(fromOffset, toOffsetExclusive);
         return f.cold() ? PartitionTransactions.union(hotAborted,
                 cold.abortedTransactions(tp, fromOffset, toOffsetExclusive)) : hotAborted;
+    }
+
+    /**
+     * The data batches of aborted transactions among {@code [fromOffset, toOffsetExclusive)}, hot or cold, ascending:
+     * what a read_committed reader never sees (a share group at read_committed passes over them). Reads the batches
+     * only when the range reaches below the hot tier or the hot transaction index has an aborted transaction in it.
+     */
+    public List<OffsetRange> abortedBatches(TopicPartition tp, long fromOffset, long toOffsetExclusive) {
+        long oldestHot = hot.oldestSegmentBase(tp);
+        if (oldestHot >= 0 && fromOffset >= oldestHot
+                && hot.log().transactions(tp).aborted(fromOffset, toOffsetExclusive).isEmpty()) {
+            return List.of();
+        }
+        List<OffsetRange> out = new ArrayList<>();
+        long offset = fromOffset;
+        while (offset < toOffsetExclusive) {
+            try (BatchFetch f = fetchBatches(tp, offset, (int) Math.min(toOffsetExclusive - offset, Integer.MAX_VALUE),
+                    ABORTED_SCAN_BYTES)) {
+                if (f.isEmpty()) {
+                    break;
+                }
+                out.addAll(f.batches().abortedBatches(abortedTransactions(tp, f, offset, f.nextOffset())));
+                offset = f.nextOffset();
+            }
+        }
+        return out;
     }
 
     /** A read, the partition's extent sampled before it, and whether the cold tier served it. */

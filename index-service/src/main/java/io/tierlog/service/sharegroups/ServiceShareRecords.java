@@ -1,5 +1,6 @@
 package io.tierlog.service.sharegroups;
 
+import io.tierlog.log.OffsetRange;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
@@ -26,6 +27,27 @@ final class ServiceShareRecords implements ShareRecords {
     @Override
     public long highWatermark(TopicPartition tp) {
         return reads.highWatermark(tp);
+    }
+
+    @Override
+    public long lastStableOffset(TopicPartition tp) {
+        return reads.lastStableOffset(tp);
+    }
+
+    @Override
+    public List<OffsetRange> abortedBatches(TopicPartition tp, long fromOffset, long toOffsetExclusive) {
+        for (int attempt = 1; ; attempt++) {
+            // Offsets retention removed are found gone by the lease's reader; those above the log start are asked.
+            long from = Math.max(fromOffset, reads.logStartOffset(tp));
+            try {
+                return from < toOffsetExclusive ? reads.abortedBatches(tp, from, toOffsetExclusive) : List.of();
+            } catch (TierlogException e) {
+                if (e.type() != io.tierlog.log.ErrorType.OFFSET_OUT_OF_RANGE || attempt == 3) {
+                    throw e;
+                }
+                // Retention moved the log start during the read: ask again from the new one.
+            }
+        }
     }
 
     @Override

@@ -113,8 +113,9 @@ public class ShareGroupsResource {
     @Path("{group}/config")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Configure a share group", description = "Body {\"start\": \"earliest\" | \"latest\", "
-            + "\"max.delivery.attempts\": 5, \"redelivery.delay.ms\": 0, \"dead.letter.topic\": null | topic}; keys "
-            + "left out take these defaults (start: latest). 400 invalid-config naming the key.")
+            + "\"max.delivery.attempts\": 5, \"redelivery.delay.ms\": 0, \"dead.letter.topic\": null | topic, "
+            + "\"isolation\": \"read_uncommitted\" | \"read_committed\"}; keys left out take these defaults (start: "
+            + "latest). 400 invalid-config naming the key.")
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = ApiSchemas.ShareGroupConfig.class)))
     @APIResponse(responseCode = "200", description = "The group's config",

@@ -3,6 +3,7 @@ package io.tierlog.log;
 import io.tierlog.log.format.RecordBatchCodec;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -119,6 +120,27 @@ public final class BatchRead implements AutoCloseable {
             read += size;
         }
         return kept == length ? this : new BatchRead(memory, kept, nextOffset, Math.max(0, records - droppedRecords));
+    }
+
+    /**
+     * The offsets of this read's data batches of the {@code aborted} transactions (those {@link #withoutAborted}
+     * leaves out), ascending: what a read_committed reader never sees.
+     */
+    public List<OffsetRange> abortedBatches(List<PartitionTransactions.AbortedTransaction> aborted) {
+        List<OffsetRange> out = new ArrayList<>();
+        if (aborted.isEmpty() || memory == null) {
+            return out;
+        }
+        ByteBuffer b = memory.memory();
+        int at = 0;
+        while (at < length) {
+            long base = b.getLong(at);
+            if (isAborted(b, at, base, aborted)) {
+                out.add(new OffsetRange(base, base + b.getInt(at + RecordBatchCodec.LAST_OFFSET_DELTA_OFFSET)));
+            }
+            at += RecordBatchCodec.LOG_OVERHEAD + b.getInt(at + RecordBatchCodec.LENGTH_OFFSET);
+        }
+        return out;
     }
 
     private static boolean isAborted(ByteBuffer b, int at, long base,

@@ -500,6 +500,8 @@ class TransactionsTest {
             assertThat(read.records()).isEqualTo(6);
         }
         try (BatchRead read = reader.readBatches(0, null, Integer.MAX_VALUE, 1 << 20)) {
+            assertThat(read.abortedBatches(aborted)).as("what withoutAborted leaves out")
+                    .containsExactly(new OffsetRange(0, 1), new OffsetRange(4, 4));
             assertThat(read.withoutAborted(List.of(), 0)).as("nothing aborted: the read itself").isSameAs(read);
         }
     }

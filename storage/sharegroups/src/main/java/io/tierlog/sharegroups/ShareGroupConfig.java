@@ -13,14 +13,27 @@ import java.util.Map;
  * {@code share.auto.offset.reset}, default latest). {@code max.delivery.attempts}: deliveries without an accept after
  * which a record is treated as rejected ({@code group.share.delivery.count.limit}, default 5).
  * {@code redelivery.delay.ms}: how long a released record waits before it is leased again. {@code dead.letter.topic}:
- * where rejected records are produced, or null.
+ * where rejected records are produced, or null. {@code isolation}: {@code read_uncommitted} delivers every record up
+ * to the high watermark; {@code read_committed} only what a read_committed consumer reads, up to the last stable
+ * offset and never a record of an aborted transaction (Kafka's {@code share.isolation.level}).
  */
-public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redeliveryDelayMs, String deadLetterTopic) {
+public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redeliveryDelayMs, String deadLetterTopic,
+                               String isolation) {
+    public static final String READ_UNCOMMITTED = "read_uncommitted";
+    public static final String READ_COMMITTED = "read_committed";
     public static final ShareGroupConfig DEFAULTS = new ShareGroupConfig("latest", 5, 0, null);
     static final int MAX_DELIVERY_ATTEMPTS_LIMIT = 100;
     static final long MAX_REDELIVERY_DELAY_MS = 24 * 3600_000L;
 
+    /** A config at {@code read_uncommitted}. */
+    public ShareGroupConfig(String start, int maxDeliveryAttempts, long redeliveryDelayMs, String deadLetterTopic) {
+        this(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, READ_UNCOMMITTED);
+    }
+
     public ShareGroupConfig {
+        if (!READ_UNCOMMITTED.equals(isolation) && !READ_COMMITTED.equals(isolation)) {
+            throw invalid("isolation", "isolation must be read_uncommitted or read_committed: " + isolation);
+        }
         if (!"earliest".equals(start) && !"latest".equals(start)) {
             throw invalid("start", "start must be earliest or latest: " + start);
         }
@@ -61,8 +74,21 @@ public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redel
         if (dlt != null && !(dlt instanceof String)) {
             throw invalid("dead.letter.topic", "dead.letter.topic must be a topic name or null");
         }
+        Object isolation = body.getOrDefault("isolation", DEFAULTS.isolation);
+        if (!(isolation instanceof String i)) {
+            throw invalid("isolation", "isolation must be read_uncommitted or read_committed");
+        }
         return new ShareGroupConfig(s, (int) whole(body, "max.delivery.attempts", DEFAULTS.maxDeliveryAttempts),
-                whole(body, "redelivery.delay.ms", DEFAULTS.redeliveryDelayMs), (String) dlt);
+                whole(body, "redelivery.delay.ms", DEFAULTS.redeliveryDelayMs), (String) dlt, i);
+    }
+
+    /** This config with {@code isolation} instead. */
+    public ShareGroupConfig withIsolation(String isolation) {
+        return new ShareGroupConfig(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, isolation);
+    }
+
+    public boolean readCommitted() {
+        return READ_COMMITTED.equals(isolation);
     }
 
     private static long whole(Map<String, Object> body, String key, long dflt) {
@@ -84,6 +110,7 @@ public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redel
         m.put("max.delivery.attempts", maxDeliveryAttempts);
         m.put("redelivery.delay.ms", redeliveryDelayMs);
         m.put("dead.letter.topic", deadLetterTopic);
+        m.put("isolation", isolation);
         return m;
     }
 

@@ -7,6 +7,7 @@ import io.tierlog.ingest.ProduceRequest;
 import io.tierlog.ingest.ProducerRef;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.OffsetRange;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.Header;
@@ -267,19 +268,28 @@ public final class ShareGroups {
                                long highWatermark, long[] wakeAt, LeaseWriter writer) {
         record Lease(long incarnation, List<Granted> granted, long wakeAtMs) {
         }
-        Lease lease = withState(group, tp, config, true, sp -> {
-            long now = clock.millis();
-            List<Granted> granted = sp.lease(now, max, leaseMs, highWatermark, maxInFlight);
-            return new Lease(sp.state().incarnation, granted,
-                    granted.size() < max ? sp.nextLeasableAtMs(now, graceMs) : Long.MAX_VALUE);
-        });
-        if (lease != null) {
-            wakeAt[0] = Math.min(wakeAt[0], lease.wakeAtMs);
-        }
-        if (lease == null || lease.granted.isEmpty()) {
-            return 0;
-        }
-        LeaseGrants grants = new LeaseGrants(group, tp, lease.incarnation, lease.granted);
+        // A read_committed group leases up to the last stable offset; the caller's long-poll still waits on the high
+        // watermark, which the marker that moves the last stable offset moves too.
+        long end = config.readCommitted() ? Math.min(records.lastStableOffset(tp), highWatermark) : highWatermark;
+        Lease lease;
+        List<Granted> granted;
+        do { // again while every record granted was in an aborted transaction: committed ones may follow them
+            lease = withState(group, tp, config, true, sp -> {
+                long now = clock.millis();
+                List<Granted> g = sp.lease(now, max, leaseMs, end, maxInFlight);
+                return new Lease(sp.state().incarnation, g,
+                        g.size() < max ? sp.nextLeasableAtMs(now, graceMs) : Long.MAX_VALUE);
+            });
+            if (lease != null) {
+                wakeAt[0] = Math.min(wakeAt[0], lease.wakeAtMs);
+            }
+            if (lease == null || lease.granted.isEmpty()) {
+                return 0;
+            }
+            granted = config.readCommitted()
+                    ? withoutAborted(group, tp, config, lease.incarnation, lease.granted) : lease.granted;
+        } while (granted.isEmpty());
+        LeaseGrants grants = new LeaseGrants(group, tp, lease.incarnation, granted);
         BitSet gone = new BitSet(grants.size());
         int missing = writer.write(grants, gone);
         int redeliveries = 0;
@@ -291,6 +301,37 @@ public final class ShareGroups {
         }
         meters.leased(grants.size() - missing, redeliveries);
         return grants.size() - missing;
+    }
+
+    /**
+     * A read_committed group's grants without the records of aborted transactions, which are passed over (done, never
+     * delivered: Kafka archives them), as records removed by compaction are.
+     */
+    private List<Granted> withoutAborted(String group, TopicPartition tp, ShareGroupConfig config, long incarnation,
+                                         List<Granted> granted) {
+        LeaseGrants all = new LeaseGrants(group, tp, incarnation, granted);
+        List<OffsetRange> aborted = records.abortedBatches(tp, all.firstOffset(), all.lastOffset() + 1);
+        if (aborted.isEmpty()) {
+            return granted;
+        }
+        BitSet inAborted = new BitSet(all.size());
+        List<Granted> kept = new ArrayList<>(granted.size());
+        int r = 0;
+        for (int i = 0; i < all.size(); i++) {
+            long offset = all.offset(i);
+            while (r < aborted.size() && aborted.get(r).last() < offset) {
+                r++;
+            }
+            if (r < aborted.size() && aborted.get(r).contains(offset)) {
+                inAborted.set(i);
+            } else {
+                kept.add(granted.get(i));
+            }
+        }
+        if (!inAborted.isEmpty()) {
+            passOver(group, tp, config, all, inAborted);
+        }
+        return kept;
     }
 
     /** Marks leased records that no longer exist as done, so they hold no place in the window. */
@@ -573,7 +614,9 @@ public final class ShareGroups {
     private SharePartitionState newState(TopicPartition tp, ShareGroupConfig config) {
         SharePartitionState state = new SharePartitionState();
         state.incarnation = random.nextLong() & Long.MAX_VALUE;
-        state.startOffset = "earliest".equals(config.start()) ? records.logStartOffset(tp) : records.highWatermark(tp);
+        // "latest" for a read_committed group is where its reads end (as Kafka's ListOffsets at read_committed).
+        state.startOffset = "earliest".equals(config.start()) ? records.logStartOffset(tp)
+                : config.readCommitted() ? records.lastStableOffset(tp) : records.highWatermark(tp);
         state.endOffset = state.startOffset;
         return state;
     }

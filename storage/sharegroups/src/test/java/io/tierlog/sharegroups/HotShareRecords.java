@@ -1,7 +1,10 @@
 package io.tierlog.sharegroups;
 
+import io.tierlog.log.BatchRead;
 import io.tierlog.log.HotLog;
+import io.tierlog.log.OffsetRange;
 import io.tierlog.log.PartitionReader;
+import io.tierlog.log.PartitionTransactions.AbortedTransaction;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
 
@@ -25,6 +28,23 @@ final class HotShareRecords implements ShareRecords {
     @Override
     public long highWatermark(TopicPartition tp) {
         return new HotLog(dataDir).reader(tp).end(null).offset();
+    }
+
+    @Override
+    public long lastStableOffset(TopicPartition tp) {
+        return new HotLog(dataDir).transactions(tp).lastStableOffset(highWatermark(tp));
+    }
+
+    @Override
+    public List<OffsetRange> abortedBatches(TopicPartition tp, long fromOffset, long toOffsetExclusive) {
+        List<AbortedTransaction> aborted = new HotLog(dataDir).transactions(tp).aborted(fromOffset, toOffsetExclusive);
+        if (aborted.isEmpty()) {
+            return List.of();
+        }
+        try (BatchRead read = new HotLog(dataDir).reader(tp).readBatches(fromOffset, null,
+                (int) (toOffsetExclusive - fromOffset), Integer.MAX_VALUE)) {
+            return read.abortedBatches(aborted);
+        }
     }
 
     @Override

@@ -266,7 +266,9 @@ public final class ApiSchemas {
     public record ShareGroupConfig(@Schema(enumeration = {"earliest", "latest"}, defaultValue = "latest") String start,
                                    @Schema(name = "max.delivery.attempts", defaultValue = "5") Integer maxDeliveryAttempts,
                                    @Schema(name = "redelivery.delay.ms", defaultValue = "0") Long redeliveryDelayMs,
-                                   @Schema(name = "dead.letter.topic") String deadLetterTopic) {
+                                   @Schema(name = "dead.letter.topic") String deadLetterTopic,
+                                   @Schema(enumeration = {"read_uncommitted", "read_committed"},
+                                           defaultValue = "read_uncommitted") String isolation) {
     }
 
     @Schema(name = "ShareGroupConfigAnswer")
