@@ -29,6 +29,9 @@ public final class Authorizer {
         if (r.resource() != null && r.resource().internal()) {
             return "internal topic: needs admin:cluster";
         }
+        if (principal.denies(r.operation(), r.kind(), r.resource())) {
+            return "a grant denies " + r + " (a DENY ACL)";
+        }
         if (!principal.hasScopes()) {
             return "no scopes";
         }

@@ -14,12 +14,14 @@ import java.util.Objects;
 
 /**
  * Scopes granted to principals by name, beside the scopes their tokens carry: what Kafka's ACL APIs create and
- * delete (docs/security.md "Grants", ADR 0064). A principal's grants add to what it may do, never take away.
+ * delete (docs/security.md "Grants", ADR 0064). An allowing grant adds to what its principal may do; a denying grant
+ * (Kafka's DENY ACL, ADR 0068) takes its scope away, whatever the principal's token or other grants allow.
  *
  * <p><b>Durable on the shared hot volume</b>, one {@link VolumeRecords} file per grant named by the SHA-256 of
- * principal and scope: {@link #add} writes it and {@link #remove} unlinks it, durably, before they return, so an
- * answered removal (a revocation) is never lost. Since the name is a function of the grant, two instances adding or
- * removing the same grant write or unlink the same file, with no read-modify-write whose update could be lost.
+ * principal, scope and effect: {@link #add} writes it and {@link #remove} unlinks it, durably, before they return,
+ * so an answered removal or denial (a revocation) is never lost. Since the name is a function of the grant, two
+ * instances adding or removing the same grant write or unlink the same file, with no read-modify-write whose update
+ * could be lost.
  *
  * <p><b>Visibility.</b> The writing instance's view changes before the call returns; the others re-read the directory
  * every refresh period (the service uses its token refresh interval, 500 ms, inside the contract's 2 s for
@@ -29,21 +31,38 @@ public final class GrantStore implements AutoCloseable {
     /** The principal a grant to every authenticated caller names (Kafka's {@code User:*}). */
     public static final String EVERY_PRINCIPAL = "*";
 
-    private final VolumeRecords<Grant, Map<String, Scopes>> records;
+    private static final String DENY = "deny";
 
-    /** One grant: {@code scope} for the principal named {@code principal} ({@link Principal#name()}, or "*"). */
-    public record Grant(String principal, Scope scope) {
+    private final VolumeRecords<Grant, Index> records;
+
+    /**
+     * One grant: {@code scope} for the principal named {@code principal} ({@link Principal#name()}, or "*"), allowed
+     * or, with {@code deny}, denied.
+     */
+    public record Grant(String principal, Scope scope, boolean deny) {
         public Grant {
             Objects.requireNonNull(principal, "principal");
             Objects.requireNonNull(scope, "scope");
         }
 
+        /** An allowing grant. */
+        public Grant(String principal, Scope scope) {
+            this(principal, scope, false);
+        }
+
+        /** The file name: an allowing grant's is the hash of principal and scope, as before denials existed. */
         String key() {
-            return HexFormat.of().formatHex(Secrets.sha256(principal + '\u0000' + scope));
+            String named = principal + '\u0000' + scope;
+            return HexFormat.of().formatHex(Secrets.sha256(deny ? named + '\u0000' + DENY : named));
         }
 
         static Grant parse(String key, Map<String, Object> json) {
-            Grant g = new Grant((String) json.get("principal"), Scope.parse((String) json.get("scope")));
+            Object effect = json.get("effect");
+            if (effect != null && !DENY.equals(effect)) {
+                throw new IllegalArgumentException("effect must be deny or absent");
+            }
+            Grant g = new Grant((String) json.get("principal"), Scope.parse((String) json.get("scope")),
+                    effect != null);
             if (!g.key().equals(key)) {
                 throw new IllegalArgumentException("its name is not its grant's");
             }
@@ -51,18 +70,25 @@ public final class GrantStore implements AutoCloseable {
         }
     }
 
-    /** The grants by principal. */
-    private static Map<String, Scopes> byPrincipal(Map<String, Grant> grants) {
-        Map<String, List<Scope>> lists = new HashMap<>();
-        grants.values().forEach(g -> lists.computeIfAbsent(g.principal(), k -> new ArrayList<>()).add(g.scope()));
-        Map<String, Scopes> scopes = new HashMap<>();
-        lists.forEach((p, l) -> scopes.put(p, Scopes.of(l.toArray(Scope[]::new))));
-        return Map.copyOf(scopes);
+    /** The grants by principal: what they allow and what they deny. */
+    private record Index(Map<String, Scopes> allowed, Map<String, Scopes> denied) {
+        static Index of(Map<String, Grant> grants) {
+            return new Index(byPrincipal(grants, false), byPrincipal(grants, true));
+        }
+
+        private static Map<String, Scopes> byPrincipal(Map<String, Grant> grants, boolean deny) {
+            Map<String, List<Scope>> lists = new HashMap<>();
+            grants.values().stream().filter(g -> g.deny() == deny)
+                    .forEach(g -> lists.computeIfAbsent(g.principal(), k -> new ArrayList<>()).add(g.scope()));
+            Map<String, Scopes> scopes = new HashMap<>();
+            lists.forEach((p, l) -> scopes.put(p, Scopes.of(l.toArray(Scope[]::new))));
+            return Map.copyOf(scopes);
+        }
     }
 
     /** A store over {@code dir} (created when missing), loaded before this returns. */
     public GrantStore(Path dir, Clock clock, Secrets secrets) {
-        this.records = new VolumeRecords<>(dir, clock, secrets, "grant", Grant::parse, GrantStore::byPrincipal);
+        this.records = new VolumeRecords<>(dir, clock, secrets, "grant", Grant::parse, Index::of);
     }
 
     /** The grant directory under a hot volume: {@code <data-dir>/__metadata/grants}. */
@@ -94,6 +120,9 @@ public final class GrantStore implements AutoCloseable {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("principal", grant.principal());
         json.put("scope", grant.scope().toString());
+        if (grant.deny()) {
+            json.put("effect", DENY);
+        }
         records.put(key, json, grant);
         return true;
     }
@@ -103,16 +132,25 @@ public final class GrantStore implements AutoCloseable {
         return records.remove(grant.key());
     }
 
-    /** Every grant, by principal then scope. */
+    /** Every grant, by principal, then scope, allowing before denying. */
     public List<Grant> list() {
         List<Grant> out = new ArrayList<>(records.all().values());
-        out.sort(Comparator.comparing(Grant::principal).thenComparing(g -> g.scope().toString()));
+        out.sort(Comparator.comparing(Grant::principal).thenComparing(g -> g.scope().toString())
+                .thenComparing(Grant::deny));
         return out;
     }
 
-    /** The scopes granted to the principal named {@code principal}, and to every principal. */
+    /** The scopes granted (allowed) to the principal named {@code principal}, and to every principal. */
     public Scopes scopesOf(String principal) {
-        Map<String, Scopes> scopes = records.index();
+        return ofAndEvery(records.index().allowed(), principal);
+    }
+
+    /** The scopes denied to the principal named {@code principal}, and to every principal. */
+    public Scopes deniedOf(String principal) {
+        return ofAndEvery(records.index().denied(), principal);
+    }
+
+    private static Scopes ofAndEvery(Map<String, Scopes> scopes, String principal) {
         Scopes own = scopes.getOrDefault(principal, Scopes.NONE);
         Scopes every = scopes.getOrDefault(EVERY_PRINCIPAL, Scopes.NONE);
         return every.list().isEmpty() ? own : own.with(every);

@@ -6,11 +6,12 @@ import java.util.Objects;
 /**
  * Who is calling, once authenticated: a name for logs, quotas and grants ({@code token:<id>}, {@code jwt:<sub>},
  * {@code cert:<subject>}, {@code bootstrap}, {@code anonymous}), the scopes its credential carries and, when
- * {@code grants} is set, the scopes granted to its name there, read at each check so a removed grant stops working
- * on open connections too. Protocol edges store it with the request (the index-service under the routing-context key
- * {@value #CONTEXT_KEY}) so later steps (quotas, listing filters) can read it. Immutable (the grants are a live view).
+ * {@code grants} is set, the scopes granted to its name there and those denied to it, read at each check so a
+ * removed grant or an added denial holds on open connections too. A denial wins over every allowing scope. Protocol
+ * edges store it with the request (the index-service under the routing-context key {@value #CONTEXT_KEY}) so later
+ * steps (quotas, listing filters) can read it. Immutable (the grants are a live view).
  *
- * @param grants the grant store whose grants to this name add to {@code scopes}, or null for none
+ * @param grants the grant store whose grants to this name add to {@code scopes} (or deny), or null for none
  */
 public record Principal(String name, Scopes scopes, GrantStore grants) {
     /** The key under which the index-service keeps the request's principal in Vert.x's RoutingContext. */
@@ -45,12 +46,23 @@ public record Principal(String name, Scopes scopes, GrantStore grants) {
     }
 
     public boolean allows(Operation op, Resource resource) {
-        return scopes.allows(op, resource) || granted().allows(op, resource);
+        return (scopes.allows(op, resource) || granted().allows(op, resource)) && !denied().denies(op, resource);
     }
 
-    /** Whether some scope, its own or granted, allows {@code op} on some resource of {@code kind}. */
+    /**
+     * Whether some scope, its own or granted, allows {@code op} on some resource of {@code kind} (not denied on every
+     * such resource). A listing filtered per resource with {@link #allows} follows it.
+     */
     public boolean allowsSome(Operation op, Resource.Kind kind) {
-        return scopes.allowsSome(op, kind) || granted().allowsSome(op, kind);
+        return (scopes.allowsSome(op, kind) || granted().allowsSome(op, kind)) && !denied().deniesAll(op, kind);
+    }
+
+    /**
+     * Whether a denying grant refuses {@code op} on {@code resource} (when null: on every resource of {@code kind}),
+     * whatever else allows it: the reason an audit line gives.
+     */
+    public boolean denies(Operation op, Resource.Kind kind, Resource resource) {
+        return resource != null ? denied().denies(op, resource) : denied().deniesAll(op, kind);
     }
 
     /** Whether it has any scope at all, its own or granted. */
@@ -60,5 +72,9 @@ public record Principal(String name, Scopes scopes, GrantStore grants) {
 
     private Scopes granted() {
         return grants == null ? Scopes.NONE : grants.scopesOf(name);
+    }
+
+    private Scopes denied() {
+        return grants == null ? Scopes.NONE : grants.deniedOf(name);
     }
 }

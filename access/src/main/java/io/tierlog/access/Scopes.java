@@ -111,6 +111,30 @@ public final class Scopes {
         return false;
     }
 
+    /**
+     * These scopes as denials (ADR 0068): whether one of them names exactly {@code op} on {@code resource}. Unlike
+     * {@link #allows}, no operation implies another (denying produce leaves describe), and internal resources are
+     * covered like any other.
+     */
+    public boolean denies(Operation op, Resource resource) {
+        for (Scope s : scopes) {
+            if (s.operation() == op && s.covers(resource)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** These scopes as denials: whether they deny {@code op} on every resource of {@code kind} (a lone {@code *}). */
+    public boolean deniesAll(Operation op, Resource.Kind kind) {
+        for (Scope s : scopes) {
+            if (s.operation() == op && s.kind() == kind && s.prefix() && s.name().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean impliesDescribe(Scope s, Operation op) {
         return op == Operation.DESCRIBE && (s.kind() == Resource.Kind.TOPIC
                 && (s.operation() == Operation.PRODUCE || s.operation() == Operation.FETCH)

@@ -81,6 +81,50 @@ class GrantStoreTest {
     }
 
     @Test
+    void aDenialWinsOverTheTokensScopesAndGrantsUntilItIsRemovedOnEveryInstance() {
+        GrantStore a = store();
+        GrantStore b = store();
+        Principal caller = new Principal("token:a", Scopes.parse("produce:topic:orders*")).withGrants(a);
+        Principal onB = new Principal("token:a", Scopes.parse("produce:topic:orders*")).withGrants(b);
+        Resource secret = Resource.topic("orders-secret");
+        a.add(grant("token:a", "fetch:topic:orders-secret"));
+        Grant deny = new Grant("token:a", Scope.parse("produce:topic:orders-secret"), true);
+
+        assertThat(a.add(deny)).isTrue();
+        assertThat(a.add(deny)).as("already there").isFalse();
+        assertThat(caller.allows(Operation.PRODUCE, secret)).as("its token's prefix allows it").isFalse();
+        assertThat(caller.allows(Operation.PRODUCE, Resource.topic("orders-public"))).isTrue();
+        assertThat(caller.allows(Operation.DESCRIBE, secret)).as("denying produce leaves describe").isTrue();
+        assertThat(caller.allows(Operation.FETCH, secret)).as("its grant to fetch stays").isTrue();
+        assertThat(a.list()).filteredOn(Grant::deny).containsExactly(deny);
+        assertThat(onB.allows(Operation.PRODUCE, secret)).as("before b re-reads").isTrue();
+        b.refresh();
+        assertThat(onB.allows(Operation.PRODUCE, secret)).isFalse();
+        assertThat(store().deniedOf("token:a").list()).as("read afresh from the volume")
+                .containsExactly(deny.scope());
+
+        // Allowing the same scope is another grant (another file); the denial still wins until it is removed.
+        a.add(grant("token:a", "produce:topic:orders-secret"));
+        assertThat(caller.allows(Operation.PRODUCE, secret)).isFalse();
+        assertThat(a.remove(deny)).isTrue();
+        assertThat(caller.allows(Operation.PRODUCE, secret)).isTrue();
+        b.refresh();
+        assertThat(onB.allows(Operation.PRODUCE, secret)).isTrue();
+    }
+
+    @Test
+    void aDenialToEveryPrincipalOfEveryTopicReachesEachCallerAndTheirListings() {
+        GrantStore grants = store();
+        Principal caller = new Principal("jwt:alice", Scopes.parse("fetch:topic:logs")).withGrants(grants);
+        assertThat(caller.allowsSome(Operation.FETCH, Resource.Kind.TOPIC)).isTrue();
+        grants.add(new Grant(GrantStore.EVERY_PRINCIPAL, Scope.parse("fetch:topic:*"), true));
+        assertThat(caller.allows(Operation.FETCH, Resource.topic("logs"))).isFalse();
+        assertThat(caller.allowsSome(Operation.FETCH, Resource.Kind.TOPIC)).isFalse();
+        assertThat(new Principal("bootstrap", Scopes.of(Scope.ADMIN)).allows(Operation.FETCH, Resource.topic("logs")))
+                .as("a principal without the store (the bootstrap administrator)").isTrue();
+    }
+
+    @Test
     void aFileThatIsNotItsGrantIsSkipped() throws Exception {
         GrantStore grants = store();
         grants.add(grant("token:a", "fetch:topic:orders"));
@@ -91,6 +135,14 @@ class GrantStoreTest {
         // A file whose content is not the grant its name says (an edit, a copy under another name) grants nothing.
         Files.writeString(file, Files.readString(file).replace("fetch:topic:orders", "admin:cluster"));
         Files.writeString(dir.resolve("broken.json"), "{not json");
+        // A denial's file turned into an allowing one (its effect removed) no longer matches its name either.
+        grants.add(new Grant("token:a", Scope.parse("produce:topic:orders"), true));
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(f -> Files.isRegularFile(f) && !f.getFileName().toString().startsWith("."))
+                    .toList()) {
+                Files.writeString(f, Files.readString(f).replace(",\"effect\":\"deny\"", ""));
+            }
+        }
         GrantStore reread = store();
         assertThat(reread.list()).isEmpty();
         assertThat(reread.scopesOf("token:a").list()).isEqualTo(List.of());

@@ -1,6 +1,11 @@
 package io.tierlog.access;
 
+import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -109,5 +114,14 @@ class ScopesTest {
         assertThat(az.authorize(p, Operation.FETCH, Resource.topic("__consumer_offsets")).reason())
                 .contains("internal");
         assertThat(az.authorize(p, Operation.ADMIN, Resource.CLUSTER).reason()).contains("admin:cluster");
+    }
+
+    @Test
+    void authorizerNamesADenialAsTheReason(@TempDir Path dir) {
+        GrantStore grants = new GrantStore(dir, new ManualClock(0), new Secrets(new SecureRandom()));
+        grants.add(new GrantStore.Grant("token:x", Scope.parse("fetch:topic:orders"), true));
+        Principal p = new Principal("token:x", Scopes.parse("fetch:topic:orders")).withGrants(grants);
+        assertThat(new Authorizer().authorize(p, Operation.FETCH, Resource.topic("orders")).reason())
+                .isEqualTo("a grant denies fetch on topic:orders (a DENY ACL)");
     }
 }

@@ -20,8 +20,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Kafka's ACL bindings as Tierlog grants and back (docs/kafka.md "ACLs"). An ACL allows one principal one operation
- * on a pattern of resources; a grant gives a principal one scope, so each maps to the other, with Kafka's names:
+ * Kafka's ACL bindings as Tierlog grants and back (docs/kafka.md "ACLs"). An ACL allows or denies one principal one
+ * operation on a pattern of resources; a grant gives a principal one scope or takes it away (a denying grant, ADR
+ * 0068), so each maps to the other, with Kafka's names:
  * <ul>
  *   <li>Principal {@code User:<name>} is the Tierlog principal {@code <name>} ({@code token:<id>}, {@code jwt:<sub>},
  *   {@code cert:<subject>}); {@code User:*} is every authenticated caller.</li>
@@ -32,9 +33,9 @@ import java.util.Map;
  *   DESCRIBE are produce and describe; ALL is each of its resource's operations; ALL on the cluster
  *   ({@code kafka-cluster}) is {@code admin:cluster}.</li>
  * </ul>
- * What has no grant is refused with the reason, never stored approximately: DENY (grants only add), a host other than
- * {@code *}, an operation Tierlog does not separate (DESCRIBE_CONFIGS: describe covers it; group DESCRIBE: read does),
- * and other resource types. Stateless.
+ * What has no grant is refused with the reason, never stored approximately: DENY on the cluster (revoke the admin
+ * scope instead), a host other than {@code *}, an operation Tierlog does not separate (DESCRIBE_CONFIGS: describe
+ * covers it; group DESCRIBE: read does), and other resource types. Stateless.
  */
 final class KafkaAclBindings {
     static final String CLUSTER_NAME = "kafka-cluster";
@@ -65,11 +66,12 @@ final class KafkaAclBindings {
     static AclBinding binding(Grant grant) {
         Scope s = grant.scope();
         String principal = USER + grant.principal();
+        AclPermissionType permission = grant.deny() ? AclPermissionType.DENY : AclPermissionType.ALLOW;
         AccessControlEntry entry;
         ResourcePattern pattern;
         if (s.kind() == Resource.Kind.CLUSTER) {
             pattern = new ResourcePattern(ResourceType.CLUSTER, CLUSTER_NAME, PatternType.LITERAL);
-            entry = new AccessControlEntry(principal, ANY_HOST, AclOperation.ALL, AclPermissionType.ALLOW);
+            entry = new AccessControlEntry(principal, ANY_HOST, AclOperation.ALL, permission);
         } else {
             ResourceType type = switch (s.kind()) {
                 case TOPIC -> ResourceType.TOPIC;
@@ -79,8 +81,7 @@ final class KafkaAclBindings {
             boolean every = s.prefix() && s.name().isEmpty();
             pattern = new ResourcePattern(type, every ? ResourcePattern.WILDCARD_RESOURCE : s.name(),
                     s.prefix() && !every ? PatternType.PREFIXED : PatternType.LITERAL);
-            entry = new AccessControlEntry(principal, ANY_HOST, operations(s.kind()).get(s.operation()),
-                    AclPermissionType.ALLOW);
+            entry = new AccessControlEntry(principal, ANY_HOST, operations(s.kind()).get(s.operation()), permission);
         }
         return new AclBinding(pattern, entry);
     }
@@ -92,10 +93,10 @@ final class KafkaAclBindings {
      */
     static List<Grant> grants(AclBinding acl) {
         AccessControlEntry entry = acl.entry();
-        if (entry.permissionType() != AclPermissionType.ALLOW) {
-            throw new NotAGrant("Tierlog stores grants, which only allow: permission type " + entry.permissionType()
-                    + " cannot be stored (delete the ALLOW ACL instead)");
+        if (entry.permissionType() != AclPermissionType.ALLOW && entry.permissionType() != AclPermissionType.DENY) {
+            throw new NotAGrant("permission type must be ALLOW or DENY, not " + entry.permissionType());
         }
+        boolean deny = entry.permissionType() == AclPermissionType.DENY;
         if (!ANY_HOST.equals(entry.host())) {
             throw new NotAGrant("host must be * (Tierlog grants apply from every address), not " + entry.host());
         }
@@ -111,6 +112,10 @@ final class KafkaAclBindings {
             }
             if (op != AclOperation.ALL) {
                 throw new NotAGrant("on the cluster only ALL (Tierlog's admin:cluster) can be granted, not " + op);
+            }
+            if (deny) {
+                throw new NotAGrant("the cluster cannot be denied: admin:cluster is every operation, so revoke the "
+                        + "principal's admin scope (its token, or the ALLOW ACL) instead");
             }
             return List.of(new Grant(principal, Scope.ADMIN));
         }
@@ -131,7 +136,7 @@ final class KafkaAclBindings {
         for (Map.Entry<Operation, AclOperation> e : ops.entrySet()) {
             if (op == AclOperation.ALL || e.getValue() == op) {
                 try {
-                    out.add(new Grant(principal, Scope.parse(e.getKey().id() + ":" + kind.id() + ":" + name)));
+                    out.add(new Grant(principal, Scope.parse(e.getKey().id() + ":" + kind.id() + ":" + name), deny));
                 } catch (InvalidScopeException invalid) {
                     throw new NotAGrant(invalid.getMessage());
                 }

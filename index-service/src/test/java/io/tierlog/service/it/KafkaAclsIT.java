@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Kafka ACLs across two packaged instances on one hot volume, in token mode: an ACL created on instance a's Kafka
  * listener lets a token produce over HTTP on instance b within 2 s; the ACL deleted on a, and a killed (SIGKILL)
  * as soon as DeleteAcls is answered, b refuses the token within 2 s: an answered revocation is on the volume, not in
- * a's memory. A default user's byte rate set on a holds on b within 2 s. Logs stay under {@code target/it/kafka-acls}
+ * a's memory. Before that, a DENY made on a refuses the token on b within 2 s, and its deletion lifts it as fast. A default user's byte rate set on a holds on b within 2 s. Logs stay under {@code target/it/kafka-acls}
  * and {@code target/it/kafka-quotas}.
  */
 class KafkaAclsIT {
@@ -85,6 +85,21 @@ class KafkaAclsIT {
                 start = System.nanoTime();
                 while (produce(b, secret) != 200) {
                     assertThat(System.nanoTime() - start).as("grant seen by b").isLessThan(TWO_SECONDS);
+                    Thread.sleep(50);
+                }
+                // A DENY made on a wins over the ALLOW on b within 2 s, and its deletion lifts it there as fast.
+                AclBinding deny = new AclBinding(write.pattern(), new AccessControlEntry(write.entry().principal(),
+                        "*", AclOperation.WRITE, AclPermissionType.DENY));
+                admin.createAcls(List.of(deny)).all().get();
+                start = System.nanoTime();
+                while (produce(b, secret) != 403) {
+                    assertThat(System.nanoTime() - start).as("denial seen by b").isLessThan(TWO_SECONDS);
+                    Thread.sleep(50);
+                }
+                assertThat(admin.deleteAcls(List.of(deny.toFilter())).all().get()).containsExactly(deny);
+                start = System.nanoTime();
+                while (produce(b, secret) != 200) {
+                    assertThat(System.nanoTime() - start).as("denial's deletion seen by b").isLessThan(TWO_SECONDS);
                     Thread.sleep(50);
                 }
                 assertThat(admin.deleteAcls(List.of(write.toFilter())).all().get()).containsExactly(write);

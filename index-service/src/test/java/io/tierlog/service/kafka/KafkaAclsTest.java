@@ -2,6 +2,7 @@ package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
 import io.tierlog.access.GrantStore;
 import io.tierlog.access.Secrets;
 import io.tierlog.service.config.TierlogConfig;
@@ -44,14 +45,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Kafka's ACL APIs over Tierlog's grants, in token mode against the listener: an ACL created with Admin lets a token
  * that lacked the scope produce on its already open connection, and deleting it refuses the next send there; what
- * Tierlog cannot store as a grant (DENY, a host, an operation it does not separate, a principal it does not know) is
- * refused and stores nothing; only the administrator lists or changes ACLs; a group's READ is read and commit;
+ * Tierlog cannot store as a grant (DENY on the cluster, a host, an operation it does not separate, a principal it does
+ * not know) is refused and stores nothing; a DENY takes a scope away from a token that has it, on its open connection
+ * and over HTTP, until it is deleted; only the administrator lists or changes ACLs; a group's READ is read and commit;
  * {@code User:*} with a prefix reaches every caller; and kafka-acls (AclCommand, kafka-tools 4.4.0) adds and lists.
  */
 @QuarkusTest
@@ -119,13 +122,41 @@ class KafkaAclsTest {
     }
 
     @Test
+    void aDenyTakesAScopeAwayOnAnOpenConnectionAndOverHttpUntilItIsDeleted() throws Exception {
+        String topic = KafkaListenerTest.unique("acl-deny");
+        MintedToken token = mint("produce:topic:" + topic);
+        AclBinding deny = new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                new AccessControlEntry(token.kafkaPrincipal(), "*", AclOperation.WRITE, AclPermissionType.DENY));
+        try (Admin admin = administrator(); KafkaProducer<String, String> producer = producer(token.secret())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            assertThat(producer.send(new ProducerRecord<>(topic, 0, "k", "own scope")).get().offset()).isZero();
+
+            admin.createAcls(List.of(deny)).all().get();
+            assertThatThrownBy(() -> producer.send(new ProducerRecord<>(topic, 0, "k", "denied")).get())
+                    .hasCauseInstanceOf(TopicAuthorizationException.class);
+            given().header("Authorization", "Bearer " + token.secret()).contentType(ContentType.JSON)
+                    .body("{\"records\": [{\"value\": 1}]}").post("/v1/topics/" + topic + "/records")
+                    .then().statusCode(403);
+            assertThat(admin.describeAcls(new AclBindingFilter(ResourcePatternFilter.ANY, new AccessControlEntryFilter(
+                    token.kafkaPrincipal(), null, AclOperation.ANY, AclPermissionType.DENY))).values().get())
+                    .containsExactly(deny);
+            assertThat(access.grants().list()).filteredOn(g -> g.principal().equals(token.principal()))
+                    .singleElement().satisfies(g -> assertThat(g.deny()).isTrue());
+
+            assertThat(admin.deleteAcls(List.of(deny.toFilter())).all().get()).containsExactly(deny);
+            assertThat(producer.send(new ProducerRecord<>(topic, 0, "k", "allowed again")).get().offset())
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
     void anAclThatIsNoGrantIsRefusedAndStoresNothing() throws Exception {
         String topic = KafkaListenerTest.unique("acl-bad");
         MintedToken token = mint("describe:topic:" + topic);
         String p = token.kafkaPrincipal();
         List<AclBinding> refused = List.of(
-                new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
-                        new AccessControlEntry(p, "*", AclOperation.READ, AclPermissionType.DENY)),
+                new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
+                        new AccessControlEntry(p, "*", AclOperation.ALL, AclPermissionType.DENY)),
                 new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
                         new AccessControlEntry(p, "10.0.0.1", AclOperation.READ, AclPermissionType.ALLOW)),
                 allow(p, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE_CONFIGS),

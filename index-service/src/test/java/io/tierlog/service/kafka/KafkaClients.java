@@ -6,6 +6,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -74,6 +75,17 @@ final class KafkaClients {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.putAll(extra);
         return new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+    }
+
+    /** A share consumer of {@code group} in acknowledgement {@code mode} ({@code implicit} or {@code explicit}). */
+    static KafkaShareConsumer<String, String> shareConsumer(int port, String group, String mode,
+                                                            Map<String, String> extra) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put("share.acknowledgement.mode", mode);
+        p.putAll(extra);
+        return new KafkaShareConsumer<>(p, new StringDeserializer(), new StringDeserializer());
     }
 
     static Admin admin(int port) {

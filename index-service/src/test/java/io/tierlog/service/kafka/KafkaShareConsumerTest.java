@@ -12,7 +12,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -56,12 +55,8 @@ class KafkaShareConsumerTest {
     }
 
     private KafkaShareConsumer<String, String> consumer(String group, String mode) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put("share.acknowledgement.mode", mode);
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
-        return new KafkaShareConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+        return KafkaClients.shareConsumer(listener.port(), group, mode, Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                "50"));
     }
 
     @Test

@@ -9,7 +9,6 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.DeleteShareGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -17,14 +16,12 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 
@@ -57,11 +54,7 @@ class KafkaShareGroupOffsetsTest {
     }
 
     private KafkaShareConsumer<String, String> consumer(String group) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put("share.acknowledgement.mode", "implicit");
-        return new KafkaShareConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+        return KafkaClients.shareConsumer(listener.port(), group, "implicit", Map.of());
     }
 
     /** The values a new share consumer of the group receives until {@code n} came (then accepted), then leaves. */

@@ -8,18 +8,15 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,11 +41,7 @@ class KafkaShareRenewTest {
     KafkaListener listener;
 
     private KafkaShareConsumer<String, String> consumer(String group) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put("share.acknowledgement.mode", "explicit");
-        return new KafkaShareConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+        return KafkaClients.shareConsumer(listener.port(), group, "explicit", Map.of());
     }
 
     /** The record at {@code offset} as the holder's next polls hand it back after a renewal (the client replays it). */
