@@ -5,6 +5,8 @@ import io.tierlog.log.HotLog;
 import io.tierlog.tiering.TieredStorage;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
@@ -13,11 +15,13 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -30,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import static io.restassured.RestAssured.given;
@@ -197,7 +202,7 @@ class KafkaTransactionsTest {
     /**
      * Transactions whose segments moved to the cold tier and left the hot one, and whose entries retention then
      * trimmed from the hot transaction index: a read_committed consumer from offset 0 still drops the aborted ones,
-     * told of them by the cold segments' sidecars.
+     * told of them by the cold segments' sidecars, and so does a share group at read_committed.
      */
     @Test
     void abortedTransactionsStayAbortedOnceTheirSegmentsAreCold() throws Exception {
@@ -239,6 +244,26 @@ class KafkaTransactionsTest {
                 .as("no aborted transaction below the hot tier is left in the hot index").isEmpty();
         assertThat(values(read(topic, "read_committed"), 0))
                 .containsExactlyElementsOf(committed);
+
+        // A share group at read_committed passes over the cold aborted records too (ADR 0067).
+        String group = KafkaListenerTest.unique("txn-cold-share");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("share.isolation.level", "read_committed"),
+                            AlterConfigOp.OpType.SET)))).all().get();
+        }
+        List<String> shared = new ArrayList<>();
+        try (KafkaShareConsumer<String, String> consumer = KafkaClients.shareConsumer(listener.port(), group,
+                "implicit", Map.of())) {
+            consumer.subscribe(List.of(topic));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (shared.size() < committed.size() && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> shared.add(r.value()));
+            }
+            consumer.poll(Duration.ofMillis(500)).forEach(r -> shared.add(r.value()));
+        }
+        assertThat(shared).containsExactlyInAnyOrderElementsOf(committed);
     }
 
     /**
