@@ -216,6 +216,29 @@ class ShareGroupsApiTest {
     }
 
     @Test
+    void aLeaseCallThatNamesNoLeaseGetsTheGroupsLeaseMs() throws Exception {
+        String topic = name("grouplease");
+        String group = name("grouplease");
+        ApiTest.createTopic(topic, 1, null);
+        configure(group, "{\"start\":\"earliest\",\"lease.ms\":5000}");
+        given().get("/v1/share-groups/" + group).then().statusCode(200)
+                .body("config.'lease.ms'", org.hamcrest.Matchers.equalTo(5000));
+        ApiTest.produce(topic, "{\"records\":[{\"value\":\"work\"}]}").then().statusCode(200);
+
+        assertThat(lease(group, topic, "{\"maxRecords\":1}").getInt("records[0].deliveryCount")).isEqualTo(1);
+        Duration grace = config.groups().maxClockSkew();
+        clock.advance(Duration.ofMillis(4999).plus(grace));
+        assertThat(lease(group, topic, "{\"maxRecords\":1}").getList("records")).as("the group's 5 s not over")
+                .isEmpty();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(lease(group, topic, "{\"maxRecords\":1,\"leaseMs\":60000}").getInt("records[0].deliveryCount"))
+                .as("expired after the group's lease, not the 30 s default").isEqualTo(2);
+
+        ApiTest.expectProblem(given().contentType(ContentType.JSON).body("{\"lease.ms\":999}")
+                .put("/v1/share-groups/" + group + "/config"), 400, "invalid-config");
+    }
+
+    @Test
     void aLongPollAnswersWhenARecordIsProduced() throws Exception {
         String topic = name("tail");
         String group = name("tailers");

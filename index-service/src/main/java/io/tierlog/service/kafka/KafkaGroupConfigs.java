@@ -23,8 +23,9 @@ import java.util.Map;
  * Kafka's group configs (resource type GROUP, {@code kafka-configs --entity-type groups}): a consumer group's own
  * session timeout and heartbeat interval for its KIP-848 members, stored in the group's state file by
  * {@link GroupCoordinator#alterConfigs} so every instance applies them; and a share group's
- * {@value #SHARE_AUTO_OFFSET_RESET}, {@value #SHARE_DELIVERY_COUNT_LIMIT} and {@value #SHARE_ISOLATION_LEVEL}, which
- * are its share-group config ({@code start}, {@code max.delivery.attempts} and {@code isolation}, the same as HTTP's
+ * {@value #SHARE_AUTO_OFFSET_RESET}, {@value #SHARE_DELIVERY_COUNT_LIMIT}, {@value #SHARE_ISOLATION_LEVEL} and
+ * {@value #SHARE_RECORD_LOCK_DURATION_MS}, which are its share-group config ({@code start},
+ * {@code max.delivery.attempts}, {@code isolation} and {@code lease.ms}, the same as HTTP's
  * {@code PUT /v1/share-groups/{g}/config}).
  * Described with the service's defaults where the group sets none; a group need not exist to be configured, as in
  * Kafka.
@@ -38,17 +39,20 @@ public class KafkaGroupConfigs {
     static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
     static final String SHARE_ISOLATION_LEVEL = "share.isolation.level";
+    static final String SHARE_RECORD_LOCK_DURATION_MS = "share.record.lock.duration.ms";
     private static final List<String> SHARE_KEYS = List.of(SHARE_AUTO_OFFSET_RESET, SHARE_DELIVERY_COUNT_LIMIT,
-            SHARE_ISOLATION_LEVEL);
+            SHARE_ISOLATION_LEVEL, SHARE_RECORD_LOCK_DURATION_MS);
 
     private final GroupCoordinator coordinator;
     private final ShareGroups shares;
     private final long defaultSessionTimeoutMs;
+    private final long defaultLockMs;
 
     public KafkaGroupConfigs(GroupCoordinator coordinator, ShareGroups shares, TierlogConfig config) {
         this.coordinator = coordinator;
         this.shares = shares;
         this.defaultSessionTimeoutMs = config.kafka().groupSessionTimeout().toMillis();
+        this.defaultLockMs = config.kafka().shareRecordLockDuration().toMillis();
     }
 
     /** Every group config of {@code asked}'s group (or those it names), set or default. */
@@ -73,7 +77,8 @@ public class KafkaGroupConfigs {
         ShareGroupConfig share = shares.config(asked.resourceName());
         Map<String, String> shareValues = Map.of(SHARE_AUTO_OFFSET_RESET, share.start(),
                 SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(share.maxDeliveryAttempts()),
-                SHARE_ISOLATION_LEVEL, share.isolation());
+                SHARE_ISOLATION_LEVEL, share.isolation(),
+                SHARE_RECORD_LOCK_DURATION_MS, String.valueOf(share.leaseMsOr(defaultLockMs)));
         Map<String, String> shareDefaults = Map.of(SHARE_AUTO_OFFSET_RESET, ShareGroupConfig.DEFAULTS.start(),
                 SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(ShareGroupConfig.DEFAULTS.maxDeliveryAttempts()),
                 SHARE_ISOLATION_LEVEL, ShareGroupConfig.DEFAULTS.isolation());
@@ -81,12 +86,14 @@ public class KafkaGroupConfigs {
             if (asked.configurationKeys() != null && !asked.configurationKeys().contains(key)) {
                 continue;
             }
-            boolean isDefault = shareValues.get(key).equals(shareDefaults.get(key));
+            boolean isDefault = key.equals(SHARE_RECORD_LOCK_DURATION_MS) ? share.leaseMs() == null
+                    : shareValues.get(key).equals(shareDefaults.get(key));
             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName(key)
                     .setValue(shareValues.get(key)).setReadOnly(false).setIsSensitive(false)
                     .setConfigSource(isDefault ? DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id()
                             : DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id())
-                    .setConfigType(key.equals(SHARE_DELIVERY_COUNT_LIMIT) ? DescribeConfigsResponse.ConfigType.INT.id()
+                    .setConfigType(key.equals(SHARE_DELIVERY_COUNT_LIMIT) || key.equals(SHARE_RECORD_LOCK_DURATION_MS)
+                            ? DescribeConfigsResponse.ConfigType.INT.id()
                             : DescribeConfigsResponse.ConfigType.STRING.id())
                     .setDocumentation(documentation ? SHARE_DOCS.get(key) : null));
         }
@@ -96,7 +103,9 @@ public class KafkaGroupConfigs {
             SHARE_AUTO_OFFSET_RESET, "Where a share group starts on a partition it has no state for: earliest or latest.",
             SHARE_DELIVERY_COUNT_LIMIT, "How many times a record is delivered before it is treated as rejected.",
             SHARE_ISOLATION_LEVEL, "read_committed delivers only records of committed transactions, up to the last "
-                    + "stable offset; read_uncommitted delivers every record.");
+                    + "stable offset; read_uncommitted delivers every record.",
+            SHARE_RECORD_LOCK_DURATION_MS, "How long a share consumer holds the records it acquired before they are "
+                    + "available again without an acknowledgement.");
 
     /**
      * IncrementalAlterConfigs on one group: SET a key or DELETE it (back to the default), all or nothing
@@ -138,6 +147,7 @@ public class KafkaGroupConfigs {
         String start = current.start();
         int attempts = current.maxDeliveryAttempts();
         String isolation = current.isolation();
+        Long leaseMs = current.leaseMs();
         for (Map.Entry<String, String> e : changes.entrySet()) {
             String key = e.getKey();
             String value = e.getValue() == null ? null : e.getValue().strip();
@@ -161,13 +171,24 @@ public class KafkaGroupConfigs {
                         && !isolation.equals(ShareGroupConfig.READ_UNCOMMITTED)) {
                     throw invalid(key, key + " must be read_committed or read_uncommitted: '" + value + "'");
                 }
+            } else if (key.equals(SHARE_RECORD_LOCK_DURATION_MS)) {
+                try {
+                    leaseMs = value == null ? null : Long.valueOf(value);
+                } catch (NumberFormatException notANumber) {
+                    throw invalid(key, key + " must be a whole number of milliseconds: '" + value + "'");
+                }
+                if (leaseMs != null && (leaseMs < ShareGroupConfig.MIN_LEASE_MS
+                        || leaseMs > ShareGroupConfig.MAX_LEASE_MS)) {
+                    throw invalid(key, key + " must be from " + ShareGroupConfig.MIN_LEASE_MS + " to "
+                            + ShareGroupConfig.MAX_LEASE_MS + ": " + leaseMs);
+                }
             } else {
                 throw invalid(key, "unknown share group config '" + key + "': a share group sets "
                         + String.join(", ", SHARE_KEYS));
             }
         }
         return new ShareGroupConfig(start, attempts, current.redeliveryDelayMs(), current.deadLetterTopic(),
-                isolation);
+                isolation, leaseMs);
     }
 
     private static TierlogException invalid(String key, String message) {

@@ -68,7 +68,8 @@ public class KafkaShareFetch {
     private final ExecutorService readPool;
     private final KafkaTopics topics;
     private final Clock clock;
-    private final long lockMs;
+    /** The acquisition lock of a group whose config sets none (its {@code share.record.lock.duration.ms}). */
+    private final long defaultLockMs;
     private final Duration recheck;
     private final ShareSessions sessions;
 
@@ -80,7 +81,7 @@ public class KafkaShareFetch {
         this.readPool = threads.reads();
         this.topics = new KafkaTopics(topics);
         this.clock = clock;
-        this.lockMs = config.kafka().shareRecordLockDuration().toMillis();
+        this.defaultLockMs = config.kafka().shareRecordLockDuration().toMillis();
         this.recheck = config.share().longPollRecheck();
         this.sessions = new ShareSessions(SESSIONS, KafkaFetch.SESSION_EVICTION, clock);
     }
@@ -96,11 +97,14 @@ public class KafkaShareFetch {
         final Map<ShareSessions.Part, ShareFetchResponseData.PartitionData> outs = new LinkedHashMap<>();
         final List<BatchFetch> held = new ArrayList<>();
         final long deadlineNanos;
+        /** The group's acquisition lock, read with its config when the fetch begins (on the read pool). */
+        final long lockMs;
 
         Fetch(ShareFetchRequestData in, ShareSessions.Session session) {
             this.in = in;
             this.session = session;
             this.deadlineNanos = System.nanoTime() + Math.max(0, in.maxWaitMs()) * 1_000_000L;
+            this.lockMs = shares.config(in.groupId()).leaseMsOr(defaultLockMs);
         }
 
         ShareFetchResponseData.PartitionData out(ShareSessions.Part part) {
@@ -293,7 +297,7 @@ public class KafkaShareFetch {
             TopicPartition tp = new TopicPartition(part.topic(), part.partition());
             PartWriter writer = new PartWriter(fetch, part, bytesLeft);
             try {
-                ShareGroups.Delivered got = shares.leaseOrWake(group, tp, remaining, lockMs, writer);
+                ShareGroups.Delivered got = shares.leaseOrWake(group, tp, remaining, fetch.lockMs, writer);
                 remaining -= got.records();
                 any |= got.records() > 0;
                 wakeAt = Math.min(wakeAt, got.wakeAtMs());

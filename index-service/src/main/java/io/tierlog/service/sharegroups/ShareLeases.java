@@ -37,6 +37,8 @@ import static io.tierlog.service.sharegroups.ShareGroupsResource.MAX_WAIT_MS;
 @Singleton
 public class ShareLeases {
     private static final Set<String> LEASE_FIELDS = Set.of("maxRecords", "leaseMs", "waitMs");
+    /** A lease call's {@code leaseMs} when it names none: the group's own, else {@code DEFAULT_LEASE_MS}. */
+    private static final long GROUPS_LEASE = -1;
 
     private final ShareGroups shares;
     private final PartitionReads reads;
@@ -76,12 +78,15 @@ public class ShareLeases {
         TopicAdmin.requirePublic(topic);
         ObjectNode req = Requests.object(body, LEASE_FIELDS);
         int maxRecords = (int) ShareJson.optionalLong(req, "maxRecords", DEFAULT_MAX_RECORDS, 1, maxRecordsLimit);
-        long leaseMs = ShareJson.optionalLong(req, "leaseMs", DEFAULT_LEASE_MS, 1, MAX_LEASE_MS);
+        long asked = ShareJson.optionalLong(req, "leaseMs", GROUPS_LEASE, 1, MAX_LEASE_MS);
         long waitMs = ShareJson.optionalLong(req, "waitMs", 0, 0, MAX_WAIT_MS);
         long deadline = System.nanoTime() + waitMs * 1_000_000;
         Answers<W, T> answers = new Answers<>(start, abandon, finish);
-        return CompletableFuture.supplyAsync(() -> attempt(group, topic, maxRecords, leaseMs, deadline, answers), readPool)
-                .thenCompose(r -> r);
+        return CompletableFuture.supplyAsync(() -> {
+            // A call that names no lease gets the group's (its config's lease.ms, a file read: not on the event loop).
+            long leaseMs = asked != GROUPS_LEASE ? asked : shares.config(group).leaseMsOr(DEFAULT_LEASE_MS);
+            return attempt(group, topic, maxRecords, leaseMs, deadline, answers);
+        }, readPool).thenCompose(r -> r);
     }
 
     /** How one lease call's answer is begun, given up and turned into its response. */

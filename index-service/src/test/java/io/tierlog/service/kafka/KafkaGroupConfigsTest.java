@@ -8,7 +8,10 @@ import org.apache.kafka.clients.admin.AlterConfigsOptions;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.config.ConfigResource;
@@ -22,9 +25,11 @@ import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Admin's DescribeConfigs and IncrementalAlterConfigs on resource type GROUP, and their effect on members of the
  * consumer protocol: the heartbeat interval the coordinator gives (raw ConsumerGroupHeartbeat and a kafka-clients
  * consumer), and the session after which a silent member is removed. The test profile's default session is 6 s.
+ * A share group's {@code share.record.lock.duration.ms} is its consumers' acquisition lock.
  */
 @QuarkusTest
 class KafkaGroupConfigsTest {
@@ -84,7 +90,7 @@ class KafkaGroupConfigsTest {
         try (Admin admin = KafkaClients.admin(listener.port())) {
             for (AlterConfigOp bad : List.of(set("consumer.session.timeout.ms", "soon"),
                     set("consumer.session.timeout.ms", "10"), set("consumer.heartbeat.interval.ms", "6000"),
-                    set("share.record.lock.duration.ms", "1000"))) {
+                    set("share.record.lock.duration.ms", "999"), set("streams.num.standby.replicas", "1"))) {
                 assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(group, List.of(bad))).all().get())
                         .as(bad.configEntry().name() + "=" + bad.configEntry().value())
                         .isInstanceOf(ExecutionException.class).cause()
@@ -95,6 +101,57 @@ class KafkaGroupConfigsTest {
                     new AlterConfigsOptions().validateOnly(true)).all().get();
             assertThat(describe(admin, group).get("consumer.session.timeout.ms").source())
                     .isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+        }
+    }
+
+    /**
+     * {@code share.record.lock.duration.ms} is a share group's own acquisition lock: its consumers are told it, and a
+     * record one of them acquired and never acknowledged goes to another after it, not after the service's 30 s.
+     */
+    @Test
+    void aShareGroupsRecordLockDurationIsItsConsumersAcquisitionLock() throws Exception {
+        String topic = KafkaClients.topicWithRecords(listener.port(), "gc-lock", 1, 1);
+        ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, KafkaListenerTest.unique("gc-lock"));
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            assertThat(describe(admin, group).get("share.record.lock.duration.ms").value()).isEqualTo("30000");
+            admin.incrementalAlterConfigs(Map.of(group, List.of(set("share.auto.offset.reset", "earliest"),
+                    set("share.record.lock.duration.ms", "2000")))).all().get();
+            ConfigEntry lock = describe(admin, group).get("share.record.lock.duration.ms");
+            assertThat(lock.value()).isEqualTo("2000");
+            assertThat(lock.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
+        }
+        try (KafkaShareConsumer<String, String> holder = KafkaClients.shareConsumer(listener.port(), group.name(),
+                "explicit", Map.of());
+             KafkaShareConsumer<String, String> other = KafkaClients.shareConsumer(listener.port(), group.name(),
+                     "explicit", Map.of())) {
+            holder.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> held = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (held.isEmpty() && System.nanoTime() < deadline) {
+                holder.poll(Duration.ofMillis(200)).forEach(held::add);
+            }
+            assertThat(held).hasSize(1);
+            assertThat(holder.acquisitionLockTimeoutMs()).contains(2000);
+
+            other.subscribe(List.of(topic)); // the holder never acknowledges: its lock runs out after 2 s
+            List<ConsumerRecord<String, String>> redelivered = new ArrayList<>();
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (redelivered.isEmpty() && System.nanoTime() < deadline) {
+                other.poll(Duration.ofMillis(200)).forEach(redelivered::add);
+            }
+            assertThat(redelivered).singleElement().satisfies(r -> {
+                assertThat(r.offset()).isEqualTo(held.get(0).offset());
+                assertThat(r.deliveryCount()).contains((short) 2);
+            });
+            redelivered.forEach(r -> other.acknowledge(r, AcknowledgeType.ACCEPT));
+            other.commitSync();
+        }
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                    new ConfigEntry("share.record.lock.duration.ms", ""), AlterConfigOp.OpType.DELETE)))).all().get();
+            ConfigEntry lock = describe(admin, group).get("share.record.lock.duration.ms");
+            assertThat(lock.value()).isEqualTo("30000");
+            assertThat(lock.source()).isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
         }
     }
 

@@ -15,24 +15,38 @@ import java.util.Map;
  * {@code redelivery.delay.ms}: how long a released record waits before it is leased again. {@code dead.letter.topic}:
  * where rejected records are produced, or null. {@code isolation}: {@code read_uncommitted} delivers every record up
  * to the high watermark; {@code read_committed} only what a read_committed consumer reads, up to the last stable
- * offset and never a record of an aborted transaction (Kafka's {@code share.isolation.level}).
+ * offset and never a record of an aborted transaction (Kafka's {@code share.isolation.level}). {@code lease.ms}: how
+ * long a lease lasts when the lease call names none, and the acquisition lock of the group's Kafka share consumers
+ * (Kafka's {@code share.record.lock.duration.ms}); null: the caller's default.
  */
 public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redeliveryDelayMs, String deadLetterTopic,
-                               String isolation) {
+                               String isolation, Long leaseMs) {
     public static final String READ_UNCOMMITTED = "read_uncommitted";
     public static final String READ_COMMITTED = "read_committed";
     public static final ShareGroupConfig DEFAULTS = new ShareGroupConfig("latest", 5, 0, null);
     static final int MAX_DELIVERY_ATTEMPTS_LIMIT = 100;
     static final long MAX_REDELIVERY_DELAY_MS = 24 * 3600_000L;
+    /** The range of {@code lease.ms}: HTTP's for a lease call's own {@code leaseMs}, at least a second. */
+    public static final long MIN_LEASE_MS = 1_000;
+    public static final long MAX_LEASE_MS = 3_600_000;
 
     /** A config at {@code read_uncommitted}. */
     public ShareGroupConfig(String start, int maxDeliveryAttempts, long redeliveryDelayMs, String deadLetterTopic) {
         this(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, READ_UNCOMMITTED);
     }
 
+    /** A config without its own lease duration. */
+    public ShareGroupConfig(String start, int maxDeliveryAttempts, long redeliveryDelayMs, String deadLetterTopic,
+                            String isolation) {
+        this(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, isolation, null);
+    }
+
     public ShareGroupConfig {
         if (!READ_UNCOMMITTED.equals(isolation) && !READ_COMMITTED.equals(isolation)) {
             throw invalid("isolation", "isolation must be read_uncommitted or read_committed: " + isolation);
+        }
+        if (leaseMs != null && (leaseMs < MIN_LEASE_MS || leaseMs > MAX_LEASE_MS)) {
+            throw invalid("lease.ms", "lease.ms must be " + MIN_LEASE_MS + ".." + MAX_LEASE_MS + ": " + leaseMs);
         }
         if (!"earliest".equals(start) && !"latest".equals(start)) {
             throw invalid("start", "start must be earliest or latest: " + start);
@@ -78,13 +92,24 @@ public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redel
         if (!(isolation instanceof String i)) {
             throw invalid("isolation", "isolation must be read_uncommitted or read_committed");
         }
+        Long leaseMs = body.get("lease.ms") == null ? null : whole(body, "lease.ms", 0);
         return new ShareGroupConfig(s, (int) whole(body, "max.delivery.attempts", DEFAULTS.maxDeliveryAttempts),
-                whole(body, "redelivery.delay.ms", DEFAULTS.redeliveryDelayMs), (String) dlt, i);
+                whole(body, "redelivery.delay.ms", DEFAULTS.redeliveryDelayMs), (String) dlt, i, leaseMs);
     }
 
     /** This config with {@code isolation} instead. */
     public ShareGroupConfig withIsolation(String isolation) {
-        return new ShareGroupConfig(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, isolation);
+        return new ShareGroupConfig(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, isolation, leaseMs);
+    }
+
+    /** This config with {@code leaseMs} instead (null: none of its own). */
+    public ShareGroupConfig withLeaseMs(Long leaseMs) {
+        return new ShareGroupConfig(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, isolation, leaseMs);
+    }
+
+    /** The group's lease duration, or {@code callersDefault} when it sets none. */
+    public long leaseMsOr(long callersDefault) {
+        return leaseMs != null ? leaseMs : callersDefault;
     }
 
     public boolean readCommitted() {
@@ -111,6 +136,7 @@ public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redel
         m.put("redelivery.delay.ms", redeliveryDelayMs);
         m.put("dead.letter.topic", deadLetterTopic);
         m.put("isolation", isolation);
+        m.put("lease.ms", leaseMs);
         return m;
     }
 

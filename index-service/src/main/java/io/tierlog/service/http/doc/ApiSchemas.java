@@ -268,7 +268,11 @@ public final class ApiSchemas {
                                    @Schema(name = "redelivery.delay.ms", defaultValue = "0") Long redeliveryDelayMs,
                                    @Schema(name = "dead.letter.topic") String deadLetterTopic,
                                    @Schema(enumeration = {"read_uncommitted", "read_committed"},
-                                           defaultValue = "read_uncommitted") String isolation) {
+                                           defaultValue = "read_uncommitted") String isolation,
+                                   @Schema(name = "lease.ms", minimum = "1000", maximum = "3600000",
+                                           description = "A lease call's lease when it names none (else 30000), "
+                                                   + "and the Kafka share consumers' acquisition lock")
+                                   Long leaseMs) {
     }
 
     @Schema(name = "ShareGroupConfigAnswer")
