@@ -61,7 +61,8 @@ public class ShareGroupsResource {
     @Path("{group}/topics/{topic}/lease")
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Lease records", description = "Body {\"maxRecords\": 100, \"leaseMs\": 30000, \"waitMs\": 0}, "
-            + "all optional (leaseMs: the group's lease.ms, else 30000). Answers {\"records\": [{\"lease\", \"partition\", \"offset\", \"deliveryCount\", "
+            + "all optional (leaseMs: the group's lease.ms, else 30000). Answers {\"records\": [{\"lease\", "
+            + "\"partition\", \"offset\", \"deliveryCount\", "
             + "\"timestamp\", \"key\", \"value\", \"headers\"}], \"ranges\": [{\"lease\", \"partition\", "
             + "\"firstOffset\", \"lastOffset\", \"deliveryCount\"}]} (ranges: the same records as runs under range "
             + "leases); each record goes to no one else until it is "
@@ -114,8 +115,8 @@ public class ShareGroupsResource {
     @Consumes(MediaType.WILDCARD)
     @Operation(summary = "Configure a share group", description = "Body {\"start\": \"earliest\" | \"latest\", "
             + "\"max.delivery.attempts\": 5, \"redelivery.delay.ms\": 0, \"dead.letter.topic\": null | topic, "
-            + "\"isolation\": \"read_uncommitted\" | \"read_committed\", \"lease.ms\": null | 1000..3600000}; keys left "
-            + "out take these defaults (start: latest). 400 invalid-config naming the key.")
+            + "\"isolation\": \"read_uncommitted\" | \"read_committed\", \"lease.ms\": null | 1000..3600000}; "
+            + "keys left out take these defaults (start: latest). 400 invalid-config naming the key.")
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = ApiSchemas.ShareGroupConfig.class)))
     @APIResponse(responseCode = "200", description = "The group's config",
