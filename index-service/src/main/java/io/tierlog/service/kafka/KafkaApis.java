@@ -285,7 +285,7 @@ public class KafkaApis {
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
             case PRODUCE -> produce.produce((ProduceRequest) request, version, workers)
-                    .thenApply(reply -> quotas.produced((ProduceRequest) request, reply, session));
+                    .thenApply(reply -> quotas.produced((ProduceRequest) request, reply, session, clientId));
             case SASL_HANDSHAKE -> done(sasl.handshake((SaslHandshakeRequest) request, session));
             case SASL_AUTHENTICATE -> on(workers,
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
@@ -307,13 +307,13 @@ public class KafkaApis {
                     id -> kafkaAccess.mayDescribeTransaction(session.principal(), id)));
             case DESCRIBE_PRODUCERS -> on(workers, () -> produce.describeProducers((DescribeProducersRequest) request));
             case FETCH -> {
-                long throttleMs = quotas.fetchThrottleMs(session);
+                long throttleMs = quotas.fetchThrottleMs(session, clientId);
                 yield throttleMs > 0
                         ? CompletableFuture.completedFuture(new Reply(quotas.throttledFetch((FetchRequest) request,
                                 version, throttleMs, session), () -> { }))
                         : fetch.fetch((FetchRequest) request, version, session.principal().name(), session.fileSlices(),
                                 readReplicas(((FetchRequest) request).data().rackId()))
-                        .thenApply(reply -> quotas.fetched(reply, session));
+                        .thenApply(reply -> quotas.fetched(reply, session, clientId));
             }
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version));
@@ -377,7 +377,7 @@ public class KafkaApis {
             case SHARE_GROUP_DESCRIBE -> on(workers, () -> shareGroups.describe(
                     (org.apache.kafka.common.requests.ShareGroupDescribeRequest) request));
             case SHARE_FETCH -> shareFetch.fetch((org.apache.kafka.common.requests.ShareFetchRequest) request,
-                    session.principal().name()).thenApply(reply -> quotas.shareFetched(reply, session));
+                    session.principal().name()).thenApply(reply -> quotas.shareFetched(reply, session, clientId));
             case SHARE_ACKNOWLEDGE -> shareFetch.acknowledge(
                     (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name());
             case DESCRIBE_ACLS -> on(workers, () -> acls.describe((DescribeAclsRequest) request));

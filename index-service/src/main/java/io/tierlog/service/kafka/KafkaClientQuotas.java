@@ -20,7 +20,6 @@ import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
 import org.apache.kafka.common.requests.DescribeClientQuotasResponse;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,16 +28,20 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Kafka's client-quota APIs (DescribeClientQuotas, AlterClientQuotas: {@code kafka-configs --entity-type users})
- * over the rates administrators set per principal ({@link QuotaOverrides}): a {@code user} entity is a Tierlog
- * principal ({@code token:<id>}, {@code jwt:<sub>}, {@code cert:<subject>}, {@code bootstrap}), the default user is
- * every caller without its own rate, and the keys are {@code producer_byte_rate} and {@code consumer_byte_rate},
- * whole bytes per second. Client-id and ip entities and other keys are refused with INVALID_REQUEST and the reason;
- * an entity's changes are all checked before any is written. Only {@code admin:cluster} reaches these APIs
- * ({@link KafkaAccess}). Blocking (file writes on the shared volume): runs on a worker. Thread-safe.
+ * Kafka's client-quota APIs (DescribeClientQuotas, AlterClientQuotas: {@code kafka-configs --entity-type users} and
+ * {@code clients}) over the rates administrators set ({@link QuotaOverrides}): a {@code user} entity is a Tierlog
+ * principal ({@code token:<id>}, {@code jwt:<sub>}, {@code cert:<subject>}, {@code bootstrap}), a {@code client-id}
+ * entity a Kafka client id, alone or with a user; the default of either is each one without its own rate; the keys
+ * are {@code producer_byte_rate} and {@code consumer_byte_rate}, whole bytes per second. Ip entities and other keys
+ * are refused with INVALID_REQUEST and the reason; an entity's changes are all checked before any is written. Only
+ * {@code admin:cluster} reaches these APIs ({@link KafkaAccess}). Blocking (file writes on the shared volume): runs
+ * on a worker. Thread-safe.
  */
 @Singleton
 public class KafkaClientQuotas {
+    /** Kafka's own limit on a client id is none; this keeps a stored entity's name bounded. */
+    private static final int MAX_CLIENT_ID_CHARS = 1024;
+
     private final QuotaOverrides overrides;
     private final AccessControl access;
 
@@ -47,7 +50,7 @@ public class KafkaClientQuotas {
         this.access = access;
     }
 
-    /** The rates of every user entity the filter matches. */
+    /** The rates of every entity the filter matches. */
     DescribeClientQuotasResponse describe(DescribeClientQuotasRequest request) {
         ClientQuotaFilter filter = request.filter();
         Set<String> types = new HashSet<>();
@@ -60,35 +63,48 @@ public class KafkaClientQuotas {
         }
         Map<ClientQuotaEntity, Map<String, Double>> out = new LinkedHashMap<>();
         for (Rate r : overrides.list()) {
-            String user = QuotaOverrides.DEFAULT.equals(r.entity()) ? null : r.entity();
-            if (matches(filter, user)) {
-                out.computeIfAbsent(entity(user), e -> new HashMap<>())
+            Map<String, String> entries = kafkaEntries(r.entity());
+            if (matches(filter, entries)) {
+                out.computeIfAbsent(new ClientQuotaEntity(entries), e -> new HashMap<>())
                         .put(r.kind().kafkaKey(), (double) r.bytesPerSecond());
             }
         }
         return DescribeClientQuotasResponse.fromQuotaEntities(out, 0);
     }
 
-    /** Kafka's filter rules for an entity of one type, {@code user} ({@code null}: the default user). */
-    private static boolean matches(ClientQuotaFilter filter, String user) {
-        boolean namesUser = false;
+    /**
+     * Kafka's filter rules: the entity has every component's type, with a name it matches (any specified name, the
+     * default, or that name); a strict filter also wants no other type.
+     *
+     * @param entries the entity by type, a null name for the default
+     */
+    private static boolean matches(ClientQuotaFilter filter, Map<String, String> entries) {
         for (ClientQuotaFilterComponent c : filter.components()) {
-            if (!ClientQuotaEntity.USER.equals(c.entityType())) {
-                return false; // the entity has no component of that type
+            if (!entries.containsKey(c.entityType())) {
+                return false;
             }
-            namesUser = true;
-            boolean match = c.match() == null ? user != null // any specified name
-                    : c.match().isEmpty() ? user == null // the default
-                    : c.match().get().equals(user);
+            String name = entries.get(c.entityType());
+            boolean match = c.match() == null ? name != null // any specified name
+                    : c.match().isEmpty() ? name == null // the default
+                    : c.match().get().equals(name);
             if (!match) {
                 return false;
             }
         }
-        return namesUser || !filter.strict();
+        return !filter.strict() || entries.size() == filter.components().size();
     }
 
-    private static ClientQuotaEntity entity(String user) {
-        return new ClientQuotaEntity(Collections.singletonMap(ClientQuotaEntity.USER, user));
+    /** A stored entity as Kafka names it: by type, the default as null. */
+    private static Map<String, String> kafkaEntries(QuotaOverrides.Entity entity) {
+        Map<String, String> entries = new HashMap<>();
+        if (entity.user() != null) {
+            entries.put(ClientQuotaEntity.USER, QuotaOverrides.DEFAULT.equals(entity.user()) ? null : entity.user());
+        }
+        if (entity.client() != null) {
+            entries.put(ClientQuotaEntity.CLIENT_ID,
+                    QuotaOverrides.DEFAULT.equals(entity.client()) ? null : entity.client());
+        }
+        return entries;
     }
 
     /** Each entity's changes, all checked before any is written; durable before the answer unless validate-only. */
@@ -96,7 +112,7 @@ public class KafkaClientQuotas {
         Map<ClientQuotaEntity, ApiError> out = new LinkedHashMap<>();
         for (ClientQuotaAlteration entry : request.entries()) {
             try {
-                String entity = entityName(entry.entity());
+                QuotaOverrides.Entity entity = entity(entry.entity());
                 List<Runnable> changes = new ArrayList<>();
                 for (ClientQuotaAlteration.Op op : entry.ops()) {
                     changes.add(change(entity, op, caller));
@@ -112,26 +128,48 @@ public class KafkaClientQuotas {
         return AlterClientQuotasResponse.fromQuotaEntities(out, 0);
     }
 
-    /** The entity's name in {@link QuotaOverrides}; throws naming why when it is not a user Tierlog knows. */
-    private static String entityName(ClientQuotaEntity entity) {
+    /** The entity in {@link QuotaOverrides}; throws naming why when Tierlog cannot hold it. */
+    private static QuotaOverrides.Entity entity(ClientQuotaEntity entity) {
         Map<String, String> entries = entity.entries();
-        if (entries.size() != 1 || !entries.containsKey(ClientQuotaEntity.USER)) {
-            throw new IllegalArgumentException("Tierlog's quotas are per user (a Tierlog principal), not per "
-                    + entries.keySet() + ": client-id and ip entities are not supported");
+        for (String type : entries.keySet()) {
+            if (!type.equals(ClientQuotaEntity.USER) && !type.equals(ClientQuotaEntity.CLIENT_ID)) {
+                throw new IllegalArgumentException("entity type " + type + " is not supported: Tierlog's quotas are "
+                        + "per user (a Tierlog principal) and per client id");
+            }
         }
-        String user = entries.get(ClientQuotaEntity.USER);
-        if (user == null) {
-            return QuotaOverrides.DEFAULT;
+        String user = null;
+        if (entries.containsKey(ClientQuotaEntity.USER)) {
+            user = entries.get(ClientQuotaEntity.USER);
+            if (user == null) {
+                user = QuotaOverrides.DEFAULT;
+            } else if (!user.equals("bootstrap") && !KafkaAclBindings.isPrincipalName(user)) {
+                throw new IllegalArgumentException("user must be a Tierlog principal (token:<id>, jwt:<subject>, "
+                        + "cert:<subject>, bootstrap), not " + user);
+            }
         }
-        if (!user.equals("bootstrap") && !KafkaAclBindings.isPrincipalName(user)) {
-            throw new IllegalArgumentException("user must be a Tierlog principal (token:<id>, jwt:<subject>, "
-                    + "cert:<subject>, bootstrap), not " + user);
+        String client = null;
+        if (entries.containsKey(ClientQuotaEntity.CLIENT_ID)) {
+            client = entries.get(ClientQuotaEntity.CLIENT_ID);
+            if (client == null) {
+                client = QuotaOverrides.DEFAULT;
+            } else if (client.length() > MAX_CLIENT_ID_CHARS || client.chars().anyMatch(Character::isISOControl)
+                    || client.equals(QuotaOverrides.DEFAULT)) {
+                throw new IllegalArgumentException("client id must be at most " + MAX_CLIENT_ID_CHARS
+                        + " characters without control characters, and not " + QuotaOverrides.DEFAULT);
+            }
         }
-        return user;
+        return new QuotaOverrides.Entity(user, client);
+    }
+
+    /** How an entity appears in the audit log. */
+    private static String audited(QuotaOverrides.Entity entity) {
+        return (entity.user() == null ? "" : "user=\"" + entity.user() + "\"")
+                + (entity.user() != null && entity.client() != null ? " " : "")
+                + (entity.client() == null ? "" : "client=\"" + entity.client() + "\"");
     }
 
     /** One checked change, to run once every change of its entity is checked. */
-    private Runnable change(String entity, ClientQuotaAlteration.Op op, Principal caller) {
+    private Runnable change(QuotaOverrides.Entity entity, ClientQuotaAlteration.Op op, Principal caller) {
         Kind kind = Kind.ofKafkaKey(op.key());
         if (kind == null) {
             throw new IllegalArgumentException("quota key " + op.key() + " is not served: "
@@ -141,7 +179,7 @@ public class KafkaClientQuotas {
         if (value == null) {
             return () -> {
                 if (overrides.remove(entity, kind)) {
-                    access.audit("quota removed user=\"" + entity + "\" " + kind.kafkaKey(), caller);
+                    access.audit("quota removed " + audited(entity) + " " + kind.kafkaKey(), caller);
                 }
             };
         }
@@ -151,7 +189,7 @@ public class KafkaClientQuotas {
         Rate rate = new Rate(entity, kind, value.longValue());
         return () -> {
             overrides.set(rate);
-            access.audit("quota set user=\"" + entity + "\" " + kind.kafkaKey() + "=" + rate.bytesPerSecond(), caller);
+            access.audit("quota set " + audited(entity) + " " + kind.kafkaKey() + "=" + rate.bytesPerSecond(), caller);
         };
     }
 }

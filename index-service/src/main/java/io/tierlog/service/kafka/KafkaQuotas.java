@@ -20,21 +20,30 @@ import java.util.function.LongSupplier;
  * throttled fetch answer), so no bytes go out over the quota. Stateless beyond the buckets.
  */
 final class KafkaQuotas {
+    private final Quotas quotas;
     private final ByteRateQuota produce;
     private final ByteRateQuota fetch;
 
     KafkaQuotas(Quotas quotas) {
+        this.quotas = quotas;
         this.produce = quotas.produce();
         this.fetch = quotas.fetch();
     }
 
-    private static String key(KafkaSession session) {
-        return Quotas.key(session.principal(), session.address());
+    // A request without a client id is client id "", as in Kafka: the default client id's rate reaches it.
+    private String produceKey(KafkaSession session, String clientId) {
+        return quotas.produceBucket(Quotas.key(session.principal(), session.address()),
+                clientId == null ? "" : clientId);
+    }
+
+    private String fetchKey(KafkaSession session, String clientId) {
+        return quotas.fetchBucket(Quotas.key(session.principal(), session.address()), clientId == null ? "" : clientId);
     }
 
     /** Charges a produce's record bytes; its answer (none for acks=0) carries the throttle, and the session mutes. */
-    KafkaApis.Reply produced(ProduceRequest request, KafkaApis.Reply reply, KafkaSession session) {
-        int throttleMs = charge(produce, session, () -> KafkaInternals.recordBytes(request.data()));
+    KafkaApis.Reply produced(ProduceRequest request, KafkaApis.Reply reply, KafkaSession session, String clientId) {
+        int throttleMs = charge(produce, produceKey(session, clientId), session,
+                () -> KafkaInternals.recordBytes(request.data()));
         if (reply.body() instanceof ProduceResponseData data) {
             data.setThrottleTimeMs(throttleMs);
         }
@@ -42,8 +51,8 @@ final class KafkaQuotas {
     }
 
     /** How long the caller's fetches are throttled now; 0: serve the fetch. */
-    long fetchThrottleMs(KafkaSession session) {
-        return fetch.debtMillis(key(session));
+    long fetchThrottleMs(KafkaSession session, String clientId) {
+        return fetch.debtMillis(fetchKey(session, clientId));
     }
 
     /**
@@ -58,11 +67,12 @@ final class KafkaQuotas {
     }
 
     /** Charges a fetch's answered record bytes; the answer carries any throttle, and the session mutes. */
-    KafkaApis.Reply fetched(KafkaApis.Reply reply, KafkaSession session) {
+    KafkaApis.Reply fetched(KafkaApis.Reply reply, KafkaSession session, String clientId) {
         if (!(reply.body() instanceof FetchResponseData data)) {
             return reply;
         }
-        data.setThrottleTimeMs(charge(fetch, session, () -> KafkaInternals.recordBytes(data)));
+        data.setThrottleTimeMs(charge(fetch, fetchKey(session, clientId), session,
+                () -> KafkaInternals.recordBytes(data)));
         return reply;
     }
 
@@ -70,11 +80,12 @@ final class KafkaQuotas {
      * Charges a share fetch's record bytes to the fetch quota; the answer carries any throttle, and the session mutes.
      * Not answered empty up front as a fetch is: a share fetch carries acknowledgements, which must not be dropped.
      */
-    KafkaApis.Reply shareFetched(KafkaApis.Reply reply, KafkaSession session) {
+    KafkaApis.Reply shareFetched(KafkaApis.Reply reply, KafkaSession session, String clientId) {
         if (!(reply.body() instanceof ShareFetchResponseData data)) {
             return reply;
         }
-        data.setThrottleTimeMs(charge(fetch, session, () -> KafkaInternals.recordBytes(data)));
+        data.setThrottleTimeMs(charge(fetch, fetchKey(session, clientId), session,
+                () -> KafkaInternals.recordBytes(data)));
         return reply;
     }
 
@@ -82,8 +93,7 @@ final class KafkaQuotas {
      * Charges {@code bytes} to the caller's bucket; the throttle it is now under, which the session will mute for.
      * A caller without a rate is not counted (nor its bytes summed).
      */
-    private static int charge(ByteRateQuota quota, KafkaSession session, LongSupplier bytes) {
-        String key = key(session);
+    private static int charge(ByteRateQuota quota, String key, KafkaSession session, LongSupplier bytes) {
         if (quota.bytesPerSecond(key) <= 0) {
             return 0;
         }

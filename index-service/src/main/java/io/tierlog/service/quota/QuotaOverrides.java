@@ -16,20 +16,43 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
- * Byte rates an administrator set for one principal, or for every principal (the default), over the service's
- * {@code tierlog.quota.*} settings: what Kafka's client-quota APIs alter and describe ({@code producer_byte_rate},
- * {@code consumer_byte_rate} of a {@code user}). Durable on the shared hot volume ({@link VolumeRecords}, one file per
- * principal and key, named by their SHA-256, replaced whole by a change), so every instance enforces the same rates
- * within its refresh interval. A principal's own rate beats the default, which beats the service's setting, as in
- * Kafka. Thread-safe.
+ * Byte rates an administrator set for quota entities, over the service's {@code tierlog.quota.*} settings: what
+ * Kafka's client-quota APIs alter and describe ({@code producer_byte_rate}, {@code consumer_byte_rate}). An entity is
+ * a user (a principal, or {@link #DEFAULT}: each principal without its own), a Kafka client id (or {@link #DEFAULT}:
+ * each client id without its own), or both; Kafka's order decides which applies ({@link #bucket}). Durable on the
+ * shared hot volume ({@link VolumeRecords}, one file per entity and key, named by their SHA-256, replaced whole by a
+ * change), so every instance enforces the same rates within its refresh interval. Thread-safe.
  */
 public final class QuotaOverrides implements AutoCloseable {
     /** The entity name of the rate for every principal without its own (Kafka's default user). */
     public static final String DEFAULT = "<default>";
 
-    private final VolumeRecords<Rate, Map<Kind, Map<String, Long>>> records;
+    /** Bucket-key prefixes of the entity shapes that name a client id ({@link #bucket}). */
+    private static final String USER_AND_CLIENT = "user+client:";
+    private static final String CLIENT = "client:";
+    private static final char SEPARATOR = '\u0001';
+
+    private final VolumeRecords<Rate, Map<Kind, Map<Entity, Long>>> records;
+
+    /**
+     * A quota entity: {@code user} a principal's name, {@link #DEFAULT} or null (not part of it), {@code client} a
+     * client id, {@link #DEFAULT} or null; at least one is set.
+     */
+    public record Entity(String user, String client) {
+        public Entity {
+            if (user == null && client == null) {
+                throw new IllegalArgumentException("a quota entity names a user, a client id or both");
+            }
+        }
+
+        /** The name its file key is made from: a user alone keeps the name it had before client ids existed. */
+        String name() {
+            return client == null ? user : (user == null ? "" : user) + SEPARATOR + client;
+        }
+    }
 
     /** The kinds of rate, by Kafka's quota key. */
     public enum Kind {
@@ -56,8 +79,8 @@ public final class QuotaOverrides implements AutoCloseable {
         }
     }
 
-    /** One rate: {@code bytesPerSecond} of {@code kind} for {@code entity} (a principal's name, or {@link #DEFAULT}). */
-    public record Rate(String entity, Kind kind, long bytesPerSecond) {
+    /** One rate: {@code bytesPerSecond} of {@code kind} for {@code entity}. */
+    public record Rate(Entity entity, Kind kind, long bytesPerSecond) {
         public Rate {
             Objects.requireNonNull(entity, "entity");
             Objects.requireNonNull(kind, "kind");
@@ -66,13 +89,18 @@ public final class QuotaOverrides implements AutoCloseable {
             }
         }
 
-        static String key(String entity, Kind kind) {
-            return HexFormat.of().formatHex(Secrets.sha256(entity + '\u0000' + kind.kafkaKey()));
+        /** A user's rate ({@code user} a principal's name or {@link #DEFAULT}). */
+        public Rate(String user, Kind kind, long bytesPerSecond) {
+            this(new Entity(user, null), kind, bytesPerSecond);
+        }
+
+        static String key(Entity entity, Kind kind) {
+            return HexFormat.of().formatHex(Secrets.sha256(entity.name() + '\u0000' + kind.kafkaKey()));
         }
 
         static Rate parse(String key, Map<String, Object> json) {
-            Rate o = new Rate((String) json.get("entity"), Kind.ofKafkaKey((String) json.get("key")),
-                    ((Number) json.get("bytesPerSecond")).longValue());
+            Rate o = new Rate(new Entity((String) json.get("entity"), (String) json.get("client")),
+                    Kind.ofKafkaKey((String) json.get("key")), ((Number) json.get("bytesPerSecond")).longValue());
             if (!key(o.entity(), o.kind()).equals(key)) {
                 throw new IllegalArgumentException("its name is not its rate's");
             }
@@ -81,8 +109,8 @@ public final class QuotaOverrides implements AutoCloseable {
     }
 
     /** The rates by kind and entity (no allocation per lookup). */
-    private static Map<Kind, Map<String, Long>> byKindAndEntity(Map<String, Rate> source) {
-        Map<Kind, Map<String, Long>> rates = new EnumMap<>(Kind.class);
+    private static Map<Kind, Map<Entity, Long>> byKindAndEntity(Map<String, Rate> source) {
+        Map<Kind, Map<Entity, Long>> rates = new EnumMap<>(Kind.class);
         for (Kind k : Kind.values()) {
             rates.put(k, new HashMap<>());
         }
@@ -112,30 +140,112 @@ public final class QuotaOverrides implements AutoCloseable {
     /** Sets a rate (replacing any for that entity and kind); durable before it returns. */
     public void set(Rate rate) {
         Map<String, Object> json = new LinkedHashMap<>();
-        json.put("entity", rate.entity());
+        json.put("entity", rate.entity().user());
+        if (rate.entity().client() != null) {
+            json.put("client", rate.entity().client());
+        }
         json.put("key", rate.kind().kafkaKey());
         json.put("bytesPerSecond", rate.bytesPerSecond());
         records.put(Rate.key(rate.entity(), rate.kind()), json, rate);
     }
 
     /** Removes the rate of {@code kind} for {@code entity}; durable before it returns. Whether there was one. */
-    public boolean remove(String entity, Kind kind) {
+    public boolean remove(Entity entity, Kind kind) {
         return records.remove(Rate.key(entity, kind));
     }
 
-    /** Every rate, by entity then kind. */
+    /** Removes a user's rate ({@link #remove(Entity, Kind)}). */
+    public boolean remove(String user, Kind kind) {
+        return remove(new Entity(user, null), kind);
+    }
+
+    /** Every rate, by user, then client id (entities without one first), then kind. */
     public List<Rate> list() {
         List<Rate> out = new ArrayList<>(records.all().values());
-        out.sort(Comparator.comparing(Rate::entity).thenComparing(Rate::kind));
+        out.sort(Comparator.comparing((Rate r) -> r.entity().user(), Comparator.nullsFirst(Comparator.naturalOrder()))
+                .thenComparing(r -> r.entity().client(), Comparator.nullsFirst(Comparator.naturalOrder()))
+                .thenComparing(Rate::kind));
         return out;
     }
 
     /** The rate of {@code kind} set for the principal named {@code principal}, else the default's; empty: none set. */
     public OptionalLong rate(Kind kind, String principal) {
-        Map<String, Long> rates = records.index().get(kind);
-        Long own = principal == null ? null : rates.get(principal);
-        Long rate = own != null ? own : rates.get(DEFAULT);
+        Map<Entity, Long> rates = records.index().get(kind);
+        Long own = principal == null ? null : rates.get(new Entity(principal, null));
+        Long rate = own != null ? own : rates.get(new Entity(DEFAULT, null));
         return rate == null ? OptionalLong.empty() : OptionalLong.of(rate);
+    }
+
+    /**
+     * The bucket a caller's bytes of {@code kind} count in, by Kafka's order of quota entities: the caller's user with
+     * its client id, with the default client id, alone; the default user with the client id, with the default
+     * client id, alone; the client id alone, the default client id alone. A default stands for each user (or client
+     * id) without its own, so each gets its own bucket at that rate. {@code callerKey} is the caller's bucket when
+     * the rate is per user (or none applies): {@link Quotas#key}. A null {@code clientId} (HTTP) matches only entities
+     * without one. Map lookups only; none at all while no rate of {@code kind} is set.
+     *
+     * @param user the caller's principal name, or null (an unauthenticated caller: only defaults reach it)
+     */
+    public String bucket(Kind kind, String callerKey, String user, String clientId) {
+        Map<Entity, Long> rates = records.index().get(kind);
+        if (rates.isEmpty() || clientId == null) {
+            return callerKey;
+        }
+        // The caller key's length first: neither a principal's name nor a client id can then be read as the other.
+        String pair = USER_AND_CLIENT + callerKey.length() + ':' + callerKey + clientId;
+        if (user != null) {
+            if (rates.containsKey(new Entity(user, clientId)) || rates.containsKey(new Entity(user, DEFAULT))) {
+                return pair;
+            }
+            if (rates.containsKey(new Entity(user, null))) {
+                return callerKey;
+            }
+        }
+        if (rates.containsKey(new Entity(DEFAULT, clientId)) || rates.containsKey(new Entity(DEFAULT, DEFAULT))) {
+            return pair;
+        }
+        if (rates.containsKey(new Entity(DEFAULT, null))) {
+            return callerKey;
+        }
+        if (rates.containsKey(new Entity(null, clientId)) || rates.containsKey(new Entity(null, DEFAULT))) {
+            return CLIENT + clientId;
+        }
+        return callerKey;
+    }
+
+    /**
+     * The rate of a bucket named by {@link #bucket} that names a client id, the first of its shape in Kafka's order;
+     * empty for a caller's own bucket ({@code callerKey}: the user's rate, {@link #rate}) or when none is set now.
+     *
+     * @param userOf the principal name in a caller key, or null for an unauthenticated caller's
+     */
+    public OptionalLong clientRate(Kind kind, String bucket, Function<String, String> userOf) {
+        Map<Entity, Long> rates = records.index().get(kind);
+        Long rate = null;
+        if (bucket.startsWith(CLIENT)) {
+            String client = bucket.substring(CLIENT.length());
+            rate = first(rates, new Entity(null, client), new Entity(null, DEFAULT));
+        } else if (bucket.startsWith(USER_AND_CLIENT)) {
+            int colon = bucket.indexOf(':', USER_AND_CLIENT.length());
+            int end = colon + 1 + Integer.parseInt(bucket, USER_AND_CLIENT.length(), colon, 10);
+            String user = userOf.apply(bucket.substring(colon + 1, end));
+            String client = bucket.substring(end);
+            rate = user == null ? null : first(rates, new Entity(user, client), new Entity(user, DEFAULT));
+            if (rate == null) {
+                rate = first(rates, new Entity(DEFAULT, client), new Entity(DEFAULT, DEFAULT));
+            }
+        }
+        return rate == null ? OptionalLong.empty() : OptionalLong.of(rate);
+    }
+
+    /** Whether {@code bucket} names a client id (its rate is {@link #clientRate}'s). */
+    public static boolean namesClient(String bucket) {
+        return bucket.startsWith(CLIENT) || bucket.startsWith(USER_AND_CLIENT);
+    }
+
+    private static Long first(Map<Entity, Long> rates, Entity preferred, Entity otherwise) {
+        Long rate = rates.get(preferred);
+        return rate != null ? rate : rates.get(otherwise);
     }
 
     @Override

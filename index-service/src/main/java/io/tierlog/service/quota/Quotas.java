@@ -11,11 +11,13 @@ import java.time.Clock;
 import java.util.OptionalLong;
 
 /**
- * The service's per-principal byte-rate quotas, one bucket per caller shared by the HTTP routes and the Kafka
- * listener, so a caller's bytes count against one quota whichever protocol moves them. A caller's rate is the one an
- * administrator set for it, else the one set for every caller ({@link QuotaOverrides}, Kafka's client-quota APIs),
- * else {@code tierlog.quota.produce-bytes-per-second} / {@code tierlog.quota.fetch-bytes-per-second}, else none.
- * Per instance, as Kafka's quotas are per broker.
+ * The service's byte-rate quotas, one bucket per caller shared by the HTTP routes and the Kafka listener, so a
+ * caller's bytes count against one quota whichever protocol moves them. A caller's rate is the one an administrator
+ * set for it, else the one set for every caller ({@link QuotaOverrides}, Kafka's client-quota APIs), else
+ * {@code tierlog.quota.produce-bytes-per-second} / {@code tierlog.quota.fetch-bytes-per-second}, else none. On the
+ * Kafka listener, where each request names its client id, a rate set for a client id (alone or with the user) takes
+ * its place in Kafka's order and its own bucket ({@link QuotaOverrides#bucket}). Per instance, as Kafka's quotas are
+ * per broker.
  */
 @Singleton
 public class Quotas {
@@ -44,9 +46,29 @@ public class Quotas {
     }
 
     private long rate(QuotaOverrides.Kind kind, String key, OptionalLong setting) {
-        String principal = key.startsWith(PRINCIPAL_PREFIX) ? key.substring(PRINCIPAL_PREFIX.length()) : null;
-        OptionalLong set = overrides.rate(kind, principal);
+        if (QuotaOverrides.namesClient(key)) {
+            return overrides.clientRate(kind, key, Quotas::userOf).orElse(0);
+        }
+        OptionalLong set = overrides.rate(kind, userOf(key));
         return set.isPresent() ? set.getAsLong() : setting.orElse(0);
+    }
+
+    /** The principal's name in a caller key ({@link #key}), or null for a caller counted by its address. */
+    private static String userOf(String callerKey) {
+        return callerKey.startsWith(PRINCIPAL_PREFIX) ? callerKey.substring(PRINCIPAL_PREFIX.length()) : null;
+    }
+
+    /**
+     * The bucket a Kafka request's produced bytes count in: the caller's own ({@code callerKey}, {@link #key}) unless a
+     * rate set for its client id comes first in Kafka's order.
+     */
+    public String produceBucket(String callerKey, String clientId) {
+        return overrides.bucket(QuotaOverrides.Kind.PRODUCE, callerKey, userOf(callerKey), clientId);
+    }
+
+    /** As {@link #produceBucket}, for fetched bytes. */
+    public String fetchBucket(String callerKey, String clientId) {
+        return overrides.bucket(QuotaOverrides.Kind.FETCH, callerKey, userOf(callerKey), clientId);
     }
 
     /** Produce bytes per second per caller. */

@@ -7,17 +7,22 @@ import io.tierlog.service.quota.QuotaOverrides;
 import io.tierlog.service.quota.Quotas;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.quota.ClientQuotaFilterComponent;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Kafka's client-quota APIs against the listener in token mode: a producer_byte_rate set for one token holds at once
  * on HTTP (429 once the token is over it, with the rate set), the default user's rate reaches a caller without its
- * own, removing a rate lifts it; what Tierlog cannot hold (client-id entities, other keys, a rate under 1 byte, a user
- * that is no Tierlog principal) is refused and stores nothing; only the administrator describes or alters; and
- * kafka-configs (ConfigCommand, kafka-tools 4.4.0) alters a user's rate.
+ * own, removing a rate lifts it; a rate set for a client id with kafka-configs throttles the Kafka producers of that
+ * client id and no other; what Tierlog cannot hold (ip entities, other keys, a rate under 1 byte, a user that is no
+ * Tierlog principal, a client id with a control character) is refused and stores nothing; only the administrator
+ * describes or alters; and kafka-configs (ConfigCommand, kafka-tools 4.4.0) alters a user's rate.
  */
 @QuarkusTest
 @TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
@@ -115,16 +121,16 @@ class KafkaClientQuotasTest {
                         set(user(own.principal()), "producer_byte_rate", null))).all().get();
             }
         }
-        assertThat(quotas.overrides().list()).noneMatch(r -> r.entity().equals(QuotaOverrides.DEFAULT));
+        assertThat(quotas.overrides().list()).noneMatch(r -> QuotaOverrides.DEFAULT.equals(r.entity().user()));
     }
 
     @Test
     void whatTierlogCannotHoldIsRefusedAndStoresNothing() throws Exception {
         MintedToken token = mint("describe:topic:x");
         List<ClientQuotaAlteration> refused = List.of(
-                set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, "app")), "producer_byte_rate", 1024.0),
+                set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.IP, "10.0.0.1")), "producer_byte_rate", 1024.0),
                 set(new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, token.principal(),
-                        ClientQuotaEntity.CLIENT_ID, "app")), "producer_byte_rate", 1024.0),
+                        ClientQuotaEntity.CLIENT_ID, "app\u0007")), "producer_byte_rate", 1024.0),
                 new ClientQuotaAlteration(user(token.principal()), List.of(
                         new ClientQuotaAlteration.Op("consumer_byte_rate", 2048.0),
                         new ClientQuotaAlteration.Op("request_percentage", 50.0))),
@@ -138,7 +144,7 @@ class KafkaClientQuotasTest {
             }
         }
         assertThat(quotas.overrides().list()).as("consumer_byte_rate of a refused entry was not written either")
-                .noneMatch(r -> r.entity().equals(token.principal()) || r.entity().equals("alice"));
+                .noneMatch(r -> token.principal().equals(r.entity().user()) || "alice".equals(r.entity().user()));
     }
 
     @Test
@@ -150,17 +156,65 @@ class KafkaClientQuotasTest {
             assertThatThrownBy(() -> admin.alterClientQuotas(List.of(set(user(token.principal()), "producer_byte_rate",
                     1e9))).all().get()).hasCauseInstanceOf(ClusterAuthorizationException.class);
         }
-        assertThat(quotas.overrides().list()).noneMatch(r -> r.entity().equals(token.principal()));
+        assertThat(quotas.overrides().list()).noneMatch(r -> token.principal().equals(r.entity().user()));
     }
 
     @Test
-    void kafkaConfigsAltersAUsersRate() throws Exception {
-        MintedToken token = mint("describe:topic:z");
+    void aClientIdsRateThrottlesItsProducersAndNoOther() throws Exception {
+        String topic = KafkaListenerTest.unique("quota-client");
+        createTopic(topic);
+        MintedToken token = mint("produce:topic:" + topic);
+        String slow = KafkaListenerTest.unique("slow-app");
+        Path config = adminConfig();
+        try {
+            KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
+                    KafkaClients.bootstrap(listener.port()), "--command-config", config.toString(), "--alter",
+                    "--add-config", "producer_byte_rate=1024", "--entity-type", "clients", "--entity-name", slow);
+            try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+                assertThat(admin.describeClientQuotas(ClientQuotaFilter.containsOnly(List.of(
+                        ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.CLIENT_ID, slow)))).entities().get())
+                        .containsExactly(Map.entry(new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, slow)),
+                                Map.of("producer_byte_rate", 1024.0)));
+            }
+            assertThat(produceThrottleMs(token.secret(), slow, topic)).as("8 KiB at 1 KiB/s").isGreaterThan(5_000);
+            assertThat(produceThrottleMs(token.secret(), KafkaListenerTest.unique("fast-app"), topic))
+                    .as("another client id of the same user").isZero();
+            assertThat(produce(topic, token.secret())).as("HTTP names no client id").isEqualTo(200);
+        } finally {
+            quotas.overrides().remove(new QuotaOverrides.Entity(null, slow), QuotaOverrides.Kind.PRODUCE);
+        }
+    }
+
+    /** The throttle time a producer with {@code clientId} is told after sending 8 KiB (its metric's maximum). */
+    private double produceThrottleMs(String secret, String clientId, String topic) throws Exception {
+        Properties p = KafkaClients.saslPlain(listener.port(), secret);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new StringSerializer());
+        try {
+            producer.send(new ProducerRecord<>(topic, 0, "k", "x".repeat(8 * 1024))).get();
+            return (double) producer.metrics().entrySet().stream()
+                    .filter(e -> e.getKey().name().equals("produce-throttle-time-max")
+                            && e.getKey().group().equals("producer-metrics"))
+                    .findFirst().orElseThrow().getValue().metricValue();
+        } finally {
+            producer.close(Duration.ZERO); // not waiting out the throttle
+        }
+    }
+
+    private Path adminConfig() throws Exception {
         Path config = Files.createTempFile(Path.of("target"), "quota-tool", ".properties");
         Properties admin = KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
         try (Writer w = Files.newBufferedWriter(config)) {
             admin.store(w, null);
         }
+        return config;
+    }
+
+    @Test
+    void kafkaConfigsAltersAUsersRate() throws Exception {
+        MintedToken token = mint("describe:topic:z");
+        Path config = adminConfig();
         KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
                 KafkaClients.bootstrap(listener.port()), "--command-config", config.toString(), "--alter",
                 "--add-config", "consumer_byte_rate=4096", "--entity-type", "users", "--entity-name", token.principal());

@@ -1,6 +1,7 @@
 package io.tierlog.service.quota;
 
 import io.tierlog.access.Secrets;
+import io.tierlog.service.quota.QuotaOverrides.Entity;
 import io.tierlog.service.quota.QuotaOverrides.Kind;
 import io.tierlog.service.quota.QuotaOverrides.Rate;
 import io.tierlog.testkit.ManualClock;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.OptionalLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +39,55 @@ class QuotaOverridesTest {
         assertThat(rates.remove("token:a", Kind.PRODUCE)).isTrue();
         assertThat(rates.remove("token:a", Kind.PRODUCE)).isFalse();
         assertThat(rates.rate(Kind.PRODUCE, "token:a")).hasValue(1000);
+    }
+
+    /** Kafka's order of quota entities, most specific first, and a default's bucket per user or client id. */
+    @Test
+    void aCallersBytesCountInTheBucketOfTheFirstEntityWithARateInKafkasOrder() {
+        QuotaOverrides rates = store();
+        String a = "principal:token:a";
+        String b = "principal:token:b";
+        assertThat(rates.bucket(Kind.PRODUCE, a, "token:a", "app")).as("nothing set").isEqualTo(a);
+
+        rates.set(new Rate(new Entity(null, QuotaOverrides.DEFAULT), Kind.PRODUCE, 100));
+        String app = rates.bucket(Kind.PRODUCE, a, "token:a", "app");
+        assertThat(app).isNotEqualTo(a);
+        assertThat(rates.bucket(Kind.PRODUCE, b, "token:b", "app")).as("a client id's bucket, every user's")
+                .isEqualTo(app);
+        assertThat(rates.bucket(Kind.PRODUCE, a, "token:a", "other")).as("each client id its own").isNotEqualTo(app);
+        assertThat(rate(rates, app)).hasValue(100);
+        rates.set(new Rate(new Entity(null, "app"), Kind.PRODUCE, 200));
+        assertThat(rate(rates, app)).as("the client id's own beats the default client id's").hasValue(200);
+        assertThat(rates.bucket(Kind.PRODUCE, a, "token:a", null)).as("no client id (HTTP)").isEqualTo(a);
+        assertThat(rates.bucket(Kind.FETCH, a, "token:a", "app")).as("another kind").isEqualTo(a);
+
+        rates.set(new Rate(QuotaOverrides.DEFAULT, Kind.PRODUCE, 300));
+        assertThat(rates.bucket(Kind.PRODUCE, a, "token:a", "app")).as("the default user beats client ids alone")
+                .isEqualTo(a);
+        assertThat(rates.rate(Kind.PRODUCE, "token:a")).hasValue(300);
+
+        rates.set(new Rate(new Entity(QuotaOverrides.DEFAULT, "app"), Kind.PRODUCE, 400));
+        String aApp = rates.bucket(Kind.PRODUCE, a, "token:a", "app");
+        assertThat(aApp).isNotIn(a, app);
+        assertThat(rates.bucket(Kind.PRODUCE, b, "token:b", "app")).as("per user and client id").isNotEqualTo(aApp);
+        assertThat(rate(rates, aApp)).hasValue(400);
+
+        rates.set(new Rate("token:a", Kind.PRODUCE, 500));
+        assertThat(rates.bucket(Kind.PRODUCE, a, "token:a", "app")).as("a user's own beats the default user's")
+                .isEqualTo(a);
+        assertThat(rates.bucket(Kind.PRODUCE, b, "token:b", "app")).isNotEqualTo(b);
+
+        rates.set(new Rate(new Entity("token:a", "app"), Kind.PRODUCE, 600));
+        assertThat(rates.bucket(Kind.PRODUCE, a, "token:a", "app")).isEqualTo(aApp);
+        assertThat(rate(rates, aApp)).as("the user with the client id first").hasValue(600);
+        assertThat(rates.remove(new Entity("token:a", "app"), Kind.PRODUCE)).isTrue();
+        assertThat(rate(rates, aApp)).as("then the default user with it").hasValue(400);
+        assertThat(store().list()).as("read afresh from the volume").hasSize(5);
+    }
+
+    private static OptionalLong rate(QuotaOverrides rates, String bucket) {
+        return rates.clientRate(Kind.PRODUCE, bucket,
+                key -> key.startsWith("principal:") ? key.substring("principal:".length()) : null);
     }
 
     @Test
