@@ -54,6 +54,8 @@ public final class Consumer implements AutoCloseable {
     private final ConsumerConfig config;
     private final Admin admin;
     private final LinkedBlockingQueue<Object> wake = new LinkedBlockingQueue<>();
+    /** The most fetches one chain made (a test's view of {@link #runChain}). */
+    private final AtomicInteger longestChain = new AtomicInteger();
     private final Map<TopicPartition, PartitionState> active = new TreeMap<>();
     private final ExecutorService commits;
     /** Runs each fetch (a blocking exchange, possibly long-polling) and decodes its answer; a thread per fetch in flight. */
@@ -186,6 +188,11 @@ public final class Consumer implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /** The most fetches one chain made one after the other on its fetch thread (a test's view of the prefetch). */
+    int longestChain() {
+        return longestChain.get();
     }
 
     /** Records fetched and not yet returned by poll (a test's view of the prefetch). */
@@ -441,6 +448,7 @@ public final class Consumer implements AutoCloseable {
                 }
                 int n = f.records().remaining(); // before the polling thread may take them
                 chain.ready.add(new FetchResult(f, null));
+                longestChain.accumulateAndGet(++chain.fetches, Math::max); // once its records count as fetched
                 int ahead = chain.unconsumed.addAndGet(n);
                 wake.offer(Boolean.TRUE);
                 if (n == 0 || f.switchToJson() || ahead >= aheadRecords()) {
@@ -627,6 +635,8 @@ public final class Consumer implements AutoCloseable {
         /** Records of the partition buffered or fetched and not yet returned by poll, as this chain counts them. */
         final AtomicInteger unconsumed;
         volatile boolean running = true;
+        /** Fetches this chain made; its own thread's count. */
+        int fetches;
         /** Set by a seek, a revocation or close: its answers are for an old position, it stops after the current one. */
         volatile boolean abandoned;
 
