@@ -97,16 +97,6 @@ public record ShareGroupConfig(String start, int maxDeliveryAttempts, long redel
                 whole(body, "redelivery.delay.ms", DEFAULTS.redeliveryDelayMs), (String) dlt, i, leaseMs);
     }
 
-    /** This config with {@code isolation} instead. */
-    public ShareGroupConfig withIsolation(String isolation) {
-        return new ShareGroupConfig(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, isolation, leaseMs);
-    }
-
-    /** This config with {@code leaseMs} instead (null: none of its own). */
-    public ShareGroupConfig withLeaseMs(Long leaseMs) {
-        return new ShareGroupConfig(start, maxDeliveryAttempts, redeliveryDelayMs, deadLetterTopic, isolation, leaseMs);
-    }
-
     /** The group's lease duration, or {@code callersDefault} when it sets none. */
     public long leaseMsOr(long callersDefault) {
         return leaseMs != null ? leaseMs : callersDefault;
