@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.service.metrics.Meters;
-import io.tierlog.service.quota.ByteRateQuota;
+import io.tierlog.service.quota.RateQuota;
 import io.tierlog.service.quota.Quotas;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.Router;
@@ -21,9 +21,12 @@ import java.util.Optional;
  * {@code POST .../records}) and {@code tierlog.quota.fetch-bytes-per-second} (response bytes of
  * {@code GET .../partitions/{p}/records}, JSON or record batches), each unlimited when unset and no rate is set for
  * the caller ({@link Quotas}); see
- * {@link ByteRateQuota} for the semantics. A principal over its quota gets 429 {@code quota-exceeded} with
+ * {@link RateQuota} for the semantics. A principal over its quota gets 429 {@code quota-exceeded} with
  * {@code Retry-After}; nothing of its request is parsed, appended or fetched. SSE streams are checked when they
- * open, but the bytes they send are not counted.
+ * open, but the bytes they send are not counted. Topic creation and deletion are checked against the caller's
+ * {@code controller_mutation_rate} (partitions per second, set only by an administrator) the same way: the route
+ * that created or deleted a topic leaves its partition count under {@value #MUTATED_PARTITIONS}, and it is counted
+ * when the answer ends.
  *
  * <p>The principal is what the access filter put under {@value #PRINCIPAL_KEY} in the routing context
  * ({@link #principalOf}); {@code none} mode's shared anonymous caller, or none at all, counts by client IP address.
@@ -34,15 +37,19 @@ import java.util.Optional;
 public class QuotaRoute {
     /** Where the authentication filter leaves the request's principal. */
     public static final String PRINCIPAL_KEY = "tierlog.principal";
+    /** Where a topic route leaves the number of partitions it created or deleted (an Integer). */
+    public static final String MUTATED_PARTITIONS = "tierlog.mutated-partitions";
 
-    private final ByteRateQuota produce;
-    private final ByteRateQuota fetch;
+    private final RateQuota produce;
+    private final RateQuota fetch;
+    private final RateQuota mutations;
     private final Counter produceRejected;
     private final Counter fetchRejected;
 
     public QuotaRoute(Quotas quotas, Meters meters) {
         this.produce = quotas.produce();
         this.fetch = quotas.fetch();
+        this.mutations = quotas.mutations();
         this.produceRejected = meters.produceQuotaRejected();
         this.fetchRejected = meters.fetchQuotaRejected();
     }
@@ -52,6 +59,8 @@ public class QuotaRoute {
         router.post("/v1/topics/:topic/records").order(-900).handler(this::produce);
         router.get("/v1/topics/:topic/partitions/:partition/records").order(-900).handler(this::fetch);
         router.get("/v1/topics/:topic/partitions/:partition/stream").order(-900).handler(this::stream);
+        router.post("/v1/topics").order(-900).handler(this::mutation);
+        router.delete("/v1/topics/:topic").order(-900).handler(this::mutation);
     }
 
     /** The quota key of a request ({@link Quotas#key}): its principal, else its client address. */
@@ -62,7 +71,7 @@ public class QuotaRoute {
 
     private void produce(RoutingContext ctx) {
         String principal = principalOf(ctx);
-        if (produce.bytesPerSecond(principal) > 0) {
+        if (produce.perSecond(principal) > 0) {
             if (refused(ctx, produce, principal, "produce", produceRejected)) {
                 return;
             }
@@ -73,11 +82,34 @@ public class QuotaRoute {
 
     private void fetch(RoutingContext ctx) {
         String principal = principalOf(ctx);
-        if (fetch.bytesPerSecond(principal) > 0) {
+        if (fetch.perSecond(principal) > 0) {
             if (refused(ctx, fetch, principal, "fetch", fetchRejected)) {
                 return;
             }
             ctx.addEndHandler(done -> fetch.record(principal, ctx.response().bytesWritten()));
+        }
+        ctx.next();
+    }
+
+    private void mutation(RoutingContext ctx) {
+        String principal = principalOf(ctx);
+        if (mutations.perSecond(principal) > 0) {
+            Optional<Duration> wait = mutations.check(principal);
+            if (wait.isPresent()) {
+                long seconds = wait.get().toSeconds();
+                long rate = mutations.perSecond(principal);
+                ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED,
+                        "controller_mutation_rate of " + rate + " partitions per second exceeded; retry after "
+                                + seconds + " s", Map.of("quota", "mutation", "partitionsPerSecond", rate,
+                        TierlogException.RETRY_AFTER_SECONDS, seconds)));
+                return;
+            }
+            ctx.addEndHandler(done -> {
+                Integer partitions = ctx.get(MUTATED_PARTITIONS);
+                if (partitions != null) {
+                    mutations.record(principal, partitions);
+                }
+            });
         }
         ctx.next();
     }
@@ -88,7 +120,7 @@ public class QuotaRoute {
         }
     }
 
-    private static boolean refused(RoutingContext ctx, ByteRateQuota quota, String principal, String what,
+    private static boolean refused(RoutingContext ctx, RateQuota quota, String principal, String what,
                                    Counter rejected) {
         Optional<Duration> wait = quota.check(principal);
         if (wait.isEmpty()) {
@@ -96,7 +128,7 @@ public class QuotaRoute {
         }
         rejected.increment();
         long seconds = wait.get().toSeconds();
-        long rate = quota.bytesPerSecond(principal);
+        long rate = quota.perSecond(principal);
         // The body is read and dropped (never parsed or appended), so the connection stays usable.
         ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED, what
                 + " byte-rate quota of " + rate + " bytes per second exceeded; retry after "

@@ -316,10 +316,14 @@ public class KafkaApis {
                         .thenApply(reply -> quotas.fetched(reply, session, clientId));
             }
             case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
-            case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version));
-            case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version));
+            // KIP-599: THROTTLING_QUOTA_EXCEEDED from CreateTopics v6, DeleteTopics v5 and CreatePartitions v3 on.
+            case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version,
+                    quotas.mutations(session, clientId, version >= 6)));
+            case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version,
+                    quotas.mutations(session, clientId, version >= 5)));
             case DESCRIBE_CONFIGS -> on(reads, () -> clusterApis.describeConfigs((DescribeConfigsRequest) request));
-            case CREATE_PARTITIONS -> on(workers, () -> clusterApis.createPartitions((CreatePartitionsRequest) request));
+            case CREATE_PARTITIONS -> on(workers, () -> clusterApis.createPartitions((CreatePartitionsRequest) request,
+                    quotas.mutations(session, clientId, version >= 3)));
             case ALTER_CONFIGS -> on(workers, () -> clusterApis.alterConfigs((AlterConfigsRequest) request));
             case INCREMENTAL_ALTER_CONFIGS -> on(workers,
                     () -> clusterApis.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));

@@ -28,12 +28,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Kafka's client-quota APIs (DescribeClientQuotas, AlterClientQuotas: {@code kafka-configs --entity-type users} and
- * {@code clients}) over the rates administrators set ({@link QuotaOverrides}): a {@code user} entity is a Tierlog
- * principal ({@code token:<id>}, {@code jwt:<sub>}, {@code cert:<subject>}, {@code bootstrap}), a {@code client-id}
- * entity a Kafka client id, alone or with a user; the default of either is each one without its own rate; the keys
- * are {@code producer_byte_rate} and {@code consumer_byte_rate}, whole bytes per second. Ip entities and other keys
- * are refused with INVALID_REQUEST and the reason; an entity's changes are all checked before any is written. Only
+ * Kafka's client-quota APIs (DescribeClientQuotas, AlterClientQuotas: {@code kafka-configs --entity-type users},
+ * {@code clients} and {@code ips}) over the rates administrators set ({@link QuotaOverrides}): a {@code user} entity
+ * is a Tierlog principal ({@code token:<id>}, {@code jwt:<sub>}, {@code cert:<subject>}, {@code bootstrap}), a
+ * {@code client-id} entity a Kafka client id, alone or with a user, with the keys {@code producer_byte_rate},
+ * {@code consumer_byte_rate} and {@code controller_mutation_rate}; an {@code ip} entity an address, with
+ * {@code connection_creation_rate} only; the default of each is each one without its own rate. Rates are whole units
+ * per second. Other keys are refused with INVALID_REQUEST and the reason; an entity's changes are all checked before
+ * any is written. Only
  * {@code admin:cluster} reaches these APIs ({@link KafkaAccess}). Blocking (file writes on the shared volume): runs
  * on a worker. Thread-safe.
  */
@@ -66,7 +68,7 @@ public class KafkaClientQuotas {
             Map<String, String> entries = kafkaEntries(r.entity());
             if (matches(filter, entries)) {
                 out.computeIfAbsent(new ClientQuotaEntity(entries), e -> new HashMap<>())
-                        .put(r.kind().kafkaKey(), (double) r.bytesPerSecond());
+                        .put(r.kind().kafkaKey(), (double) r.perSecond());
             }
         }
         return DescribeClientQuotasResponse.fromQuotaEntities(out, 0);
@@ -104,6 +106,9 @@ public class KafkaClientQuotas {
             entries.put(ClientQuotaEntity.CLIENT_ID,
                     QuotaOverrides.DEFAULT.equals(entity.client()) ? null : entity.client());
         }
+        if (entity.ip() != null) {
+            entries.put(ClientQuotaEntity.IP, QuotaOverrides.DEFAULT.equals(entity.ip()) ? null : entity.ip());
+        }
         return entries;
     }
 
@@ -132,10 +137,18 @@ public class KafkaClientQuotas {
     private static QuotaOverrides.Entity entity(ClientQuotaEntity entity) {
         Map<String, String> entries = entity.entries();
         for (String type : entries.keySet()) {
-            if (!type.equals(ClientQuotaEntity.USER) && !type.equals(ClientQuotaEntity.CLIENT_ID)) {
+            if (!type.equals(ClientQuotaEntity.USER) && !type.equals(ClientQuotaEntity.CLIENT_ID)
+                    && !type.equals(ClientQuotaEntity.IP)) {
                 throw new IllegalArgumentException("entity type " + type + " is not supported: Tierlog's quotas are "
-                        + "per user (a Tierlog principal) and per client id");
+                        + "per user (a Tierlog principal), per client id and per ip");
             }
+        }
+        if (entries.containsKey(ClientQuotaEntity.IP)) {
+            if (entries.size() > 1) {
+                throw new IllegalArgumentException("an ip entity stands alone");
+            }
+            String ip = entries.get(ClientQuotaEntity.IP);
+            return QuotaOverrides.Entity.ip(ip == null ? QuotaOverrides.DEFAULT : address(ip));
         }
         String user = null;
         if (entries.containsKey(ClientQuotaEntity.USER)) {
@@ -161,8 +174,29 @@ public class KafkaClientQuotas {
         return new QuotaOverrides.Entity(user, client);
     }
 
+    /**
+     * An ip entity's address in the form connections report it ({@code InetAddress#getHostAddress}); throws unless
+     * {@code ip} is an IPv4 or IPv6 literal (never a host name: that would need a lookup, and could change).
+     */
+    static String address(String ip) {
+        boolean v4 = ip.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        boolean v6 = ip.indexOf(':') >= 0 && ip.matches("[0-9A-Fa-f:.]+");
+        if (v4 || v6) {
+            try {
+                // A literal is parsed, never looked up.
+                return java.net.InetAddress.getByName(ip).getHostAddress();
+            } catch (java.net.UnknownHostException e) {
+                // not an address after all: refused below
+            }
+        }
+        throw new IllegalArgumentException("ip must be an IPv4 or IPv6 address, not " + ip);
+    }
+
     /** How an entity appears in the audit log. */
     private static String audited(QuotaOverrides.Entity entity) {
+        if (entity.ip() != null) {
+            return "ip=\"" + entity.ip() + "\"";
+        }
         return (entity.user() == null ? "" : "user=\"" + entity.user() + "\"")
                 + (entity.user() != null && entity.client() != null ? " " : "")
                 + (entity.client() == null ? "" : "client=\"" + entity.client() + "\"");
@@ -171,9 +205,11 @@ public class KafkaClientQuotas {
     /** One checked change, to run once every change of its entity is checked. */
     private Runnable change(QuotaOverrides.Entity entity, ClientQuotaAlteration.Op op, Principal caller) {
         Kind kind = Kind.ofKafkaKey(op.key());
-        if (kind == null) {
-            throw new IllegalArgumentException("quota key " + op.key() + " is not served: "
-                    + Kind.PRODUCE.kafkaKey() + " and " + Kind.FETCH.kafkaKey() + " are");
+        boolean ip = entity.ip() != null;
+        if (kind == null || ip != (kind == Kind.CONNECTION)) {
+            throw new IllegalArgumentException("quota key " + op.key() + " is not served for this entity: "
+                    + (ip ? Kind.CONNECTION.kafkaKey() + " is" : Kind.PRODUCE.kafkaKey() + ", "
+                    + Kind.FETCH.kafkaKey() + " and " + Kind.MUTATION.kafkaKey() + " are"));
         }
         Double value = op.value();
         if (value == null) {
@@ -184,12 +220,13 @@ public class KafkaClientQuotas {
             };
         }
         if (!(value >= 1) || value.isInfinite()) {
-            throw new IllegalArgumentException(op.key() + " must be at least 1 byte per second, not " + value);
+            throw new IllegalArgumentException(op.key() + " must be at least 1 (" + kind.unit()
+                    + " per second), not " + value);
         }
         Rate rate = new Rate(entity, kind, value.longValue());
         return () -> {
             overrides.set(rate);
-            access.audit("quota set " + audited(entity) + " " + kind.kafkaKey() + "=" + rate.bytesPerSecond(), caller);
+            access.audit("quota set " + audited(entity) + " " + kind.kafkaKey() + "=" + rate.perSecond(), caller);
         };
     }
 }

@@ -142,7 +142,7 @@ public class KafkaClusterApis {
         return topic;
     }
 
-    CreateTopicsResponse createTopics(CreateTopicsRequest request, short version) {
+    CreateTopicsResponse createTopics(CreateTopicsRequest request, short version, KafkaQuotas.Mutations quota) {
         CreateTopicsRequestData data = request.data();
         CreateTopicsResponseData out = new CreateTopicsResponseData();
         for (CreateTopicsRequestData.CreatableTopic asked : data.topics()) {
@@ -162,6 +162,13 @@ public class KafkaClusterApis {
                 } else {
                     Map<String, String> config = new LinkedHashMap<>();
                     asked.configs().forEach(c -> config.put(c.name(), c.value()));
+                    long waitMs = data.validateOnly() ? 0 : quota.refusedForMs();
+                    if (waitMs > 0) {
+                        result.setErrorCode(Errors.THROTTLING_QUOTA_EXCEEDED.code())
+                                .setErrorMessage(quota.refusal(waitMs));
+                        out.topics().add(result);
+                        continue;
+                    }
                     if (data.validateOnly()) {
                         TopicAdmin.requirePublic(asked.name());
                         TopicConfig.DEFAULTS.with(config);
@@ -170,6 +177,7 @@ public class KafkaClusterApis {
                         }
                     } else {
                         TopicMetadata created = admin.create(asked.name(), partitions, config);
+                        quota.mutated(partitions);
                         if (version >= 7) {
                             result.setTopicId(KafkaTopics.idOf(created));
                         }
@@ -181,10 +189,10 @@ public class KafkaClusterApis {
             }
             out.topics().add(result);
         }
-        return new CreateTopicsResponse(out);
+        return new CreateTopicsResponse(out.setThrottleTimeMs(quota.throttleMs()));
     }
 
-    DeleteTopicsResponse deleteTopics(DeleteTopicsRequest request, short version) {
+    DeleteTopicsResponse deleteTopics(DeleteTopicsRequest request, short version, KafkaQuotas.Mutations quota) {
         DeleteTopicsRequestData data = request.data();
         List<DeleteTopicsRequestData.DeleteTopicState> asked = new ArrayList<>(data.topics());
         data.topicNames().forEach(n -> asked.add(new DeleteTopicsRequestData.DeleteTopicState().setName(n)));
@@ -201,7 +209,14 @@ public class KafkaClusterApis {
                 if (version >= 6) {
                     result.setTopicId(KafkaTopics.idOf(topic));
                 }
+                long waitMs = quota.refusedForMs();
+                if (waitMs > 0) {
+                    result.setErrorCode(Errors.THROTTLING_QUOTA_EXCEEDED.code()).setErrorMessage(quota.refusal(waitMs));
+                    out.responses().add(result);
+                    continue;
+                }
                 admin.delete(topic.name());
+                quota.mutated(topic.partitions());
             } catch (RuntimeException e) {
                 result.setErrorCode(KafkaErrors.of(e).code());
                 if (version >= 5) {
@@ -210,7 +225,7 @@ public class KafkaClusterApis {
             }
             out.responses().add(result);
         }
-        return new DeleteTopicsResponse(out);
+        return new DeleteTopicsResponse(out.setThrottleTimeMs(quota.throttleMs()));
     }
 
     /**
@@ -218,7 +233,7 @@ public class KafkaClusterApis {
      * INVALID_PARTITIONS); manual replica assignments are refused (INVALID_REQUEST). Consumer groups subscribed to
      * the topic pick the new partitions up at their members' next heartbeats.
      */
-    CreatePartitionsResponse createPartitions(CreatePartitionsRequest request) {
+    CreatePartitionsResponse createPartitions(CreatePartitionsRequest request, KafkaQuotas.Mutations quota) {
         CreatePartitionsRequestData data = request.data();
         CreatePartitionsResponseData out = new CreatePartitionsResponseData();
         for (CreatePartitionsRequestData.CreatePartitionsTopic asked : data.topics()) {
@@ -234,14 +249,21 @@ public class KafkaClusterApis {
                             + " has " + topic.partitions() + " partitions; the new count must be above that and at most "
                             + TopicMetadata.MAX_PARTITIONS + ": " + asked.count());
                 } else if (!data.validateOnly()) {
-                    admin.increasePartitions(topic.name(), asked.count());
+                    long waitMs = quota.refusedForMs();
+                    if (waitMs > 0) {
+                        result.setErrorCode(Errors.THROTTLING_QUOTA_EXCEEDED.code())
+                                .setErrorMessage(quota.refusal(waitMs));
+                    } else {
+                        admin.increasePartitions(topic.name(), asked.count());
+                        quota.mutated(asked.count() - topic.partitions());
+                    }
                 }
             } catch (RuntimeException e) {
                 result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));
             }
             out.results().add(result);
         }
-        return new CreatePartitionsResponse(out);
+        return new CreatePartitionsResponse(out.setThrottleTimeMs(quota.throttleMs()));
     }
 
     /**

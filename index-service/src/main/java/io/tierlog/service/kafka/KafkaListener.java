@@ -6,10 +6,14 @@ import io.tierlog.access.GrantStore;
 import io.tierlog.access.Principal;
 import io.tierlog.service.PooledDirectMemory;
 import io.tierlog.service.config.TierlogConfig;
+import io.tierlog.service.quota.Quotas;
+import io.tierlog.service.quota.RateQuota;
 import io.tierlog.service.security.AccessControl;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.net.PfxOptions;
 import io.vertx.core.http.ClientAuth;
@@ -38,6 +42,7 @@ public class KafkaListener {
     private final Vertx vertx;
     private final KafkaApis apis;
     private final PooledDirectMemory memory;
+    private final RateQuota connectionRates;
     private final GrantStore grants;
     private final TierlogConfig.Kafka config;
     private final TierlogConfig.Auth auth;
@@ -49,8 +54,9 @@ public class KafkaListener {
     private volatile BrokerRegistry brokers;
 
     public KafkaListener(Vertx vertx, KafkaApis apis, TierlogConfig config, Clock clock, PooledDirectMemory memory,
-                         AccessControl access) {
+                         AccessControl access, Quotas quotas) {
         this.vertx = vertx;
+        this.connectionRates = quotas.connections();
         this.grants = access.grants();
         this.memory = memory;
         this.clock = clock;
@@ -90,8 +96,18 @@ public class KafkaListener {
         // mode it is anonymous.
         Principal before = tokenMode ? null : Principal.ANONYMOUS;
         ClientCertificates known = tokenMode ? certificates : ClientCertificates.NONE;
-        s.connectHandler(socket -> new KafkaConnection(socket, apis, config.maxRequestBytes(),
-                known.principal(socket, before, grants), memory).start());
+        s.connectHandler(socket -> {
+            long throttleMs = connectionThrottleMs(socket);
+            if (throttleMs > 0) {
+                // Kafka's answer to an address over its connection_creation_rate (KIP-612): nothing is read, and the
+                // connection is closed once the address is back within its rate, so a reconnecting client slows down.
+                socket.pause();
+                vertx.setTimer(throttleMs, t -> socket.close());
+                return;
+            }
+            new KafkaConnection(socket, apis, config.maxRequestBytes(), known.principal(socket, before, grants),
+                    memory).start();
+        });
         server = s.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         EcsTaskMetadata ecs = config.advertisedHost().isPresent() && config.rack().isPresent() ? EcsTaskMetadata.NONE
                 : EcsTaskMetadata.read(System.getenv(EcsTaskMetadata.ENDPOINT_VARIABLE));
@@ -105,6 +121,25 @@ public class KafkaListener {
                 tokenMode ? "SASL (PLAIN, OAUTHBEARER) with Tierlog tokens" : "unauthenticated",
                 keystore == null ? "plaintext" : clientAuth == ClientAuth.NONE ? "TLS"
                         : "TLS with client certificates " + clientAuth.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /**
+     * How long a new connection is held before it is closed, its address being over the connection rate set for it
+     * (an ip entity's {@code connection_creation_rate}); 0: it is served, and counted.
+     */
+    private long connectionThrottleMs(NetSocket socket) {
+        SocketAddress remote = socket.remoteAddress();
+        String address = remote == null ? null : remote.hostAddress();
+        if (address == null || connectionRates.perSecond(address) <= 0) {
+            return 0;
+        }
+        long debtMs = connectionRates.debtMillis(address);
+        if (debtMs > 0) {
+            LOG.debugf("connection from %s throttled for %d ms (connection_creation_rate)", address, debtMs);
+            return debtMs;
+        }
+        connectionRates.record(address, 1);
+        return 0;
     }
 
     /** The listener's socket options (TLS aside): its address, no Nagle delay, the configured send buffer. */

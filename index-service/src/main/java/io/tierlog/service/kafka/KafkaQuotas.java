@@ -1,6 +1,7 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.service.quota.ByteRateQuota;
+import io.tierlog.service.quota.RateQuota;
+import io.tierlog.service.quota.QuotaOverrides;
 import io.tierlog.service.quota.Quotas;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
@@ -21,13 +22,68 @@ import java.util.function.LongSupplier;
  */
 final class KafkaQuotas {
     private final Quotas quotas;
-    private final ByteRateQuota produce;
-    private final ByteRateQuota fetch;
+    private final RateQuota produce;
+    private final RateQuota fetch;
+    private final RateQuota mutations;
 
     KafkaQuotas(Quotas quotas) {
         this.quotas = quotas;
         this.produce = quotas.produce();
         this.fetch = quotas.fetch();
+        this.mutations = quotas.mutations();
+    }
+
+    /**
+     * One topic-mutating request's (CreateTopics, CreatePartitions, DeleteTopics) share of its caller's
+     * {@code controller_mutation_rate}, as Kafka applies it (KIP-599): partitions created or deleted are counted
+     * topic by topic, and a topic is admitted while the caller is not in debt, so one request may go over. A request
+     * of a version that knows THROTTLING_QUOTA_EXCEEDED (strict) has each later topic refused with it, and the answer
+     * carries the wait only if one was refused; an older one is served whole and throttled after. A throttled answer
+     * mutes the connection for its throttle time. Validate-only requests are neither counted nor refused. One per
+     * request (not thread-safe).
+     */
+    final class Mutations {
+        private final KafkaSession session;
+        private final String bucket;
+        private final boolean strict;
+        private long refusedMs;
+
+        private Mutations(KafkaSession session, String bucket, boolean strict) {
+            this.session = session;
+            this.bucket = bucket;
+            this.strict = strict;
+        }
+
+        /** How long the caller must wait before this topic's mutation; 0: go on (always 0 unless strict). */
+        long refusedForMs() {
+            long ms = strict ? mutations.debtMillis(bucket) : 0;
+            refusedMs = Math.max(refusedMs, ms);
+            return ms;
+        }
+
+        /** The refusal's message for a topic refused {@link #refusedForMs} long. */
+        String refusal(long waitMs) {
+            return QuotaOverrides.Kind.MUTATION.kafkaKey() + " of " + mutations.perSecond(bucket)
+                    + " partitions per second exceeded; retry after " + waitMs + " ms";
+        }
+
+        /** Counts {@code partitions} created or deleted. */
+        void mutated(int partitions) {
+            mutations.record(bucket, partitions);
+        }
+
+        /** The answer's throttle time, for which the connection now mutes. */
+        int throttleMs() {
+            long ms = strict ? refusedMs : mutations.debtMillis(bucket);
+            session.throttle(ms);
+            return (int) Math.min(Integer.MAX_VALUE, ms);
+        }
+    }
+
+    /** The mutation quota of one request; {@code strict} for the versions that know THROTTLING_QUOTA_EXCEEDED. */
+    Mutations mutations(KafkaSession session, String clientId, boolean strict) {
+        return new Mutations(session, quotas.mutationBucket(Quotas.key(session.principal(), session.address()),
+                clientId == null ? "" : clientId), strict);
     }
 
     // A request without a client id is client id "", as in Kafka: the default client id's rate reaches it.
@@ -93,8 +149,8 @@ final class KafkaQuotas {
      * Charges {@code bytes} to the caller's bucket; the throttle it is now under, which the session will mute for.
      * A caller without a rate is not counted (nor its bytes summed).
      */
-    private static int charge(ByteRateQuota quota, String key, KafkaSession session, LongSupplier bytes) {
-        if (quota.bytesPerSecond(key) <= 0) {
+    private static int charge(RateQuota quota, String key, KafkaSession session, LongSupplier bytes) {
+        if (quota.perSecond(key) <= 0) {
             return 0;
         }
         quota.record(key, bytes.getAsLong());

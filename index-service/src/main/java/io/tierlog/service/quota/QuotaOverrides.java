@@ -19,10 +19,11 @@ import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
- * Byte rates an administrator set for quota entities, over the service's {@code tierlog.quota.*} settings: what
- * Kafka's client-quota APIs alter and describe ({@code producer_byte_rate}, {@code consumer_byte_rate}). An entity is
- * a user (a principal, or {@link #DEFAULT}: each principal without its own), a Kafka client id (or {@link #DEFAULT}:
- * each client id without its own), or both; Kafka's order decides which applies ({@link #bucket}). Durable on the
+ * Rates an administrator set for quota entities, over the service's {@code tierlog.quota.*} settings: what Kafka's
+ * client-quota APIs alter and describe ({@link Kind}). An entity is a user (a principal, or {@link #DEFAULT}: each
+ * principal without its own), a Kafka client id (or {@link #DEFAULT}: each client id without its own), or both;
+ * Kafka's order decides which applies ({@link #bucket}). An ip entity (an address, or {@link #DEFAULT}) stands alone
+ * and has only the connection rate ({@link #connectionRate}). Durable on the
  * shared hot volume ({@link VolumeRecords}, one file per entity and key, named by their SHA-256, replaced whole by a
  * change), so every instance enforces the same rates within its refresh interval. Thread-safe.
  */
@@ -34,38 +35,59 @@ public final class QuotaOverrides implements AutoCloseable {
     private static final String USER_AND_CLIENT = "user+client:";
     private static final String CLIENT = "client:";
     private static final char SEPARATOR = '\u0001';
+    private static final char IP = '\u0002';
 
     private final VolumeRecords<Rate, Map<Kind, Map<Entity, Long>>> records;
 
     /**
      * A quota entity: {@code user} a principal's name, {@link #DEFAULT} or null (not part of it), {@code client} a
-     * client id, {@link #DEFAULT} or null; at least one is set.
+     * client id, {@link #DEFAULT} or null; or {@code ip} alone, an address or {@link #DEFAULT} (Kafka's ip entity).
      */
-    public record Entity(String user, String client) {
+    public record Entity(String user, String client, String ip) {
         public Entity {
-            if (user == null && client == null) {
-                throw new IllegalArgumentException("a quota entity names a user, a client id or both");
+            if (ip == null ? user == null && client == null : user != null || client != null) {
+                throw new IllegalArgumentException("a quota entity names a user, a client id or both, or an ip alone");
             }
+        }
+
+        public Entity(String user, String client) {
+            this(user, client, null);
+        }
+
+        /** Kafka's ip entity: an address, or {@link #DEFAULT}. */
+        public static Entity ip(String address) {
+            return new Entity(null, null, address);
         }
 
         /** The name its file key is made from: a user alone keeps the name it had before client ids existed. */
         String name() {
-            return client == null ? user : (user == null ? "" : user) + SEPARATOR + client;
+            return ip != null ? IP + ip : client == null ? user : (user == null ? "" : user) + SEPARATOR + client;
         }
     }
 
-    /** The kinds of rate, by Kafka's quota key. */
+    /** The kinds of rate, by Kafka's quota key, and what one unit of each is. */
     public enum Kind {
-        PRODUCE("producer_byte_rate"), FETCH("consumer_byte_rate");
+        PRODUCE("producer_byte_rate", "bytes"), FETCH("consumer_byte_rate", "bytes"),
+        /** Partitions created (with a topic, or added to one) or deleted (with their topic). */
+        MUTATION("controller_mutation_rate", "partitions"),
+        /** Connections opened to the Kafka listener from one address: ip entities only. */
+        CONNECTION("connection_creation_rate", "connections");
 
         private final String kafkaKey;
+        private final String unit;
 
-        Kind(String kafkaKey) {
+        Kind(String kafkaKey, String unit) {
             this.kafkaKey = kafkaKey;
+            this.unit = unit;
         }
 
         public String kafkaKey() {
             return kafkaKey;
+        }
+
+        /** What the rate counts per second ({@code bytes}, {@code partitions}). */
+        public String unit() {
+            return unit;
         }
 
         /** The kind whose Kafka key is {@code key}, or null. */
@@ -79,19 +101,22 @@ public final class QuotaOverrides implements AutoCloseable {
         }
     }
 
-    /** One rate: {@code bytesPerSecond} of {@code kind} for {@code entity}. */
-    public record Rate(Entity entity, Kind kind, long bytesPerSecond) {
+    /** One rate: {@code perSecond} units of {@code kind} ({@link Kind#unit}) for {@code entity}. */
+    public record Rate(Entity entity, Kind kind, long perSecond) {
         public Rate {
             Objects.requireNonNull(entity, "entity");
             Objects.requireNonNull(kind, "kind");
-            if (bytesPerSecond < 1) {
-                throw new IllegalArgumentException("a byte rate must be at least 1 byte per second");
+            if (perSecond < 1) {
+                throw new IllegalArgumentException("a rate must be at least 1 per second");
+            }
+            if ((entity.ip() != null) != (kind == Kind.CONNECTION)) {
+                throw new IllegalArgumentException("the connection rate is an ip entity's only rate");
             }
         }
 
         /** A user's rate ({@code user} a principal's name or {@link #DEFAULT}). */
-        public Rate(String user, Kind kind, long bytesPerSecond) {
-            this(new Entity(user, null), kind, bytesPerSecond);
+        public Rate(String user, Kind kind, long perSecond) {
+            this(new Entity(user, null), kind, perSecond);
         }
 
         static String key(Entity entity, Kind kind) {
@@ -99,8 +124,10 @@ public final class QuotaOverrides implements AutoCloseable {
         }
 
         static Rate parse(String key, Map<String, Object> json) {
-            Rate o = new Rate(new Entity((String) json.get("entity"), (String) json.get("client")),
-                    Kind.ofKafkaKey((String) json.get("key")), ((Number) json.get("bytesPerSecond")).longValue());
+            // "bytesPerSecond": files written before mutation and connection rates had other units.
+            Number perSecond = (Number) json.getOrDefault("perSecond", json.get("bytesPerSecond"));
+            Rate o = new Rate(new Entity((String) json.get("entity"), (String) json.get("client"),
+                    (String) json.get("ip")), Kind.ofKafkaKey((String) json.get("key")), perSecond.longValue());
             if (!key(o.entity(), o.kind()).equals(key)) {
                 throw new IllegalArgumentException("its name is not its rate's");
             }
@@ -114,7 +141,7 @@ public final class QuotaOverrides implements AutoCloseable {
         for (Kind k : Kind.values()) {
             rates.put(k, new HashMap<>());
         }
-        source.values().forEach(r -> rates.get(r.kind()).put(r.entity(), r.bytesPerSecond()));
+        source.values().forEach(r -> rates.get(r.kind()).put(r.entity(), r.perSecond()));
         return rates;
     }
 
@@ -144,8 +171,11 @@ public final class QuotaOverrides implements AutoCloseable {
         if (rate.entity().client() != null) {
             json.put("client", rate.entity().client());
         }
+        if (rate.entity().ip() != null) {
+            json.put("ip", rate.entity().ip());
+        }
         json.put("key", rate.kind().kafkaKey());
-        json.put("bytesPerSecond", rate.bytesPerSecond());
+        json.put("perSecond", rate.perSecond());
         records.put(Rate.key(rate.entity(), rate.kind()), json, rate);
     }
 
@@ -159,13 +189,24 @@ public final class QuotaOverrides implements AutoCloseable {
         return remove(new Entity(user, null), kind);
     }
 
-    /** Every rate, by user, then client id (entities without one first), then kind. */
+    /** Every rate, by user, then client id (entities without one first), then ip, then kind. */
     public List<Rate> list() {
         List<Rate> out = new ArrayList<>(records.all().values());
         out.sort(Comparator.comparing((Rate r) -> r.entity().user(), Comparator.nullsFirst(Comparator.naturalOrder()))
                 .thenComparing(r -> r.entity().client(), Comparator.nullsFirst(Comparator.naturalOrder()))
+                .thenComparing(r -> r.entity().ip(), Comparator.nullsFirst(Comparator.naturalOrder()))
                 .thenComparing(Rate::kind));
         return out;
+    }
+
+    /** The connection rate set for {@code address}, else for the default ip; empty: none set. */
+    public OptionalLong connectionRate(String address) {
+        Map<Entity, Long> rates = records.index().get(Kind.CONNECTION);
+        if (rates.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        Long rate = first(rates, Entity.ip(address), Entity.ip(DEFAULT));
+        return rate == null ? OptionalLong.empty() : OptionalLong.of(rate);
     }
 
     /** The rate of {@code kind} set for the principal named {@code principal}, else the default's; empty: none set. */

@@ -11,21 +11,24 @@ import java.time.Clock;
 import java.util.OptionalLong;
 
 /**
- * The service's byte-rate quotas, one bucket per caller shared by the HTTP routes and the Kafka listener, so a
- * caller's bytes count against one quota whichever protocol moves them. A caller's rate is the one an administrator
+ * The service's rate quotas, one bucket per caller shared by the HTTP routes and the Kafka listener, so a caller's
+ * bytes (and the partitions it creates and deletes) count against one quota whichever protocol moves them. A caller's rate is the one an administrator
  * set for it, else the one set for every caller ({@link QuotaOverrides}, Kafka's client-quota APIs), else
  * {@code tierlog.quota.produce-bytes-per-second} / {@code tierlog.quota.fetch-bytes-per-second}, else none. On the
  * Kafka listener, where each request names its client id, a rate set for a client id (alone or with the user) takes
- * its place in Kafka's order and its own bucket ({@link QuotaOverrides#bucket}). Per instance, as Kafka's quotas are
- * per broker.
+ * its place in Kafka's order and its own bucket ({@link QuotaOverrides#bucket}). The mutation rate has no service
+ * setting (none unless set), and the connection rate is per client address, on the Kafka listener only. Per instance,
+ * as Kafka's quotas are per broker.
  */
 @Singleton
 public class Quotas {
     private static final String PRINCIPAL_PREFIX = "principal:";
 
     private final QuotaOverrides overrides;
-    private final ByteRateQuota produce;
-    private final ByteRateQuota fetch;
+    private final RateQuota produce;
+    private final RateQuota fetch;
+    private final RateQuota mutations;
+    private final RateQuota connections;
 
     public Quotas(TierlogConfig config, Clock clock) {
         this.overrides = new QuotaOverrides(QuotaOverrides.directoryIn(config.dataDir()), clock,
@@ -33,8 +36,10 @@ public class Quotas {
         overrides.startRefresher(config.auth().tokenRefreshInterval());
         OptionalLong produceSetting = positive(config.quota().produceBytesPerSecond(), "produce");
         OptionalLong fetchSetting = positive(config.quota().fetchBytesPerSecond(), "fetch");
-        this.produce = new ByteRateQuota(key -> rate(QuotaOverrides.Kind.PRODUCE, key, produceSetting), clock);
-        this.fetch = new ByteRateQuota(key -> rate(QuotaOverrides.Kind.FETCH, key, fetchSetting), clock);
+        this.produce = new RateQuota(key -> rate(QuotaOverrides.Kind.PRODUCE, key, produceSetting), clock);
+        this.fetch = new RateQuota(key -> rate(QuotaOverrides.Kind.FETCH, key, fetchSetting), clock);
+        this.mutations = new RateQuota(key -> rate(QuotaOverrides.Kind.MUTATION, key, OptionalLong.empty()), clock);
+        this.connections = new RateQuota(address -> overrides.connectionRate(address).orElse(0), clock);
     }
 
     private static OptionalLong positive(OptionalLong setting, String what) {
@@ -71,14 +76,29 @@ public class Quotas {
         return overrides.bucket(QuotaOverrides.Kind.FETCH, callerKey, userOf(callerKey), clientId);
     }
 
+    /** As {@link #produceBucket}, for partitions created and deleted. */
+    public String mutationBucket(String callerKey, String clientId) {
+        return overrides.bucket(QuotaOverrides.Kind.MUTATION, callerKey, userOf(callerKey), clientId);
+    }
+
     /** Produce bytes per second per caller. */
-    public ByteRateQuota produce() {
+    public RateQuota produce() {
         return produce;
     }
 
     /** Fetched bytes per second per caller. */
-    public ByteRateQuota fetch() {
+    public RateQuota fetch() {
         return fetch;
+    }
+
+    /** Partitions created and deleted per second per caller ({@code controller_mutation_rate}). */
+    public RateQuota mutations() {
+        return mutations;
+    }
+
+    /** Kafka connections opened per second per client address ({@code connection_creation_rate}). */
+    public RateQuota connections() {
+        return connections;
     }
 
     /** The rates administrators set (Kafka's client-quota APIs). */

@@ -105,7 +105,8 @@ public class TopicAdmin {
         return topics.increasePartitions(name, partitions);
     }
 
-    public void delete(String name) {
+    /** Deletes a public topic with its hot and cold data; the topic as it was. */
+    public TopicMetadata delete(String name) {
         requirePublic(name);
         TopicMetadata topic = topics.get(name);
         // The bucket's descriptor goes first: with S3 down the delete fails (503) having changed nothing, and no
@@ -127,6 +128,7 @@ public class TopicAdmin {
                     name, e.getMessage());
         }
         LOG.infof("topic %s (%d partitions) deleted", name, topic.partitions());
+        return topic;
     }
 
     /**

@@ -11,6 +11,7 @@ import io.tierlog.service.http.doc.ApiSchemas;
 import io.tierlog.service.http.doc.ProblemResponses;
 import io.tierlog.service.read.PartitionReads;
 import io.tierlog.service.read.PartitionState;
+import io.tierlog.service.http.QuotaRoute;
 import io.tierlog.service.http.Requests;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -56,7 +57,8 @@ public class TopicsResource {
 
     @POST
     @Operation(summary = "Create a topic", description = "Body {\"name\", \"partitions\": 1..1024, \"config\": {...}}. "
-            + "201 with the topic; 409 topic-exists; 400 invalid-topic / invalid-config / bad-request.")
+            + "201 with the topic; 409 topic-exists; 400 invalid-topic / invalid-config / bad-request; 429 "
+            + "quota-exceeded over the caller's controller_mutation_rate.")
     @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
             schema = @Schema(implementation = ApiSchemas.TopicCreate.class)))
     @APIResponse(responseCode = "201", description = "Created; Location names the topic",
@@ -77,6 +79,7 @@ public class TopicsResource {
         TopicAdmin.requirePublic(name);
         access.require(ctx, io.tierlog.access.Operation.CREATE, Resource.topic(name));
         TopicMetadata topic = admin.create(name, (int) partitions, config);
+        ctx.put(QuotaRoute.MUTATED_PARTITIONS, topic.partitions());
         return Response.created(URI.create("/v1/topics/" + topic.name())).entity(describe(topic)).build();
     }
 
@@ -146,8 +149,8 @@ public class TopicsResource {
     @APIResponse(responseCode = "404", ref = ProblemResponses.UNKNOWN_TOPIC)
     @APIResponse(responseCode = "500", ref = ProblemResponses.INTERNAL)
     @APIResponse(responseCode = "503", ref = ProblemResponses.COLD_TIER_UNAVAILABLE)
-    public Response delete(@PathParam("topic") String topic) {
-        admin.delete(topic);
+    public Response delete(@PathParam("topic") String topic, @Context RoutingContext ctx) {
+        ctx.put(QuotaRoute.MUTATED_PARTITIONS, admin.delete(topic).partitions());
         return Response.noContent().build();
     }
 

@@ -7,19 +7,32 @@ import io.tierlog.service.quota.QuotaOverrides;
 import io.tierlog.service.quota.Quotas;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreatePartitionsOptions;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.DeleteTopicsOptions;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.errors.ThrottlingQuotaExceededException;
+import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.quota.ClientQuotaFilter;
 import org.apache.kafka.common.quota.ClientQuotaFilterComponent;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import java.io.Writer;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -220,5 +233,135 @@ class KafkaClientQuotasTest {
                 "--add-config", "consumer_byte_rate=4096", "--entity-type", "users", "--entity-name", token.principal());
         assertThat(quotas.overrides().rate(QuotaOverrides.Kind.FETCH, token.principal())).hasValue(4096);
         quotas.overrides().remove(token.principal(), QuotaOverrides.Kind.FETCH);
+    }
+
+    @Test
+    void aMutationRateRefusesTopicsOverItOnKafkaAndHttpUntilTheCallerIsWithinItAgain() throws Exception {
+        String prefix = KafkaListenerTest.unique("mut");
+        MintedToken token = mint("create:topic:" + prefix + "* delete:topic:" + prefix + "* alter:topic:" + prefix
+                + "* describe:topic:" + prefix + "*");
+        String a = prefix + "-a";
+        String b = prefix + "-b";
+        KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
+                KafkaClients.bootstrap(listener.port()), "--command-config", adminConfig().toString(), "--alter",
+                "--add-config", "controller_mutation_rate=1", "--entity-type", "users", "--entity-name",
+                token.principal());
+        try {
+            try (Admin admin = KafkaClients.admin(listener.port(), token.secret())) {
+                admin.createTopics(List.of(new NewTopic(a, 5, (short) 1)), noRetry(new CreateTopicsOptions()))
+                        .all().get();
+                // 5 partitions at 1 a second, from a full bucket of 1: 4 s in debt.
+                assertThatThrownBy(() -> admin.createTopics(List.of(new NewTopic(b, 1, (short) 1)),
+                        noRetry(new CreateTopicsOptions())).all().get())
+                        .cause().isInstanceOf(ThrottlingQuotaExceededException.class)
+                        .satisfies(e -> assertThat(((ThrottlingQuotaExceededException) e).throttleTimeMs())
+                                .isBetween(1, 4_000));
+            }
+            given().contentType(ContentType.JSON).header("Authorization", "Bearer " + token.secret())
+                    .body("{\"name\":\"" + b + "\",\"partitions\":1}").post("/v1/topics").then().statusCode(429)
+                    .header("Retry-After", org.hamcrest.Matchers.notNullValue())
+                    .body("quota", org.hamcrest.Matchers.equalTo("mutation"))
+                    .body("partitionsPerSecond", org.hamcrest.Matchers.equalTo(1));
+            try (Admin admin = KafkaClients.admin(listener.port(), token.secret())) {
+                assertThatThrownBy(() -> admin.deleteTopics(List.of(a),
+                        new DeleteTopicsOptions().retryOnQuotaViolation(false)).all().get())
+                        .cause().isInstanceOf(ThrottlingQuotaExceededException.class);
+            }
+            try (Admin admin = KafkaClients.admin(listener.port(), token.secret())) {
+                assertThatThrownBy(() -> admin.createPartitions(Map.of(a, NewPartitions.increaseTo(6)),
+                        new CreatePartitionsOptions().retryOnQuotaViolation(false)).all().get())
+                        .cause().isInstanceOf(ThrottlingQuotaExceededException.class);
+                assertThat(admin.describeTopics(List.of(a)).allTopicNames().get().get(a).partitions())
+                        .as("neither deleted nor grown").hasSize(5);
+                assertThat(admin.listTopics().names().get()).doesNotContain(b);
+                // Kafka's Admin waits the throttle out and retries by itself (retryOnQuotaViolation's default).
+                admin.createTopics(List.of(new NewTopic(b, 1, (short) 1))).all().get();
+                assertThat(admin.listTopics().names().get()).contains(a, b);
+            }
+        } finally {
+            quotas.overrides().remove(token.principal(), QuotaOverrides.Kind.MUTATION);
+        }
+    }
+
+    private static CreateTopicsOptions noRetry(CreateTopicsOptions options) {
+        return options.retryOnQuotaViolation(false);
+    }
+
+    /**
+     * HTTP's topic creation counts too; a CreateTopics of a version before THROTTLING_QUOTA_EXCEEDED (v5) is served
+     * whole and throttled after, as in Kafka.
+     */
+    @Test
+    void httpCreationCountsAndAnOlderCreateTopicsIsServedThenThrottled() throws Exception {
+        String prefix = KafkaListenerTest.unique("mut-http");
+        MintedToken token = mint("create:topic:" + prefix + "*");
+        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+            admin.alterClientQuotas(List.of(set(user(token.principal()), "controller_mutation_rate", 1.0))).all().get();
+        }
+        try {
+            given().contentType(ContentType.JSON).header("Authorization", "Bearer " + token.secret())
+                    .body("{\"name\":\"" + prefix + "-a\",\"partitions\":3}").post("/v1/topics").then().statusCode(201);
+            given().contentType(ContentType.JSON).header("Authorization", "Bearer " + token.secret())
+                    .body("{\"name\":\"" + prefix + "-b\",\"partitions\":1}").post("/v1/topics").then().statusCode(429);
+            try (RawKafka raw = RawKafka.authenticated(listener.port(), token.secret())) {
+                CreateTopicsRequestData.CreatableTopicCollection topics = new CreateTopicsRequestData.CreatableTopicCollection();
+                topics.add(new CreateTopicsRequestData.CreatableTopic().setName(prefix + "-c").setNumPartitions(2)
+                        .setReplicationFactor((short) 1));
+                CreateTopicsResponse answer = raw.call(new CreateTopicsRequest.Builder(new CreateTopicsRequestData()
+                        .setTopics(topics).setTimeoutMs(10_000)), (short) 5);
+                assertThat(answer.data().topics().find(prefix + "-c").errorCode()).isEqualTo(Errors.NONE.code());
+                assertThat(answer.data().throttleTimeMs()).as("in debt before and after").isBetween(1, 5_000);
+            }
+        } finally {
+            quotas.overrides().remove(token.principal(), QuotaOverrides.Kind.MUTATION);
+        }
+    }
+
+    /**
+     * An ip entity's connection_creation_rate, set with kafka-configs: connections from that address beyond it are
+     * closed unanswered; other addresses are not affected; removing the rate lifts it.
+     */
+    @Test
+    void anAddressOverItsConnectionRateIsClosedUnanswered() throws Exception {
+        InetAddress second = InetAddress.getByName("127.0.0.2");
+        KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
+                KafkaClients.bootstrap(listener.port()), "--command-config", adminConfig().toString(), "--alter",
+                "--add-config", "connection_creation_rate=3", "--entity-type", "ips", "--entity-name", "127.0.0.2");
+        try {
+            try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+                assertThat(admin.describeClientQuotas(ClientQuotaFilter.containsOnly(List.of(
+                        ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.IP, "127.0.0.2")))).entities().get())
+                        .containsExactly(Map.entry(new ClientQuotaEntity(Map.of(ClientQuotaEntity.IP, "127.0.0.2")),
+                                Map.of("connection_creation_rate", 3.0)));
+            }
+            int answered = 0;
+            int closed = 0;
+            for (int i = 0; i < 12; i++) {
+                if (answersApiVersions(new RawKafka(second, listener.port()))) {
+                    answered++;
+                } else {
+                    closed++;
+                }
+            }
+            // A full bucket of 3 admits 4 (the last into debt); what refills while 12 connect adds a few at most.
+            assertThat(answered).isBetween(4, 8);
+            assertThat(closed).isEqualTo(12 - answered);
+            assertThat(answersApiVersions(new RawKafka(listener.port()))).as("127.0.0.1 has no rate").isTrue();
+        } finally {
+            quotas.overrides().remove(QuotaOverrides.Entity.ip("127.0.0.2"), QuotaOverrides.Kind.CONNECTION);
+        }
+        for (int i = 0; i < 12; i++) {
+            assertThat(answersApiVersions(new RawKafka(second, listener.port()))).as("rate removed").isTrue();
+        }
+    }
+
+    /** Whether the listener answers an ApiVersions on {@code raw} (false: it closed the connection); closes it. */
+    private static boolean answersApiVersions(RawKafka raw) throws Exception {
+        try (raw) {
+            ApiVersionsResponse answer = raw.call(new ApiVersionsRequest.Builder(), (short) 3);
+            return answer.data().errorCode() == Errors.NONE.code();
+        } catch (java.io.EOFException | java.net.SocketException closed) {
+            return false;
+        }
     }
 }

@@ -322,15 +322,7 @@ class KafkaTokenScopesTest {
 
     /** A raw connection authenticated with SASL/PLAIN. */
     private RawKafka authenticated(String token) throws Exception {
-        RawKafka raw = new RawKafka(listener.port());
-        SaslHandshakeResponse hs = raw.call(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
-                .setMechanism("PLAIN")), (short) 1);
-        assertThat(hs.data().errorCode()).isEqualTo(Errors.NONE.code());
-        SaslAuthenticateResponse auth = raw.call(new SaslAuthenticateRequest.Builder(
-                new SaslAuthenticateRequestData().setAuthBytes(("\u0000anyone\u0000" + token)
-                        .getBytes(StandardCharsets.UTF_8))), ApiKeys.SASL_AUTHENTICATE);
-        assertThat(auth.data().errorCode()).isEqualTo(Errors.NONE.code());
-        return raw;
+        return RawKafka.authenticated(listener.port(), token);
     }
 
     /**

@@ -1,15 +1,23 @@
 package io.tierlog.service.kafka;
 
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 
 /**
  * One plain socket to the listener, speaking Kafka's framing with kafka-clients' request and response classes: for
@@ -23,6 +31,27 @@ final class RawKafka implements AutoCloseable {
     RawKafka(int port) throws IOException {
         socket = new Socket("127.0.0.1", port);
         socket.setSoTimeout(20_000);
+    }
+
+    /** A connection from {@code local}, a loopback address other than 127.0.0.1 (a second client host). */
+    RawKafka(java.net.InetAddress local, int port) throws IOException {
+        socket = new Socket(java.net.InetAddress.getLoopbackAddress(), port, local, 0);
+        socket.setSoTimeout(20_000);
+    }
+
+    /** A connection authenticated with SASL/PLAIN, {@code token} the password. */
+    static RawKafka authenticated(int port, String token) throws IOException {
+        RawKafka raw = new RawKafka(port);
+        SaslHandshakeResponse handshake = raw.call(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
+                .setMechanism("PLAIN")), (short) 1);
+        SaslAuthenticateResponse auth = raw.call(new SaslAuthenticateRequest.Builder(
+                new SaslAuthenticateRequestData().setAuthBytes(("\u0000anyone\u0000" + token)
+                        .getBytes(StandardCharsets.UTF_8))), ApiKeys.SASL_AUTHENTICATE);
+        if (handshake.data().errorCode() != Errors.NONE.code() || auth.data().errorCode() != Errors.NONE.code()) {
+            raw.close();
+            throw new IllegalStateException("SASL/PLAIN refused: " + handshake.data() + " " + auth.data());
+        }
+        return raw;
     }
 
     /** A connection whose receive buffer is {@code receiveBuffer} bytes: a large answer stays pending until read. */

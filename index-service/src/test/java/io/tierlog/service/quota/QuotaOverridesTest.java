@@ -8,11 +8,15 @@ import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Rates set per principal and for every principal, on the volume two instances share. */
 class QuotaOverridesTest {
@@ -105,5 +109,37 @@ class QuotaOverridesTest {
         b.refresh();
         assertThat(b.rate(Kind.FETCH, "jwt:app")).isEmpty();
         assertThat(store().list()).isEmpty();
+    }
+
+    @Test
+    void anIpEntityHasOnlyTheConnectionRateWithItsOwnBeatingTheDefault() {
+        QuotaOverrides rates = store();
+        assertThat(rates.connectionRate("10.0.0.1")).isEmpty();
+        rates.set(new Rate(Entity.ip(QuotaOverrides.DEFAULT), Kind.CONNECTION, 10));
+        rates.set(new Rate(Entity.ip("10.0.0.1"), Kind.CONNECTION, 2));
+        assertThat(rates.connectionRate("10.0.0.1")).hasValue(2);
+        assertThat(rates.connectionRate("10.0.0.2")).as("the default ip's").hasValue(10);
+        assertThat(store().connectionRate("10.0.0.1")).as("another instance").hasValue(2);
+        assertThat(rates.rate(Kind.CONNECTION, "10.0.0.1")).as("no user of that name").isEmpty();
+        assertThatThrownBy(() -> new Rate(Entity.ip("10.0.0.1"), Kind.PRODUCE, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Rate("token:a", Kind.CONNECTION, 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Entity("token:a", null, "10.0.0.1")).isInstanceOf(IllegalArgumentException.class);
+        rates.remove(Entity.ip("10.0.0.1"), Kind.CONNECTION);
+        assertThat(rates.connectionRate("10.0.0.1")).hasValue(10);
+    }
+
+    /** Files written when every rate was a byte rate name it {@code bytesPerSecond}. */
+    @Test
+    void ratesStoredBeforeOtherUnitsAreReadAsTheyWere() throws IOException {
+        store().set(new Rate("token:a", Kind.PRODUCE, 1234));
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                String json = Files.readString(f);
+                assertThat(json).contains("\"perSecond\"");
+                Files.writeString(f, json.replace("\"perSecond\"", "\"bytesPerSecond\""));
+            }
+        }
+        assertThat(store().rate(Kind.PRODUCE, "token:a")).hasValue(1234);
     }
 }

@@ -8,14 +8,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToLongFunction;
 
 /**
- * A byte-rate quota per principal, as Kafka's {@code producer_byte_rate} / {@code consumer_byte_rate} mean it: a
- * request is not cut short or dropped for its size; the bytes it moved are counted after it, and a principal that
- * has gone over its rate is made to wait until its average is back within it. Over HTTP the wait is the client's:
+ * A rate quota per principal, as Kafka's {@code producer_byte_rate} / {@code consumer_byte_rate} (bytes) and
+ * {@code controller_mutation_rate} (partitions created or deleted) mean it: a request is not cut short or dropped for
+ * its size; what it moved is counted after it, and a principal that has gone over its rate is made to wait until its
+ * average is back within it. Over HTTP the wait is the client's:
  * the next request of a principal in debt is refused (429 {@code quota-exceeded}) with the time after which it is
  * admitted.
  *
- * <p>The algorithm is a token bucket that may go into debt: each principal's bucket fills at {@code bytesPerSecond}
- * up to one second's worth (the burst), a request is admitted while the bucket is not negative, and its bytes are
+ * <p>The algorithm is a token bucket that may go into debt: each principal's bucket fills at its rate
+ * up to one second's worth (the burst), a request is admitted while the bucket is not negative, and what it moved is
  * taken from the bucket when it ends ({@link #record}), which may push it below zero. The refusal's wait is the time
  * the bucket needs to climb back to zero, rounded up to whole seconds, so a client that waits that long before its
  * retry (and sends nothing meanwhile) is admitted. A principal who stays within the rate is never refused.
@@ -25,7 +26,7 @@ import java.util.function.ToLongFunction;
  * Buckets of idle principals are dropped once more than {@value #MAX_IDLE_BUCKETS} exist (a full bucket carries no
  * state). Time comes from the injected clock. Thread-safe.
  */
-public final class ByteRateQuota {
+public final class RateQuota {
     static final int MAX_IDLE_BUCKETS = 10_000;
 
     private final ToLongFunction<String> rateOf;
@@ -44,25 +45,25 @@ public final class ByteRateQuota {
     }
 
     /** The same rate for every principal. */
-    public ByteRateQuota(long bytesPerSecond, Clock clock) {
-        this(requirePositive(bytesPerSecond), clock);
+    public RateQuota(long perSecond, Clock clock) {
+        this(requirePositive(perSecond), clock);
     }
 
-    /** @param rateOf each principal's bytes per second, 0 for none */
-    public ByteRateQuota(ToLongFunction<String> rateOf, Clock clock) {
+    /** @param rateOf each principal's rate per second, 0 for none */
+    public RateQuota(ToLongFunction<String> rateOf, Clock clock) {
         this.rateOf = rateOf;
         this.clock = clock;
     }
 
-    private static ToLongFunction<String> requirePositive(long bytesPerSecond) {
-        if (bytesPerSecond < 1) {
-            throw new IllegalArgumentException("a byte-rate quota must be at least 1 byte per second: " + bytesPerSecond);
+    private static ToLongFunction<String> requirePositive(long perSecond) {
+        if (perSecond < 1) {
+            throw new IllegalArgumentException("a rate quota must be at least 1 per second: " + perSecond);
         }
-        return principal -> bytesPerSecond;
+        return principal -> perSecond;
     }
 
-    /** {@code principal}'s bytes per second now, 0 when it has no quota. */
-    public long bytesPerSecond(String principal) {
+    /** {@code principal}'s rate per second now, 0 when it has no quota. */
+    public long perSecond(String principal) {
         return rateOf.applyAsLong(principal);
     }
 
@@ -91,10 +92,10 @@ public final class ByteRateQuota {
         }
     }
 
-    /** Counts {@code bytes} moved by a request of {@code principal} that was admitted. */
-    public void record(String principal, long bytes) {
+    /** Counts {@code amount} (bytes, partitions) moved by a request of {@code principal} that was admitted. */
+    public void record(String principal, long amount) {
         long rate = rateOf.applyAsLong(principal);
-        if (bytes <= 0 || rate <= 0) {
+        if (amount <= 0 || rate <= 0) {
             return;
         }
         if (buckets.size() > MAX_IDLE_BUCKETS) {
@@ -103,7 +104,7 @@ public final class ByteRateQuota {
         Bucket b = buckets.computeIfAbsent(principal, k -> new Bucket(rate, clock.millis()));
         synchronized (b) {
             refill(b, rate);
-            b.tokens -= bytes;
+            b.tokens -= amount;
         }
     }
 

@@ -9,9 +9,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The token bucket with debt, on a manual clock. */
-class ByteRateQuotaTest {
+class RateQuotaTest {
     private final ManualClock clock = new ManualClock();
-    private final ByteRateQuota quota = new ByteRateQuota(1000, clock);
+    private final RateQuota quota = new RateQuota(1000, clock);
 
     @Test
     void aRequestIsNeverCutForItsSizeButTheNextWaitsUntilTheDebtIsPaid() {
@@ -28,7 +28,7 @@ class ByteRateQuotaTest {
     @Test
     void waitingTheAnsweredTimeAlwaysAdmits() {
         for (long bytes : new long[]{1001, 1999, 2000, 2001, 123_457}) {
-            ByteRateQuota q = new ByteRateQuota(1000, clock);
+            RateQuota q = new RateQuota(1000, clock);
             q.record("p", bytes);
             Duration wait = q.check("p").orElseThrow();
             clock.advance(wait);
@@ -60,7 +60,7 @@ class ByteRateQuotaTest {
 
     @Test
     void idleBucketsAreDroppedOnceThereAreMany() {
-        for (int i = 0; i <= ByteRateQuota.MAX_IDLE_BUCKETS; i++) {
+        for (int i = 0; i <= RateQuota.MAX_IDLE_BUCKETS; i++) {
             quota.record("client-" + i, 10);
         }
         clock.advance(Duration.ofSeconds(1));
@@ -71,20 +71,20 @@ class ByteRateQuotaTest {
     @Test
     void eachPrincipalsRateIsLookedUpAtEachCallSoAChangeHoldsAtOnce() {
         java.util.Map<String, Long> rates = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of("a", 1000L));
-        ByteRateQuota q = new ByteRateQuota(p -> rates.getOrDefault(p, 0L), clock);
+        RateQuota q = new RateQuota(p -> rates.getOrDefault(p, 0L), clock);
         q.record("b", 1_000_000);
         assertThat(q.check("b")).as("no rate: nothing counted").isEmpty();
         q.record("a", 5000);
         assertThat(q.check("a")).hasValue(Duration.ofSeconds(4));
         rates.put("a", 4000L);
         assertThat(q.check("a")).as("the same debt at the new rate").hasValue(Duration.ofSeconds(1));
-        assertThat(q.bytesPerSecond("a")).isEqualTo(4000);
+        assertThat(q.perSecond("a")).isEqualTo(4000);
         rates.remove("a");
         assertThat(q.check("a")).as("its rate removed").isEmpty();
     }
 
     @Test
     void aQuotaBelowOneBytePerSecondIsRefused() {
-        assertThatThrownBy(() -> new ByteRateQuota(0, clock)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new RateQuota(0, clock)).isInstanceOf(IllegalArgumentException.class);
     }
 }
