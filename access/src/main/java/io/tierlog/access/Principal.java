@@ -7,13 +7,15 @@ import java.util.Objects;
  * Who is calling, once authenticated: a name for logs, quotas and grants ({@code token:<id>}, {@code jwt:<sub>},
  * {@code cert:<subject>}, {@code bootstrap}, {@code anonymous}), the scopes its credential carries and, when
  * {@code grants} is set, the scopes granted to its name there and those denied to it, read at each check so a
- * removed grant or an added denial holds on open connections too. A denial wins over every allowing scope. Protocol
+ * removed grant or an added denial holds on open connections too. A denial wins over every allowing scope. Grants
+ * made for one host hold only when the edge set {@code address} to that one ({@link #at}). Protocol
  * edges store it with the request (the index-service under the routing-context key {@value #CONTEXT_KEY}) so later
  * steps (quotas, listing filters) can read it. Immutable (the grants are a live view).
  *
- * @param grants the grant store whose grants to this name add to {@code scopes} (or deny), or null for none
+ * @param grants  the grant store whose grants to this name add to {@code scopes} (or deny), or null for none
+ * @param address the address the caller connected from (an IP literal), or null when the edge has none (Lambda)
  */
-public record Principal(String name, Scopes scopes, GrantStore grants) {
+public record Principal(String name, Scopes scopes, GrantStore grants, String address) {
     /** The key under which the index-service keeps the request's principal in Vert.x's RoutingContext. */
     public static final String CONTEXT_KEY = "tierlog.principal";
 
@@ -40,9 +42,23 @@ public record Principal(String name, Scopes scopes, GrantStore grants) {
         this(name, scopes, null);
     }
 
+    /** A principal from no address in particular. */
+    public Principal(String name, Scopes scopes, GrantStore grants) {
+        this(name, scopes, grants, null);
+    }
+
     /** This principal with the grants {@code store} holds for its name added. */
     public Principal withGrants(GrantStore store) {
-        return new Principal(name, scopes, store);
+        return new Principal(name, scopes, store, address);
+    }
+
+    /**
+     * This principal calling from {@code address}, so grants made for that host hold; itself when it has no grants
+     * (an address changes nothing then).
+     */
+    public Principal at(String address) {
+        return grants == null || Objects.equals(address, this.address) ? this
+                : new Principal(name, scopes, grants, address);
     }
 
     public boolean allows(Operation op, Resource resource) {
@@ -71,10 +87,10 @@ public record Principal(String name, Scopes scopes, GrantStore grants) {
     }
 
     private Scopes granted() {
-        return grants == null ? Scopes.NONE : grants.scopesOf(name);
+        return grants == null ? Scopes.NONE : grants.scopesOf(name, address);
     }
 
     private Scopes denied() {
-        return grants == null ? Scopes.NONE : grants.deniedOf(name);
+        return grants == null ? Scopes.NONE : grants.deniedOf(name, address);
     }
 }

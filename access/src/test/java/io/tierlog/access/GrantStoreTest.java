@@ -147,4 +147,30 @@ class GrantStoreTest {
         assertThat(reread.list()).isEmpty();
         assertThat(reread.scopesOf("token:a").list()).isEqualTo(List.of());
     }
+
+    @Test
+    void aGrantForOneHostHoldsForCallersFromThatAddressOnly() {
+        GrantStore grants = store();
+        Principal base = new Principal("token:a", Scopes.parse("describe:topic:orders")).withGrants(grants);
+        Principal fromHost = base.at("10.0.0.7");
+        Principal fromElsewhere = base.at("10.0.0.8");
+        Resource orders = Resource.topic("orders");
+        Grant produceFromHost = new Grant("token:a", Scope.parse("produce:topic:orders"), false, "10.0.0.7");
+        assertThat(grants.add(produceFromHost)).isTrue();
+        assertThat(fromHost.allows(Operation.PRODUCE, orders)).isTrue();
+        assertThat(fromElsewhere.allows(Operation.PRODUCE, orders)).isFalse();
+        assertThat(base.allows(Operation.PRODUCE, orders)).as("no address (Lambda)").isFalse();
+
+        assertThat(grants.add(new Grant(GrantStore.EVERY_PRINCIPAL, Scope.parse("describe:topic:orders"), true,
+                "10.0.0.8"))).isTrue();
+        assertThat(fromElsewhere.allows(Operation.DESCRIBE, orders)).as("User:* denied from that host").isFalse();
+        assertThat(fromHost.allows(Operation.DESCRIBE, orders)).isTrue();
+
+        assertThat(grants.add(grant("token:a", "produce:topic:orders"))).as("the same grant from every host is another")
+                .isTrue();
+        assertThat(grants.remove(produceFromHost)).isTrue();
+        assertThat(fromElsewhere.allows(Operation.PRODUCE, orders)).isTrue();
+        assertThat(store().list()).as("a fresh store reads hosts back")
+                .extracting(Grant::host).containsExactly("10.0.0.8", null);
+    }
 }

@@ -33,9 +33,10 @@ import java.util.Map;
  *   DESCRIBE are produce and describe; ALL is each of its resource's operations; ALL on the cluster
  *   ({@code kafka-cluster}) is {@code admin:cluster}.</li>
  * </ul>
- * What has no grant is refused with the reason, never stored approximately: DENY on the cluster (revoke the admin
- * scope instead), a host other than {@code *}, an operation Tierlog does not separate (DESCRIBE_CONFIGS: describe
- * covers it; group DESCRIBE: read does), and other resource types. Stateless.
+ * A host other than {@code *} is an IPv4 or IPv6 address: the grant holds only for callers connecting from it
+ * (ADR 0069). What has no grant is refused with the reason, never stored approximately: DENY on the cluster (revoke
+ * the admin scope instead), a host name, an operation Tierlog does not separate (DESCRIBE_CONFIGS: describe covers it;
+ * group DESCRIBE: read does), and other resource types. Stateless.
  */
 final class KafkaAclBindings {
     static final String CLUSTER_NAME = "kafka-cluster";
@@ -67,11 +68,12 @@ final class KafkaAclBindings {
         Scope s = grant.scope();
         String principal = USER + grant.principal();
         AclPermissionType permission = grant.deny() ? AclPermissionType.DENY : AclPermissionType.ALLOW;
+        String host = grant.host() == null ? ANY_HOST : grant.host();
         AccessControlEntry entry;
         ResourcePattern pattern;
         if (s.kind() == Resource.Kind.CLUSTER) {
             pattern = new ResourcePattern(ResourceType.CLUSTER, CLUSTER_NAME, PatternType.LITERAL);
-            entry = new AccessControlEntry(principal, ANY_HOST, AclOperation.ALL, permission);
+            entry = new AccessControlEntry(principal, host, AclOperation.ALL, permission);
         } else {
             ResourceType type = switch (s.kind()) {
                 case TOPIC -> ResourceType.TOPIC;
@@ -81,7 +83,7 @@ final class KafkaAclBindings {
             boolean every = s.prefix() && s.name().isEmpty();
             pattern = new ResourcePattern(type, every ? ResourcePattern.WILDCARD_RESOURCE : s.name(),
                     s.prefix() && !every ? PatternType.PREFIXED : PatternType.LITERAL);
-            entry = new AccessControlEntry(principal, ANY_HOST, operations(s.kind()).get(s.operation()), permission);
+            entry = new AccessControlEntry(principal, host, operations(s.kind()).get(s.operation()), permission);
         }
         return new AclBinding(pattern, entry);
     }
@@ -97,8 +99,11 @@ final class KafkaAclBindings {
             throw new NotAGrant("permission type must be ALLOW or DENY, not " + entry.permissionType());
         }
         boolean deny = entry.permissionType() == AclPermissionType.DENY;
-        if (!ANY_HOST.equals(entry.host())) {
-            throw new NotAGrant("host must be * (Tierlog grants apply from every address), not " + entry.host());
+        String host;
+        try {
+            host = ANY_HOST.equals(entry.host()) ? null : IpAddresses.canonical(entry.host());
+        } catch (IllegalArgumentException e) {
+            throw new NotAGrant("host must be * or an IP address, not " + entry.host());
         }
         String principal = principal(entry.principal());
         ResourcePattern pattern = acl.pattern();
@@ -117,7 +122,7 @@ final class KafkaAclBindings {
                 throw new NotAGrant("the cluster cannot be denied: admin:cluster is every operation, so revoke the "
                         + "principal's admin scope (its token, or the ALLOW ACL) instead");
             }
-            return List.of(new Grant(principal, Scope.ADMIN));
+            return List.of(new Grant(principal, Scope.ADMIN, false, host));
         }
         Resource.Kind kind = switch (pattern.resourceType()) {
             case TOPIC -> Resource.Kind.TOPIC;
@@ -136,7 +141,8 @@ final class KafkaAclBindings {
         for (Map.Entry<Operation, AclOperation> e : ops.entrySet()) {
             if (op == AclOperation.ALL || e.getValue() == op) {
                 try {
-                    out.add(new Grant(principal, Scope.parse(e.getKey().id() + ":" + kind.id() + ":" + name), deny));
+                    out.add(new Grant(principal, Scope.parse(e.getKey().id() + ":" + kind.id() + ":" + name), deny,
+                            host));
                 } catch (InvalidScopeException invalid) {
                     throw new NotAGrant(invalid.getMessage());
                 }

@@ -148,7 +148,11 @@ public class KafkaClientQuotas {
                 throw new IllegalArgumentException("an ip entity stands alone");
             }
             String ip = entries.get(ClientQuotaEntity.IP);
-            return QuotaOverrides.Entity.ip(ip == null ? QuotaOverrides.DEFAULT : address(ip));
+            try {
+                return QuotaOverrides.Entity.ip(ip == null ? QuotaOverrides.DEFAULT : IpAddresses.canonical(ip));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("ip " + e.getMessage());
+            }
         }
         String user = null;
         if (entries.containsKey(ClientQuotaEntity.USER)) {
@@ -172,24 +176,6 @@ public class KafkaClientQuotas {
             }
         }
         return new QuotaOverrides.Entity(user, client);
-    }
-
-    /**
-     * An ip entity's address in the form connections report it ({@code InetAddress#getHostAddress}); throws unless
-     * {@code ip} is an IPv4 or IPv6 literal (never a host name: that would need a lookup, and could change).
-     */
-    static String address(String ip) {
-        boolean v4 = ip.matches("\\d{1,3}(\\.\\d{1,3}){3}");
-        boolean v6 = ip.indexOf(':') >= 0 && ip.matches("[0-9A-Fa-f:.]+");
-        if (v4 || v6) {
-            try {
-                // A literal is parsed, never looked up.
-                return java.net.InetAddress.getByName(ip).getHostAddress();
-            } catch (java.net.UnknownHostException e) {
-                // not an address after all: refused below
-            }
-        }
-        throw new IllegalArgumentException("ip must be an IPv4 or IPv6 address, not " + ip);
     }
 
     /** How an entity appears in the audit log. */

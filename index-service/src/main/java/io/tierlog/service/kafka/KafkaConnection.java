@@ -65,8 +65,8 @@ final class KafkaConnection {
     KafkaConnection(NetSocket socket, KafkaApis apis, int maxRequestBytes, io.tierlog.access.Principal principal,
                     ReadMemory memory) {
         this.socket = (NetSocketInternal) socket;
-        this.session = new KafkaSession(socket.remoteAddress() == null ? "unknown" : socket.remoteAddress().host(),
-                principal, !socket.isSsl());
+        String address = socket.remoteAddress() == null ? "unknown" : socket.remoteAddress().hostAddress();
+        this.session = new KafkaSession(address, principal, !socket.isSsl());
         this.apis = apis;
         this.maxRequestBytes = maxRequestBytes;
         this.context = Vertx.currentContext();

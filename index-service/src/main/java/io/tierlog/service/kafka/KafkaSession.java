@@ -34,7 +34,7 @@ final class KafkaSession {
      */
     KafkaSession(String address, Principal principal, boolean fileSlices) {
         this.address = address;
-        this.principal = principal;
+        this.principal = principal == null ? null : principal.at(address);
         this.fileSlices = fileSlices;
     }
 
@@ -64,8 +64,9 @@ final class KafkaSession {
         return authenticatedUntilMs;
     }
 
+    /** The connection's caller from now on, as calling from its address (a grant may be made for one host). */
     void authenticated(Principal principal, long untilMs) {
-        this.principal = principal;
+        this.principal = principal.at(address);
         this.authenticatedUntilMs = untilMs;
     }
 

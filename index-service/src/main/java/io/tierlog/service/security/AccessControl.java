@@ -146,7 +146,8 @@ public class AccessControl {
     public boolean grant(GrantStore.Grant grant, Principal by) {
         boolean added = grants.add(grant);
         if (added) {
-            audit("grant added principal=\"" + grant.principal() + "\" scope=" + grant.scope() + effect(grant), by);
+            audit("grant added principal=\"" + grant.principal() + "\" scope=" + grant.scope() + hostAndEffect(grant),
+                    by);
         }
         return added;
     }
@@ -155,13 +156,14 @@ public class AccessControl {
     public boolean revokeGrant(GrantStore.Grant grant, Principal by) {
         boolean removed = grants.remove(grant);
         if (removed) {
-            audit("grant removed principal=\"" + grant.principal() + "\" scope=" + grant.scope() + effect(grant), by);
+            audit("grant removed principal=\"" + grant.principal() + "\" scope=" + grant.scope()
+                    + hostAndEffect(grant), by);
         }
         return removed;
     }
 
-    private static String effect(GrantStore.Grant grant) {
-        return grant.deny() ? " effect=deny" : "";
+    private static String hostAndEffect(GrantStore.Grant grant) {
+        return (grant.host() == null ? "" : " host=" + grant.host()) + (grant.deny() ? " effect=deny" : "");
     }
 
     /** One audit line for an administrator's change ({@code change}, then who made it); never give it a secret. */

@@ -110,7 +110,7 @@ public class AccessFilter {
                     "a valid bearer token is required (Authorization: Bearer <token>)"));
             return;
         }
-        authorized(ctx, result.principal(), needs, path);
+        authorized(ctx, result.principal().at(address), needs, path);
     }
 
     private void authorized(RoutingContext ctx, Principal principal, List<Requirement> needs, String path) {

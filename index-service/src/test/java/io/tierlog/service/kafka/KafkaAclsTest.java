@@ -2,6 +2,7 @@ package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.tierlog.access.GrantStore;
 import io.tierlog.access.Secrets;
@@ -26,6 +27,9 @@ import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourcePatternFilter;
@@ -35,6 +39,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 import java.io.Writer;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -52,8 +59,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Kafka's ACL APIs over Tierlog's grants, in token mode against the listener: an ACL created with Admin lets a token
  * that lacked the scope produce on its already open connection, and deleting it refuses the next send there; what
- * Tierlog cannot store as a grant (DENY on the cluster, a host, an operation it does not separate, a principal it does
- * not know) is refused and stores nothing; a DENY takes a scope away from a token that has it, on its open connection
+ * Tierlog cannot store as a grant (DENY on the cluster, a host name, an operation it does not separate, a principal it
+ * does not know) is refused and stores nothing; an ACL for one host holds for callers from that address only; a DENY takes a scope away from a token that has it, on its open connection
  * and over HTTP, until it is deleted; only the administrator lists or changes ACLs; a group's READ is read and commit;
  * {@code User:*} with a prefix reaches every caller; and kafka-acls (AclCommand, kafka-tools 4.4.0) adds and lists.
  */
@@ -158,7 +165,7 @@ class KafkaAclsTest {
                 new AclBinding(new ResourcePattern(ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL),
                         new AccessControlEntry(p, "*", AclOperation.ALL, AclPermissionType.DENY)),
                 new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
-                        new AccessControlEntry(p, "10.0.0.1", AclOperation.READ, AclPermissionType.ALLOW)),
+                        new AccessControlEntry(p, "db.example.com", AclOperation.READ, AclPermissionType.ALLOW)),
                 allow(p, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE_CONFIGS),
                 allow(p, ResourceType.GROUP, topic, PatternType.LITERAL, AclOperation.DESCRIBE),
                 allow(p, ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.ALTER),
@@ -258,5 +265,60 @@ class KafkaAclsTest {
         assertThat(access.grants().list()).filteredOn(g -> g.principal().equals(token.principal()))
                 .extracting(g -> g.scope().toString())
                 .containsExactly("fetch:topic:" + topic, "produce:topic:" + topic);
+    }
+
+    @Test
+    void anAclForOneHostHoldsForCallersFromThatAddressOnly() throws Exception {
+        String topic = KafkaListenerTest.unique("acl-host");
+        InetAddress second = InetAddress.getByName("127.0.0.2");
+        MintedToken granted = mint("describe:topic:" + topic + "-other");
+        MintedToken denied = mint("describe:topic:" + topic);
+        AclBinding describeFromSecond = new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic,
+                PatternType.LITERAL), new AccessControlEntry(granted.kafkaPrincipal(), "127.0.0.2",
+                AclOperation.DESCRIBE, AclPermissionType.ALLOW));
+        AclBinding denyFromSecond = new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                new AccessControlEntry(denied.kafkaPrincipal(), "127.0.0.2", AclOperation.DESCRIBE,
+                        AclPermissionType.DENY));
+        try (Admin admin = administrator()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            admin.createAcls(List.of(describeFromSecond, denyFromSecond)).all().get();
+
+            assertThat(metadataError(granted, second, topic)).isEqualTo(Errors.NONE);
+            assertThat(metadataError(granted, null, topic)).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+            assertThat(httpStatus(granted, second, "/v1/topics/" + topic)).isEqualTo(200);
+            assertThat(httpStatus(granted, null, "/v1/topics/" + topic)).isEqualTo(403);
+            assertThat(metadataError(denied, second, topic)).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+            assertThat(metadataError(denied, null, topic)).isEqualTo(Errors.NONE);
+            assertThat(httpStatus(denied, second, "/v1/topics/" + topic)).isEqualTo(403);
+            assertThat(admin.describeAcls(of(granted.kafkaPrincipal())).values().get())
+                    .containsExactly(describeFromSecond);
+
+            admin.deleteAcls(List.of(describeFromSecond.toFilter(), denyFromSecond.toFilter())).all().get();
+            assertThat(metadataError(granted, second, topic)).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+            assertThat(metadataError(denied, second, topic)).isEqualTo(Errors.NONE);
+        }
+    }
+
+    /** The error a Metadata request naming {@code topic} gets for it, over SASL from {@code local} (null: 127.0.0.1). */
+    private Errors metadataError(MintedToken token, InetAddress local, String topic) throws Exception {
+        RawKafka connection = local == null ? new RawKafka(listener.port()) : new RawKafka(local, listener.port());
+        try (RawKafka raw = RawKafka.authenticated(connection, token.secret())) {
+            MetadataResponse answer = raw.call(new MetadataRequest.Builder(List.of(topic), false), (short) 12);
+            return Errors.forCode(answer.data().topics().find(topic).errorCode());
+        }
+    }
+
+    /** The status of an HTTP GET of {@code path} with {@code token}, from {@code local} (null: 127.0.0.1). */
+    private static int httpStatus(MintedToken token, InetAddress local, String path) throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (Socket socket = local == null ? new Socket(loopback, RestAssured.port)
+                : new Socket(loopback, RestAssured.port, local, 0)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                    + token.secret() + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String statusLine = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.US_ASCII)).readLine();
+            return Integer.parseInt(statusLine.split(" ")[1]);
+        }
     }
 }

@@ -41,7 +41,11 @@ final class RawKafka implements AutoCloseable {
 
     /** A connection authenticated with SASL/PLAIN, {@code token} the password. */
     static RawKafka authenticated(int port, String token) throws IOException {
-        RawKafka raw = new RawKafka(port);
+        return authenticated(new RawKafka(port), token);
+    }
+
+    /** {@code raw} once authenticated with SASL/PLAIN, {@code token} the password. */
+    static RawKafka authenticated(RawKafka raw, String token) throws IOException {
         SaslHandshakeResponse handshake = raw.call(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData()
                 .setMechanism("PLAIN")), (short) 1);
         SaslAuthenticateResponse auth = raw.call(new SaslAuthenticateRequest.Builder(
