@@ -274,10 +274,13 @@ public class KafkaGroups {
             boolean freshStaticJoin = instanceId != null && in.memberId().isEmpty();
             String memberId = freshStaticJoin ? newMemberId() : in.memberId().isEmpty() ? null : in.memberId();
             int epoch = memberId == null || freshStaticJoin ? 0 : currentEpoch(in.groupId(), memberId).orElse(0);
+            Heartbeat join = new Heartbeat(memberId, epoch, new HashSet<>(subscription.topics()),
+                    in.sessionTimeoutMs(), owned, clientId, instanceId);
+            boolean assignsItself = in.protocols().stream()
+                    .noneMatch(p -> KafkaClassicGroups.SERVED_ASSIGNORS.contains(p.name()));
             HeartbeatAnswer answer;
             try {
-                answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch,
-                        new HashSet<>(subscription.topics()), in.sessionTimeoutMs(), owned, clientId, instanceId),
+                answer = coordinator.heartbeat(in.groupId(), assignsItself ? join.assigningItself() : join,
                         freshStaticJoin ? JoinRules.CLIENT_IDS_TAKE_OVER : JoinRules.CLIENT_IDS);
             } catch (TierlogException e) {
                 if (e.type() == ErrorType.UNRELEASED_INSTANCE) {
@@ -285,6 +288,11 @@ public class KafkaGroups {
                     return new JoinGroupResponse(out.setErrorCode(Errors.FENCED_INSTANCE_ID.code()), version);
                 }
                 throw e;
+            }
+            if (answer.memberEpoch() == Heartbeat.LEAVE) {
+                // The group went back to its members' own rounds (ADR 0066): this member joins again, into them.
+                return new JoinGroupResponse(out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code()).setMemberId(""),
+                        version);
             }
             out.setMemberId(answer.memberId()).setGenerationId(answer.memberEpoch()).setProtocolName(protocol.name());
             if (version >= 7) {
@@ -331,7 +339,10 @@ public class KafkaGroups {
             HeartbeatAnswer answer = coordinator.heartbeat(request.data().groupId(), new Heartbeat(
                     request.data().memberId(), generation, null, 0, null, clientId,
                     emptyToNull(request.data().groupInstanceId())), JoinRules.CLIENT_IDS);
-            if (answer.memberEpoch() != generation) {
+            if (answer.memberEpoch() == Heartbeat.LEAVE) {
+                // The group went back to its members' own rounds (ADR 0066): the client joins again, into them.
+                out.setErrorCode(Errors.UNKNOWN_MEMBER_ID.code());
+            } else if (answer.memberEpoch() != generation) {
                 // Its assignment moved: the client joins again and SyncGroup hands it the new one.
                 out.setErrorCode(Errors.REBALANCE_IN_PROGRESS.code());
             }

@@ -167,4 +167,44 @@ class KafkaClassicGroupsTest {
                     .body("members.size()", equalTo(2));
         }
     }
+
+    /** Kafka 4's downgrade: the last KIP-848 member leaving hands the group back to its members' own assignor. */
+    @Test
+    void theGroupGoesBackToItsMembersAssignorWhenTheLastKip848ConsumerLeaves() throws Exception {
+        String topic = "labelled-back-" + RUN;
+        String group = "labelled-back-group-" + RUN;
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+        }
+        produce(topic, 2, 0, 5);
+        LabelledAssignor.told.clear();
+        Map<String, KafkaConsumer<String, String>> consumers = new HashMap<>();
+        Map<String, List<ConsumerRecord<String, String>>> read = new HashMap<>();
+        Map<String, String> c = new HashMap<>();
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<String, String> own = labelled(group, "y")) {
+            own.subscribe(List.of(topic));
+            consumers.put("y", own);
+            try (KafkaConsumer<String, String> kip848 = KafkaClients.consumer(listener.port(), c)) {
+                kip848.subscribe(List.of(topic));
+                consumers.put("kip848", kip848);
+                pollUntil("both members hold a partition, y served", consumers, read,
+                        () -> own.assignment().size() == 1 && kip848.assignment().size() == 1
+                                && LabelledAssignor.SERVED.equals(LabelledAssignor.told.get("y")));
+            }
+            consumers.remove("kip848");
+            // Closing left the group: y learns at its next heartbeat and joins its own rounds again.
+            pollUntil("y assigned by its own assignor again", consumers, read,
+                    () -> "leader-saw:y".equals(LabelledAssignor.told.get("y")) && own.assignment().size() == 2);
+            produce(topic, 2, 5, 5);
+            pollUntil("y reads what is produced after", consumers, read, () -> read.getOrDefault("y", List.of())
+                    .stream().filter(r -> r.offset() >= 5).count() == 10);
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                assertThat(admin.describeConsumerGroups(List.of(group)).all().get().get(group).type())
+                        .isEqualTo(org.apache.kafka.common.GroupType.CLASSIC);
+            }
+        }
+    }
 }

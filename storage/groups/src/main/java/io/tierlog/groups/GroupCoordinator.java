@@ -154,8 +154,14 @@ public final class GroupCoordinator {
                 GroupState.Member m = hb.instanceId() == null ? requireMember(s, hb.memberId())
                         : requireInstanceHolder(s, hb.instanceId(), hb.memberId());
                 s.members.remove(m.memberId);
-                retarget(s);
+                if (!handBackToRounds(group, s)) {
+                    retarget(s);
+                }
                 return new HeartbeatAnswer(m.memberId, Heartbeat.LEAVE, 0, List.of());
+            }
+            if (hb.memberId() != null && handBackToRounds(group, s)) {
+                // Answered, not refused: a refusal would undo the hand-back with the rest of this update.
+                return new HeartbeatAnswer(hb.memberId(), Heartbeat.LEAVE, 0, List.of());
             }
             if (hb.memberEpoch() == Heartbeat.STATIC_LEAVE) {
                 GroupState.Member m = requireInstanceHolder(s, hb.instanceId(), hb.memberId());
@@ -213,6 +219,7 @@ public final class GroupCoordinator {
                 }
             }
             heard(m, now);
+            m.assignsItself |= hb.assignsItself();
             if (rules.groupSetsSession()) {
                 GroupConfigs configs = new GroupConfigs(s.configs);
                 m.sessionTimeoutMs = configs.sessionTimeoutMs(keepSession ? m.sessionTimeoutMs : hb.sessionTimeoutMs());
@@ -506,6 +513,24 @@ public final class GroupCoordinator {
                 s.classic = null;
             }
         }
+    }
+
+    /**
+     * Kafka's downgrade of a group it took over from classic members (ADR 0066): when every member left assigns
+     * itself ({@link Heartbeat#assignsItself}: the KIP-848 or HTTP members that made the group the service's are
+     * gone), the members are dropped, learn so at their next request (a heartbeat answered
+     * {@link Heartbeat#LEAVE}, or an unknown member) and join again, and the first join starts their own rounds.
+     * Whether it did.
+     */
+    private boolean handBackToRounds(String group, GroupState s) {
+        if (s.members.isEmpty() || !s.members.values().stream().allMatch(m -> m.assignsItself)) {
+            return false;
+        }
+        LOG.log(System.Logger.Level.INFO, "group " + group + ": its " + s.members.size() + " member(s) assign "
+                + "among themselves again, the last member the service assigned for having left");
+        s.members.clear();
+        retarget(s);
+        return true;
     }
 
     /**

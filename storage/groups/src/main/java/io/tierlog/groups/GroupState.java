@@ -43,6 +43,8 @@ final class GroupState {
         public String instanceId;
         /** A static member that left for a while (epoch -2): it holds its partitions until its session ends. */
         public boolean departed;
+        /** A classic consumer whose assignors the service does not run ({@link Heartbeat#assignsItself}). */
+        public boolean assignsItself;
         public int memberEpoch;
         /** Wall-clock epoch ms of the receiving instance when the last heartbeat arrived (for people and other instances). */
         public long lastHeartbeatMs;

@@ -23,10 +23,13 @@ import java.util.Set;
  *                         in addition to {@code topics}: the caller resolves it into topic names on every heartbeat
  *                         ({@link GroupCoordinator#heartbeat(String, Heartbeat, JoinRules, RegexTopics)}), so topics
  *                         created later join the subscription; null: unchanged, empty: none
+ * @param assignsItself    a classic consumer whose assignors the service does not run (custom, Kafka Streams'),
+ *                         served because the group is the service's: when only such members are left, the group
+ *                         goes back to their own rounds (Kafka's downgrade, ADR 0066)
  */
 public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
                         List<TopicPartitions> ownedPartitions, String clientId, String instanceId,
-                        String topicRegex) {
+                        String topicRegex, boolean assignsItself) {
     public static final int LEAVE = -1;
     /** A static member leaving for a while: its partitions wait for its instance id until its session ends. */
     public static final int STATIC_LEAVE = -2;
@@ -34,6 +37,13 @@ public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, lo
     public Heartbeat {
         topics = topics == null ? null : Set.copyOf(topics);
         ownedPartitions = ownedPartitions == null ? null : List.copyOf(ownedPartitions);
+    }
+
+    /** A heartbeat of a member the service assigns for. */
+    public Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
+                     List<TopicPartitions> ownedPartitions, String clientId, String instanceId, String topicRegex) {
+        this(memberId, memberEpoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId, topicRegex,
+                false);
     }
 
     /** A heartbeat that leaves the member's regular expression as it is. */
@@ -50,12 +60,19 @@ public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, lo
 
     /** This heartbeat with another session timeout. */
     public Heartbeat withSessionTimeout(long ms) {
-        return new Heartbeat(memberId, memberEpoch, topics, ms, ownedPartitions, clientId, instanceId, topicRegex);
+        return new Heartbeat(memberId, memberEpoch, topics, ms, ownedPartitions, clientId, instanceId, topicRegex,
+                assignsItself);
     }
 
     /** This heartbeat with another epoch. */
     public Heartbeat withEpoch(int epoch) {
         return new Heartbeat(memberId, epoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId,
-                topicRegex);
+                topicRegex, assignsItself);
+    }
+
+    /** This heartbeat from a classic consumer whose assignors the service does not run ({@code assignsItself}). */
+    public Heartbeat assigningItself() {
+        return new Heartbeat(memberId, memberEpoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId,
+                topicRegex, true);
     }
 }

@@ -334,4 +334,53 @@ class ClassicGroupCoordinatorTest {
         assertThat(joined.error()).isEqualTo(ClassicError.NONE);
         assertThat(joined.leader()).isEqualTo(joined.memberId());
     }
+
+    /**
+     * Kafka's downgrade: the members a group took over that assign themselves are handed back to their own rounds when
+     * the last member the service assigned for leaves (at once) or expires (at the next request of one of them).
+     */
+    @Test
+    void aTakenOverGroupGoesBackToItsMembersRoundsWhenTheLastServiceAssignedMemberLeavesOrExpires() {
+        for (boolean leaves : new boolean[]{true, false}) {
+            String g = leaves ? "leaves" : "expires";
+            HeartbeatAnswer kip848 = shared.heartbeat(g, new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(),
+                    "kip848", null));
+            assertThat(classic.join(g, join(null, null, "stream")).served()).isTrue();
+            HeartbeatAnswer x = shared.heartbeat(g, new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "x",
+                    null).assigningItself(), JoinRules.CLIENT_IDS);
+            if (leaves) {
+                shared.heartbeat(g, new Heartbeat(kip848.memberId(), Heartbeat.LEAVE, Set.of(), 0, null, "kip848",
+                        null));
+            } else {
+                // Only x heartbeats on: the KIP-848 member's session ends.
+                for (int i = 0; i < 12; i++) {
+                    clock.advance(Duration.ofSeconds(1));
+                    x = shared.heartbeat(g, new Heartbeat(x.memberId(), x.memberEpoch(), null, 0, null, "x", null),
+                            JoinRules.CLIENT_IDS);
+                    if (x.memberEpoch() == Heartbeat.LEAVE) {
+                        break;
+                    }
+                }
+                assertThat(x.memberEpoch()).as("x is told, answered rather than refused").isEqualTo(Heartbeat.LEAVE);
+            }
+            assertThat(shared.describe(g).orElseThrow().members()).as(g).isEmpty();
+            JoinAnswer rejoined = joinNew(classic, g, "stream");
+            assertThat(rejoined.served()).as(g + ": x's join starts its own rounds").isFalse();
+            assertThat(rejoined.leader()).isEqualTo(rejoined.memberId());
+            assertThat(classic.active(g)).isTrue();
+        }
+    }
+
+    @Test
+    void aGroupKeepsBeingTheServicesWhileAMemberItAssignsForIsLeft() {
+        HeartbeatAnswer kip848 = shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(),
+                "kip848", null));
+        shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "x", null)
+                .assigningItself(), JoinRules.CLIENT_IDS);
+        shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "range", null),
+                JoinRules.CLIENT_IDS);
+        shared.heartbeat("g", new Heartbeat(kip848.memberId(), Heartbeat.LEAVE, Set.of(), 0, null, "kip848", null));
+        assertThat(shared.describe("g").orElseThrow().members()).as("a classic member the service assigns for stays")
+                .hasSize(2);
+    }
 }
