@@ -159,8 +159,10 @@ public final class GroupCoordinator {
                 }
                 return new HeartbeatAnswer(m.memberId, Heartbeat.LEAVE, 0, List.of());
             }
-            if (hb.memberId() != null && handBackToRounds(group, s)) {
-                // Answered, not refused: a refusal would undo the hand-back with the rest of this update.
+            GroupState.Member caller = hb.memberId() == null ? null : s.members.get(hb.memberId());
+            if (caller != null && caller.assignsItself && hb.memberEpoch() > 0 && handBackToRounds(group, s)) {
+                // Answered, not refused: a refusal would undo the hand-back with the rest of this update. Only one
+                // of the members handed back is told so; a joining member makes the group the service's again.
                 return new HeartbeatAnswer(hb.memberId(), Heartbeat.LEAVE, 0, List.of());
             }
             if (hb.memberEpoch() == Heartbeat.STATIC_LEAVE) {

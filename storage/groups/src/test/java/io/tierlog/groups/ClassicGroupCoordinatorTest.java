@@ -371,6 +371,26 @@ class ClassicGroupCoordinatorTest {
         }
     }
 
+    /**
+     * A KIP-848 consumer joining (under the id it chose) a group where only members that assign themselves are left
+     * (the HTTP member's expiry found by a describe, which hands nothing back) is served, and hands nobody back.
+     */
+    @Test
+    void aConsumerJoiningWhenOnlyMembersThatAssignThemselvesAreLeftIsServed() {
+        shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "http", null));
+        HeartbeatAnswer x = shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(), "x",
+                null).assigningItself(), JoinRules.CLIENT_IDS);
+        clock.advance(Duration.ofMillis(SESSION / 2));
+        x = shared.heartbeat("g", new Heartbeat(x.memberId(), x.memberEpoch(), null, 0, null, "x", null),
+                JoinRules.CLIENT_IDS);
+        clock.advance(Duration.ofMillis(SESSION / 2).plusSeconds(2)); // the HTTP member's session and the skew margin
+        assertThat(shared.describe("g").orElseThrow().members()).as("only x is left").hasSize(1);
+        HeartbeatAnswer kip848 = shared.heartbeat("g", new Heartbeat("kip848-id", 0, Set.of("orders"), SESSION,
+                List.of(), "kip848", null), JoinRules.CLIENT_IDS);
+        assertThat(kip848.memberEpoch()).isPositive();
+        assertThat(shared.describe("g").orElseThrow().members()).as("x stays, served").hasSize(2);
+    }
+
     @Test
     void aGroupKeepsBeingTheServicesWhileAMemberItAssignsForIsLeft() {
         HeartbeatAnswer kip848 = shared.heartbeat("g", new Heartbeat(null, 0, Set.of("orders"), SESSION, List.of(),
