@@ -129,21 +129,32 @@ class KafkaClassicGroupsTest {
         }
     }
 
-    @Test
-    void aKip848ConsumerJoiningAGroupWhoseMembersAssignTakesItOverAndEveryRecordIsRead() throws Exception {
-        String topic = "labelled-mixed-" + RUN;
-        String group = "labelled-mixed-group-" + RUN;
+    /** Creates {@code topic} with 2 partitions of 5 records each, and forgets what members were told. */
+    private void twoPartitionsOfFive(String topic) throws Exception {
         try (Admin admin = KafkaClients.admin(listener.port())) {
             admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
         }
         produce(topic, 2, 0, 5);
         LabelledAssignor.told.clear();
-        Map<String, KafkaConsumer<String, String>> consumers = new HashMap<>();
-        Map<String, List<ConsumerRecord<String, String>>> read = new HashMap<>();
+    }
+
+    /** A KIP-848 consumer's config in {@code group}, reading from the start. */
+    private static Map<String, String> kip848Config(String group) {
         Map<String, String> c = new HashMap<>();
         c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
         c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        return c;
+    }
+
+    @Test
+    void aKip848ConsumerJoiningAGroupWhoseMembersAssignTakesItOverAndEveryRecordIsRead() throws Exception {
+        String topic = "labelled-mixed-" + RUN;
+        String group = "labelled-mixed-group-" + RUN;
+        twoPartitionsOfFive(topic);
+        Map<String, KafkaConsumer<String, String>> consumers = new HashMap<>();
+        Map<String, List<ConsumerRecord<String, String>>> read = new HashMap<>();
+        Map<String, String> c = kip848Config(group);
         try (KafkaConsumer<String, String> own = labelled(group, "x");
              KafkaConsumer<String, String> kip848 = KafkaClients.consumer(listener.port(), c)) {
             own.subscribe(List.of(topic));
@@ -173,17 +184,10 @@ class KafkaClassicGroupsTest {
     void theGroupGoesBackToItsMembersAssignorWhenTheLastKip848ConsumerLeaves() throws Exception {
         String topic = "labelled-back-" + RUN;
         String group = "labelled-back-group-" + RUN;
-        try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
-        }
-        produce(topic, 2, 0, 5);
-        LabelledAssignor.told.clear();
+        twoPartitionsOfFive(topic);
         Map<String, KafkaConsumer<String, String>> consumers = new HashMap<>();
         Map<String, List<ConsumerRecord<String, String>>> read = new HashMap<>();
-        Map<String, String> c = new HashMap<>();
-        c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        Map<String, String> c = kip848Config(group);
         try (KafkaConsumer<String, String> own = labelled(group, "y")) {
             own.subscribe(List.of(topic));
             consumers.put("y", own);
