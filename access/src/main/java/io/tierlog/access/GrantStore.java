@@ -19,10 +19,10 @@ import java.util.Objects;
  * may hold only for callers connecting from one address (Kafka's ACL host, ADR 0069); by default it holds from all.
  *
  * <p><b>Durable on the shared hot volume</b>, one {@link VolumeRecords} file per grant named by the SHA-256 of
- * principal, scope, host and effect: {@link #add} writes it and {@link #remove} unlinks it, durably, before they return,
- * so an answered removal or denial (a revocation) is never lost. Since the name is a function of the grant, two
- * instances adding or removing the same grant write or unlink the same file, with no read-modify-write whose update
- * could be lost.
+ * principal, scope, host and effect: {@link #add} writes it and {@link #remove} unlinks it, durably, before they
+ * return, so an answered removal or denial (a revocation) is never lost. Since the name is a function of the grant,
+ * two instances adding or removing the same grant write or unlink the same file, with no read-modify-write whose
+ * update could be lost.
  *
  * <p><b>Visibility.</b> The writing instance's view changes before the call returns; the others re-read the directory
  * every refresh period (the service uses its token refresh interval, 500 ms, inside the contract's 2 s for

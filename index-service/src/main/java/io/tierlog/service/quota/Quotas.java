@@ -12,9 +12,10 @@ import java.util.OptionalLong;
 
 /**
  * The service's rate quotas, one bucket per caller shared by the HTTP routes and the Kafka listener, so a caller's
- * bytes (and the partitions it creates and deletes) count against one quota whichever protocol moves them. A caller's rate is the one an administrator
- * set for it, else the one set for every caller ({@link QuotaOverrides}, Kafka's client-quota APIs), else
- * {@code tierlog.quota.produce-bytes-per-second} / {@code tierlog.quota.fetch-bytes-per-second}, else none. On the
+ * bytes (and the partitions it creates and deletes) count against one quota whichever protocol moves them. A
+ * caller's rate is the one an administrator set for it, else the one set for every caller ({@link QuotaOverrides},
+ * Kafka's client-quota APIs), else {@code tierlog.quota.produce-bytes-per-second} /
+ * {@code tierlog.quota.fetch-bytes-per-second}, else none. On the
  * Kafka listener, where each request names its client id, a rate set for a client id (alone or with the user) takes
  * its place in Kafka's order and its own bucket ({@link QuotaOverrides#bucket}). The mutation rate has no service
  * setting (none unless set), and the connection rate is per client address, on the Kafka listener only. Per instance,

@@ -60,8 +60,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Kafka's ACL APIs over Tierlog's grants, in token mode against the listener: an ACL created with Admin lets a token
  * that lacked the scope produce on its already open connection, and deleting it refuses the next send there; what
  * Tierlog cannot store as a grant (DENY on the cluster, a host name, an operation it does not separate, a principal it
- * does not know) is refused and stores nothing; an ACL for one host holds for callers from that address only; a DENY takes a scope away from a token that has it, on its open connection
- * and over HTTP, until it is deleted; only the administrator lists or changes ACLs; a group's READ is read and commit;
+ * does not know) is refused and stores nothing; an ACL for one host holds for callers from that address only; a DENY
+ * takes a scope away from a token that has it, on its open connection and over HTTP, until it is deleted; only the
+ * administrator lists or changes ACLs; a group's READ is read and commit;
  * {@code User:*} with a prefix reaches every caller; and kafka-acls (AclCommand, kafka-tools 4.4.0) adds and lists.
  */
 @QuarkusTest
@@ -299,7 +300,7 @@ class KafkaAclsTest {
         }
     }
 
-    /** The error a Metadata request naming {@code topic} gets for it, over SASL from {@code local} (null: 127.0.0.1). */
+    /** The error a Metadata request naming {@code topic} gets, over SASL from {@code local} (null: 127.0.0.1). */
     private Errors metadataError(MintedToken token, InetAddress local, String topic) throws Exception {
         RawKafka connection = local == null ? new RawKafka(listener.port()) : new RawKafka(local, listener.port());
         try (RawKafka raw = RawKafka.authenticated(connection, token.secret())) {

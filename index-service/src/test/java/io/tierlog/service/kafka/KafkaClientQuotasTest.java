@@ -304,7 +304,7 @@ class KafkaClientQuotasTest {
             given().contentType(ContentType.JSON).header("Authorization", "Bearer " + token.secret())
                     .body("{\"name\":\"" + prefix + "-b\",\"partitions\":1}").post("/v1/topics").then().statusCode(429);
             try (RawKafka raw = RawKafka.authenticated(listener.port(), token.secret())) {
-                CreateTopicsRequestData.CreatableTopicCollection topics = new CreateTopicsRequestData.CreatableTopicCollection();
+                var topics = new CreateTopicsRequestData.CreatableTopicCollection();
                 topics.add(new CreateTopicsRequestData.CreatableTopic().setName(prefix + "-c").setNumPartitions(2)
                         .setReplicationFactor((short) 1));
                 CreateTopicsResponse answer = raw.call(new CreateTopicsRequest.Builder(new CreateTopicsRequestData()
