@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.service.metrics.Meters;
+import io.tierlog.service.quota.QuotaOverrides.Kind;
 import io.tierlog.service.quota.RateQuota;
 import io.tierlog.service.quota.Quotas;
 import io.vertx.core.net.SocketAddress;
@@ -13,6 +14,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -45,6 +47,7 @@ public class QuotaRoute {
     private final RateQuota mutations;
     private final Counter produceRejected;
     private final Counter fetchRejected;
+    private final Counter mutationRejected;
 
     public QuotaRoute(Quotas quotas, Meters meters) {
         this.produce = quotas.produce();
@@ -52,6 +55,7 @@ public class QuotaRoute {
         this.mutations = quotas.mutations();
         this.produceRejected = meters.produceQuotaRejected();
         this.fetchRejected = meters.fetchQuotaRejected();
+        this.mutationRejected = meters.mutationQuotaRejected();
     }
 
     void install(@Observes Router router) {
@@ -72,7 +76,7 @@ public class QuotaRoute {
     private void produce(RoutingContext ctx) {
         String principal = principalOf(ctx);
         if (produce.perSecond(principal) > 0) {
-            if (refused(ctx, produce, principal, "produce", produceRejected)) {
+            if (refused(ctx, produce, principal, Kind.PRODUCE, produceRejected)) {
                 return;
             }
             ctx.addEndHandler(done -> produce.record(principal, ctx.request().bytesRead()));
@@ -83,7 +87,7 @@ public class QuotaRoute {
     private void fetch(RoutingContext ctx) {
         String principal = principalOf(ctx);
         if (fetch.perSecond(principal) > 0) {
-            if (refused(ctx, fetch, principal, "fetch", fetchRejected)) {
+            if (refused(ctx, fetch, principal, Kind.FETCH, fetchRejected)) {
                 return;
             }
             ctx.addEndHandler(done -> fetch.record(principal, ctx.response().bytesWritten()));
@@ -94,14 +98,7 @@ public class QuotaRoute {
     private void mutation(RoutingContext ctx) {
         String principal = principalOf(ctx);
         if (mutations.perSecond(principal) > 0) {
-            Optional<Duration> wait = mutations.check(principal);
-            if (wait.isPresent()) {
-                long seconds = wait.get().toSeconds();
-                long rate = mutations.perSecond(principal);
-                ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED,
-                        "controller_mutation_rate of " + rate + " partitions per second exceeded; retry after "
-                                + seconds + " s", Map.of("quota", "mutation", "partitionsPerSecond", rate,
-                        TierlogException.RETRY_AFTER_SECONDS, seconds)));
+            if (refused(ctx, mutations, principal, Kind.MUTATION, mutationRejected)) {
                 return;
             }
             ctx.addEndHandler(done -> {
@@ -115,12 +112,13 @@ public class QuotaRoute {
     }
 
     private void stream(RoutingContext ctx) {
-        if (!refused(ctx, fetch, principalOf(ctx), "fetch", fetchRejected)) {
+        if (!refused(ctx, fetch, principalOf(ctx), Kind.FETCH, fetchRejected)) {
             ctx.next();
         }
     }
 
-    private static boolean refused(RoutingContext ctx, RateQuota quota, String principal, String what,
+    /** Answers 429 if {@code principal} is in debt on {@code quota}, naming the quota and its rate in its unit. */
+    private static boolean refused(RoutingContext ctx, RateQuota quota, String principal, Kind kind,
                                    Counter rejected) {
         Optional<Duration> wait = quota.check(principal);
         if (wait.isEmpty()) {
@@ -129,11 +127,12 @@ public class QuotaRoute {
         rejected.increment();
         long seconds = wait.get().toSeconds();
         long rate = quota.perSecond(principal);
+        String name = kind == Kind.MUTATION ? "mutation" : kind.name().toLowerCase(Locale.ROOT);
+        String rateField = kind.unit() + "PerSecond";
         // The body is read and dropped (never parsed or appended), so the connection stays usable.
-        ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED, what
-                + " byte-rate quota of " + rate + " bytes per second exceeded; retry after "
-                + seconds + " s", Map.of("quota", what, "bytesPerSecond", rate,
-                TierlogException.RETRY_AFTER_SECONDS, seconds)));
+        ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED, kind.kafkaKey() + " of "
+                + rate + " " + kind.unit() + " per second exceeded; retry after " + seconds + " s",
+                Map.of("quota", name, rateField, rate, TierlogException.RETRY_AFTER_SECONDS, seconds)));
         return true;
     }
 }

@@ -178,6 +178,13 @@ public class Meters {
                 .description("Produce requests refused with 429 quota-exceeded").register(registry);
     }
 
+    /** {@code tierlog_topic_mutations_rejected_total{reason="quota"}}: HTTP topic creations and deletions. */
+    public Counter mutationQuotaRejected() {
+        return Counter.builder("tierlog.topic.mutations.rejected").tag("reason", "quota")
+                .description("Topic creations and deletions over HTTP refused with 429 quota-exceeded")
+                .register(registry);
+    }
+
     /** {@code tierlog_fetch_rejected_total{reason="quota"}}. */
     public Counter fetchQuotaRejected() {
         return Counter.builder("tierlog.fetch.rejected").tag("reason", "quota")

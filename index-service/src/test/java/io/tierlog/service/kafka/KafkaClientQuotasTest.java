@@ -262,6 +262,9 @@ class KafkaClientQuotasTest {
                     .header("Retry-After", org.hamcrest.Matchers.notNullValue())
                     .body("quota", org.hamcrest.Matchers.equalTo("mutation"))
                     .body("partitionsPerSecond", org.hamcrest.Matchers.equalTo(1));
+            assertThat(given().header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP).get("/q/metrics")
+                    .then().statusCode(200).extract().asString())
+                    .containsPattern("tierlog_topic_mutations_rejected_total\\{reason=\"quota\"\\} [1-9]");
             try (Admin admin = KafkaClients.admin(listener.port(), token.secret())) {
                 assertThatThrownBy(() -> admin.deleteTopics(List.of(a),
                         new DeleteTopicsOptions().retryOnQuotaViolation(false)).all().get())

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
@@ -40,6 +41,7 @@ public final class S3ProxyServer implements AutoCloseable {
 
     private final BlobStore blobStore = new TransientNio2BlobStore();
     private final List<RangedGet> rangedGets = new CopyOnWriteArrayList<>();
+    private final AtomicLong objectsStored = new AtomicLong();
     private S3Proxy proxy;
     private int port; // 0 until the first start picks a free port; then fixed
 
@@ -126,6 +128,11 @@ public final class S3ProxyServer implements AutoCloseable {
         rangedGets.clear();
     }
 
+    /** How many PUTs the server has stored since it was created: every attempt that got through, retries included. */
+    public long objectsStored() {
+        return objectsStored.get();
+    }
+
     /** Creates a bucket directly in the backing store (works while the server is stopped too). */
     public void createBucket(String bucket) {
         if (!blobStore.containerExists(bucket)) {
@@ -151,7 +158,9 @@ public final class S3ProxyServer implements AutoCloseable {
         @Override
         public PutObjectResponse putBlob(PutObjectRequest request, InputStream payload) {
             try {
-                return super.putBlob(request, payload);
+                PutObjectResponse stored = super.putBlob(request, payload);
+                objectsStored.incrementAndGet();
+                return stored;
             } catch (S3Exception e) {
                 if (e.statusCode() != 412) { // a conditional PUT's precondition failing is an answer, not a failure
                     LOG.warn("S3Proxy's store failed a PUT of {} ({} bytes)", request.key(), request.contentLength(), e);

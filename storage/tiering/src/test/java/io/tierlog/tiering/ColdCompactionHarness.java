@@ -22,7 +22,6 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -30,8 +29,8 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -229,17 +228,13 @@ final class ColdCompactionHarness implements AutoCloseable {
                 .endpointOverride(endpoint)
                 .region(Region.of(S3ProxyServer.REGION))
                 .forcePathStyle(true)
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
                 .overrideConfiguration(o -> {
                     o.addExecutionInterceptor(new NoExpectContinueInterceptor());
-                    // The JDK pools keep-alive connections JVM-wide (up to 5 per host and port): one may lead to an
-                    // S3Proxy an earlier test class stopped, and each attempt spends one (as in ColdReadRangesS3Test).
-                    o.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder().maxAttempts(6)
-                            .backoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(10), Duration.ofSeconds(1)))
-                            .build());
                     if (counter != null) {
                         o.addExecutionInterceptor(counter);
                     }

@@ -111,9 +111,7 @@ class ColdReadRangesS3Test {
                 .pathStyle(true)
                 .bucket(bucket)
                 .keyPrefix("cluster-a")
-                // The JDK pools keep-alive connections JVM-wide (up to 5 per host): a request may meet one S3Proxy closed
-                // after an earlier test, and each attempt spends one, so enough attempts reach a fresh connection.
-                .maxAttempts(6)
+                .maxAttempts(2)
                 .backoffBase(Duration.ofMillis(10))
                 .connectTimeout(Duration.ofSeconds(2))
                 .socketTimeout(Duration.ofSeconds(10))

@@ -15,6 +15,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
  * Builds an {@link S3ObjectStore} together with the {@link S3Client} it owns, for plain use (tools, tests, the
@@ -22,7 +23,11 @@ import software.amazon.awssdk.services.s3.S3ClientBuilder;
  *
  * <p>Defaults are the SDK's (region and credentials from the environment; 3 attempts with jittered backoff)
  * except for checksums: the store sends its own CRC32C on every upload, so the SDK is told to add checksums only
- * where an operation requires one ({@code WHEN_REQUIRED}) instead of streaming a second, trailing one.
+ * where an operation requires one ({@code WHEN_REQUIRED}) instead of streaming a second, trailing one; and for
+ * payload signing: over an {@code http://} endpoint (LocalStack, MinIO, S3Proxy) the SDK would send each upload
+ * aws-chunked, a few bytes per socket write, and a server that answers once it has decoded the last chunk closes
+ * the connection before the final CRLF arrives, failing the attempt it has already stored (5-10% of PUTs against
+ * S3Proxy, each then sent again). Bodies are in memory, so signing the whole payload costs one SHA-256 pass.
  */
 public final class S3ObjectStoreBuilder {
 
@@ -121,6 +126,7 @@ public final class S3ObjectStoreBuilder {
                         .socketTimeout(socketTimeout)
                         .build())
                 .forcePathStyle(pathStyle)
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .credentialsProvider(credentials != null ? credentials : DefaultCredentialsProvider.builder().build())

@@ -5,10 +5,10 @@ import java.net.URI;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
  * Raw S3 clients for tests, configured as the Quarkus app's would be: SDK defaults (including its default
@@ -30,13 +30,11 @@ final class TestClients {
                 .endpointOverride(endpoint)
                 .region(Region.of(region))
                 .forcePathStyle(true)
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
                 .httpClient(UrlConnectionHttpClient.create())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
                 .overrideConfiguration(o -> {
                     o.addExecutionInterceptor(new NoExpectContinueInterceptor());
-                    // The JDK pools keep-alive connections JVM-wide (up to 5 per host) and each failed attempt spends
-                    // one that S3Proxy closed meanwhile: a full suite once failed a PUT on all 4 default attempts.
-                    o.retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder().maxAttempts(6).build());
                     for (ExecutionInterceptor interceptor : interceptors) {
                         o.addExecutionInterceptor(interceptor);
                     }
