@@ -4,6 +4,8 @@ import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -41,7 +43,8 @@ public final class S3ProxyServer implements AutoCloseable {
 
     private final BlobStore blobStore = new TransientNio2BlobStore();
     private final List<RangedGet> rangedGets = new CopyOnWriteArrayList<>();
-    private final AtomicLong objectsStored = new AtomicLong();
+    private final Set<String> keysStored = ConcurrentHashMap.newKeySet();
+    private final AtomicLong keysStoredAgain = new AtomicLong();
     private S3Proxy proxy;
     private int port; // 0 until the first start picks a free port; then fixed
 
@@ -128,9 +131,12 @@ public final class S3ProxyServer implements AutoCloseable {
         rangedGets.clear();
     }
 
-    /** How many PUTs the server has stored since it was created: every attempt that got through, retries included. */
-    public long objectsStored() {
-        return objectsStored.get();
+    /**
+     * How many PUTs stored a bucket and key this server had stored before: overwrites, and a client's retries of
+     * attempts that were stored although the client saw them fail.
+     */
+    public long keysStoredAgain() {
+        return keysStoredAgain.get();
     }
 
     /** Creates a bucket directly in the backing store (works while the server is stopped too). */
@@ -159,7 +165,9 @@ public final class S3ProxyServer implements AutoCloseable {
         public PutObjectResponse putBlob(PutObjectRequest request, InputStream payload) {
             try {
                 PutObjectResponse stored = super.putBlob(request, payload);
-                objectsStored.incrementAndGet();
+                if (!keysStored.add(request.bucket() + "/" + request.key())) {
+                    keysStoredAgain.incrementAndGet();
+                }
                 return stored;
             } catch (S3Exception e) {
                 if (e.statusCode() != 412) { // a conditional PUT's precondition failing is an answer, not a failure
