@@ -6,6 +6,7 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.sharegroups.ShareGroupConfig;
+import io.tierlog.sharegroups.ShareGroupMembers;
 import io.tierlog.sharegroups.ShareGroups;
 import jakarta.inject.Singleton;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -22,10 +23,11 @@ import java.util.Map;
 /**
  * Kafka's group configs (resource type GROUP, {@code kafka-configs --entity-type groups}): a consumer group's own
  * session timeout and heartbeat interval for its KIP-848 members, stored in the group's state file by
- * {@link GroupCoordinator#alterConfigs} so every instance applies them; and a share group's
- * {@value #SHARE_AUTO_OFFSET_RESET}, {@value #SHARE_DELIVERY_COUNT_LIMIT}, {@value #SHARE_ISOLATION_LEVEL} and
- * {@value #SHARE_RECORD_LOCK_DURATION_MS}, which are its share-group config ({@code start},
- * {@code max.delivery.attempts}, {@code isolation} and {@code lease.ms}, the same as HTTP's
+ * {@link GroupCoordinator#alterConfigs} so every instance applies them; a share group's session timeout and
+ * heartbeat interval for its share consumers, stored in its members file by {@link ShareGroupMembers#alterConfigs};
+ * and a share group's {@value #SHARE_AUTO_OFFSET_RESET}, {@value #SHARE_DELIVERY_COUNT_LIMIT},
+ * {@value #SHARE_ISOLATION_LEVEL} and {@value #SHARE_RECORD_LOCK_DURATION_MS}, which are its share-group config
+ * ({@code start}, {@code max.delivery.attempts}, {@code isolation} and {@code lease.ms}, the same as HTTP's
  * {@code PUT /v1/share-groups/{g}/config}).
  * Described with the service's defaults where the group sets none; a group need not exist to be configured, as in
  * Kafka.
@@ -34,7 +36,10 @@ import java.util.Map;
 public class KafkaGroupConfigs {
     private static final Map<String, String> DOCS = Map.of(
             GroupConfigs.SESSION_TIMEOUT_MS, "The timeout to detect client failures when using the consumer group protocol.",
-            GroupConfigs.HEARTBEAT_INTERVAL_MS, "The heartbeat interval given to the members of a consumer group.");
+            GroupConfigs.HEARTBEAT_INTERVAL_MS, "The heartbeat interval given to the members of a consumer group.",
+            GroupConfigs.SHARE.sessionTimeoutMs(), "The timeout to detect client failures when using the share group "
+                    + "protocol.",
+            GroupConfigs.SHARE.heartbeatIntervalMs(), "The heartbeat interval given to the members of a share group.");
 
     static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
@@ -45,13 +50,20 @@ public class KafkaGroupConfigs {
 
     private final GroupCoordinator coordinator;
     private final ShareGroups shares;
+    private final ShareGroupMembers shareMembers;
     private final long defaultSessionTimeoutMs;
+    private final long defaultShareSessionTimeoutMs;
+    private final long defaultShareHeartbeatIntervalMs;
     private final long defaultLockMs;
 
-    public KafkaGroupConfigs(GroupCoordinator coordinator, ShareGroups shares, TierlogConfig config) {
+    public KafkaGroupConfigs(GroupCoordinator coordinator, ShareGroups shares, ShareGroupMembers shareMembers,
+                             TierlogConfig config) {
         this.coordinator = coordinator;
         this.shares = shares;
+        this.shareMembers = shareMembers;
         this.defaultSessionTimeoutMs = config.kafka().groupSessionTimeout().toMillis();
+        this.defaultShareSessionTimeoutMs = config.kafka().shareSessionTimeout().toMillis();
+        this.defaultShareHeartbeatIntervalMs = config.kafka().shareHeartbeatInterval().toMillis();
         this.defaultLockMs = config.kafka().shareRecordLockDuration().toMillis();
     }
 
@@ -59,21 +71,12 @@ public class KafkaGroupConfigs {
     void describe(DescribeConfigsRequestData.DescribeConfigsResource asked,
                   DescribeConfigsResponseData.DescribeConfigsResult result, boolean documentation) {
         GroupConfigs configs = coordinator.configs(asked.resourceName());
-        Map<String, String> set = configs.values();
-        Map<String, Long> effective = Map.of(
-                GroupConfigs.SESSION_TIMEOUT_MS, configs.sessionTimeoutMs(defaultSessionTimeoutMs),
-                GroupConfigs.HEARTBEAT_INTERVAL_MS, configs.heartbeatIntervalMs(defaultSessionTimeoutMs));
-        for (String key : GroupConfigs.KEYS) {
-            if (asked.configurationKeys() != null && !asked.configurationKeys().contains(key)) {
-                continue;
-            }
-            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName(key)
-                    .setValue(String.valueOf(effective.get(key))).setReadOnly(false).setIsSensitive(false)
-                    .setConfigSource(set.containsKey(key) ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
-                            : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
-                    .setConfigType(DescribeConfigsResponse.ConfigType.INT.id())
-                    .setDocumentation(documentation ? DOCS.get(key) : null));
-        }
+        describeSession(asked, result, documentation, configs, configs.sessionTimeoutMs(defaultSessionTimeoutMs),
+                configs.heartbeatIntervalMs(defaultSessionTimeoutMs));
+        GroupConfigs shareSession = shareMembers.configs(asked.resourceName());
+        describeSession(asked, result, documentation, shareSession,
+                shareSession.sessionTimeoutMs(defaultShareSessionTimeoutMs),
+                shareSession.heartbeatIntervalMs(defaultShareSessionTimeoutMs, defaultShareHeartbeatIntervalMs));
         ShareGroupConfig share = shares.config(asked.resourceName());
         Map<String, String> shareValues = Map.of(SHARE_AUTO_OFFSET_RESET, share.start(),
                 SHARE_DELIVERY_COUNT_LIMIT, String.valueOf(share.maxDeliveryAttempts()),
@@ -99,6 +102,26 @@ public class KafkaGroupConfigs {
         }
     }
 
+    /** One protocol's session timeout and heartbeat interval, as members get them now. */
+    private static void describeSession(DescribeConfigsRequestData.DescribeConfigsResource asked,
+                                        DescribeConfigsResponseData.DescribeConfigsResult result, boolean documentation,
+                                        GroupConfigs configs, long sessionTimeoutMs, long heartbeatIntervalMs) {
+        Map<String, String> set = configs.values();
+        Map<String, Long> effective = Map.of(configs.keys().sessionTimeoutMs(), sessionTimeoutMs,
+                configs.keys().heartbeatIntervalMs(), heartbeatIntervalMs);
+        for (String key : configs.keys().all()) {
+            if (asked.configurationKeys() != null && !asked.configurationKeys().contains(key)) {
+                continue;
+            }
+            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName(key)
+                    .setValue(String.valueOf(effective.get(key))).setReadOnly(false).setIsSensitive(false)
+                    .setConfigSource(set.containsKey(key) ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
+                            : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
+                    .setConfigType(DescribeConfigsResponse.ConfigType.INT.id())
+                    .setDocumentation(documentation ? DOCS.get(key) : null));
+        }
+    }
+
     private static final Map<String, String> SHARE_DOCS = Map.of(
             SHARE_AUTO_OFFSET_RESET, "Where a share group starts on a partition it has no state for: earliest or latest.",
             SHARE_DELIVERY_COUNT_LIMIT, "How many times a record is delivered before it is treated as rejected.",
@@ -113,9 +136,11 @@ public class KafkaGroupConfigs {
      */
     void alter(IncrementalAlterConfigsRequestData.AlterConfigsResource asked, boolean validateOnly) {
         Map<String, String> changes = new HashMap<>();
+        Map<String, String> shareSessionChanges = new HashMap<>();
         Map<String, String> shareChanges = new HashMap<>();
         for (IncrementalAlterConfigsRequestData.AlterableConfig c : asked.configs()) {
-            Map<String, String> into = c.name().startsWith("share.") ? shareChanges : changes;
+            Map<String, String> into = GroupConfigs.SHARE.all().contains(c.name()) ? shareSessionChanges
+                    : c.name().startsWith("share.") ? shareChanges : changes;
             AlterConfigOp.OpType op = AlterConfigOp.OpType.forId(c.configOperation());
             if (op == AlterConfigOp.OpType.SET) {
                 into.put(c.name(), c.value() == null ? "" : c.value());
@@ -128,14 +153,21 @@ public class KafkaGroupConfigs {
         }
         ShareGroupConfig share = shareChanges.isEmpty() ? null
                 : shareConfig(shares.config(asked.resourceName()), shareChanges);
+        // Each part is checked before any is stored.
         if (validateOnly || !changes.isEmpty()) {
-            coordinator.configs(asked.resourceName()).with(changes, defaultSessionTimeoutMs); // checked before either
+            coordinator.configs(asked.resourceName()).with(changes, defaultSessionTimeoutMs);
+        }
+        if (validateOnly || !shareSessionChanges.isEmpty()) {
+            shareMembers.configs(asked.resourceName()).with(shareSessionChanges, defaultShareSessionTimeoutMs);
         }
         if (validateOnly) {
             return;
         }
         if (!changes.isEmpty()) {
             coordinator.alterConfigs(asked.resourceName(), changes, defaultSessionTimeoutMs);
+        }
+        if (!shareSessionChanges.isEmpty()) {
+            shareMembers.alterConfigs(asked.resourceName(), shareSessionChanges);
         }
         if (share != null) {
             shares.configure(asked.resourceName(), share);
@@ -184,7 +216,7 @@ public class KafkaGroupConfigs {
                 }
             } else {
                 throw invalid(key, "unknown share group config '" + key + "': a share group sets "
-                        + String.join(", ", SHARE_KEYS));
+                        + String.join(", ", GroupConfigs.SHARE.all()) + ", " + String.join(", ", SHARE_KEYS));
             }
         }
         return new ShareGroupConfig(start, attempts, current.redeliveryDelayMs(), current.deadLetterTopic(),

@@ -3,9 +3,14 @@ package io.tierlog.service.kafka;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.ShareGroupDescribeRequestData;
 import org.apache.kafka.common.message.ShareGroupDescribeResponseData;
 import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
@@ -18,6 +23,7 @@ import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -175,6 +181,49 @@ class KafkaShareGroupsTest {
             ShareGroupDescribeResponseData.DescribedGroup unknown = describe(raw, group);
             assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
             assertThat(shareGroups.groups()).doesNotContain(group);
+        }
+    }
+
+    /**
+     * A share group's own {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} (kafka-configs'
+     * group configs): described with the service's defaults until set; a group only configured is neither listed nor
+     * described; a joining member is told the group's interval, and a silent one is gone after the group's session.
+     */
+    @Test
+    void aShareGroupsOwnSessionTimeoutAndHeartbeatIntervalHoldForItsMembers() throws Exception {
+        String topic = KafkaListenerTest.unique("share-t");
+        String group = KafkaListenerTest.unique("share-cfg");
+        createTopic(topic, 1);
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+        try (Admin admin = KafkaClients.admin(listener.port()); RawKafka raw = new RawKafka(listener.port())) {
+            Config defaults = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+            assertThat(defaults.get("share.session.timeout.ms").value()).isEqualTo("45000");
+            assertThat(defaults.get("share.heartbeat.interval.ms").value()).isEqualTo("5000");
+            assertThat(defaults.get("share.session.timeout.ms").source())
+                    .isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(
+                    new AlterConfigOp(new ConfigEntry("share.session.timeout.ms", "1500"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("share.heartbeat.interval.ms", "500"),
+                            AlterConfigOp.OpType.SET)))).all().get();
+            Config set = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+            assertThat(set.get("share.session.timeout.ms").value()).isEqualTo("1500");
+            assertThat(set.get("share.heartbeat.interval.ms").source())
+                    .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
+            assertThat(admin.listGroups().all().get()).extracting(GroupListing::groupId).doesNotContain(group);
+            assertThat(Errors.forCode(describe(raw, group).errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+
+            ShareGroupHeartbeatResponseData joined = heartbeat(raw, group, Uuid.randomUuid().toString(), 0,
+                    List.of(topic));
+            long joinedAt = System.nanoTime();
+            assertThat(Errors.forCode(joined.errorCode())).isEqualTo(Errors.NONE);
+            assertThat(joined.heartbeatIntervalMs()).isEqualTo(500);
+            assertThat(admin.listGroups().all().get()).extracting(GroupListing::groupId).contains(group);
+            // Silent from here on: gone after the group's 1.5 s, well before the service's 45 s.
+            while (!describe(raw, group).members().isEmpty()) {
+                assertThat(Duration.ofNanos(System.nanoTime() - joinedAt)).as("removed on the group's session")
+                        .isLessThan(Duration.ofSeconds(20));
+                Thread.sleep(100); // members expire when the group is next touched
+            }
         }
     }
 }

@@ -8,16 +8,29 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A consumer group's own settings for members of Kafka's consumer protocol (KIP-848), Kafka's group configs by their
- * Kafka names: {@value #SESSION_TIMEOUT_MS} and {@value #HEARTBEAT_INTERVAL_MS}. Only values set are stored (in the
- * group's state file, so every instance applies them at the member's next heartbeat); a key not set takes the
- * service's default. Immutable.
+ * A group's own session settings for the members of one of Kafka's group protocols, Kafka's group configs by their
+ * Kafka names: {@value #SESSION_TIMEOUT_MS} and {@value #HEARTBEAT_INTERVAL_MS} for a consumer group's KIP-848
+ * members, {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} for a share group's members
+ * ({@link #SHARE}). Only values set are stored (in the group's state file, so every instance applies them at the
+ * member's next heartbeat); a key not set takes the service's default. Immutable.
  */
-public record GroupConfigs(TreeMap<String, String> values) {
+public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
+    /** The session-timeout and heartbeat-interval keys of one protocol. */
+    public record Keys(String sessionTimeoutMs, String heartbeatIntervalMs) {
+        /** Both, in the order Kafka lists them. */
+        public List<String> all() {
+            return List.of(sessionTimeoutMs, heartbeatIntervalMs);
+        }
+    }
+
+    /** KIP-848 consumers' keys. */
+    public static final Keys CONSUMER = new Keys("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms");
+    /** KIP-932 share consumers' keys. */
+    public static final Keys SHARE = new Keys("share.session.timeout.ms", "share.heartbeat.interval.ms");
     public static final String SESSION_TIMEOUT_MS = "consumer.session.timeout.ms";
     public static final String HEARTBEAT_INTERVAL_MS = "consumer.heartbeat.interval.ms";
-    /** Every key a group may set, in the order Kafka lists them. */
-    public static final List<String> KEYS = List.of(SESSION_TIMEOUT_MS, HEARTBEAT_INTERVAL_MS);
+    /** Every key a consumer group may set, in the order Kafka lists them. */
+    public static final List<String> KEYS = CONSUMER.all();
     static final long MIN_SESSION_TIMEOUT_MS = 1_000;
     static final long MIN_HEARTBEAT_INTERVAL_MS = 100;
     public static final GroupConfigs NONE = new GroupConfigs(new TreeMap<>());
@@ -26,20 +39,25 @@ public record GroupConfigs(TreeMap<String, String> values) {
         values = new TreeMap<>(values);
     }
 
+    /** A consumer group's configs. */
+    public GroupConfigs(TreeMap<String, String> values) {
+        this(CONSUMER, values);
+    }
+
     @Override
     public TreeMap<String, String> values() {
         return new TreeMap<>(values);
     }
 
-    /** The session timeout members of the consumer protocol get: the group's, else {@code defaultMs}. */
+    /** The session timeout members get: the group's, else {@code defaultMs}. */
     public long sessionTimeoutMs(long defaultMs) {
-        String v = values.get(SESSION_TIMEOUT_MS);
+        String v = values.get(keys.sessionTimeoutMs());
         return v == null ? defaultMs : Long.parseLong(v);
     }
 
     /** The heartbeat interval the group sets, or 0 when it sets none (the coordinator derives one). */
     public long heartbeatIntervalMs() {
-        String v = values.get(HEARTBEAT_INTERVAL_MS);
+        String v = values.get(keys.heartbeatIntervalMs());
         return v == null ? 0 : Long.parseLong(v);
     }
 
@@ -47,6 +65,21 @@ public record GroupConfigs(TreeMap<String, String> values) {
     public long heartbeatIntervalMs(long defaultSessionTimeoutMs) {
         long set = heartbeatIntervalMs();
         return set > 0 ? set : GroupCoordinator.heartbeatInterval(sessionTimeoutMs(defaultSessionTimeoutMs));
+    }
+
+    /**
+     * The interval members are given where the service sets one ({@code defaultIntervalMs}, below
+     * {@code defaultSessionTimeoutMs}): the group's; else the service's, cut to a third of the session timeout when
+     * the group sets a shorter one.
+     */
+    public long heartbeatIntervalMs(long defaultSessionTimeoutMs, long defaultIntervalMs) {
+        long set = heartbeatIntervalMs();
+        if (set > 0) {
+            return set;
+        }
+        String session = values.get(keys.sessionTimeoutMs());
+        return session == null ? defaultIntervalMs
+                : Math.max(1, Math.min(defaultIntervalMs, Long.parseLong(session) / 3));
     }
 
     /**
@@ -59,8 +92,9 @@ public record GroupConfigs(TreeMap<String, String> values) {
     public GroupConfigs with(Map<String, String> changes, long defaultSessionTimeoutMs) {
         TreeMap<String, String> next = new TreeMap<>(values);
         changes.forEach((key, value) -> {
-            if (!KEYS.contains(key)) {
-                throw invalid(key, "unknown group config '" + key + "': a group sets " + String.join(", ", KEYS));
+            if (!keys.all().contains(key)) {
+                throw invalid(key, "unknown group config '" + key + "': a group sets "
+                        + String.join(", ", keys.all()));
             }
             if (value == null) {
                 next.remove(key);
@@ -68,16 +102,18 @@ public record GroupConfigs(TreeMap<String, String> values) {
                 next.put(key, String.valueOf(millis(key, value)));
             }
         });
-        GroupConfigs result = new GroupConfigs(next);
+        GroupConfigs result = new GroupConfigs(keys, next);
         long session = result.sessionTimeoutMs(defaultSessionTimeoutMs);
+        String sessionKey = keys.sessionTimeoutMs();
         if (session < MIN_SESSION_TIMEOUT_MS || session > GroupCoordinator.MAX_SESSION_TIMEOUT_MS) {
-            throw invalid(SESSION_TIMEOUT_MS, SESSION_TIMEOUT_MS + " must be from " + MIN_SESSION_TIMEOUT_MS + " to "
+            throw invalid(sessionKey, sessionKey + " must be from " + MIN_SESSION_TIMEOUT_MS + " to "
                     + GroupCoordinator.MAX_SESSION_TIMEOUT_MS + " ms: " + session);
         }
         long interval = result.heartbeatIntervalMs();
+        String intervalKey = keys.heartbeatIntervalMs();
         if (interval != 0 && (interval < MIN_HEARTBEAT_INTERVAL_MS || interval >= session)) {
-            throw invalid(HEARTBEAT_INTERVAL_MS, HEARTBEAT_INTERVAL_MS + " must be at least "
-                    + MIN_HEARTBEAT_INTERVAL_MS + " ms and below the session timeout (" + session + " ms): " + interval);
+            throw invalid(intervalKey, intervalKey + " must be at least " + MIN_HEARTBEAT_INTERVAL_MS
+                    + " ms and below the session timeout (" + session + " ms): " + interval);
         }
         return result;
     }

@@ -1,6 +1,7 @@
 package io.tierlog.sharegroups;
 
 import io.tierlog.log.io.LockedStateFile;
+import io.tierlog.groups.GroupConfigs;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.SessionClock;
 import io.tierlog.groups.SessionClock.Now;
@@ -164,7 +165,8 @@ public final class ShareGroupMembers {
         m.lastHeartbeatMs = now.wallMs();
         m.heardBy = sessions.instanceId;
         m.heardAtMonotonicMs = now.monotonicMs();
-        m.sessionTimeoutMs = sessionTimeoutMs;
+        GroupConfigs configs = new GroupConfigs(GroupConfigs.SHARE, s.configs);
+        m.sessionTimeoutMs = configs.sessionTimeoutMs(sessionTimeoutMs);
         boolean subscriptionChanged = false;
         if (subscribedTopics != null) {
             TreeSet<String> subscribed = new TreeSet<>(subscribedTopics);
@@ -179,7 +181,8 @@ public final class ShareGroupMembers {
             m.memberEpoch = s.groupEpoch;
             m.assigned = assignment;
         }
-        return new Answer(m.memberId, m.memberEpoch, heartbeatIntervalMs, partitions(m.assigned));
+        return new Answer(m.memberId, m.memberEpoch, configs.heartbeatIntervalMs(sessionTimeoutMs, heartbeatIntervalMs),
+                partitions(m.assigned));
     }
 
     /** Every partition of each subscribed topic that exists now. */
@@ -227,6 +230,9 @@ public final class ShareGroupMembers {
                 return Optional.empty();
             }
             ShareMembersState s = ShareGroupFiles.read(before, ShareMembersState.class);
+            if (s.groupEpoch == 0) {
+                return Optional.empty(); // configured, never joined
+            }
             expire(s, sessions.now());
             byte[] after = ShareGroupFiles.write(s);
             if (!Arrays.equals(before, after)) {
@@ -296,9 +302,44 @@ public final class ShareGroupMembers {
                 : ShareMembersDescription.State.STABLE, s.groupEpoch, members);
     }
 
-    /** The share groups that have a members file (members now, or had some), by name. */
+    /** The share groups that share consumers joined (members now, or had some), by name. */
     public List<String> groups() {
-        return files.groupsWithMembers();
+        return files.groupsWithMembers().stream().filter(group -> {
+            byte[] state = files.members(group).readUnlocked();
+            return state != null && ShareGroupFiles.read(state, ShareMembersState.class).groupEpoch > 0;
+        }).toList();
+    }
+
+    /** The group's own session settings as last stored ({@link GroupConfigs#SHARE} keys); none set for a new group. */
+    public GroupConfigs configs(String group) {
+        Names.requireValidGroup(group);
+        byte[] state = files.members(group).readUnlocked();
+        return new GroupConfigs(GroupConfigs.SHARE,
+                state == null ? new TreeMap<>() : ShareGroupFiles.read(state, ShareMembersState.class).configs);
+    }
+
+    /**
+     * Changes the group's session settings ({@link GroupConfigs#with}: {@code changes} maps keys to values, null back
+     * to the service's default), stored and fsynced before it returns; members take them at their next heartbeat. A
+     * group need not have members to be configured, and one never joined is not listed for it.
+     *
+     * @return the settings now stored
+     * @throws TierlogException {@code invalid-config} naming the key, {@code invalid-group}; nothing stored
+     */
+    public GroupConfigs alterConfigs(String group, Map<String, String> changes) {
+        Names.requireValidGroup(group);
+        return files.members(group).update(file -> {
+            byte[] before = file.read();
+            ShareMembersState s = before == null ? new ShareMembersState()
+                    : ShareGroupFiles.read(before, ShareMembersState.class);
+            GroupConfigs next = new GroupConfigs(GroupConfigs.SHARE, s.configs).with(changes, sessionTimeoutMs);
+            s.configs = next.values();
+            byte[] after = ShareGroupFiles.write(s);
+            if (!Arrays.equals(before, after)) {
+                file.write(after);
+            }
+            return next;
+        });
     }
 
     private static List<TopicPartitions> partitions(TreeMap<String, AssignedTopic> assigned) {

@@ -15,6 +15,8 @@ final class ShareMembersState {
     /** Grows whenever a member joins, leaves or expires, or a member's subscription or assignment changes. */
     public int groupEpoch;
     public TreeMap<String, Member> members = new TreeMap<>();
+    /** The group's own session settings, {@code GroupConfigs.SHARE} keys: only those set. */
+    public TreeMap<String, String> configs = new TreeMap<>();
 
     @JsonIgnoreProperties(ignoreUnknown = true)
     static final class Member {

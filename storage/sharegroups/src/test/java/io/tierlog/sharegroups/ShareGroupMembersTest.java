@@ -1,5 +1,6 @@
 package io.tierlog.sharegroups;
 
+import io.tierlog.groups.GroupConfigs;
 import io.tierlog.groups.TopicPartitions;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -15,7 +16,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -192,6 +195,44 @@ class ShareGroupMembersTest {
         assertThat(d.groupEpoch()).as("an expiry is a new group epoch").isEqualTo(3);
         assertRefused(() -> members.heartbeat("g", "quiet", 1, null, "c", null), ErrorType.UNKNOWN_MEMBER);
         assertThat(members.heartbeat("g", "quiet", 0, List.of("t"), "c", null).memberEpoch()).isEqualTo(4);
+    }
+
+    /**
+     * A group's own {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms}: stored for every
+     * instance, given to members at their next heartbeat, and a group only configured is neither listed nor described.
+     */
+    @Test
+    void aGroupsOwnSessionAndIntervalHoldForItsMembersOnEveryInstance() {
+        topics().create("t", 1, TopicConfig.DEFAULTS);
+        ShareGroupMembers one = instance();
+        ShareGroupMembers two = instance();
+        one.alterConfigs("g", Map.of(GroupConfigs.SHARE.sessionTimeoutMs(), "10000"));
+        assertThat(two.configs("g").values()).containsExactly(Map.entry("share.session.timeout.ms", "10000"));
+        assertThat(two.groups()).as("configured, never joined").isEmpty();
+        assertThat(two.describe("g")).isEmpty();
+
+        assertThat(two.heartbeat("g", "m", 0, List.of("t"), "c", null).heartbeatIntervalMs())
+                .as("the service's 5 s, cut to a third of the group's session").isEqualTo(3_333);
+        one.alterConfigs("g", Map.of(GroupConfigs.SHARE.heartbeatIntervalMs(), "1000"));
+        assertThat(two.heartbeat("g", "m", 1, null, "c", null).heartbeatIntervalMs()).isEqualTo(1_000);
+        assertThat(one.groups()).containsExactly("g");
+
+        clock.advance(Duration.ofSeconds(10).plusMillis(1));
+        assertThat(two.describe("g").orElseThrow().members()).as("gone after the group's 10 s, not 45 s").isEmpty();
+
+        assertThatThrownBy(() -> one.alterConfigs("g", Map.of(GroupConfigs.SHARE.heartbeatIntervalMs(), "10000")))
+                .isInstanceOfSatisfying(TierlogException.class, e -> {
+                    assertThat(e.type()).isEqualTo(ErrorType.INVALID_CONFIG);
+                    assertThat(e.extra()).containsEntry("key", "share.heartbeat.interval.ms");
+                });
+        assertThatThrownBy(() -> one.alterConfigs("g", Map.of("consumer.session.timeout.ms", "10000")))
+                .isInstanceOf(TierlogException.class);
+        Map<String, String> delete = new HashMap<>();
+        delete.put(GroupConfigs.SHARE.sessionTimeoutMs(), null);
+        delete.put(GroupConfigs.SHARE.heartbeatIntervalMs(), null);
+        one.alterConfigs("g", delete);
+        assertThat(two.configs("g").values()).isEmpty();
+        assertThat(two.heartbeat("g", "m", 0, List.of("t"), "c", null).heartbeatIntervalMs()).isEqualTo(5_000);
     }
 
     @Test
