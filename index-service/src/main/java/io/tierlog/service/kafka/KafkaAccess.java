@@ -258,7 +258,8 @@ final class KafkaAccess {
                     out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
             default -> {
                 // ApiVersions, SASL, an idempotent InitProducerId, FindCoordinator, DescribeCluster, ListGroups and
-                // ListTransactions (both filtered): any authenticated caller
+                // ListTransactions (both filtered): any authenticated caller. Metadata and DescribeTopicPartitions
+                // check each topic themselves (a listing leaves out what the caller may not describe).
             }
         }
     }

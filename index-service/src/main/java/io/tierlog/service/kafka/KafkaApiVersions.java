@@ -61,7 +61,8 @@ final class KafkaApiVersions {
 
     private static Map<ApiKeys, Short> offered(int transactionVersion) {
         Map<ApiKeys, Short> m = new EnumMap<>(ApiKeys.class);
-        for (ApiKeys k : List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.PRODUCE, ApiKeys.FETCH,
+        for (ApiKeys k : List.of(ApiKeys.API_VERSIONS, ApiKeys.METADATA, ApiKeys.DESCRIBE_TOPIC_PARTITIONS,
+                ApiKeys.PRODUCE, ApiKeys.FETCH,
                 ApiKeys.LIST_OFFSETS, ApiKeys.CREATE_TOPICS, ApiKeys.DELETE_TOPICS, ApiKeys.DESCRIBE_CLUSTER,
                 ApiKeys.FIND_COORDINATOR, ApiKeys.DESCRIBE_CONFIGS, ApiKeys.INIT_PRODUCER_ID,
                 ApiKeys.CONSUMER_GROUP_HEARTBEAT, ApiKeys.CONSUMER_GROUP_DESCRIBE, ApiKeys.JOIN_GROUP,

@@ -55,6 +55,7 @@ import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateRequest;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.DescribeTopicPartitionsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetFetchRequest;
@@ -282,6 +283,10 @@ public class KafkaApis {
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(versions.response(Errors.NONE)));
             case METADATA -> on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
+                    topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
+                    topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
+            case DESCRIBE_TOPIC_PARTITIONS -> on(reads, () -> clusterApis.describeTopicPartitions(
+                    (DescribeTopicPartitionsRequest) request, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
             case PRODUCE -> produce.produce((ProduceRequest) request, version, workers)

@@ -31,6 +31,8 @@ import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsRequestData;
+import org.apache.kafka.common.message.DescribeTopicPartitionsResponseData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
@@ -38,6 +40,8 @@ import org.apache.kafka.common.requests.CreateTopicsResponse;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DeleteTopicsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.DescribeTopicPartitionsRequest;
+import org.apache.kafka.common.requests.DescribeTopicPartitionsResponse;
 import org.apache.kafka.common.requests.MetadataResponse;
 
 import java.util.ArrayList;
@@ -61,6 +65,8 @@ public class KafkaClusterApis {
     private volatile java.util.function.Supplier<KafkaCluster> cluster = () -> new KafkaCluster(
             new Broker(0, "localhost", -1), List.of(new Broker(0, "localhost", -1)));
     private volatile String clusterId = "";
+    /** Kafka's {@code max.request.partition.size.limit} default: the most partitions one page describes. */
+    static final int MAX_PARTITIONS_PER_DESCRIBE = 2000;
 
     public KafkaClusterApis(TopicStore topics, TopicAdmin admin, KafkaGroupConfigs groupConfigs) {
         this.topics = topics;
@@ -140,6 +146,79 @@ public class KafkaClusterApis {
                     .setOfflineReplicas(List.of()));
         }
         return topic;
+    }
+
+    /**
+     * DescribeTopicPartitions (KIP-966), what Admin's {@code describeTopics} asks before Metadata: the topics named
+     * (every topic the caller may see when none is), in name order, from the request's cursor, with at most its
+     * partition limit (capped at {@value #MAX_PARTITIONS_PER_DESCRIBE}) of partitions, and the cursor of the next page
+     * when more remain. Partitions as Metadata describes them; no eligible leader replicas (empty: one copy of each
+     * partition).
+     * A cursor naming a topic the request does not name is INVALID_REQUEST, as Kafka answers.
+     *
+     * @param visible the topics a listing of all topics shows (the caller may describe them)
+     * @param allowed whether a topic named in the request may be described (TOPIC_AUTHORIZATION_FAILED if not)
+     */
+    DescribeTopicPartitionsResponse describeTopicPartitions(DescribeTopicPartitionsRequest request, String clientId,
+                                                            java.util.function.Predicate<String> visible,
+                                                            java.util.function.Predicate<String> allowed) {
+        DescribeTopicPartitionsRequestData data = request.data();
+        DescribeTopicPartitionsRequestData.Cursor cursor = data.cursor();
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        boolean listing = data.topics().isEmpty();
+        if (listing) {
+            admin.listPublic().stream().map(TopicMetadata::name).filter(visible).forEach(names::add);
+        } else {
+            data.topics().forEach(t -> names.add(t.name()));
+            if (cursor != null && !names.contains(cursor.topicName())) {
+                throw Errors.INVALID_REQUEST.exception("the cursor's topic " + cursor.topicName()
+                        + " is not among the topics requested");
+            }
+        }
+        KafkaCluster c = cluster.get();
+        String rack = KafkaCluster.rackOf(clientId);
+        DescribeTopicPartitionsResponseData out = new DescribeTopicPartitionsResponseData();
+        int left = Math.max(1, Math.min(data.responsePartitionLimit(), MAX_PARTITIONS_PER_DESCRIBE));
+        for (String name : cursor == null ? names : names.tailSet(cursor.topicName(), true)) {
+            if (left == 0) {
+                out.setNextCursor(new DescribeTopicPartitionsResponseData.Cursor().setTopicName(name)
+                        .setPartitionIndex(0));
+                break;
+            }
+            DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic topic =
+                    new DescribeTopicPartitionsResponseData.DescribeTopicPartitionsResponseTopic().setName(name);
+            out.topics().add(topic);
+            try {
+                // By name before the lookup: an unknown topic must not tell a caller without the scope it exists.
+                if (!listing && !allowed.test(name)) {
+                    throw new org.apache.kafka.common.errors.TopicAuthorizationException(
+                            "not allowed to describe topic:" + name);
+                }
+                TopicMetadata t = kafkaTopics.resolve(name, null);
+                topic.setTopicId(KafkaTopics.idOf(t));
+                int from = cursor != null && name.equals(cursor.topicName()) ? Math.max(0, cursor.partitionIndex()) : 0;
+                int to = Math.min(t.partitions(), from + left);
+                for (int p = from; p < to; p++) {
+                    Broker leader = c.leaderOf(name, p, rack);
+                    List<Integer> replicas = c.replicas(leader);
+                    topic.partitions().add(new DescribeTopicPartitionsResponseData
+                            .DescribeTopicPartitionsResponsePartition().setPartitionIndex(p)
+                            .setLeaderId(leader.nodeId()).setLeaderEpoch(-1).setReplicaNodes(replicas)
+                            .setIsrNodes(replicas).setEligibleLeaderReplicas(List.of()).setLastKnownElr(List.of())
+                            .setOfflineReplicas(List.of()));
+                }
+                left -= to - from;
+                if (to < t.partitions()) {
+                    out.setNextCursor(new DescribeTopicPartitionsResponseData.Cursor().setTopicName(name)
+                            .setPartitionIndex(to));
+                    break;
+                }
+            } catch (RuntimeException e) {
+                topic.setErrorCode(KafkaErrors.of(e).code());
+                left--; // an error counts as one partition, so a page of unknown names still ends
+            }
+        }
+        return new DescribeTopicPartitionsResponse(out);
     }
 
     CreateTopicsResponse createTopics(CreateTopicsRequest request, short version, KafkaQuotas.Mutations quota) {

@@ -30,6 +30,8 @@ import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeLogDirsRequest;
+import org.apache.kafka.common.requests.DescribeTopicPartitionsRequest;
+import org.apache.kafka.common.requests.DescribeTopicPartitionsResponse;
 import org.apache.kafka.common.requests.DescribeLogDirsResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
@@ -172,6 +174,10 @@ class KafkaTokenScopesTest {
                 .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
         assertThat(describeLogDirsError(weak, topic)).as("DescribeLogDirs naming the topic")
                 .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+        assertThat(describeTopicPartitions(weak, List.of(topic))).as("DescribeTopicPartitions naming the topic")
+                .containsExactly(topic + ":" + Errors.TOPIC_AUTHORIZATION_FAILED);
+        assertThat(describeTopicPartitions(weak, List.of())).as("DescribeTopicPartitions of all topics")
+                .noneMatch(t -> t.startsWith(topic + ":"));
 
         // Nothing changed: one partition, the default retention, the group's committed offset.
         try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
@@ -200,6 +206,7 @@ class KafkaTokenScopesTest {
         }
         assertThat(offsetForLeaderEpochError(strong, topic)).isEqualTo(Errors.NONE);
         assertThat(describeLogDirsError(strong, topic)).isEqualTo(Errors.NONE);
+        assertThat(describeTopicPartitions(strong, List.of())).contains(topic + ":" + Errors.NONE);
     }
 
     /**
@@ -330,6 +337,15 @@ class KafkaTokenScopesTest {
             DescribeLogDirsResponse r = raw.call(new DescribeLogDirsRequest.Builder(
                     new DescribeLogDirsRequestData().setTopics(topics)), ApiKeys.DESCRIBE_LOG_DIRS);
             return Errors.forCode(r.data().errorCode());
+        }
+    }
+
+    /** Each topic of a raw DescribeTopicPartitions answer as {@code name:error}, on a SASL/PLAIN connection. */
+    private List<String> describeTopicPartitions(String token, List<String> topics) throws Exception {
+        try (RawKafka raw = authenticated(token)) {
+            DescribeTopicPartitionsResponse r = raw.call(new DescribeTopicPartitionsRequest.Builder(topics),
+                    ApiKeys.DESCRIBE_TOPIC_PARTITIONS);
+            return r.data().topics().stream().map(t -> t.name() + ":" + Errors.forCode(t.errorCode())).toList();
         }
     }
 
