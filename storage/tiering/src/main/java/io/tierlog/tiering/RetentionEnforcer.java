@@ -2,6 +2,7 @@ package io.tierlog.tiering;
 
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.HotLog;
+import io.tierlog.log.LogStartMarks;
 import io.tierlog.log.topic.TopicConfig;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
@@ -30,6 +31,8 @@ import java.util.concurrent.locks.Lock;
  * moved to the first remaining offset is committed, then their objects are deleted. A crash between the two
  * leaves unreferenced objects for the {@link OrphanCollector}; a reader never finds a manifest entry whose
  * object is gone because of retention. {@code retention.bytes} counts cold bytes plus hot bytes not yet cold.
+ * Segments wholly below a partition's {@link LogStartMarks mark} (records deleted with DeleteRecords) go the same
+ * way at the next pass, whatever the retention settings and cleanup policy.
  * Hot segments not yet uploaded are never deleted by it: nothing leaves the log before it reached S3.
  *
  * <h2>Local retention ({@code local.retention.ms}, {@code local.retention.bytes}: the hot tier)</h2>
@@ -53,6 +56,7 @@ public final class RetentionEnforcer {
     private final TieringStats stats;
     private final Clock clock;
     private final SegmentEvictionListener listener;
+    private final LogStartMarks marks;
 
     RetentionEnforcer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
                       TieringStats stats, Clock clock, SegmentEvictionListener listener) {
@@ -64,6 +68,7 @@ public final class RetentionEnforcer {
         this.stats = stats;
         this.clock = clock;
         this.listener = listener;
+        this.marks = new LogStartMarks(dataDir);
     }
 
     /** What one pass did. */
@@ -99,7 +104,8 @@ public final class RetentionEnforcer {
 
     /** Deletes expired cold segments of one partition, manifest first. Returns how many. */
     int enforceTotal(TopicPartition tp, TopicConfig config) {
-        if (!config.deletesByRetention() || config.retentionMs() == -1 && config.retentionBytes() == -1) {
+        long deletedBelow = marks.markOf(tp);
+        if (!byRetention(config) && deletedBelow == 0) {
             return 0;
         }
         // Total retention deletes cold segments only: a partition that never sealed one costs no store request.
@@ -108,12 +114,12 @@ public final class RetentionEnforcer {
             return 0;
         }
         long hotOnlyBytes = hotBytesAbove(tp, known.coldEnd());
-        if (expiredCount(known, config, hotOnlyBytes) == 0) {
+        if (expiredCount(known, config, hotOnlyBytes, deletedBelow) == 0) {
             return 0;
         }
         AtomicReference<List<ColdSegment>> dropped = new AtomicReference<>(List.of());
         Manifest result = manifests.commit(tp, current -> {
-            int n = expiredCount(current, config, hotBytesAbove(tp, current.coldEnd()));
+            int n = expiredCount(current, config, hotBytesAbove(tp, current.coldEnd()), deletedBelow);
             dropped.set(current.segments().subList(0, n));
             return n == 0 ? Optional.empty() : Optional.of(current.dropOldest(n));
         });
@@ -133,10 +139,24 @@ public final class RetentionEnforcer {
         return gone.size();
     }
 
-    /** How many of the oldest cold segments break {@code retention.ms} or {@code retention.bytes}. */
-    private int expiredCount(Manifest m, TopicConfig config, long hotOnlyBytes) {
+    private static boolean byRetention(TopicConfig config) {
+        return config.deletesByRetention() && (config.retentionMs() != -1 || config.retentionBytes() != -1);
+    }
+
+    /**
+     * How many of the oldest cold segments go: those wholly below {@code deletedBelow} (records deleted with
+     * DeleteRecords, whatever the topic's retention, as Kafka removes them), then those that break
+     * {@code retention.ms} or {@code retention.bytes}.
+     */
+    private int expiredCount(Manifest m, TopicConfig config, long hotOnlyBytes, long deletedBelow) {
         List<ColdSegment> segments = m.segments();
         int n = 0;
+        while (n < segments.size() && segments.get(n).lastOffset() < deletedBelow) {
+            n++;
+        }
+        if (!byRetention(config)) {
+            return n;
+        }
         if (config.retentionMs() != -1) {
             long cutoff = clock.millis() - config.retentionMs();
             while (n < segments.size() && segments.get(n).maxTimestamp() < cutoff) {

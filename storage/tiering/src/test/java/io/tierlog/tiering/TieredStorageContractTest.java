@@ -6,6 +6,7 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.ReadResult;
 import io.tierlog.log.TierlogException;
+import io.tierlog.log.LogStartMarks;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.format.LogRecord;
@@ -531,6 +532,39 @@ abstract class TieredStorageContractTest {
                 });
         List<LogRecord> read = readAll(ts, hot, tp, now.logStartOffset());
         assertThat(read.get(0).offset()).isEqualTo(now.logStartOffset());
+    }
+
+    /**
+     * Records deleted with DeleteRecords (a log start mark): the segments wholly below it leave both tiers at the
+     * next pass although the topic keeps everything by retention, as Kafka removes them; the one holding the mark
+     * stays whole.
+     */
+    @Test
+    void segmentsWhollyBelowDeletedRecordsGoAtTheNextPassWhateverTheRetention() {
+        topics.updateConfig("orders", Map.of(TopicConfig.RETENTION_MS, -1L, TopicConfig.RETENTION_BYTES, -1L));
+        LogFixture hot = hotLog(dataDir);
+        for (int i = 0; i < 6; i++) {
+            hot.append(25, 5, CONFIG);
+        }
+        TieredStorage ts = storage();
+        tierFully(ts);
+        Manifest m = ts.manifests().load(tp);
+        assertThat(m.segments()).hasSizeGreaterThanOrEqualTo(3);
+        ts.runRetentionPass();
+        assertThat(ts.manifests().load(tp)).as("nothing expires by retention").isEqualTo(m);
+
+        ColdSegment third = m.segments().get(2);
+        new LogStartMarks(dataDir).advance(tp, third.baseOffset() + 1);
+        ts.runRetentionPass();
+        Manifest after = ts.manifests().load(tp);
+        assertThat(after.segments()).as("the two segments below the mark are gone, the one holding it is kept")
+                .isEqualTo(m.segments().subList(2, m.segments().size()));
+        assertThat(after.logStartOffset()).isEqualTo(third.baseOffset());
+        assertThat(segmentObjects()).isEqualTo(referenced(after));
+        assertThat(hot.freshReader().segmentBases().get(0)).as("and their hot copies").isEqualTo(third.baseOffset());
+
+        ts.runRetentionPass();
+        assertThat(ts.manifests().load(tp)).as("a second pass changes nothing").isEqualTo(after);
     }
 
     @Test
