@@ -58,7 +58,7 @@ class KafkaTransactionsIT {
             AtomicInteger acknowledged = new AtomicInteger();
             CountDownLatch enough = new CountDownLatch(20);
             Thread mover = new Thread(() -> {
-                try (KafkaProducer<String, String> producer = transactional(both.kafkaA())) {
+                try (KafkaProducer<String, String> producer = transactional(both.kafkaA(), 10_000, 15_000)) {
                     producer.initTransactions();
                     for (int t = 0; ; t++) {
                         producer.beginTransaction();
@@ -160,13 +160,21 @@ class KafkaTransactionsIT {
     }
 
     private static KafkaProducer<String, String> transactional(int port) {
+        return transactional(port, 60_000, 30_000);
+    }
+
+    /**
+     * The mover's producer gives up soon after its instance dies (it can reach no other): with the defaults above its
+     * commit blocked 60 s and its close waited out the delivery timeout, and the test waited 2 minutes for it.
+     */
+    private static KafkaProducer<String, String> transactional(int port, int maxBlockMs, int deliveryTimeoutMs) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, ID);
         p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "30000");
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "60000");
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, String.valueOf(deliveryTimeoutMs));
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(maxBlockMs));
         p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "1000");
         return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
     }
