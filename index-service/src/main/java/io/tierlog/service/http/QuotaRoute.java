@@ -127,12 +127,11 @@ public class QuotaRoute {
         rejected.increment();
         long seconds = wait.get().toSeconds();
         long rate = quota.perSecond(principal);
-        String name = kind == Kind.MUTATION ? "mutation" : kind.name().toLowerCase(Locale.ROOT);
-        String rateField = kind.unit() + "PerSecond";
         // The body is read and dropped (never parsed or appended), so the connection stays usable.
         ProblemMapper.respondAfterBody(ctx, new TierlogException(ErrorType.QUOTA_EXCEEDED, kind.kafkaKey() + " of "
                 + rate + " " + kind.unit() + " per second exceeded; retry after " + seconds + " s",
-                Map.of("quota", name, rateField, rate, TierlogException.RETRY_AFTER_SECONDS, seconds)));
+                Map.of("quota", kind.name().toLowerCase(Locale.ROOT), kind.unit() + "PerSecond", rate,
+                        TierlogException.RETRY_AFTER_SECONDS, seconds)));
         return true;
     }
 }
