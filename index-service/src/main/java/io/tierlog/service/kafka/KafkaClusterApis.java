@@ -196,7 +196,8 @@ public class KafkaClusterApis {
                 }
                 TopicMetadata t = kafkaTopics.resolve(name, null);
                 topic.setTopicId(KafkaTopics.idOf(t));
-                int from = cursor != null && name.equals(cursor.topicName()) ? Math.max(0, cursor.partitionIndex()) : 0;
+                int from = cursor != null && name.equals(cursor.topicName())
+                        ? Math.min(Math.max(0, cursor.partitionIndex()), t.partitions()) : 0;
                 int to = Math.min(t.partitions(), from + left);
                 for (int p = from; p < to; p++) {
                     Broker leader = c.leaderOf(name, p, rack);

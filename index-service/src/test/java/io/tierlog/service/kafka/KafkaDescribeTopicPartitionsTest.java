@@ -90,6 +90,12 @@ class KafkaDescribeTopicPartitionsTest {
             assertThat(partitionsOf(last)).containsExactly(missing + ":" + Errors.UNKNOWN_TOPIC_OR_PARTITION);
             assertThat(last.nextCursor()).isNull();
 
+            // A cursor past a topic's last partition: the page still holds one partition at most.
+            DescribeTopicPartitionsResponseData pastTheEnd = describe(raw, List.of(a, b, missing), 1,
+                    new DescribeTopicPartitionsRequestData.Cursor().setTopicName(a).setPartitionIndex(9));
+            assertThat(partitionsOf(pastTheEnd)).containsExactly(b + "-0");
+            assertThat(pastTheEnd.nextCursor().topicName()).isEqualTo(missing);
+
             DescribeTopicPartitionsResponseData all = describe(raw, List.of(), 2000, null);
             assertThat(partitionsOf(all)).contains(a + "-4", b + "-0").noneMatch(p -> p.startsWith("__"));
             assertThat(all.nextCursor()).isNull();
