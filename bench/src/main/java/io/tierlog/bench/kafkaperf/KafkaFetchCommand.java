@@ -57,12 +57,15 @@ public final class KafkaFetchCommand implements Callable<Integer> {
     @Option(names = "--consumer-runs", defaultValue = "15",
             description = "Whole-topic consumer reads per server, after the fetch runs (default: ${DEFAULT-VALUE}).")
     int consumerRuns;
+    @Option(names = "--batch-size", defaultValue = "524288",
+            description = "Bytes per batch on both servers (default: ${DEFAULT-VALUE}, kafka-perf's; 16384 is "
+                    + "batch.size's default).")
+    int batchSize;
     @Option(names = "--service-property", paramLabel = "KEY=VALUE",
             description = "A setting for the index-service (repeatable), e.g. tierlog.kafka.socket-send-buffer-bytes=-1.")
     List<String> serviceProperties = new ArrayList<>();
 
     private static final int RECORD_SIZE = 1024;
-    private static final int BATCH_SIZE = 512 * 1024;
     private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
 
     @Override
@@ -71,7 +74,7 @@ public final class KafkaFetchCommand implements Callable<Integer> {
         Path libs = setup.repo().resolve(kafkaLibs.path()).toAbsolutePath();
         String topic = "raw-fetch";
         long perPartition = records / partitions;
-        int perBatch = FullBatchWriter.recordsPerBatch(BATCH_SIZE, RECORD_SIZE);
+        int perBatch = FullBatchWriter.recordsPerBatch(batchSize, RECORD_SIZE);
         List<RawFetchLoop.Result> kafkaRuns = new ArrayList<>();
         List<RawFetchLoop.Result> tierlogRuns = new ArrayList<>();
         List<ConsumerReadLoop.Result> kafkaReads = new ArrayList<>();
@@ -89,7 +92,7 @@ public final class KafkaFetchCommand implements Callable<Integer> {
                 for (String bootstrap : List.of(kafka.bootstrapServers(), tierlogBootstrap)) {
                     KafkaPerfCommand.createTopic(bootstrap, topic, partitions,
                             bootstrap.equals(tierlogBootstrap) ? Map.of() : Map.of("segment.bytes", Integer.toString(1 << 30)));
-                    FullBatchWriter.write(bootstrap, topic, partitions, records, RECORD_SIZE, BATCH_SIZE);
+                    FullBatchWriter.write(bootstrap, topic, partitions, records, RECORD_SIZE, batchSize);
                 }
                 // This JVM's consumer is warmed too: its JIT is what the consumer reads leave out.
                 JitWarmup.Outcome outcome = JitWarmup.untilQuiet(

@@ -129,7 +129,7 @@ public final class HotTier implements AutoCloseable {
         Position hint = lastEnd != null && lastEnd.offset() == offset ? lastEnd : indexer.hint(tp, offset).orElse(null);
         BatchSlice slice;
         try {
-            slice = reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed);
+            slice = reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed, indexer.positions(tp));
         } catch (PartitionReader.SegmentGoneException e) {
             // Retention removed a listed segment mid-read: an unhinted read lists and resolves again.
             listings.remove(tp);
@@ -256,6 +256,7 @@ public final class HotTier implements AutoCloseable {
     public void forget(String topic, int partitions) {
         for (int p = 0; p < partitions; p++) {
             index.dropPartition(new TopicPartition(topic, p));
+            indexer.forget(new TopicPartition(topic, p));
             listings.remove(new TopicPartition(topic, p));
             sliceEnds.remove(new TopicPartition(topic, p));
         }

@@ -2,6 +2,7 @@ package io.tierlog.index;
 
 import io.tierlog.log.AppendJournal;
 import io.tierlog.log.AppendedBatch;
+import io.tierlog.log.BatchPositions;
 import io.tierlog.log.HotLog;
 import io.tierlog.log.PartitionReader;
 import io.tierlog.log.Position;
@@ -88,6 +89,8 @@ public final class HotIndexer {
     private final ConcurrentMap<TopicPartition, ReentrantLock> locks = new ConcurrentHashMap<>();
     /** Per partition, the oldest hot segment below which the index was last found to hold no entries. */
     private final ConcurrentMap<TopicPartition, Long> oldestChecked = new ConcurrentHashMap<>();
+    /** Per partition, where the batches of the newest segment begin, as the walks met them (for fetches). */
+    private final ConcurrentMap<TopicPartition, BatchPositions> positions = new ConcurrentHashMap<>();
 
     public HotIndexer(LogIndex index, Path dataDir) {
         this(index, dataDir, DEFAULT_INDEX_INTERVAL_BYTES);
@@ -163,6 +166,20 @@ public final class HotIndexer {
             return end;
         }
         return index.floor(tp, offset);
+    }
+
+    /**
+     * Where the batches of the newest segment of {@code tp} begin, every one indexed by this indexer since it
+     * started ({@link PartitionReader#sliceBatches} takes a fetch's range from it); null before the first catch-up.
+     */
+    public BatchPositions positions(TopicPartition tp) {
+        return positions.get(tp);
+    }
+
+    /** Forgets what is held in memory for {@code tp} (its topic was deleted); the index is the caller's to drop. */
+    public void forget(TopicPartition tp) {
+        positions.remove(tp);
+        oldestChecked.remove(tp);
     }
 
     /**
@@ -272,6 +289,7 @@ public final class HotIndexer {
             if (start == null) {
                 // Never indexed, or the log was rewritten: start over, without entries a lost checkpoint left behind.
                 index.dropPartition(tp);
+                batchPositions(tp).clear();
                 expected = null;
                 start = IndexCheckpoint.startOf(bases.get(0));
             }
@@ -494,9 +512,14 @@ public final class HotIndexer {
         return end.position() == 0 || !reader.hasSegment(end.offset());
     }
 
+    private BatchPositions batchPositions(TopicPartition tp) {
+        return positions.computeIfAbsent(tp, k -> new BatchPositions());
+    }
+
     /** One walk over new batches: builds entries and commits them with the checkpoint. Not thread-safe. */
     private final class Run implements PartitionReader.BatchVisitor {
         private final TopicPartition tp;
+        private final BatchPositions batches;
         private final IndexUpdate update = new IndexUpdate();
         private IndexCheckpoint committed;
         private IndexCheckpoint state;
@@ -504,6 +527,7 @@ public final class HotIndexer {
 
         Run(TopicPartition tp, IndexCheckpoint committed, IndexCheckpoint start) {
             this.tp = tp;
+            this.batches = batchPositions(tp);
             this.committed = committed;
             this.state = start;
         }
@@ -532,6 +556,7 @@ public final class HotIndexer {
                 bytesSince = 0;
             }
             bytesSince += info.sizeInBytes();
+            batches.add(info);
             // Key entries: each keyed record of a data batch is its key's latest so far (a tombstone deletes it).
             keys.accept((key, offset, tombstone) -> update.key(key, tombstone ? IndexUpdate.TOMBSTONE : offset));
             state = new IndexCheckpoint(new Position(info.nextOffset(), info.segmentBase(), info.endPosition()),

@@ -1,5 +1,6 @@
 package io.tierlog.index;
 
+import io.tierlog.log.BatchPositions;
 import io.tierlog.log.HotLog;
 import io.tierlog.log.Position;
 import io.tierlog.log.ReadResult;
@@ -234,6 +235,32 @@ class HotIndexerTest {
         assertFloorsMatch(batches);
         assertThat(index.floor(TP, Long.MAX_VALUE).orElseThrow().offset())
                 .isLessThanOrEqualTo(batches.get(batches.size() - 1).baseOffset());
+    }
+
+    @Test
+    void theNewestSegmentsBatchPositionsAreHeldAsIndexedAndForgottenWithALogRewritten() throws IOException {
+        Random random = new Random(8);
+        for (int round = 0; round < 30; round++) {
+            log.appendRandom(1 + random.nextInt(60));
+            Position end = indexer.catchUp(TP);
+            BatchPositions held = indexer.positions(TP);
+            List<Long> bases = log.reader().segmentBases();
+            assertThat(held.holds(end.segmentBase(), end.segmentBase(), end.offset())).as("round " + round).isTrue();
+            if (bases.size() > 1) {
+                long older = bases.get(bases.size() - 2);
+                assertThat(held.holds(older, older, older + 1)).as("a sealed segment").isFalse();
+            }
+        }
+        assertThat(log.reader().segmentBases()).hasSizeGreaterThan(2);
+        log.close();
+        IndexAgainstBruteForceTest.deleteRecursively(log.reader().directory());
+        log = new LogFixture(dataDir, TP, 64 * 1024, 99);
+        log.appendRandom(40);
+        Position end = indexer.catchUp(TP);
+        assertThat(end.segmentBase()).isZero();
+        assertThat(indexer.positions(TP).holds(0, 0, end.offset())).isTrue();
+        indexer.forget(TP);
+        assertThat(indexer.positions(TP)).isNull();
     }
 
     @Test

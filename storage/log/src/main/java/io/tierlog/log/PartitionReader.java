@@ -308,6 +308,19 @@ public final class PartitionReader {
      */
     public BatchSlice sliceBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, Position end,
                                    List<Long> listed) {
+        return sliceBatches(fromOffset, hint, maxRecords, maxBytes, end, listed, null);
+    }
+
+    /**
+     * As {@link #sliceBatches(long, Position, int, int, Position, List)}, taking the range from {@code known} (the
+     * indexer's positions of the newest segment's batches) when it holds it, instead of reading every header on
+     * the way: only the range's first and last batch headers are read, and must name the batches {@code known} says
+     * are there (a segment compacted or a log rewritten since would not), else the headers are walked as without it.
+     *
+     * @param known where the newest segment's batches begin, or null
+     */
+    public BatchSlice sliceBatches(long fromOffset, Position hint, int maxRecords, int maxBytes, Position end,
+                                   List<Long> listed, BatchPositions known) {
         List<Long> bases = listed != null ? listed : segmentBases();
         long segment = SegmentFiles.floor(bases, fromOffset);
         if (segment < 0) {
@@ -328,7 +341,11 @@ public final class PartitionReader {
             BatchSlice slice = null;
             try {
                 long limit = segment == end.segmentBase() ? end.position() : ch.size();
-                slice = slice(ch, segment, start, fromOffset, maxRecords, maxBytes, limit, header);
+                BatchPositions.Span span = known == null ? null
+                        : known.span(segment, fromOffset, maxRecords, maxBytes, limit);
+                slice = span != null && inFile(ch, span, header) ? new BatchSlice(ch, segment, span.position(),
+                        (int) span.length(), span.nextOffset(), span.records())
+                        : slice(ch, segment, start, fromOffset, maxRecords, maxBytes, limit, header);
             } catch (IOException e) {
                 throw new UncheckedIOException("read of " + where(segment) + " failed", e);
             } finally {
@@ -403,6 +420,26 @@ public final class PartitionReader {
             return null;
         }
         return new BatchSlice(ch, segment, Math.max(first, 0), (int) kept, next, records);
+    }
+
+    /** Whether the file holds the first and the last batch of {@code span} where it says (base offset and size). */
+    private static boolean inFile(FileChannel ch, BatchPositions.Span span, ByteBuffer header) throws IOException {
+        return span.length() <= Integer.MAX_VALUE
+                && headerIs(ch, span.position(), span.firstBase(), span.firstSize(), header)
+                && (span.lastPosition() == span.position()
+                || headerIs(ch, span.lastPosition(), span.lastBase(), span.lastSize(), header));
+    }
+
+    private static boolean headerIs(FileChannel ch, long position, long base, int size, ByteBuffer header)
+            throws IOException {
+        header.clear().limit(RecordBatchCodec.MAGIC_OFFSET + 1);
+        while (header.hasRemaining()) {
+            if (ch.read(header, position + header.position()) < 0) {
+                return false;
+            }
+        }
+        return header.getLong(0) == base && header.get(RecordBatchCodec.MAGIC_OFFSET) == 2
+                && RecordBatchCodec.LOG_OVERHEAD + (long) header.getInt(RecordBatchCodec.LENGTH_OFFSET) == size;
     }
 
     private static void closeQuietly(FileChannel ch) {

@@ -44,6 +44,12 @@ class BatchSliceTest {
         PartitionReader reader = new PartitionReader(data, TP);
         assertThat(reader.segmentBases()).hasSizeGreaterThan(3);
         Position end = reader.end(null);
+        // The indexer's positions of the newest segment's batches: all of them, or only its later half (a reset).
+        List<BatchInfo> newest = log.stream().filter(b -> b.segmentBase() == end.segmentBase()).toList();
+        List<BatchPositions> knowns = new ArrayList<>();
+        knowns.add(null);
+        knowns.add(positions(newest));
+        knowns.add(positions(newest.subList(newest.size() / 2, newest.size())));
         int slices = 0;
         for (long offset = 0; offset < end.offset(); offset++) {
             for (int maxBytes : new int[]{1, 300, 2_000, 9_000, 1 << 20}) {
@@ -73,13 +79,17 @@ class BatchSliceTest {
                         }
                         String as = "offset " + offset + " maxRecords " + maxRecords + " maxBytes " + maxBytes
                                 + " hint " + hint;
-                        try (BatchSlice slice = reader.sliceBatches(offset, hint, maxRecords, maxBytes, end)) {
-                            assertThat(slice).as(as).isNotNull();
-                            assertThat(read(slice)).as(as).isEqualTo(want);
-                            assertThat(slice.nextOffset()).as(as).isEqualTo(wantNext);
-                            assertThat(slice.records()).as(as).isEqualTo(wantRecords);
+                        for (BatchPositions known : knowns) {
+                            try (BatchSlice slice = reader.sliceBatches(offset, hint, maxRecords, maxBytes, end,
+                                    null, known)) {
+                                String how = as + (known == null ? "" : " from known positions");
+                                assertThat(slice).as(how).isNotNull();
+                                assertThat(read(slice)).as(how).isEqualTo(want);
+                                assertThat(slice.nextOffset()).as(how).isEqualTo(wantNext);
+                                assertThat(slice.records()).as(how).isEqualTo(wantRecords);
+                            }
+                            slices++;
                         }
-                        slices++;
                     }
                 }
             }
@@ -144,6 +154,50 @@ class BatchSliceTest {
     }
 
     @Test
+    void aRangeFromKnownPositionsReadsOnlyItsFirstAndLastHeader() throws IOException {
+        List<BatchInfo> log = write(10, 3, 200);
+        PartitionReader reader = new PartitionReader(data, TP);
+        Position end = reader.end(null);
+        assertThat(reader.segmentBases()).hasSize(1);
+        BatchPositions known = positions(log);
+        // A damaged length in the middle of the range: the header walk stops there, the known positions step over
+        // it (the receiver checks every batch's CRC, as with Kafka's broker).
+        try (FileChannel ch = FileChannel.open(SegmentFiles.log(reader.directory(), 0), StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(4).putInt(0, 7), log.get(4).position() + 8);
+        }
+        assertThat(reader.sliceBatches(0, null, 10_000, 1 << 20, end)).isNull();
+        try (BatchSlice slice = reader.sliceBatches(0, null, 10_000, 1 << 20, end, null, known)) {
+            assertThat(slice.length()).isEqualTo((int) end.position());
+            assertThat(slice.nextOffset()).isEqualTo(end.offset());
+        }
+        // Damaged where the range begins: the known positions are not trusted, and the walk gives up.
+        try (FileChannel ch = FileChannel.open(SegmentFiles.log(reader.directory(), 0), StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.allocate(8).putLong(0, 99), log.get(2).position());
+        }
+        assertThat(reader.sliceBatches(log.get(2).baseOffset(), null, 10_000, 1 << 20, end, null, known)).isNull();
+    }
+
+    @Test
+    void knownPositionsOfALogSinceRewrittenAreNotTrusted() throws IOException {
+        BatchPositions known = positions(write(12, 3, 200));
+        deleteRecursively(data.resolve(TP.dirName()));
+        // The topic created again: other batches at the positions the old ones had.
+        List<BatchInfo> log = write(12, 3, 120);
+        PartitionReader reader = new PartitionReader(data, TP);
+        Position end = reader.end(null);
+        assertThat(reader.segmentBases()).containsExactly(0L);
+        for (BatchInfo from : log) {
+            byte[] want;
+            try (BatchSlice walked = reader.sliceBatches(from.baseOffset(), null, 10_000, 1 << 20, end)) {
+                want = read(walked);
+            }
+            try (BatchSlice slice = reader.sliceBatches(from.baseOffset(), null, 10_000, 1 << 20, end, null, known)) {
+                assertThat(read(slice)).as("from " + from.baseOffset()).isEqualTo(want);
+            }
+        }
+    }
+
+    @Test
     void truncatedBeforeKeepsExactlyTheBatchesBelowTheOffsetInSlicesAndReads() throws IOException {
         List<BatchInfo> log = write(30, 12, 300);
         PartitionReader reader = new PartitionReader(data, TP);
@@ -191,6 +245,20 @@ class BatchSliceTest {
             }
         }
         return out.array();
+    }
+
+    private static BatchPositions positions(List<BatchInfo> batches) {
+        BatchPositions known = new BatchPositions();
+        batches.forEach(known::add);
+        return known;
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (var files = Files.walk(dir)) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(f);
+            }
+        }
     }
 
     private static long segmentOf(List<BatchInfo> log, long offset) {
