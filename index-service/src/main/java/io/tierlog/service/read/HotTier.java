@@ -3,6 +3,7 @@ package io.tierlog.service.read;
 import io.tierlog.index.HotIndexer;
 import io.tierlog.index.LogIndex;
 import io.tierlog.log.AppendJournal;
+import io.tierlog.log.BatchPositions;
 import io.tierlog.log.BatchRead;
 import io.tierlog.log.BatchSlice;
 import io.tierlog.log.HotLog;
@@ -126,10 +127,13 @@ public final class HotTier implements AutoCloseable {
                                    List<Long> listed) {
         PartitionReader reader = log.reader(tp);
         Position lastEnd = sliceEnds.get(tp);
-        Position hint = lastEnd != null && lastEnd.offset() == offset ? lastEnd : indexer.hint(tp, offset).orElse(null);
+        BatchPositions known = indexer.positions(tp);
+        // The index is asked (a RocksDB seek) only when neither the last slice nor the known positions start there.
+        Position hint = lastEnd != null && lastEnd.offset() == offset ? lastEnd
+                : known != null && known.holds(offset) ? null : indexer.hint(tp, offset).orElse(null);
         BatchSlice slice;
         try {
-            slice = reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed, indexer.positions(tp));
+            slice = reader.sliceBatches(offset, hint, maxRecords, maxBytes, end, listed, known);
         } catch (PartitionReader.SegmentGoneException e) {
             // Retention removed a listed segment mid-read: an unhinted read lists and resolves again.
             listings.remove(tp);

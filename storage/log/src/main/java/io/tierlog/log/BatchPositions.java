@@ -68,9 +68,9 @@ public final class BatchPositions {
         count = 0;
     }
 
-    /** Whether this holds every batch of {@code segment} holding offsets in {@code [from, to)}. */
-    public synchronized boolean holds(long segment, long from, long to) {
-        return count > 0 && segment == segmentBase && from >= segmentBase + offsets[0] && to <= endOffset;
+    /** Whether this holds the batch of {@code offset} (a fetch from there needs no index hint). */
+    public synchronized boolean holds(long offset) {
+        return count > 0 && offset >= segmentBase + offsets[0] && offset < endOffset;
     }
 
     private void grow() {
