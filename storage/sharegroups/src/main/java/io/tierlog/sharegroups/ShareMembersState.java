@@ -1,6 +1,7 @@
 package io.tierlog.sharegroups;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -15,7 +16,8 @@ final class ShareMembersState {
     /** Grows whenever a member joins, leaves or expires, or a member's subscription or assignment changes. */
     public int groupEpoch;
     public TreeMap<String, Member> members = new TreeMap<>();
-    /** The group's own session settings, {@code GroupConfigs.SHARE} keys: only those set. */
+    /** The group's own session settings, {@code GroupConfigs.SHARE} keys: only those set (absent when none). */
+    @JsonInclude(JsonInclude.Include.NON_EMPTY)
     public TreeMap<String, String> configs = new TreeMap<>();
 
     @JsonIgnoreProperties(ignoreUnknown = true)
