@@ -80,6 +80,8 @@ public final class HotIndexer {
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
     static final int ENTRIES_PER_WRITE = 4096;
     static final int MAX_ATTEMPTS = 16;
+    /** Batch positions held over all partitions: 32 MiB, a full map (ADR 0070) for each of 256 busy partitions. */
+    static final long POSITIONS_BUDGET = 4L << 20;
 
     private final LogIndex index;
     private final HotLog hotLog;
@@ -91,6 +93,7 @@ public final class HotIndexer {
     private final ConcurrentMap<TopicPartition, Long> oldestChecked = new ConcurrentHashMap<>();
     /** Per partition, where the batches of the newest segment begin, as the walks met them (for fetches). */
     private final ConcurrentMap<TopicPartition, BatchPositions> positions = new ConcurrentHashMap<>();
+    private final BatchPositions.Budget positionsBudget = new BatchPositions.Budget(POSITIONS_BUDGET);
 
     public HotIndexer(LogIndex index, Path dataDir) {
         this(index, dataDir, DEFAULT_INDEX_INTERVAL_BYTES);
@@ -178,7 +181,10 @@ public final class HotIndexer {
 
     /** Forgets what is held in memory for {@code tp} (its topic was deleted); the index is the caller's to drop. */
     public void forget(TopicPartition tp) {
-        positions.remove(tp);
+        BatchPositions held = positions.remove(tp);
+        if (held != null) {
+            held.release();
+        }
         oldestChecked.remove(tp);
     }
 
@@ -513,7 +519,7 @@ public final class HotIndexer {
     }
 
     private BatchPositions batchPositions(TopicPartition tp) {
-        return positions.computeIfAbsent(tp, k -> new BatchPositions());
+        return positions.computeIfAbsent(tp, k -> new BatchPositions(positionsBudget));
     }
 
     /** One walk over new batches: builds entries and commits them with the checkpoint. Not thread-safe. */

@@ -3,6 +3,7 @@ package io.tierlog.log;
 import io.tierlog.log.format.BatchInfo;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Where each batch of a partition's newest segment begins, in memory, as the indexer found them (every batch, each
@@ -11,14 +12,18 @@ import java.util.Arrays;
  * syscall each: 64 for a 1 MiB fetch of 16 KiB batches), and checks the range's first and last batch in the file.
  *
  * <p>The batches are one contiguous run of one segment: a batch that does not continue the run (another segment, a
- * gap) starts a new run. At most {@value #MAX_BATCHES} are kept (8 bytes each); a full map drops its older half.
- * Thread-safe: the indexer adds while fetches look up.
+ * gap) starts a new run. At most {@value #MAX_BATCHES} are kept (8 bytes each), and the maps of one process share a
+ * {@link Budget}: a map that cannot grow drops its older half, and one that has no room holds nothing (its fetches
+ * walk the headers). Thread-safe: the indexer adds while fetches look up.
  */
 public final class BatchPositions {
     /** 128 KiB per partition at most: 256 MiB of recent 16 KiB batches. */
     static final int MAX_BATCHES = 16_384;
     private static final int FIRST_CAPACITY = 256;
 
+    private final Budget budget;
+    /** Released: takes no more room (a catch-up may still be adding to it). */
+    private boolean released;
     private long segmentBase = -1;
     /** Base offsets relative to {@link #segmentBase}, and byte positions, of {@link #count} batches. */
     private int[] offsets = new int[0];
@@ -27,6 +32,11 @@ public final class BatchPositions {
     /** The offset and position after the last batch. */
     private long endOffset;
     private long endPosition;
+
+    /** A map drawing its room from {@code budget}; {@link #release} gives it back. */
+    public BatchPositions(Budget budget) {
+        this.budget = budget;
+    }
 
     /** Records a batch found in the log, in log order; one not continuing the run starts a new one. */
     public synchronized void add(BatchInfo info) {
@@ -44,8 +54,8 @@ public final class BatchPositions {
             clear();
             segmentBase = info.segmentBase();
         }
-        if (count == offsets.length) {
-            grow();
+        if (count == offsets.length && !grow()) {
+            return;
         }
         offsets[count] = (int) relative;
         positions[count] = (int) info.position();
@@ -73,17 +83,34 @@ public final class BatchPositions {
         return count > 0 && offset >= segmentBase + offsets[0] && offset < endOffset;
     }
 
-    private void grow() {
-        if (offsets.length < MAX_BATCHES) {
+    /** Gives this map's room back to its budget and forgets every batch (the partition's topic was deleted). */
+    public synchronized void release() {
+        budget.give(offsets.length);
+        released = true;
+        offsets = new int[0];
+        positions = new int[0];
+        clear();
+    }
+
+    /** Makes room for one more batch: a larger array if the budget allows, else the newer half; false if none. */
+    private boolean grow() {
+        if (offsets.length < MAX_BATCHES && !released) {
             int capacity = Math.max(FIRST_CAPACITY, Math.min(MAX_BATCHES, offsets.length * 2));
-            offsets = Arrays.copyOf(offsets, capacity);
-            positions = Arrays.copyOf(positions, capacity);
-            return;
+            if (budget.take(capacity - offsets.length)) {
+                offsets = Arrays.copyOf(offsets, capacity);
+                positions = Arrays.copyOf(positions, capacity);
+                return true;
+            }
+        }
+        if (count < 2) {
+            clear();
+            return false;
         }
         int kept = count / 2;
         System.arraycopy(offsets, count - kept, offsets, 0, kept);
         System.arraycopy(positions, count - kept, positions, 0, kept);
         count = kept;
+        return true;
     }
 
     /**
@@ -140,6 +167,35 @@ public final class BatchPositions {
     private int floor(long relative) {
         int at = Arrays.binarySearch(offsets, 0, count, (int) relative);
         return at >= 0 ? at : -at - 2;
+    }
+
+    /** Batches all the maps of one process may hold together (8 bytes each). Thread-safe. */
+    public static final class Budget {
+        private final AtomicLong left;
+
+        public Budget(long batches) {
+            this.left = new AtomicLong(batches);
+        }
+
+        boolean take(long batches) {
+            long now;
+            do {
+                now = left.get();
+                if (now < batches) {
+                    return false;
+                }
+            } while (!left.compareAndSet(now, now - batches));
+            return true;
+        }
+
+        void give(long batches) {
+            left.addAndGet(batches);
+        }
+
+        /** Batches not yet taken by a map. */
+        public long left() {
+            return left.get();
+        }
     }
 
     /**

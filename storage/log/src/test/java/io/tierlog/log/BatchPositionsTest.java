@@ -19,7 +19,7 @@ class BatchPositionsTest {
 
     @Test
     void aSpanFollowsTheSlicingRule() {
-        BatchPositions known = new BatchPositions();
+        BatchPositions known = new BatchPositions(new BatchPositions.Budget(Long.MAX_VALUE));
         for (int i = 0; i < 10; i++) {
             known.add(batch(0, i));
         }
@@ -37,7 +37,7 @@ class BatchPositionsTest {
 
     @Test
     void aBatchThatDoesNotContinueTheRunStartsANewOne() {
-        BatchPositions known = new BatchPositions();
+        BatchPositions known = new BatchPositions(new BatchPositions.Budget(Long.MAX_VALUE));
         for (int i = 0; i < 5; i++) {
             known.add(batch(0, i));
         }
@@ -61,7 +61,7 @@ class BatchPositionsTest {
 
     @Test
     void aFullMapKeepsItsNewerHalf() {
-        BatchPositions known = new BatchPositions();
+        BatchPositions known = new BatchPositions(new BatchPositions.Budget(Long.MAX_VALUE));
         int added = BatchPositions.MAX_BATCHES + 1;
         for (int i = 0; i < added; i++) {
             known.add(batch(0, i));
@@ -71,5 +71,26 @@ class BatchPositionsTest {
         int oldestKept = added - 1 - BatchPositions.MAX_BATCHES / 2;
         assertThat(known.span(0, 2L * oldestKept, 1_000, SIZE, end).position()).isEqualTo((long) oldestKept * SIZE);
         assertThat(known.span(0, 2L * oldestKept - 1, 1_000, SIZE, end)).isNull();
+    }
+
+    @Test
+    void theMapsOfOneBudgetHoldNoMoreThanItTogether() {
+        BatchPositions.Budget budget = new BatchPositions.Budget(300);
+        BatchPositions first = new BatchPositions(budget);
+        BatchPositions second = new BatchPositions(budget);
+        for (int i = 0; i < 1_000; i++) {
+            first.add(batch(0, i));
+        }
+        assertThat(budget.left()).isEqualTo(300 - 256);
+        assertThat(first.holds(2 * 999)).as("the newest").isTrue();
+        assertThat(first.holds(2 * (999 - 256))).as("no more than its 256").isFalse();
+        second.add(batch(0, 0));
+        assertThat(second.holds(0)).as("no room left").isFalse();
+        assertThat(second.span(0, 0, 1_000, 10_000, SIZE)).isNull();
+        first.release();
+        first.add(batch(0, 1_000)); // a catch-up still adding after the release takes nothing
+        assertThat(budget.left()).isEqualTo(300);
+        second.add(batch(0, 0));
+        assertThat(second.span(0, 0, 1_000, 10_000, SIZE).nextOffset()).isEqualTo(2);
     }
 }

@@ -248,7 +248,7 @@ class BatchSliceTest {
     }
 
     private static BatchPositions positions(List<BatchInfo> batches) {
-        BatchPositions known = new BatchPositions();
+        BatchPositions known = new BatchPositions(new BatchPositions.Budget(Long.MAX_VALUE));
         batches.forEach(known::add);
         return known;
     }
