@@ -154,20 +154,13 @@ public class KafkaShareGroups {
         }
         Set<String> states = new HashSet<>();
         request.statesFilter().forEach(st -> states.add(st.toLowerCase(Locale.ROOT)));
-        for (String group : members.groups()) {
-            if (!visible.test(group)) {
-                continue;
-            }
-            Optional<ShareMembersDescription> d = members.describe(group);
-            if (d.isEmpty()) {
-                continue; // removed while listing
-            }
-            String state = d.get().state() == ShareMembersDescription.State.STABLE ? "Stable" : "Empty";
+        members.describeAll(visible).forEach((group, d) -> {
+            String state = d.state() == ShareMembersDescription.State.STABLE ? "Stable" : "Empty";
             if (states.isEmpty() || states.contains(state.toLowerCase(Locale.ROOT))) {
                 out.groups().add(new ListGroupsResponseData.ListedGroup()
                         .setGroupId(group).setProtocolType("share").setGroupState(state).setGroupType("share"));
             }
-        }
+        });
     }
 
     /** The topic's Kafka id now; empty once it is gone (a topic deleted since the assignment is left out). */

@@ -22,11 +22,13 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
@@ -300,6 +302,21 @@ public final class ShareGroupMembers {
         }
         return new ShareMembersDescription(group, members.isEmpty() ? ShareMembersDescription.State.EMPTY
                 : ShareMembersDescription.State.STABLE, s.groupEpoch, members);
+    }
+
+    /**
+     * The share groups that share consumers joined, of those {@code wanted} by name, described as {@link #describe}
+     * does (expired members removed on the way): a listing, reading each wanted group once under its lock and no
+     * other group at all.
+     */
+    public SortedMap<String, ShareMembersDescription> describeAll(Predicate<String> wanted) {
+        SortedMap<String, ShareMembersDescription> out = new TreeMap<>();
+        for (String group : files.groupsWithMembers()) {
+            if (wanted.test(group)) {
+                describe(group).ifPresent(d -> out.put(group, d));
+            }
+        }
+        return out;
     }
 
     /** The share groups that share consumers joined (members now, or had some), by name. */

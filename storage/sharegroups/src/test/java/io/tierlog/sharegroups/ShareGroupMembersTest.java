@@ -209,6 +209,7 @@ class ShareGroupMembersTest {
         one.alterConfigs("g", Map.of(GroupConfigs.SHARE.sessionTimeoutMs(), "10000"));
         assertThat(two.configs("g").values()).containsExactly(Map.entry("share.session.timeout.ms", "10000"));
         assertThat(two.groups()).as("configured, never joined").isEmpty();
+        assertThat(two.describeAll(g -> true)).isEmpty();
         assertThat(two.describe("g")).isEmpty();
 
         assertThat(two.heartbeat("g", "m", 0, List.of("t"), "c", null).heartbeatIntervalMs())
@@ -216,6 +217,8 @@ class ShareGroupMembersTest {
         one.alterConfigs("g", Map.of(GroupConfigs.SHARE.heartbeatIntervalMs(), "1000"));
         assertThat(two.heartbeat("g", "m", 1, null, "c", null).heartbeatIntervalMs()).isEqualTo(1_000);
         assertThat(one.groups()).containsExactly("g");
+        assertThat(one.describeAll(g -> true).get("g").members()).extracting(ShareMembersDescription.Member::memberId).containsExactly("m");
+        assertThat(one.describeAll(g -> !g.equals("g"))).as("not wanted").isEmpty();
 
         clock.advance(Duration.ofSeconds(10).plusMillis(1));
         assertThat(two.describe("g").orElseThrow().members()).as("gone after the group's 10 s, not 45 s").isEmpty();
