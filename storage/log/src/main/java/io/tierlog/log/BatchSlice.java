@@ -12,8 +12,9 @@ import java.nio.channels.FileChannel;
  * listener). Same contract as {@link BatchRead} for offsets and counts: the first batch may begin below the offset
  * asked for, {@code nextOffset} is the offset after the last batch, {@code records} counts the records at or above
  * the offset asked for. Unlike {@link BatchRead}, the bytes were not CRC-checked on the way out: their boundaries
- * come from the batch headers, the range ends at or before the visible end the index checked (see
- * {@link PartitionReader#sliceBatches}), and the CRC check is the receiver's, as with Kafka's own broker.
+ * come from the batch headers (or from the indexer's {@link BatchPositions}, checked against the first and last
+ * header), the range ends at or before the visible end the index checked (see {@link PartitionReader#sliceBatches}),
+ * and the CRC check is the receiver's, as with Kafka's own broker.
  *
  * <p>The channel was opened before the range was found and is this slice's own: the range stays readable after the
  * segment file is deleted, rolled or replaced (the open channel keeps the inode), until {@link #close}. Close it

@@ -217,7 +217,8 @@ class ShareGroupMembersTest {
         one.alterConfigs("g", Map.of(GroupConfigs.SHARE.heartbeatIntervalMs(), "1000"));
         assertThat(two.heartbeat("g", "m", 1, null, "c", null).heartbeatIntervalMs()).isEqualTo(1_000);
         assertThat(one.groups()).containsExactly("g");
-        assertThat(one.describeAll(g -> true).get("g").members()).extracting(ShareMembersDescription.Member::memberId).containsExactly("m");
+        assertThat(one.describeAll(g -> true).get("g").members())
+                .extracting(ShareMembersDescription.Member::memberId).containsExactly("m");
         assertThat(one.describeAll(g -> !g.equals("g"))).as("not wanted").isEmpty();
 
         clock.advance(Duration.ofSeconds(10).plusMillis(1));
