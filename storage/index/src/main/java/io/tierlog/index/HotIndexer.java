@@ -96,7 +96,7 @@ public final class HotIndexer {
     private final ConcurrentMap<TopicPartition, Long> oldestChecked = new ConcurrentHashMap<>();
     /** Per partition, where the batches of the newest segment begin, as the walks met them (for fetches). */
     private final ConcurrentMap<TopicPartition, BatchPositions> positions = new ConcurrentHashMap<>();
-    private final BatchPositions.Budget positionsBudget = new BatchPositions.Budget(POSITIONS_BUDGET);
+    private final BatchPositions.Budget positionsBudget;
 
     public HotIndexer(LogIndex index, Path dataDir) {
         this(index, dataDir, DEFAULT_INDEX_INTERVAL_BYTES);
@@ -115,6 +115,11 @@ public final class HotIndexer {
      *                that continue its checkpoint from there instead of reading them back (null: none)
      */
     public HotIndexer(LogIndex index, Path dataDir, int indexIntervalBytes, AppendJournal journal) {
+        this(index, dataDir, indexIntervalBytes, journal, POSITIONS_BUDGET);
+    }
+
+    /** @param positionsBudget batch positions held over all partitions (see {@link BatchPositions}) */
+    HotIndexer(LogIndex index, Path dataDir, int indexIntervalBytes, AppendJournal journal, long positionsBudget) {
         if (indexIntervalBytes < 1) {
             throw new IllegalArgumentException("indexIntervalBytes must be >= 1: " + indexIntervalBytes);
         }
@@ -122,6 +127,7 @@ public final class HotIndexer {
         this.hotLog = new HotLog(dataDir);
         this.indexIntervalBytes = indexIntervalBytes;
         this.journal = journal;
+        this.positionsBudget = new BatchPositions.Budget(positionsBudget);
     }
 
     /**
@@ -158,7 +164,22 @@ public final class HotIndexer {
             }
         } finally {
             lock.unlock();
+            if (positionsBudget.wasShortOfRoom()) {
+                releaseIdlePositions();
+            }
         }
+    }
+
+    /**
+     * Releases the batch positions of partitions neither indexed nor fetched since the last time the budget ran short
+     * (a topic deleted through another process is never asked about again), so that busy partitions get the room.
+     */
+    private void releaseIdlePositions() {
+        positions.forEach((tp, held) -> {
+            if (held.idleSinceLastLook() && positions.remove(tp, held)) {
+                held.release();
+            }
+        });
     }
 
     /**

@@ -264,6 +264,26 @@ class HotIndexerTest {
     }
 
     @Test
+    void aBudgetRunShortReleasesTheBatchPositionsOfPartitionsIdleSinceItLastDid() {
+        TopicPartition other = new TopicPartition("events", 1);
+        HotIndexer small = new HotIndexer(index, dataDir, INTERVAL, null, 256);
+        try (LogFixture otherLog = new LogFixture(dataDir, other, 64 * 1024, 77)) {
+            log.appendRandom(20);
+            small.catchUp(TP);
+            assertThat(small.positions(TP).holds(0)).as("the budget's 256 batches").isTrue();
+            for (int round = 0; round < 2; round++) {
+                otherLog.appendRandom(5);
+                Position end = small.catchUp(other);
+                assertThat(small.positions(other).holds(end.offset() - 1)).as("no room, round " + round).isFalse();
+            }
+            assertThat(small.positions(TP)).as("idle since the budget last ran short: released").isNull();
+            otherLog.appendRandom(5);
+            Position end = small.catchUp(other);
+            assertThat(small.positions(other).holds(end.offset() - 1)).isTrue();
+        }
+    }
+
+    @Test
     void partitionWithoutSegmentsHasAnEmptyIndex() {
         TopicPartition absent = new TopicPartition("absent", 0);
         assertThat(indexer.catchUp(absent)).isEqualTo(new Position(0, 0, 0));

@@ -24,6 +24,8 @@ public final class BatchPositions {
     private final Budget budget;
     /** Released: takes no more room (a catch-up may still be adding to it). */
     private boolean released;
+    /** Added to or looked up since the last {@link #idleSinceLastLook}. */
+    private boolean used;
     private long segmentBase = -1;
     /** Base offsets relative to {@link #segmentBase}, and byte positions, of {@link #count} batches. */
     private int[] offsets = new int[0];
@@ -40,6 +42,7 @@ public final class BatchPositions {
 
     /** Records a batch found in the log, in log order; one not continuing the run starts a new one. */
     public synchronized void add(BatchInfo info) {
+        used = true;
         long relative = info.baseOffset() - info.segmentBase();
         if (info.nextOffset() - info.segmentBase() > Integer.MAX_VALUE || info.endPosition() > Integer.MAX_VALUE) {
             clear(); // beyond what 32-bit entries hold (Kafka's segments never are): fetches walk the headers
@@ -83,6 +86,16 @@ public final class BatchPositions {
         return count > 0 && offset >= segmentBase + offsets[0] && offset < endOffset;
     }
 
+    /**
+     * Whether nothing was added or looked up since the last call (a second chance: a map idle over two looks, such as
+     * that of a topic deleted through another process, can be released when the budget runs short).
+     */
+    public synchronized boolean idleSinceLastLook() {
+        boolean idle = !used;
+        used = false;
+        return idle;
+    }
+
     /** Gives this map's room back to its budget and forgets every batch (the partition's topic was deleted). */
     public synchronized void release() {
         budget.give(offsets.length);
@@ -119,6 +132,7 @@ public final class BatchPositions {
      * at or before {@code limit}; null when this map does not hold every batch the rule reaches.
      */
     synchronized Span span(long segment, long fromOffset, int maxRecords, int maxBytes, long limit) {
+        used = true;
         if (count == 0 || segment != segmentBase || fromOffset < segmentBase + offsets[0] || fromOffset >= endOffset) {
             return null;
         }
@@ -172,6 +186,7 @@ public final class BatchPositions {
     /** Batches all the maps of one process may hold together (8 bytes each). Thread-safe. */
     public static final class Budget {
         private final AtomicLong left;
+        private volatile boolean shortOfRoom;
 
         public Budget(long batches) {
             this.left = new AtomicLong(batches);
@@ -182,6 +197,7 @@ public final class BatchPositions {
             do {
                 now = left.get();
                 if (now < batches) {
+                    shortOfRoom = true;
                     return false;
                 }
             } while (!left.compareAndSet(now, now - batches));
@@ -190,6 +206,13 @@ public final class BatchPositions {
 
         void give(long batches) {
             left.addAndGet(batches);
+        }
+
+        /** Whether a map was refused room since the last call (its owner then releases idle maps). */
+        public boolean wasShortOfRoom() {
+            boolean was = shortOfRoom;
+            shortOfRoom = false;
+            return was;
         }
 
         /** Batches not yet taken by a map. */
