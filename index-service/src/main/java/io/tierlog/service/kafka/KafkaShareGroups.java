@@ -136,11 +136,6 @@ public class KafkaShareGroups {
         }
     }
 
-    /** The share groups that have a members file (members now, or had some), by name: ListGroups' type "share". */
-    public List<String> groups() {
-        return members.groups();
-    }
-
     /**
      * Adds the share groups the caller may see to a ListGroups answer (type "share", state Empty or Stable), unless
      * its filters leave them out.

@@ -1,6 +1,7 @@
 package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.tierlog.sharegroups.ShareGroupMembers;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -42,7 +43,7 @@ class KafkaShareGroupsTest {
     @Inject
     KafkaListener listener;
     @Inject
-    KafkaShareGroups shareGroups;
+    ShareGroupMembers shareMembers;
 
     private Uuid createTopic(String name, int partitions) throws Exception {
         try (Admin admin = KafkaClients.admin(listener.port())) {
@@ -125,7 +126,7 @@ class KafkaShareGroupsTest {
                     assertThat(tp.partitions()).containsExactly(0, 1, 2, 3);
                 });
             });
-            assertThat(shareGroups.groups()).contains(group);
+            assertThat(shareMembers.describeAll(g -> true).keySet()).contains(group);
 
             for (String member : List.of(memberId, other)) {
                 int current = member.equals(memberId) ? grown.memberEpoch() : second.memberEpoch();
@@ -180,7 +181,7 @@ class KafkaShareGroupsTest {
 
             ShareGroupDescribeResponseData.DescribedGroup unknown = describe(raw, group);
             assertThat(Errors.forCode(unknown.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
-            assertThat(shareGroups.groups()).doesNotContain(group);
+            assertThat(shareMembers.describeAll(g -> true).keySet()).doesNotContain(group);
         }
     }
 

@@ -319,14 +319,6 @@ public final class ShareGroupMembers {
         return out;
     }
 
-    /** The share groups that share consumers joined (members now, or had some), by name. */
-    public List<String> groups() {
-        return files.groupsWithMembers().stream().filter(group -> {
-            byte[] state = files.members(group).readUnlocked();
-            return state != null && ShareGroupFiles.read(state, ShareMembersState.class).groupEpoch > 0;
-        }).toList();
-    }
-
     /** The group's own session settings as last stored ({@link GroupConfigs#SHARE} keys); none set for a new group. */
     public GroupConfigs configs(String group) {
         Names.requireValidGroup(group);

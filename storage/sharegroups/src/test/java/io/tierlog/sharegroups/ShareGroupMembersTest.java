@@ -67,7 +67,7 @@ class ShareGroupMembersTest {
         topics().create("u", 1, TopicConfig.DEFAULTS);
         ShareGroupMembers members = instance();
         assertThat(members.describe("g")).as("a look creates nothing").isEmpty();
-        assertThat(members.groups()).isEmpty();
+        assertThat(members.describeAll(g -> true).keySet()).isEmpty();
 
         Answer joined = members.heartbeat("g", "m1", 0, List.of("t", "u"), "client-1", "rack-a");
         assertThat(joined).isEqualTo(new Answer("m1", 1, 5_000, List.of(all("t", 3), all("u", 1))));
@@ -95,7 +95,7 @@ class ShareGroupMembersTest {
         assertThat(left.state()).isEqualTo(ShareMembersDescription.State.EMPTY);
         assertThat(left.members()).isEmpty();
         assertThat(left.groupEpoch()).as("a leave is a new group epoch").isEqualTo(2);
-        assertThat(members.groups()).containsExactly("g");
+        assertThat(members.describeAll(g -> true).keySet()).containsExactly("g");
     }
 
     @Test
@@ -174,7 +174,7 @@ class ShareGroupMembersTest {
         assertRefused(() -> members.heartbeat("g", "m", -2, null, "c", null), ErrorType.BAD_REQUEST);
         assertRefused(() -> members.heartbeat("no/such", "m", 0, List.of("t"), "c", null), ErrorType.INVALID_GROUP);
         assertThat(members.describe("g")).isEmpty();
-        assertThat(members.groups()).isEmpty();
+        assertThat(members.describeAll(g -> true).keySet()).isEmpty();
     }
 
     @Test
@@ -208,7 +208,7 @@ class ShareGroupMembersTest {
         ShareGroupMembers two = instance();
         one.alterConfigs("g", Map.of(GroupConfigs.SHARE.sessionTimeoutMs(), "10000"));
         assertThat(two.configs("g").values()).containsExactly(Map.entry("share.session.timeout.ms", "10000"));
-        assertThat(two.groups()).as("configured, never joined").isEmpty();
+        assertThat(two.describeAll(g -> true).keySet()).as("configured, never joined").isEmpty();
         assertThat(two.describeAll(g -> true)).isEmpty();
         assertThat(two.describe("g")).isEmpty();
 
@@ -216,7 +216,7 @@ class ShareGroupMembersTest {
                 .as("the service's 5 s, cut to a third of the group's session").isEqualTo(3_333);
         one.alterConfigs("g", Map.of(GroupConfigs.SHARE.heartbeatIntervalMs(), "1000"));
         assertThat(two.heartbeat("g", "m", 1, null, "c", null).heartbeatIntervalMs()).isEqualTo(1_000);
-        assertThat(one.groups()).containsExactly("g");
+        assertThat(one.describeAll(g -> true).keySet()).containsExactly("g");
         assertThat(one.describeAll(g -> true).get("g").members())
                 .extracting(ShareMembersDescription.Member::memberId).containsExactly("m");
         assertThat(one.describeAll(g -> !g.equals("g"))).as("not wanted").isEmpty();
@@ -252,7 +252,7 @@ class ShareGroupMembersTest {
                 .isEqualTo(1);
         assertRefused(() -> one.heartbeat("g", "b", 1, null, "c-b", null), ErrorType.FENCED_MEMBER);
         assertThat(one.heartbeat("g", "b", 2, null, "c-b", null).memberEpoch()).isEqualTo(2);
-        assertThat(two.groups()).containsExactly("g");
+        assertThat(two.describeAll(g -> true).keySet()).containsExactly("g");
 
         // One heard "b" last and expires it after the session on its own clock; "a", last heard by two, only once the
         // clocks' skew has passed too.

@@ -138,9 +138,9 @@ class ShareGroupsTest {
         ShareGroupMembers members = new ShareGroupMembers(dir, ingest.topics()::find, clock, Duration.ofSeconds(45),
                 Duration.ofSeconds(5), Duration.ZERO);
         members.heartbeat("g", "m1", ShareGroupMembers.JOIN, List.of("t"), "client", null);
-        assertThat(members.groups()).containsExactly("g");
+        assertThat(members.describeAll(g -> true).keySet()).containsExactly("g");
         assertThat(open(clock).delete("g")).isTrue();
-        assertThat(members.groups()).isEmpty();
+        assertThat(members.describeAll(g -> true).keySet()).isEmpty();
         assertThat(members.describe("g")).isEmpty();
     }
 
