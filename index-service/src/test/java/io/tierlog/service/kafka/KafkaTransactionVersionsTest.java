@@ -134,6 +134,32 @@ class KafkaTransactionVersionsTest {
         assertThat(committedValues(topic)).containsExactlyInAnyOrder("v-0-0", "v-1-0");
     }
 
+    /**
+     * kafka-clients 4.x can send a transaction's EndTxn before its first produce (a race in its Sender); the commit is
+     * answered retriable, so the client retries it behind its batches instead of dying of INVALID_TXN_STATE.
+     */
+    @Test
+    void aCommitAheadOfItsTransactionsFirstProduceIsRetriable() throws Exception {
+        String topic = topic("ahead");
+        String id = KafkaListenerTest.unique("ahead");
+        try (RawKafka raw = new RawKafka(listener.port())) {
+            InitProducerIdResponse init = raw.call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
+                    .setTransactionalId(id).setTransactionTimeoutMs(60_000).setProducerId(-1)
+                    .setProducerEpoch((short) -1)), (short) 5);
+            long pid = init.data().producerId();
+            short epoch = init.data().producerEpoch();
+            EndTxnRequest.Builder commit = new EndTxnRequest.Builder(new EndTxnRequestData().setTransactionalId(id)
+                    .setProducerId(pid).setProducerEpoch(epoch).setCommitted(true), true);
+
+            assertThat(raw.<EndTxnResponse>call(commit, (short) 5).error()).isEqualTo(Errors.CONCURRENT_TRANSACTIONS);
+            assertThat(produce(raw, id, topic, 0, pid, epoch, 0, (short) 12)).isEqualTo(Errors.NONE);
+            EndTxnResponse retried = raw.call(commit, (short) 5);
+            assertThat(retried.error()).isEqualTo(Errors.NONE);
+            assertThat(retried.data().producerEpoch()).isEqualTo((short) (epoch + 1));
+        }
+        assertThat(committedValues(topic)).containsExactly("v-0-0");
+    }
+
     private static Errors produce(RawKafka raw, String id, String topic, int partition, long pid, short epoch,
                                   int sequence, short version) throws Exception {
         MemoryRecords batch = MemoryRecords.withTransactionalRecords(Compression.NONE, pid, epoch, sequence,

@@ -226,6 +226,10 @@ public final class TransactionCoordinator {
      * answer; an abort with no transaction ends an empty one (protocol 2 allows it), a commit with none is
      * INVALID_TXN_STATE. Kafka's rules (its {@code endTransaction} for transaction version 2), here with the markers
      * written inside the call, as {@link #endTxn} does.
+     *
+     * <p>One departure: a commit with no transaction at the producer's current epoch is answered
+     * CONCURRENT_TRANSACTIONS (retriable) while the id's last transition is younger than its transaction timeout
+     * ({@link #producesMayStillArrive}), INVALID_TXN_STATE only after.
      */
     public EndTxnResult endTxnBumpingEpoch(String transactionalId, long producerId, short producerEpoch, boolean commit) {
         if (!validId(transactionalId)) {
@@ -256,6 +260,9 @@ public final class TransactionCoordinator {
                 logIfRefused(TxnError.INVALID_TXN_STATE, m, producerEpoch, commit);
                 return EndTxnResult.failed(TxnError.INVALID_TXN_STATE);
             }
+            if (commit && m.state().isIdle() && producesMayStillArrive(m)) {
+                return EndTxnResult.failed(TxnError.CONCURRENT_TRANSACTIONS);
+            }
             if (m.state() == TxnState.DEAD || (commit && m.state() != TxnState.ONGOING)) {
                 logIfRefused(TxnError.INVALID_TXN_STATE, m, producerEpoch, commit);
                 return EndTxnResult.failed(TxnError.INVALID_TXN_STATE);
@@ -280,6 +287,18 @@ public final class TransactionCoordinator {
                             + " with {} partitions", commit ? "commit" : "abort", m.transactionalId(), producerEpoch,
                     m.state(), m.producerEpoch(), m.partitions().size());
         }
+    }
+
+    /**
+     * Whether a commit that finds no transaction may have overtaken the produces that open it. kafka-clients 4.x under
+     * protocol 2 can send EndTxn before the transaction's first batch: its Sender asks whether batches are unsent,
+     * then takes the next transactional request, and a transaction begun, sent to and committed in between is
+     * committed with its batches still queued. Kafka answers INVALID_TXN_STATE, fatal to the producer; the retriable
+     * answer lets the client retry the commit once its batches are acknowledged. Bounded by the transaction timeout,
+     * after which a transaction would have been aborted anyway.
+     */
+    private boolean producesMayStillArrive(TransactionMetadata m) {
+        return now() - m.lastUpdateMs() < m.timeoutMs();
     }
 
     /** The id's producer, or its previous one retrying the EndTxn that rotated it ({@link #isRetryAfterRotation}). */

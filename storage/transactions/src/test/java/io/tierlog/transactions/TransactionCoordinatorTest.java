@@ -477,14 +477,35 @@ class TransactionCoordinatorTest {
         }
 
         @Test
-        void withNoTransactionAnAbortEndsAnEmptyOneAndACommitIsRefused() {
+        void withNoTransactionAnAbortEndsAnEmptyOneAndACommitIsRefusedOnceItsProducesCannotBeOnTheirWay() {
             InitResult p = coordinator.initProducerId("tx", 60_000, -1, (short) -1);
+            clock.advance(Duration.ofMillis(60_000));
             assertThat(coordinator.endTxnBumpingEpoch("tx", p.producerId(), p.producerEpoch(), true).error())
                     .isEqualTo(TxnError.INVALID_TXN_STATE);
             assertThat(coordinator.endTxnBumpingEpoch("tx", p.producerId(), p.producerEpoch(), false))
                     .isEqualTo(new EndTxnResult(TxnError.NONE, p.producerId(), (short) 1));
             assertThat(participants.markers()).isEmpty();
             assertThat(coordinator.describe("tx").orElseThrow().state()).isEqualTo(TxnState.COMPLETE_ABORT);
+        }
+
+        @Test
+        void aCommitThatOvertookItsTransactionsProducesIsRetriedAndThenCommitsThem() {
+            InitResult p = coordinator.initProducerId("tx", 60_000, -1, (short) -1);
+            coordinator.addPartitions("tx", p.producerId(), p.producerEpoch(), List.of(T0));
+            short next = coordinator.endTxnBumpingEpoch("tx", p.producerId(), p.producerEpoch(), true).producerEpoch();
+
+            // kafka-clients' race: the next transaction's EndTxn arrives before its produce.
+            clock.advance(Duration.ofMillis(59_999));
+            assertThat(coordinator.endTxnBumpingEpoch("tx", p.producerId(), next, true).error())
+                    .isEqualTo(TxnError.CONCURRENT_TRANSACTIONS);
+            assertThat(state("tx")).isEqualTo(TxnState.COMPLETE_COMMIT);
+            assertThat(participants.markers()).hasSize(1);
+            assertThat(coordinator.addPartitions("tx", p.producerId(), next, List.of(T1))).isEqualTo(TxnError.NONE);
+
+            assertThat(coordinator.endTxnBumpingEpoch("tx", p.producerId(), next, true))
+                    .isEqualTo(new EndTxnResult(TxnError.NONE, p.producerId(), (short) (next + 1)));
+            assertThat(participants.markers()).last()
+                    .isEqualTo(new RecordingParticipants.Marker(p.producerId(), (short) (next + 1), true, T1));
         }
 
         @Test
