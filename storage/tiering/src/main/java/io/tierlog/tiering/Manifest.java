@@ -148,6 +148,18 @@ public record Manifest(long version, long logStartOffset, List<ColdSegment> segm
         return new Manifest(version + 1, start, next, cleaner, retired);
     }
 
+    /**
+     * The next version of an empty manifest, starting at {@code next}: the cold tier moves past offsets deleted
+     * (DeleteRecords) before they were uploaded, which are never uploaded.
+     */
+    Manifest skipTo(long next) {
+        if (!segments.isEmpty() || next <= coldEnd()) {
+            throw new IllegalArgumentException("cannot skip to " + next + ": the cold tier ends at " + coldEnd()
+                    + " with " + segments.size() + " segments");
+        }
+        return new Manifest(version + 1, next, segments, cleaner, retired);
+    }
+
     /** The next version without the first {@code count} segments, with logStartOffset moved past them. */
     Manifest dropOldest(int count) {
         List<ColdSegment> rest = segments.subList(count, segments.size());

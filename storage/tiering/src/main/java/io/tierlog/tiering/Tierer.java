@@ -3,6 +3,7 @@ package io.tierlog.tiering;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.CorruptLogException;
 import io.tierlog.log.HotLog;
+import io.tierlog.log.LogStartMarks;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.objectstore.ObjectKey;
@@ -67,6 +68,7 @@ public final class Tierer {
     private static final Logger LOG = LoggerFactory.getLogger(Tierer.class);
 
     private final HotLog hotLog;
+    private final LogStartMarks marks;
     private final TopicStore topics;
     private final ObjectStore store;
     private final ManifestStore manifests;
@@ -86,6 +88,7 @@ public final class Tierer {
     Tierer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
            TieringConfig config, TieringStats stats, Clock clock, RandomGenerator random) {
         this.hotLog = new HotLog(dataDir);
+        this.marks = new LogStartMarks(dataDir);
         this.topics = topics;
         this.store = store;
         this.manifests = manifests;
@@ -252,12 +255,32 @@ public final class Tierer {
                 LOG.debug("{}: segment {} waits for the transaction open at offset {}", tp, base, stable);
                 break;
             }
-            if (uploadAndCommit(tp, base)) {
+            if (bases.get(i + 1) <= marks.markOf(tp)) {
+                if (!skipDeleted(tp, bases.get(i + 1))) {
+                    break;
+                }
+            } else if (uploadAndCommit(tp, base)) {
                 committed++;
             }
             coldEnd = manifests.cached(tp).coldEnd();
         }
         return committed;
+    }
+
+    /**
+     * A sealed segment wholly below the partition's log start mark (its records deleted with DeleteRecords) is never
+     * uploaded: deleted data does not reach the bucket. The cold tier has no gaps, so it moves past the segment only
+     * once it holds nothing else below the mark (retention drops such cold segments at its next pass); until then the
+     * segment waits, as retention would delete it right after an upload. Returns whether the cold tier is past it.
+     */
+    private boolean skipDeleted(TopicPartition tp, long next) {
+        Manifest result = manifests.commit(tp, current -> current.isEmpty() && current.coldEnd() < next
+                ? Optional.of(current.skipTo(next)) : Optional.empty());
+        boolean past = result.coldEnd() >= next;
+        if (past) {
+            LOG.debug("{}: offsets below {} were deleted before they were tiered; not uploaded", tp, next);
+        }
+        return past;
     }
 
     private boolean uploadAndCommit(TopicPartition tp, long base) {

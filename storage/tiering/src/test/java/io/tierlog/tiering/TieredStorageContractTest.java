@@ -567,6 +567,59 @@ abstract class TieredStorageContractTest {
         assertThat(ts.manifests().load(tp)).as("a second pass changes nothing").isEqualTo(after);
     }
 
+    /** Records deleted before their segments were tiered never reach the bucket; the cold tier starts past them. */
+    @Test
+    void segmentsDeletedBeforeTheyWereTieredAreNeverUploaded() {
+        LogFixture hot = hotLog(dataDir);
+        for (int i = 0; i < 6; i++) {
+            hot.append(25, 5, CONFIG);
+        }
+        List<Long> bases = hot.freshReader().segmentBases();
+        assertThat(bases).hasSizeGreaterThanOrEqualTo(4);
+        new LogStartMarks(dataDir).advance(tp, bases.get(2) + 1);
+
+        TieredStorage ts = storage();
+        tierFully(ts);
+
+        Manifest m = ts.manifests().load(tp);
+        assertThat(m.logStartOffset()).isEqualTo(bases.get(2));
+        assertThat(m.segments().get(0).baseOffset()).as("the first upload holds the mark").isEqualTo(bases.get(2));
+        assertThat(m.coldEnd()).isEqualTo(bases.get(bases.size() - 1));
+        assertThat(segmentObjects()).isEqualTo(referenced(m));
+        ts.runRetentionPass();
+        assertThat(hot.freshReader().segmentBases().get(0)).as("the deleted hot copies go").isEqualTo(bases.get(2));
+    }
+
+    /** A deletion past the cold end waits for retention to drop the cold segments below it, then skips the rest. */
+    @Test
+    void segmentsDeletedBehindColdOnesAreSkippedOnceRetentionDroppedThose() {
+        LogFixture hot = hotLog(dataDir);
+        for (int i = 0; i < 3; i++) {
+            hot.append(25, 5, CONFIG);
+        }
+        TieredStorage ts = storage();
+        tierFully(ts);
+        Manifest cold = ts.manifests().load(tp);
+        assertThat(cold.segments()).isNotEmpty();
+        for (int i = 0; i < 3; i++) {
+            hot.append(25, 5, CONFIG);
+        }
+        List<Long> bases = hot.freshReader().segmentBases();
+        long deletedSegment = bases.stream().filter(b -> b > cold.coldEnd()).findFirst().orElseThrow();
+        new LogStartMarks(dataDir).advance(tp, deletedSegment + 1);
+
+        tierFully(ts);
+        assertThat(ts.manifests().load(tp)).as("nothing deleted is uploaded while cold segments lie below the mark")
+                .isEqualTo(cold);
+        ts.runRetentionPass();
+        tierFully(ts);
+
+        Manifest after = ts.manifests().load(tp);
+        assertThat(after.logStartOffset()).isEqualTo(deletedSegment);
+        assertThat(after.segments()).extracting(ColdSegment::baseOffset).first().isEqualTo(deletedSegment);
+        assertThat(segmentObjects()).isEqualTo(referenced(after));
+    }
+
     @Test
     void freshNodeServesTheSameRecordsAndLogStartOffsetFromTheBucketAlone() throws Exception {
         topics.updateConfig("orders", Map.of(TopicConfig.RETENTION_BYTES, 150_000L,
