@@ -280,37 +280,39 @@ public class KafkaApis {
 
     private CompletableFuture<Reply> dispatch(AbstractRequest request, short version, KafkaSession session,
                                               String clientId) {
+        ChargedWork charged = new ChargedWork(session, clientId);
         return switch (request.apiKey()) {
             case API_VERSIONS -> done(new ApiVersionsResponse(versions.response(Errors.NONE)));
-            case METADATA -> on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
+            case METADATA -> charged.on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
-            case DESCRIBE_TOPIC_PARTITIONS -> on(reads, () -> clusterApis.describeTopicPartitions(
+            case DESCRIBE_TOPIC_PARTITIONS -> charged.on(reads, () -> clusterApis.describeTopicPartitions(
                     (DescribeTopicPartitionsRequest) request, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
             case PRODUCE -> produce.produce((ProduceRequest) request, version, workers)
                     .thenApply(reply -> quotas.produced((ProduceRequest) request, reply, session, clientId));
             case SASL_HANDSHAKE -> done(sasl.handshake((SaslHandshakeRequest) request, session));
-            case SASL_AUTHENTICATE -> on(workers,
+            case SASL_AUTHENTICATE -> charged.on(workers,
                     () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
             case INIT_PRODUCER_ID -> ((InitProducerIdRequest) request).data().transactionalId() == null
                     ? done(produce.initProducerId((InitProducerIdRequest) request))
-                    : on(workers, () -> transactions.initProducerId((InitProducerIdRequest) request));
-            case ADD_PARTITIONS_TO_TXN -> on(workers, () -> transactions.addPartitions(
+                    : charged.on(workers, () -> transactions.initProducerId((InitProducerIdRequest) request));
+            case ADD_PARTITIONS_TO_TXN -> charged.on(workers, () -> transactions.addPartitions(
                     (org.apache.kafka.common.requests.AddPartitionsToTxnRequest) request));
-            case ADD_OFFSETS_TO_TXN -> on(workers, () -> transactions.addOffsets(
+            case ADD_OFFSETS_TO_TXN -> charged.on(workers, () -> transactions.addOffsets(
                     (org.apache.kafka.common.requests.AddOffsetsToTxnRequest) request));
-            case TXN_OFFSET_COMMIT -> on(workers, () -> transactions.txnOffsetCommit(
+            case TXN_OFFSET_COMMIT -> charged.on(workers, () -> transactions.txnOffsetCommit(
                     (org.apache.kafka.common.requests.TxnOffsetCommitRequest) request, version));
-            case END_TXN -> on(workers, () -> transactions.endTxn((org.apache.kafka.common.requests.EndTxnRequest) request,
-                    version));
-            case DESCRIBE_TRANSACTIONS -> on(workers, () -> transactions.describe(
+            case END_TXN -> charged.on(workers,
+                    () -> transactions.endTxn((org.apache.kafka.common.requests.EndTxnRequest) request, version));
+            case DESCRIBE_TRANSACTIONS -> charged.on(workers, () -> transactions.describe(
                     (org.apache.kafka.common.requests.DescribeTransactionsRequest) request));
-            case LIST_TRANSACTIONS -> on(workers, () -> transactions.list(
+            case LIST_TRANSACTIONS -> charged.on(workers, () -> transactions.list(
                     (org.apache.kafka.common.requests.ListTransactionsRequest) request,
                     id -> kafkaAccess.mayDescribeTransaction(session.principal(), id)));
-            case DESCRIBE_PRODUCERS -> on(workers, () -> produce.describeProducers((DescribeProducersRequest) request));
+            case DESCRIBE_PRODUCERS -> charged.on(workers,
+                    () -> produce.describeProducers((DescribeProducersRequest) request));
             case FETCH -> {
                 long throttleMs = quotas.fetchThrottleMs(session, clientId);
                 yield throttleMs > 0
@@ -320,47 +322,52 @@ public class KafkaApis {
                                 readReplicas(((FetchRequest) request).data().rackId()))
                         .thenApply(reply -> quotas.fetched(reply, session, clientId));
             }
-            case LIST_OFFSETS -> on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
+            case LIST_OFFSETS -> charged.on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             // KIP-599: THROTTLING_QUOTA_EXCEEDED from CreateTopics v6, DeleteTopics v5 and CreatePartitions v3 on.
-            case CREATE_TOPICS -> on(workers, () -> clusterApis.createTopics((CreateTopicsRequest) request, version,
-                    quotas.mutations(session, clientId, version >= 6)));
-            case DELETE_TOPICS -> on(workers, () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version,
-                    quotas.mutations(session, clientId, version >= 5)));
-            case DESCRIBE_CONFIGS -> on(reads, () -> clusterApis.describeConfigs((DescribeConfigsRequest) request));
-            case CREATE_PARTITIONS -> on(workers, () -> clusterApis.createPartitions((CreatePartitionsRequest) request,
-                    quotas.mutations(session, clientId, version >= 3)));
-            case ALTER_CONFIGS -> on(workers, () -> clusterApis.alterConfigs((AlterConfigsRequest) request));
-            case INCREMENTAL_ALTER_CONFIGS -> on(workers,
+            case CREATE_TOPICS -> charged.on(workers,
+                    () -> clusterApis.createTopics((CreateTopicsRequest) request, version,
+                            quotas.mutations(session, clientId, version >= 6)));
+            case DELETE_TOPICS -> charged.on(workers,
+                    () -> clusterApis.deleteTopics((DeleteTopicsRequest) request, version,
+                            quotas.mutations(session, clientId, version >= 5)));
+            case DESCRIBE_CONFIGS -> charged.on(reads,
+                    () -> clusterApis.describeConfigs((DescribeConfigsRequest) request));
+            case CREATE_PARTITIONS -> charged.on(workers,
+                    () -> clusterApis.createPartitions((CreatePartitionsRequest) request,
+                            quotas.mutations(session, clientId, version >= 3)));
+            case ALTER_CONFIGS -> charged.on(workers, () -> clusterApis.alterConfigs((AlterConfigsRequest) request));
+            case INCREMENTAL_ALTER_CONFIGS -> charged.on(workers,
                     () -> clusterApis.incrementalAlterConfigs((IncrementalAlterConfigsRequest) request));
             case DESCRIBE_CLUSTER -> done(describeCluster());
-            case DELETE_RECORDS -> on(workers, () -> deleteRecords.deleteRecords((DeleteRecordsRequest) request));
-            case DESCRIBE_LOG_DIRS -> on(reads, () -> logDirs.describe((DescribeLogDirsRequest) request,
+            case DELETE_RECORDS -> charged.on(workers,
+                    () -> deleteRecords.deleteRecords((DeleteRecordsRequest) request));
+            case DESCRIBE_LOG_DIRS -> charged.on(reads, () -> logDirs.describe((DescribeLogDirsRequest) request,
                     cluster.get(), topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
-            case OFFSET_COMMIT -> on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
-            case CONSUMER_GROUP_HEARTBEAT -> on(workers,
+            case OFFSET_COMMIT -> charged.on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
+            case CONSUMER_GROUP_HEARTBEAT -> charged.on(workers,
                     () -> groups.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequest) request, clientId,
                             topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
-            case CONSUMER_GROUP_DESCRIBE -> on(workers,
+            case CONSUMER_GROUP_DESCRIBE -> charged.on(workers,
                     () -> groups.consumerGroupDescribe((ConsumerGroupDescribeRequest) request));
             case JOIN_GROUP -> classicGroups.joinGroup((JoinGroupRequest) request, version, clientId,
                     "/" + session.address(), workers, () -> groups.joinGroup((JoinGroupRequest) request, version,
                             clientId)).thenApply(Reply::new);
             case SYNC_GROUP -> classicGroups.syncGroup((SyncGroupRequest) request, workers,
                     () -> groups.syncGroup((SyncGroupRequest) request)).thenApply(Reply::new);
-            case HEARTBEAT -> on(workers, () -> orElse(classicGroups.heartbeat((HeartbeatRequest) request),
+            case HEARTBEAT -> charged.on(workers, () -> orElse(classicGroups.heartbeat((HeartbeatRequest) request),
                     () -> groups.heartbeat((HeartbeatRequest) request, clientId)));
-            case LEAVE_GROUP -> on(workers, () -> orElse(classicGroups.leaveGroup((LeaveGroupRequest) request),
+            case LEAVE_GROUP -> charged.on(workers, () -> orElse(classicGroups.leaveGroup((LeaveGroupRequest) request),
                     () -> groups.leaveGroup((LeaveGroupRequest) request)));
-            case LIST_GROUPS -> on(workers, () -> {
+            case LIST_GROUPS -> charged.on(workers, () -> {
                 java.util.function.Predicate<String> visible = group -> kafkaAccess.mayReadGroup(session.principal(), group);
                 ListGroupsResponse listed = groups.listGroups((ListGroupsRequest) request, visible);
                 shareGroups.listGroups(((ListGroupsRequest) request).data(), visible, listed.data());
                 return listed;
             });
-            case DESCRIBE_GROUPS -> on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
-            case OFFSET_DELETE -> on(workers, () -> groups.offsetDelete((OffsetDeleteRequest) request));
-            case DELETE_GROUPS -> on(workers, () -> {
+            case DESCRIBE_GROUPS -> charged.on(workers, () -> groups.describeGroups((DescribeGroupsRequest) request));
+            case OFFSET_DELETE -> charged.on(workers, () -> groups.offsetDelete((OffsetDeleteRequest) request));
+            case DELETE_GROUPS -> charged.on(workers, () -> {
                 DeleteGroupsResponse deleted = groups.deleteGroups((DeleteGroupsRequest) request);
                 // A group no consumer group has may be a share group.
                 deleted.data().results().forEach(r -> {
@@ -370,30 +377,33 @@ public class KafkaApis {
                 });
                 return deleted;
             });
-            case DESCRIBE_SHARE_GROUP_OFFSETS -> on(workers, () -> shareAdmin.describeOffsets(
+            case DESCRIBE_SHARE_GROUP_OFFSETS -> charged.on(workers, () -> shareAdmin.describeOffsets(
                     (org.apache.kafka.common.requests.DescribeShareGroupOffsetsRequest) request,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
-            case ALTER_SHARE_GROUP_OFFSETS -> on(workers, () -> shareAdmin.alterOffsets(
+            case ALTER_SHARE_GROUP_OFFSETS -> charged.on(workers, () -> shareAdmin.alterOffsets(
                     (org.apache.kafka.common.requests.AlterShareGroupOffsetsRequest) request));
-            case DELETE_SHARE_GROUP_OFFSETS -> on(workers, () -> shareAdmin.deleteOffsets(
+            case DELETE_SHARE_GROUP_OFFSETS -> charged.on(workers, () -> shareAdmin.deleteOffsets(
                     (org.apache.kafka.common.requests.DeleteShareGroupOffsetsRequest) request));
-            case OFFSET_FOR_LEADER_EPOCH -> on(reads,
+            case OFFSET_FOR_LEADER_EPOCH -> charged.on(reads,
                     () -> fetch.offsetForLeaderEpoch((OffsetsForLeaderEpochRequest) request));
-            case OFFSET_FETCH -> on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));
-            case SHARE_GROUP_HEARTBEAT -> on(workers, () -> shareGroups.heartbeat(
+            case OFFSET_FETCH -> charged.on(reads, () -> groupOffsets.fetch((OffsetFetchRequest) request, version));
+            case SHARE_GROUP_HEARTBEAT -> charged.on(workers, () -> shareGroups.heartbeat(
                     (org.apache.kafka.common.requests.ShareGroupHeartbeatRequest) request, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
-            case SHARE_GROUP_DESCRIBE -> on(workers, () -> shareGroups.describe(
+            case SHARE_GROUP_DESCRIBE -> charged.on(workers, () -> shareGroups.describe(
                     (org.apache.kafka.common.requests.ShareGroupDescribeRequest) request));
             case SHARE_FETCH -> shareFetch.fetch((org.apache.kafka.common.requests.ShareFetchRequest) request,
                     session.principal().name()).thenApply(reply -> quotas.shareFetched(reply, session, clientId));
             case SHARE_ACKNOWLEDGE -> shareFetch.acknowledge(
                     (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name());
-            case DESCRIBE_ACLS -> on(workers, () -> acls.describe((DescribeAclsRequest) request));
-            case CREATE_ACLS -> on(workers, () -> acls.create((CreateAclsRequest) request, session.principal()));
-            case DELETE_ACLS -> on(workers, () -> acls.delete((DeleteAclsRequest) request, session.principal()));
-            case DESCRIBE_CLIENT_QUOTAS -> on(workers, () -> clientQuotas.describe((DescribeClientQuotasRequest) request));
-            case ALTER_CLIENT_QUOTAS -> on(workers,
+            case DESCRIBE_ACLS -> charged.on(workers, () -> acls.describe((DescribeAclsRequest) request));
+            case CREATE_ACLS -> charged.on(workers,
+                    () -> acls.create((CreateAclsRequest) request, session.principal()));
+            case DELETE_ACLS -> charged.on(workers,
+                    () -> acls.delete((DeleteAclsRequest) request, session.principal()));
+            case DESCRIBE_CLIENT_QUOTAS -> charged.on(workers,
+                    () -> clientQuotas.describe((DescribeClientQuotasRequest) request));
+            case ALTER_CLIENT_QUOTAS -> charged.on(workers,
                     () -> clientQuotas.alter((AlterClientQuotasRequest) request, session.principal()));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
@@ -407,8 +417,32 @@ public class KafkaApis {
         return CompletableFuture.completedFuture(new Reply(response));
     }
 
-    private static CompletableFuture<Reply> on(Executor executor, Supplier<AbstractResponse> work) {
-        return CompletableFuture.supplyAsync(() -> new Reply(work.get()), executor);
+    /**
+     * Runs one request's work on the worker or read pool, its time there charged to the caller's
+     * {@code request_percentage} (Kafka's request quota): the answer carries the throttle when the caller is over it,
+     * and the session mutes for as long ({@link KafkaQuotas#requested}). Produce, Fetch and the share-group fetches
+     * count under the byte rates instead.
+     */
+    private final class ChargedWork {
+        private final KafkaSession session;
+        private final String clientId;
+
+        ChargedWork(KafkaSession session, String clientId) {
+            this.session = session;
+            this.clientId = clientId;
+        }
+
+        CompletableFuture<Reply> on(Executor executor, Supplier<AbstractResponse> work) {
+            return CompletableFuture.supplyAsync(() -> {
+                long start = System.nanoTime();
+                AbstractResponse response = work.get();
+                int throttleMs = quotas.requested(session, clientId, System.nanoTime() - start);
+                if (response != null && throttleMs > response.throttleTimeMs()) {
+                    response.maybeSetThrottleTimeMs(throttleMs);
+                }
+                return new Reply(response);
+            }, executor);
+        }
     }
 
 

@@ -68,7 +68,7 @@ public class KafkaClientQuotas {
             Map<String, String> entries = kafkaEntries(r.entity());
             if (matches(filter, entries)) {
                 out.computeIfAbsent(new ClientQuotaEntity(entries), e -> new HashMap<>())
-                        .put(r.kind().kafkaKey(), (double) r.perSecond());
+                        .put(r.kind().kafkaKey(), r.kind().toKafka(r.perSecond()));
             }
         }
         return DescribeClientQuotasResponse.fromQuotaEntities(out, 0);
@@ -195,7 +195,8 @@ public class KafkaClientQuotas {
         if (kind == null || ip != (kind == Kind.CONNECTION)) {
             throw new IllegalArgumentException("quota key " + op.key() + " is not served for this entity: "
                     + (ip ? Kind.CONNECTION.kafkaKey() + " is" : Kind.PRODUCE.kafkaKey() + ", "
-                    + Kind.FETCH.kafkaKey() + " and " + Kind.MUTATION.kafkaKey() + " are"));
+                    + Kind.FETCH.kafkaKey() + ", " + Kind.MUTATION.kafkaKey() + " and " + Kind.REQUEST.kafkaKey()
+                    + " are"));
         }
         Double value = op.value();
         if (value == null) {
@@ -205,14 +206,20 @@ public class KafkaClientQuotas {
                 }
             };
         }
-        if (!(value >= 1) || value.isInfinite()) {
+        if (kind == Kind.REQUEST) {
+            if (!(kind.fromKafka(value) >= 1) || value.isInfinite()) {
+                throw new IllegalArgumentException(op.key() + " must be at least " + kind.toKafka(1)
+                        + " (percent of one thread's time), not " + value);
+            }
+        } else if (!(value >= 1) || value.isInfinite()) {
             throw new IllegalArgumentException(op.key() + " must be at least 1 (" + kind.unit()
                     + " per second), not " + value);
         }
-        Rate rate = new Rate(entity, kind, value.longValue());
+        Rate rate = new Rate(entity, kind, kind == Kind.REQUEST ? kind.fromKafka(value) : value.longValue());
         return () -> {
             overrides.set(rate);
-            access.audit("quota set " + audited(entity) + " " + kind.kafkaKey() + "=" + rate.perSecond(), caller);
+            access.audit("quota set " + audited(entity) + " " + kind.kafkaKey() + "=" + kind.toKafka(rate.perSecond()),
+                    caller);
         };
     }
 }

@@ -18,19 +18,22 @@ import java.util.function.LongSupplier;
  * is throttled: its answer carries the throttle time, which kafka-clients and librdkafka wait out before their next
  * request to this broker, and the connection reads nothing for that long ({@link KafkaSession#throttle}), so a client
  * that ignores it waits anyway. A fetch from a caller already in debt is answered at once with no records (Kafka's
- * throttled fetch answer), so no bytes go out over the quota. Stateless beyond the buckets.
+ * throttled fetch answer), so no bytes go out over the quota. Other requests served on a pool charge their time
+ * there to {@code request_percentage} ({@link #requested}). Stateless beyond the buckets.
  */
 final class KafkaQuotas {
     private final Quotas quotas;
     private final RateQuota produce;
     private final RateQuota fetch;
     private final RateQuota mutations;
+    private final RateQuota requests;
 
     KafkaQuotas(Quotas quotas) {
         this.quotas = quotas;
         this.produce = quotas.produce();
         this.fetch = quotas.fetch();
         this.mutations = quotas.mutations();
+        this.requests = quotas.requests();
     }
 
     /**
@@ -94,6 +97,16 @@ final class KafkaQuotas {
 
     private String fetchKey(KafkaSession session, String clientId) {
         return quotas.fetchBucket(Quotas.key(session.principal(), session.address()), clientId == null ? "" : clientId);
+    }
+
+    /**
+     * Charges {@code nanos} of the listener's time on one request to the caller's {@code request_percentage} (in
+     * microseconds, at least one); the throttle it is now under, for which the session mutes (0 without a rate).
+     */
+    int requested(KafkaSession session, String clientId, long nanos) {
+        String bucket = quotas.requestBucket(Quotas.key(session.principal(), session.address()),
+                clientId == null ? "" : clientId);
+        return charge(requests, bucket, session, () -> Math.max(1, nanos / 1_000));
     }
 
     /** Charges a produce's record bytes; its answer (none for acks=0) carries the throttle, and the session mutes. */

@@ -67,18 +67,25 @@ public final class QuotaOverrides implements AutoCloseable {
 
     /** The kinds of rate, by Kafka's quota key, and what one unit of each is. */
     public enum Kind {
-        PRODUCE("producer_byte_rate", "bytes"), FETCH("consumer_byte_rate", "bytes"),
+        PRODUCE("producer_byte_rate", "bytes", 1), FETCH("consumer_byte_rate", "bytes", 1),
         /** Partitions created (with a topic, or added to one) or deleted (with their topic). */
-        MUTATION("controller_mutation_rate", "partitions"),
+        MUTATION("controller_mutation_rate", "partitions", 1),
         /** Connections opened to the Kafka listener from one address: ip entities only. */
-        CONNECTION("connection_creation_rate", "connections");
+        CONNECTION("connection_creation_rate", "connections", 1),
+        /**
+         * The listener's thread time spent on a caller's requests. Kafka's key is a percentage of one thread's time
+         * (100: one whole thread), stored as microseconds per second: 1% is 10,000.
+         */
+        REQUEST("request_percentage", "microseconds", 10_000);
 
         private final String kafkaKey;
         private final String unit;
+        private final long perKafkaUnit;
 
-        Kind(String kafkaKey, String unit) {
+        Kind(String kafkaKey, String unit, long perKafkaUnit) {
             this.kafkaKey = kafkaKey;
             this.unit = unit;
+            this.perKafkaUnit = perKafkaUnit;
         }
 
         public String kafkaKey() {
@@ -88,6 +95,16 @@ public final class QuotaOverrides implements AutoCloseable {
         /** What the rate counts per second ({@code bytes}, {@code partitions}). */
         public String unit() {
             return unit;
+        }
+
+        /** A rate per second in {@link #unit}s from the value of Kafka's key (rounded; 0 or less: too small). */
+        public long fromKafka(double value) {
+            return Math.round(value * perKafkaUnit);
+        }
+
+        /** The value of Kafka's key for a rate of {@code perSecond} {@link #unit}s. */
+        public double toKafka(long perSecond) {
+            return perSecond / (double) perKafkaUnit;
         }
 
         /** The kind whose Kafka key is {@code key}, or null. */

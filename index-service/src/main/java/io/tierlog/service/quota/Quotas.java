@@ -18,7 +18,8 @@ import java.util.OptionalLong;
  * {@code tierlog.quota.fetch-bytes-per-second}, else none. On the
  * Kafka listener, where each request names its client id, a rate set for a client id (alone or with the user) takes
  * its place in Kafka's order and its own bucket ({@link QuotaOverrides#bucket}). The mutation rate has no service
- * setting (none unless set), and the connection rate is per client address, on the Kafka listener only. Per instance,
+ * setting (none unless set), nor has the request rate (Kafka listener only), and the connection rate is per client
+ * address, on the Kafka listener only. Per instance,
  * as Kafka's quotas are per broker.
  */
 @Singleton
@@ -30,6 +31,7 @@ public class Quotas {
     private final RateQuota fetch;
     private final RateQuota mutations;
     private final RateQuota connections;
+    private final RateQuota requests;
 
     public Quotas(TierlogConfig config, Clock clock) {
         this.overrides = new QuotaOverrides(QuotaOverrides.directoryIn(config.dataDir()), clock,
@@ -41,6 +43,7 @@ public class Quotas {
         this.fetch = new RateQuota(key -> rate(QuotaOverrides.Kind.FETCH, key, fetchSetting), clock);
         this.mutations = new RateQuota(key -> rate(QuotaOverrides.Kind.MUTATION, key, OptionalLong.empty()), clock);
         this.connections = new RateQuota(address -> overrides.connectionRate(address).orElse(0), clock);
+        this.requests = new RateQuota(key -> rate(QuotaOverrides.Kind.REQUEST, key, OptionalLong.empty()), clock);
     }
 
     private static OptionalLong positive(OptionalLong setting, String what) {
@@ -80,6 +83,16 @@ public class Quotas {
     /** As {@link #produceBucket}, for partitions created and deleted. */
     public String mutationBucket(String callerKey, String clientId) {
         return overrides.bucket(QuotaOverrides.Kind.MUTATION, callerKey, userOf(callerKey), clientId);
+    }
+
+    /** As {@link #produceBucket}, for the listener's time on requests. */
+    public String requestBucket(String callerKey, String clientId) {
+        return overrides.bucket(QuotaOverrides.Kind.REQUEST, callerKey, userOf(callerKey), clientId);
+    }
+
+    /** Microseconds of the Kafka listener's thread time per second per caller ({@code request_percentage}). */
+    public RateQuota requests() {
+        return requests;
     }
 
     /** Produce bytes per second per caller. */

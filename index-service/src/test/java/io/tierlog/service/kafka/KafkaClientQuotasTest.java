@@ -19,6 +19,7 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.ThrottlingQuotaExceededException;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
+import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.quota.ClientQuotaAlteration;
 import org.apache.kafka.common.quota.ClientQuotaEntity;
@@ -28,6 +29,8 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -49,9 +52,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Kafka's client-quota APIs against the listener in token mode: a producer_byte_rate set for one token holds at once
  * on HTTP (429 once the token is over it, with the rate set), the default user's rate reaches a caller without its
  * own, removing a rate lifts it; a rate set for a client id with kafka-configs throttles the Kafka producers of that
- * client id and no other; what Tierlog cannot hold (ip entities, other keys, a rate under 1 byte, a user that is no
- * Tierlog principal, a client id with a control character) is refused and stores nothing; only the administrator
- * describes or alters; and kafka-configs (ConfigCommand, kafka-tools 4.4.0) alters a user's rate.
+ * client id and no other; a request_percentage throttles the caller over it; what Tierlog cannot hold (a byte rate
+ * for an ip entity, a rate under 1 byte or under 0.0001 percent, a user that is no Tierlog principal, a client id
+ * with a control character) is refused and stores nothing; only the administrator describes or alters; and
+ * kafka-configs (ConfigCommand, kafka-tools 4.4.0) alters a user's rate.
  */
 @QuarkusTest
 @TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
@@ -146,7 +150,7 @@ class KafkaClientQuotasTest {
                         ClientQuotaEntity.CLIENT_ID, "app\u0007")), "producer_byte_rate", 1024.0),
                 new ClientQuotaAlteration(user(token.principal()), List.of(
                         new ClientQuotaAlteration.Op("consumer_byte_rate", 2048.0),
-                        new ClientQuotaAlteration.Op("request_percentage", 50.0))),
+                        new ClientQuotaAlteration.Op("request_percentage", 0.00001))),
                 set(user("alice"), "producer_byte_rate", 1024.0),
                 set(user("token:" + "0".repeat(32)), "consumer_byte_rate", 0.5));
         try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
@@ -222,6 +226,40 @@ class KafkaClientQuotasTest {
             admin.store(w, null);
         }
         return config;
+    }
+
+    /**
+     * request_percentage (set as Kafka's percentage of one thread, kept as microseconds per second): a caller whose
+     * requests took more of the listener's time than its rate is told to wait in the answer, another is not, and
+     * the rate is described as it was set.
+     */
+    @Test
+    void aRequestPercentageThrottlesTheCallerOverItAndNoOther() throws Exception {
+        MintedToken limited = mint("describe:topic:*");
+        MintedToken free = mint("describe:topic:*");
+        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+            admin.alterClientQuotas(List.of(set(user(limited.principal()), "request_percentage", 0.01))).all().get();
+            ClientQuotaFilter own = ClientQuotaFilter.containsOnly(List.of(
+                    ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, limited.principal())));
+            assertThat(admin.describeClientQuotas(own).entities().get())
+                    .containsExactly(Map.entry(user(limited.principal()), Map.of("request_percentage", 0.01)));
+        }
+        try {
+            // 100 µs per second, one second's worth of burst: a metadata request of every topic costs more.
+            assertThat(metadataThrottleMs(limited.secret())).as("over 0.01% of one thread").isPositive();
+            assertThat(metadataThrottleMs(free.secret())).as("no rate").isZero();
+        } finally {
+            quotas.overrides().remove(limited.principal(), QuotaOverrides.Kind.REQUEST);
+        }
+    }
+
+    /** The throttle time of one Metadata request for every topic, on a new connection authenticated with a token. */
+    private int metadataThrottleMs(String secret) throws Exception {
+        try (RawKafka raw = RawKafka.authenticated(listener.port(), secret)) {
+            MetadataResponse answer = raw.call(new MetadataRequest.Builder(new MetadataRequestData().setTopics(null)),
+                    (short) 12);
+            return answer.throttleTimeMs();
+        }
     }
 
     @Test
