@@ -101,9 +101,7 @@ class KafkaTransactionVersionsTest {
         String topic = topic("tv1");
         String id = KafkaListenerTest.unique("tv1");
         try (RawKafka raw = new RawKafka(listener.port())) {
-            InitProducerIdResponse init = raw.call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
-                    .setTransactionalId(id).setTransactionTimeoutMs(60_000).setProducerId(-1)
-                    .setProducerEpoch((short) -1)), (short) 4);
+            InitProducerIdResponse init = initProducerId(raw, id, (short) 4);
             long pid = init.data().producerId();
             short epoch = init.data().producerEpoch();
 
@@ -143,9 +141,7 @@ class KafkaTransactionVersionsTest {
         String topic = topic("ahead");
         String id = KafkaListenerTest.unique("ahead");
         try (RawKafka raw = new RawKafka(listener.port())) {
-            InitProducerIdResponse init = raw.call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
-                    .setTransactionalId(id).setTransactionTimeoutMs(60_000).setProducerId(-1)
-                    .setProducerEpoch((short) -1)), (short) 5);
+            InitProducerIdResponse init = initProducerId(raw, id, (short) 5);
             long pid = init.data().producerId();
             short epoch = init.data().producerEpoch();
             EndTxnRequest.Builder commit = new EndTxnRequest.Builder(new EndTxnRequestData().setTransactionalId(id)
@@ -158,6 +154,12 @@ class KafkaTransactionVersionsTest {
             assertThat(retried.data().producerEpoch()).isEqualTo((short) (epoch + 1));
         }
         assertThat(committedValues(topic)).containsExactly("v-0-0");
+    }
+
+    /** InitProducerId for a new transactional id, at {@code version}. */
+    private static InitProducerIdResponse initProducerId(RawKafka raw, String id, short version) throws Exception {
+        return raw.call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData().setTransactionalId(id)
+                .setTransactionTimeoutMs(60_000).setProducerId(-1).setProducerEpoch((short) -1)), version);
     }
 
     private static Errors produce(RawKafka raw, String id, String topic, int partition, long pid, short epoch,

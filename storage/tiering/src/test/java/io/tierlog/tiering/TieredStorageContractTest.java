@@ -543,9 +543,7 @@ abstract class TieredStorageContractTest {
     void segmentsWhollyBelowDeletedRecordsGoAtTheNextPassWhateverTheRetention() {
         topics.updateConfig("orders", Map.of(TopicConfig.RETENTION_MS, -1L, TopicConfig.RETENTION_BYTES, -1L));
         LogFixture hot = hotLog(dataDir);
-        for (int i = 0; i < 6; i++) {
-            hot.append(25, 5, CONFIG);
-        }
+        appendRounds(hot, 6);
         TieredStorage ts = storage();
         tierFully(ts);
         Manifest m = ts.manifests().load(tp);
@@ -567,13 +565,18 @@ abstract class TieredStorageContractTest {
         assertThat(ts.manifests().load(tp)).as("a second pass changes nothing").isEqualTo(after);
     }
 
+    /** {@code rounds} appends of 25 batches of 5 records: a segment or more each under {@link #CONFIG}. */
+    private static void appendRounds(LogFixture hot, int rounds) {
+        for (int i = 0; i < rounds; i++) {
+            hot.append(25, 5, CONFIG);
+        }
+    }
+
     /** Records deleted before their segments were tiered never reach the bucket; the cold tier starts past them. */
     @Test
     void segmentsDeletedBeforeTheyWereTieredAreNeverUploaded() {
         LogFixture hot = hotLog(dataDir);
-        for (int i = 0; i < 6; i++) {
-            hot.append(25, 5, CONFIG);
-        }
+        appendRounds(hot, 6);
         List<Long> bases = hot.freshReader().segmentBases();
         assertThat(bases).hasSizeGreaterThanOrEqualTo(4);
         new LogStartMarks(dataDir).advance(tp, bases.get(2) + 1);
@@ -594,16 +597,12 @@ abstract class TieredStorageContractTest {
     @Test
     void segmentsDeletedBehindColdOnesAreSkippedOnceRetentionDroppedThose() {
         LogFixture hot = hotLog(dataDir);
-        for (int i = 0; i < 3; i++) {
-            hot.append(25, 5, CONFIG);
-        }
+        appendRounds(hot, 3);
         TieredStorage ts = storage();
         tierFully(ts);
         Manifest cold = ts.manifests().load(tp);
         assertThat(cold.segments()).isNotEmpty();
-        for (int i = 0; i < 3; i++) {
-            hot.append(25, 5, CONFIG);
-        }
+        appendRounds(hot, 3);
         List<Long> bases = hot.freshReader().segmentBases();
         long deletedSegment = bases.stream().filter(b -> b > cold.coldEnd()).findFirst().orElseThrow();
         new LogStartMarks(dataDir).advance(tp, deletedSegment + 1);
