@@ -19,12 +19,14 @@ import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.requests.DescribeClientQuotasRequest;
 import org.apache.kafka.common.requests.DescribeClientQuotasResponse;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -178,6 +180,11 @@ public class KafkaClientQuotas {
         return new QuotaOverrides.Entity(user, client);
     }
 
+    /** A key's value as a person writes it: 1024, 0.0001. */
+    private static String plain(double value) {
+        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+    }
+
     /** How an entity appears in the audit log. */
     private static String audited(QuotaOverrides.Entity entity) {
         if (entity.ip() != null) {
@@ -206,20 +213,16 @@ public class KafkaClientQuotas {
                 }
             };
         }
-        if (kind == Kind.REQUEST) {
-            if (!(kind.fromKafka(value) >= 1) || value.isInfinite()) {
-                throw new IllegalArgumentException(op.key() + " must be at least " + kind.toKafka(1)
-                        + " (percent of one thread's time), not " + value);
-            }
-        } else if (!(value >= 1) || value.isInfinite()) {
-            throw new IllegalArgumentException(op.key() + " must be at least 1 (" + kind.unit()
-                    + " per second), not " + value);
+        OptionalLong perSecond = kind.fromKafka(value);
+        if (perSecond.isEmpty()) {
+            throw new IllegalArgumentException(op.key() + " must be at least " + plain(kind.toKafka(1)) + " ("
+                    + kind.kafkaUnit() + "), not " + value);
         }
-        Rate rate = new Rate(entity, kind, kind == Kind.REQUEST ? kind.fromKafka(value) : value.longValue());
+        Rate rate = new Rate(entity, kind, perSecond.getAsLong());
         return () -> {
             overrides.set(rate);
-            access.audit("quota set " + audited(entity) + " " + kind.kafkaKey() + "=" + kind.toKafka(rate.perSecond()),
-                    caller);
+            access.audit("quota set " + audited(entity) + " " + kind.kafkaKey() + "="
+                    + plain(kind.toKafka(rate.perSecond())), caller);
         };
     }
 }

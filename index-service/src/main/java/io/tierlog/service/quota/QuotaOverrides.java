@@ -67,25 +67,33 @@ public final class QuotaOverrides implements AutoCloseable {
 
     /** The kinds of rate, by Kafka's quota key, and what one unit of each is. */
     public enum Kind {
-        PRODUCE("producer_byte_rate", "bytes", 1), FETCH("consumer_byte_rate", "bytes", 1),
+        PRODUCE("producer_byte_rate", "bytes", 1, "bytes per second"),
+        FETCH("consumer_byte_rate", "bytes", 1, "bytes per second"),
         /** Partitions created (with a topic, or added to one) or deleted (with their topic). */
-        MUTATION("controller_mutation_rate", "partitions", 1),
+        MUTATION("controller_mutation_rate", "partitions", 1, "partitions per second"),
         /** Connections opened to the Kafka listener from one address: ip entities only. */
-        CONNECTION("connection_creation_rate", "connections", 1),
+        CONNECTION("connection_creation_rate", "connections", 1, "connections per second"),
         /**
          * The listener's thread time spent on a caller's requests. Kafka's key is a percentage of one thread's time
          * (100: one whole thread), stored as microseconds per second: 1% is 10,000.
          */
-        REQUEST("request_percentage", "microseconds", 10_000);
+        REQUEST("request_percentage", "microseconds", 10_000, "percent of one thread's time");
 
         private final String kafkaKey;
         private final String unit;
         private final long perKafkaUnit;
+        private final String kafkaUnit;
 
-        Kind(String kafkaKey, String unit, long perKafkaUnit) {
+        Kind(String kafkaKey, String unit, long perKafkaUnit, String kafkaUnit) {
             this.kafkaKey = kafkaKey;
             this.unit = unit;
             this.perKafkaUnit = perKafkaUnit;
+            this.kafkaUnit = kafkaUnit;
+        }
+
+        /** What the value of Kafka's key counts ({@code bytes per second}, {@code percent of one thread's time}). */
+        public String kafkaUnit() {
+            return kafkaUnit;
         }
 
         public String kafkaKey() {
@@ -97,9 +105,15 @@ public final class QuotaOverrides implements AutoCloseable {
             return unit;
         }
 
-        /** A rate per second in {@link #unit}s from the value of Kafka's key (rounded; 0 or less: too small). */
-        public long fromKafka(double value) {
-            return Math.round(value * perKafkaUnit);
+        /**
+         * A rate per second in {@link #unit}s from the value of Kafka's key, rounded; empty unless the value is finite
+         * and at least one unit ({@link #toKafka toKafka(1)}).
+         */
+        public OptionalLong fromKafka(double value) {
+            if (!(value >= toKafka(1)) || Double.isInfinite(value)) {
+                return OptionalLong.empty();
+            }
+            return OptionalLong.of(Math.max(1, Math.round(value * perKafkaUnit)));
         }
 
         /** The value of Kafka's key for a rate of {@code perSecond} {@link #unit}s. */
