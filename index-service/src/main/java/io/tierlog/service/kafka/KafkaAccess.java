@@ -252,9 +252,10 @@ final class KafkaAccess {
                     named.forEach(t -> topic.accept(t.topic(), null, Operation.DESCRIBE, out));
                 }
             }
-            // Kafka's DESCRIBE(_CONFIGS) and ALTER(_CONFIGS) on the cluster: who may use what, and how fast, is the
-            // administrator's.
-            case DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS, DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS ->
+            // Kafka's DESCRIBE(_CONFIGS) and ALTER(_CONFIGS) on the cluster: who may use what, how fast, and with
+            // which password, is the administrator's.
+            case DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS, DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS,
+                 DESCRIBE_USER_SCRAM_CREDENTIALS, ALTER_USER_SCRAM_CREDENTIALS ->
                     out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
             default -> {
                 // ApiVersions, SASL, an idempotent InitProducerId, FindCoordinator, DescribeCluster, ListGroups and

@@ -6,6 +6,7 @@ import io.tierlog.access.InvalidScopeException;
 import io.tierlog.access.Operation;
 import io.tierlog.access.Resource;
 import io.tierlog.access.Scope;
+import io.tierlog.access.ScramCredentialStore;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -25,7 +26,9 @@ import java.util.Map;
  * 0068), so each maps to the other, with Kafka's names:
  * <ul>
  *   <li>Principal {@code User:<name>} is the Tierlog principal {@code <name>} ({@code token:<id>}, {@code jwt:<sub>},
- *   {@code cert:<subject>}); {@code User:*} is every authenticated caller.</li>
+ *   {@code cert:<subject>}); {@code User:<user>}, a name with no kind before a colon, is the SCRAM user's
+ *   ({@code scram:<user>}, as Kafka names a SCRAM user; {@code User:scram:<user>} is read the same);
+ *   {@code User:*} is every authenticated caller.</li>
  *   <li>Pattern: LITERAL {@code orders} is the scope name {@code orders}, PREFIXED {@code orders} is
  *   {@code orders*}, LITERAL {@code *} is {@code *} (every name).</li>
  *   <li>Topic WRITE, READ, DESCRIBE, CREATE, ALTER, DELETE are produce, fetch, describe, create, alter, delete; group
@@ -66,7 +69,7 @@ final class KafkaAclBindings {
     /** The ACL a grant is. */
     static AclBinding binding(Grant grant) {
         Scope s = grant.scope();
-        String principal = USER + grant.principal();
+        String principal = USER + kafkaUser(grant.principal());
         AclPermissionType permission = grant.deny() ? AclPermissionType.DENY : AclPermissionType.ALLOW;
         String host = grant.host() == null ? ANY_HOST : grant.host();
         AccessControlEntry entry;
@@ -158,20 +161,40 @@ final class KafkaAclBindings {
 
     /** {@code User:<name>} as a Tierlog principal name ({@link GrantStore#EVERY_PRINCIPAL} for {@code User:*}). */
     private static String principal(String kafkaPrincipal) {
-        if (kafkaPrincipal == null || !kafkaPrincipal.startsWith(USER)) {
-            throw new NotAGrant("principal must be User:<Tierlog principal> (User:token:<id>, User:jwt:<subject>, "
-                    + "User:cert:<subject> or User:*), not " + kafkaPrincipal);
+        String name = kafkaPrincipal == null || !kafkaPrincipal.startsWith(USER) ? null
+                : kafkaPrincipal.substring(USER.length());
+        String principal = name == null || name.equals(GrantStore.EVERY_PRINCIPAL) ? name : principalOf(name);
+        if (principal == null) {
+            throw new NotAGrant("principal must be User:token:<id>, User:jwt:<subject>, User:cert:<subject>, "
+                    + "User:<SCRAM user> or User:*, not " + kafkaPrincipal);
         }
-        String name = kafkaPrincipal.substring(USER.length());
-        if (!name.equals(GrantStore.EVERY_PRINCIPAL) && !isPrincipalName(name)) {
-            throw new NotAGrant("principal must be User:token:<id>, User:jwt:<subject>, User:cert:<subject> or "
-                    + "User:*, not " + kafkaPrincipal);
-        }
-        return name;
+        return principal;
     }
 
-    /** Whether {@code name} is a Tierlog principal a grant or quota can name: token, JWT or certificate. */
+    /**
+     * A Kafka user name (an ACL's principal after {@code User:}, a quota's user entity) as a Tierlog principal name:
+     * one with a kind ({@code token:}, {@code jwt:}, {@code cert:}, {@code scram:}) as it is, a bare name as the SCRAM
+     * user's; null when it is neither.
+     */
+    static String principalOf(String kafkaUser) {
+        if (isPrincipalName(kafkaUser)) {
+            return kafkaUser;
+        }
+        String scram = ScramCredentialStore.principalName(kafkaUser);
+        return isPrincipalName(scram) ? scram : null;
+    }
+
+    /** A Tierlog principal name as Kafka names the user: a SCRAM user by its bare name, others as they are. */
+    static String kafkaUser(String principal) {
+        return principal.startsWith(ScramCredentialStore.PRINCIPAL_PREFIX)
+                ? principal.substring(ScramCredentialStore.PRINCIPAL_PREFIX.length()) : principal;
+    }
+
+    /** Whether {@code name} is a Tierlog principal a grant or quota can name: token, JWT, certificate or SCRAM user. */
     static boolean isPrincipalName(String name) {
+        if (name.startsWith(ScramCredentialStore.PRINCIPAL_PREFIX)) {
+            return KafkaScram.nameRefusal(name.substring(ScramCredentialStore.PRINCIPAL_PREFIX.length())) == null;
+        }
         boolean known = name.matches("token:[0-9a-f]{32}")
                 || (name.startsWith("jwt:") || name.startsWith("cert:")) && name.indexOf(':') < name.length() - 1;
         return known && name.length() <= MAX_PRINCIPAL_CHARS && name.chars().noneMatch(Character::isISOControl);

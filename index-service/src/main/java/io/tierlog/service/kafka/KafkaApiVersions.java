@@ -75,7 +75,8 @@ final class KafkaApiVersions {
                 ApiKeys.DESCRIBE_SHARE_GROUP_OFFSETS, ApiKeys.ALTER_SHARE_GROUP_OFFSETS,
                 ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_ACLS,
                 ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS, ApiKeys.DESCRIBE_CLIENT_QUOTAS,
-                ApiKeys.ALTER_CLIENT_QUOTAS)) {
+                ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
+                ApiKeys.ALTER_USER_SCRAM_CREDENTIALS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.

@@ -23,6 +23,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
@@ -30,6 +31,7 @@ import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
+import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -114,6 +116,7 @@ public class KafkaApis {
     private final KafkaAcls acls;
     private final KafkaClientQuotas clientQuotas;
     private final KafkaSasl sasl;
+    private final KafkaScram scram;
     private final KafkaQuotas quotas;
     private final Clock clock;
     private final Executor reads;
@@ -144,7 +147,8 @@ public class KafkaApis {
         this.logDirs = logDirs;
         this.deleteRecords = deleteRecords;
         this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
-        this.sasl = new KafkaSasl(access, clock);
+        this.scram = new KafkaScram(access);
+        this.sasl = new KafkaSasl(access, scram, clock);
         this.clock = clock;
         this.produce = produce;
         this.fetch = fetch;
@@ -219,7 +223,7 @@ public class KafkaApis {
                     reply = dispatch(request, version, session, header.clientId());
                 } else if (caller == null) {
                     reply = refused(request, new SaslAuthenticationException(
-                            "authenticate first (SASL PLAIN or OAUTHBEARER with a Tierlog token)"));
+                            "authenticate first (SASL PLAIN or OAUTHBEARER with a Tierlog token, or SCRAM)"));
                 } else if (api == ApiKeys.PRODUCE) {
                     reply = session.inProduceOrder(() -> authorized(request, version, session, caller, header.clientId()));
                 } else {
@@ -405,6 +409,10 @@ public class KafkaApis {
                     () -> clientQuotas.describe((DescribeClientQuotasRequest) request));
             case ALTER_CLIENT_QUOTAS -> charged.on(workers,
                     () -> clientQuotas.alter((AlterClientQuotasRequest) request, session.principal()));
+            case DESCRIBE_USER_SCRAM_CREDENTIALS -> charged.on(workers,
+                    () -> scram.describe((DescribeUserScramCredentialsRequest) request));
+            case ALTER_USER_SCRAM_CREDENTIALS -> charged.on(workers,
+                    () -> scram.alter((AlterUserScramCredentialsRequest) request, session.principal()));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
     }

@@ -102,7 +102,8 @@ public class KafkaClientQuotas {
     private static Map<String, String> kafkaEntries(QuotaOverrides.Entity entity) {
         Map<String, String> entries = new HashMap<>();
         if (entity.user() != null) {
-            entries.put(ClientQuotaEntity.USER, QuotaOverrides.DEFAULT.equals(entity.user()) ? null : entity.user());
+            entries.put(ClientQuotaEntity.USER, QuotaOverrides.DEFAULT.equals(entity.user()) ? null
+                    : KafkaAclBindings.kafkaUser(entity.user()));
         }
         if (entity.client() != null) {
             entries.put(ClientQuotaEntity.CLIENT_ID,
@@ -161,9 +162,13 @@ public class KafkaClientQuotas {
             user = entries.get(ClientQuotaEntity.USER);
             if (user == null) {
                 user = QuotaOverrides.DEFAULT;
-            } else if (!user.equals("bootstrap") && !KafkaAclBindings.isPrincipalName(user)) {
-                throw new IllegalArgumentException("user must be a Tierlog principal (token:<id>, jwt:<subject>, "
-                        + "cert:<subject>, bootstrap), not " + user);
+            } else if (!user.equals("bootstrap")) {
+                String principal = KafkaAclBindings.principalOf(user);
+                if (principal == null) {
+                    throw new IllegalArgumentException("user must be a Tierlog principal (token:<id>, jwt:<subject>, "
+                            + "cert:<subject>, bootstrap) or a SCRAM user, not " + user);
+                }
+                user = principal;
             }
         }
         String client = null;

@@ -1,21 +1,32 @@
 package io.tierlog.service.kafka;
 
 import io.tierlog.log.BatchSlice;
+import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.record.internal.BaseRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordsSend;
+import org.apache.kafka.common.security.scram.ScramCredential;
+import org.apache.kafka.common.security.scram.internals.ScramFormatter;
+import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
+import org.apache.kafka.common.security.token.delegation.internals.DelegationTokenCredentialCallback;
 
+import javax.security.auth.callback.Callback;
+import javax.security.auth.callback.CallbackHandler;
+import javax.security.sasl.SaslServer;
 import java.nio.ByteBuffer;
+import java.security.NoSuchAlgorithmException;
+import java.util.Map;
 
 /**
  * The listener's one door into kafka-clients' internal packages, which change without notice between releases, and
  * why it needs one. Record batches: since Kafka 4 every record class is internal ({@code record.internal}), yet the
  * public Produce and Fetch message classes carry their batches as {@code BaseRecords}, and nothing public wraps or
  * unwraps a buffer of them. The classic group protocol: a consumer's subscription and assignment travel as bytes
- * in the "consumer" embedded format, which only {@code consumer.internals.ConsumerProtocol} reads and writes. The
+ * in the "consumer" embedded format, which only {@code consumer.internals.ConsumerProtocol} reads and writes. SCRAM:
+ * the server side of the exchange and the key derivation are {@code security.scram.internals}' only. The
  * rest of the listener handles plain {@link ByteBuffer}s and the public assignor types; a kafka-clients upgrade
  * that moves these classes breaks this file only (LayeringTest keeps it so). Stateless.
  */
@@ -137,5 +148,46 @@ final class KafkaInternals {
 
     static ByteBuffer serialize(ConsumerPartitionAssignor.Assignment assignment) {
         return ConsumerProtocol.serializeAssignment(assignment);
+    }
+
+    /**
+     * kafka-clients' server side of one SASL/SCRAM exchange for {@code mechanism}; {@code handler} is given the user
+     * name and a credential callback to fill (a delegation-token one for a {@code tokenauth} exchange).
+     */
+    static SaslServer scramServer(ScramMechanism mechanism, CallbackHandler handler) {
+        org.apache.kafka.common.security.scram.internals.ScramMechanism m = internal(mechanism);
+        try {
+            return new ScramSaslServer(m, Map.of(), handler);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK lacks " + m.hashAlgorithm(), e);
+        }
+    }
+
+    /** Whether {@code callback} asks for a delegation token's credential rather than a user's. */
+    static boolean isDelegationTokenCallback(Callback callback) {
+        return callback instanceof DelegationTokenCredentialCallback;
+    }
+
+    /** RFC 5802's credential (StoredKey, ServerKey) from a salted password, as Kafka derives it. */
+    static ScramCredential scramCredential(ScramMechanism mechanism, byte[] salt, byte[] saltedPassword,
+                                           int iterations) {
+        try {
+            return new ScramFormatter(internal(mechanism)).generateCredential(salt, saltedPassword, iterations);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK lacks " + internal(mechanism).hashAlgorithm(), e);
+        }
+    }
+
+    /** The fewest and most iterations Kafka accepts for {@code mechanism}: 4096 and 16384. */
+    static int minIterations(ScramMechanism mechanism) {
+        return internal(mechanism).minIterations();
+    }
+
+    static int maxIterations(ScramMechanism mechanism) {
+        return internal(mechanism).maxIterations();
+    }
+
+    private static org.apache.kafka.common.security.scram.internals.ScramMechanism internal(ScramMechanism m) {
+        return org.apache.kafka.common.security.scram.internals.ScramMechanism.forMechanismName(m.mechanismName());
     }
 }

@@ -4,12 +4,15 @@ import io.tierlog.access.Principal;
 import io.tierlog.service.security.AccessControl;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.SaslAuthenticateRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateResponse;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
 
+import javax.security.sasl.SaslException;
+import javax.security.sasl.SaslServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,21 +27,27 @@ import java.util.Optional;
  *   <li>{@code PLAIN}: the password is a Tierlog token or a JWT; the user name is not checked (any value).</li>
  *   <li>{@code OAUTHBEARER} (RFC 7628's client first message, as kafka-clients sends it): the bearer token is a JWT
  *   from the configured issuer, or a Tierlog token.</li>
+ *   <li>{@code SCRAM-SHA-256}, {@code SCRAM-SHA-512}: a SCRAM user ({@link KafkaScram}), whose principal
+ *   {@code scram:<user>} has the grants made to it (Kafka's ACLs on {@code User:<user>}); its two messages share
+ *   the connection's exchange, and a wrong proof counts toward the same failed-attempt limit.</li>
  * </ul>
  * A session lasts {@link #SESSION_LIFETIME} (KIP-368: kafka-clients and librdkafka re-authenticate on the same
  * connection before it ends); a request after its end closes the connection, so a revoked or expired token stops
  * working on open connections within that time. Blocking (a JWT may need the issuer's keys): runs on a worker.
  */
 final class KafkaSasl {
-    static final List<String> MECHANISMS = List.of("PLAIN", "OAUTHBEARER");
+    static final List<String> MECHANISMS = List.of("PLAIN", "OAUTHBEARER", KafkaScram.MECHANISMS.get(0),
+            KafkaScram.MECHANISMS.get(1));
     /** How long an authentication holds on a connection before the client must re-authenticate. */
     static final Duration SESSION_LIFETIME = Duration.ofMinutes(5);
 
     private final AccessControl access;
+    private final KafkaScram scram;
     private final Clock clock;
 
-    KafkaSasl(AccessControl access, Clock clock) {
+    KafkaSasl(AccessControl access, KafkaScram scram, Clock clock) {
         this.access = access;
+        this.scram = scram;
         this.clock = clock;
     }
 
@@ -62,6 +71,10 @@ final class KafkaSasl {
             return new SaslAuthenticateResponse(out.setErrorCode(Errors.ILLEGAL_SASL_STATE.code())
                     .setErrorMessage("SaslHandshake first (mechanisms " + MECHANISMS + ")"));
         }
+        if (KafkaScram.isScram(mechanism)) {
+            return scramStep(request.data().authBytes(), session, "kafka SaslAuthenticate " + mechanism + " client="
+                    + clientId, out);
+        }
         Optional<String> token = "PLAIN".equals(mechanism) ? plainPassword(request.data().authBytes())
                 : oauthBearerToken(request.data().authBytes());
         Optional<Principal> principal = token.flatMap(t -> access.authenticateToken(t, session.address(),
@@ -74,6 +87,47 @@ final class KafkaSasl {
         long now = clock.millis();
         session.authenticated(principal.get(), now + SESSION_LIFETIME.toMillis());
         return new SaslAuthenticateResponse(out.setSessionLifetimeMs(SESSION_LIFETIME.toMillis()));
+    }
+
+    /**
+     * One message of a SCRAM exchange: the client's first gets the server's first (salt, iterations, nonce), the
+     * client's final (its proof) the server's final (its signature) and, when the proof holds, the session. Any
+     * failure ends the exchange with one answer, whatever failed.
+     */
+    private SaslAuthenticateResponse scramStep(byte[] message, KafkaSession session, String request,
+                                               SaslAuthenticateResponseData out) {
+        SaslServer exchange = session.saslExchange();
+        if (exchange == null) {
+            if (!access.mayAttempt(session.address(), request)) {
+                return scramRefused(session, out);
+            }
+            exchange = scram.newExchange(session.mechanism());
+            session.saslExchange(exchange);
+        }
+        byte[] reply;
+        try {
+            reply = exchange.evaluateResponse(message);
+        } catch (SaslException | AuthenticationException e) {
+            access.attemptFailed("bad-scram-credentials", session.address(), request);
+            return scramRefused(session, out);
+        }
+        out.setAuthBytes(reply);
+        if (!exchange.isComplete()) {
+            return new SaslAuthenticateResponse(out);
+        }
+        session.saslExchange(null);
+        session.authenticated(access.scramUser(exchange.getAuthorizationID()),
+                clock.millis() + SESSION_LIFETIME.toMillis());
+        return new SaslAuthenticateResponse(out.setSessionLifetimeMs(SESSION_LIFETIME.toMillis()));
+    }
+
+    private static SaslAuthenticateResponse scramRefused(KafkaSession session, SaslAuthenticateResponseData out) {
+        session.saslExchange(null);
+        // Kafka's own message, for an unknown user and a wrong password alike.
+        return new SaslAuthenticateResponse(out.setAuthBytes(new byte[0])
+                .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                .setErrorMessage("Authentication failed during authentication due to invalid credentials with SASL "
+                        + "mechanism " + session.mechanism()));
     }
 
     /** RFC 4616: [authzid] NUL authcid NUL passwd. */

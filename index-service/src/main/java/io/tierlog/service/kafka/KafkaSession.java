@@ -2,6 +2,8 @@ package io.tierlog.service.kafka;
 
 import io.tierlog.access.Principal;
 
+import javax.security.sasl.SaslServer;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -24,6 +26,8 @@ final class KafkaSession {
     private volatile Principal principal;
     private volatile long authenticatedUntilMs = Long.MAX_VALUE;
     private volatile String mechanism;
+    /** A multi-step SASL exchange under way (SCRAM's two messages), or null. */
+    private volatile SaslServer saslExchange;
     private final boolean fileSlices;
     /** How long to stop reading from the connection once the current answers are written (quota throttle), ms. */
     private final AtomicLong pendingMuteMs = new AtomicLong();
@@ -90,7 +94,18 @@ final class KafkaSession {
         return mechanism;
     }
 
+    /** Starts a SASL exchange with {@code mechanism}, dropping any exchange left unfinished. */
     void mechanism(String mechanism) {
         this.mechanism = mechanism;
+        this.saslExchange = null;
+    }
+
+    /** The SASL exchange under way, or null before its first message and after its last. */
+    SaslServer saslExchange() {
+        return saslExchange;
+    }
+
+    void saslExchange(SaslServer exchange) {
+        this.saslExchange = exchange;
     }
 }

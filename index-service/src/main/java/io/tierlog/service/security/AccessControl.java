@@ -12,6 +12,8 @@ import io.tierlog.access.Operation;
 import io.tierlog.access.Principal;
 import io.tierlog.access.Requirement;
 import io.tierlog.access.Resource;
+import io.tierlog.access.ScramCredentialStore;
+import io.tierlog.access.Scopes;
 import io.tierlog.access.Secrets;
 import io.tierlog.access.TokenStore;
 import io.tierlog.log.ErrorType;
@@ -52,6 +54,7 @@ public class AccessControl {
     private final boolean allowAnonymous;
     private final TokenStore tokens;
     private final GrantStore grants;
+    private final ScramCredentialStore scram;
     private final Authenticator authenticator;
     private final Authorizer authorizer = new Authorizer();
     private final FailureLimiter limiter;
@@ -76,6 +79,7 @@ public class AccessControl {
         Secrets secrets = new Secrets(new SecureRandom());
         this.tokens = new TokenStore(TokenStore.directoryIn(config.dataDir()), clock, secrets);
         this.grants = new GrantStore(GrantStore.directoryIn(config.dataDir()), clock, secrets);
+        this.scram = new ScramCredentialStore(ScramCredentialStore.directoryIn(config.dataDir()), clock, secrets);
         this.limiter = new FailureLimiter(auth.maxFailuresPerMinute(), clock);
         Optional<String> bootstrap = auth.bootstrapTokenFile().map(Authenticator::readBootstrapToken)
                 .or(() -> auth.bootstrapToken().map(String::strip).filter(t -> !t.isEmpty()));
@@ -83,6 +87,7 @@ public class AccessControl {
         if (tokenMode) {
             tokens.startRefresher(auth.tokenRefreshInterval());
             grants.startRefresher(auth.tokenRefreshInterval());
+            scram.startRefresher(auth.tokenRefreshInterval());
         }
     }
 
@@ -222,6 +227,37 @@ public class AccessControl {
         return Optional.of(result.principal());
     }
 
+    /** The SCRAM credentials Kafka's AlterUserScramCredentials sets (docs/kafka.md "SCRAM users"). */
+    public ScramCredentialStore scramCredentials() {
+        return scram;
+    }
+
+    /**
+     * Whether {@code address} may try to authenticate now (under the failed-attempt limit); when not, the refusal is
+     * counted and audited. For edges that verify a credential themselves (SASL/SCRAM's proof).
+     */
+    public boolean mayAttempt(String address, String request) {
+        if (limiter.retryAfterSeconds(address) > 0) {
+            authenticationFailed("too-many-failures", "", address, request);
+            return false;
+        }
+        return true;
+    }
+
+    /** A failed attempt verified by the edge (a SCRAM proof that did not match): counted, limited and audited. */
+    public void attemptFailed(String reason, String address, String request) {
+        limiter.failed(address);
+        authenticationFailed(reason, "", address, request);
+    }
+
+    /**
+     * The principal of a SCRAM user whose proof the edge verified: {@code scram:<user>}, with no scopes of its own,
+     * only the grants made to that name (Kafka's ACLs on {@code User:<user>}).
+     */
+    public Principal scramUser(String user) {
+        return new Principal(ScramCredentialStore.principalName(user), Scopes.NONE).withGrants(grants);
+    }
+
     /** The one check for edges other than HTTP: allowed, or the denial counted and audited. */
     public boolean allows(Principal principal, Operation op, Resource resource, String request) {
         Decision d = authorizer.authorize(principal, op, resource);
@@ -258,5 +294,6 @@ public class AccessControl {
     void close() {
         tokens.close();
         grants.close();
+        scram.close();
     }
 }

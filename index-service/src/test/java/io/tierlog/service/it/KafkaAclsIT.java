@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
@@ -27,10 +30,14 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Kafka ACLs across two packaged instances on one hot volume, in token mode: an ACL created on instance a's Kafka
- * listener lets a token produce over HTTP on instance b within 2 s; the ACL deleted on a, and a killed (SIGKILL)
- * as soon as DeleteAcls is answered, b refuses the token within 2 s: an answered revocation is on the volume, not in
- * a's memory. Before that, a DENY made on a refuses the token on b within 2 s, and its deletion lifts it as fast. A default user's byte rate set on a holds on b within 2 s. Logs stay under {@code target/it/kafka-acls}
+ * Kafka ACLs across two packaged instances on one hot volume, in token mode. Admin sends ACL and credential changes
+ * to any instance it knows, so each check runs on the instance that did not make the change (found by its audit
+ * line): an ACL created lets a token produce over HTTP on the other instance within 2 s; the ACL deleted, and the
+ * instance that deleted it killed (SIGKILL) as soon as DeleteAcls is answered, the survivor refuses the token within
+ * 2 s: an answered revocation is on the volume, not in the dead instance's memory. Before that, a DENY refuses the
+ * token on the other instance within 2 s, and its deletion lifts it as fast. A default user's byte rate set on a
+ * holds on b within 2 s, and a SCRAM credential logs in on the survivor of the instance that set it, killed as it
+ * answered. Logs stay under {@code target/it/kafka-acls}
  * and {@code target/it/kafka-quotas}.
  */
 class KafkaAclsIT {
@@ -39,14 +46,32 @@ class KafkaAclsIT {
     static final long TWO_SECONDS = TimeUnit.SECONDS.toNanos(2);
 
     static Admin admin(int port) {
+        return admin(port, "PLAIN", "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                + "username=\"admin\" password=\"" + BOOTSTRAP + "\";");
+    }
+
+    static Admin admin(int port, String mechanism, String jaas) {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
         p.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
-        p.put(SaslConfigs.SASL_MECHANISM, "PLAIN");
-        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.plain.PlainLoginModule required "
-                + "username=\"admin\" password=\"" + BOOTSTRAP + "\";");
+        p.put(SaslConfigs.SASL_MECHANISM, mechanism);
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, jaas);
         return Admin.create(p);
+    }
+
+    /** Whether the SCRAM user {@code user} logs in to the listener on {@code port} with {@code password}. */
+    static boolean scramLogin(int port, String user, String password) throws Exception {
+        try (Admin admin = admin(port, "SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule "
+                + "required username=\"" + user + "\" password=\"" + password + "\";")) {
+            admin.describeCluster().clusterId().get();
+            return true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.SaslAuthenticationException) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     /** The status of one produce over HTTP to {@code s} with {@code token}. */
@@ -77,47 +102,51 @@ class KafkaAclsIT {
             }
             assertThat(produce(b, secret)).isEqualTo(403);
 
+            String principal = "token:" + token.get("id").asText();
             AclBinding write = new AclBinding(new ResourcePattern(ResourceType.TOPIC, "orders", PatternType.LITERAL),
-                    new AccessControlEntry("User:token:" + token.get("id").asText(), "*", AclOperation.WRITE,
-                            AclPermissionType.ALLOW));
+                    new AccessControlEntry("User:" + principal, "*", AclOperation.WRITE, AclPermissionType.ALLOW));
+            String allowLine = "grant added principal=\"" + principal + "\" scope=produce:topic:orders";
             try (Admin admin = admin(both.kafkaA())) {
                 admin.createAcls(List.of(write)).all().get();
-                start = System.nanoTime();
-                while (produce(b, secret) != 200) {
-                    assertThat(System.nanoTime() - start).as("grant seen by b").isLessThan(TWO_SECONDS);
-                    Thread.sleep(50);
-                }
-                // A DENY made on a wins over the ALLOW on b within 2 s, and its deletion lifts it there as fast.
+                // Each change is checked on the instance that did not make it: it sees it by re-reading the volume.
+                PackagedService other = both.other(both.auditedBy(allowLine));
+                awaitStatus(other, secret, 200, "grant seen by the other instance");
+                // A DENY wins over the ALLOW on the other instance within 2 s, and its deletion lifts it as fast.
                 AclBinding deny = new AclBinding(write.pattern(), new AccessControlEntry(write.entry().principal(),
                         "*", AclOperation.WRITE, AclPermissionType.DENY));
                 admin.createAcls(List.of(deny)).all().get();
-                start = System.nanoTime();
-                while (produce(b, secret) != 403) {
-                    assertThat(System.nanoTime() - start).as("denial seen by b").isLessThan(TWO_SECONDS);
-                    Thread.sleep(50);
-                }
+                other = both.other(both.auditedBy(allowLine + " effect=deny"));
+                awaitStatus(other, secret, 403, "denial seen by the other instance");
                 assertThat(admin.deleteAcls(List.of(deny.toFilter())).all().get()).containsExactly(deny);
-                start = System.nanoTime();
-                while (produce(b, secret) != 200) {
-                    assertThat(System.nanoTime() - start).as("denial's deletion seen by b").isLessThan(TWO_SECONDS);
-                    Thread.sleep(50);
-                }
+                other = both.other(both.auditedBy(allowLine.replace("added", "removed") + " effect=deny"));
+                awaitStatus(other, secret, 200, "denial's deletion seen by the other instance");
                 assertThat(admin.deleteAcls(List.of(write.toFilter())).all().get()).containsExactly(write);
             }
-            a.process().destroyForcibly(); // SIGKILL at once: nothing a still had to write gets written
-            start = System.nanoTime();
-            while (produce(b, secret) != 403) {
-                assertThat(System.nanoTime() - start).as("deletion seen by b").isLessThan(TWO_SECONDS);
-                Thread.sleep(50);
-            }
-            // b's view changes only by re-reading the volume: the deletion was there when a died.
-            assertThat(a.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+            PackagedService writer = both.auditedBy(allowLine.replace("added", "removed"));
+            writer.process().destroyForcibly(); // SIGKILL at once: nothing it still had to write gets written
+            // The survivor's view changes only by re-reading the volume: the deletion was there when the writer died.
+            awaitStatus(both.other(writer), secret, 403, "deletion seen by the survivor");
+            assertThat(writer.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         }
     }
 
+    /** Waits up to 2 s for {@code s} to answer an HTTP produce with {@code token} with {@code status}. */
+    private static void awaitStatus(PackagedService s, String token, int status, String what) throws Exception {
+        long start = System.nanoTime();
+        while (produce(s, token) != status) {
+            assertThat(System.nanoTime() - start).as(what).isLessThan(TWO_SECONDS);
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * A default byte rate set on a holds on b within 2 s; then a SCRAM credential set through a (by whichever instance
+     * Admin sends it to), that instance killed (SIGKILL) as soon as the alteration is answered, logs in on the other
+     * within 2 s, and a wrong password does not.
+     */
     @Test
     @Timeout(300)
-    void aQuotaSetOnOneInstanceHoldsOnTheOther() throws Exception {
+    void aQuotaAndAScramCredentialSetOnOneInstanceHoldOnTheOtherAfterItsKill() throws Exception {
         try (KafkaInstances both = KafkaInstances.start(WORK.resolveSibling("kafka-quotas"), "-Dtierlog.auth.mode=token",
                 "-Dtierlog.auth.bootstrap-token=" + BOOTSTRAP, "-Dtierlog.auth.max-failures-per-minute=100000")) {
             PackagedService a = both.a();
@@ -134,6 +163,23 @@ class KafkaAclsIT {
                 assertThat(System.nanoTime() - start).as("rate seen by b").isLessThan(TWO_SECONDS);
                 Thread.sleep(50);
             }
+
+            ScramCredentialInfo sha256 = new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096);
+            try (Admin admin = admin(both.kafkaA())) {
+                admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("ivan", sha256, "ivan-pw")))
+                        .all().get();
+            }
+            PackagedService writer = both.auditedBy("kafka scram-credential set user=ivan mechanism=SCRAM-SHA-256 "
+                    + "iterations=4096");
+            writer.process().destroyForcibly(); // SIGKILL at once: the credential is on the volume or nowhere
+            int survivor = both.kafkaPort(both.other(writer));
+            start = System.nanoTime();
+            while (!scramLogin(survivor, "ivan", "ivan-pw")) {
+                assertThat(System.nanoTime() - start).as("credential seen by the survivor").isLessThan(TWO_SECONDS);
+                Thread.sleep(50);
+            }
+            assertThat(scramLogin(survivor, "ivan", "not-ivans")).isFalse();
+            assertThat(writer.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         }
     }
 }

@@ -21,6 +21,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Future;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Two packaged index-service instances on one hot volume under {@code work} (cleared first), each with its Kafka
  * listener on a free loopback port, started and ready. Closing kills both (SIGKILL).
@@ -59,6 +61,28 @@ record KafkaInstances(PackagedService a, int kafkaA, PackagedService b, int kafk
         all.addAll(own);
         all.add(0, "-Dtierlog.kafka.port=" + kafkaPort);
         return all.toArray(String[]::new);
+    }
+
+    /**
+     * The instance that made a change, by its audit line ({@code change} then " by="): an Admin sends some requests to
+     * any instance it knows, not the one it was pointed at. Fails unless exactly one instance's log holds it.
+     */
+    PackagedService auditedBy(String change) throws java.io.IOException {
+        String line = change + " by=";
+        boolean inA = Files.readString(a.log()).contains(line);
+        boolean inB = Files.readString(b.log()).contains(line);
+        assertThat(inA ^ inB).as("exactly one instance audited \"%s\"", line).isTrue();
+        return inA ? a : b;
+    }
+
+    /** The instance that is not {@code one}. */
+    PackagedService other(PackagedService one) {
+        return one == a ? b : a;
+    }
+
+    /** {@code one}'s Kafka listener port. */
+    int kafkaPort(PackagedService one) {
+        return one == a ? kafkaA : kafkaB;
     }
 
     static Admin admin(int port) {

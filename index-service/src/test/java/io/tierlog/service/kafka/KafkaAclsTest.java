@@ -170,7 +170,7 @@ class KafkaAclsTest {
                 allow(p, ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.DESCRIBE_CONFIGS),
                 allow(p, ResourceType.GROUP, topic, PatternType.LITERAL, AclOperation.DESCRIBE),
                 allow(p, ResourceType.CLUSTER, "kafka-cluster", PatternType.LITERAL, AclOperation.ALTER),
-                allow("User:alice", ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ),
+                allow("User:mail:alice", ResourceType.TOPIC, topic, PatternType.LITERAL, AclOperation.READ),
                 allow(p, ResourceType.DELEGATION_TOKEN, topic, PatternType.LITERAL, AclOperation.DESCRIBE));
         try (Admin admin = administrator()) {
             var results = admin.createAcls(refused).values();

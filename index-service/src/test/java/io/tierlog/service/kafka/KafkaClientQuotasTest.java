@@ -151,7 +151,7 @@ class KafkaClientQuotasTest {
                 new ClientQuotaAlteration(user(token.principal()), List.of(
                         new ClientQuotaAlteration.Op("consumer_byte_rate", 2048.0),
                         new ClientQuotaAlteration.Op("request_percentage", 0.00001))),
-                set(user("alice"), "producer_byte_rate", 1024.0),
+                set(user("mail:alice"), "producer_byte_rate", 1024.0),
                 set(user("token:" + "0".repeat(32)), "consumer_byte_rate", 0.5));
         try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
             var results = admin.alterClientQuotas(refused).values();
@@ -161,7 +161,7 @@ class KafkaClientQuotasTest {
             }
         }
         assertThat(quotas.overrides().list()).as("consumer_byte_rate of a refused entry was not written either")
-                .noneMatch(r -> token.principal().equals(r.entity().user()) || "alice".equals(r.entity().user()));
+                .noneMatch(r -> token.principal().equals(r.entity().user()) || "mail:alice".equals(r.entity().user()));
     }
 
     @Test

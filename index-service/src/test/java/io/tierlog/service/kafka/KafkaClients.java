@@ -144,6 +144,14 @@ final class KafkaClients {
         return p;
     }
 
+    /** Client settings for SASL/SCRAM ({@code SCRAM-SHA-256} or {@code -512}) as the SCRAM user {@code user}. */
+    static Properties scram(int port, String mechanism, String user, String password) {
+        Properties p = sasl(port, mechanism);
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                + "username=\"" + user + "\" password=\"" + password + "\";");
+        return p;
+    }
+
     private static Properties sasl(int port, String mechanism) {
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));

@@ -126,7 +126,7 @@ class KafkaFramingTest {
         try (Socket s = connect()) {
             ApiVersionsResponse versions = apiVersions(s, 1);
             assertThat(versions.data().apiKeys().find(ApiKeys.PRODUCE.id)).isNotNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS.id)).isNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.CREATE_DELEGATION_TOKEN.id)).isNull();
             assertThat(versions.data().apiKeys().find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion()).isEqualTo((short) 1);
 
             // ListTransactions v2 (an id pattern) is not offered: answered UNSUPPORTED_VERSION, the connection stays.
