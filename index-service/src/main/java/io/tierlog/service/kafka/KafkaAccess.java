@@ -252,10 +252,11 @@ final class KafkaAccess {
                     named.forEach(t -> topic.accept(t.topic(), null, Operation.DESCRIBE, out));
                 }
             }
-            // Kafka's DESCRIBE(_CONFIGS) and ALTER(_CONFIGS) on the cluster: who may use what, how fast, and with
-            // which password, is the administrator's.
+            // Kafka's DESCRIBE(_CONFIGS) and ALTER(_CONFIGS) on the cluster: who may use what, how fast, with
+            // which password, and where replicas live, is the administrator's.
             case DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS, DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS,
-                 DESCRIBE_USER_SCRAM_CREDENTIALS, ALTER_USER_SCRAM_CREDENTIALS ->
+                 DESCRIBE_USER_SCRAM_CREDENTIALS, ALTER_USER_SCRAM_CREDENTIALS, ELECT_LEADERS,
+                 LIST_PARTITION_REASSIGNMENTS, ALTER_PARTITION_REASSIGNMENTS ->
                     out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
             default -> {
                 // ApiVersions, SASL, an idempotent InitProducerId, FindCoordinator, DescribeCluster, ListGroups and

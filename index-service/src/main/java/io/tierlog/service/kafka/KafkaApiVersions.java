@@ -76,7 +76,8 @@ final class KafkaApiVersions {
                 ApiKeys.DELETE_SHARE_GROUP_OFFSETS, ApiKeys.DESCRIBE_PRODUCERS, ApiKeys.DESCRIBE_ACLS,
                 ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS, ApiKeys.DESCRIBE_CLIENT_QUOTAS,
                 ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
-                ApiKeys.ALTER_USER_SCRAM_CREDENTIALS)) {
+                ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ELECT_LEADERS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
+                ApiKeys.ALTER_PARTITION_REASSIGNMENTS)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.

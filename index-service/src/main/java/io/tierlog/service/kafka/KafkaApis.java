@@ -23,6 +23,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -32,6 +33,7 @@ import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
+import org.apache.kafka.common.requests.ElectLeadersRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -54,6 +56,7 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.ListPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateRequest;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
@@ -117,6 +120,7 @@ public class KafkaApis {
     private final KafkaClientQuotas clientQuotas;
     private final KafkaSasl sasl;
     private final KafkaScram scram;
+    private final KafkaReplicaApis replicaApis;
     private final KafkaQuotas quotas;
     private final Clock clock;
     private final Executor reads;
@@ -147,6 +151,7 @@ public class KafkaApis {
         this.logDirs = logDirs;
         this.deleteRecords = deleteRecords;
         this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
+        this.replicaApis = new KafkaReplicaApis(new KafkaTopics(topics));
         this.scram = new KafkaScram(access);
         this.sasl = new KafkaSasl(access, scram, clock);
         this.clock = clock;
@@ -413,6 +418,11 @@ public class KafkaApis {
                     () -> scram.describe((DescribeUserScramCredentialsRequest) request));
             case ALTER_USER_SCRAM_CREDENTIALS -> charged.on(workers,
                     () -> scram.alter((AlterUserScramCredentialsRequest) request, session.principal()));
+            case ELECT_LEADERS -> charged.on(reads, () -> replicaApis.electLeaders((ElectLeadersRequest) request));
+            case LIST_PARTITION_REASSIGNMENTS -> charged.on(reads,
+                    () -> replicaApis.listReassignments((ListPartitionReassignmentsRequest) request));
+            case ALTER_PARTITION_REASSIGNMENTS -> charged.on(reads, () -> replicaApis.alterReassignments(
+                    (AlterPartitionReassignmentsRequest) request, cluster.get()));
             default -> throw new UnsupportedVersionException(request.apiKey() + " is not supported by Tierlog");
         };
     }
