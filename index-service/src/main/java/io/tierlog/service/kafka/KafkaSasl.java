@@ -84,8 +84,27 @@ final class KafkaSasl {
             return new SaslAuthenticateResponse(out.setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
                     .setErrorMessage("Authentication failed: invalid or expired token"));
         }
-        long now = clock.millis();
-        session.authenticated(principal.get(), now + SESSION_LIFETIME.toMillis());
+        return authenticated(session, principal.get(), out, "kafka SaslAuthenticate " + mechanism + " client="
+                + clientId);
+    }
+
+    /**
+     * The session as {@code principal} from now on, for {@link #SESSION_LIFETIME}; refused, and the session ended,
+     * when it re-authenticates (KIP-368) as another principal than it was, as Kafka refuses it: state kept per
+     * principal on the connection (fetch and share sessions, quotas) must not change hands.
+     */
+    private SaslAuthenticateResponse authenticated(KafkaSession session, Principal principal,
+                                                   SaslAuthenticateResponseData out, String request) {
+        Principal before = session.principal();
+        if (session.saslAuthenticated() && before != null && !before.name().equals(principal.name())) {
+            session.endSession();
+            access.attemptFailed("principal-changed", session.address(), request);
+            return new SaslAuthenticateResponse(out.setAuthBytes(new byte[0])
+                    .setErrorCode(Errors.SASL_AUTHENTICATION_FAILED.code())
+                    .setErrorMessage("Cannot change principals during re-authentication from " + before.name()
+                            + ": " + principal.name()));
+        }
+        session.authenticated(principal, clock.millis() + SESSION_LIFETIME.toMillis());
         return new SaslAuthenticateResponse(out.setSessionLifetimeMs(SESSION_LIFETIME.toMillis()));
     }
 
@@ -116,9 +135,7 @@ final class KafkaSasl {
             return new SaslAuthenticateResponse(out);
         }
         session.saslExchange(null);
-        session.authenticated(access.scramUser(exchange.getAuthorizationID()),
-                clock.millis() + SESSION_LIFETIME.toMillis());
-        return new SaslAuthenticateResponse(out.setSessionLifetimeMs(SESSION_LIFETIME.toMillis()));
+        return authenticated(session, access.scramUser(exchange.getAuthorizationID()), out, request);
     }
 
     private static SaslAuthenticateResponse scramRefused(KafkaSession session, SaslAuthenticateResponseData out) {

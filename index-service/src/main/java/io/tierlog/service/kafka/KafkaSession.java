@@ -68,6 +68,16 @@ final class KafkaSession {
         return authenticatedUntilMs;
     }
 
+    /** Whether a SASL exchange authenticated this connection (so a new one is a re-authentication, KIP-368). */
+    boolean saslAuthenticated() {
+        return authenticatedUntilMs != Long.MAX_VALUE;
+    }
+
+    /** Ends the SASL session now: the next request other than ApiVersions and SASL closes the connection. */
+    void endSession() {
+        this.authenticatedUntilMs = Long.MIN_VALUE;
+    }
+
     /** The connection's caller from now on, as calling from its address (a grant may be made for one host). */
     void authenticated(Principal principal, long untilMs) {
         this.principal = principal.at(address);

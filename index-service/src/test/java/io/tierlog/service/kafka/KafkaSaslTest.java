@@ -135,6 +135,35 @@ class KafkaSaslTest {
         }
     }
 
+    /**
+     * KIP-368: a connection re-authenticates as the principal it was and goes on; as another principal it is refused
+     * (Kafka's answer) and its next request ends the connection, so nothing kept per principal changes hands.
+     */
+    @Test
+    void reauthenticationKeepsThePrincipal() throws Exception {
+        String first = mint("describe:topic:*");
+        String second = mint("describe:topic:*");
+        MetadataRequest.Builder metadata = new MetadataRequest.Builder(new MetadataRequestData()
+                .setTopics(List.of()).setAllowAutoTopicCreation(false));
+        try (RawKafka kafka = RawKafka.authenticated(RawKafka.authenticated(listener.port(), first), first)) {
+            MetadataResponse served = kafka.call(metadata, (short) 12);
+            assertThat(served.data().brokers()).as("after re-authenticating as itself").isNotEmpty();
+
+            kafka.call(new org.apache.kafka.common.requests.SaslHandshakeRequest.Builder(
+                    new org.apache.kafka.common.message.SaslHandshakeRequestData().setMechanism("PLAIN")), (short) 1);
+            org.apache.kafka.common.requests.SaslAuthenticateResponse other = kafka.call(
+                    new org.apache.kafka.common.requests.SaslAuthenticateRequest.Builder(
+                            new org.apache.kafka.common.message.SaslAuthenticateRequestData().setAuthBytes(
+                                    ("\u0000anyone\u0000" + second).getBytes(java.nio.charset.StandardCharsets.UTF_8))),
+                    org.apache.kafka.common.protocol.ApiKeys.SASL_AUTHENTICATE);
+            assertThat(Errors.forCode(other.data().errorCode())).isEqualTo(Errors.SASL_AUTHENTICATION_FAILED);
+            assertThat(other.data().errorMessage()).contains("Cannot change principals during re-authentication");
+            kafka.send(new org.apache.kafka.common.requests.RequestHeader(
+                    org.apache.kafka.common.protocol.ApiKeys.METADATA, (short) 12, "raw", 99), metadata.build((short) 12));
+            assertThat(kafka.closedByPeer()).as("the session ended with the refusal").isTrue();
+        }
+    }
+
     @Test
     void plainWithATokenIsCheckedAgainstItsScopes() throws Exception {
         String mine = KafkaListenerTest.unique("sasl");
