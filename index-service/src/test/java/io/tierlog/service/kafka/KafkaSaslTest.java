@@ -18,9 +18,16 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.security.auth.AuthenticateCallbackHandler;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerToken;
 import org.apache.kafka.common.security.oauthbearer.OAuthBearerTokenCallback;
@@ -30,6 +37,7 @@ import org.junit.jupiter.api.Test;
 
 import javax.security.auth.callback.Callback;
 import javax.security.auth.login.AppConfigurationEntry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -149,17 +157,14 @@ class KafkaSaslTest {
             MetadataResponse served = kafka.call(metadata, (short) 12);
             assertThat(served.data().brokers()).as("after re-authenticating as itself").isNotEmpty();
 
-            kafka.call(new org.apache.kafka.common.requests.SaslHandshakeRequest.Builder(
-                    new org.apache.kafka.common.message.SaslHandshakeRequestData().setMechanism("PLAIN")), (short) 1);
-            org.apache.kafka.common.requests.SaslAuthenticateResponse other = kafka.call(
-                    new org.apache.kafka.common.requests.SaslAuthenticateRequest.Builder(
-                            new org.apache.kafka.common.message.SaslAuthenticateRequestData().setAuthBytes(
-                                    ("\u0000anyone\u0000" + second).getBytes(java.nio.charset.StandardCharsets.UTF_8))),
-                    org.apache.kafka.common.protocol.ApiKeys.SASL_AUTHENTICATE);
+            kafka.call(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism("PLAIN")),
+                    (short) 1);
+            SaslAuthenticateResponse other = kafka.call(new SaslAuthenticateRequest.Builder(
+                    new SaslAuthenticateRequestData().setAuthBytes(("\u0000anyone\u0000" + second)
+                            .getBytes(StandardCharsets.UTF_8))), ApiKeys.SASL_AUTHENTICATE);
             assertThat(Errors.forCode(other.data().errorCode())).isEqualTo(Errors.SASL_AUTHENTICATION_FAILED);
             assertThat(other.data().errorMessage()).contains("Cannot change principals during re-authentication");
-            kafka.send(new org.apache.kafka.common.requests.RequestHeader(
-                    org.apache.kafka.common.protocol.ApiKeys.METADATA, (short) 12, "raw", 99), metadata.build((short) 12));
+            kafka.send(new RequestHeader(ApiKeys.METADATA, (short) 12, "raw", 99), metadata.build((short) 12));
             assertThat(kafka.closedByPeer()).as("the session ended with the refusal").isTrue();
         }
     }
