@@ -83,6 +83,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -299,11 +300,12 @@ public class KafkaApis {
                     (DescribeTopicPartitionsRequest) request, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
-            case PRODUCE -> produce.produce((ProduceRequest) request, version, workers)
-                    .thenApply(reply -> quotas.produced((ProduceRequest) request, reply, session, clientId));
+            case PRODUCE -> charged.timed(workers, pool -> produce.produce((ProduceRequest) request, version, pool)
+                    .thenApply(reply -> quotas.produced((ProduceRequest) request, reply, session, clientId)));
             case SASL_HANDSHAKE -> done(sasl.handshake((SaslHandshakeRequest) request, session));
-            case SASL_AUTHENTICATE -> charged.on(workers,
-                    () -> sasl.authenticate((SaslAuthenticateRequest) request, session, clientId));
+            // Not charged, as Kafka's authenticator is not: no caller's rate applies before it is known.
+            case SASL_AUTHENTICATE -> CompletableFuture.supplyAsync(() -> new Reply(
+                    sasl.authenticate((SaslAuthenticateRequest) request, session, clientId)), workers);
             case INIT_PRODUCER_ID -> ((InitProducerIdRequest) request).data().transactionalId() == null
                     ? done(produce.initProducerId((InitProducerIdRequest) request))
                     : charged.on(workers, () -> transactions.initProducerId((InitProducerIdRequest) request));
@@ -327,9 +329,10 @@ public class KafkaApis {
                 yield throttleMs > 0
                         ? CompletableFuture.completedFuture(new Reply(quotas.throttledFetch((FetchRequest) request,
                                 version, throttleMs, session), () -> { }))
-                        : fetch.fetch((FetchRequest) request, version, session.principal().name(), session.fileSlices(),
-                                readReplicas(((FetchRequest) request).data().rackId()))
-                        .thenApply(reply -> quotas.fetched(reply, session, clientId));
+                        : charged.timed(reads, pool -> fetch.fetch((FetchRequest) request, version,
+                                session.principal().name(), session.fileSlices(),
+                                readReplicas(((FetchRequest) request).data().rackId()), pool)
+                        .thenApply(reply -> quotas.fetched(reply, session, clientId)));
             }
             case LIST_OFFSETS -> charged.on(reads, () -> fetch.listOffsets((ListOffsetsRequest) request));
             // KIP-599: THROTTLING_QUOTA_EXCEEDED from CreateTopics v6, DeleteTopics v5 and CreatePartitions v3 on.
@@ -359,11 +362,11 @@ public class KafkaApis {
                             topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case CONSUMER_GROUP_DESCRIBE -> charged.on(workers,
                     () -> groups.consumerGroupDescribe((ConsumerGroupDescribeRequest) request));
-            case JOIN_GROUP -> classicGroups.joinGroup((JoinGroupRequest) request, version, clientId,
-                    "/" + session.address(), workers, () -> groups.joinGroup((JoinGroupRequest) request, version,
-                            clientId)).thenApply(Reply::new);
-            case SYNC_GROUP -> classicGroups.syncGroup((SyncGroupRequest) request, workers,
-                    () -> groups.syncGroup((SyncGroupRequest) request)).thenApply(Reply::new);
+            case JOIN_GROUP -> charged.timed(workers, pool -> classicGroups.joinGroup((JoinGroupRequest) request,
+                    version, clientId, "/" + session.address(), pool, () -> groups.joinGroup(
+                            (JoinGroupRequest) request, version, clientId)).thenApply(Reply::new));
+            case SYNC_GROUP -> charged.timed(workers, pool -> classicGroups.syncGroup((SyncGroupRequest) request, pool,
+                    () -> groups.syncGroup((SyncGroupRequest) request)).thenApply(Reply::new));
             case HEARTBEAT -> charged.on(workers, () -> orElse(classicGroups.heartbeat((HeartbeatRequest) request),
                     () -> groups.heartbeat((HeartbeatRequest) request, clientId)));
             case LEAVE_GROUP -> charged.on(workers, () -> orElse(classicGroups.leaveGroup((LeaveGroupRequest) request),
@@ -401,10 +404,12 @@ public class KafkaApis {
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case SHARE_GROUP_DESCRIBE -> charged.on(workers, () -> shareGroups.describe(
                     (org.apache.kafka.common.requests.ShareGroupDescribeRequest) request));
-            case SHARE_FETCH -> shareFetch.fetch((org.apache.kafka.common.requests.ShareFetchRequest) request,
-                    session.principal().name()).thenApply(reply -> quotas.shareFetched(reply, session, clientId));
-            case SHARE_ACKNOWLEDGE -> shareFetch.acknowledge(
-                    (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name());
+            case SHARE_FETCH -> charged.timed(reads, pool -> shareFetch.fetch(
+                    (org.apache.kafka.common.requests.ShareFetchRequest) request, session.principal().name(), pool)
+                    .thenApply(reply -> quotas.shareFetched(reply, session, clientId)));
+            case SHARE_ACKNOWLEDGE -> charged.timed(reads, pool -> shareFetch.acknowledge(
+                    (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name(),
+                    pool));
             case DESCRIBE_ACLS -> charged.on(workers, () -> acls.describe((DescribeAclsRequest) request));
             case CREATE_ACLS -> charged.on(workers,
                     () -> acls.create((CreateAclsRequest) request, session.principal()));
@@ -439,7 +444,8 @@ public class KafkaApis {
      * Runs one request's work on the worker or read pool, its time there charged to the caller's
      * {@code request_percentage} (Kafka's request quota): the answer carries the throttle when the caller is over it,
      * and the session mutes for as long ({@link KafkaQuotas#requested}). Produce, Fetch and the share-group fetches
-     * count under the byte rates instead.
+     * count under the byte rates too. SaslAuthenticate and the event-loop answers (ApiVersions, SaslHandshake,
+     * FindCoordinator, DescribeCluster, an idempotent InitProducerId, a throttled fetch) are not charged.
      */
     private final class ChargedWork {
         private final KafkaSession session;
@@ -461,8 +467,61 @@ public class KafkaApis {
                 return new Reply(response);
             }, executor);
         }
+
+        /**
+         * Work whose steps run on {@code executor} with waits between them that hold no thread (a fetch's long poll,
+         * a join waiting for the group): charges the time its steps ran, not the waits, once it is answered.
+         */
+        CompletableFuture<Reply> timed(Executor executor, Function<Executor, CompletableFuture<Reply>> work) {
+            PoolTime time = new PoolTime(executor);
+            return work.apply(time).thenApply(reply -> {
+                KafkaQuotas.raiseThrottle(reply.body(), quotas.requested(session, clientId, time.nanos()));
+                return reply;
+            });
+        }
     }
 
+    /**
+     * Runs tasks on a pool and adds up how long they ran: one request's share of that pool. A task may complete the
+     * request, and the charge then runs inside it, so a task still running counts up to the moment of asking.
+     */
+    static final class PoolTime implements Executor {
+        private final Executor pool;
+        private long completedNanos;
+        /** Whether a task runs now, and since when (a request's steps run one after another, never two at once). */
+        private boolean running;
+        private long runningSince;
+
+        PoolTime(Executor pool) {
+            this.pool = pool;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            pool.execute(() -> {
+                started();
+                try {
+                    task.run();
+                } finally {
+                    ended();
+                }
+            });
+        }
+
+        private synchronized void started() {
+            running = true;
+            runningSince = System.nanoTime();
+        }
+
+        private synchronized void ended() {
+            completedNanos += System.nanoTime() - runningSince;
+            running = false;
+        }
+
+        synchronized long nanos() {
+            return completedNanos + (running ? System.nanoTime() - runningSince : 0);
+        }
+    }
 
     private DescribeClusterResponse describeCluster() {
         KafkaCluster c = cluster.get();

@@ -6,7 +6,6 @@ import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.LogRecord;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.metrics.ServiceMetrics;
 import io.tierlog.service.read.AppendWatcher;
@@ -35,7 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 
 /**
  * Fetch and ListOffsets through {@link PartitionReads}, the service's one read path: stored batches are sent as
@@ -60,7 +59,6 @@ import java.util.concurrent.ExecutorService;
 public class KafkaFetch {
     private final PartitionReads reads;
     private final AppendWatcher watcher;
-    private final ExecutorService readPool;
     private final ServiceMetrics metrics;
     private final KafkaTopics topics;
     /**
@@ -72,11 +70,10 @@ public class KafkaFetch {
     /** Kafka's {@code min.incremental.fetch.session.eviction.ms}: a session idle this long may give up its slot. */
     static final Duration SESSION_EVICTION = Duration.ofMinutes(2);
 
-    public KafkaFetch(PartitionReads reads, AppendWatcher watcher, ServiceThreads threads, ServiceMetrics metrics,
+    public KafkaFetch(PartitionReads reads, AppendWatcher watcher, ServiceMetrics metrics,
                       TopicStore topics, TierlogConfig config, Clock clock) {
         this.reads = reads;
         this.watcher = watcher;
-        this.readPool = threads.reads();
         this.metrics = metrics;
         this.topics = new KafkaTopics(topics);
         this.sessions = new FetchSessions(config.kafka().fetchSessions(), SESSION_EVICTION, clock);
@@ -103,9 +100,10 @@ public class KafkaFetch {
      * @param fileSlices whether hot batches may be answered as file ranges (the connection can {@code sendfile})
      * @param readReplicas null: read here; else each partition is answered at once with no records and the broker
      *                     the consumer should fetch it from (its preferred read replica, as Kafka's leader answers)
+     * @param pool       runs the reads: the service's read pool, through a wrapper that times them for the request quota
      */
     CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version, String owner, boolean fileSlices,
-                                             ReadReplicas readReplicas) {
+                                             ReadReplicas readReplicas, Executor pool) {
         FetchRequestData data = request.data();
         long deadline = System.nanoTime() + Math.max(0, data.maxWaitMs()) * 1_000_000L;
         Plan plan;
@@ -122,12 +120,13 @@ public class KafkaFetch {
             }
             plan = Plan.full(data, version >= 7 && data.sessionEpoch() == 0, owner, fileSlices, readReplicas);
         }
-        return CompletableFuture.supplyAsync(() -> round(data, plan), readPool)
-                .thenCompose(round -> untilEnough(data, plan, round, deadline));
+        return CompletableFuture.supplyAsync(() -> round(data, plan), pool)
+                .thenCompose(round -> untilEnough(data, plan, round, deadline, pool));
     }
 
     /** Answers with {@code round} if it is enough or time is up; else releases it, waits for appends, reads again. */
-    private CompletableFuture<KafkaApis.Reply> untilEnough(FetchRequestData data, Plan plan, Round round, long deadline) {
+    private CompletableFuture<KafkaApis.Reply> untilEnough(FetchRequestData data, Plan plan, Round round, long deadline,
+                                                           Executor pool) {
         long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
         if (round.bytes >= Math.max(1, data.minBytes()) || round.anyError || round.redirected || remainingMs <= 0
                 || round.waitOn.isEmpty()) {
@@ -142,8 +141,8 @@ public class KafkaFetch {
                 .thenApplyAsync(woken -> {
                     waits.forEach(w -> w.cancel(false));
                     return round(data, plan);
-                }, readPool)
-                .thenCompose(next -> untilEnough(data, plan, next, deadline));
+                }, pool)
+                .thenCompose(next -> untilEnough(data, plan, next, deadline, pool));
     }
 
     private record Position(TopicPartition tp, long offset) {

@@ -1,11 +1,15 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.service.quota.RateQuota;
 import io.tierlog.service.quota.QuotaOverrides;
 import io.tierlog.service.quota.Quotas;
+import io.tierlog.service.quota.RateQuota;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
 import org.apache.kafka.common.message.ShareFetchResponseData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 
@@ -18,8 +22,8 @@ import java.util.function.LongSupplier;
  * is throttled: its answer carries the throttle time, which kafka-clients and librdkafka wait out before their next
  * request to this broker, and the connection reads nothing for that long ({@link KafkaSession#throttle}), so a client
  * that ignores it waits anyway. A fetch from a caller already in debt is answered at once with no records (Kafka's
- * throttled fetch answer), so no bytes go out over the quota. Other requests served on a pool charge their time
- * there to {@code request_percentage} ({@link #requested}). Stateless beyond the buckets.
+ * throttled fetch answer), so no bytes go out over the quota. Every request served on a pool (these too) charges
+ * the time it ran there to {@code request_percentage} ({@link #requested}). Stateless beyond the buckets.
  */
 final class KafkaQuotas {
     private final Quotas quotas;
@@ -107,6 +111,30 @@ final class KafkaQuotas {
         String bucket = quotas.requestBucket(Quotas.key(session.principal(), session.address()),
                 clientId == null ? "" : clientId);
         return charge(requests, bucket, session, () -> Math.max(1, nanos / 1_000));
+    }
+
+    /**
+     * Raises {@code body}'s throttle time to {@code throttleMs} when it is lower (a rate that throttles less never
+     * shortens another's): for the answers whose work {@code KafkaApis} times on a pool, which are message data, not
+     * responses with a common setter.
+     */
+    static void raiseThrottle(ApiMessage body, int throttleMs) {
+        if (throttleMs <= 0 || body == null) {
+            return;
+        }
+        if (body instanceof ProduceResponseData d && d.throttleTimeMs() < throttleMs) {
+            d.setThrottleTimeMs(throttleMs);
+        } else if (body instanceof FetchResponseData d && d.throttleTimeMs() < throttleMs) {
+            d.setThrottleTimeMs(throttleMs);
+        } else if (body instanceof ShareFetchResponseData d && d.throttleTimeMs() < throttleMs) {
+            d.setThrottleTimeMs(throttleMs);
+        } else if (body instanceof ShareAcknowledgeResponseData d && d.throttleTimeMs() < throttleMs) {
+            d.setThrottleTimeMs(throttleMs);
+        } else if (body instanceof JoinGroupResponseData d && d.throttleTimeMs() < throttleMs) {
+            d.setThrottleTimeMs(throttleMs);
+        } else if (body instanceof SyncGroupResponseData d && d.throttleTimeMs() < throttleMs) {
+            d.setThrottleTimeMs(throttleMs);
+        }
     }
 
     /** Charges a produce's record bytes; its answer (none for acks=0) carries the throttle, and the session mutes. */

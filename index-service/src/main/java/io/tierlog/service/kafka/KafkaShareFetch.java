@@ -3,7 +3,6 @@ package io.tierlog.service.kafka;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
-import io.tierlog.service.ServiceThreads;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.read.AppendWatcher;
 import io.tierlog.service.read.BatchFetch;
@@ -37,7 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -65,7 +64,6 @@ public class KafkaShareFetch {
     private final ShareGroups shares;
     private final PartitionReads reads;
     private final AppendWatcher watcher;
-    private final ExecutorService readPool;
     private final KafkaTopics topics;
     private final Clock clock;
     /** The acquisition lock of a group whose config sets none (its {@code share.record.lock.duration.ms}). */
@@ -73,12 +71,11 @@ public class KafkaShareFetch {
     private final Duration recheck;
     private final ShareSessions sessions;
 
-    public KafkaShareFetch(ShareGroups shares, PartitionReads reads, AppendWatcher watcher, ServiceThreads threads,
-                           TopicStore topics, TierlogConfig config, Clock clock) {
+    public KafkaShareFetch(ShareGroups shares, PartitionReads reads, AppendWatcher watcher, TopicStore topics,
+                           TierlogConfig config, Clock clock) {
         this.shares = shares;
         this.reads = reads;
         this.watcher = watcher;
-        this.readPool = threads.reads();
         this.topics = new KafkaTopics(topics);
         this.clock = clock;
         this.defaultLockMs = config.kafka().shareRecordLockDuration().toMillis();
@@ -97,12 +94,15 @@ public class KafkaShareFetch {
         final Map<ShareSessions.Part, ShareFetchResponseData.PartitionData> outs = new LinkedHashMap<>();
         final List<BatchFetch> held = new ArrayList<>();
         final long deadlineNanos;
+        /** Where this fetch's steps run: the read pool, as the request's quota times it. */
+        final Executor pool;
         /** The group's acquisition lock, read with its config when the fetch begins (on the read pool). */
         final long lockMs;
 
-        Fetch(ShareFetchRequestData in, ShareSessions.Session session) {
+        Fetch(ShareFetchRequestData in, ShareSessions.Session session, Executor pool) {
             this.in = in;
             this.session = session;
+            this.pool = pool;
             this.deadlineNanos = System.nanoTime() + Math.max(0, in.maxWaitMs()) * 1_000_000L;
             this.lockMs = shares.config(in.groupId()).leaseMsOr(defaultLockMs);
         }
@@ -135,16 +135,19 @@ public class KafkaShareFetch {
                 () -> { });
     }
 
-    /** @param owner the caller's name: only it may use the share sessions it opens */
-    CompletableFuture<KafkaApis.Reply> fetch(ShareFetchRequest request, String owner) {
+    /**
+     * @param owner the caller's name: only it may use the share sessions it opens
+     * @param pool  runs the fetch's steps: the service's read pool, through a wrapper that times them
+     */
+    CompletableFuture<KafkaApis.Reply> fetch(ShareFetchRequest request, String owner, Executor pool) {
         ShareFetchRequestData in = request.data();
-        return CompletableFuture.supplyAsync(() -> begin(in, owner), readPool)
+        return CompletableFuture.supplyAsync(() -> begin(in, owner, pool), pool)
                 .thenCompose(f -> f instanceof Fetch fetch ? acquire(fetch) : CompletableFuture.completedFuture(
                         (KafkaApis.Reply) f));
     }
 
     /** The session step, the partitions' changes and the acknowledgements: a Fetch to acquire for, or a Reply. */
-    private Object begin(ShareFetchRequestData in, String owner) {
+    private Object begin(ShareFetchRequestData in, String owner, Executor pool) {
         if (in.groupId() == null || in.groupId().isEmpty() || in.memberId() == null || in.memberId().isEmpty()) {
             return error(Errors.INVALID_REQUEST, "a share fetch names its group and member");
         }
@@ -171,7 +174,7 @@ public class KafkaShareFetch {
             }
             session = found.session();
         }
-        Fetch fetch = new Fetch(in, session);
+        Fetch fetch = new Fetch(in, session, pool);
         Map<String, List<PendingAck>> acks = new LinkedHashMap<>();
         for (ShareFetchRequestData.FetchTopic t : in.topics()) {
             String name = nameOf(t.topicId());
@@ -324,7 +327,7 @@ public class KafkaShareFetch {
         return CompletableFuture.anyOf(wakers.toArray(CompletableFuture[]::new)).thenComposeAsync(woken -> {
             wakers.forEach(f -> f.cancel(false)); // unregisters the waiters that did not fire
             return acquire(fetch);
-        }, readPool);
+        }, fetch.pool);
     }
 
     /**
@@ -404,9 +407,9 @@ public class KafkaShareFetch {
     }
 
     /** ShareAcknowledge: the acknowledgements of a ShareFetch without the fetch; epoch -1 also ends the session. */
-    CompletableFuture<KafkaApis.Reply> acknowledge(ShareAcknowledgeRequest request, String owner) {
+    CompletableFuture<KafkaApis.Reply> acknowledge(ShareAcknowledgeRequest request, String owner, Executor pool) {
         ShareAcknowledgeRequestData in = request.data();
-        return CompletableFuture.supplyAsync(() -> acknowledge(in, owner), readPool);
+        return CompletableFuture.supplyAsync(() -> acknowledge(in, owner), pool);
     }
 
     private KafkaApis.Reply acknowledge(ShareAcknowledgeRequestData in, String owner) {

@@ -29,8 +29,10 @@ import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.CreateTopicsResponse;
+import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -248,6 +250,41 @@ class KafkaClientQuotasTest {
             // 100 µs per second, one second's worth of burst: a metadata request of every topic costs more.
             assertThat(metadataThrottleMs(limited.secret())).as("over 0.01% of one thread").isPositive();
             assertThat(metadataThrottleMs(free.secret())).as("no rate").isZero();
+        } finally {
+            quotas.overrides().remove(limited.principal(), QuotaOverrides.Kind.REQUEST);
+        }
+    }
+
+    /**
+     * The request rate charges the pool time of produces and fetches as of every other request: at the least rate
+     * (0.0001% of one thread, one microsecond a second), a produce's and a fetch's answers carry a throttle, on a new
+     * connection each (a throttled connection reads nothing for as long); another token's carry none.
+     */
+    @Test
+    void aRequestPercentageChargesProducesAndFetchesToo() throws Exception {
+        String topic = KafkaListenerTest.unique("req-pct");
+        MintedToken limited = mint("produce:topic:" + topic + " fetch:topic:" + topic);
+        MintedToken free = mint("produce:topic:" + topic + " fetch:topic:" + topic);
+        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+            admin.alterClientQuotas(List.of(set(user(limited.principal()), "request_percentage", 0.0001))).all().get();
+        }
+        try {
+            try (RawKafka raw = RawKafka.authenticated(listener.port(), free.secret())) {
+                ProduceResponse produced = raw.call(KafkaQuotaTest.produce(topic, KafkaQuotaTest.records(5)));
+                assertThat(produced.throttleTimeMs()).as("no rate").isZero();
+                assertThat(((FetchResponse) raw.call(KafkaQuotaTest.fetch(topic))).throttleTimeMs()).isZero();
+            }
+            try (RawKafka raw = RawKafka.authenticated(listener.port(), limited.secret())) {
+                ProduceResponse produced = raw.call(KafkaQuotaTest.produce(topic, KafkaQuotaTest.records(5)));
+                assertThat(produced.data().responses().iterator().next().partitionResponses().get(0).errorCode())
+                        .isEqualTo(Errors.NONE.code());
+                assertThat(produced.throttleTimeMs()).as("a produce over the rate").isPositive();
+            }
+            try (RawKafka raw = RawKafka.authenticated(listener.port(), limited.secret())) {
+                assertThat(((FetchResponse) raw.call(KafkaQuotaTest.fetch(topic))).throttleTimeMs())
+                        .as("a fetch over the rate").isPositive();
+            }
         } finally {
             quotas.overrides().remove(limited.principal(), QuotaOverrides.Kind.REQUEST);
         }

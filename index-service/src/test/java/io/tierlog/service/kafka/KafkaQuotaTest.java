@@ -113,7 +113,7 @@ class KafkaQuotaTest {
     }
 
     /** {@code n} records of 1,000 bytes in one batch (50 of them: about 2.5 s of the quota). */
-    private static MemoryRecords records(int n) {
+    static MemoryRecords records(int n) {
         SimpleRecord[] records = new SimpleRecord[n];
         for (int i = 0; i < n; i++) {
             records[i] = new SimpleRecord(1_700_000_000_000L, null, new byte[1000]);
@@ -121,7 +121,7 @@ class KafkaQuotaTest {
         return MemoryRecords.withRecords(Compression.NONE, records);
     }
 
-    private static ProduceRequest produce(String topic, MemoryRecords batch) {
+    static ProduceRequest produce(String topic, MemoryRecords batch) {
         ProduceRequestData.TopicProduceDataCollection topics = new ProduceRequestData.TopicProduceDataCollection();
         topics.add(new ProduceRequestData.TopicProduceData().setName(topic).setPartitionData(List.of(
                 new ProduceRequestData.PartitionProduceData().setIndex(0).setRecords(batch))));
@@ -130,7 +130,7 @@ class KafkaQuotaTest {
     }
 
     /** A sessionless fetch of partition 0 from offset 0, up to 1 MiB. */
-    private static FetchRequest fetch(String topic) {
+    static FetchRequest fetch(String topic) {
         FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic);
         t.partitions().add(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0)
                 .setPartitionMaxBytes(1 << 20));
