@@ -100,7 +100,7 @@ public class KafkaFetch {
      * @param fileSlices whether hot batches may be answered as file ranges (the connection can {@code sendfile})
      * @param readReplicas null: read here; else each partition is answered at once with no records and the broker
      *                     the consumer should fetch it from (its preferred read replica, as Kafka's leader answers)
-     * @param pool       runs the reads: the service's read pool, through a wrapper that times them for the request quota
+     * @param pool       runs the reads: the service's read pool, through a wrapper timing them for the request rate
      */
     CompletableFuture<KafkaApis.Reply> fetch(FetchRequest request, short version, String owner, boolean fileSlices,
                                              ReadReplicas readReplicas, Executor pool) {
