@@ -90,6 +90,18 @@ public final class JitWarmup {
         return counter(out, "java.ci.totalTime") / counter(out, "sun.os.hrt.frequency");
     }
 
+    /** {@link #compileSeconds(long)}, or NaN when jcmd cannot tell: a measurement beside runs, never a stop. */
+    public static double compileSecondsOrNaN(long pid) {
+        try {
+            return compileSeconds(pid);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Double.NaN;
+        }
+    }
+
     static double counter(String perfCounters, String name) {
         return perfCounters.lines().filter(l -> l.startsWith(name + "="))
                 .map(l -> Double.parseDouble(l.substring(name.length() + 1).trim()))

@@ -137,6 +137,11 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         final List<ServerCpu> consumerCpu = new ArrayList<>();
         /** The batches of the topic each consume run read, on the server's disk. */
         final List<BatchLayout> consumeLayout = new ArrayList<>();
+        /**
+         * The server JVM's JIT compile time during each consume run, ms (NaN where jcmd could not tell): whether a
+         * server was still compiling its fetch path while measured.
+         */
+        final List<Double> consumeJitMs = new ArrayList<>();
         final List<ProducerResult> paced = new ArrayList<>();
         final List<Long> pacedRate = new ArrayList<>();
         /** Paced at one rate for both servers (half of the slower peak of the run): latency at equal load. */
@@ -241,12 +246,14 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                     if (!ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT)) {
                                         notes.add(consumeName + ": server not settled before the consume run");
                                     }
+                                    double jitBefore = JitWarmup.compileSecondsOrNaN(pid);
                                     ServerCpu before = ServerCpu.of(pid);
                                     ServerCpu toolBefore = ServerCpu.ofEndedChildren();
                                     ConsumerResult consumed = tools.consume("consume-" + consumeName, bootstrap, source,
                                             records, "perf-" + consumeName);
                                     ServerCpu after = ServerCpu.of(pid);
                                     ServerCpu toolAfter = ServerCpu.ofEndedChildren();
+                                    cell.consumeJitMs.add(1000 * (JitWarmup.compileSecondsOrNaN(pid) - jitBefore));
                                     cell.consume.add(consumed);
                                     cell.consumeSlot.add(run * consumeRuns + rep);
                                     cell.consumeLayout.add(layout);
@@ -254,10 +261,13 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                         cell.consumeCpu.add(after.per100k(before, consumed.records()));
                                         cell.consumerCpu.add(toolAfter.per100k(toolBefore, consumed.records()));
                                     }
+                                    String cpu = cell.consumeCpu.isEmpty() ? "" : "; server CPU per 100k records "
+                                            + cpuLine(cell.consumeCpu.get(cell.consumeCpu.size() - 1))
+                                            + "; consumer tool's "
+                                            + cpuLine(cell.consumerCpu.get(cell.consumerCpu.size() - 1));
                                     Workspace.log(consumeName + " consume: " + consumed.line().replace('\n', ' ') + "; "
-                                            + consumed.fetch().line() + (cell.consumeCpu.isEmpty() ? ""
-                                            : "; server CPU per 100k records " + cpuLine(cell.consumeCpu.get(cell.consumeCpu.size() - 1))
-                                            + "; consumer tool's " + cpuLine(cell.consumerCpu.get(cell.consumerCpu.size() - 1))));
+                                            + consumed.fetch().line() + cpu + String.format("; server JIT %.0f ms",
+                                            cell.consumeJitMs.get(cell.consumeJitMs.size() - 1)));
                                 }
                             } catch (RuntimeException e) {
                                 notes.add(name + " failed: " + e.getMessage().lines().findFirst().orElse(""));
@@ -584,6 +594,9 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 if (i < c.consumeCpu.size()) {
                     sb.append("; server CPU per 100k records ").append(cpuLine(c.consumeCpu.get(i)))
                             .append("; consumer tool's ").append(cpuLine(c.consumerCpu.get(i)));
+                }
+                if (i < c.consumeJitMs.size()) {
+                    sb.append(String.format("; server JIT %.0f ms", c.consumeJitMs.get(i)));
                 }
                 sb.append('\n');
             }
