@@ -2,9 +2,9 @@ package io.tierlog.service.kafka;
 
 import io.tierlog.access.Principal;
 import io.tierlog.service.security.AccessControl;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeResponseData;
-import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.SaslAuthenticateRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateResponse;

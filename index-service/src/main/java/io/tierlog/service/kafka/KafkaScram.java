@@ -51,6 +51,8 @@ final class KafkaScram {
     static final List<String> MECHANISMS = List.of(ScramMechanism.SCRAM_SHA_256.mechanismName(),
             ScramMechanism.SCRAM_SHA_512.mechanismName());
     private static final String TWICE = "A user credential cannot be altered twice in the same request";
+    /** Names of principals with no kind before a colon, which an ACL's {@code User:<name>} must not turn into. */
+    private static final Set<String> RESERVED = Set.of("bootstrap", "anonymous");
     /** Longest user name accepted, in characters. */
     static final int MAX_USER_LENGTH = 256;
 
@@ -236,7 +238,8 @@ final class KafkaScram {
 
     /**
      * Why {@code user} cannot name a SCRAM user, or null. A colon is refused because a principal name's kind ends at
-     * its first one ({@code scram:alice}, {@code token:<id>}), so a grant's principal always says which kind it is.
+     * its first one ({@code scram:alice}, {@code token:<id>}), so a grant's principal always says which kind it is;
+     * {@code bootstrap} and {@code anonymous} because they are principal names already.
      */
     static String nameRefusal(String user) {
         if (user == null || user.isEmpty()) {
@@ -247,6 +250,9 @@ final class KafkaScram {
         }
         if (user.indexOf(':') >= 0 || user.chars().anyMatch(Character::isISOControl)) {
             return "Username must not contain ':' or control characters";
+        }
+        if (RESERVED.contains(user)) {
+            return "Username " + user + " is reserved: it names Tierlog's own principal";
         }
         return null;
     }

@@ -254,6 +254,7 @@ class KafkaScramTest {
                     upsert(erin, ScramMechanism.SCRAM_SHA_256, 4096, "a"),
                     upsert(erin, ScramMechanism.SCRAM_SHA_256, 4096, "b"),
                     upsert("has:colon", ScramMechanism.SCRAM_SHA_256, 4096, "x"),
+                    upsert("bootstrap", ScramMechanism.SCRAM_SHA_256, 4096, "x"),
                     new UserScramCredentialDeletion(user("nobody"), ScramMechanism.SCRAM_SHA_256));
             Map<String, org.apache.kafka.common.KafkaFuture<Void>> results =
                     admin.alterUserScramCredentials(alterations).values();
@@ -262,11 +263,14 @@ class KafkaScramTest {
             assertThatThrownBy(() -> results.get(erin).get()).hasCauseInstanceOf(DuplicateResourceException.class);
             assertThatThrownBy(() -> results.get("has:colon").get()).hasCauseInstanceOf(
                     UnacceptableCredentialException.class);
-            assertThat(results).hasSize(4);
+            assertThatThrownBy(() -> results.get("bootstrap").get()).as("the bootstrap token's principal name")
+                    .hasCauseInstanceOf(UnacceptableCredentialException.class);
+            assertThat(results).hasSize(5);
             assertThat(admin.describeUserScramCredentials(List.of(dave)).description(dave).get().credentialInfos())
                     .as("dave's credential as it was").extracting(ScramCredentialInfo::iterations)
                     .containsExactly(4096);
-            assertThat(admin.describeUserScramCredentials().users().get()).doesNotContain(erin, "has:colon");
+            assertThat(admin.describeUserScramCredentials().users().get()).doesNotContain(erin, "has:colon",
+                    "bootstrap");
         }
         try (KafkaProducer<String, String> producer = producer("SCRAM-SHA-256", dave, "new")) {
             assertThatThrownBy(() -> producer.partitionsFor("anything")).isInstanceOf(
