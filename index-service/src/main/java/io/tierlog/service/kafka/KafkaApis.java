@@ -488,9 +488,9 @@ public class KafkaApis {
     static final class PoolTime implements Executor {
         private final Executor pool;
         private long completedNanos;
-        /** Whether a task runs now, and since when (a request's steps run one after another, never two at once). */
-        private boolean running;
-        private long runningSince;
+        /** The tasks running now (a group wait's polls may overlap) and the sum of their start times. */
+        private int running;
+        private long runningStartSum;
 
         PoolTime(Executor pool) {
             this.pool = pool;
@@ -499,27 +499,30 @@ public class KafkaApis {
         @Override
         public void execute(Runnable task) {
             pool.execute(() -> {
-                started();
+                long start = started();
                 try {
                     task.run();
                 } finally {
-                    ended();
+                    ended(start);
                 }
             });
         }
 
-        private synchronized void started() {
-            running = true;
-            runningSince = System.nanoTime();
+        private synchronized long started() {
+            long now = System.nanoTime();
+            running++;
+            runningStartSum += now;
+            return now;
         }
 
-        private synchronized void ended() {
-            completedNanos += System.nanoTime() - runningSince;
-            running = false;
+        private synchronized void ended(long start) {
+            completedNanos += System.nanoTime() - start;
+            running--;
+            runningStartSum -= start;
         }
 
         synchronized long nanos() {
-            return completedNanos + (running ? System.nanoTime() - runningSince : 0);
+            return completedNanos + running * System.nanoTime() - runningStartSum;
         }
     }
 
