@@ -60,17 +60,17 @@ final class KafkaScram {
     private final ScramCredentialStore store;
     /** Keys the made-up salts of users with no credential; this process's own. */
     private final byte[] unknownUserKey = new byte[32];
+    private final SecureRandom random = new SecureRandom();
 
     KafkaScram(AccessControl access) {
         this.access = access;
         this.store = access.scramCredentials();
-        new SecureRandom().nextBytes(unknownUserKey);
+        random.nextBytes(unknownUserKey);
     }
 
     static boolean isScram(String mechanism) {
         return MECHANISMS.contains(mechanism);
     }
-
 
     /** A new server side of one SASL/SCRAM exchange for {@code mechanism} ({@link #isScram}). */
     SaslServer newExchange(String mechanism) {
@@ -105,7 +105,6 @@ final class KafkaScram {
             byte[] salt = mac.doFinal((mechanism.mechanismName() + '\u0000' + user).getBytes(StandardCharsets.UTF_8));
             byte[] stored = new byte[64];
             byte[] server = new byte[64];
-            SecureRandom random = new SecureRandom();
             random.nextBytes(stored);
             random.nextBytes(server);
             return new ScramCredential(salt, stored, server, KafkaInternals.minIterations(mechanism));
@@ -123,21 +122,12 @@ final class KafkaScram {
             store.list().forEach(c -> byUser.computeIfAbsent(c.user(), u -> new ArrayList<>()).add(c));
             byUser.forEach((user, credentials) -> results.add(described(user, credentials)));
         } else {
-            Set<String> named = new HashSet<>();
-            Set<String> repeated = new HashSet<>();
-            data.users().forEach(u -> {
-                if (!named.add(u.name())) {
-                    repeated.add(u.name());
-                }
-            });
-            Set<String> answered = new HashSet<>();
-            for (DescribeUserScramCredentialsRequestData.UserName u : data.users()) {
-                String user = u.name();
-                if (!answered.add(user)) {
-                    continue;
-                }
+            Map<String, Integer> asked = new LinkedHashMap<>();
+            data.users().forEach(u -> asked.merge(u.name(), 1, Integer::sum));
+            for (Map.Entry<String, Integer> named : asked.entrySet()) {
+                String user = named.getKey();
                 List<Credential> credentials = List.copyOf(store.of(user).values());
-                if (repeated.contains(user)) {
+                if (named.getValue() > 1) {
                     results.add(new DescribeUserScramCredentialsResult().setUser(user)
                             .setErrorCode(Errors.DUPLICATE_RESOURCE.code())
                             .setErrorMessage("Cannot describe SCRAM credentials for the same user twice in a single "

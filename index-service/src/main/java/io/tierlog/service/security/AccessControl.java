@@ -214,14 +214,12 @@ public class AccessControl {
      * @return the principal, or empty when refused (bad token, or too many failures from {@code address})
      */
     public Optional<Principal> authenticateToken(String token, String address, String request) {
-        if (limiter.retryAfterSeconds(address) > 0) {
-            authenticationFailed("too-many-failures", "", address, request);
+        if (!mayAttempt(address, request)) {
             return Optional.empty();
         }
         Authenticator.Result result = authenticator.authenticateToken(token);
         if (!result.ok()) {
-            limiter.failed(address);
-            authenticationFailed(result.failure().reason(), result.detail(), address, request);
+            attemptFailed(result.failure().reason(), result.detail(), address, request);
             return Optional.empty();
         }
         return Optional.of(result.principal());
@@ -246,8 +244,12 @@ public class AccessControl {
 
     /** A failed attempt verified by the edge (a SCRAM proof that did not match): counted, limited and audited. */
     public void attemptFailed(String reason, String address, String request) {
+        attemptFailed(reason, "", address, request);
+    }
+
+    private void attemptFailed(String reason, String detail, String address, String request) {
         limiter.failed(address);
-        authenticationFailed(reason, "", address, request);
+        authenticationFailed(reason, detail, address, request);
     }
 
     /**
