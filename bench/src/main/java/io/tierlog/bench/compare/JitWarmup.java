@@ -45,8 +45,18 @@ public final class JitWarmup {
      * {@code limit} has passed.
      */
     public static Outcome untilQuiet(List<Long> pids, Duration limit, Round round) throws Exception {
+        return untilQuiet(pids, limit, 1, round);
+    }
+
+    /**
+     * Runs rounds until every JVM in {@code pids} has been quiet for {@code quietRounds} rounds in a row (one quiet
+     * round can be one in which the compiler queue happened to be empty): at least that many, and no new one once
+     * {@code limit} has passed.
+     */
+    public static Outcome untilQuiet(List<Long> pids, Duration limit, int quietRounds, Round round) throws Exception {
         long start = System.nanoTime();
         int rounds = 0;
+        int quietInARow = 0;
         while (true) {
             double[] before = compileSeconds(pids);
             long t0 = System.nanoTime();
@@ -58,7 +68,8 @@ public final class JitWarmup {
                 fraction = Math.max(fraction, (after[i] - before[i]) / wall);
             }
             double elapsed = (System.nanoTime() - start) / 1e9;
-            if (fraction < QUIET_FRACTION) {
+            quietInARow = fraction < QUIET_FRACTION ? quietInARow + 1 : 0;
+            if (quietInARow >= quietRounds) {
                 return new Outcome(rounds, elapsed, fraction, true);
             }
             if (elapsed >= limit.toSeconds()) {

@@ -47,7 +47,7 @@ import java.util.function.ToDoubleFunction;
  * listener, in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always};
  * page cache against {@code never}). First every server is warmed, unmeasured, per durability: rounds that write
  * and consume {@link #WARM_UP_RECORDS} until its JVM's JIT is quiet ({@link JitWarmup}, the rule of
- * {@code compare}). Then per durability and run: each system gets a fresh topic, a producer run at full
+ * {@code compare}), then rounds that consume a measured run's records alone until it is quiet twice in a row. Then per durability and run: each system gets a fresh topic, a producer run at full
  * speed, one at full speed in transactions of {@link #TRANSACTION_MS}, then a topic written in the same batches on both ({@link FullBatchWriter}) and {@link #consumeRuns} consumer runs reading it
  * back (each with its server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
  * peak (the tool's {@code --throughput}), in an order that alternates from run to run, and both at half of the slower
@@ -193,12 +193,23 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                         try {
                             // One topic, appended to each round, so the warm-up adds no partitions to the passes.
                             createTopic(bootstrap, name, s, d);
-                            JitWarmup.Outcome outcome = JitWarmup.untilQuiet(List.of(pid), WARM_UP_LIMIT, round -> {
-                                FullBatchWriter.write(bootstrap, name, partitions, warm, recordSize,
-                                        Integer.parseInt(producerProps().get("batch.size")));
+                            int batchSize = Integer.parseInt(producerProps().get("batch.size"));
+                            JitWarmup.Outcome written = JitWarmup.untilQuiet(List.of(pid), WARM_UP_LIMIT, round -> {
+                                FullBatchWriter.write(bootstrap, name, partitions, warm, recordSize, batchSize);
                                 tools.consume(name + "-" + round, bootstrap, name, warm, name + "-" + round);
                             });
-                            warmUps.add(s.name().toLowerCase(Locale.ROOT) + " " + d.tierlogFsync() + ": " + outcome);
+                            // A write-and-consume round is mostly writing, so it can be quiet while the fetch path
+                            // still compiles: then a measured run's whole consume, alone, until quiet twice in a row.
+                            long held = written.rounds() * warm;
+                            if (held < records) {
+                                FullBatchWriter.write(bootstrap, name, partitions, records - held, recordSize,
+                                        batchSize);
+                            }
+                            JitWarmup.Outcome read = JitWarmup.untilQuiet(List.of(pid), WARM_UP_LIMIT, 2, round ->
+                                    tools.consume(name + "-read-" + round, bootstrap, name, records,
+                                            name + "-read-" + round));
+                            warmUps.add(s.name().toLowerCase(Locale.ROOT) + " " + d.tierlogFsync() + ": " + written
+                                    + ", then consuming " + records + " records: " + read);
                         } catch (Exception e) {
                             notes.add(name + " failed: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
                             Workspace.log(name + " failed: " + e);
@@ -206,7 +217,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                     }
                 }
                 warmUp = "Warm-up, unmeasured, rounds of " + warm + " records written and consumed until the server's "
-                        + "JIT was quiet: " + String.join("; ", warmUps) + ".";
+                        + "JIT was quiet, then rounds consuming " + records + " of them until it was quiet in two "
+                        + "rounds in a row: " + String.join("; ", warmUps) + ".";
                 Workspace.log(warmUp);
                 for (int run = 0; run < runs; run++) {
                     for (Durability d : Durability.values()) {

@@ -36,4 +36,13 @@ class JitWarmupTest {
         assertEquals(1, outcome.rounds());
         assertEquals(1, rounds.get());
     }
+
+    @Test
+    void waitsForTheGivenNumberOfQuietRoundsInARow() throws Exception {
+        // Rounds of a quarter second doing nothing: this JVM's compiler soon goes quiet in them.
+        JitWarmup.Outcome outcome = JitWarmup.untilQuiet(List.of(ProcessHandle.current().pid()), Duration.ofSeconds(60),
+                3, round -> Thread.sleep(250));
+        assertTrue(outcome.quiet(), outcome.toString());
+        assertTrue(outcome.rounds() >= 3, outcome.toString());
+    }
 }
