@@ -271,6 +271,12 @@ class KafkaScramTest {
                     .containsExactly(4096);
             assertThat(admin.describeUserScramCredentials().users().get()).doesNotContain(erin, "has:colon",
                     "bootstrap");
+            // A describe naming dave twice: refused for dave, answered for the other user named.
+            var twice = admin.describeUserScramCredentials(List.of(dave, dave, erin));
+            assertThatThrownBy(() -> twice.description(dave).get()).hasCauseInstanceOf(
+                    DuplicateResourceException.class);
+            assertThatThrownBy(() -> twice.description(erin).get()).hasCauseInstanceOf(
+                    ResourceNotFoundException.class);
         }
         try (KafkaProducer<String, String> producer = producer("SCRAM-SHA-256", dave, "new")) {
             assertThatThrownBy(() -> producer.partitionsFor("anything")).isInstanceOf(

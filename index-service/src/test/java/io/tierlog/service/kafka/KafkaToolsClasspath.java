@@ -18,6 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * would meet Quarkus'.
  */
 final class KafkaToolsClasspath {
+    /**
+     * Options for a tool's JVM, which lives seconds: compiled by C1 only and collected by one thread, it leaves the
+     * second core to the service it talks to (as {@code PackagedService} does for the service's own processes).
+     */
+    static final List<String> SHORT_LIVED_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
     private KafkaToolsClasspath() {
     }
 
@@ -41,7 +47,9 @@ final class KafkaToolsClasspath {
     /** Runs a tool's main class to its end (killed after 2 minutes), checking it exits 0; its standard output's lines. */
     static List<String> run(String stdin, String mainClass, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", get(), mainClass));
+                "-Xmx256m", "-cp", get()));
+        command.addAll(SHORT_LIVED_JVM);
+        command.add(mainClass);
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         CompletableFuture.delayedExecutor(120, TimeUnit.SECONDS).execute(p::destroyForcibly);
