@@ -43,16 +43,17 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * {@code tierlog-bench kafka-perf}: Kafka's own ProducerPerformance and ConsumerPerformance (kafka-tools 4.4.0),
- * unchanged and with the same settings, against a Kafka 4.4.0 broker and against the index-service's Kafka
- * listener, in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always};
- * page cache against {@code never}). First every server is warmed, unmeasured, per durability: rounds that write
- * and consume {@link #WARM_UP_RECORDS} until its JVM's JIT is quiet ({@link JitWarmup}, the rule of
- * {@code compare}), then rounds that consume a measured run's records alone until it is quiet twice in a row. Then per durability and run: each system gets a fresh topic, a producer run at full
- * speed, one at full speed in transactions of {@link #TRANSACTION_MS}, then a topic written in the same batches on both ({@link FullBatchWriter}) and {@link #consumeRuns} consumer runs reading it
- * back (each with its server's CPU and the consumer's fetch metrics beside it), then a producer run paced at half of that system's own
- * peak (the tool's {@code --throughput}), in an order that alternates from run to run, and both at half of the slower
- * peak of the run (latency at equal load). The report gives medians and
- * Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
+ * unchanged and with the same settings, against a Kafka 4.4.0 broker and against the index-service's Kafka listener,
+ * in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always}; page
+ * cache against {@code never}). First every server is warmed, unmeasured, per durability: rounds that write and
+ * consume {@link #WARM_UP_RECORDS} until its JVM's JIT is quiet ({@link JitWarmup}, the rule of {@code compare}), then
+ * rounds that consume a measured run's records alone until it is quiet twice in a row. Then per durability and run:
+ * each system gets a fresh topic, a producer run at full speed, one at full speed in transactions of
+ * {@link #TRANSACTION_MS}, then a topic written in the same batches on both ({@link FullBatchWriter}) and
+ * {@link #consumeRuns} consumer runs reading it back (each with its server's CPU and the consumer's fetch metrics
+ * beside it), then a producer run paced at half of that system's own peak (the tool's {@code --throughput}), in an
+ * order that alternates from run to run, and both at half of the slower peak of the run (latency at equal load). The
+ * report gives medians and Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
  */
 @Command(name = "kafka-perf", mixinStandardHelpOptions = true,
         description = "Kafka's ProducerPerformance/ConsumerPerformance against Kafka 4.4.0 and Tierlog's Kafka "

@@ -74,11 +74,13 @@ class KafkaConnectTest {
                 "heartbeat.interval.ms=1000",
                 "offset.flush.interval.ms=500"));
         String testClasses = Path.of("target", "test-classes").toAbsolutePath().toString();
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", classpath + java.io.File.pathSeparator + testClasses));
+        String launcher = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(launcher, "-Xmx256m",
+                "-cp", classpath + java.io.File.pathSeparator + testClasses));
         command.addAll(KafkaToolsClasspath.SHORT_LIVED_JVM);
         command.addAll(List.of("org.apache.kafka.connect.cli.ConnectDistributed", props.toString()));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("worker.log").toFile()).start();
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("worker.log").toFile()).start();
         return new Worker(p, URI.create("http://127.0.0.1:" + port), "127.0.0.1:" + port);
     }
 
