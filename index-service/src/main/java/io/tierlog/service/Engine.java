@@ -137,8 +137,8 @@ public class Engine {
 
     @Produces
     @Singleton
-    PartitionReads reads(HotTier hot, ColdTier cold, PooledDirectMemory memory, TierlogConfig config) {
-        return new PartitionReads(hot, cold, memory, new LogStartMarks(config.dataDir()));
+    PartitionReads reads(HotTier hot, ColdTier cold, PooledDirectMemory memory, TierlogConfig config, Clock clock) {
+        return new PartitionReads(hot, cold, memory, new LogStartMarks(config.dataDir(), clock));
     }
 
     @Produces

@@ -42,6 +42,11 @@ import java.util.function.BiFunction;
  * at the end (a roll moves the end), and one removed since (retention, compaction, on any instance) is met as a
  * gone segment, on which the read lists again (ADR 0044).
  *
+ * <p>A read from below the partition's end as last found reuses that end for up to {@link #LISTING_REUSE} instead of
+ * catching the index up again ({@link #endForRead}): the records such a read returns lie below an end that was
+ * visible, and only the high watermark it reports may be up to that old. A read at or past that end catches up
+ * first, so an append by any process is readable at once (ADR 0073).
+ *
  * <p>Thread-safe. {@link #close} closes the index; calls after it fail.
  */
 public final class HotTier implements AutoCloseable {
@@ -57,7 +62,12 @@ public final class HotTier implements AutoCloseable {
      * lookup (a RocksDB seek per partition per fetch otherwise). Checked against the header found there like any hint.
      */
     private final ConcurrentMap<TopicPartition, Position> sliceEnds = new ConcurrentHashMap<>();
+    /** Per partition, the end the last catch-up found and when, which reads from below it reuse (see class). */
+    private final ConcurrentMap<TopicPartition, CheckedEnd> ends = new ConcurrentHashMap<>();
     private volatile boolean open = true;
+
+    private record CheckedEnd(Position end, long checkedAtMs) {
+    }
 
     /** A partition's hot segment bases, ascending, and when they were listed. */
     private record Listing(List<Long> bases, long listedAtMs) {
@@ -84,7 +94,7 @@ public final class HotTier implements AutoCloseable {
 
     /** The offset after the last visible record; 0 when empty. */
     public long highWatermark(TopicPartition tp) {
-        return indexer.catchUp(tp).offset();
+        return end(tp).offset();
     }
 
     /**
@@ -107,7 +117,25 @@ public final class HotTier implements AutoCloseable {
      * the bound of {@link #sliceBatches}.
      */
     public Position end(TopicPartition tp) {
-        return indexer.catchUp(tp);
+        Position end = indexer.catchUp(tp);
+        ends.put(tp, new CheckedEnd(end, clock.millis()));
+        return end;
+    }
+
+    /**
+     * The end bounding a read from {@code offset}: the end last found, when {@code offset} lies below it and it was
+     * found less than {@link #LISTING_REUSE} ago; else {@link #end}'s, found now (see class). The catch-up it saves is
+     * a RocksDB read and two file-status calls per partition and fetch, most of a fetch's work on a busy volume.
+     */
+    public Position endForRead(TopicPartition tp, long offset) {
+        CheckedEnd known = ends.get(tp);
+        if (known != null && offset < known.end().offset()) {
+            long age = clock.millis() - known.checkedAtMs();
+            if (age >= 0 && age < LISTING_REUSE.toMillis()) {
+                return known.end();
+            }
+        }
+        return end(tp);
     }
 
     /**
@@ -263,6 +291,7 @@ public final class HotTier implements AutoCloseable {
             indexer.forget(new TopicPartition(topic, p));
             listings.remove(new TopicPartition(topic, p));
             sliceEnds.remove(new TopicPartition(topic, p));
+            ends.remove(new TopicPartition(topic, p));
         }
     }
 

@@ -292,11 +292,13 @@ public final class PartitionReads {
      * The range check, the choice of tier and the error translation shared by record and batch fetches. The tier is
      * decided here, once, from one listing of the partition's hot segments (the same that gives the log start):
      * at or above the oldest hot segment the hot reader serves the read, below it the cold reader. Only when
-     * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold.
+     * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold. The
+     * end is {@link HotTier#endForRead}'s: a read below an end found within the last second is bounded by that end
+     * and reports it as the high watermark; a read at the end looks for appends first.
      */
     private <R> Routed<R> routed(TopicPartition tp, long offset, BiFunction<Position, List<Long>, R> hotRead,
                                  Supplier<R> coldRead, Supplier<R> atEnd) {
-        Position end = hot.end(tp);
+        Position end = hot.endForRead(tp, offset);
         long hw = end.offset();
         List<Long> hotBases = hot.segmentBases(tp, end);
         long oldestHot = hotBases.isEmpty() ? -1 : hotBases.get(0);

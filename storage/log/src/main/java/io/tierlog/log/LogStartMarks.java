@@ -2,6 +2,7 @@ package io.tierlog.log;
 
 import io.tierlog.log.io.AtomicFiles;
 import io.tierlog.log.io.FileLocks;
+import io.tierlog.log.io.FileVersion;
 
 import java.io.File;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -25,8 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A mark is one small file in the partition's directory on the hot volume ({@value #FILE}, the offset in decimal),
  * published whole ({@link AtomicFiles#replace}) under a lock ({@value #LOCK}) that every process on the volume takes,
  * so a mark only ever moves forward and an answered move survives a crash. A reader checks the file on each call: one
- * {@code stat} when it is absent (almost every partition), and its identity (inode and change time) when present, so
- * a move made by another instance is seen at its next read. A deleted topic takes its marks with its directory.
+ * {@code stat} when it is absent (almost every partition), and its version ({@link FileVersion}: identity, size and
+ * modification time, trusted once settled) when present, so a move made by another instance is seen at its next read.
+ * A deleted topic takes its marks with its directory.
  *
  * <p>Thread-safe: threads of one process are serialized per partition first (a JVM may not hold two {@link FileLock}s
  * on one file).
@@ -37,14 +40,21 @@ public final class LogStartMarks {
     private static final Map<Path, ReentrantLock> JVM_MUTEXES = new ConcurrentHashMap<>();
 
     private final Path dataDir;
+    private final Clock clock;
     private final Map<TopicPartition, Seen> seen = new ConcurrentHashMap<>();
 
-    /** The file as last read: its identity and the offset it held. */
-    private record Seen(Object fileKey, long changedNanos, long offset) {
+    /** The file as last read: its version, whether that is settled, and the offset it held. */
+    private record Seen(FileVersion version, boolean settled, long offset) {
     }
 
+    /** Marks read and moved by the system clock's measure of when a mark file settled (see {@link FileVersion}). */
     public LogStartMarks(Path dataDir) {
+        this(dataDir, Clock.systemUTC());
+    }
+
+    public LogStartMarks(Path dataDir, Clock clock) {
         this.dataDir = dataDir;
+        this.clock = clock;
     }
 
     /** The partition's mark: records below it are deleted; 0 when none were. */
@@ -54,17 +64,15 @@ public final class LogStartMarks {
             seen.remove(tp);
             return 0;
         }
+        long now = clock.millis();
         try {
-            BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class);
-            long changed = attrs.lastModifiedTime().toInstant().getEpochSecond() * 1_000_000_000L
-                    + attrs.lastModifiedTime().toInstant().getNano();
+            FileVersion version = FileVersion.of(Files.readAttributes(file, BasicFileAttributes.class));
             Seen last = seen.get(tp);
-            if (last != null && last.fileKey != null && last.fileKey.equals(attrs.fileKey())
-                    && last.changedNanos == changed) {
+            if (last != null && last.settled && version.equals(last.version)) {
                 return last.offset;
             }
             long offset = parse(Files.readAllBytes(file), file);
-            seen.put(tp, new Seen(attrs.fileKey(), changed, offset));
+            seen.put(tp, new Seen(version, version.settledBy(now), offset));
             return offset;
         } catch (NoSuchFileException gone) {
             seen.remove(tp); // its topic was deleted meanwhile

@@ -1,11 +1,15 @@
 package io.tierlog.log;
 
+import io.tierlog.log.io.FileVersion;
+import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -42,6 +46,33 @@ class LogStartMarksTest {
         a.advance(tp, 11); // b has 10 cached: the new file is another inode
         assertThat(b.markOf(tp)).isEqualTo(11);
         assertThat(new LogStartMarks(dataDir).markOf(tp)).as("a new process").isEqualTo(11);
+    }
+
+    @Test
+    void aMarkReadWithinTheSettleTimeOfItsWriteIsReadAgainThenTrustedOnceSettled() throws Exception {
+        // Two moves within one tick of the file system's clock can leave the same inode (freed and reused), size and
+        // time; the same file rewritten in place stands for that here.
+        ManualClock clock = new ManualClock(1_700_000_000_000L);
+        LogStartMarks reader = new LogStartMarks(dataDir, clock);
+        new LogStartMarks(dataDir, clock).advance(tp, 1000);
+        Path file = dataDir.resolve(tp.dirName()).resolve(LogStartMarks.FILE);
+        FileTime written = FileTime.fromMillis(clock.millis() - 10);
+        Files.setLastModifiedTime(file, written);
+        assertThat(reader.markOf(tp)).isEqualTo(1000);
+
+        rewriteInPlace(file, "2000", written);
+        assertThat(reader.markOf(tp)).as("not settled: read again").isEqualTo(2000);
+        clock.advance(FileVersion.SETTLE);
+        assertThat(reader.markOf(tp)).isEqualTo(2000);
+        rewriteInPlace(file, "3000", written);
+        assertThat(reader.markOf(tp)).as("settled: the version's stat is all that is checked").isEqualTo(2000);
+        assertThat(new LogStartMarks(dataDir, clock).markOf(tp)).isEqualTo(3000);
+    }
+
+    private static void rewriteInPlace(Path file, String mark, FileTime time) throws Exception {
+        assertThat(Files.size(file)).isEqualTo(mark.length());
+        Files.write(file, mark.getBytes(StandardCharsets.US_ASCII), StandardOpenOption.TRUNCATE_EXISTING);
+        Files.setLastModifiedTime(file, time);
     }
 
     @Test

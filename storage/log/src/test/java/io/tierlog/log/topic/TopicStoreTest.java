@@ -1,10 +1,15 @@
 package io.tierlog.log.topic;
 
+import io.tierlog.log.io.FileVersion;
 import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,5 +82,55 @@ class TopicStoreTest {
         java.nio.file.Files.writeString(data.resolve("__metadata/topics/alpha.json.tmp"), "{}");
         assertThat(store.names()).containsExactly("alpha", "zeta");
         assertThat(store.list()).extracting(TopicMetadata::name).containsExactly("alpha", "zeta");
+    }
+
+    @Test
+    void aSettledVersionIsTakenFromItsStatWithoutReadingTheFile() throws Exception {
+        TopicStore writer = new TopicStore(data, clock);
+        TopicStore reader = new TopicStore(data, clock);
+        writer.create("orders", 8, TopicConfig.DEFAULTS);
+        FileTime written = FileTime.fromMillis(clock.millis() - FileVersion.SETTLE.toMillis());
+        Path file = setModified("orders", written);
+        assertThat(reader.get("orders").partitions()).isEqualTo(8);
+
+        // Other bytes under the same inode, size and time: a write the store never makes (it replaces files whole),
+        // here to show that the settled version's stat is all the reader looks at.
+        rewriteInPlace(file, "\"partitions\":8", "\"partitions\":9", written);
+        assertThat(reader.get("orders").partitions()).as("the parse kept with the version").isEqualTo(8);
+        assertThat(new TopicStore(data, clock).get("orders").partitions()).as("a new reader").isEqualTo(9);
+    }
+
+    @Test
+    void aVersionReadWithinTheSettleTimeOfItsWriteIsReadAgainAtEveryCall() throws Exception {
+        // Two replacements within one tick of the file system's clock can leave the same inode (freed and reused),
+        // size and time: a version read less than SETTLE after it was written is not trusted.
+        TopicStore writer = new TopicStore(data, clock);
+        TopicStore reader = new TopicStore(data, clock);
+        writer.create("orders", 8, TopicConfig.DEFAULTS);
+        FileTime written = FileTime.fromMillis(clock.millis() - 10);
+        Path file = setModified("orders", written);
+        assertThat(reader.get("orders").partitions()).isEqualTo(8);
+
+        rewriteInPlace(file, "\"partitions\":8", "\"partitions\":9", written);
+        assertThat(reader.get("orders").partitions()).isEqualTo(9);
+        clock.advance(FileVersion.SETTLE);
+        assertThat(reader.get("orders").partitions()).as("read again once settled, then trusted").isEqualTo(9);
+        rewriteInPlace(file, "\"partitions\":9", "\"partitions\":7", written);
+        assertThat(reader.get("orders").partitions()).isEqualTo(9);
+    }
+
+    private Path setModified(String topic, FileTime time) throws Exception {
+        Path file = data.resolve("__metadata/topics/" + topic + ".json");
+        Files.setLastModifiedTime(file, time);
+        return file;
+    }
+
+    private static void rewriteInPlace(Path file, String from, String to, FileTime time) throws Exception {
+        String json = Files.readString(file).replace(" ", "").replace("\n", "");
+        assertThat(json).contains(from);
+        String changed = json.replace(from, to);
+        String padded = changed + " ".repeat((int) Files.size(file) - changed.length());
+        Files.write(file, padded.getBytes(StandardCharsets.UTF_8), StandardOpenOption.TRUNCATE_EXISTING);
+        Files.setLastModifiedTime(file, time);
     }
 }

@@ -1,0 +1,94 @@
+package io.tierlog.service.read;
+
+import io.tierlog.log.FsyncPolicy;
+import io.tierlog.log.HotLog;
+import io.tierlog.log.PartitionWriter;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.log.format.AppendRecord;
+import io.tierlog.log.format.ProducerIdentity;
+import io.tierlog.log.topic.TopicConfig;
+import io.tierlog.testkit.ManualClock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A read from below a partition's end as last found reuses that end for up to {@link HotTier#LISTING_REUSE} (ADR
+ * 0073); a read at the end catches up at once, so an append by another process is readable at once. The writer here
+ * is not the tier's: its appends are seen only by catching the index up, as another process's are.
+ */
+class HotTierEndReuseTest {
+    private static final TopicPartition TP = new TopicPartition("events", 0);
+
+    @TempDir
+    Path tmp;
+    ManualClock clock = new ManualClock(1_700_000_000_000L);
+    PartitionWriter writer;
+    HotTier hot;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Path data = Files.createDirectories(tmp.resolve("data"));
+        writer = new HotLog(data).writer(TP, FsyncPolicy.NEVER, Duration.ZERO, clock);
+        hot = new HotTier(data, Files.createDirectories(tmp.resolve("index")), clock);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        writer.close();
+        hot.close();
+    }
+
+    @Test
+    void aReadBelowARecentEndReusesItAndAReadAtTheEndSeesAnAppendAtOnce() {
+        append(10);
+        assertThat(hot.end(TP).offset()).isEqualTo(10);
+        append(5);
+
+        assertThat(hot.endForRead(TP, 3).offset()).as("below the end found: reused").isEqualTo(10);
+        assertThat(hot.endForRead(TP, 10).offset()).as("at the end: caught up").isEqualTo(15);
+        assertThat(hot.endForRead(TP, 3).offset()).as("the new end is the one reused").isEqualTo(15);
+
+        append(5);
+        clock.advance(HotTier.LISTING_REUSE.minusMillis(1));
+        assertThat(hot.endForRead(TP, 3).offset()).as("still within the window").isEqualTo(15);
+        clock.advanceMillis(1);
+        assertThat(hot.endForRead(TP, 3).offset()).as("caught up once the window is over").isEqualTo(20);
+    }
+
+    @Test
+    void theHighWatermarkAndTheEndAreAlwaysFound() {
+        append(10);
+        assertThat(hot.endForRead(TP, 0).offset()).isEqualTo(10);
+        append(5);
+        assertThat(hot.highWatermark(TP)).isEqualTo(15);
+        append(5);
+        assertThat(hot.end(TP).offset()).isEqualTo(20);
+    }
+
+    @Test
+    void aForgottenTopicHasNoEndToReuse() {
+        append(10);
+        assertThat(hot.end(TP).offset()).isEqualTo(10);
+        append(5);
+        hot.forget(TP.topic(), 1);
+        assertThat(hot.endForRead(TP, 3).offset()).isEqualTo(15);
+    }
+
+    private void append(int count) {
+        List<AppendRecord> records = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            records.add(new AppendRecord(null, new byte[64], List.of(), clock.millis()));
+        }
+        writer.append(records, ProducerIdentity.NONE, TopicConfig.DEFAULTS);
+    }
+}
