@@ -333,8 +333,10 @@ public class KafkaFetch {
                                 .setLogStartOffset(reads.logStartOffset(tp));
                     } else {
                         BatchFetch f = plan.fileSlices
-                                ? reads.fetchSlices(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes))
-                                : reads.fetchBatches(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes));
+                                ? reads.fetchSlices(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes),
+                                        readCommitted)
+                                : reads.fetchBatches(tp, want.fetchOffset(), NO_RECORD_LIMIT, Math.max(1, maxBytes),
+                                        readCommitted);
                         long stable = f.highWatermark();
                         if (readCommitted) {
                             CommittedFetch cut = reads.cutAtLastStableOffset(tp, f);

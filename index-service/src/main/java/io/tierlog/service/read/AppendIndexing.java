@@ -49,8 +49,12 @@ public class AppendIndexing {
         this.delayNanos = delay.toNanos();
     }
 
-    /** Queues a catch-up of {@code tp}'s index unless one is queued already. */
+    /**
+     * Ends reads' reuse of {@code tp}'s end (an acknowledged append is in every later read) and queues a catch-up of
+     * its index unless one is queued already.
+     */
     public void appended(TopicPartition tp) {
+        hot.appendedHere(tp);
         if (!queued.add(tp)) {
             return;
         }

@@ -45,7 +45,8 @@ import java.util.function.BiFunction;
  * <p>A read from below the partition's end as last found reuses that end for up to {@link #LISTING_REUSE} instead of
  * catching the index up again ({@link #endForRead}): the records such a read returns lie below an end that was
  * visible, and only the high watermark it reports may be up to that old. A read at or past that end catches up
- * first, so an append by any process is readable at once (ADR 0073).
+ * first, so an append by any process is readable at once, and an append acknowledged by this process ends the reuse
+ * ({@link #appendedHere}), so every read after it sees it (ADR 0073).
  *
  * <p>Thread-safe. {@link #close} closes the index; calls after it fail.
  */
@@ -64,9 +65,12 @@ public final class HotTier implements AutoCloseable {
     private final ConcurrentMap<TopicPartition, Position> sliceEnds = new ConcurrentHashMap<>();
     /** Per partition, the end the last catch-up found and when, which reads from below it reuse (see class). */
     private final ConcurrentMap<TopicPartition, CheckedEnd> ends = new ConcurrentHashMap<>();
+    /** Per partition, how many appends this process acknowledged: a reused end must have been found after the last. */
+    private final ConcurrentMap<TopicPartition, Long> appendsHere = new ConcurrentHashMap<>();
     private volatile boolean open = true;
 
-    private record CheckedEnd(Position end, long checkedAtMs) {
+    /** An end a catch-up found, when, and the count of this process's appends to the partition before it began. */
+    private record CheckedEnd(Position end, long checkedAtMs, long appendsBefore) {
     }
 
     /** A partition's hot segment bases, ascending, and when they were listed. */
@@ -117,8 +121,13 @@ public final class HotTier implements AutoCloseable {
      * the bound of {@link #sliceBatches}.
      */
     public Position end(TopicPartition tp) {
+        long appendsBefore = appendsHere.getOrDefault(tp, 0L);
         Position end = indexer.catchUp(tp);
-        ends.put(tp, new CheckedEnd(end, clock.millis()));
+        // Concurrent catch-ups may finish out of order: a fresh further end is kept, so a reused end never goes back.
+        CheckedEnd found = new CheckedEnd(end, clock.millis(), appendsBefore);
+        ends.merge(tp, found, (old, now) -> old.appendsBefore() == now.appendsBefore()
+                && old.end().offset() > now.end().offset()
+                && now.checkedAtMs() - old.checkedAtMs() < LISTING_REUSE.toMillis() ? old : now);
         return end;
     }
 
@@ -129,7 +138,8 @@ public final class HotTier implements AutoCloseable {
      */
     public Position endForRead(TopicPartition tp, long offset) {
         CheckedEnd known = ends.get(tp);
-        if (known != null && offset < known.end().offset()) {
+        if (known != null && offset < known.end().offset()
+                && known.appendsBefore() == appendsHere.getOrDefault(tp, 0L)) {
             long age = clock.millis() - known.checkedAtMs();
             if (age >= 0 && age < LISTING_REUSE.toMillis()) {
                 return known.end();
@@ -284,6 +294,11 @@ public final class HotTier implements AutoCloseable {
         return new HotStats(segments.isEmpty() ? 0 : segments.get(0).baseOffset(), bytes, segments.size());
     }
 
+    /** This process acknowledged an append to {@code tp}: no read reuses an end found before it (see class). */
+    public void appendedHere(TopicPartition tp) {
+        appendsHere.merge(tp, 1L, Long::sum);
+    }
+
     /** Drops the index entries of a topic's partitions; the files are not touched. */
     public void forget(String topic, int partitions) {
         for (int p = 0; p < partitions; p++) {
@@ -292,6 +307,7 @@ public final class HotTier implements AutoCloseable {
             listings.remove(new TopicPartition(topic, p));
             sliceEnds.remove(new TopicPartition(topic, p));
             ends.remove(new TopicPartition(topic, p));
+            appendsHere.remove(new TopicPartition(topic, p));
         }
     }
 

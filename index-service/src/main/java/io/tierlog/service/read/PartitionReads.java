@@ -159,7 +159,7 @@ public final class PartitionReads {
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public FetchResult fetch(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        Routed<ReadResult> r = routed(tp, offset,
+        Routed<ReadResult> r = routed(tp, offset, false,
                 (end, listed) -> hot.read(tp, offset, maxRecords, maxBytes),
                 () -> cold.read(tp, offset, maxRecords, maxBytes),
                 () -> new ReadResult(List.of(), offset));
@@ -176,7 +176,16 @@ public final class PartitionReads {
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        Routed<BatchRead> r = routed(tp, offset,
+        return fetchBatches(tp, offset, maxRecords, maxBytes, false);
+    }
+
+    /**
+     * As {@link #fetchBatches(TopicPartition, long, int, int)}; {@code latestEnd}: bounded by the end as it is now,
+     * never by a recent one ({@link HotTier#endForRead}), as a read_committed read must be: held back by an open
+     * transaction, it waits for the end to move past the one it was told, which a recent end already has.
+     */
+    public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, boolean latestEnd) {
+        Routed<BatchRead> r = routed(tp, offset, latestEnd,
                 (end, listed) -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> cold.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> BatchRead.empty(offset));
@@ -193,7 +202,7 @@ public final class PartitionReads {
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
     public CommittedFetch fetchCommitted(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        CommittedFetch cut = cutAtLastStableOffset(tp, fetchBatches(tp, offset, maxRecords, maxBytes));
+        CommittedFetch cut = cutAtLastStableOffset(tp, fetchBatches(tp, offset, maxRecords, maxBytes, true));
         BatchFetch f = cut.fetch();
         try {
             if (!f.isEmpty()) {
@@ -229,10 +238,11 @@ public final class PartitionReads {
      * ADR 0037). A cold read, or a hot one whose headers do not lead to a batch cleanly, is read into memory and
      * checked as by {@link #fetchBatches}. The caller closes the result.
      *
+     * @param latestEnd as for {@link #fetchBatches(TopicPartition, long, int, int, boolean)}
      * @throws TierlogException {@code offset-out-of-range} outside {@code [logStartOffset, highWatermark]}
      */
-    public BatchFetch fetchSlices(TopicPartition tp, long offset, int maxRecords, int maxBytes) {
-        Routed<BatchFetch> r = routed(tp, offset,
+    public BatchFetch fetchSlices(TopicPartition tp, long offset, int maxRecords, int maxBytes, boolean latestEnd) {
+        Routed<BatchFetch> r = routed(tp, offset, latestEnd,
                 (end, listed) -> {
                     BatchSlice slice = hot.sliceBatches(tp, offset, maxRecords, maxBytes, end, listed);
                     return slice != null ? new BatchFetch(BatchRead.empty(offset), slice, -1, -1)
@@ -294,11 +304,11 @@ public final class PartitionReads {
      * at or above the oldest hot segment the hot reader serves the read, below it the cold reader. Only when
      * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold. The
      * end is {@link HotTier#endForRead}'s: a read below an end found within the last second is bounded by that end
-     * and reports it as the high watermark; a read at the end looks for appends first.
+     * and reports it as the high watermark; a read at the end looks for appends first; {@code latestEnd}: always.
      */
-    private <R> Routed<R> routed(TopicPartition tp, long offset, BiFunction<Position, List<Long>, R> hotRead,
-                                 Supplier<R> coldRead, Supplier<R> atEnd) {
-        Position end = hot.endForRead(tp, offset);
+    private <R> Routed<R> routed(TopicPartition tp, long offset, boolean latestEnd,
+                                 BiFunction<Position, List<Long>, R> hotRead, Supplier<R> coldRead, Supplier<R> atEnd) {
+        Position end = latestEnd ? hot.end(tp) : hot.endForRead(tp, offset);
         long hw = end.offset();
         List<Long> hotBases = hot.segmentBases(tp, end);
         long oldestHot = hotBases.isEmpty() ? -1 : hotBases.get(0);

@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A read from below a partition's end as last found reuses that end for up to {@link HotTier#LISTING_REUSE} (ADR
- * 0073); a read at the end catches up at once, so an append by another process is readable at once. The writer here
- * is not the tier's: its appends are seen only by catching the index up, as another process's are.
+ * 0073); a read at the end catches up at once, so an append by another process is readable at once, and an append
+ * acknowledged by this process ends the reuse. The writer here is not the tier's: its appends are seen only by
+ * catching the index up, as another process's are, unless the test says they were made here.
  */
 class HotTierEndReuseTest {
     private static final TopicPartition TP = new TopicPartition("events", 0);
@@ -63,6 +64,16 @@ class HotTierEndReuseTest {
         assertThat(hot.endForRead(TP, 3).offset()).as("still within the window").isEqualTo(15);
         clock.advanceMillis(1);
         assertThat(hot.endForRead(TP, 3).offset()).as("caught up once the window is over").isEqualTo(20);
+    }
+
+    @Test
+    void anAppendAcknowledgedHereEndsTheReuseSoEveryLaterReadSeesIt() {
+        append(10);
+        assertThat(hot.end(TP).offset()).isEqualTo(10);
+        append(5);
+        hot.appendedHere(TP); // as the produce path does before it answers
+        assertThat(hot.endForRead(TP, 3).offset()).isEqualTo(15);
+        assertThat(hot.endForRead(TP, 3).offset()).as("found after the append: reused again").isEqualTo(15);
     }
 
     @Test
