@@ -42,10 +42,10 @@ import java.util.function.BiFunction;
  * at the end (a roll moves the end), and one removed since (retention, compaction, on any instance) is met as a
  * gone segment, on which the read lists again (ADR 0044).
  *
- * <p>A read from below the partition's end as last found reuses that end for up to {@link #LISTING_REUSE} instead of
- * catching the index up again ({@link #endForRead}): the records such a read returns lie below an end that was
- * visible, and only the high watermark it reports may be up to that old. A read at or past that end catches up
- * first, so an append by any process is readable at once, and an append acknowledged by this process ends the reuse
+ * <p>A read from below the partition's end as last found may be bounded by that end for up to {@link #LISTING_REUSE}
+ * instead of catching the index up again ({@link #recentEnd}; the read path gives back and repeats a read that
+ * reaches it, so only an answer that stops short of it reports it). A read at or past that end catches up first, so
+ * an append by any process is readable at once, and an append acknowledged by this process ends the reuse
  * ({@link #appendedHere}), so every read after it sees it (ADR 0073).
  *
  * <p>Thread-safe. {@link #close} closes the index; calls after it fail.
@@ -132,20 +132,19 @@ public final class HotTier implements AutoCloseable {
     }
 
     /**
-     * The end bounding a read from {@code offset}: the end last found, when {@code offset} lies below it and it was
-     * found less than {@link #LISTING_REUSE} ago; else {@link #end}'s, found now (see class). The catch-up it saves is
-     * a RocksDB read and two file-status calls per partition and fetch, most of a fetch's work on a busy volume.
+     * An end a read from {@code offset} may be bounded by instead of {@link #end}'s (see class): the end last found,
+     * when {@code offset} lies below it, it was found less than {@link #LISTING_REUSE} ago and after this process's
+     * last append; else null. The catch-up it saves is a RocksDB read and two file-status calls per partition and
+     * fetch, about a third of a fetch's work on this machine's volume (ADR 0073).
      */
-    public Position endForRead(TopicPartition tp, long offset) {
+    public Position recentEnd(TopicPartition tp, long offset) {
         CheckedEnd known = ends.get(tp);
-        if (known != null && offset < known.end().offset()
-                && known.appendsBefore() == appendsHere.getOrDefault(tp, 0L)) {
-            long age = clock.millis() - known.checkedAtMs();
-            if (age >= 0 && age < LISTING_REUSE.toMillis()) {
-                return known.end();
-            }
+        if (known == null || offset >= known.end().offset()
+                || known.appendsBefore() != appendsHere.getOrDefault(tp, 0L)) {
+            return null;
         }
-        return end(tp);
+        long age = clock.millis() - known.checkedAtMs();
+        return age >= 0 && age < LISTING_REUSE.toMillis() ? known.end() : null;
     }
 
     /**

@@ -24,7 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The one read path of the service, tier-agnostic: fetch, offset lookup and partition extent. It is the one place
@@ -162,7 +164,7 @@ public final class PartitionReads {
         Routed<ReadResult> r = routed(tp, offset, false,
                 (end, listed) -> hot.read(tp, offset, maxRecords, maxBytes),
                 () -> cold.read(tp, offset, maxRecords, maxBytes),
-                () -> new ReadResult(List.of(), offset));
+                () -> new ReadResult(List.of(), offset), ReadResult::nextOffset, read -> { });
         // A record appended since the high watermark was sampled may be in the read: never answer an hw below it.
         return new FetchResult(r.read().records(), r.read().nextOffset(),
                 Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset());
@@ -181,14 +183,14 @@ public final class PartitionReads {
 
     /**
      * As {@link #fetchBatches(TopicPartition, long, int, int)}; {@code latestEnd}: bounded by the end as it is now,
-     * never by a recent one ({@link HotTier#endForRead}), as a read_committed read must be: held back by an open
+     * never by a recent one ({@link HotTier#recentEnd}), as a read_committed read must be: held back by an open
      * transaction, it waits for the end to move past the one it was told, which a recent end already has.
      */
     public BatchFetch fetchBatches(TopicPartition tp, long offset, int maxRecords, int maxBytes, boolean latestEnd) {
         Routed<BatchRead> r = routed(tp, offset, latestEnd,
                 (end, listed) -> hot.readBatches(tp, offset, maxRecords, maxBytes, memory),
                 () -> cold.readBatches(tp, offset, maxRecords, maxBytes, memory),
-                () -> BatchRead.empty(offset));
+                () -> BatchRead.empty(offset), BatchRead::nextOffset, BatchRead::close);
         return new BatchFetch(r.read(), null, Math.max(r.highWatermark(), r.read().nextOffset()), r.logStartOffset(),
                 r.cold());
     }
@@ -249,7 +251,7 @@ public final class PartitionReads {
                             : new BatchFetch(hot.readBatches(tp, offset, maxRecords, maxBytes, memory), -1, -1);
                 },
                 () -> new BatchFetch(cold.readBatches(tp, offset, maxRecords, maxBytes, memory), -1, -1),
-                () -> new BatchFetch(BatchRead.empty(offset), -1, -1));
+                () -> new BatchFetch(BatchRead.empty(offset), -1, -1), BatchFetch::nextOffset, BatchFetch::close);
         BatchFetch read = r.read();
         return new BatchFetch(read.batches(), read.slice(), Math.max(r.highWatermark(), read.nextOffset()),
                 r.logStartOffset(), r.cold());
@@ -302,13 +304,33 @@ public final class PartitionReads {
      * The range check, the choice of tier and the error translation shared by record and batch fetches. The tier is
      * decided here, once, from one listing of the partition's hot segments (the same that gives the log start):
      * at or above the oldest hot segment the hot reader serves the read, below it the cold reader. Only when
-     * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold. The
-     * end is {@link HotTier#endForRead}'s: a read below an end found within the last second is bounded by that end
-     * and reports it as the high watermark; a read at the end looks for appends first; {@code latestEnd}: always.
+     * retention evicts the hot segment under the read is the listing taken again, and the read then goes cold.
+     *
+     * <p>The end bounding the read: below an end found within the last second ({@link HotTier#recentEnd}), that end,
+     * which the answer reports as the high watermark; an answer that reaches it is given back and read again at the
+     * end as it is now, so an answer never reports its reader at an end it is not at. At or above it, or with
+     * {@code latestEnd}, the end as it is now.
+     *
+     * @param nextOffset where a read ends; {@code release} gives back what a read holds
      */
     private <R> Routed<R> routed(TopicPartition tp, long offset, boolean latestEnd,
-                                 BiFunction<Position, List<Long>, R> hotRead, Supplier<R> coldRead, Supplier<R> atEnd) {
-        Position end = latestEnd ? hot.end(tp) : hot.endForRead(tp, offset);
+                                 BiFunction<Position, List<Long>, R> hotRead, Supplier<R> coldRead, Supplier<R> atEnd,
+                                 ToLongFunction<R> nextOffset, Consumer<R> release) {
+        Position recent = latestEnd ? null : hot.recentEnd(tp, offset);
+        if (recent != null) {
+            Routed<R> r = readWithin(tp, offset, recent, hotRead, coldRead, atEnd);
+            if (nextOffset.applyAsLong(r.read()) < recent.offset()) {
+                return r;
+            }
+            release.accept(r.read());
+        }
+        return readWithin(tp, offset, hot.end(tp), hotRead, coldRead, atEnd);
+    }
+
+    /** {@link #routed}'s read below {@code end}. */
+    private <R> Routed<R> readWithin(TopicPartition tp, long offset, Position end,
+                                     BiFunction<Position, List<Long>, R> hotRead, Supplier<R> coldRead,
+                                     Supplier<R> atEnd) {
         long hw = end.offset();
         List<Long> hotBases = hot.segmentBases(tp, end);
         long oldestHot = hotBases.isEmpty() ? -1 : hotBases.get(0);
