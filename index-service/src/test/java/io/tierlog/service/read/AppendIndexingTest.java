@@ -65,8 +65,14 @@ class AppendIndexingTest {
 
     @Test
     void appendsWhileACatchUpIsQueuedShareIt() throws Exception {
+        CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        threads.indexing().execute(() -> await(release));
+        threads.indexing().execute(() -> {
+            started.countDown();
+            await(release);
+        });
+        // Running, not queued: the queue then holds only what the appends add.
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         append(5);
         indexing.appended(TP);
         long end = append(5);

@@ -23,10 +23,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A read from below a partition's end as last found may be bounded by that end for up to {@link HotTier#LISTING_REUSE} (ADR
- * 0073); a read at the end catches up at once, so an append by another process is readable at once, and an append
- * acknowledged by this process ends the reuse. The writer here is not the tier's: its appends are seen only by
- * catching the index up, as another process's are, unless the test says they were made here.
+ * A read from below a partition's end as last found may be bounded by that end for up to
+ * {@link HotTier#LISTING_REUSE} (ADR 0073); a read at the end catches up at once, so an append by another process is
+ * readable at once, and an append acknowledged by this process ends the reuse. The writer here is not the tier's: its
+ * appends are seen only by catching the index up, as another process's are, unless the test says they were made here.
  */
 class HotTierEndReuseTest {
     private static final TopicPartition TP = new TopicPartition("events", 0);
