@@ -47,7 +47,7 @@ public final class LogStartMarks {
     private record Seen(FileVersion version, boolean settled, long offset) {
     }
 
-    /** Marks read and moved by the system clock's measure of when a mark file settled (see {@link FileVersion}). */
+    /** For tests and tools: the system clock decides when a mark file settled (see {@link FileVersion}). */
     public LogStartMarks(Path dataDir) {
         this(dataDir, Clock.systemUTC());
     }

@@ -68,7 +68,7 @@ public final class RetentionEnforcer {
         this.stats = stats;
         this.clock = clock;
         this.listener = listener;
-        this.marks = new LogStartMarks(dataDir);
+        this.marks = new LogStartMarks(dataDir, clock);
     }
 
     /** What one pass did. */

@@ -88,7 +88,7 @@ public final class Tierer {
     Tierer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
            TieringConfig config, TieringStats stats, Clock clock, RandomGenerator random) {
         this.hotLog = new HotLog(dataDir);
-        this.marks = new LogStartMarks(dataDir);
+        this.marks = new LogStartMarks(dataDir, clock);
         this.topics = topics;
         this.store = store;
         this.manifests = manifests;
