@@ -14,8 +14,11 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>A batch is numbered once, when it enters the window: epoch and base sequence follow the batch before it.
  *       The service appends a batch only when its sequence follows the last one appended, so no batch overtakes an
- *       earlier one, and a retry of any batch still in the window is answered as a duplicate (the service remembers
- *       a producer's last 5 batches per partition, and the window holds at most 5).</li>
+ *       earlier one, and a retry of any batch still in the window is answered as a duplicate: the service remembers
+ *       a producer's last 5 batches per partition, and the window spans at most 5 numbered batches from its oldest
+ *       unfinished one ({@link #span}). A batch acknowledged behind an unanswered one keeps its slot until that one
+ *       is answered: requests travel on separate connections, and a sixth batch appended while the first's answer is
+ *       still on its way would make the service forget the first, whose resend would then be appended again.</li>
  *   <li>{@code 409 out-of-order-sequence} means nothing was appended: requests travel on separate connections and a
  *       later batch can reach the service before an earlier one, or the earlier one failed. Such a batch is resent
  *       once the batch before it has answered (or been resent), so the window drains in order.</li>
@@ -45,6 +48,8 @@ final class PartitionQueue {
     private boolean resetPending;
     private int inFlight;
     private int dispatches;
+    /** Batches numbered so far, all epochs: {@link Batch#numberedAs} of the next one. */
+    private long numbered;
     /** The size of this partition's last closed batch: where the next one's array starts. */
     int lastBatchBytes;
     int lastBatchRecords;
@@ -60,7 +65,12 @@ final class PartitionQueue {
 
     /** Whether a new batch could enter the window now (the open batch is worth closing). */
     boolean hasRoom(int perPartition) {
-        return !resetPending && window.size() < limit(perPartition, System.nanoTime());
+        return !resetPending && span() < limit(perPartition, System.nanoTime());
+    }
+
+    /** Batches numbered from the oldest one in the window (not yet finished) on, that one included. */
+    private int span() {
+        return window.isEmpty() ? 0 : (int) (numbered - window.get(0).numberedAs);
     }
 
     /** Nothing buffered, queued or in flight. */
@@ -134,8 +144,9 @@ final class PartitionQueue {
         }
         if (!waiting) {
             int limit = limit(perPartition, now);
-            while (window.size() < limit && !queued.isEmpty() && sent++ < room) {
+            while (span() < limit && !queued.isEmpty() && sent++ < room) {
                 Batch b = queued.pollFirst();
+                b.numberedAs = numbered++;
                 b.epoch = epoch;
                 b.sequence = nextSequence;
                 nextSequence = incrementSequence(nextSequence, b.recordCount);
@@ -246,6 +257,8 @@ final class PartitionQueue {
         int encodedLength;
         short epoch;
         int sequence;
+        /** The count of batches this partition numbered before this one (the latest numbering). */
+        long numberedAs;
         int attempts;
         boolean inFlight;
         boolean waiting;

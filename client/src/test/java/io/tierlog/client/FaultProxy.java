@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,6 +69,12 @@ public final class FaultProxy implements AutoCloseable {
     public final AtomicInteger answersWithUnknownFields = new AtomicInteger();
     /** When set, a refusal is answered only after this many further matching requests arrived (10 s at most). */
     private volatile CountDownLatch hold;
+    /** When set, the lost answer is dropped only after this many further successes (at most {@link #holdLimit}). */
+    private volatile CountDownLatch lateLossFollowers;
+    /** When set, matching requests reach the service one at a time, in the order they arrived here. */
+    private volatile boolean oneAtATime;
+    private final Semaphore lane = new Semaphore(1, true);
+    private volatile Duration holdLimit = Duration.ofSeconds(10);
 
     public FaultProxy(String targetUrl) throws IOException {
         this.target = targetUrl;
@@ -91,6 +99,8 @@ public final class FaultProxy implements AutoCloseable {
         this.retryAfterSeconds = retryAfterSeconds;
         this.pathFragment = fragment;
         this.hold = null;
+        this.lateLossFollowers = null;
+        this.oneAtATime = false;
         losses.set(0);
         refusals.set(n);
     }
@@ -105,6 +115,8 @@ public final class FaultProxy implements AutoCloseable {
         this.refuseType = type;
         this.retryAfterSeconds = 0;
         this.hold = new CountDownLatch(followers);
+        this.lateLossFollowers = null;
+        this.oneAtATime = false;
         this.pathFragment = fragment;
         losses.set(0);
         refusals.set(1);
@@ -117,8 +129,25 @@ public final class FaultProxy implements AutoCloseable {
     public void loseAnswerOfNext(String fragment, int n) {
         this.pathFragment = fragment;
         this.hold = null;
+        this.lateLossFollowers = null;
+        this.oneAtATime = false;
         refusals.set(0);
         losses.set(n);
+    }
+
+    /**
+     * The next request whose path contains {@code fragment} and that the service answers with success takes effect,
+     * and its answer is lost only after {@code followers} further such requests were passed on and answered (at most
+     * {@code maxHold}): a slow connection whose client learns of the loss after the batches behind it were acknowledged.
+     */
+    public void loseAnswerOfNextAfter(String fragment, int followers, Duration maxHold) {
+        this.pathFragment = fragment;
+        this.holdLimit = maxHold;
+        this.hold = null;
+        this.lateLossFollowers = new CountDownLatch(followers);
+        this.oneAtATime = true;
+        refusals.set(0);
+        losses.set(1);
     }
 
     private void handle(HttpExchange ex) throws IOException {
@@ -154,13 +183,8 @@ public final class FaultProxy implements AutoCloseable {
             throws IOException {
         boolean refuse = armed && refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
         CountDownLatch held = hold;
-        if (refuse && held != null) {
-            try {
-                held.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        if (refuse && held != null && !awaitHeld(held, Duration.ofSeconds(10))) {
+            return;
         }
         if (refuse) {
             answered.run();
@@ -183,13 +207,21 @@ public final class FaultProxy implements AutoCloseable {
             }
         });
         HttpResponse<byte[]> r;
+        boolean inLane = armed && oneAtATime;
         try {
+            if (inLane) {
+                lane.acquire();
+            }
             r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
         } catch (IOException down) {
             return; // the service is down: the client sees the connection close without an answer
+        } finally {
+            if (inLane) {
+                lane.release();
+            }
         }
         answered.run();
         if (armed && held != null) {
@@ -200,9 +232,16 @@ public final class FaultProxy implements AutoCloseable {
         }
         // Only answers of requests that took effect are lost: a lost 409 (a batch that arrived out of order through
         // the proxy's parallel relays) would leave nothing for the resend to be a duplicate of.
+        CountDownLatch late = lateLossFollowers;
         if (armed && r.statusCode() / 100 == 2 && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            if (late != null && !awaitHeld(late, holdLimit)) {
+                return;
+            }
             lostAnswers.incrementAndGet();
             return; // closing the exchange unanswered closes the connection: the answer is lost
+        }
+        if (armed && late != null && r.statusCode() / 100 == 2) {
+            late.countDown();
         }
         r.headers().map().forEach((name, values) -> {
             if (!HOP.contains(name.toLowerCase()) && !name.startsWith(":")) {
@@ -222,6 +261,17 @@ public final class FaultProxy implements AutoCloseable {
             try (OutputStream out = ex.getResponseBody()) {
                 out.write(answer);
             }
+        }
+    }
+
+    /** Waits for {@code held} up to {@code limit}; false if interrupted. */
+    private static boolean awaitHeld(CountDownLatch held, Duration limit) {
+        try {
+            held.await(limit.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -152,6 +152,27 @@ class PipeliningTest {
         }
     }
 
+    @Test
+    void aBatchWhoseAnswerIsLostLateIsNotAppendedAgain() throws Exception {
+        // The first batch of the window takes effect but its client learns of the lost answer only after the batches
+        // behind it were acknowledged. The service remembers a producer's last 5 batches: had a sixth been appended
+        // meanwhile, the resend would be refused as out of order and, renumbered, appended a second time.
+        String topic = TestService.uniqueName("lost-late");
+        direct.admin().createTopic(topic, 1, null);
+        try (Producer producer = viaProxy.producer(smallBatches())) {
+            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
+            sent.add(producer.send(ProducerRecord.of(topic, null, "v0")));
+            producer.flush();
+            proxy.loseAnswerOfNextAfter("/v1/topics/" + topic + "/records", 5, Duration.ofSeconds(3));
+            for (int i = 1; i < 10_000; i++) {
+                sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
+            }
+            producer.flush();
+            assertThat(proxy.lostAnswers.get()).isEqualTo(1);
+            assertInSendOrderOnce(topic, sent);
+        }
+    }
+
     private static List<CompletableFuture<RecordMetadata>> sendAll(TierlogClient client, ProducerConfig config,
                                                                    String topic, int n) {
         List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
