@@ -15,6 +15,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -71,9 +72,13 @@ public final class FaultProxy implements AutoCloseable {
     private volatile CountDownLatch hold;
     /** When set, the lost answer is dropped only after this many further successes (at most {@link #holdLimit}). */
     private volatile CountDownLatch lateLossFollowers;
-    /** When set, matching requests reach the service one at a time, in the order they arrived here. */
-    private volatile boolean oneAtATime;
-    private final Semaphore lane = new Semaphore(1, true);
+    /** Successes since {@link #loseAnswerLate} was armed: the first one's answer is lost, the rest are followers. */
+    private final AtomicInteger lateSuccesses = new AtomicInteger();
+    /**
+     * When set, matching requests reach the service one at a time and in the order of their batches' base sequence
+     * ({@link SequenceLane}), as if sent on one connection.
+     */
+    private volatile SequenceLane lane;
     private volatile Duration holdLimit = Duration.ofSeconds(10);
 
     public FaultProxy(String targetUrl) throws IOException {
@@ -100,7 +105,7 @@ public final class FaultProxy implements AutoCloseable {
         this.pathFragment = fragment;
         this.hold = null;
         this.lateLossFollowers = null;
-        this.oneAtATime = false;
+        this.lane = null;
         losses.set(0);
         refusals.set(n);
     }
@@ -116,7 +121,7 @@ public final class FaultProxy implements AutoCloseable {
         this.retryAfterSeconds = 0;
         this.hold = new CountDownLatch(followers);
         this.lateLossFollowers = null;
-        this.oneAtATime = false;
+        this.lane = null;
         this.pathFragment = fragment;
         losses.set(0);
         refusals.set(1);
@@ -130,24 +135,26 @@ public final class FaultProxy implements AutoCloseable {
         this.pathFragment = fragment;
         this.hold = null;
         this.lateLossFollowers = null;
-        this.oneAtATime = false;
+        this.lane = null;
         refusals.set(0);
         losses.set(n);
     }
 
     /**
-     * The next request whose path contains {@code fragment} and that the service answers with success takes effect,
-     * and its answer is lost only after {@code followers} further such requests were passed on and answered (at most
-     * {@code maxHold}): a slow connection whose client learns of the loss after the batches behind it were acknowledged.
+     * The requests whose path contains {@code fragment} reach the service in the order of their record batches' base
+     * sequence from {@code nextSequence} on; the first that the service answers with success takes effect and its
+     * answer is lost only after {@code followers} further ones were answered with success (at most {@code maxHold}): a
+     * slow connection whose client learns of the loss after the batches behind it were acknowledged.
      */
-    public void loseAnswerOfNextAfter(String fragment, int followers, Duration maxHold) {
+    public void loseAnswerLate(String fragment, int nextSequence, int followers, Duration maxHold) {
         this.pathFragment = fragment;
         this.holdLimit = maxHold;
         this.hold = null;
+        this.lateSuccesses.set(0);
         this.lateLossFollowers = new CountDownLatch(followers);
-        this.oneAtATime = true;
+        this.lane = new SequenceLane(nextSequence, maxHold);
         refusals.set(0);
-        losses.set(1);
+        losses.set(0);
     }
 
     private void handle(HttpExchange ex) throws IOException {
@@ -207,10 +214,10 @@ public final class FaultProxy implements AutoCloseable {
             }
         });
         HttpResponse<byte[]> r;
-        boolean inLane = armed && oneAtATime;
+        SequenceLane inLane = armed ? lane : null;
         try {
-            if (inLane) {
-                lane.acquire();
+            if (inLane != null) {
+                inLane.enter(body);
             }
             r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
@@ -219,8 +226,8 @@ public final class FaultProxy implements AutoCloseable {
         } catch (IOException down) {
             return; // the service is down: the client sees the connection close without an answer
         } finally {
-            if (inLane) {
-                lane.release();
+            if (inLane != null) {
+                inLane.leave();
             }
         }
         answered.run();
@@ -232,16 +239,21 @@ public final class FaultProxy implements AutoCloseable {
         }
         // Only answers of requests that took effect are lost: a lost 409 (a batch that arrived out of order through
         // the proxy's parallel relays) would leave nothing for the resend to be a duplicate of.
+        boolean success = armed && r.statusCode() / 100 == 2;
         CountDownLatch late = lateLossFollowers;
-        if (armed && r.statusCode() / 100 == 2 && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-            if (late != null && !awaitHeld(late, holdLimit)) {
-                return;
-            }
+        if (success && inLane != null) {
+            inLane.appended(body);
+        }
+        int lateSuccess = success && late != null ? lateSuccesses.getAndIncrement() : -1;
+        if (lateSuccess > 0) {
+            late.countDown(); // a success behind the held loss
+        }
+        if (lateSuccess == 0 && !awaitHeld(late, holdLimit)) {
+            return;
+        }
+        if (lateSuccess == 0 || success && losses.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             lostAnswers.incrementAndGet();
             return; // closing the exchange unanswered closes the connection: the answer is lost
-        }
-        if (armed && late != null && r.statusCode() / 100 == 2) {
-            late.countDown();
         }
         r.headers().map().forEach((name, values) -> {
             if (!HOP.contains(name.toLowerCase()) && !name.startsWith(":")) {
@@ -261,6 +273,49 @@ public final class FaultProxy implements AutoCloseable {
             try (OutputStream out = ex.getResponseBody()) {
                 out.write(answer);
             }
+        }
+    }
+
+    /**
+     * Lets request bodies (one Kafka record batch each) through one at a time, a batch whose base sequence lies ahead
+     * of the next expected one waiting (at most {@code maxWait}) for those before it; a resend (a sequence already
+     * passed) goes at once.
+     */
+    private static final class SequenceLane {
+        private static final int LAST_OFFSET_DELTA = 23;
+        private static final int BASE_SEQUENCE = 53;
+        private final Semaphore one = new Semaphore(1, true);
+        private final Duration maxWait;
+        private int next;
+
+        SequenceLane(int next, Duration maxWait) {
+            this.next = next;
+            this.maxWait = maxWait;
+        }
+
+        void enter(byte[] batch) throws InterruptedException {
+            long deadline = System.nanoTime() + maxWait.toNanos();
+            synchronized (this) {
+                long left;
+                while (sequence(batch) > next && (left = deadline - System.nanoTime()) > 0) {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                }
+            }
+            one.acquire();
+        }
+
+        void leave() {
+            one.release();
+        }
+
+        synchronized void appended(byte[] batch) {
+            ByteBuffer b = ByteBuffer.wrap(batch);
+            next = Math.max(next, sequence(batch) + b.getInt(LAST_OFFSET_DELTA) + 1);
+            notifyAll();
+        }
+
+        private static int sequence(byte[] batch) {
+            return batch.length < BASE_SEQUENCE + 4 ? -1 : ByteBuffer.wrap(batch).getInt(BASE_SEQUENCE);
         }
     }
 

@@ -110,67 +110,61 @@ class PipeliningTest {
     @Test
     void aBatchRefusedInTheMiddleOfTheWindowIsAppendedBeforeTheBatchesBehindIt() throws Exception {
         String topic = TestService.uniqueName("refused-in-window");
-        direct.admin().createTopic(topic, 1, null);
         String path = "/v1/topics/" + topic + "/records";
-        try (Producer producer = viaProxy.producer(smallBatches())) {
-            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
-            sent.add(producer.send(ProducerRecord.of(topic, null, "v0")));
-            producer.flush(); // the service knows the producer now: the window opens to 5
+        List<CompletableFuture<RecordMetadata>> sent = sendWithFaultAfterFirst(topic, 3_000, () -> {
             // The next request is refused with 503 only after the 4 behind it reached the service, which must refuse
             // them as out of order (their predecessor is missing); the producer then resends all five in order.
             proxy.relayedStatuses.clear();
             proxy.refuseNextHolding(path, 503, "hot-tier-full", 4);
-            for (int i = 1; i < 3_000; i++) {
-                sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
-            }
-            producer.flush();
-            assertThat(proxy.relayedStatuses.getOrDefault(409, new AtomicInteger()).get())
-                    .as("batches behind the refused one, refused by the service as out of order")
-                    .isGreaterThanOrEqualTo(4);
-            assertInSendOrderOnce(topic, sent);
-        }
+        });
+        assertThat(proxy.relayedStatuses.getOrDefault(409, new AtomicInteger()).get())
+                .as("batches behind the refused one, refused by the service as out of order")
+                .isGreaterThanOrEqualTo(4);
+        assertInSendOrderOnce(topic, sent);
     }
 
     @Test
     void answersLostInTheMiddleOfTheWindowAppendNothingTwice() throws Exception {
         String topic = TestService.uniqueName("lost-in-window");
-        direct.admin().createTopic(topic, 1, null);
-        try (Producer producer = viaProxy.producer(smallBatches())) {
-            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
-            sent.add(producer.send(ProducerRecord.of(topic, null, "v0")));
-            producer.flush();
-            proxy.loseAnswerOfNext("/v1/topics/" + topic + "/records", 4);
-            for (int i = 1; i < 3_000; i++) {
-                sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
-            }
-            producer.flush();
-            assertThat(proxy.lostAnswers.get()).isGreaterThanOrEqualTo(4);
-            assertThat(sent.stream().filter(f -> !f.isCompletedExceptionally()).map(CompletableFuture::join)
-                    .filter(RecordMetadata::duplicate)).as("answered from the service's memory of the lost ones")
-                    .isNotEmpty();
-            assertInSendOrderOnce(topic, sent);
-        }
+        List<CompletableFuture<RecordMetadata>> sent = sendWithFaultAfterFirst(topic, 3_000,
+                () -> proxy.loseAnswerOfNext("/v1/topics/" + topic + "/records", 4));
+        assertThat(proxy.lostAnswers.get()).isGreaterThanOrEqualTo(4);
+        assertThat(sent.stream().filter(f -> !f.isCompletedExceptionally()).map(CompletableFuture::join)
+                .filter(RecordMetadata::duplicate)).as("answered from the service's memory of the lost ones")
+                .isNotEmpty();
+        assertInSendOrderOnce(topic, sent);
     }
 
     @Test
     void aBatchWhoseAnswerIsLostLateIsNotAppendedAgain() throws Exception {
-        // The first batch of the window takes effect but its client learns of the lost answer only after the batches
-        // behind it were acknowledged. The service remembers a producer's last 5 batches: had a sixth been appended
+        // A batch takes effect but its client learns of the lost answer only after the batches behind it were
+        // acknowledged. The service remembers a producer's last 5 batches: had a sixth been appended
         // meanwhile, the resend would be refused as out of order and, renumbered, appended a second time.
         String topic = TestService.uniqueName("lost-late");
+        List<CompletableFuture<RecordMetadata>> sent = sendWithFaultAfterFirst(topic, 10_000,
+                () -> proxy.loseAnswerLate("/v1/topics/" + topic + "/records", 1, 5, Duration.ofSeconds(3)));
+        assertThat(proxy.lostAnswers.get()).isEqualTo(1);
+        assertInSendOrderOnce(topic, sent);
+    }
+
+    /**
+     * To a new topic of one partition: v0 through the proxy (the service then knows the producer, so the window opens
+     * to 5), then {@code fault} armed, then v1 .. v(n-1); all flushed, so every future is complete.
+     */
+    private static List<CompletableFuture<RecordMetadata>> sendWithFaultAfterFirst(String topic, int n,
+                                                                                  Runnable fault) throws Exception {
         direct.admin().createTopic(topic, 1, null);
+        List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
         try (Producer producer = viaProxy.producer(smallBatches())) {
-            List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
             sent.add(producer.send(ProducerRecord.of(topic, null, "v0")));
             producer.flush();
-            proxy.loseAnswerOfNextAfter("/v1/topics/" + topic + "/records", 5, Duration.ofSeconds(3));
-            for (int i = 1; i < 10_000; i++) {
+            fault.run();
+            for (int i = 1; i < n; i++) {
                 sent.add(producer.send(ProducerRecord.of(topic, null, "v" + i)));
             }
             producer.flush();
-            assertThat(proxy.lostAnswers.get()).isEqualTo(1);
-            assertInSendOrderOnce(topic, sent);
         }
+        return sent;
     }
 
     private static List<CompletableFuture<RecordMetadata>> sendAll(TierlogClient client, ProducerConfig config,
