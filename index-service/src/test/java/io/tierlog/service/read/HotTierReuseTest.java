@@ -1,23 +1,13 @@
 package io.tierlog.service.read;
 
 import io.tierlog.log.BatchSlice;
-import io.tierlog.log.FsyncPolicy;
-import io.tierlog.log.HotLog;
-import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.Position;
-import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.topic.TopicConfig;
-import io.tierlog.testkit.ManualClock;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,30 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * append acknowledged by this process ends the reuse. The writer here is not the tier's: its appends are seen only by
  * catching the index up, as another process's are, unless the test says they were made here.
  */
-class HotTierReuseTest {
-    private static final TopicPartition TP = new TopicPartition("events", 0);
+class HotTierReuseTest extends HotTierFixture {
     private static final TopicConfig SMALL_SEGMENTS = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 4096));
-
-    @TempDir
-    Path tmp;
-    ManualClock clock = new ManualClock(1_700_000_000_000L);
-    HotLog log;
-    PartitionWriter writer;
-    HotTier hot;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        Path data = Files.createDirectories(tmp.resolve("data"));
-        log = new HotLog(data);
-        writer = log.writer(TP, FsyncPolicy.NEVER, Duration.ZERO, clock);
-        hot = new HotTier(data, Files.createDirectories(tmp.resolve("index")), clock);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        writer.close();
-        hot.close();
-    }
 
     @Test
     void aRollIsSeenAtOnceWithinTheReuseWindow() {

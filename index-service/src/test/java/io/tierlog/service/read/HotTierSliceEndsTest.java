@@ -1,26 +1,17 @@
 package io.tierlog.service.read;
 
 import io.tierlog.log.BatchSlice;
-import io.tierlog.log.FsyncPolicy;
-import io.tierlog.log.HotLog;
-import io.tierlog.log.PartitionWriter;
 import io.tierlog.log.Position;
-import io.tierlog.log.TopicPartition;
 import io.tierlog.log.format.AppendRecord;
 import io.tierlog.log.format.ProducerIdentity;
 import io.tierlog.log.format.RecordBatchCodec;
 import io.tierlog.log.topic.TopicConfig;
-import io.tierlog.testkit.ManualClock;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -33,31 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lookup: the ranges are the ones an index-hinted read finds, and a segment rewritten under that end (the cleaner
  * replaced it) never yields another batch than the one asked for.
  */
-class HotTierSliceEndsTest {
-    private static final TopicPartition TP = new TopicPartition("events", 0);
+class HotTierSliceEndsTest extends HotTierFixture {
     private static final TopicConfig SEGMENTS = TopicConfig.DEFAULTS.with(Map.of(TopicConfig.SEGMENT_BYTES, 64 * 1024));
-
-    @TempDir
-    Path tmp;
-    ManualClock clock = new ManualClock(1_700_000_000_000L);
-    Path data;
-    HotLog log;
-    PartitionWriter writer;
-    HotTier hot;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        data = Files.createDirectories(tmp.resolve("data"));
-        log = new HotLog(data);
-        writer = log.writer(TP, FsyncPolicy.NEVER, Duration.ZERO, clock);
-        hot = new HotTier(data, Files.createDirectories(tmp.resolve("index")), clock);
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        writer.close();
-        hot.close();
-    }
 
     @Test
     void slicesFromTheLastEndAreTheRangesAnIndexedReadFinds() throws Exception {
