@@ -51,7 +51,7 @@ import java.util.function.ToDoubleFunction;
  * each system gets a fresh topic, a producer run at full speed, one at full speed in transactions of
  * {@link #TRANSACTION_MS}, then a topic written in the same batches on both ({@link FullBatchWriter}) and
  * {@link #consumeRuns} consumer runs reading it back (each with its server's CPU and the consumer's fetch metrics
- * beside it), then a producer run paced at half of that system's own peak (the tool's {@code --throughput}), in an
+ * beside it, the other servers stopped meanwhile: {@link PausedServers}), then a producer run paced at half of that system's own peak (the tool's {@code --throughput}), in an
  * order that alternates from run to run, and both at half of the slower peak of the run (latency at equal load). The
  * report gives medians and Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
  */
@@ -262,8 +262,12 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                     double jitBefore = JitWarmup.compileSecondsOrNaN(pid);
                                     ServerCpu before = ServerCpu.of(pid);
                                     ServerCpu toolBefore = ServerCpu.ofEndedChildren();
-                                    ConsumerResult consumed = tools.consume("consume-" + consumeName, bootstrap, source,
-                                            records, "perf-" + consumeName);
+                                    ConsumerResult consumed;
+                                    try (PausedServers others = PausedServers.allBut(pid, List.of(kafka.pid(),
+                                            tierlogPid.get(Durability.ALWAYS), tierlogPid.get(Durability.NEVER)))) {
+                                        consumed = tools.consume("consume-" + consumeName, bootstrap, source, records,
+                                                "perf-" + consumeName);
+                                    }
                                     ServerCpu after = ServerCpu.of(pid);
                                     ServerCpu toolAfter = ServerCpu.ofEndedChildren();
                                     cell.consumeJitMs.add(1000 * (JitWarmup.compileSecondsOrNaN(pid) - jitBefore));
