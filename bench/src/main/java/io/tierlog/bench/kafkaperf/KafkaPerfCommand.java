@@ -51,8 +51,9 @@ import java.util.function.ToDoubleFunction;
  * each system gets a fresh topic, a producer run at full speed, one at full speed in transactions of
  * {@link #TRANSACTION_MS}, then a topic written in the same batches on both ({@link FullBatchWriter}) and
  * {@link #consumeRuns} consumer runs reading it back (each with its server's CPU and the consumer's fetch metrics
- * beside it, the other servers stopped meanwhile: {@link PausedServers}), then a producer run paced at half of that system's own peak (the tool's {@code --throughput}), in an
- * order that alternates from run to run, and both at half of the slower peak of the run (latency at equal load). The
+ * beside it, the other servers stopped meanwhile: {@link PausedServers}), then a producer run paced at half of that
+ * system's own peak (the tool's {@code --throughput}), in an order that alternates from run to run, and both at half
+ * of the slower peak of the run (latency at equal load). The
  * report gives medians and Tierlog/Kafka ratios; the tools' raw summary lines go into the results file.
  */
 @Command(name = "kafka-perf", mixinStandardHelpOptions = true,
