@@ -102,11 +102,7 @@ public final class FaultProxy implements AutoCloseable {
         this.refuseStatus = status;
         this.refuseType = type;
         this.retryAfterSeconds = retryAfterSeconds;
-        this.pathFragment = fragment;
-        this.hold = null;
-        this.lateLossFollowers = null;
-        this.lane = null;
-        losses.set(0);
+        armOnly(fragment);
         refusals.set(n);
     }
 
@@ -119,11 +115,8 @@ public final class FaultProxy implements AutoCloseable {
         this.refuseStatus = status;
         this.refuseType = type;
         this.retryAfterSeconds = 0;
+        armOnly(fragment);
         this.hold = new CountDownLatch(followers);
-        this.lateLossFollowers = null;
-        this.lane = null;
-        this.pathFragment = fragment;
-        losses.set(0);
         refusals.set(1);
     }
 
@@ -132,11 +125,7 @@ public final class FaultProxy implements AutoCloseable {
      * it and take effect; their answers are lost.
      */
     public void loseAnswerOfNext(String fragment, int n) {
-        this.pathFragment = fragment;
-        this.hold = null;
-        this.lateLossFollowers = null;
-        this.lane = null;
-        refusals.set(0);
+        armOnly(fragment);
         losses.set(n);
     }
 
@@ -147,14 +136,21 @@ public final class FaultProxy implements AutoCloseable {
      * slow connection whose client learns of the loss after the batches behind it were acknowledged.
      */
     public void loseAnswerLate(String fragment, int nextSequence, int followers, Duration maxHold) {
-        this.pathFragment = fragment;
+        armOnly(fragment);
         this.holdLimit = maxHold;
-        this.hold = null;
         this.lateSuccesses.set(0);
         this.lateLossFollowers = new CountDownLatch(followers);
         this.lane = new SequenceLane(nextSequence, maxHold);
+    }
+
+    /** Aims the proxy at {@code fragment} with every fault mode off, for the caller to turn one on. */
+    private void armOnly(String fragment) {
+        this.hold = null;
+        this.lateLossFollowers = null;
+        this.lane = null;
         refusals.set(0);
         losses.set(0);
+        this.pathFragment = fragment;
     }
 
     private void handle(HttpExchange ex) throws IOException {
