@@ -390,7 +390,8 @@ class ApiTest {
         given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
                 .body("checks.find { it.name == 'tierlog-storage' }.data.dataDirWritable", equalTo(true))
-                .body("checks.find { it.name == 'tierlog-storage' }.data.indexOpen", equalTo(true));
+                .body("checks.find { it.name == 'tierlog-storage' }.data.indexOpen", equalTo(true))
+                .body("checks.find { it.name == 'tierlog-listeners' }.status", equalTo("UP"));
         given().get("/q/openapi").then().statusCode(200).body(containsString("/v1/topics/{topic}/records"));
         given().get("/q/swagger-ui/").then().statusCode(200);
     }

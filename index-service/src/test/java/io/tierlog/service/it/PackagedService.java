@@ -86,6 +86,11 @@ public final class PackagedService {
      * start, and a crash of the service itself (exit code 1, an error in the log) still fails at once.
      */
     public void awaitReady(Duration timeout) throws Exception {
+        awaitReady(timeout, Duration.ofMillis(200));
+    }
+
+    /** As {@link #awaitReady(Duration)}, asking every {@code pollEvery}: a test of readiness itself asks often. */
+    public void awaitReady(Duration timeout, Duration pollEvery) throws Exception {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -114,7 +119,7 @@ public final class PackagedService {
             } catch (IOException notYet) {
                 // not listening yet
             }
-            Thread.sleep(200); // the process offers nothing to wait on but its port
+            Thread.sleep(pollEvery.toMillis()); // the process offers nothing to wait on but its port
         }
     }
 

@@ -8,7 +8,9 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.TrustManagerFactory;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,7 +58,12 @@ class TlsIT {
                 "-Dquarkus.http.ssl.certificate.key-store-file=" + keystore,
                 "-Dquarkus.http.ssl.certificate.key-store-password=" + PASSWORD);
         try {
-            app.awaitReady(Duration.ofSeconds(180));
+            // Ready means every listener is bound: asked often, the first "ready" must find the HTTPS port (bound
+            // after the plain one) accepting.
+            app.awaitReady(Duration.ofSeconds(180), Duration.ofMillis(5));
+            try (Socket probe = new Socket()) {
+                probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), sslPort), 5_000);
+            }
             KeyStore trust = KeyStore.getInstance("PKCS12");
             try (InputStream in = Files.newInputStream(keystore)) {
                 trust.load(in, PASSWORD.toCharArray());
