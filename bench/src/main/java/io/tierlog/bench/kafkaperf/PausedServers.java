@@ -19,7 +19,10 @@ final class PausedServers implements AutoCloseable {
         this.pids = pids;
     }
 
-    /** Stops every process of {@code all} but {@code measured}; {@link #close} continues them. */
+    /**
+     * Stops every process of {@code all} but {@code measured}; {@link #close} continues them. If one cannot be stopped
+     * (it has ended), none is left stopped and this throws.
+     */
     static PausedServers allBut(long measured, List<Long> all) {
         List<Long> others = new ArrayList<>();
         for (long pid : all) {
@@ -27,7 +30,17 @@ final class PausedServers implements AutoCloseable {
                 others.add(pid);
             }
         }
-        signal("-STOP", others);
+        try {
+            signal("-STOP", others);
+        } catch (RuntimeException e) {
+            // kill(1) signals every process it can before failing on one that is gone: continue those it stopped.
+            try {
+                signal("-CONT", others);
+            } catch (RuntimeException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
+        }
         return new PausedServers(others);
     }
 

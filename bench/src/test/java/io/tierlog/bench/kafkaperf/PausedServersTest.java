@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Two stand-in servers ({@code sleep} processes): the one not measured is stopped until the run ends. */
 @EnabledOnOs(OS.LINUX)
@@ -37,6 +38,15 @@ class PausedServersTest {
             assertThat(awaitState(measured.pid(), false)).as("the measured server").isNotEqualTo('T');
         }
         assertThat(awaitState(other.pid(), false)).as("the other server after the run").isNotEqualTo('T');
+    }
+
+    @Test
+    void aServerThatHasEndedLeavesNoOtherStopped() throws Exception {
+        Process ended = new ProcessBuilder("true").start();
+        ended.waitFor();
+        assertThatThrownBy(() -> PausedServers.allBut(measured.pid(), List.of(measured.pid(), other.pid(),
+                ended.pid()))).isInstanceOf(IllegalStateException.class);
+        assertThat(awaitState(other.pid(), false)).as("the other server after the failed stop").isNotEqualTo('T');
     }
 
     /** The state once it is (or is not) stopped, or after 5 s: a signal takes effect after kill(1) returns. */
