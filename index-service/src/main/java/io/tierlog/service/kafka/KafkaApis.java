@@ -405,7 +405,8 @@ public class KafkaApis {
             case SHARE_GROUP_DESCRIBE -> charged.on(workers, () -> shareGroups.describe(
                     (org.apache.kafka.common.requests.ShareGroupDescribeRequest) request));
             case SHARE_FETCH -> charged.timed(reads, pool -> shareFetch.fetch(
-                    (org.apache.kafka.common.requests.ShareFetchRequest) request, session.principal().name(), pool)
+                    (org.apache.kafka.common.requests.ShareFetchRequest) request, session.principal().name(),
+                    session.fileSlices(), pool)
                     .thenApply(reply -> quotas.shareFetched(reply, session, clientId)));
             case SHARE_ACKNOWLEDGE -> charged.timed(reads, pool -> shareFetch.acknowledge(
                     (org.apache.kafka.common.requests.ShareAcknowledgeRequest) request, session.principal().name(),

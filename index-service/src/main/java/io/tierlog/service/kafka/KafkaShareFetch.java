@@ -98,10 +98,13 @@ public class KafkaShareFetch {
         final Executor pool;
         /** The group's acquisition lock, read with its config when the fetch begins (on the read pool). */
         final long lockMs;
+        /** Whether hot batches go out as file ranges ({@link PartitionReads#fetchSlices}). */
+        final boolean fileSlices;
 
-        Fetch(ShareFetchRequestData in, ShareSessions.Session session, Executor pool) {
+        Fetch(ShareFetchRequestData in, ShareSessions.Session session, boolean fileSlices, Executor pool) {
             this.in = in;
             this.session = session;
+            this.fileSlices = fileSlices;
             this.pool = pool;
             this.deadlineNanos = System.nanoTime() + Math.max(0, in.maxWaitMs()) * 1_000_000L;
             this.lockMs = shares.config(in.groupId()).leaseMsOr(defaultLockMs);
@@ -136,18 +139,20 @@ public class KafkaShareFetch {
     }
 
     /**
-     * @param owner the caller's name: only it may use the share sessions it opens
-     * @param pool  runs the fetch's steps: the service's read pool, through a wrapper that times them
+     * @param owner      the caller's name: only it may use the share sessions it opens
+     * @param fileSlices whether hot batches may be answered as file ranges (the connection can {@code sendfile})
+     * @param pool       runs the fetch's steps: the service's read pool, through a wrapper that times them
      */
-    CompletableFuture<KafkaApis.Reply> fetch(ShareFetchRequest request, String owner, Executor pool) {
+    CompletableFuture<KafkaApis.Reply> fetch(ShareFetchRequest request, String owner, boolean fileSlices,
+                                             Executor pool) {
         ShareFetchRequestData in = request.data();
-        return CompletableFuture.supplyAsync(() -> begin(in, owner, pool), pool)
+        return CompletableFuture.supplyAsync(() -> begin(in, owner, fileSlices, pool), pool)
                 .thenCompose(f -> f instanceof Fetch fetch ? acquire(fetch) : CompletableFuture.completedFuture(
                         (KafkaApis.Reply) f));
     }
 
     /** The session step, the partitions' changes and the acknowledgements: a Fetch to acquire for, or a Reply. */
-    private Object begin(ShareFetchRequestData in, String owner, Executor pool) {
+    private Object begin(ShareFetchRequestData in, String owner, boolean fileSlices, Executor pool) {
         if (in.groupId() == null || in.groupId().isEmpty() || in.memberId() == null || in.memberId().isEmpty()) {
             return error(Errors.INVALID_REQUEST, "a share fetch names its group and member");
         }
@@ -174,7 +179,7 @@ public class KafkaShareFetch {
             }
             session = found.session();
         }
-        Fetch fetch = new Fetch(in, session, pool);
+        Fetch fetch = new Fetch(in, session, fileSlices, pool);
         Map<String, List<PendingAck>> acks = new LinkedHashMap<>();
         for (ShareFetchRequestData.FetchTopic t : in.topics()) {
             String name = nameOf(t.topicId());
@@ -353,6 +358,11 @@ public class KafkaShareFetch {
             List<BatchFetch> got = new ArrayList<>();
             long next = Math.max(grants.firstOffset(), logStart);
             try {
+                BatchFetch first = fetch.fileSlices ? firstRead(tp, next, grants.lastOffset()) : null;
+                if (first != null) {
+                    got.add(first);
+                    next = first.nextOffset();
+                }
                 while (next <= grants.lastOffset()) {
                     BatchFetch f = reads.fetchBatches(tp, next, (int) Math.min(Integer.MAX_VALUE,
                             grants.lastOffset() - next + 1), Integer.MAX_VALUE);
@@ -377,9 +387,11 @@ public class KafkaShareFetch {
             ShareFetchResponseData.PartitionData out = fetch.out(part);
             int bytes = 0;
             if (got.size() == 1) {
-                fetch.held.add(got.get(0));
-                out.setRecords(KafkaInternals.records(got.get(0).batches().buffer()));
-                bytes = got.get(0).length();
+                BatchFetch only = got.get(0);
+                fetch.held.add(only);
+                out.setRecords(only.slice() != null ? KafkaInternals.records(only.slice())
+                        : KafkaInternals.records(only.batches().buffer()));
+                bytes = only.length();
             } else if (!got.isEmpty()) {
                 for (BatchFetch f : got) {
                     bytes += f.length();
@@ -404,6 +416,22 @@ public class KafkaShareFetch {
             }
             return missing;
         }
+    }
+
+    /**
+     * The first read of a grant's batches as a file range to {@code sendfile}, when one range holds them all (ADR
+     * 0037); a range that stops short of {@code last} (at its segment's end) is given back, null, and the batches are
+     * read into memory and joined there. A read the hot tier could not slice comes back in memory, and later reads
+     * extend it.
+     */
+    private BatchFetch firstRead(TopicPartition tp, long from, long last) {
+        BatchFetch f = reads.fetchSlices(tp, from, (int) Math.min(Integer.MAX_VALUE, last - from + 1),
+                Integer.MAX_VALUE, false);
+        if (f.isEmpty() || f.slice() != null && f.nextOffset() <= last) {
+            f.close();
+            return null;
+        }
+        return f;
     }
 
     /** ShareAcknowledge: the acknowledgements of a ShareFetch without the fetch; epoch -1 also ends the session. */
