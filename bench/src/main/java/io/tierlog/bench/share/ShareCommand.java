@@ -2,6 +2,7 @@ package io.tierlog.bench.share;
 
 import io.tierlog.bench.compare.Durability;
 import io.tierlog.bench.compare.EmbeddedS3;
+import io.tierlog.bench.compare.JitWarmup;
 import io.tierlog.bench.compare.KafkaLibsOption;
 import io.tierlog.bench.compare.LoadSampler;
 import io.tierlog.bench.compare.BenchRun;
@@ -75,6 +76,8 @@ public final class ShareCommand implements Callable<Integer> {
     private static final String TOPIC = "share-bench";
     private static final String REDELIVERY_TOPIC = "share-redelivery";
     private static final int HELD = 100;
+    /** No warm-up round starts after this long per server. */
+    private static final Duration WARM_UP_LIMIT = Duration.ofSeconds(90);
     /** The third system of {@code --kafka-protocol}: KafkaShareConsumers against the index-service's listener. */
     private static final String KAFKA_PROTOCOL = "Tierlog-Kafka";
 
@@ -136,6 +139,7 @@ public final class ShareCommand implements Callable<Integer> {
         Map<String, List<Double>> serverCpu = new LinkedHashMap<>();
         Map<String, List<Double>> benchCpu = new LinkedHashMap<>();
         String shareVersion;
+        String warmUp;
         try (LoadSampler load = LoadSampler.start();
              EmbeddedS3 s3 = EmbeddedS3.start(workDir.resolve("s3"));
              KafkaBroker broker = KafkaBroker.start(repo.resolve(kafkaLibs.path()), workDir.resolve("kafka"), kafkaConfig)) {
@@ -163,14 +167,29 @@ public final class ShareCommand implements Callable<Integer> {
                 tierlog.produce(REDELIVERY_TOPIC, small, ProduceBody.RECORD_BATCHES);
                 Workspace.log("topics filled: " + records + " records of " + valueBytes + " B in " + partitions
                         + " partitions on both");
-                // Unmeasured warm-up drains on both, so neither side's first measured drain pays its JIT.
+                // Unmeasured warm-up drains of every measured shape until each server's JIT is quiet twice in a row
+                // (the rule of compare and kafka-perf): after one drain each, the service still compiled methods of
+                // 100-800 ms each through the first four measured runs (JFR, 2026-12-06).
                 String viaListener = "127.0.0.1:" + listenerPort;
                 Admin listenerAdmin = kafkaProtocol ? admin(viaListener) : null;
-                drainKafka(broker, admin, 8);
-                drainTierlog(service, 8);
-                if (kafkaProtocol) {
-                    drainShareConsumers(viaListener, service.pid(), listenerAdmin, 8, "listener-drain");
-                }
+                JitWarmup.Outcome kafkaWarm = JitWarmup.untilQuiet(List.of(broker.pid()), WARM_UP_LIMIT, 2, round -> {
+                    for (int n : consumers) {
+                        drainKafka(broker, admin, n);
+                    }
+                });
+                JitWarmup.Outcome tierlogWarm = JitWarmup.untilQuiet(List.of(service.pid()), WARM_UP_LIMIT, 2,
+                        round -> {
+                            for (int n : consumers) {
+                                drainTierlog(service, n);
+                                if (kafkaProtocol) {
+                                    drainShareConsumers(viaListener, service.pid(), listenerAdmin, n,
+                                            "listener-drain");
+                                }
+                            }
+                        });
+                warmUp = "Warm-up, unmeasured, rounds of one drain per consumer count and system until the server's "
+                        + "JIT was quiet in two rounds in a row: Kafka " + kafkaWarm + "; Tierlog " + tierlogWarm + ".";
+                Workspace.log(warmUp);
                 List<String> systems = kafkaProtocol ? List.of("Kafka", "Tierlog", KAFKA_PROTOCOL)
                         : List.of("Kafka", "Tierlog");
                 for (int run = 1; run <= runs; run++) {
@@ -210,7 +229,7 @@ public final class ShareCommand implements Callable<Integer> {
                 }
             }
             print(throughput, perPoll, serverCpu, benchCpu, redelivery, started, git, machine, load.summary(),
-                    shareVersion);
+                    shareVersion, warmUp);
         } finally {
             if (!keep) {
                 Workspace.deleteTree(workDir);
@@ -498,9 +517,11 @@ public final class ShareCommand implements Callable<Integer> {
     private void print(Map<String, List<Double>> throughput, Map<String, List<Double>> perPoll,
                        Map<String, List<Double>> serverCpu, Map<String, List<Double>> benchCpu,
                        Map<String, List<Double>> redelivery, Instant started,
-                       String git, Map<String, String> machine, String load, String shareVersion) {
-        System.out.printf(Locale.ROOT, "Run %s, git `%s`, %s × %s, took %d s; %s.%n%n", started, git,
-                machine.get("nproc"), machine.get("cpu"), Duration.between(started, Instant.now()).toSeconds(), load);
+                       String git, Map<String, String> machine, String load, String shareVersion,
+                       String warmUp) {
+        System.out.printf(Locale.ROOT, "Run %s, git `%s`, %s × %s, took %d s; %s.%n%n%s%n%n", started, git,
+                machine.get("nproc"), machine.get("cpu"), Duration.between(started, Instant.now()).toSeconds(), load,
+                warmUp);
         System.out.printf(Locale.ROOT, "Drain of %,d records of %d B in %d partitions by a fresh share group started at "
                         + "the earliest offset, %d records per lease (Tierlog maxRecords) and poll (Kafka max.poll.records, "
                         + "its default; Kafka's default share.acquire.mode batch_optimized may hand out more to end on a "
