@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -87,8 +88,18 @@ class KafkaIdempotenceIT {
             assertThat(failures).as("sends that failed").isEmpty();
             List<String> read = readAll(both.kafkaB());
             System.out.printf("sent %d, acknowledged %d, read %d%n", sent.get(), acked.size(), read.size());
-            assertThat(read).as("every record read at most once").doesNotHaveDuplicates();
-            assertThat(read).as("every acknowledged record read").containsAll(acked);
+            // Sets, not AssertJ's list assertions, which compare element by element: minutes for 100k records.
+            Set<String> distinct = new HashSet<>();
+            List<String> twice = new ArrayList<>();
+            for (String value : read) {
+                if (!distinct.add(value) && twice.size() < 10) {
+                    twice.add(value);
+                }
+            }
+            assertThat(twice).as("records read twice (the first ten)").isEmpty();
+            Set<String> missing = new HashSet<>(acked);
+            missing.removeAll(distinct);
+            assertThat(missing).as("acknowledged records not read").isEmpty();
         }
     }
 
