@@ -355,8 +355,7 @@ public class KafkaFetch {
                             // consumer always progresses); here the batch waits for a fetch it comes first in.
                             f.close();
                         } else if (!f.isEmpty()) {
-                            out.setRecords(f.slice() != null ? KafkaInternals.records(f.slice())
-                                    : KafkaInternals.records(f.batches().buffer()));
+                            out.setRecords(KafkaInternals.records(f));
                             round.bytes += f.length();
                             round.records += f.records();
                             budget -= f.length();

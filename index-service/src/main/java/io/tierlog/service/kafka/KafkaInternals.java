@@ -1,6 +1,7 @@
 package io.tierlog.service.kafka;
 
 import io.tierlog.log.BatchSlice;
+import io.tierlog.service.read.BatchFetch;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
@@ -90,6 +91,11 @@ final class KafkaInternals {
      */
     static BaseRecords records(BatchSlice slice) {
         return new SliceRecords(slice);
+    }
+
+    /** A read's batches as a response's records: its file range when it has one, else the buffers it was read into. */
+    static BaseRecords records(BatchFetch read) {
+        return read.slice() != null ? records(read.slice()) : records(read.batches().buffer());
     }
 
     /**

@@ -389,8 +389,7 @@ public class KafkaShareFetch {
             if (got.size() == 1) {
                 BatchFetch only = got.get(0);
                 fetch.held.add(only);
-                out.setRecords(only.slice() != null ? KafkaInternals.records(only.slice())
-                        : KafkaInternals.records(only.batches().buffer()));
+                out.setRecords(KafkaInternals.records(only));
                 bytes = only.length();
             } else if (!got.isEmpty()) {
                 for (BatchFetch f : got) {
