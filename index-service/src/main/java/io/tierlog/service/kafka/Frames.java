@@ -94,7 +94,7 @@ final class Frames {
                 List<Object> parts = out.parts();
                 long written = 0;
                 for (Object part : parts) {
-                    written += part instanceof BatchSlice slice ? slice.length() : ((ByteBuffer) part).remaining();
+                    written += part instanceof BatchSlice slice ? slice.sentLength() : ((ByteBuffer) part).remaining();
                 }
                 if (written != frameSize) {
                     throw new IllegalStateException("encoded " + written + " bytes of a " + frameSize + "-byte frame");
@@ -128,7 +128,7 @@ final class Frames {
                     messages.add(Unpooled.wrappedBuffer(run.size(), run.toArray(ByteBuffer[]::new)));
                     run.clear();
                 }
-                messages.add(new DefaultFileRegion(slice.channel(), slice.position(), slice.length()));
+                messages.add(new DefaultFileRegion(slice.channel(), slice.position(), slice.sentLength()));
             } else {
                 run.add((ByteBuffer) part);
             }

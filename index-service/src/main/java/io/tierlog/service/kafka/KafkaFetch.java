@@ -358,7 +358,7 @@ public class KafkaFetch {
                             out.setRecords(KafkaInternals.records(f));
                             round.bytes += f.length();
                             round.records += f.records();
-                            budget -= f.length();
+                            budget -= f.sentLength();
                         } else {
                             // Held back by an open transaction, wait for the log to grow past what is there (its
                             // marker); else for anything past the offset asked for.

@@ -87,7 +87,7 @@ final class KafkaInternals {
 
     /**
      * Batches in a segment file as a Fetch response's records, not read: the message classes size the field by
-     * {@link BatchSlice#length()}, and {@link Frames#gathering} sends the range with {@code sendfile} in its place.
+     * {@link BatchSlice#sentLength()}, and {@link Frames#gathering} sends the range with {@code sendfile} in its place.
      */
     static BaseRecords records(BatchSlice slice) {
         return new SliceRecords(slice);
@@ -108,7 +108,7 @@ final class KafkaInternals {
             super(buffer);
         }
 
-        /** Takes the place of the slice's {@code length} bytes in the output. */
+        /** Takes the place of the slice's {@code sentLength} bytes in the output. */
         protected abstract void writeSlice(BatchSlice slice);
 
         @Override
@@ -125,7 +125,7 @@ final class KafkaInternals {
     private record SliceRecords(BatchSlice slice) implements BaseRecords {
         @Override
         public int sizeInBytes() {
-            return slice.length();
+            return slice.sentLength();
         }
 
         @Override

@@ -27,9 +27,14 @@ public record BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark
         return slice != null ? slice.nextOffset() : batches.nextOffset();
     }
 
-    /** Bytes of the batches. */
+    /** Bytes of the whole batches. */
     public int length() {
         return slice != null ? slice.length() : batches.length();
+    }
+
+    /** Bytes an answer carries: the whole batches and, from a file range, the part of a batch after them. */
+    public int sentLength() {
+        return slice != null ? slice.sentLength() : batches.length();
     }
 
     /** Records at or above the offset asked for. */

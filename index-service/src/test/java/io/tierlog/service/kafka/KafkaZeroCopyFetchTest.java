@@ -17,6 +17,7 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.record.internal.Records;
@@ -51,7 +52,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * them), the file is closed once the answer is written and also when the client drops the connection mid-answer, and
  * a byte damaged on disk after the index checked it reaches the client as it is, where kafka-clients' CRC check
  * refuses it (the check moved from the service to the client, as with Kafka's broker); and one answer mixes a cold
- * partition's batches (read into memory) with a hot one's file range, which the client reads alike.
+ * partition's batches (read into memory) with a hot one's file range, which the client reads alike; a range cut by
+ * its byte limit ends with the next batch's first bytes, as Kafka's broker sends it (ADR 0076).
  */
 @QuarkusTest
 class KafkaZeroCopyFetchTest {
@@ -301,6 +303,61 @@ class KafkaZeroCopyFetchTest {
             assertThat(values.get(1)).containsExactly("0:hot-0", "1:hot-1", "2:hot-2", "3:hot-3", "4:hot-4");
         }
         awaitOpenOnly(hotSegment, writer);
+    }
+
+    @Test
+    void aPartitionCutByItsByteLimitEndsWithTheNextBatchsFirstBytesAndConsumersReadEveryRecordOnce() throws Exception {
+        String topic = KafkaListenerTest.unique("zero-copy-partial");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        int batches = 12;
+        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int i = 0; i < batches; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, i + "-" + "v".repeat(1_000))).get(); // a batch each
+            }
+        }
+        Path segment = segment(topic, 0);
+        byte[] file = Files.readAllBytes(segment);
+        int batch = ByteBuffer.wrap(file).getInt(8) + 12; // the first batch's size (records of equal size)
+        int limit = 2 * batch + batch / 2;
+
+        // Kafka's broker sends a partition its limit's worth of the log: two whole batches and half the third.
+        FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic);
+        t.partitions().add(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0)
+                .setPartitionMaxBytes(limit));
+        FetchRequest request = new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
+                .setMaxBytes(1 << 20).setSessionId(0).setSessionEpoch(-1).setTopics(List.of(t)), V12);
+        try (RawKafka raw = new RawKafka(listener.port())) {
+            FetchResponse response = raw.call(request);
+            FetchResponseData.PartitionData p = response.data().responses().get(0).partitions().get(0);
+            Records records = (Records) p.records();
+            assertThat(records.sizeInBytes()).isEqualTo(limit);
+            assertThat(((MemoryRecords) records).buffer()).isEqualTo(ByteBuffer.wrap(file, 0, limit));
+            List<Long> offsets = new ArrayList<>();
+            records.batches().forEach(b -> offsets.add(b.baseOffset()));
+            assertThat(offsets).as("the third batch, not whole, is not a batch to the client").containsExactly(0L, 1L);
+        }
+
+        // A consumer whose every fetch ends in part of a batch reads each record once, in order.
+        try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(listener.port(),
+                Map.of("max.partition.fetch.bytes", Integer.toString(limit)))) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            List<String> read = new ArrayList<>();
+            Instant deadline = Instant.now().plusSeconds(30);
+            while (read.size() < batches && Instant.now().isBefore(deadline)) {
+                for (ConsumerRecord<String, String> rec : consumer.poll(Duration.ofMillis(200))) {
+                    read.add(rec.offset() + ":" + rec.value().substring(0, rec.value().indexOf('-')));
+                }
+            }
+            List<String> want = new ArrayList<>();
+            for (int i = 0; i < batches; i++) {
+                want.add(i + ":" + i);
+            }
+            assertThat(read).containsExactlyElementsOf(want);
+        }
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {

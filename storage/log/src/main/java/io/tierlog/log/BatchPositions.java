@@ -148,25 +148,25 @@ public final class BatchPositions {
             }
             long size = end - positions[i];
             if (kept > 0 && kept + size > maxBytes) {
-                return span(first, last, start, kept, records);
+                return span(first, last, start, kept, records, (int) (maxBytes - kept));
             }
             long next = nextOffset(i);
             kept += size;
             records += (int) (next - Math.max(segmentBase + offsets[i], fromOffset));
             last = i;
             if (records >= maxRecords || kept >= maxBytes) {
-                return span(first, last, start, kept, records);
+                return span(first, last, start, kept, records, 0);
             }
             if (i + 1 == count && end < limit) {
                 return null; // the log goes on past what this map holds
             }
         }
-        return kept == 0 ? null : span(first, last, start, kept, records);
+        return kept == 0 ? null : span(first, last, start, kept, records, 0);
     }
 
-    private Span span(int first, int last, long start, long kept, int records) {
+    private Span span(int first, int last, long start, long kept, int records, int partialBatch) {
         return new Span(start, kept, nextOffset(last), records, segmentBase + offsets[first],
-                sizeOf(first), segmentBase + offsets[last], positions[last], sizeOf(last));
+                sizeOf(first), segmentBase + offsets[last], positions[last], sizeOf(last), partialBatch);
     }
 
     private long nextOffset(int i) {
@@ -223,10 +223,11 @@ public final class BatchPositions {
 
     /**
      * A range of whole batches: where it begins, its length, the offset after it and the records at or above the
-     * offset asked for; and its first and last batch (base offset, position, size), which the reader finds in the
-     * file before it trusts the range.
+     * offset asked for; its first and last batch (base offset, position, size), which the reader finds in the
+     * file before it trusts the range; and the bytes of the next batch that fit the byte limit when that batch
+     * (below the limit position) did not ({@link BatchSlice#sentLength}).
      */
     record Span(long position, long length, long nextOffset, int records, long firstBase, int firstSize,
-                long lastBase, long lastPosition, int lastSize) {
+                long lastBase, long lastPosition, int lastSize, int partialBatch) {
     }
 }

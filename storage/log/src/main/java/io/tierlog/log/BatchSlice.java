@@ -14,7 +14,8 @@ import java.nio.channels.FileChannel;
  * the offset asked for. Unlike {@link BatchRead}, the bytes were not CRC-checked on the way out: their boundaries
  * come from the batch headers (or from the indexer's {@link BatchPositions}, checked against the first and last
  * header), the range ends at or before the visible end the index checked (see {@link PartitionReader#sliceBatches}),
- * and the CRC check is the receiver's, as with Kafka's own broker.
+ * and the CRC check is the receiver's, as with Kafka's own broker. A range cut by its byte limit is sent with the
+ * next batch's first bytes up to that limit ({@link #sentLength()}), as Kafka's broker sends it.
  *
  * <p>The channel was opened before the range was found and is this slice's own: the range stays readable after the
  * segment file is deleted, rolled or replaced (the open channel keeps the inode), until {@link #close}. Close it
@@ -27,14 +28,17 @@ public final class BatchSlice implements AutoCloseable {
     private final int length;
     private final long nextOffset;
     private final int records;
+    private final int partialBatch;
 
-    BatchSlice(FileChannel channel, long segmentBase, long position, int length, long nextOffset, int records) {
+    BatchSlice(FileChannel channel, long segmentBase, long position, int length, long nextOffset, int records,
+               int partialBatch) {
         this.channel = channel;
         this.segmentBase = segmentBase;
         this.position = position;
         this.length = length;
         this.nextOffset = nextOffset;
         this.records = records;
+        this.partialBatch = partialBatch;
     }
 
     /** The open segment file the batches are in; closed by {@link #close}. */
@@ -47,9 +51,19 @@ public final class BatchSlice implements AutoCloseable {
         return position;
     }
 
-    /** Bytes of the batches, from {@link #position()}. */
+    /** Bytes of the whole batches, from {@link #position()}. */
     public int length() {
         return length;
+    }
+
+    /**
+     * Bytes to send from {@link #position()}: the whole batches and, when the range stopped at its byte limit with
+     * the next batch visible but too large, that batch's first bytes up to the limit, as Kafka's broker sends a
+     * fetch's limit's worth of the log (ADR 0076). A receiver drops a batch it does not hold whole, and the part is
+     * always shorter than its batch, so no record of it is ever read from this range.
+     */
+    public int sentLength() {
+        return length + partialBatch;
     }
 
     public long nextOffset() {
@@ -73,11 +87,15 @@ public final class BatchSlice implements AutoCloseable {
     /**
      * This range without its batches at or above {@code offset} (a read_committed fetch stops at the last stable
      * offset, a batch's base offset), found from the batch headers in the file: the same open channel, now owned by
-     * the result, so close that one instead of this. Records cut are counted off whole.
+     * the result, so close that one instead of this. Records cut are counted off whole; the part of a batch after
+     * the range is kept only while its batch lies wholly below {@code offset}.
      */
     public BatchSlice truncatedBefore(long offset) throws IOException {
-        if (offset >= nextOffset) {
+        if (offset > nextOffset || offset == nextOffset && partialBatch == 0) {
             return this;
+        }
+        if (offset == nextOffset) {
+            return new BatchSlice(channel, segmentBase, position, length, nextOffset, records, 0);
         }
         ByteBuffer header = ByteBuffer.allocate(RecordBatchCodec.HEADER_SIZE);
         long at = position;
@@ -105,7 +123,7 @@ public final class BatchSlice implements AutoCloseable {
             return this;
         }
         return new BatchSlice(channel, segmentBase, position, (int) (cut - position), offset,
-                Math.max(0, records - cutRecords));
+                Math.max(0, records - cutRecords), 0);
     }
 
     /** Closes the file; the range must not be read after. */

@@ -282,9 +282,11 @@ public final class PartitionReader {
      * Whole batches holding offsets {@code >= fromOffset} as a range of one segment file, found from the batch
      * headers alone (one small read per batch, no record byte read or CRC-checked): batches are taken under the
      * same rule as {@link #readBatches} ({@code maxRecords}, {@code maxBytes}, the first always), but never past
-     * {@code end} nor past the end of one segment (the next read continues in the next one). {@code end} is a visible
-     * end from the index ({@code HotIndexer.catchUp}), which validated every batch below it, CRCs included, when it
-     * indexed them; the receiver checks the CRCs again, as Kafka's clients do.
+     * {@code end} nor past the end of one segment (the next read continues in the next one); where the next batch
+     * exceeds {@code maxBytes}, its first bytes up to the limit go with them ({@link BatchSlice#sentLength}), never
+     * past {@code end}. {@code end} is a visible end from the index ({@code HotIndexer.catchUp}), which validated
+     * every batch below it, CRCs included, when it indexed them; the receiver checks the CRCs again, as Kafka's
+     * clients do.
      *
      * <p>The segment file is opened first and the range found through that channel, so the range and the bytes
      * sent are of the same file, even if the cleaner replaces it or retention deletes it meanwhile.
@@ -344,7 +346,7 @@ public final class PartitionReader {
                 BatchPositions.Span span = known == null ? null
                         : known.span(segment, fromOffset, maxRecords, maxBytes, limit);
                 slice = span != null && inFile(ch, span, header) ? new BatchSlice(ch, segment, span.position(),
-                        (int) span.length(), span.nextOffset(), span.records())
+                        (int) span.length(), span.nextOffset(), span.records(), span.partialBatch())
                         : slice(ch, segment, start, fromOffset, maxRecords, maxBytes, limit, header);
             } catch (IOException e) {
                 throw new UncheckedIOException("read of " + where(segment) + " failed", e);
@@ -382,6 +384,7 @@ public final class PartitionReader {
         long kept = 0;
         int records = 0;
         long next = fromOffset;
+        int partial = 0;
         while (position + RecordBatchCodec.HEADER_SIZE <= limit) {
             header.clear();
             while (header.hasRemaining()) {
@@ -402,6 +405,7 @@ public final class PartitionReader {
             expectedBase = last + 1;
             if (last >= fromOffset) {
                 if (kept > 0 && kept + size > maxBytes) {
+                    partial = (int) (maxBytes - kept); // the batch lies below limit (checked above) and exceeds this
                     break;
                 }
                 if (first < 0) {
@@ -419,7 +423,7 @@ public final class PartitionReader {
         if (kept > Integer.MAX_VALUE) {
             return null;
         }
-        return new BatchSlice(ch, segment, Math.max(first, 0), (int) kept, next, records);
+        return new BatchSlice(ch, segment, Math.max(first, 0), (int) kept, next, records, partial);
     }
 
     /** Whether the file holds the first and the last batch of {@code span} where it says (base offset and size). */

@@ -23,12 +23,16 @@ class BatchPositionsTest {
         for (int i = 0; i < 10; i++) {
             known.add(batch(0, i));
         }
-        // From the middle of batch 3, within 250 bytes: batches 3 and 4 (the first always, then while within).
+        // From the middle of batch 3, within 250 bytes: batches 3 and 4 (the first always, then while within), and
+        // 50 bytes of batch 5, which does not fit.
         assertThat(known.span(0, 7, 1_000, 250, 1_000)).isEqualTo(
-                new BatchPositions.Span(300, 200, 10, 3, 6, SIZE, 8, 400, SIZE));
+                new BatchPositions.Span(300, 200, 10, 3, 6, SIZE, 8, 400, SIZE, 50));
         assertThat(known.span(0, 7, 1_000, 1, 1_000).length()).as("the first batch whatever maxBytes").isEqualTo(SIZE);
+        assertThat(known.span(0, 7, 1_000, 1, 1_000).partialBatch()).as("nothing left of the limit").isZero();
         assertThat(known.span(0, 7, 2, 1_000, 1_000).nextOffset()).as("maxRecords").isEqualTo(10);
+        assertThat(known.span(0, 7, 2, 1_000, 1_000).partialBatch()).as("not cut by bytes").isZero();
         assertThat(known.span(0, 0, 1_000, 1_000, 500).length()).as("never past the limit").isEqualTo(500);
+        assertThat(known.span(0, 0, 1_000, 1_000, 500).partialBatch()).as("nor partly past it").isZero();
         assertThat(known.span(0, 0, 1_000, 10_000, 1_000).nextOffset()).isEqualTo(20);
         assertThat(known.span(0, 0, 1_000, 10_000, 1_100)).as("the log goes on past what it holds").isNull();
         assertThat(known.span(0, 20, 1_000, 10_000, 1_000)).as("at its end").isNull();

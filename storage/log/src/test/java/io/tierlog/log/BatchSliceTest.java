@@ -77,6 +77,16 @@ class BatchSliceTest {
                             wantNext = next;
                             wantRecords = records;
                         }
+                        // Kafka's rule for the bytes after the whole batches: a range cut by its byte limit, with
+                        // the next batch in the segment too large, goes on with that batch's first bytes to the limit.
+                        int wantPartial = 0;
+                        for (BatchInfo b : log) {
+                            if (b.segmentBase() == segment && b.baseOffset() == wantNext && wantRecords < maxRecords
+                                    && want.length < maxBytes && want.length + b.sizeInBytes() > maxBytes) {
+                                wantPartial = maxBytes - want.length;
+                                assertThat(wantPartial).isLessThan(b.sizeInBytes());
+                            }
+                        }
                         String as = "offset " + offset + " maxRecords " + maxRecords + " maxBytes " + maxBytes
                                 + " hint " + hint;
                         for (BatchPositions known : knowns) {
@@ -87,6 +97,7 @@ class BatchSliceTest {
                                 assertThat(read(slice)).as(how).isEqualTo(want);
                                 assertThat(slice.nextOffset()).as(how).isEqualTo(wantNext);
                                 assertThat(slice.records()).as(how).isEqualTo(wantRecords);
+                                assertThat(slice.sentLength() - slice.length()).as(how).isEqualTo(wantPartial);
                             }
                             slices++;
                         }
@@ -112,6 +123,31 @@ class BatchSliceTest {
         }
         assertThat(reader.sliceBatches(before.nextOffset(), null, 10_000, 1 << 20, end))
                 .as("nothing below the end from there").isNull();
+        // A byte limit that would take part of the batch at the end: nothing past the end is sent, not even part.
+        int limit = (int) (before.endPosition() - before.position()) + 10;
+        try (BatchSlice slice = reader.sliceBatches(before.baseOffset(), null, 10_000, limit, end)) {
+            assertThat(slice.sentLength()).isEqualTo(slice.length()).isEqualTo(before.sizeInBytes());
+        }
+    }
+
+    @Test
+    void aSliceCutByItsByteLimitCarriesTheNextBatchsFirstBytesUntilALastStableOffsetCutsIt() throws IOException {
+        List<BatchInfo> log = write(10, 3, 200);
+        PartitionReader reader = new PartitionReader(data, TP);
+        Position end = reader.end(null);
+        BatchInfo first = log.get(0);
+        BatchInfo second = log.get(1);
+        int limit = first.sizeInBytes() + second.sizeInBytes() - 1;
+        try (BatchSlice slice = reader.sliceBatches(0, null, 10_000, limit, end)) {
+            assertThat(slice.length()).isEqualTo(first.sizeInBytes());
+            assertThat(slice.nextOffset()).isEqualTo(second.baseOffset());
+            assertThat(slice.sentLength()).as("the limit's worth, one byte short of the second batch")
+                    .isEqualTo(limit);
+            assertThat(slice.truncatedBefore(second.nextOffset())).as("its batch lies below the cut").isSameAs(slice);
+            BatchSlice atCut = slice.truncatedBefore(second.baseOffset());
+            assertThat(atCut.sentLength()).as("its batch begins at the cut").isEqualTo(first.sizeInBytes());
+            assertThat(atCut.nextOffset()).isEqualTo(second.baseOffset());
+        }
     }
 
     @Test
