@@ -48,10 +48,11 @@ public record BatchFetch(BatchRead batches, BatchSlice slice, long highWatermark
 
     /**
      * This fetch without its batches at or above {@code offset} (a read_committed fetch ends at the last stable
-     * offset): the result owns what this held, so close it instead of this.
+     * offset), and without the part of a batch after a file range unless that batch lies below {@code offset}: the
+     * result owns what this held, so close it instead of this.
      */
     public BatchFetch truncatedBefore(long offset) {
-        if (offset >= nextOffset()) {
+        if (offset > nextOffset() || offset == nextOffset() && sentLength() == length()) {
             return this;
         }
         try {

@@ -360,6 +360,47 @@ class KafkaZeroCopyFetchTest {
         }
     }
 
+    @Test
+    void aReadCommittedFetchSendsNoPartOfABatchAtOrAboveTheLastStableOffset() throws Exception {
+        String topic = KafkaListenerTest.unique("zero-copy-partial-lso");
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int i = 0; i < 2; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, i + "-" + "v".repeat(1_000))).get();
+            }
+        }
+        java.util.Properties props = new java.util.Properties();
+        props.put("bootstrap.servers", "127.0.0.1:" + listener.port());
+        props.put("transactional.id", KafkaListenerTest.unique("partial-lso-tx"));
+        try (KafkaProducer<String, String> tx = new KafkaProducer<>(props,
+                new org.apache.kafka.common.serialization.StringSerializer(),
+                new org.apache.kafka.common.serialization.StringSerializer())) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            tx.send(new ProducerRecord<>(topic, 0, "k2", "2-" + "v".repeat(1_000))).get(); // open: offset 2 is the LSO
+            int batch = ByteBuffer.wrap(Files.readAllBytes(segment(topic, 0))).getInt(8) + 12;
+            int limit = 2 * batch + batch / 2;
+            for (byte isolation : new byte[]{0, 1}) {
+                FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic);
+                t.partitions().add(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0)
+                        .setPartitionMaxBytes(limit));
+                FetchRequest request = new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0)
+                        .setMinBytes(1).setMaxBytes(1 << 20).setIsolationLevel(isolation).setSessionId(0)
+                        .setSessionEpoch(-1).setTopics(List.of(t)), V12);
+                try (RawKafka raw = new RawKafka(listener.port())) {
+                    FetchResponse response = raw.call(request);
+                    FetchResponseData.PartitionData p = response.data().responses().get(0).partitions().get(0);
+                    assertThat(p.lastStableOffset()).isEqualTo(isolation == 1 ? 2 : 3);
+                    assertThat(((Records) p.records()).sizeInBytes()).as("isolation %d", isolation)
+                            .isEqualTo(isolation == 1 ? 2 * batch : limit);
+                }
+            }
+            tx.abortTransaction();
+        }
+    }
+
     private static int indexOf(byte[] haystack, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= haystack.length; i++) {

@@ -76,6 +76,25 @@ class KcatTest {
     }
 
     /**
+     * librdkafka reading a partition whose every answer ends in part of a batch (ADR 0076: a range cut by its byte
+     * limit is filled to it, as Kafka's broker fills it): each record once, in order.
+     */
+    @Test
+    void kcatReadsEveryRecordOnceWhenEachAnswerEndsInPartOfABatch() throws Exception {
+        String topic = "kcat-part-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType(ContentType.JSON).body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics")
+                .then().statusCode(201);
+        List<String> want = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            String value = i + "-" + "v".repeat(1_000);
+            kcat(value + "\n", "-P", "-t", topic, "-p", "0"); // a batch each, about 1,070 bytes
+            want.add(i + " " + value);
+        }
+        assertThat(kcat(null, "-C", "-t", topic, "-p", "0", "-o", "beginning", "-e", "-f", "%o %s\\n",
+                "-X", "fetch.message.max.bytes=2700")).containsExactlyElementsOf(want);
+    }
+
+    /**
      * librdkafka's read_committed consumer, a second implementation of the aborted-transaction filter: of a
      * kafka-clients producer's committed and aborted transactions it prints only the committed records, and never a
      * marker.
