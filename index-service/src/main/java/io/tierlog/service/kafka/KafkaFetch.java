@@ -309,9 +309,11 @@ public class KafkaFetch {
                         topicError = e;
                     }
                 }
+                // A read_uncommitted answer has no aborted-transaction list at all (null, as Kafka's broker sends it).
                 FetchResponseData.PartitionData out = new FetchResponseData.PartitionData()
                         .setPartitionIndex(key.partition()).setRecords(KafkaInternals.noRecords()).setHighWatermark(-1)
-                        .setLastStableOffset(-1).setLogStartOffset(-1).setPreferredReadReplica(-1);
+                        .setLastStableOffset(-1).setLogStartOffset(-1).setPreferredReadReplica(-1)
+                        .setAbortedTransactions(readCommitted ? new ArrayList<>(0) : null);
                 try {
                     if (topicError != null) {
                         throw topicError;
