@@ -145,11 +145,32 @@ class KafkaZeroCopyFetchTest {
     }
 
     private static FetchRequest fetchAll(String topic, int partition) {
+        return fetch(topic, partition, 64 << 20, (byte) 0);
+    }
+
+    /** A full fetch of one partition from offset 0 ({@code isolation} 0 read_uncommitted, 1 read_committed). */
+    private static FetchRequest fetch(String topic, int partition, int partitionMaxBytes, byte isolation) {
         FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic);
         t.partitions().add(new FetchRequestData.FetchPartition().setPartition(partition).setFetchOffset(0)
-                .setPartitionMaxBytes(64 << 20));
+                .setPartitionMaxBytes(partitionMaxBytes));
         return new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
-                .setMaxBytes(64 << 20).setSessionId(0).setSessionEpoch(-1).setTopics(List.of(t)), V12);
+                .setMaxBytes(64 << 20).setIsolationLevel(isolation).setSessionId(0).setSessionEpoch(-1)
+                .setTopics(List.of(t)), V12);
+    }
+
+    /** A topic of one partition holding {@code records} records, each sent alone (a batch each). */
+    private String onePartitionTopic(String name, int records, java.util.function.IntFunction<String> value)
+            throws Exception {
+        String topic = KafkaListenerTest.unique(name);
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int i = 0; i < records; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "k" + i, value.apply(i))).get();
+            }
+        }
+        return topic;
     }
 
     private static RequestHeader send(RawKafka raw, FetchRequest request) throws IOException {
@@ -209,15 +230,7 @@ class KafkaZeroCopyFetchTest {
 
     @Test
     void aByteDamagedOnDiskAfterIndexingIsSentAsItIsAndRefusedByTheClientsCrcCheck() throws Exception {
-        String topic = KafkaListenerTest.unique("zero-copy-crc");
-        try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
-        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
-            for (int i = 0; i < 20; i++) {
-                p.send(new ProducerRecord<>(topic, 0, "k" + i, "value-" + i + "-intact")).get();
-            }
-        }
+        String topic = onePartitionTopic("zero-copy-crc", 20, i -> "value-" + i + "-intact");
         Path segment = segment(topic, 0); // indexed, so every batch's CRC was checked once
         byte[] file = Files.readAllBytes(segment);
         int at = indexOf(file, "value-7-intact".getBytes(StandardCharsets.UTF_8));
@@ -307,29 +320,16 @@ class KafkaZeroCopyFetchTest {
 
     @Test
     void aPartitionCutByItsByteLimitEndsWithTheNextBatchsFirstBytesAndConsumersReadEveryRecordOnce() throws Exception {
-        String topic = KafkaListenerTest.unique("zero-copy-partial");
-        try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
         int batches = 12;
-        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
-            for (int i = 0; i < batches; i++) {
-                p.send(new ProducerRecord<>(topic, 0, "k" + i, i + "-" + "v".repeat(1_000))).get(); // a batch each
-            }
-        }
+        String topic = onePartitionTopic("zero-copy-partial", batches, i -> i + "-" + "v".repeat(1_000));
         Path segment = segment(topic, 0);
         byte[] file = Files.readAllBytes(segment);
         int batch = ByteBuffer.wrap(file).getInt(8) + 12; // the first batch's size (records of equal size)
         int limit = 2 * batch + batch / 2;
 
         // Kafka's broker sends a partition its limit's worth of the log: two whole batches and half the third.
-        FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic);
-        t.partitions().add(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0)
-                .setPartitionMaxBytes(limit));
-        FetchRequest request = new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0).setMinBytes(1)
-                .setMaxBytes(1 << 20).setSessionId(0).setSessionEpoch(-1).setTopics(List.of(t)), V12);
         try (RawKafka raw = new RawKafka(listener.port())) {
-            FetchResponse response = raw.call(request);
+            FetchResponse response = raw.call(fetch(topic, 0, limit, (byte) 0));
             FetchResponseData.PartitionData p = response.data().responses().get(0).partitions().get(0);
             Records records = (Records) p.records();
             assertThat(records.sizeInBytes()).isEqualTo(limit);
@@ -362,15 +362,7 @@ class KafkaZeroCopyFetchTest {
 
     @Test
     void aReadCommittedFetchSendsNoPartOfABatchAtOrAboveTheLastStableOffset() throws Exception {
-        String topic = KafkaListenerTest.unique("zero-copy-partial-lso");
-        try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-        }
-        try (KafkaProducer<String, String> p = KafkaClients.producer(listener.port(), "all", "none")) {
-            for (int i = 0; i < 2; i++) {
-                p.send(new ProducerRecord<>(topic, 0, "k" + i, i + "-" + "v".repeat(1_000))).get();
-            }
-        }
+        String topic = onePartitionTopic("zero-copy-partial-lso", 2, i -> i + "-" + "v".repeat(1_000));
         java.util.Properties props = new java.util.Properties();
         props.put("bootstrap.servers", "127.0.0.1:" + listener.port());
         props.put("transactional.id", KafkaListenerTest.unique("partial-lso-tx"));
@@ -383,14 +375,8 @@ class KafkaZeroCopyFetchTest {
             int batch = ByteBuffer.wrap(Files.readAllBytes(segment(topic, 0))).getInt(8) + 12;
             int limit = 2 * batch + batch / 2;
             for (byte isolation : new byte[]{0, 1}) {
-                FetchRequestData.FetchTopic t = new FetchRequestData.FetchTopic().setTopic(topic);
-                t.partitions().add(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0)
-                        .setPartitionMaxBytes(limit));
-                FetchRequest request = new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0)
-                        .setMinBytes(1).setMaxBytes(1 << 20).setIsolationLevel(isolation).setSessionId(0)
-                        .setSessionEpoch(-1).setTopics(List.of(t)), V12);
                 try (RawKafka raw = new RawKafka(listener.port())) {
-                    FetchResponse response = raw.call(request);
+                    FetchResponse response = raw.call(fetch(topic, 0, limit, isolation));
                     FetchResponseData.PartitionData p = response.data().responses().get(0).partitions().get(0);
                     assertThat(p.lastStableOffset()).isEqualTo(isolation == 1 ? 2 : 3);
                     assertThat(p.abortedTransactions()).as("a list for read_committed only, as Kafka's broker answers")
