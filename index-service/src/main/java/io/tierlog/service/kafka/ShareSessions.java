@@ -33,6 +33,11 @@ final class ShareSessions {
     private final Clock clock;
     /** In access order: the first entry is the least recently used. */
     private final LinkedHashMap<Key, Session> sessions = new LinkedHashMap<>(16, 0.75f, true);
+    /**
+     * Where the next session opened starts its turns: consumers that join together then begin at different
+     * partitions instead of all acquiring from the first one at once (as the HTTP leases' rotation does).
+     */
+    private int nextSessionStart;
 
     ShareSessions(int capacity, Duration evictAfter, Clock clock) {
         this.capacity = capacity;
@@ -64,8 +69,9 @@ final class ShareSessions {
         private final LinkedHashSet<Part> parts = new LinkedHashSet<>();
         private final Map<Part, TreeMap<Long, Acquired>> acquired = new LinkedHashMap<>();
 
-        Session(Key key) {
+        Session(Key key, int firstStart) {
             this.key = key;
+            this.nextStart = firstStart;
         }
 
         synchronized List<Part> parts() {
@@ -213,7 +219,7 @@ final class ShareSessions {
             }
             lru.remove();
         }
-        Session s = new Session(key);
+        Session s = new Session(key, nextSessionStart++);
         s.lastUsedMs = clock.millis();
         sessions.put(key, s);
         return new Lookup(s, Errors.NONE);

@@ -37,24 +37,36 @@ class KafkaShareFetchTest {
     }
 
     private Topic topicWithRecords(int records, String group) throws Exception {
+        return topicWithRecords(1, records, group);
+    }
+
+    private Topic topicWithRecords(int partitions, int records, String group) throws Exception {
         String name = KafkaListenerTest.unique("shf");
         Uuid id;
         try (Admin admin = KafkaClients.admin(listener.port())) {
-            id = admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).topicId(name).get();
+            id = admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).topicId(name).get();
             admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), List.of(
                     new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"), AlterConfigOp.OpType.SET))))
                     .all().get();
         }
-        KafkaClients.produceToEachPartition(listener.port(), name, 1, 0, records);
+        KafkaClients.produceToEachPartition(listener.port(), name, partitions, 0, records);
         return new Topic(name, id);
     }
 
     private static ShareFetchRequestData fetch(String group, String member, int epoch, Topic topic, int maxRecords,
                                                ShareFetchRequestData.AcknowledgementBatch... acks) {
+        return fetch(group, member, epoch, topic, 1, maxRecords, acks);
+    }
+
+    /** A ShareFetch of partitions {@code 0..partitions-1}, the acknowledgements (if any) on partition 0. */
+    private static ShareFetchRequestData fetch(String group, String member, int epoch, Topic topic, int partitions,
+                                               int maxRecords, ShareFetchRequestData.AcknowledgementBatch... acks) {
         ShareFetchRequestData.FetchTopicCollection topics = new ShareFetchRequestData.FetchTopicCollection();
         ShareFetchRequestData.FetchTopic t = new ShareFetchRequestData.FetchTopic().setTopicId(topic.id());
-        t.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(0)
-                .setAcknowledgementBatches(List.of(acks)));
+        for (int p = 0; p < partitions; p++) {
+            t.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(p)
+                    .setAcknowledgementBatches(p == 0 ? List.of(acks) : List.of()));
+        }
         topics.add(t);
         return new ShareFetchRequestData().setGroupId(group).setMemberId(member).setShareSessionEpoch(epoch)
                 .setMaxWaitMs(epoch == -1 ? 0 : 2000).setMinBytes(1).setMaxBytes(1 << 20).setMaxRecords(maxRecords)
@@ -101,6 +113,33 @@ class KafkaShareFetchTest {
                         assertThat(a.lastOffset()).isEqualTo(9);
                         assertThat(a.deliveryCount()).isEqualTo((short) 2);
                     });
+        }
+    }
+
+    /**
+     * Consumers that join together begin acquiring at different partitions: each session starts its turns one
+     * partition after the session opened before it, where all had started at the first partition, acquiring from
+     * the same one at once.
+     */
+    @Test
+    void sessionsOpenedOneAfterAnotherStartAcquiringAtDifferentPartitions() throws Exception {
+        String group = KafkaListenerTest.unique("shf-g");
+        int partitions = 4;
+        Topic topic = topicWithRecords(partitions, 10, group);
+        try (RawKafka raw = new RawKafka(listener.port())) {
+            List<Integer> firstPartitions = new java.util.ArrayList<>();
+            for (String member : List.of("m1", "m2", "m3")) {
+                // Five records: half a partition, so a start at the same partition would acquire from it again.
+                ShareFetchResponse r = raw.call(new ShareFetchRequest.Builder(
+                        fetch(group, member, 0, topic, partitions, 5)), (short) 1);
+                assertThat(r.data().errorCode()).isEqualTo(Errors.NONE.code());
+                List<Integer> acquiring = r.data().responses().iterator().next().partitions().stream()
+                        .filter(p -> !p.acquiredRecords().isEmpty()).map(p -> p.partitionIndex()).toList();
+                assertThat(acquiring).as(member + " acquires five records of one partition").hasSize(1);
+                firstPartitions.add(acquiring.get(0));
+            }
+            assertThat(firstPartitions).as("each session starts one partition further").doesNotHaveDuplicates()
+                    .satisfies(ps -> assertThat(Math.floorMod(ps.get(1) - ps.get(0), partitions)).isEqualTo(1));
         }
     }
 
