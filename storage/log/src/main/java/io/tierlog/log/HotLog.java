@@ -27,14 +27,18 @@ import java.util.List;
  * {@code .snapshot} files, and the transaction index {@code txn.index}) stays inside this module.
  *
  * <p>Thread-safe and stateless beyond the directory: any number of instances over one directory, in any number of
- * processes, agree, since every answer is read from the disk. The one exception is an optional {@link AppendJournal}
- * that the writers opened here tell what they append, for this process's indexer; it is never read as the log.
+ * processes, agree, since every answer is read from the disk. The exceptions: an optional {@link AppendJournal}
+ * that the writers opened here tell what they append, for this process's indexer (it is never read as the log), and,
+ * for the background passes, segment listings reused while their directory is unchanged
+ * ({@link #reusingSettledListings}).
  * Crash behaviour is per method.
  */
 public final class HotLog {
     private final Path dataDir;
     /** Told every batch this instance's writers append, for this process's indexer; null: nobody indexes here. */
     private final AppendJournal journal;
+    /** Listings reused while their directory is unchanged; null: every {@link #segmentBases} lists. */
+    private final SegmentListings listings;
 
     public HotLog(Path dataDir) {
         this(dataDir, null);
@@ -42,8 +46,22 @@ public final class HotLog {
 
     /** @param journal told every batch the writers opened here append (null: none) */
     public HotLog(Path dataDir, AppendJournal journal) {
+        this(dataDir, journal, null);
+    }
+
+    private HotLog(Path dataDir, AppendJournal journal, SegmentListings listings) {
         this.dataDir = dataDir;
         this.journal = journal;
+        this.listings = listings;
+    }
+
+    /**
+     * A hot log whose {@link #segmentBases} reuses a partition's last listing while a {@code stat} of its directory
+     * shows it unchanged since then and the change before it at least {@link io.tierlog.log.io.FileVersion#SETTLE}
+     * old by {@code clock} ({@link SegmentListings}): for passes that visit every partition again and again.
+     */
+    public static HotLog reusingSettledListings(Path dataDir, Clock clock) {
+        return new HotLog(dataDir, null, new SegmentListings(clock));
     }
 
     public Path dataDir() {
@@ -56,9 +74,12 @@ public final class HotLog {
 
     // ---- listing -----------------------------------------------------------------------------------------------
 
-    /** Base offsets of the partition's hot segments, ascending (one directory listing); empty if it has none. */
+    /**
+     * Base offsets of the partition's hot segments, ascending (one directory listing, or one {@code stat} where
+     * listings are reused); empty if it has none.
+     */
     public List<Long> segmentBases(TopicPartition tp) {
-        return SegmentFiles.segmentBases(dir(tp));
+        return listings == null ? SegmentFiles.segmentBases(dir(tp)) : listings.bases(tp, dir(tp));
     }
 
     /** The oldest hot segment's base offset, or -1 when the partition has none. One directory listing. */

@@ -60,7 +60,7 @@ public final class RetentionEnforcer {
 
     RetentionEnforcer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
                       TieringStats stats, Clock clock, SegmentEvictionListener listener) {
-        this.hotLog = new HotLog(dataDir);
+        this.hotLog = HotLog.reusingSettledListings(dataDir, clock); // as the tierer's: every pass, every partition
         this.topics = topics;
         this.store = store;
         this.manifests = manifests;

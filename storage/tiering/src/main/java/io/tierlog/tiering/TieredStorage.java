@@ -73,7 +73,7 @@ public final class TieredStorage implements AutoCloseable {
         // The cold cleaner's requests (through the shared manifest store too) are counted by this view of the bucket.
         this.attributed = new AttributingObjectStore(store);
         // The hot listing lets the passes skip partitions that never sealed a segment without asking the bucket.
-        HotLog hotLog = new HotLog(dataDir);
+        HotLog hotLog = HotLog.reusingSettledListings(dataDir, clock);
         this.manifests = new ManifestStore(attributed, clock, config.keepManifestVersions(), config.orphanGrace(),
                 manifestRefresher, hotLog::segmentBases);
         this.tierer = new Tierer(dataDir, topics, store, manifests, guards, config, stats, clock, random);

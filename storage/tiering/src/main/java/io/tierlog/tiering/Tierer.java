@@ -87,7 +87,8 @@ public final class Tierer {
 
     Tierer(Path dataDir, TopicStore topics, ObjectStore store, ManifestStore manifests, TopicGuards guards,
            TieringConfig config, TieringStats stats, Clock clock, RandomGenerator random) {
-        this.hotLog = new HotLog(dataDir);
+        // Each pass visits every partition: one whose directory did not change costs a stat, not a listing.
+        this.hotLog = HotLog.reusingSettledListings(dataDir, clock);
         this.marks = new LogStartMarks(dataDir, clock);
         this.topics = topics;
         this.store = store;
