@@ -18,6 +18,7 @@ import org.apache.kafka.common.requests.ShareFetchRequest;
 import org.apache.kafka.common.requests.ShareFetchResponse;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -127,7 +128,7 @@ class KafkaShareFetchTest {
         int partitions = 4;
         Topic topic = topicWithRecords(partitions, 10, group);
         try (RawKafka raw = new RawKafka(listener.port())) {
-            List<Integer> firstPartitions = new java.util.ArrayList<>();
+            List<Integer> firstPartitions = new ArrayList<>();
             for (String member : List.of("m1", "m2", "m3")) {
                 // Five records: half a partition, so a start at the same partition would acquire from it again.
                 ShareFetchResponse r = raw.call(new ShareFetchRequest.Builder(

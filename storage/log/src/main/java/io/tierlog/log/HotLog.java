@@ -82,7 +82,7 @@ public final class HotLog {
         return listings == null ? SegmentFiles.segmentBases(dir(tp)) : listings.bases(tp, dir(tp));
     }
 
-    /** The oldest hot segment's base offset, or -1 when the partition has none. One directory listing. */
+    /** The oldest hot segment's base offset, or -1 when the partition has none. One {@link #segmentBases}. */
     public long oldestSegmentBase(TopicPartition tp) {
         List<Long> bases = segmentBases(tp);
         return bases.isEmpty() ? -1 : bases.get(0);

@@ -9,7 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Clock;
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,7 +74,7 @@ class SegmentListingsTest {
         reused.bases(tp, dir);
         reused.bases(tp, dir);
         assertThat(listings).as("another change within the clock's tick would look the same").hasValue(2);
-        clock.advance(java.time.Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
         reused.bases(tp, dir);
         reused.bases(tp, dir);
         assertThat(listings).as("settled at the third listing, reused at the fourth call").hasValue(3);
