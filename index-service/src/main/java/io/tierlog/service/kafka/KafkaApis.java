@@ -214,7 +214,7 @@ public class KafkaApis {
         }
         CompletableFuture<Reply> reply;
         if (!versions.supports(api, version)) {
-            reply = CompletableFuture.completedFuture(new Reply(request.getErrorResponse(0,
+            reply = CompletableFuture.completedFuture(new Reply(errorAnswer(request,
                     new UnsupportedVersionException(api + " v" + version + " is not supported by Tierlog"))));
         } else {
             Principal caller = session.principal();
@@ -251,7 +251,7 @@ public class KafkaApis {
                         && !(KafkaErrors.unwrap(error) instanceof io.tierlog.log.TierlogException)) {
                     LOG.warnf(error, "Kafka %s v%d from %s failed", api, version, header.clientId());
                 }
-                r = new Reply(request.getErrorResponse(0, KafkaErrors.exception(error)));
+                r = new Reply(errorAnswer(request, KafkaErrors.exception(error)));
             }
             if (r.body() == null) {
                 r.release().run();
@@ -285,7 +285,13 @@ public class KafkaApis {
             return CompletableFuture.completedFuture(new Reply((ApiMessage) null, () -> {
             }));
         }
-        return done(request.getErrorResponse(0, why));
+        return done(errorAnswer(request, why));
+    }
+
+    /** {@code request}'s answer with {@code error} on every part of it. */
+    private static AbstractResponse errorAnswer(AbstractRequest request, ApiException error) {
+        return request instanceof ProduceRequest produce ? KafkaProduce.refused(produce, error)
+                : request.getErrorResponse(0, error);
     }
 
     private CompletableFuture<Reply> dispatch(AbstractRequest request, short version, KafkaSession session,

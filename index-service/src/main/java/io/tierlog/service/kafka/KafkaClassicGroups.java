@@ -194,10 +194,7 @@ public class KafkaClassicGroups {
                     .setGroupInstanceId(member.groupInstanceId()).setErrorCode(error(e).code()));
         }
         waits.poke(request.data().groupId());
-        if (request.version() < 3 && !out.members().isEmpty()) {
-            out.setErrorCode(out.members().get(0).errorCode());
-        }
-        return new LeaveGroupResponse(out);
+        return KafkaGroups.leaveGroupAnswer(out, request.version());
     }
 
     static Errors error(ClassicError e) {

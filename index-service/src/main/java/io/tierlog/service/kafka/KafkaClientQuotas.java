@@ -56,7 +56,14 @@ public class KafkaClientQuotas {
 
     /** The rates of every entity the filter matches. */
     DescribeClientQuotasResponse describe(DescribeClientQuotasRequest request) {
-        ClientQuotaFilter filter = request.filter();
+        ClientQuotaFilter filter;
+        try {
+            filter = request.filter();
+        } catch (IllegalArgumentException e) {
+            // kafka-clients' reading of a match type it does not know ("Unexpected match type: n")
+            return new DescribeClientQuotasResponse(new DescribeClientQuotasResponseData()
+                    .setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(e.getMessage()));
+        }
         Set<String> types = new HashSet<>();
         for (ClientQuotaFilterComponent c : filter.components()) {
             if (!ClientQuotaEntity.isValidEntityType(c.entityType()) || !types.add(c.entityType())) {

@@ -119,8 +119,10 @@ public class KafkaClusterApis {
                     }
                     out.topics().add(describe(topic, version, c, rack));
                 } catch (RuntimeException e) {
+                    // Before version 12 an answer's topic name is not nullable; Kafka answers "" as well.
+                    String name = asked.name() == null && version < 12 ? "" : asked.name();
                     MetadataResponseData.MetadataResponseTopic missing = new MetadataResponseData.MetadataResponseTopic()
-                            .setName(asked.name()).setErrorCode(KafkaErrors.of(e).code());
+                            .setName(name).setErrorCode(KafkaErrors.of(e).code());
                     if (version >= 10 && asked.topicId() != null) {
                         missing.setTopicId(asked.topicId());
                     }

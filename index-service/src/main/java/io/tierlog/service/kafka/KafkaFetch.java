@@ -31,6 +31,7 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -178,15 +179,17 @@ public class KafkaFetch {
 
         static Plan full(FetchRequestData data, boolean startSession, String owner, boolean fileSlices,
                          ReadReplicas readReplicas) {
-            List<Want> wants = new ArrayList<>();
+            // A partition named twice is read once, as the last naming asks, in the place of the first (Kafka's
+            // broker keeps a request's partitions in a map too): one answer per partition.
+            Map<FetchSessions.Key, Want> wants = new LinkedHashMap<>();
             for (FetchRequestData.FetchTopic t : data.topics()) {
                 for (FetchRequestData.FetchPartition p : t.partitions()) {
-                    FetchSessions.Entry e = new FetchSessions.Entry(new FetchSessions.Key(t.topic(), t.topicId(),
-                            p.partition()), p.fetchOffset(), p.partitionMaxBytes());
-                    wants.add(new Want(e, e.fetchOffset, e.maxBytes));
+                    FetchSessions.Key key = new FetchSessions.Key(t.topic(), t.topicId(), p.partition());
+                    FetchSessions.Entry e = new FetchSessions.Entry(key, p.fetchOffset(), p.partitionMaxBytes());
+                    wants.put(key, new Want(e, e.fetchOffset, e.maxBytes));
                 }
             }
-            return new Plan(wants, null, startSession, owner, fileSlices, readReplicas);
+            return new Plan(new ArrayList<>(wants.values()), null, startSession, owner, fileSlices, readReplicas);
         }
 
         /** Applies the request's changes (added or moved partitions, forgotten ones) to the session. */

@@ -50,10 +50,15 @@ public class KafkaGroupOffsets {
                 entries.add(new CommittedOffset(t.name(), p.partitionIndex(), p.committedOffset()));
             }
         }
-        List<TopicPartition> partitions = entries.stream()
-                .map(o -> new TopicPartition(o.topic(), o.partition())).toList();
-        Errors error = commitAsMember(coordinator, data.groupId(), data.memberId(), data.groupInstanceId(),
-                data.generationIdOrMemberEpoch(), partitions, () -> offsets.commit(data.groupId(), entries));
+        Errors error;
+        if (entries.stream().anyMatch(o -> o.partition() < 0)) {
+            error = Errors.UNKNOWN_TOPIC_OR_PARTITION; // no such partition; all-or-nothing, so none is committed
+        } else {
+            List<TopicPartition> partitions = entries.stream()
+                    .map(o -> new TopicPartition(o.topic(), o.partition())).toList();
+            error = commitAsMember(coordinator, data.groupId(), data.memberId(), data.groupInstanceId(),
+                    data.generationIdOrMemberEpoch(), partitions, () -> offsets.commit(data.groupId(), entries));
+        }
         OffsetCommitResponseData out = new OffsetCommitResponseData();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
             OffsetCommitResponseData.OffsetCommitResponseTopic topic =

@@ -367,8 +367,13 @@ public class KafkaGroups {
             }
             out.members().add(r);
         }
-        if (request.version() < 3 && !out.members().isEmpty()) {
-            out.setErrorCode(out.members().get(0).errorCode());
+        return KafkaGroups.leaveGroupAnswer(out, request.version());
+    }
+
+    /** Versions before 3 name one member and answer with its error alone: they have no member list. */
+    static LeaveGroupResponse leaveGroupAnswer(LeaveGroupResponseData out, short version) {
+        if (version < 3 && !out.members().isEmpty()) {
+            out.setErrorCode(out.members().get(0).errorCode()).setMembers(new ArrayList<>());
         }
         return new LeaveGroupResponse(out);
     }

@@ -19,6 +19,7 @@ import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeProducersRequest;
 import org.apache.kafka.common.requests.DescribeProducersResponse;
@@ -247,5 +248,25 @@ public class KafkaProduce {
         }
         postAppend.appended(topic, result, length, start);
         return result;
+    }
+
+    /**
+     * The answer refusing every partition of {@code request} with {@code error}. kafka-clients' own
+     * ({@code getErrorResponse}) sums each partition's record bytes first, and fails on a partition that carries none.
+     */
+    static ProduceResponse refused(ProduceRequest request, ApiException error) {
+        ProduceResponseData out = new ProduceResponseData();
+        for (ProduceRequestData.TopicProduceData topicData : request.data().topicData()) {
+            ProduceResponseData.TopicProduceResponse topicOut = new ProduceResponseData.TopicProduceResponse()
+                    .setName(topicData.name()).setTopicId(topicData.topicId());
+            for (ProduceRequestData.PartitionProduceData partition : topicData.partitionData()) {
+                topicOut.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
+                        .setIndex(partition.index()).setErrorCode(Errors.forException(error).code())
+                        .setErrorMessage(error.getMessage()).setBaseOffset(-1).setLogAppendTimeMs(-1)
+                        .setLogStartOffset(-1));
+            }
+            out.responses().add(topicOut);
+        }
+        return new ProduceResponse(out);
     }
 }

@@ -1,7 +1,6 @@
 package io.tierlog.service.kafka;
 
 import io.tierlog.log.TopicPartition;
-import io.tierlog.log.topic.TopicMetadata;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.transactions.EndTxnResult;
@@ -41,6 +40,7 @@ import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,24 +98,20 @@ public class KafkaTransactions {
      */
     AddPartitionsToTxnResponse addPartitions(AddPartitionsToTxnRequest request) {
         AddPartitionsToTxnRequestData in = request.data();
-        Map<TopicPartition, Errors> unknown = new LinkedHashMap<>();
+        Map<String, Integer> partitionCounts = new HashMap<>(); // 0 for a topic that does not exist
+        boolean allExist = true;
         List<TopicPartition> all = new ArrayList<>();
         for (AddPartitionsToTxnRequestData.AddPartitionsToTxnTopic t : in.v3AndBelowTopics()) {
-            TopicMetadata topic = null;
-            try {
-                topic = topics.byName(t.name());
-            } catch (RuntimeException e) {
-                // unknown topic: each partition below is
-            }
+            int count = partitionCounts.computeIfAbsent(t.name(), this::partitionCount);
             for (int p : t.partitions()) {
-                TopicPartition tp = new TopicPartition(t.name(), p);
-                all.add(tp);
-                if (topic == null || p < 0 || p >= topic.partitions()) {
-                    unknown.put(tp, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+                if (p < 0 || p >= count) {
+                    allExist = false;
+                } else {
+                    all.add(new TopicPartition(t.name(), p));
                 }
             }
         }
-        Errors common = unknown.isEmpty() ? error(coordinator.addPartitions(in.v3AndBelowTransactionalId(),
+        Errors common = allExist ? error(coordinator.addPartitions(in.v3AndBelowTransactionalId(),
                 in.v3AndBelowProducerId(), in.v3AndBelowProducerEpoch(), all)) : Errors.OPERATION_NOT_ATTEMPTED;
         AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection results =
                 new AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResultCollection();
@@ -123,7 +119,7 @@ public class KafkaTransactions {
             AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult topic =
                     new AddPartitionsToTxnResponseData.AddPartitionsToTxnTopicResult().setName(t.name());
             for (int p : t.partitions()) {
-                Errors e = unknown.getOrDefault(new TopicPartition(t.name(), p), common);
+                Errors e = p < 0 || p >= partitionCounts.get(t.name()) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : common;
                 topic.resultsByPartition().add(new AddPartitionsToTxnResponseData.AddPartitionsToTxnPartitionResult()
                         .setPartitionIndex(p).setPartitionErrorCode(e.code()));
             }
@@ -131,6 +127,14 @@ public class KafkaTransactions {
         }
         return new AddPartitionsToTxnResponse(new AddPartitionsToTxnResponseData().setThrottleTimeMs(0)
                 .setResultsByTopicV3AndBelow(results));
+    }
+
+    private int partitionCount(String topic) {
+        try {
+            return topics.byName(topic).partitions();
+        } catch (RuntimeException e) {
+            return 0; // unknown (or unnamed) topic
+        }
     }
 
     AddOffsetsToTxnResponse addOffsets(AddOffsetsToTxnRequest request) {
@@ -150,11 +154,14 @@ public class KafkaTransactions {
         Errors error = Errors.NONE;
         for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestTopic t : in.topics()) {
             for (TxnOffsetCommitRequestData.TxnOffsetCommitRequestPartition p : t.partitions()) {
-                TopicPartition tp = new TopicPartition(t.name(), p.partitionIndex());
-                if (p.committedOffset() < 0) {
+                if (p.partitionIndex() < 0) {
+                    error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                } else if (p.committedOffset() < 0) {
                     error = Errors.INVALID_COMMIT_OFFSET_SIZE;
+                } else {
+                    offsets.put(new TopicPartition(t.name(), p.partitionIndex()),
+                            new PendingOffset(p.committedOffset(), p.committedMetadata(), p.committedLeaderEpoch()));
                 }
-                offsets.put(tp, new PendingOffset(p.committedOffset(), p.committedMetadata(), p.committedLeaderEpoch()));
             }
         }
         if (error == Errors.NONE && version > TxnOffsetCommitRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2) {
