@@ -59,10 +59,11 @@ public class KafkaClientQuotas {
         ClientQuotaFilter filter;
         try {
             filter = request.filter();
-        } catch (IllegalArgumentException e) {
-            // kafka-clients' reading of a match type it does not know ("Unexpected match type: n")
+        } catch (IllegalArgumentException | NullPointerException e) {
+            // kafka-clients' reading of a component: a match type it does not know, an exact match without a name
             return new DescribeClientQuotasResponse(new DescribeClientQuotasResponseData()
-                    .setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(e.getMessage()));
+                    .setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setErrorMessage("a filter component has an unknown match type, or an exact match no name"));
         }
         Set<String> types = new HashSet<>();
         for (ClientQuotaFilterComponent c : filter.components()) {

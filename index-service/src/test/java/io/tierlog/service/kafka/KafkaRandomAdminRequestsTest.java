@@ -65,15 +65,21 @@ class KafkaRandomAdminRequestsTest {
         assertThat(failures).as("requests answered wrongly").isEmpty();
     }
 
-    /** What the rounds found, named once: a quota filter whose match type kafka-clients cannot read. */
+    /**
+     * What the rounds found, named once: quota filters kafka-clients cannot read (a match type it does not know, an
+     * exact match without a name).
+     */
     @Test
-    void aQuotaFilterOfAnUnknownMatchTypeIsAnInvalidRequest() throws Exception {
+    void aQuotaFilterKafkaClientsCannotReadIsAnInvalidRequest() throws Exception {
         try (RawKafka raw = RawKafka.authenticated(listener.port(), BOOTSTRAP)) {
-            DescribeClientQuotasResponse r = raw.call(new DescribeClientQuotasRequest(
-                    new DescribeClientQuotasRequestData()
-                    .setComponents(List.of(new DescribeClientQuotasRequestData.ComponentData().setEntityType("user")
-                            .setMatchType((byte) 112))), (short) 1));
-            assertThat(r.data().errorCode()).isEqualTo(Errors.INVALID_REQUEST.code());
+            for (byte matchType : new byte[]{112, 0}) {
+                DescribeClientQuotasResponse r = raw.call(new DescribeClientQuotasRequest(
+                        new DescribeClientQuotasRequestData().setComponents(List.of(
+                                new DescribeClientQuotasRequestData.ComponentData().setEntityType("user")
+                                        .setMatchType(matchType).setMatch(null))), (short) 1));
+                assertThat(r.data().errorCode()).as("match type %d", matchType)
+                        .isEqualTo(Errors.INVALID_REQUEST.code());
+            }
         }
     }
 }
