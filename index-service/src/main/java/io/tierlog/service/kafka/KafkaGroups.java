@@ -367,7 +367,7 @@ public class KafkaGroups {
             }
             out.members().add(r);
         }
-        return KafkaGroups.leaveGroupAnswer(out, request.version());
+        return leaveGroupAnswer(out, request.version());
     }
 
     /** Versions before 3 name one member and answer with its error alone: they have no member list. */

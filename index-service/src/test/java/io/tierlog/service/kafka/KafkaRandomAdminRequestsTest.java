@@ -1,8 +1,8 @@
 package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.tierlog.service.AdminRoundsProfile;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -17,32 +17,19 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link KafkaRandomRequestsTest}'s random rounds as the bootstrap token, on connections authenticated with SASL/PLAIN:
  * the administrative APIs (ACLs, quotas, SCRAM credentials, broker configs) get past the access check into their
- * handlers. Its own data directory, so that what the rounds store (a random quota on the default user, a denying ACL)
- * reaches no other test.
+ * handlers. In a data directory of its own ({@link AdminRoundsProfile}).
  */
 @QuarkusTest
-@TestProfile(KafkaRandomAdminRequestsTest.AsAdmin.class)
+@TestProfile(AdminRoundsProfile.class)
 class KafkaRandomAdminRequestsTest {
-    static final String BOOTSTRAP = "tierlog_fuzz-" + UUID.randomUUID().toString().replace("-", "");
-
-    public static class AsAdmin implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            String dir = "target/random-admin-requests-" + UUID.randomUUID();
-            return Map.of("tierlog.data-dir", dir + "/hot", "tierlog.index-dir", dir + "/index",
-                    "tierlog.cold.filesystem.dir", dir + "/cold", "tierlog.auth.mode", "token",
-                    "tierlog.auth.bootstrap-token", BOOTSTRAP, "tierlog.auth.max-failures-per-minute", "100000");
-        }
-    }
+    private static final String BOOTSTRAP = AdminRoundsProfile.BOOTSTRAP;
 
     @Inject
     KafkaListener listener;
