@@ -519,7 +519,8 @@ public class KafkaGroups {
                 OffsetDeleteResponseData.OffsetDeleteResponseTopic topic =
                         new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(t.name());
                 for (OffsetDeleteRequestData.OffsetDeleteRequestPartition p : t.partitions()) {
-                    Errors error = subscribed.contains(t.name()) ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
+                    Errors error = p.partitionIndex() < 0 ? Errors.UNKNOWN_TOPIC_OR_PARTITION
+                            : subscribed.contains(t.name()) ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
                     if (error == Errors.NONE) {
                         deletable.add(new TopicPartition(t.name(), p.partitionIndex()));
                     }

@@ -4,6 +4,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
@@ -11,6 +13,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
@@ -18,6 +21,8 @@ import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
@@ -35,9 +40,12 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.LeaveGroupResponse;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.requests.OffsetDeleteResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -49,7 +57,9 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -101,15 +111,49 @@ class KafkaRandomRequestsTest {
                 ids.add(d.topicId());
             }
         }
-        assertThat(rounds(() -> new RawKafka(port), List.of(three, one, group), ids, Set.of()))
-                .as("requests answered wrongly (seed %d)", SEED).isEmpty();
+        // Live members of a KIP-848 group and of a classic one, and the producer ids of a transactional and an
+        // idempotent producer: requests naming them reach the membership and transaction paths.
+        String transactionalId = KafkaListenerTest.unique("fuzz-txn");
+        List<Long> producerIds = new ArrayList<>();
+        try (RawKafka raw = new RawKafka(port)) {
+            for (String id : Arrays.asList(transactionalId, null)) { // a null id: an idempotent producer
+                InitProducerIdResponse init = raw.call(new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
+                        .setTransactionalId(id).setTransactionTimeoutMs(60_000)), (short) 4);
+                assertThat(init.data().errorCode()).isEqualTo(Errors.NONE.code());
+                producerIds.add(init.data().producerId());
+            }
+        }
+        List<String> groups = List.of(group, KafkaListenerTest.unique("fuzz-848"),
+                KafkaListenerTest.unique("fuzz-classic"));
+        try (KafkaConsumer<String, String> consumer = joined(port, groups.get(1), "consumer", three);
+             KafkaConsumer<String, String> classic = joined(port, groups.get(2), "classic", one)) {
+            List<String> members = List.of(consumer.groupMetadata().memberId(), classic.groupMetadata().memberId());
+            List<String> names = new ArrayList<>(List.of(three, one, transactionalId));
+            names.addAll(groups);
+            RandomRequestData.Known known = new RandomRequestData.Known(names, ids, members, producerIds);
+            assertThat(rounds(() -> new RawKafka(port), known, Set.of()))
+                    .as("requests answered wrongly (seed %d)", SEED).isEmpty();
+        }
+    }
+
+    /** A consumer of {@code group} ({@code protocol} consumer or classic) once it holds partitions of {@code topic}. */
+    private static KafkaConsumer<String, String> joined(int port, String group, String protocol, String topic) {
+        KafkaConsumer<String, String> consumer = KafkaClients.consumer(port, Map.of(ConsumerConfig.GROUP_ID_CONFIG,
+                group, ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol));
+        consumer.subscribe(List.of(topic));
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (consumer.assignment().isEmpty() && System.nanoTime() < deadline) {
+            consumer.poll(Duration.ofMillis(100));
+        }
+        assertThat(consumer.assignment()).as("%s joined %s", protocol, group).isNotEmpty();
+        return consumer;
     }
 
     /**
      * Sends random requests of every API and version the listener offers but {@code skipped}, each API on its own
      * connections, and returns what was answered wrongly; asserts that every API had requests answered.
      */
-    static List<String> rounds(Connect connect, List<String> names, List<Uuid> ids, Set<ApiKeys> skipped)
+    static List<String> rounds(Connect connect, RandomRequestData.Known known, Set<ApiKeys> skipped)
             throws Exception {
         ApiVersionsResponseData.ApiVersionCollection offered;
         try (RawKafka raw = connect.open()) {
@@ -124,7 +168,7 @@ class KafkaRandomRequestsTest {
                 if (skipped.contains(api) || !ONLY.isEmpty() && !List.of(ONLY.split(",")).contains(api.name())) {
                     continue;
                 }
-                RandomRequestData random = new RandomRequestData(SEED * 31 + api.id, names, ids);
+                RandomRequestData random = new RandomRequestData(SEED * 31 + api.id, known);
                 outcomes.add(pool.submit(() -> send(connect, api, v.minVersion(), v.maxVersion(), random)));
             }
             List<String> failures = new ArrayList<>();
@@ -231,6 +275,26 @@ class KafkaRandomRequestsTest {
                         .isEqualTo(partitionAndOffset[0] < 0 ? Errors.UNKNOWN_TOPIC_OR_PARTITION.code()
                                 : Errors.INVALID_COMMIT_OFFSET_SIZE.code());
             }
+
+            // Deleting a group's offset of a partition below 0 (found once rounds named live groups).
+            String group = KafkaListenerTest.unique("g");
+            OffsetCommitRequestData.OffsetCommitRequestTopic one = new OffsetCommitRequestData
+                    .OffsetCommitRequestTopic().setName(topic).setPartitions(List.of(
+                            new OffsetCommitRequestData.OffsetCommitRequestPartition().setPartitionIndex(0)
+                                    .setCommittedOffset(1)));
+            call(raw, ApiKeys.OFFSET_COMMIT, (short) 8, new OffsetCommitRequestData().setGroupId(group)
+                    .setGenerationIdOrMemberEpoch(-1).setMemberId("").setTopics(List.of(one)));
+            OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection deleted =
+                    new OffsetDeleteRequestData.OffsetDeleteRequestTopicCollection();
+            deleted.add(new OffsetDeleteRequestData.OffsetDeleteRequestTopic().setName(topic).setPartitions(List.of(
+                    new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(-1),
+                    new OffsetDeleteRequestData.OffsetDeleteRequestPartition().setPartitionIndex(0))));
+            OffsetDeleteResponseData offsetsDeleted = ((OffsetDeleteResponse) call(raw, ApiKeys.OFFSET_DELETE,
+                    (short) 0, new OffsetDeleteRequestData().setGroupId(group).setTopics(deleted))).data();
+            assertThat(offsetsDeleted.errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(offsetsDeleted.topics().iterator().next().partitions())
+                    .extracting(OffsetDeleteResponseData.OffsetDeleteResponsePartition::errorCode)
+                    .containsExactly(Errors.UNKNOWN_TOPIC_OR_PARTITION.code(), Errors.NONE.code());
 
             // A transaction's partitions with one below 0: that one is unknown, the rest not attempted.
             AddPartitionsToTxnRequestData.AddPartitionsToTxnTopicCollection txnTopics =

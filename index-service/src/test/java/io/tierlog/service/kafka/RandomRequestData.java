@@ -31,11 +31,11 @@ import java.util.Random;
 /**
  * Random Kafka requests built from kafka-clients' own generated message classes, by reflection: every field of a
  * request (and of its nested structs, lists and record sets) set to a value drawn from what breaks servers (zero,
- * -1, the extremes, empty and oversize strings, unknown ids, corrupt and old-format record batches) or to a name or
- * id that exists, so that most requests get past the lookups into the handlers. A value the request's version cannot
- * carry is taken back, so every request written is one a client could send at that version. Time fields (names
- * ending in {@code Ms}, or naming a timeout or a wait) stay at most 100 ms, so a request waits for nothing longer.
- * Deterministic for a seed.
+ * -1, the extremes, empty and oversize strings, unknown ids, corrupt and old-format record batches) or to a name,
+ * id, member or producer that exists ({@link Known}), so that most requests get past the lookups into the handlers.
+ * A value the request's version cannot carry is taken back, so every request written is one a client could send at
+ * that version. Time fields (names ending in {@code Ms}, or naming a timeout or a wait) stay at most 100 ms, so a
+ * request waits for nothing longer. Deterministic for a seed.
  */
 final class RandomRequestData {
     private static final int MAX_DEPTH = 5;
@@ -43,17 +43,22 @@ final class RandomRequestData {
         "User:fuzz", "fuzz", "ü\u0000\uFFFF", "a".repeat(250), "b".repeat(300), "c".repeat(40_000)};
 
     private final Random random;
-    private final List<String> names;
-    private final List<Uuid> ids;
+    private final Known known;
 
     /**
-     * @param names topic and group names that exist, drawn for fields that name a topic, group or resource
-     * @param ids   topic ids that exist, drawn for id fields
+     * What exists on the server, drawn for the fields that name it, so that requests get past the lookups.
+     *
+     * @param names       topic, group and transactional ids, for fields that name a topic, group or resource
+     * @param ids         topic ids, for id fields
+     * @param members     member ids of live group members, for member id fields
+     * @param producerIds producer ids the server gave, for producer id fields
      */
-    RandomRequestData(long seed, List<String> names, List<Uuid> ids) {
+    record Known(List<String> names, List<Uuid> ids, List<String> members, List<Long> producerIds) {
+    }
+
+    RandomRequestData(long seed, Known known) {
         this.random = new Random(seed);
-        this.names = List.copyOf(names);
-        this.ids = List.copyOf(ids);
+        this.known = known;
     }
 
     /** A request of {@code api} whose every field is random but writable at {@code version}. */
@@ -89,6 +94,9 @@ final class RandomRequestData {
         if (type == int.class || type == Integer.class) {
             return timeField(name) ? pick(-1, 0, 1, 100) : anInt();
         } else if (type == long.class || type == Long.class) {
+            if (name.contains("producerid") && random.nextBoolean() && !known.producerIds().isEmpty()) {
+                return known.producerIds().get(random.nextInt(known.producerIds().size()));
+            }
             return timeField(name) ? (long) pick(-1, 0, 1, 100) : aLong();
         } else if (type == short.class || type == Short.class) {
             return (short) pick(0, 1, 2, -1, Short.MAX_VALUE, Short.MIN_VALUE, random.nextInt());
@@ -168,18 +176,21 @@ final class RandomRequestData {
         if (r == 0) {
             return null;
         }
+        if (name.contains("memberid") && r < 6 && !known.members().isEmpty()) {
+            return known.members().get(random.nextInt(known.members().size()));
+        }
         boolean named = name.contains("topic") || name.contains("group") || name.equals("name")
                 || name.contains("resourcename") || name.contains("transactionalid");
-        if (named && r < 7 && !names.isEmpty()) {
-            return names.get(random.nextInt(names.size()));
+        if (named && r < 7 && !known.names().isEmpty()) {
+            return known.names().get(random.nextInt(known.names().size()));
         }
         return r < 8 ? ODD_STRINGS[random.nextInt(ODD_STRINGS.length)] : "fuzz-" + random.nextInt(1000);
     }
 
     private Uuid anId() {
         int r = random.nextInt(10);
-        if (r < 5 && !ids.isEmpty()) {
-            return ids.get(random.nextInt(ids.size()));
+        if (r < 5 && !known.ids().isEmpty()) {
+            return known.ids().get(random.nextInt(known.ids().size()));
         }
         return r < 8 ? Uuid.ZERO_UUID : Uuid.randomUuid();
     }
