@@ -46,6 +46,7 @@ class HttpRandomRequestsTest {
     private static final String[] ODD = {"", " ", ".", "..", "-1", "0", "1", "abc", "9223372036854775808", "1e3",
         "__consumer_offsets", "ü", "a/b", "%00", "x".repeat(250), "y".repeat(300)};
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     @TestHTTPResource("/")
     URI base;
@@ -60,7 +61,7 @@ class HttpRandomRequestsTest {
     void everyOperationAnswersRandomRequestsBelow500WithProblemsThatTellNothingInternal() throws Exception {
         newTopicAndGroup();
 
-        JsonNode doc = new ObjectMapper().readTree(call("GET", "/q/openapi?format=json", null, 200));
+        JsonNode doc = MAPPER.readTree(call("GET", "/q/openapi?format=json", null, 200));
         List<String> failures = new ArrayList<>();
         int sent = 0;
         for (Map.Entry<String, JsonNode> path : doc.path("paths").properties()) {
@@ -78,7 +79,7 @@ class HttpRandomRequestsTest {
                         failures.add(failure);
                     }
                 }
-                if (status("GET", "/v1/topics/" + topic, null) != 200) {
+                if (statusOf("/v1/topics/" + topic) != 200) {
                     newTopicAndGroup(); // deleted by the rounds: the next operation gets names that exist again
                 }
             }
@@ -106,8 +107,8 @@ class HttpRandomRequestsTest {
         return r.body();
     }
 
-    private int status(String method, String path, String json) throws Exception {
-        return http.send(request(method, path, json), HttpResponse.BodyHandlers.discarding()).statusCode();
+    private int statusOf(String path) throws Exception {
+        return http.send(request("GET", path, null), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     private HttpRequest request(String method, String path, String json) {
@@ -150,8 +151,8 @@ class HttpRandomRequestsTest {
                     : new String(bytes(random.nextInt(100)), StandardCharsets.ISO_8859_1);
             request.header("Content-Type", random.nextInt(20) == 0 ? "text/plain" : type);
         }
-        request.method(method, body.isEmpty() && !op.has("requestBody") ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofString(body));
+        request.method(method, op.has("requestBody") ? HttpRequest.BodyPublishers.ofString(body)
+                : HttpRequest.BodyPublishers.noBody());
         String what = method + " " + path + query + (body.isEmpty() ? "" : " " + cut(body));
         HttpResponse<InputStream> response;
         try {
@@ -173,7 +174,7 @@ class HttpRandomRequestsTest {
             if (!type.startsWith("application/problem+json")) {
                 return what + ": " + status + " as " + type;
             }
-            JsonNode problem = new ObjectMapper().readTree(answer);
+            JsonNode problem = MAPPER.readTree(answer);
             if (problem.path("status").asInt() != status || problem.path("type").asText().isEmpty()
                     || problem.path("detail").asText().isEmpty()) {
                 return what + ": " + status + " problem without its status, type or detail: " + cut(answer);
