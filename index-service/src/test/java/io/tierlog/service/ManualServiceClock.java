@@ -6,7 +6,9 @@ import jakarta.enterprise.inject.Alternative;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -27,11 +29,21 @@ public class ManualServiceClock {
         return clock;
     }
 
-    /** A test profile whose service runs on the manual clock. */
+    /**
+     * A test profile whose service runs on the manual clock, with producer ids expiring after
+     * {@link #PRODUCER_ID_EXPIRATION} of it (the default is a week: a test could not step past it).
+     */
     public static class Profile implements QuarkusTestProfile {
+        public static final Duration PRODUCER_ID_EXPIRATION = Duration.ofSeconds(3);
+
         @Override
         public Set<Class<?>> getEnabledAlternatives() {
             return Set.of(ManualServiceClock.class);
+        }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("tierlog.producer-id-expiration", PRODUCER_ID_EXPIRATION.toSeconds() + "s");
         }
     }
 }

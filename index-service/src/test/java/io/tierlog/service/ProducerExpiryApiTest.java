@@ -1,7 +1,6 @@
 package io.tierlog.service;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.path.json.JsonPath;
 import io.tierlog.testkit.ManualClock;
@@ -9,8 +8,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,27 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * runs on a {@link ManualClock}, so "idle for it" is exact and no test waits for it.
  */
 @QuarkusTest
-@TestProfile(ProducerExpiryApiTest.ShortExpiration.class)
+@TestProfile(ManualServiceClock.Profile.class)
 class ProducerExpiryApiTest {
-    private static final Duration EXPIRATION = Duration.ofSeconds(3);
+    private static final Duration EXPIRATION = ManualServiceClock.Profile.PRODUCER_ID_EXPIRATION;
 
     @Inject
     ManualClock clock;
-
-    public static class ShortExpiration implements QuarkusTestProfile {
-        @Override
-        public Set<Class<?>> getEnabledAlternatives() {
-            return Set.of(ManualServiceClock.class);
-        }
-
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            String dir = "target/producer-expiry-test-" + UUID.randomUUID();
-            return Map.of("tierlog.data-dir", dir + "/hot", "tierlog.index-dir", dir + "/index",
-                    "tierlog.cold.filesystem.dir", dir + "/cold",
-                    "tierlog.producer-id-expiration", EXPIRATION.toSeconds() + "s");
-        }
-    }
 
     @Test
     void aRetryIsADuplicateUntilTheProducerHasBeenIdleForTheExpiration() {

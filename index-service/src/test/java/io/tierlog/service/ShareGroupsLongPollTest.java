@@ -1,7 +1,6 @@
 package io.tierlog.service;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
@@ -9,7 +8,6 @@ import io.tierlog.sharegroups.ShareGroups;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
@@ -22,15 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * far beyond the wait here, so without those wakeups each request would answer empty after its 30 s.
  */
 @QuarkusTest
-@TestProfile(ShareGroupsLongPollTest.Profile.class)
+@TestProfile(ShareTimersProfile.class)
 class ShareGroupsLongPollTest {
-    public static class Profile implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("tierlog.share.long-poll-recheck", "10m", "tierlog.groups.max-clock-skew", "100ms");
-        }
-    }
-
     @Inject
     ShareGroups shares;
 

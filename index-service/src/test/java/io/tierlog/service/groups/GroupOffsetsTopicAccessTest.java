@@ -1,7 +1,7 @@
 package io.tierlog.service.groups;
 
+import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
@@ -19,17 +19,9 @@ import static org.hamcrest.Matchers.equalTo;
  * offsets on another topic. The refusal is 403 {@code forbidden} naming the topic, and nothing changes.
  */
 @QuarkusTest
-@TestProfile(GroupOffsetsTopicAccessTest.TokenMode.class)
+@TestProfile(TokenModeProfile.class)
 class GroupOffsetsTopicAccessTest {
-    static final String BOOTSTRAP = "tierlog_groups-bootstrap-" + UUID.randomUUID().toString().replace("-", "");
-
-    public static class TokenMode implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("tierlog.auth.mode", "token", "tierlog.auth.bootstrap-token", BOOTSTRAP,
-                    "tierlog.auth.max-failures-per-minute", "1000");
-        }
-    }
+    static final String BOOTSTRAP = TokenModeProfile.BOOTSTRAP;
 
     static RequestSpecification as(String token) {
         return given().header("Authorization", "Bearer " + token).contentType("application/json");

@@ -1,5 +1,6 @@
 package io.tierlog.service.groups;
 
+import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
@@ -18,7 +19,7 @@ import static org.hamcrest.Matchers.equalTo;
  * problem+json, and nothing leased (a later lease with both scopes gets every record).
  */
 @QuarkusTest
-@TestProfile(GroupOffsetsTopicAccessTest.TokenMode.class)
+@TestProfile(TokenModeProfile.class)
 class ShareLeaseBatchesAccessTest {
     private static final String TYPE = "application/vnd.tierlog.leased-batches";
 

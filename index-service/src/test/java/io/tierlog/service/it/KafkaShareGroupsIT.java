@@ -81,12 +81,13 @@ class KafkaShareGroupsIT {
                 Set<String> beforeKill = new HashSet<>(delivered);
 
                 acked.addAll(KafkaInstances.sendAcknowledged(producer, TOPIC, PARTITIONS, "job-", RECORDS, RECORDS));
-                // Until everything was delivered and then nothing more came for longer than a lock: records
-                // whose acknowledgements went to the dead instance come back once their locks run out.
+                // Until everything was delivered and then nothing more came for a lock and 2 s: records whose
+                // acknowledgements went to the dead instance come back once their locks run out, and each was locked
+                // before the last delivery (the kill came first).
                 deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
                 long quietSince = System.nanoTime();
                 while (System.nanoTime() < deadline && (!new HashSet<>(delivered).containsAll(acked)
-                        || System.nanoTime() - quietSince < LOCK.multipliedBy(2).toNanos())) {
+                        || System.nanoTime() - quietSince < LOCK.plusSeconds(2).toNanos())) {
                     int before = delivered.size();
                     poll(viaA, delivered);
                     poll(viaB, delivered);

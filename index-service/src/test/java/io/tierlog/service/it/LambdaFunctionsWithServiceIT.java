@@ -64,7 +64,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * at its acknowledged offset, nothing else was fetched, and the highWatermark equals the acknowledged count.
  *
  * <p>Bounded: {@value #IDEMPOTENT_PRODUCERS} x {@value #REQUESTS} requests of 1..6 records plus {@value #REQUESTS}
- * keyed requests of {@value #KEYED_BATCH} records: about 2,600 records in 560 invocations, plus the retries. The
+ * keyed requests of {@value #KEYED_BATCH} records: about 1,300 records in 280 invocations, plus the retries. The
  * tierer runs on its default schedule, so sealed segments may be uploaded while the readers read; this test claims
  * nothing about the cold tier. Failing runs leave the service's and the functions' logs under
  * {@code target/it/lambda-with-service}.
@@ -73,7 +73,7 @@ class LambdaFunctionsWithServiceIT {
     static final int INSTANCES = 3;
     static final int PARTITIONS = 3;
     static final int IDEMPOTENT_PRODUCERS = 6;
-    static final int REQUESTS = 80;
+    static final int REQUESTS = 40;
     static final int KEYED_BATCH = 12;
     static final String TOPIC = "events";
     static final Duration STARTUP = Duration.ofSeconds(90);

@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -66,7 +67,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code User:*} with a prefix reaches every caller; and kafka-acls (AclCommand, kafka-tools 4.4.0) adds and lists.
  */
 @QuarkusTest
-@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+@TestProfile(TokenModeProfile.class)
 class KafkaAclsTest {
     @Inject
     KafkaListener listener;
@@ -80,7 +81,7 @@ class KafkaAclsTest {
     }
 
     private Admin administrator() {
-        return KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
+        return KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP);
     }
 
     private KafkaProducer<String, String> producer(String secret) {
@@ -212,7 +213,7 @@ class KafkaAclsTest {
                 AclOperation.READ);
         try (Admin admin = administrator()) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-            try (KafkaProducer<String, String> producer = producer(KafkaTokenScopesTest.BOOTSTRAP)) {
+            try (KafkaProducer<String, String> producer = producer(TokenModeProfile.BOOTSTRAP)) {
                 producer.send(new ProducerRecord<>(topic, 0, "k", "v")).get();
             }
             admin.createAcls(List.of(topicRead, groupRead)).all().get();
@@ -251,7 +252,7 @@ class KafkaAclsTest {
         String topic = KafkaListenerTest.unique("acl-tool");
         MintedToken token = mint("describe:topic:" + topic);
         Path config = Files.createTempFile(Path.of("target"), "acl-tool", ".properties");
-        Properties admin = KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
+        Properties admin = KafkaClients.saslPlain(listener.port(), TokenModeProfile.BOOTSTRAP);
         try (Writer w = Files.newBufferedWriter(config)) {
             admin.store(w, null);
         }

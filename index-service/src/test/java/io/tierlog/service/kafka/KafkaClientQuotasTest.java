@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
@@ -60,7 +61,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * kafka-configs (ConfigCommand, kafka-tools 4.4.0) alters a user's rate.
  */
 @QuarkusTest
-@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+@TestProfile(TokenModeProfile.class)
 class KafkaClientQuotasTest {
     @Inject
     KafkaListener listener;
@@ -88,7 +89,7 @@ class KafkaClientQuotasTest {
     }
 
     private void createTopic(String topic) {
-        given().contentType(ContentType.JSON).header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP)
+        given().contentType(ContentType.JSON).header("Authorization", "Bearer " + TokenModeProfile.BOOTSTRAP)
                 .body("{\"name\":\"" + topic + "\",\"partitions\":1}").post("/v1/topics").then().statusCode(201);
     }
 
@@ -99,7 +100,7 @@ class KafkaClientQuotasTest {
         MintedToken token = mint("produce:topic:" + topic);
         assertThat(produce(topic, token.secret())).isEqualTo(200);
         assertThat(produce(topic, token.secret())).as("no quota yet").isEqualTo(200);
-        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             admin.alterClientQuotas(List.of(set(user(token.principal()), "producer_byte_rate", 1024.0))).all().get();
             assertThat(produce(topic, token.secret())).as("admitted, and now 7 s in debt").isEqualTo(200);
             given().contentType(ContentType.JSON).header("Authorization", "Bearer " + token.secret())
@@ -124,7 +125,7 @@ class KafkaClientQuotasTest {
         createTopic(topic);
         MintedToken limited = mint("produce:topic:" + topic);
         MintedToken own = mint("produce:topic:" + topic);
-        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             admin.alterClientQuotas(List.of(set(user(null), "producer_byte_rate", 1024.0),
                     set(user(own.principal()), "producer_byte_rate", 10_000_000.0))).all().get();
             try {
@@ -155,7 +156,7 @@ class KafkaClientQuotasTest {
                         new ClientQuotaAlteration.Op("request_percentage", 0.00001))),
                 set(user("mail:alice"), "producer_byte_rate", 1024.0),
                 set(user("token:" + "0".repeat(32)), "consumer_byte_rate", 0.5));
-        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             var results = admin.alterClientQuotas(refused).values();
             for (ClientQuotaAlteration a : refused) {
                 assertThatThrownBy(() -> results.get(a.entity()).get()).as("%s", a)
@@ -189,7 +190,7 @@ class KafkaClientQuotasTest {
             KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server",
                     KafkaClients.bootstrap(listener.port()), "--command-config", config.toString(), "--alter",
                     "--add-config", "producer_byte_rate=1024", "--entity-type", "clients", "--entity-name", slow);
-            try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+            try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
                 assertThat(admin.describeClientQuotas(ClientQuotaFilter.containsOnly(List.of(
                         ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.CLIENT_ID, slow)))).entities().get())
                         .containsExactly(Map.entry(new ClientQuotaEntity(Map.of(ClientQuotaEntity.CLIENT_ID, slow)),
@@ -223,7 +224,7 @@ class KafkaClientQuotasTest {
 
     private Path adminConfig() throws Exception {
         Path config = Files.createTempFile(Path.of("target"), "quota-tool", ".properties");
-        Properties admin = KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
+        Properties admin = KafkaClients.saslPlain(listener.port(), TokenModeProfile.BOOTSTRAP);
         try (Writer w = Files.newBufferedWriter(config)) {
             admin.store(w, null);
         }
@@ -239,7 +240,7 @@ class KafkaClientQuotasTest {
     void aRequestPercentageThrottlesTheCallerOverItAndNoOther() throws Exception {
         MintedToken limited = mint("describe:topic:*");
         MintedToken free = mint("describe:topic:*");
-        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             admin.alterClientQuotas(List.of(set(user(limited.principal()), "request_percentage", 0.01))).all().get();
             ClientQuotaFilter own = ClientQuotaFilter.containsOnly(List.of(
                     ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, limited.principal())));
@@ -265,7 +266,7 @@ class KafkaClientQuotasTest {
         String topic = KafkaListenerTest.unique("req-pct");
         MintedToken limited = mint("produce:topic:" + topic + " fetch:topic:" + topic);
         MintedToken free = mint("produce:topic:" + topic + " fetch:topic:" + topic);
-        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
             admin.alterClientQuotas(List.of(set(user(limited.principal()), "request_percentage", 0.0001))).all().get();
         }
@@ -337,7 +338,7 @@ class KafkaClientQuotasTest {
                     .header("Retry-After", org.hamcrest.Matchers.notNullValue())
                     .body("quota", org.hamcrest.Matchers.equalTo("mutation"))
                     .body("partitionsPerSecond", org.hamcrest.Matchers.equalTo(1));
-            assertThat(given().header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP).get("/q/metrics")
+            assertThat(given().header("Authorization", "Bearer " + TokenModeProfile.BOOTSTRAP).get("/q/metrics")
                     .then().statusCode(200).extract().asString())
                     .containsPattern("tierlog_topic_mutations_rejected_total\\{reason=\"quota\"\\} [1-9]");
             try (Admin admin = KafkaClients.admin(listener.port(), token.secret())) {
@@ -373,7 +374,7 @@ class KafkaClientQuotasTest {
     void httpCreationCountsAndAnOlderCreateTopicsIsServedThenThrottled() throws Exception {
         String prefix = KafkaListenerTest.unique("mut-http");
         MintedToken token = mint("create:topic:" + prefix + "*");
-        try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             admin.alterClientQuotas(List.of(set(user(token.principal()), "controller_mutation_rate", 1.0))).all().get();
         }
         try {
@@ -406,7 +407,7 @@ class KafkaClientQuotasTest {
                 KafkaClients.bootstrap(listener.port()), "--command-config", adminConfig().toString(), "--alter",
                 "--add-config", "connection_creation_rate=3", "--entity-type", "ips", "--entity-name", "127.0.0.2");
         try {
-            try (Admin admin = KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP)) {
+            try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
                 assertThat(admin.describeClientQuotas(ClientQuotaFilter.containsOnly(List.of(
                         ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.IP, "127.0.0.2")))).entities().get())
                         .containsExactly(Map.entry(new ClientQuotaEntity(Map.of(ClientQuotaEntity.IP, "127.0.0.2")),

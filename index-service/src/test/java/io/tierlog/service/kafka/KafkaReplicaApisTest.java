@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -36,13 +37,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * {@code kafka-leader-election} and {@code kafka-reassign-partitions --list} (kafka-tools 4.4.0) end successfully.
  */
 @QuarkusTest
-@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+@TestProfile(TokenModeProfile.class)
 class KafkaReplicaApisTest {
     @Inject
     KafkaListener listener;
 
     private Admin administrator() {
-        return KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
+        return KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP);
     }
 
     private String topic(Admin admin, String prefix) throws Exception {
@@ -110,7 +111,7 @@ class KafkaReplicaApisTest {
     void kafkasToolsEndSuccessfully() throws Exception {
         Path config = Files.createTempFile(Path.of("target"), "replica-tools", ".properties");
         try (Writer w = Files.newBufferedWriter(config)) {
-            KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP).store(w, null);
+            KafkaClients.saslPlain(listener.port(), TokenModeProfile.BOOTSTRAP).store(w, null);
         }
         String bootstrap = KafkaClients.bootstrap(listener.port());
         String topic;

@@ -1,7 +1,7 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
@@ -45,7 +45,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,17 +57,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * show only what the token may describe); a wrong password is refused.
  */
 @QuarkusTest
-@TestProfile(KafkaSaslTest.TokenMode.class)
+@TestProfile(TokenModeProfile.class)
 class KafkaSaslTest {
-    static final String BOOTSTRAP = "tierlog_kafka-bootstrap-" + UUID.randomUUID().toString().replace("-", "");
-
-    public static class TokenMode implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("tierlog.auth.mode", "token", "tierlog.auth.bootstrap-token", BOOTSTRAP,
-                    "tierlog.auth.max-failures-per-minute", "1000");
-        }
-    }
+    static final String BOOTSTRAP = TokenModeProfile.BOOTSTRAP;
 
     /** The OAUTHBEARER login callback of a client whose bearer token is a Tierlog token (the JAAS option "token"). */
     public static class TierlogTokenCallback implements AuthenticateCallbackHandler {

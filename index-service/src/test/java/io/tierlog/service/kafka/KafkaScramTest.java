@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.tierlog.service.security.AccessControl;
@@ -67,7 +68,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * are refused per user and change nothing of that user's; only the administrator sees or sets credentials.
  */
 @QuarkusTest
-@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+@TestProfile(TokenModeProfile.class)
 class KafkaScramTest {
     @Inject
     KafkaListener listener;
@@ -75,7 +76,7 @@ class KafkaScramTest {
     AccessControl access;
 
     private Admin administrator() {
-        return KafkaClients.admin(listener.port(), KafkaTokenScopesTest.BOOTSTRAP);
+        return KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP);
     }
 
     private static String user(String prefix) {
@@ -303,7 +304,7 @@ class KafkaScramTest {
         String grace = user("grace");
         Path config = Files.createTempFile(Path.of("target"), "scram-tool", ".properties");
         try (Writer w = Files.newBufferedWriter(config)) {
-            KafkaClients.saslPlain(listener.port(), KafkaTokenScopesTest.BOOTSTRAP).store(w, null);
+            KafkaClients.saslPlain(listener.port(), TokenModeProfile.BOOTSTRAP).store(w, null);
         }
         String bootstrap = KafkaClients.bootstrap(listener.port());
         KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ConfigCommand", "--bootstrap-server", bootstrap,

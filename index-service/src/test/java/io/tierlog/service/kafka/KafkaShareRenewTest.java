@@ -1,7 +1,7 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.service.ShareTimersProfile;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
@@ -26,16 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of the group polls and gets nothing, then accepts it, and nobody gets it again.
  */
 @QuarkusTest
-@TestProfile(KafkaShareRenewTest.ShortLocks.class)
+@TestProfile(ShareTimersProfile.class)
 class KafkaShareRenewTest {
-    static final Duration LOCK = Duration.ofSeconds(2);
-
-    public static class ShortLocks implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("tierlog.kafka.share-record-lock-duration", LOCK.toSeconds() + "s");
-        }
-    }
+    static final Duration LOCK = ShareTimersProfile.KAFKA_RECORD_LOCK;
 
     @Inject
     KafkaListener listener;

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -35,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The listener over TLS (SASL_SSL): a self-signed certificate made with the JDK's keytool for this test, kafka-clients
  * trusting exactly that certificate, SASL PLAIN with a Tierlog token inside the TLS connection; a plaintext client
- * gets no Kafka answer.
+ * gets no Kafka answer. The service reads the keystore from base64 text ({@link TlsTokenMode}).
  */
 @QuarkusTest
 @TestProfile(KafkaTlsTest.TlsTokenMode.class)
@@ -45,12 +46,22 @@ class KafkaTlsTest {
     /** Made once per JVM, before the service starts (the profile's config names it). */
     static final Path DIR = keystore();
 
+    /**
+     * The keystore as base64 text ({@code tierlog.kafka.tls-keystore-base64}), as a deployment passes it from a secret
+     * in the environment, and no keystore file ({@link KafkaMutualTlsTest} configures one by path).
+     */
     public static class TlsTokenMode implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("tierlog.auth.mode", "token", "tierlog.auth.bootstrap-token", TOKEN,
-                    "tierlog.kafka.tls-keystore", DIR.resolve("server.p12").toString(),
-                    "tierlog.kafka.tls-keystore-password", PASSWORD);
+            try {
+                // Wrapped at 76 characters, as `base64` prints it by default: the service takes it either way.
+                String keystore = Base64.getMimeEncoder().encodeToString(Files.readAllBytes(DIR.resolve("server.p12")));
+                return Map.of("tierlog.auth.mode", "token", "tierlog.auth.bootstrap-token", TOKEN,
+                        "tierlog.kafka.tls-keystore-base64", keystore,
+                        "tierlog.kafka.tls-keystore-password", PASSWORD);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 

@@ -1,8 +1,8 @@
 package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
+import io.tierlog.service.TokenModeProfile;
 import io.restassured.http.ContentType;
 import io.tierlog.access.JwksServer;
 import jakarta.inject.Inject;
@@ -50,7 +50,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,40 +65,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * is refused with SASL_AUTHENTICATION_FAILED.
  */
 @QuarkusTest
-@TestProfile(KafkaTokenScopesTest.TokenAndJwt.class)
+@TestProfile(TokenModeProfile.class)
 class KafkaTokenScopesTest {
-    static final String BOOTSTRAP = "tierlog_kafka-scopes-" + UUID.randomUUID().toString().replace("-", "");
-    /** The issuer's signing key, as JSON with its private half: a system property, seen by every class loader. */
-    static final String KEY_PROPERTY = "kafka-token-scopes-test.jwt-key";
-
-    public static class TokenAndJwt implements QuarkusTestProfile {
-        private static String jwksUrl;
-
-        @Override
-        public synchronized Map<String, String> getConfigOverrides() {
-            if (jwksUrl == null) {
-                try {
-                    JwksServer issuer = new JwksServer(); // runs until the JVM ends, as the service under test
-                    RsaJsonWebKey key = JwksServer.newKey("k1");
-                    issuer.serve(key);
-                    System.setProperty(KEY_PROPERTY, key.toJson(JsonWebKey.OutputControlLevel.INCLUDE_PRIVATE));
-                    jwksUrl = issuer.url().toString();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-            return Map.of("tierlog.auth.mode", "token", "tierlog.auth.bootstrap-token", BOOTSTRAP,
-                    "tierlog.auth.max-failures-per-minute", "1000", "tierlog.auth.jwt.issuer", JwksServer.ISSUER,
-                    "tierlog.auth.jwt.jwks-url", jwksUrl, "tierlog.auth.jwt.audience", "tierlog",
-                    "tierlog.auth.jwt.jwks-min-refresh-interval", "0s");
-        }
-    }
-
     @Inject
     KafkaListener listener;
 
     private static String mint(String scopes) {
-        return given().contentType(ContentType.JSON).header("Authorization", "Bearer " + BOOTSTRAP)
+        return given().contentType(ContentType.JSON).header("Authorization", "Bearer " + TokenModeProfile.BOOTSTRAP)
                 .body("{\"name\":\"kafka-scopes\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
                 .then().statusCode(201).extract().jsonPath().getString("token");
     }
@@ -135,7 +107,7 @@ class KafkaTokenScopesTest {
         ConfigResource brokerConfig = new ConfigResource(ConfigResource.Type.BROKER,
                 String.valueOf(listener.broker().nodeId()));
         AlterConfigOp retention = new AlterConfigOp(new ConfigEntry("retention.ms", "1000"), AlterConfigOp.OpType.SET);
-        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+        try (Admin admin = Admin.create(plain(TokenModeProfile.BOOTSTRAP))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
             admin.alterConsumerGroupOffsets(group, Map.of(p0, new OffsetAndMetadata(0))).all().get();
         }
@@ -180,7 +152,7 @@ class KafkaTokenScopesTest {
                 .noneMatch(t -> t.startsWith(topic + ":"));
 
         // Nothing changed: one partition, the default retention, the group's committed offset.
-        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+        try (Admin admin = Admin.create(plain(TokenModeProfile.BOOTSTRAP))) {
             assertThat(admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()).hasSize(1);
             assertThat(admin.describeConfigs(List.of(topicConfig)).all().get().get(topicConfig).get("retention.ms")
                     .value()).isNotEqualTo("1000");
@@ -284,7 +256,7 @@ class KafkaTokenScopesTest {
         String topic = KafkaListenerTest.unique("sso");
         String group = KafkaListenerTest.unique("sso-g");
         TopicPartition p0 = new TopicPartition(topic, 0);
-        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+        try (Admin admin = Admin.create(plain(TokenModeProfile.BOOTSTRAP))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
             admin.alterShareGroupOffsets(group, Map.of(p0, 0L)).all().get();
         }
@@ -304,7 +276,7 @@ class KafkaTokenScopesTest {
             assertThat(cause(() -> admin.deleteShareGroupOffsets(group, Set.of(topic)).all().get()))
                     .as("DeleteShareGroupOffsets without fetch:topic").isInstanceOf(TopicAuthorizationException.class);
         }
-        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+        try (Admin admin = Admin.create(plain(TokenModeProfile.BOOTSTRAP))) {
             assertThat(admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
                     .partitionsToOffsetInfo(group).get().get(p0).startOffset()).as("nothing changed").isZero();
         }
@@ -367,13 +339,14 @@ class KafkaTokenScopesTest {
 
     @Test
     void oauthBearerWithAJwtSignedByTheTrustedKeyAuthenticatesAConsumer() throws Exception {
-        RsaJsonWebKey trusted = (RsaJsonWebKey) JsonWebKey.Factory.newJwk(System.getProperty(KEY_PROPERTY));
+        RsaJsonWebKey trusted = (RsaJsonWebKey) JsonWebKey.Factory.newJwk(
+                System.getProperty(TokenModeProfile.JWT_KEY_PROPERTY));
         String topic = KafkaListenerTest.unique("jwt");
-        try (Admin admin = Admin.create(plain(BOOTSTRAP))) {
+        try (Admin admin = Admin.create(plain(TokenModeProfile.BOOTSTRAP))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
         }
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(plain(BOOTSTRAP), new StringSerializer(),
-                new StringSerializer())) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(plain(TokenModeProfile.BOOTSTRAP),
+                new StringSerializer(), new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, "k", "for-the-jwt")).get();
         }
         long now = System.currentTimeMillis();

@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.service.TokenModeProfile;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 
@@ -10,7 +11,7 @@ record MintedToken(String id, String secret) {
     /** Mints one with {@code scopes}, named {@code name}. */
     static MintedToken mint(String name, String scopes) {
         JsonPath minted = given().contentType(ContentType.JSON)
-                .header("Authorization", "Bearer " + KafkaTokenScopesTest.BOOTSTRAP)
+                .header("Authorization", "Bearer " + TokenModeProfile.BOOTSTRAP)
                 .body("{\"name\":\"" + name + "\",\"scopes\":\"" + scopes + "\"}").post("/v1/tokens")
                 .then().statusCode(201).extract().jsonPath();
         return new MintedToken(minted.getString("id"), minted.getString("token"));
