@@ -108,7 +108,7 @@ class ExpiringJwtTest {
             JwtCache cache = new JwtCache(key);
             TierlogClient renewing = TierlogClient.builder().url(service.url()).tokenSupplier(cache::current).build();
             List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>();
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3 * USABLE_MS);
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * USABLE_MS);
             try (Producer producer = renewing.producer(ProducerConfig.defaults())) {
                 for (int i = 0; System.nanoTime() < end; i++) {
                     CompletableFuture<RecordMetadata> f = producer.send(ProducerRecord.of(topic, null, "v" + i));

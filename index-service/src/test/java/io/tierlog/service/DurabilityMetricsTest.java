@@ -1,11 +1,9 @@
 package io.tierlog.service;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.Test;
 
-import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,17 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code tierlog_log_fsync_seconds} observation (group commit may cover several appends with one force).
  */
 @QuarkusTest
-@TestProfile(DurabilityMetricsTest.FsyncAlways.class)
+@TestProfile(ManualServiceClock.Profile.class)
 class DurabilityMetricsTest {
-    public static class FsyncAlways implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            String dir = "target/durability-metrics-test-" + UUID.randomUUID();
-            return Map.of("tierlog.data-dir", dir + "/hot", "tierlog.index-dir", dir + "/index",
-                    "tierlog.cold.filesystem.dir", dir + "/cold", "tierlog.fsync", "always");
-        }
-    }
-
     @Test
     void everyAcknowledgedAppendWaitedForAnFsyncAndTheMetricsCountIt() {
         String topic = "durable-" + UUID.randomUUID().toString().substring(0, 8);

@@ -31,7 +31,8 @@ public class ManualServiceClock {
 
     /**
      * A test profile whose service runs on the manual clock, with producer ids expiring after
-     * {@link #PRODUCER_ID_EXPIRATION} of it (the default is a week: a test could not step past it).
+     * {@link #PRODUCER_ID_EXPIRATION} of it (the default is a week: a test could not step past it), and every append
+     * fsynced before it is acknowledged (the deployed default; the other tests' profiles skip fsync for speed).
      */
     public static class Profile implements QuarkusTestProfile {
         public static final Duration PRODUCER_ID_EXPIRATION = Duration.ofSeconds(3);
@@ -43,7 +44,8 @@ public class ManualServiceClock {
 
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("tierlog.producer-id-expiration", PRODUCER_ID_EXPIRATION.toSeconds() + "s");
+            return Map.of("tierlog.producer-id-expiration", PRODUCER_ID_EXPIRATION.toSeconds() + "s",
+                    "tierlog.fsync", "always");
         }
     }
 }

@@ -48,7 +48,7 @@ class KafkaRandomAdminRequestsTest {
         }
         // A random SASL exchange on an authenticated connection ends it, as Kafka's does: the plain rounds send those.
         RandomRequestData.Known known = new RandomRequestData.Known(List.of(three, one, "User:fuzz"), ids, List.of(),
-                List.of());
+                List.of(), List.of());
         List<String> failures = KafkaRandomRequestsTest.rounds(() -> RawKafka.authenticated(port, BOOTSTRAP), known,
                 Set.of(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE));
         assertThat(failures).as("requests answered wrongly").isEmpty();

@@ -3,18 +3,21 @@ package io.tierlog.service.kafka;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.AddPartitionsToTxnResponseData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
-import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -25,6 +28,8 @@ import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ShareFetchRequestData;
+import org.apache.kafka.common.message.ShareGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitRequestData;
 import org.apache.kafka.common.message.TxnOffsetCommitResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -35,10 +40,11 @@ import org.apache.kafka.common.protocol.Message;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.requests.AbstractRequest;
-import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
@@ -49,6 +55,10 @@ import org.apache.kafka.common.requests.OffsetDeleteResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ShareFetchRequest;
+import org.apache.kafka.common.requests.ShareFetchResponse;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.ShareGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.TxnOffsetCommitResponse;
 import org.junit.jupiter.api.Test;
 
@@ -123,14 +133,48 @@ class KafkaRandomRequestsTest {
                 producerIds.add(init.data().producerId());
             }
         }
+        // A share group's member holding records in an open share session, and an open fetch session: requests
+        // naming them reach the share-fetch, acknowledgement and incremental-fetch paths.
+        String shareGroup = KafkaListenerTest.unique("fuzz-share");
+        String shareMember = Uuid.randomUuid().toString();
+        List<Integer> sessionIds = new ArrayList<>();
+        try (Admin admin = KafkaClients.admin(port); RawKafka raw = new RawKafka(port)) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, shareGroup), List.of(
+                    new AlterConfigOp(new ConfigEntry("share.auto.offset.reset", "earliest"),
+                            AlterConfigOp.OpType.SET)))).all().get();
+            Uuid threeId = admin.describeTopics(List.of(three)).allTopicNames().get().get(three).topicId();
+            ShareGroupHeartbeatResponse joined = raw.call(new ShareGroupHeartbeatRequest.Builder(
+                    new ShareGroupHeartbeatRequestData().setGroupId(shareGroup).setMemberId(shareMember)
+                            .setMemberEpoch(0).setSubscribedTopicNames(List.of(three))), (short) 1);
+            assertThat(joined.data().errorCode()).isEqualTo(Errors.NONE.code());
+            ShareFetchRequestData.FetchTopicCollection topics = new ShareFetchRequestData.FetchTopicCollection();
+            ShareFetchRequestData.FetchTopic shared = new ShareFetchRequestData.FetchTopic().setTopicId(threeId);
+            FetchRequestData.FetchTopic fetched = new FetchRequestData.FetchTopic().setTopic(three).setTopicId(threeId);
+            for (int p = 0; p < 3; p++) {
+                shared.partitions().add(new ShareFetchRequestData.FetchPartition().setPartitionIndex(p));
+                fetched.partitions().add(new FetchRequestData.FetchPartition().setPartition(p).setFetchOffset(0)
+                        .setPartitionMaxBytes(1 << 20));
+            }
+            topics.add(shared);
+            ShareFetchResponse held = raw.call(new ShareFetchRequest.Builder(new ShareFetchRequestData()
+                    .setGroupId(shareGroup).setMemberId(shareMember).setShareSessionEpoch(0).setMaxWaitMs(100)
+                    .setMinBytes(1).setMaxBytes(1 << 20).setMaxRecords(10).setBatchSize(10).setTopics(topics)),
+                    (short) 1);
+            assertThat(held.data().errorCode()).isEqualTo(Errors.NONE.code());
+            FetchResponse session = raw.call(new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0)
+                    .setMaxBytes(1 << 24).setSessionId(0).setSessionEpoch(0).setTopics(List.of(fetched)), (short) 12));
+            assertThat(session.error()).isEqualTo(Errors.NONE);
+            sessionIds.add(session.sessionId());
+        }
         List<String> groups = List.of(group, KafkaListenerTest.unique("fuzz-848"),
-                KafkaListenerTest.unique("fuzz-classic"));
+                KafkaListenerTest.unique("fuzz-classic"), shareGroup);
         try (KafkaConsumer<String, String> consumer = joined(port, groups.get(1), "consumer", three);
              KafkaConsumer<String, String> classic = joined(port, groups.get(2), "classic", one)) {
-            List<String> members = List.of(consumer.groupMetadata().memberId(), classic.groupMetadata().memberId());
+            List<String> members = List.of(consumer.groupMetadata().memberId(), classic.groupMetadata().memberId(),
+                    shareMember);
             List<String> names = new ArrayList<>(List.of(three, one, transactionalId));
             names.addAll(groups);
-            RandomRequestData.Known known = new RandomRequestData.Known(names, ids, members, producerIds);
+            RandomRequestData.Known known = new RandomRequestData.Known(names, ids, members, producerIds, sessionIds);
             assertThat(rounds(() -> new RawKafka(port), known, Set.of()))
                     .as("requests answered wrongly (seed %d)", SEED).isEmpty();
         }

@@ -52,8 +52,10 @@ final class RandomRequestData {
      * @param ids         topic ids, for id fields
      * @param members     member ids of live group members, for member id fields
      * @param producerIds producer ids the server gave, for producer id fields
+     * @param sessionIds  ids of open fetch sessions, for session id fields
      */
-    record Known(List<String> names, List<Uuid> ids, List<String> members, List<Long> producerIds) {
+    record Known(List<String> names, List<Uuid> ids, List<String> members, List<Long> producerIds,
+                 List<Integer> sessionIds) {
     }
 
     RandomRequestData(long seed, Known known) {
@@ -92,6 +94,9 @@ final class RandomRequestData {
     private Object value(String field, Type type, short version, int depth) {
         String name = field.toLowerCase(Locale.ROOT);
         if (type == int.class || type == Integer.class) {
+            if (name.contains("sessionid") && random.nextBoolean() && !known.sessionIds().isEmpty()) {
+                return known.sessionIds().get(random.nextInt(known.sessionIds().size()));
+            }
             return timeField(name) ? pick(-1, 0, 1, 100) : anInt();
         } else if (type == long.class || type == Long.class) {
             if (name.contains("producerid") && random.nextBoolean() && !known.producerIds().isEmpty()) {
