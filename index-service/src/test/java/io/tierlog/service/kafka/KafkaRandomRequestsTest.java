@@ -161,6 +161,9 @@ class KafkaRandomRequestsTest {
                     .setMinBytes(1).setMaxBytes(1 << 20).setMaxRecords(10).setBatchSize(10).setTopics(topics)),
                     (short) 1);
             assertThat(held.data().errorCode()).isEqualTo(Errors.NONE.code());
+            assertThat(held.data().responses()).as("records acquired by the share member")
+                    .anySatisfy(t -> assertThat(t.partitions()).anySatisfy(p -> assertThat(p.acquiredRecords())
+                            .isNotEmpty()));
             FetchResponse session = raw.call(new FetchRequest(new FetchRequestData().setReplicaId(-1).setMaxWaitMs(0)
                     .setMaxBytes(1 << 24).setSessionId(0).setSessionEpoch(0).setTopics(List.of(fetched)), (short) 12));
             assertThat(session.error()).isEqualTo(Errors.NONE);
