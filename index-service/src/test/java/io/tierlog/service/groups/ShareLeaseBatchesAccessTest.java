@@ -1,9 +1,9 @@
 package io.tierlog.service.groups;
 
-import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
+import io.tierlog.service.TokenModeProfile;
 import org.junit.jupiter.api.Test;
 
 import java.util.UUID;

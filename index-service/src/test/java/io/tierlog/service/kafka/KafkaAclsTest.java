@@ -1,12 +1,12 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.tierlog.access.GrantStore;
 import io.tierlog.access.Secrets;
+import io.tierlog.service.TokenModeProfile;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.security.AccessControl;
 import jakarta.inject.Inject;

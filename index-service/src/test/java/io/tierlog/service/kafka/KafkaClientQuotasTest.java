@@ -1,9 +1,9 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
+import io.tierlog.service.TokenModeProfile;
 import io.tierlog.service.quota.QuotaOverrides;
 import io.tierlog.service.quota.Quotas;
 import jakarta.inject.Inject;

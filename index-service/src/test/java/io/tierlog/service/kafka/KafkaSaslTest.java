@@ -1,9 +1,9 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.service.TokenModeProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
+import io.tierlog.service.TokenModeProfile;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;

@@ -1,8 +1,8 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.service.ShareTimersProfile;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import io.tierlog.service.ShareTimersProfile;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;

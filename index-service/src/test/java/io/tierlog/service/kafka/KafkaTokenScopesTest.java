@@ -2,9 +2,9 @@ package io.tierlog.service.kafka;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.tierlog.service.TokenModeProfile;
 import io.restassured.http.ContentType;
 import io.tierlog.access.JwksServer;
+import io.tierlog.service.TokenModeProfile;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;

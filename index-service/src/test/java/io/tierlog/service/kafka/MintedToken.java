@@ -1,12 +1,12 @@
 package io.tierlog.service.kafka;
 
-import io.tierlog.service.TokenModeProfile;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import io.tierlog.service.TokenModeProfile;
 
 import static io.restassured.RestAssured.given;
 
-/** A token minted over HTTP with {@link KafkaTokenScopesTest}'s bootstrap token: its id and its secret. */
+/** A token minted over HTTP with {@link TokenModeProfile}'s bootstrap token: its id and its secret. */
 record MintedToken(String id, String secret) {
     /** Mints one with {@code scopes}, named {@code name}. */
     static MintedToken mint(String name, String scopes) {
