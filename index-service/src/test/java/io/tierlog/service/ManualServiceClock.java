@@ -31,8 +31,9 @@ public class ManualServiceClock {
 
     /**
      * A test profile whose service runs on the manual clock, with producer ids expiring after
-     * {@link #PRODUCER_ID_EXPIRATION} of it (the default is a week: a test could not step past it), and every append
-     * fsynced before it is acknowledged (the deployed default; the other tests' profiles skip fsync for speed).
+     * {@link #PRODUCER_ID_EXPIRATION} of it (stepping it past the default day would run out every session and lease
+     * too), and every append fsynced before it is acknowledged (the deployed default; the other tests' profiles skip
+     * fsync for speed).
      */
     public static class Profile implements QuarkusTestProfile {
         public static final Duration PRODUCER_ID_EXPIRATION = Duration.ofSeconds(3);

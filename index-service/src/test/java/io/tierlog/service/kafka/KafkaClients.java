@@ -117,6 +117,29 @@ final class KafkaClients {
     }
 
     /**
+     * The partition's values from its start to its end at {@code isolation} (read_committed: its last stable offset),
+     * as the end stood when reading began: unlike a console consumer, no timeout to wait out to know that all came.
+     */
+    static List<String> readToEnd(int port, String topic, int partition, String isolation) {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = consumer(port,
+                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation))) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            long end = consumer.endOffsets(List.of(tp)).get(tp);
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (consumer.position(tp) < end) {
+                if (Instant.now().isAfter(deadline)) {
+                    throw new AssertionError(tp + " not read to offset " + end + " within 60 s");
+                }
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+            }
+        }
+        return values;
+    }
+
+    /**
      * kafka-clients registers its OAUTHBEARER SASL client as a JVM-wide security provider, once, from the class loader
      * that first loads it; every Quarkus test application has its own class loader, and a client would get another
      * application's provider ("Callback handler must be castable"). A test using OAUTHBEARER installs this one's.

@@ -8,7 +8,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -252,7 +251,7 @@ class KafkaToolsTest {
                 "--max-messages", Integer.toString(n), "--transaction-size", "20", "--transactional-id", id,
                 "--consumer-group", KafkaListenerTest.unique("copier-g"), "--use-group-metadata",
                 "--enable-random-aborts");
-        List<String> copied = readToEnd(output, "read_committed");
+        List<String> copied = KafkaClients.readToEnd(listener.port(), output, 0, "read_committed");
         List<String> expected = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             expected.add("m" + i);
@@ -261,7 +260,8 @@ class KafkaToolsTest {
         // At read_uncommitted the copies of aborted transactions that reached the log are there too. A client drops
         // the batches of an aborted transaction it has not sent yet, so there may be none (the first run under
         // transaction protocol 2 had none): that the copier did abort shows in its epoch below.
-        long uncommitted = readToEnd(output, "read_uncommitted").size();
+        long uncommitted = KafkaClients.readToEnd(listener.port(), output, 0, "read_uncommitted")
+                .size();
         assertThat(uncommitted).as("committed and aborted copies").isGreaterThanOrEqualTo(n);
 
         List<String> listed = tool(null, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server",
@@ -278,27 +278,6 @@ class KafkaToolsTest {
                 .orElseThrow();
         assertThat(Integer.parseInt(row.trim().split("\\s+")[column])).as("EndTxns, aborts included")
                 .isGreaterThan(n / 20);
-    }
-
-    /**
-     * Partition 0's values from the start to its end at {@code isolation} (read_committed: the last stable offset),
-     * read in this process: a console consumer would have to wait out a timeout to know it has seen everything.
-     */
-    private List<String> readToEnd(String topic, String isolation) {
-        TopicPartition partition = new TopicPartition(topic, 0);
-        List<String> values = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(listener.port(),
-                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation))) {
-            consumer.assign(List.of(partition));
-            consumer.seekToBeginning(List.of(partition));
-            long end = consumer.endOffsets(List.of(partition)).get(partition);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (consumer.position(partition) < end) {
-                assertThat(System.nanoTime()).as("read to offset %d within 60 s", end).isLessThan(deadline);
-                consumer.poll(java.time.Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
-            }
-        }
-        return values;
     }
 
     @Test
