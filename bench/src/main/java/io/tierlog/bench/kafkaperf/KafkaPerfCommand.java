@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -121,6 +122,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
     /** Every run's results of one server at one durability. */
     static final class Cell {
         final List<ProducerResult> peak = new ArrayList<>();
+        /** Each peak result's run, to pair the servers' runs. */
+        final List<Integer> peakSlot = new ArrayList<>();
         /**
          * The server process's CPU over each peak run and the background work it left (until it settled), per 100k
          * records produced.
@@ -130,6 +133,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         final List<ServerCpu> producerCpu = new ArrayList<>();
         /** Full speed in transactions ({@link #TRANSACTION_MS} each), as the peak run otherwise. */
         final List<ProducerResult> transactional = new ArrayList<>();
+        /** Each transactional result's run, to pair the servers' runs. */
+        final List<Integer> transactionalSlot = new ArrayList<>();
         final List<ConsumerResult> consume = new ArrayList<>();
         /** Each consume result's slot in the run order ({@code run * consumeRuns + rep}), to pair the servers' runs. */
         final List<Integer> consumeSlot = new ArrayList<>();
@@ -171,7 +176,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             Workspace.log("starting Kafka 4.4.0 and two index-services (fsync always, never) with the Kafka listener");
             int alwaysPort = Ports.freeLoopbackPort();
             int neverPort = Ports.freeLoopbackPort();
-            try (KafkaBroker kafka = KafkaBroker.start(libs, workDir.resolve("kafka"), Map.of());
+            // Every measured run stops the servers not measured (ADR 0074, ADR 0080) for up to about 10 s: Kafka's
+            // default broker session (9 s) would fence its broker on the way back.
+            try (KafkaBroker kafka = KafkaBroker.start(libs, workDir.resolve("kafka"),
+                         Map.of("broker.session.timeout.ms", "30000"));
                  TierlogService always = TierlogService.start(setup.runJar(), workDir.resolve("always"),
                          Durability.ALWAYS, s3, "bench", kafkaListener(alwaysPort));
                  TierlogService never = TierlogService.start(setup.runJar(), workDir.resolve("never"),
@@ -179,6 +187,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 Map<Durability, String> tierlogBootstrap = Map.of(Durability.ALWAYS, "127.0.0.1:" + alwaysPort,
                         Durability.NEVER, "127.0.0.1:" + neverPort);
                 Map<Durability, Long> tierlogPid = Map.of(Durability.ALWAYS, always.pid(), Durability.NEVER, never.pid());
+                List<Long> servers = List.of(kafka.pid(), always.pid(), never.pid());
                 Path kafkaLogs = workDir.resolve("kafka").resolve("logs");
                 Map<Durability, Path> tierlogLogs = Map.of(Durability.ALWAYS, workDir.resolve("always").resolve("hot"),
                         Durability.NEVER, workDir.resolve("never").resolve("hot"));
@@ -234,16 +243,19 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                             try {
                                 long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                                 createTopic(bootstrap, "peak-" + name, s, d);
-                                ProducerResult peak = peakProduce(tools, cell, name, bootstrap, pid, notes);
+                                ProducerResult peak = peakProduce(tools, cell, name, bootstrap, pid, servers, notes);
                                 cell.lastPeakRun = run;
+                                cell.peakSlot.add(run);
                                 Workspace.log(name + " produce: " + peak.line() + (cell.produceCpu.isEmpty() ? ""
                                         : "; server CPU per 100k records " + cpuLine(cell.produceCpu.get(cell.produceCpu.size() - 1))
                                         + "; producer tool's " + cpuLine(cell.producerCpu.get(cell.producerCpu.size() - 1))));
                                 createTopic(bootstrap, "txn-" + name, s, d);
-                                ProducerResult txn = tools.produce("txn-" + name, bootstrap, "txn-" + name, records,
-                                        recordSize, -1, producerProps(), List.of("--transactional-id", "perf-" + name,
-                                                "--transaction-duration-ms", Long.toString(TRANSACTION_MS)));
+                                ProducerResult txn = alone(pid, servers, () -> tools.produce("txn-" + name,
+                                        bootstrap, "txn-" + name, records, recordSize, -1, producerProps(),
+                                        List.of("--transactional-id", "perf-" + name, "--transaction-duration-ms",
+                                                Long.toString(TRANSACTION_MS))));
                                 cell.transactional.add(txn);
+                                cell.transactionalSlot.add(run);
                                 Workspace.log(name + " transactional produce: " + txn.line());
                                 // The consume reads a topic of the same batches on both servers (ADR 0043).
                                 String source = "full-" + name;
@@ -263,12 +275,9 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                     double jitBefore = JitWarmup.compileSecondsOrNaN(pid);
                                     ServerCpu before = ServerCpu.of(pid);
                                     ServerCpu toolBefore = ServerCpu.ofEndedChildren();
-                                    ConsumerResult consumed;
-                                    try (PausedServers others = PausedServers.allBut(pid, List.of(kafka.pid(),
-                                            tierlogPid.get(Durability.ALWAYS), tierlogPid.get(Durability.NEVER)))) {
-                                        consumed = tools.consume("consume-" + consumeName, bootstrap, source, records,
-                                                "perf-" + consumeName);
-                                    }
+                                    ConsumerResult consumed = alone(pid, servers, () -> tools.consume(
+                                            "consume-" + consumeName, bootstrap, source, records,
+                                            "perf-" + consumeName));
                                     ServerCpu after = ServerCpu.of(pid);
                                     ServerCpu toolAfter = ServerCpu.ofEndedChildren();
                                     cell.consumeJitMs.add(1000 * (JitWarmup.compileSecondsOrNaN(pid) - jitBefore));
@@ -302,10 +311,11 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                             long rate = Math.max(1, Math.round(cell.peak.get(cell.peak.size() - 1).recordsPerSec() / 2));
                             // Paced runs last about as long as the peak run: half the records at half the rate.
                             long pacedRecords = Math.max(rate, records / 2);
+                            long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
                             try {
                                 createTopic(bootstrap, "paced-" + name, s, d);
-                                ProducerResult paced = tools.produce("paced-" + name, bootstrap, "paced-" + name,
-                                        pacedRecords, recordSize, rate, producerProps());
+                                ProducerResult paced = alone(pid, servers, () -> tools.produce("paced-" + name,
+                                        bootstrap, "paced-" + name, pacedRecords, recordSize, rate, producerProps()));
                                 cell.paced.add(paced);
                                 cell.pacedRate.add(rate);
                                 Workspace.log(name + " paced at " + rate + "/s: " + paced.line());
@@ -315,7 +325,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                             }
                         }
                         pacedAtOneRate(tools, order, byServer, run, d, kafka.bootstrapServers(),
-                                tierlogBootstrap.get(d), notes);
+                                tierlogBootstrap.get(d), Map.of(Server.KAFKA, kafka.pid(), Server.TIERLOG,
+                                        tierlogPid.get(d)), servers, notes);
                         // A run's topics are not read again: dropping them keeps --runs 9 (Tierlog's hot and cold
                         // copies included) under the hot tier's used-ratio limit, which refused the last run once.
                         for (Server s : order) {
@@ -421,7 +432,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
      * server at its own half load, which differ when the peaks do; these compare latency at the same offered load.
      */
     private void pacedAtOneRate(PerfTools tools, List<Server> order, Map<Server, Cell> byServer, int run,
-                                Durability d, String kafkaBootstrap, String tierlogBootstrap, List<String> notes) {
+                                Durability d, String kafkaBootstrap, String tierlogBootstrap, Map<Server, Long> pids,
+                                List<Long> servers, List<String> notes) {
         Cell k = byServer.get(Server.KAFKA);
         Cell t = byServer.get(Server.TIERLOG);
         if (k.lastPeakRun != run || t.lastPeakRun != run) {
@@ -436,8 +448,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             String name = "same-" + s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync() + "-" + run;
             try {
                 createTopic(bootstrap, name, s, d);
-                ProducerResult paced = tools.produce(name, bootstrap, name, pacedRecords, recordSize, rate,
-                        producerProps());
+                ProducerResult paced = alone(pids.get(s), servers, () -> tools.produce(name, bootstrap, name,
+                        pacedRecords, recordSize, rate, producerProps()));
                 byServer.get(s).samePaced.add(paced);
                 byServer.get(s).samePacedRate.add(rate);
                 Workspace.log(name + " paced at " + rate + "/s: " + paced.line());
@@ -459,6 +471,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             }
             String d = e.getKey().label();
             row(sb, d, "produce records/s (ProducerPerformance)", k.peak, t.peak, ProducerResult::recordsPerSec, "%,.0f", true);
+            pairedRow(sb, d, "produce records/s", k.peak, k.peakSlot, t.peak, t.peakSlot,
+                    ProducerResult::recordsPerSec);
             row(sb, d, "produce MB/s (2^20 bytes)", k.peak, t.peak, ProducerResult::mibPerSec, "%.2f", true);
             row(sb, d, "produce p99 ms, full speed", k.peak, t.peak, r -> r.p99Ms(), "%.0f", false);
             row(sb, d, "produce: server CPU s per 100k records, user + system (its background work included)",
@@ -467,6 +481,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                     k.producerCpu, t.producerCpu, ServerCpu::totalSeconds, "%.3f", false);
             row(sb, d, "transactional produce records/s (" + TRANSACTION_MS + " ms transactions)", k.transactional,
                     t.transactional, ProducerResult::recordsPerSec, "%,.0f", true);
+            pairedRow(sb, d, "transactional produce records/s", k.transactional, k.transactionalSlot, t.transactional,
+                    t.transactionalSlot, ProducerResult::recordsPerSec);
             row(sb, d, "transactional produce p99 ms", k.transactional, t.transactional, r -> r.p99Ms(), "%.0f", false);
             sb.append("| ").append(d).append(" | paced at half of own peak (records/s) | ")
                     .append(fmt("%,.0f", median(k.pacedRate, Long::doubleValue))).append(" | ")
@@ -481,8 +497,10 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             row(sb, d, "consume MB/s (2^20 bytes)", k.consume, t.consume, ConsumerResult::mibPerSec, "%.2f", true);
             row(sb, d, "consume records/s after the group join (fetch.nMsg.sec)", k.consume, t.consume,
                     ConsumerResult::fetchRecordsPerSec, "%,.0f", true);
-            pairedRow(sb, d, "consume records/s", k, t, ConsumerResult::recordsPerSec);
-            pairedRow(sb, d, "consume records/s after the group join", k, t, ConsumerResult::fetchRecordsPerSec);
+            pairedRow(sb, d, "consume records/s", k.consume, k.consumeSlot, t.consume, t.consumeSlot,
+                    ConsumerResult::recordsPerSec);
+            pairedRow(sb, d, "consume records/s after the group join", k.consume, k.consumeSlot, t.consume,
+                    t.consumeSlot, ConsumerResult::fetchRecordsPerSec);
             row(sb, d, "consume: server CPU s per 100k records, user", k.consumeCpu, t.consumeCpu,
                     ServerCpu::userSeconds, "%.3f", false);
             row(sb, d, "consume: server CPU s per 100k records, system", k.consumeCpu, t.consumeCpu,
@@ -504,7 +522,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
         }
         return sb.append("\nRatios: throughput Tierlog/Kafka, latency and CPU Kafka/Tierlog, so above 1.0x Tierlog does ")
                 .append("better; fetch counts and sizes have none. Values are medians over the runs; the paired rows pair ")
-                .append("each server's i-th consume run, and their interval is the sign test's (order statistics). ")
+                .append("the two servers' runs of the same slot in the run order (adjacent in time), and their interval ")
+                .append("is the sign test's (order statistics). Each measured run has the other servers stopped. ")
                 .append("Server CPU: the ")
                 .append("server process's /proc utime and stime over the consume run, after it settled; over the produce ")
                 .append("run and until the server settled after it.\n").toString();
@@ -514,15 +533,15 @@ public final class KafkaPerfCommand implements Callable<Integer> {
      * A throughput's ratios of runs paired in time (the same slot of the run order on both servers; a slot that failed
      * on either side has no pair): their median and its 95% interval ({@link PairedRatios}).
      */
-    private static void pairedRow(StringBuilder sb, String d, String what, Cell kafka, Cell tierlog,
-                                  ToDoubleFunction<ConsumerResult> f) {
-        List<ConsumerResult> k = new ArrayList<>();
-        List<ConsumerResult> t = new ArrayList<>();
-        for (int i = 0; i < kafka.consume.size(); i++) {
-            int j = i < kafka.consumeSlot.size() ? tierlog.consumeSlot.indexOf(kafka.consumeSlot.get(i)) : -1;
+    private static <T> void pairedRow(StringBuilder sb, String d, String what, List<T> kafka, List<Integer> kafkaSlots,
+                                      List<T> tierlog, List<Integer> tierlogSlots, ToDoubleFunction<T> f) {
+        List<T> k = new ArrayList<>();
+        List<T> t = new ArrayList<>();
+        for (int i = 0; i < kafka.size(); i++) {
+            int j = i < kafkaSlots.size() ? tierlogSlots.indexOf(kafkaSlots.get(i)) : -1;
             if (j >= 0) {
-                k.add(kafka.consume.get(i));
-                t.add(tierlog.consume.get(j));
+                k.add(kafka.get(i));
+                t.add(tierlog.get(j));
             }
         }
         PairedRatios p = PairedRatios.of(k, t, f, true);
@@ -547,14 +566,14 @@ public final class KafkaPerfCommand implements Callable<Integer> {
      * work it leaves (Tierlog's indexer and tierer, Kafka's flusher): both servers settle before and after the reading.
      */
     private ProducerResult peakProduce(PerfTools tools, Cell cell, String name, String bootstrap, long pid,
-                                       List<String> notes) {
+                                       List<Long> servers, List<String> notes) {
         if (!ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT)) {
             notes.add(name + ": server not settled before the produce run");
         }
         ServerCpu before = ServerCpu.of(pid);
         ServerCpu toolBefore = ServerCpu.ofEndedChildren();
-        ProducerResult peak = tools.produce("produce-" + name, bootstrap, "peak-" + name, records, recordSize, -1,
-                producerProps());
+        ProducerResult peak = alone(pid, servers, () -> tools.produce("produce-" + name, bootstrap, "peak-" + name,
+                records, recordSize, -1, producerProps()));
         ServerCpu toolAfter = ServerCpu.ofEndedChildren();
         ProcessCpu.awaitQuiet(List.of(pid), SETTLED_CORES, SETTLE_WAIT);
         ServerCpu after = ServerCpu.of(pid);
@@ -564,6 +583,16 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             cell.producerCpu.add(toolAfter.per100k(toolBefore, records));
         }
         return peak;
+    }
+
+    /**
+     * Runs one measured tool run with every server of {@code servers} but {@code pid} stopped (ADR 0074, ADR 0080):
+     * the servers' idle work differs and belongs to no other server's row.
+     */
+    private static <T> T alone(long pid, List<Long> servers, Supplier<T> run) {
+        try (PausedServers others = PausedServers.allBut(pid, servers)) {
+            return run.get();
+        }
     }
 
     private static String fmt(String format, double v) {

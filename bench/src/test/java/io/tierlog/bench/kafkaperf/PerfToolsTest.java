@@ -103,6 +103,17 @@ class PerfToolsTest {
                 + "avg latency, 90.00 ms max latency, 4 ms 50th, 20 ms 95th, 60 ms 99th, 80 ms 99.9th."));
         tierlog.samePaced.add(PerfTools.parseProducer("250000 records sent, 40000.0 records/sec (39.06 MB/sec), 4.0 "
                 + "ms avg latency, 70.00 ms max latency, 3 ms 50th, 15 ms 95th, 30 ms 99th, 60 ms 99.9th."));
+        // Peak runs 0 and 1 on both; Kafka's run 2 pairs with nothing.
+        for (int run = 0; run < 3; run++) {
+            kafka.peak.add(PerfTools.parseProducer("500000 records sent, 100000.0 records/sec (97.66 MB/sec), 5.0 ms "
+                    + "avg latency, 90.00 ms max latency, 4 ms 50th, 20 ms 95th, 60 ms 99th, 80 ms 99.9th."));
+            kafka.peakSlot.add(run);
+        }
+        for (double rate : new double[] {90_000, 120_000}) {
+            tierlog.peak.add(PerfTools.parseProducer("500000 records sent, " + rate + " records/sec (97.66 MB/sec), "
+                    + "5.0 ms avg latency, 90.00 ms max latency, 4 ms 50th, 20 ms 95th, 60 ms 99th, 80 ms 99.9th."));
+        }
+        tierlog.peakSlot.addAll(java.util.List.of(0, 1));
         kafka.samePacedRate.add(40_000L);
         tierlog.samePacedRate.add(40_000L);
         var cells = new java.util.EnumMap<io.tierlog.bench.compare.Durability,
@@ -127,7 +138,11 @@ class PerfToolsTest {
                 .contains("| " + d + " | consume: records per fetch (records-per-request-avg) | 7,937 | 7,042 |  |")
                 .contains("| " + d + " | consume: fetch latency ms (fetch-latency-avg) | 33.2 | 29.4 | 1.13x |")
                 .contains("| " + d + " | consume records/s, Tierlog/Kafka of runs paired in time: median (95% "
-                        + "interval of the median) | | | 0.91x (1 pairs, too few for a 95% interval) |");
+                        + "interval of the median) | | | 0.91x (1 pairs, too few for a 95% interval) |")
+                .contains("| " + d + " | produce records/s, Tierlog/Kafka of runs paired in time: median (95% "
+                        + "interval of the median) | | | 1.05x (2 pairs, too few for a 95% interval) |")
+                .contains("| " + d + " | transactional produce records/s, Tierlog/Kafka of runs paired in time: "
+                        + "median (95% interval of the median) | | | – |");
     }
 
     @Test
