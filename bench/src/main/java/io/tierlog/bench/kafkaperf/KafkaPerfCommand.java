@@ -176,8 +176,8 @@ public final class KafkaPerfCommand implements Callable<Integer> {
             Workspace.log("starting Kafka 4.4.0 and two index-services (fsync always, never) with the Kafka listener");
             int alwaysPort = Ports.freeLoopbackPort();
             int neverPort = Ports.freeLoopbackPort();
-            // Every measured run stops the servers not measured (ADR 0074, ADR 0080) for up to about 10 s: Kafka's
-            // default broker session (9 s) would fence its broker on the way back.
+            // Every measured run stops the servers not measured (ADR 0074, ADR 0080) for its length, up to 17 s seen
+            // under heavy CPU steal: Kafka's default broker session (9 s) would fence its broker on the way back.
             try (KafkaBroker kafka = KafkaBroker.start(libs, workDir.resolve("kafka"),
                          Map.of("broker.session.timeout.ms", "30000"));
                  TierlogService always = TierlogService.start(setup.runJar(), workDir.resolve("always"),

@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
  * The servers not being measured, stopped ({@code SIGSTOP}) for the length of a measured tool run and continued
  * ({@code SIGCONT}) after it, so that each server's runs share the 2 cores with nothing but their client (ADR 0074,
  * ADR 0080): the servers' idle work differs (Kafka's combined broker and controller about three times a service's)
- * and belongs to no other server's row. A run lasts up to about 10 s: {@code kafka-perf} gives its broker a 30 s
- * session so that it is not fenced on the way back.
+ * and belongs to no other server's row. A run lasts up to about 10 s (17 s seen under heavy CPU steal):
+ * {@code kafka-perf} gives its broker a 30 s session so that it is not fenced on the way back.
  */
 final class PausedServers implements AutoCloseable {
     private final List<Long> pids;
