@@ -234,6 +234,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 for (int run = 0; run < runs; run++) {
                     for (Durability d : Durability.values()) {
                         Map<Server, Cell> byServer = cells.computeIfAbsent(d, k -> new EnumMap<>(Server.class));
+                        Map<Server, Long> pids = Map.of(Server.KAFKA, kafka.pid(), Server.TIERLOG, tierlogPid.get(d));
                         List<Server> order = run % 2 == 0 ? List.of(Server.KAFKA, Server.TIERLOG)
                                 : List.of(Server.TIERLOG, Server.KAFKA);
                         for (Server s : order) {
@@ -241,7 +242,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                             Cell cell = byServer.computeIfAbsent(s, k -> new Cell());
                             String name = s.name().toLowerCase(Locale.ROOT) + "-" + d.tierlogFsync() + "-" + run;
                             try {
-                                long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
+                                long pid = pids.get(s);
                                 createTopic(bootstrap, "peak-" + name, s, d);
                                 ProducerResult peak = peakProduce(tools, cell, name, bootstrap, pid, servers, notes);
                                 cell.lastPeakRun = run;
@@ -311,7 +312,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                             long rate = Math.max(1, Math.round(cell.peak.get(cell.peak.size() - 1).recordsPerSec() / 2));
                             // Paced runs last about as long as the peak run: half the records at half the rate.
                             long pacedRecords = Math.max(rate, records / 2);
-                            long pid = s == Server.KAFKA ? kafka.pid() : tierlogPid.get(d);
+                            long pid = pids.get(s);
                             try {
                                 createTopic(bootstrap, "paced-" + name, s, d);
                                 ProducerResult paced = alone(pid, servers, () -> tools.produce("paced-" + name,
@@ -325,8 +326,7 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                             }
                         }
                         pacedAtOneRate(tools, order, byServer, run, d, kafka.bootstrapServers(),
-                                tierlogBootstrap.get(d), Map.of(Server.KAFKA, kafka.pid(), Server.TIERLOG,
-                                        tierlogPid.get(d)), servers, notes);
+                                tierlogBootstrap.get(d), pids, servers, notes);
                         // A run's topics are not read again: dropping them keeps --runs 9 (Tierlog's hot and cold
                         // copies included) under the hot tier's used-ratio limit, which refused the last run once.
                         for (Server s : order) {

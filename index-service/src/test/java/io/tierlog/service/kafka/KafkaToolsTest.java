@@ -260,8 +260,7 @@ class KafkaToolsTest {
         // At read_uncommitted the copies of aborted transactions that reached the log are there too. A client drops
         // the batches of an aborted transaction it has not sent yet, so there may be none (the first run under
         // transaction protocol 2 had none): that the copier did abort shows in its epoch below.
-        long uncommitted = KafkaClients.readToEnd(listener.port(), output, 0, "read_uncommitted")
-                .size();
+        long uncommitted = KafkaClients.readToEnd(listener.port(), output, 0, "read_uncommitted").size();
         assertThat(uncommitted).as("committed and aborted copies").isGreaterThanOrEqualTo(n);
 
         List<String> listed = tool(null, "org.apache.kafka.tools.TransactionsCommand", "--bootstrap-server",
