@@ -371,6 +371,21 @@ public interface TierlogConfig {
         int socketSendBufferBytes();
 
         /**
+         * The largest metrics payload a client may push (KIP-714 PushTelemetry, compressed), Kafka's
+         * {@code telemetry.max.bytes}; a larger push is refused with TELEMETRY_TOO_LARGE. Its decompressed form may be
+         * at most 16 times this.
+         */
+        @WithDefault("1048576")
+        int telemetryMaxBytes();
+
+        /**
+         * How many series of pushed client metrics this instance exports on {@code /q/metrics} at once; a point of a
+         * series beyond it is dropped and counted ({@code tierlog_client_telemetry_points_dropped_total}).
+         */
+        @WithDefault("10000")
+        int telemetryMaxSeries();
+
+        /**
          * PKCS12 keystore with the listener's certificate chain and private key. Set: the listener speaks TLS only
          * (clients use {@code security.protocol=SSL}, or {@code SASL_SSL} in token mode); unset: plaintext.
          */

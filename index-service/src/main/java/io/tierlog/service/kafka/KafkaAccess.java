@@ -54,7 +54,8 @@ import java.util.function.Consumer;
  * TransactionalId): produce on the transactional id for InitProducerId naming one, AddPartitionsToTxn (with produce
  * on each topic), AddOffsetsToTxn and TxnOffsetCommit (with commit on the group, and fetch on each topic for the
  * latter), EndTxn and a transactional Produce; describe on it for DescribeTransactions. The ACL and client-quota
- * APIs need admin on the cluster. ApiVersions, an idempotent
+ * APIs, and client-metrics subscriptions (ListConfigResources, their configs), need admin on the cluster.
+ * GetTelemetrySubscriptions, PushTelemetry, ApiVersions, an idempotent
  * InitProducerId, FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
  * all topics, ListGroups) show only what the caller may describe or read; Metadata naming topics answers
  * TOPIC_AUTHORIZATION_FAILED for each one the caller may not describe, as Kafka does (clients ask for all their
@@ -180,6 +181,8 @@ final class KafkaAccess {
                         topic.accept(r.resourceName(), null, Operation.DESCRIBE, out);
                     } else if (r.resourceType() == ConfigResource.Type.GROUP.id()) {
                         group(r.resourceName(), Operation.READ, out);
+                    } else if (r.resourceType() == ConfigResource.Type.CLIENT_METRICS.id()) {
+                        out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
                     }
                 }
             }
@@ -256,11 +259,12 @@ final class KafkaAccess {
             // which password, and where replicas live, is the administrator's.
             case DESCRIBE_ACLS, CREATE_ACLS, DELETE_ACLS, DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS,
                  DESCRIBE_USER_SCRAM_CREDENTIALS, ALTER_USER_SCRAM_CREDENTIALS, ELECT_LEADERS,
-                 LIST_PARTITION_REASSIGNMENTS, ALTER_PARTITION_REASSIGNMENTS ->
+                 LIST_PARTITION_REASSIGNMENTS, ALTER_PARTITION_REASSIGNMENTS, LIST_CONFIG_RESOURCES ->
                     out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
             default -> {
                 // ApiVersions, SASL, an idempotent InitProducerId, FindCoordinator, DescribeCluster, ListGroups and
-                // ListTransactions (both filtered): any authenticated caller. Metadata and DescribeTopicPartitions
+                // ListTransactions (both filtered), and a client's own metrics (GetTelemetrySubscriptions,
+                // PushTelemetry, as in Kafka): any authenticated caller. Metadata and DescribeTopicPartitions
                 // check each topic themselves (a listing leaves out what the caller may not describe).
             }
         }

@@ -77,7 +77,8 @@ final class KafkaApiVersions {
                 ApiKeys.CREATE_ACLS, ApiKeys.DELETE_ACLS, ApiKeys.DESCRIBE_CLIENT_QUOTAS,
                 ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
                 ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ELECT_LEADERS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
-                ApiKeys.ALTER_PARTITION_REASSIGNMENTS)) {
+                ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
+                ApiKeys.PUSH_TELEMETRY)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10+ name topics by id; by name is what we implement.
@@ -98,6 +99,9 @@ final class KafkaApiVersions {
                 : EndTxnRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2);
         m.put(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion());
         m.put(ApiKeys.LIST_TRANSACTIONS, (short) 1);
+        // Version 1 lists every config resource type (KIP-1142); version 0 lists client-metrics subscriptions, all
+        // that kafka-client-metrics asks for.
+        m.put(ApiKeys.LIST_CONFIG_RESOURCES, (short) 0);
         return m;
     }
 }

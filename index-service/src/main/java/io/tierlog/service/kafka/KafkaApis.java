@@ -23,6 +23,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
+import org.apache.kafka.common.requests.PushTelemetryRequest;
+import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -119,6 +122,7 @@ public class KafkaApis {
     private final KafkaTransactions transactions;
     private final KafkaAcls acls;
     private final KafkaClientQuotas clientQuotas;
+    private final KafkaClientTelemetry clientTelemetry;
     private final KafkaSasl sasl;
     private final KafkaScram scram;
     private final KafkaReplicaApis replicaApis;
@@ -135,7 +139,7 @@ public class KafkaApis {
                      KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
                      KafkaShareGroupAdmin shareAdmin, KafkaTransactions transactions, KafkaAcls acls,
-                     KafkaClientQuotas clientQuotas,
+                     KafkaClientQuotas clientQuotas, KafkaClientTelemetry clientTelemetry,
                      AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory, Quotas quotas) {
         this.memory = memory;
@@ -147,6 +151,7 @@ public class KafkaApis {
         this.transactions = transactions;
         this.acls = acls;
         this.clientQuotas = clientQuotas;
+        this.clientTelemetry = clientTelemetry;
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -298,7 +303,16 @@ public class KafkaApis {
                                               String clientId) {
         ChargedWork charged = new ChargedWork(session, clientId);
         return switch (request.apiKey()) {
-            case API_VERSIONS -> done(new ApiVersionsResponse(versions.response(Errors.NONE)));
+            case API_VERSIONS -> {
+                var asked = ((ApiVersionsRequest) request).data();
+                session.clientSoftware(asked.clientSoftwareName(), asked.clientSoftwareVersion());
+                yield done(new ApiVersionsResponse(versions.response(Errors.NONE)));
+            }
+            case GET_TELEMETRY_SUBSCRIPTIONS -> charged.on(workers, () -> clientTelemetry.subscriptions(
+                    (GetTelemetrySubscriptionsRequest) request, session, clientId));
+            case PUSH_TELEMETRY -> charged.on(workers, () -> clientTelemetry.push((PushTelemetryRequest) request,
+                    session, clientId));
+            case LIST_CONFIG_RESOURCES -> charged.on(workers, clientTelemetry::list);
             case METADATA -> charged.on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));

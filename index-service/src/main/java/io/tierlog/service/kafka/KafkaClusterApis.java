@@ -62,16 +62,19 @@ public class KafkaClusterApis {
     private final TopicAdmin admin;
     private final KafkaTopics kafkaTopics;
     private final KafkaGroupConfigs groupConfigs;
+    private final KafkaClientTelemetry clientMetrics;
     private volatile java.util.function.Supplier<KafkaCluster> cluster = () -> new KafkaCluster(
             new Broker(0, "localhost", -1), List.of(new Broker(0, "localhost", -1)));
     private volatile String clusterId = "";
     /** Kafka's {@code max.request.partition.size.limit} default: the most partitions one page describes. */
     static final int MAX_PARTITIONS_PER_DESCRIBE = 2000;
 
-    public KafkaClusterApis(TopicStore topics, TopicAdmin admin, KafkaGroupConfigs groupConfigs) {
+    public KafkaClusterApis(TopicStore topics, TopicAdmin admin, KafkaGroupConfigs groupConfigs,
+                            KafkaClientTelemetry clientMetrics) {
         this.topics = topics;
         this.admin = admin;
         this.groupConfigs = groupConfigs;
+        this.clientMetrics = clientMetrics;
         this.kafkaTopics = new KafkaTopics(topics);
     }
 
@@ -351,7 +354,8 @@ public class KafkaClusterApis {
     /**
      * Topic config changes, the same as HTTP's {@code PATCH /v1/topics/{topic}/config}: SET a key, or DELETE it (back
      * to its default); APPEND and SUBTRACT (list configs, which Tierlog has none of) are INVALID_REQUEST, and so are
-     * broker configs. Group configs go to {@link KafkaGroupConfigs}. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
+     * broker configs. Group configs go to {@link KafkaGroupConfigs}, client-metrics subscriptions to
+     * {@link KafkaClientTelemetry}. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
      */
     IncrementalAlterConfigsResponse incrementalAlterConfigs(IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsRequestData data = request.data();
@@ -367,8 +371,14 @@ public class KafkaClusterApis {
                     out.responses().add(result);
                     continue;
                 }
+                if (asked.resourceType() == ConfigResource.Type.CLIENT_METRICS.id()) {
+                    clientMetrics.alter(asked, data.validateOnly());
+                    out.responses().add(result);
+                    continue;
+                }
                 if (asked.resourceType() != ConfigResource.Type.TOPIC.id()) {
-                    throw Errors.INVALID_REQUEST.exception("only topic and group configs can be changed");
+                    throw Errors.INVALID_REQUEST.exception("only topic, group and client-metrics configs can be "
+                            + "changed");
                 }
                 TopicMetadata topic = kafkaTopics.byName(asked.resourceName());
                 Map<String, Object> changes = new LinkedHashMap<>();
@@ -415,8 +425,13 @@ public class KafkaClusterApis {
                     new AlterConfigsResponseData.AlterConfigsResourceResponse()
                             .setResourceType(asked.resourceType()).setResourceName(asked.resourceName());
             try {
+                if (asked.resourceType() == ConfigResource.Type.CLIENT_METRICS.id()) {
+                    clientMetrics.replace(asked, data.validateOnly());
+                    out.responses().add(result);
+                    continue;
+                }
                 if (asked.resourceType() != ConfigResource.Type.TOPIC.id()) {
-                    throw Errors.INVALID_REQUEST.exception("only topic configs can be changed");
+                    throw Errors.INVALID_REQUEST.exception("only topic and client-metrics configs can be changed");
                 }
                 TopicMetadata topic = kafkaTopics.byName(asked.resourceName());
                 Map<String, Object> changes = new LinkedHashMap<>(defaults);
@@ -440,8 +455,8 @@ public class KafkaClusterApis {
     }
 
     /**
-     * Every topic config with its value and whether it is the default, as Kafka lists them, and every group config
-     * ({@link KafkaGroupConfigs}); a broker (this instance) has no configs to list. Other resource types are
+     * Every topic config with its value and whether it is the default, as Kafka lists them, every group config
+     * ({@link KafkaGroupConfigs}) and client-metrics subscription config ({@link KafkaClientTelemetry}); a broker (this instance) has no configs to list. Other resource types are
      * INVALID_REQUEST.
      */
     DescribeConfigsResponse describeConfigs(DescribeConfigsRequest request) {
@@ -466,9 +481,11 @@ public class KafkaClusterApis {
                     });
                 } else if (asked.resourceType() == ConfigResource.Type.GROUP.id()) {
                     groupConfigs.describe(asked, result, request.data().includeDocumentation());
+                } else if (asked.resourceType() == ConfigResource.Type.CLIENT_METRICS.id()) {
+                    clientMetrics.describe(asked, result, request.data().includeDocumentation());
                 } else if (asked.resourceType() != ConfigResource.Type.BROKER.id()) {
                     result.setErrorCode(Errors.INVALID_REQUEST.code())
-                            .setErrorMessage("only topic, group and broker configs are described");
+                            .setErrorMessage("only topic, group, client-metrics and broker configs are described");
                 }
             } catch (RuntimeException e) {
                 result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));

@@ -66,7 +66,8 @@ final class KafkaConnection {
                     ReadMemory memory) {
         this.socket = (NetSocketInternal) socket;
         String address = socket.remoteAddress() == null ? "unknown" : socket.remoteAddress().hostAddress();
-        this.session = new KafkaSession(address, principal, !socket.isSsl());
+        int port = socket.remoteAddress() == null ? -1 : socket.remoteAddress().port();
+        this.session = new KafkaSession(address, port, principal, !socket.isSsl());
         this.apis = apis;
         this.maxRequestBytes = maxRequestBytes;
         this.context = Vertx.currentContext();

@@ -5,18 +5,23 @@ import io.tierlog.service.read.BatchFetch;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.record.internal.BaseRecords;
+import org.apache.kafka.common.record.internal.CompressionType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.RecordsSend;
 import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
 import org.apache.kafka.common.security.token.delegation.internals.DelegationTokenCredentialCallback;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
 
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.CallbackHandler;
 import javax.security.sasl.SaslServer;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.security.NoSuchAlgorithmException;
 import java.util.Map;
@@ -27,7 +32,8 @@ import java.util.Map;
  * public Produce and Fetch message classes carry their batches as {@code BaseRecords}, and nothing public wraps or
  * unwraps a buffer of them. The classic group protocol: a consumer's subscription and assignment travel as bytes
  * in the "consumer" embedded format, which only {@code consumer.internals.ConsumerProtocol} reads and writes. SCRAM:
- * the server side of the exchange and the key derivation are {@code security.scram.internals}' only. The
+ * the server side of the exchange and the key derivation are {@code security.scram.internals}' only. Pushed client
+ * metrics (KIP-714) are compressed with a record codec, whose type and buffers are internal too. The
  * rest of the listener handles plain {@link ByteBuffer}s and the public assignor types; a kafka-clients upgrade
  * that moves these classes breaks this file only (LayeringTest keeps it so). Stateless.
  */
@@ -195,5 +201,30 @@ final class KafkaInternals {
 
     private static org.apache.kafka.common.security.scram.internals.ScramMechanism internal(ScramMechanism m) {
         return org.apache.kafka.common.security.scram.internals.ScramMechanism.forMechanismName(m.mechanismName());
+    }
+
+    /**
+     * A pushed metrics payload inflated by its codec ({@code codec} 0: as it is), or null when it inflates to more
+     * than {@code maxBytes}.
+     *
+     * @throws IllegalArgumentException a codec id Kafka does not have
+     * @throws IOException              a payload the codec cannot read
+     */
+    static byte[] decompressTelemetry(byte codec, ByteBuffer payload, int maxBytes) throws IOException {
+        CompressionType type = CompressionType.forId(codec);
+        if (type == CompressionType.NONE) {
+            byte[] plain = new byte[payload.remaining()];
+            payload.duplicate().get(plain);
+            return plain.length > maxBytes ? null : plain;
+        }
+        // Magic 2, the current record format: the codecs' framing (lz4's in particular) depends on it.
+        try (InputStream in = Compression.of(type).build().wrapForInput(payload.duplicate(), (byte) 2,
+                BufferSupplier.NO_CACHING)) {
+            byte[] out = in.readNBytes(maxBytes + 1);
+            return out.length > maxBytes ? null : out;
+        } catch (RuntimeException unreadable) {
+            // The codecs report a corrupt stream as KafkaException.
+            throw new IOException("the payload does not inflate with " + type.name, unreadable);
+        }
     }
 }

@@ -22,6 +22,10 @@ import java.util.function.Supplier;
  */
 final class KafkaSession {
     private final String address;
+    private final int port;
+    /** What the client said it is in ApiVersions (KIP-511), for client-metrics subscriptions; null until then. */
+    private volatile String softwareName;
+    private volatile String softwareVersion;
     private CompletableFuture<?> lastProduce = CompletableFuture.completedFuture(null);
     private volatile Principal principal;
     private volatile long authenticatedUntilMs = Long.MAX_VALUE;
@@ -36,8 +40,9 @@ final class KafkaSession {
      * @param principal  who the connection is before any SASL exchange: anonymous in auth mode none, else null
      * @param fileSlices whether the socket can send file ranges as they are ({@code sendfile}: plaintext, not TLS)
      */
-    KafkaSession(String address, Principal principal, boolean fileSlices) {
+    KafkaSession(String address, int port, Principal principal, boolean fileSlices) {
         this.address = address;
+        this.port = port;
         this.principal = principal == null ? null : principal.at(address);
         this.fileSlices = fileSlices;
     }
@@ -56,6 +61,24 @@ final class KafkaSession {
 
     String address() {
         return address;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** Records the client's software name and version from its ApiVersions request (either may be empty). */
+    void clientSoftware(String name, String version) {
+        this.softwareName = name;
+        this.softwareVersion = version;
+    }
+
+    String softwareName() {
+        return softwareName;
+    }
+
+    String softwareVersion() {
+        return softwareVersion;
     }
 
     /** The authenticated caller, or null before a successful SASL exchange (token mode). */

@@ -191,6 +191,11 @@ public class Meters {
                 .description("Fetch requests and streams refused with 429 quota-exceeded").register(registry);
     }
 
+    /** The sink of the metrics Kafka clients push (KIP-714), at most {@code maxSeries} series at once. */
+    public ClientTelemetryMeters clientTelemetry(int maxSeries) {
+        return new ClientTelemetryMeters(registry, maxSeries);
+    }
+
     /** Counts a request refused 403 in {@code tierlog_auth_denied_total{operation}}. */
     public void authDenied(String operation) {
         Counter.builder("tierlog.auth.denied").description("Requests refused 403 forbidden, by operation")
