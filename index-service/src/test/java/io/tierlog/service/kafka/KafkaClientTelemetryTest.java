@@ -19,6 +19,9 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -126,5 +129,30 @@ class KafkaClientTelemetryTest {
                         op("match", "", AlterConfigOp.OpType.DELETE)))).all().get();
             }
         }
+    }
+
+    /** kafka-client-metrics (ClientMetricsCommand, kafka-tools 4.4.0): alter, list and describe a subscription. */
+    @Test
+    void kafkaClientMetricsAltersListsAndDescribes() throws Exception {
+        String name = KafkaListenerTest.unique("cm-tool");
+        Path config = Files.createTempFile(Path.of("target"), "client-metrics-tool", ".properties");
+        try (Writer w = Files.newBufferedWriter(config)) {
+            KafkaClients.saslPlain(listener.port(), TokenModeProfile.BOOTSTRAP).store(w, null);
+        }
+        String[] tool = {"--bootstrap-server", KafkaClients.bootstrap(listener.port()), "--command-config",
+                config.toString()};
+        run(tool, "--alter", "--name", name, "--metrics", "org.apache.kafka.consumer.", "--interval", "2000",
+                "--match", "client_software_name=apache-kafka-java");
+        assertThat(run(tool, "--list")).contains(name);
+        assertThat(String.join("\n", run(tool, "--describe", "--name", name)))
+                .contains("org.apache.kafka.consumer.").contains("2000").contains("client_software_name=apache-kafka-java");
+        run(tool, "--delete", "--name", name);
+        assertThat(run(tool, "--list")).doesNotContain(name);
+    }
+
+    private static List<String> run(String[] common, String... args) throws Exception {
+        List<String> all = new java.util.ArrayList<>(List.of(common));
+        all.addAll(List.of(args));
+        return KafkaToolsClasspath.run(null, "org.apache.kafka.tools.ClientMetricsCommand", all.toArray(String[]::new));
     }
 }

@@ -118,6 +118,9 @@ final class RandomRequestData {
             return anId();
         } else if (type == byte[].class) {
             return random.nextInt(8) == 0 ? null : bytes(random.nextInt(3) == 0 ? 0 : random.nextInt(200));
+        } else if (type == java.nio.ByteBuffer.class) {
+            // PushTelemetry's payload: bytes that are no codec's stream nor OTLP message, or none
+            return random.nextInt(8) == 0 ? null : java.nio.ByteBuffer.wrap(bytes(random.nextInt(200)));
         } else if (type == BaseRecords.class) {
             return records();
         } else if (type instanceof ParameterizedType list && list.getRawType() == List.class) {
