@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Tags;
 import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -51,12 +52,14 @@ public final class ClientTelemetryMeters {
         private volatile double value;
     }
 
-    private record Series(String clientInstanceId, Meter meter, Value value) {
+    private record Series(Meter meter, Value value) {
     }
 
     private final MeterRegistry registry;
     private final int maxSeries;
     private final ConcurrentHashMap<String, Series> series = new ConcurrentHashMap<>();
+    /** Each client instance's series keys, so forgetting one costs its own series only. */
+    private final Map<String, List<String>> keysByClient = new HashMap<>();
     private final Counter dropped;
 
     ClientTelemetryMeters(MeterRegistry registry, int maxSeries) {
@@ -116,21 +119,19 @@ public final class ClientTelemetryMeters {
             LOG.debugf("client metric %s not exported: %s", p.name(), refused.getMessage());
             return null;
         }
-        Series s = new Series(instance, meter, v);
+        Series s = new Series(meter, v);
         series.put(key, s);
+        keysByClient.computeIfAbsent(instance, k -> new ArrayList<>()).add(key);
         return s;
     }
 
     /** Removes every series of the client instance {@code clientInstanceId}. */
     public synchronized void forget(String clientInstanceId) {
-        List<String> gone = new ArrayList<>();
-        series.forEach((key, s) -> {
-            if (s.clientInstanceId().equals(clientInstanceId)) {
-                gone.add(key);
+        List<String> keys = keysByClient.remove(clientInstanceId);
+        if (keys != null) {
+            for (String key : keys) {
+                registry.remove(series.remove(key).meter());
             }
-        });
-        for (String key : gone) {
-            registry.remove(series.remove(key).meter());
         }
     }
 
