@@ -58,6 +58,12 @@ class ClientTelemetryTest {
         subscriptions.put(ClientMetricsSubscription.of(name, configs));
     }
 
+    /** A new client instance of {@link #producer} subscribed to {@code metrics} every second. */
+    ClientTelemetry.Subscription subscribedEverySecond(String metrics) {
+        subscribe("p", Map.of("metrics", metrics, "interval.ms", "1000"));
+        return telemetry.subscribe(Uuid.ZERO_UUID, producer);
+    }
+
     @Test
     void aClientGetsWhatEveryMatchingSubscriptionAsksAtTheShortestInterval() {
         telemetry = telemetry(100);
@@ -87,8 +93,7 @@ class ClientTelemetryTest {
     @Test
     void askingOrPushingAgainWithinTheIntervalIsThrottledUnlessTheSubscriptionChanged() {
         telemetry = telemetry(100);
-        subscribe("p", Map.of("metrics", "org.apache.kafka.producer.", "interval.ms", "1000"));
-        ClientTelemetry.Subscription s = telemetry.subscribe(Uuid.ZERO_UUID, producer);
+        ClientTelemetry.Subscription s = subscribedEverySecond("org.apache.kafka.producer.");
         Uuid id = s.clientInstanceId();
         assertThatThrownBy(() -> telemetry.subscribe(id, producer)).isInstanceOf(ThrottlingQuotaExceededException.class);
 
@@ -110,8 +115,7 @@ class ClientTelemetryTest {
     @Test
     void aPushIsCheckedInKafkasOrderAndNothingIsTakenAfterATerminatingOne() {
         telemetry = telemetry(100);
-        subscribe("p", Map.of("metrics", "org.apache.kafka.producer.", "interval.ms", "1000"));
-        ClientTelemetry.Subscription s = telemetry.subscribe(Uuid.ZERO_UUID, producer);
+        ClientTelemetry.Subscription s = subscribedEverySecond("org.apache.kafka.producer.");
         Uuid id = s.clientInstanceId();
         assertThatThrownBy(() -> telemetry.admit(Uuid.ZERO_UUID, s.id(), false, (byte) 0, 10, producer))
                 .isInstanceOf(InvalidRequestException.class);
@@ -136,8 +140,7 @@ class ClientTelemetryTest {
     @Test
     void pushedPointsAreMetersTaggedWithTheClientUntilItFallsSilent() {
         telemetry = telemetry(100);
-        subscribe("p", Map.of("metrics", "org.apache.kafka.producer.", "interval.ms", "1000"));
-        ClientTelemetry.Subscription s = telemetry.subscribe(Uuid.ZERO_UUID, producer);
+        ClientTelemetry.Subscription s = subscribedEverySecond("org.apache.kafka.producer.");
         Uuid id = s.clientInstanceId();
 
         telemetry.export(telemetry.admit(id, s.id(), false, (byte) 0, 1, producer), payload(42.5, 100));
@@ -164,8 +167,7 @@ class ClientTelemetryTest {
     @Test
     void seriesBeyondTheLimitAreDroppedAndCounted() {
         telemetry = telemetry(1);
-        subscribe("p", Map.of("metrics", "*", "interval.ms", "1000"));
-        ClientTelemetry.Subscription s = telemetry.subscribe(Uuid.ZERO_UUID, producer);
+        ClientTelemetry.Subscription s = subscribedEverySecond("*");
         telemetry.export(telemetry.admit(s.clientInstanceId(), s.id(), false, (byte) 0, 1, producer),
                 payload(1.0, 1));
         assertThat(registry.find(SEND_RATE).meters()).hasSize(1);
