@@ -137,10 +137,10 @@ public class KafkaClientTelemetry {
             }
             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName(key)
                     .setValue(set.getOrDefault(key, defaults.get(key))).setReadOnly(false).setIsSensitive(false)
-                    .setConfigSource(set.containsKey(key) ? DescribeConfigsResponse.ConfigSource.CLIENT_METRICS_CONFIG.id()
-                            : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
-                    .setConfigType(key.equals(ClientMetricsSubscription.INTERVAL_MS)
-                            ? DescribeConfigsResponse.ConfigType.INT.id() : DescribeConfigsResponse.ConfigType.LIST.id())
+                    .setConfigSource((set.containsKey(key) ? DescribeConfigsResponse.ConfigSource.CLIENT_METRICS_CONFIG
+                            : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG).id())
+                    .setConfigType((key.equals(ClientMetricsSubscription.INTERVAL_MS)
+                            ? DescribeConfigsResponse.ConfigType.INT : DescribeConfigsResponse.ConfigType.LIST).id())
                     .setDocumentation(documentation ? DOCS.get(key) : null));
         }
     }

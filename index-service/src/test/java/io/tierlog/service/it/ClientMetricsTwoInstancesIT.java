@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A client-metrics subscription (KIP-714) set through instance A is on the shared volume: A is killed with SIGKILL
  * right after the administrator's change is acknowledged; B describes it, and a producer bootstrapped at B gets the
- * subscription from B and pushes its metrics there, which B's {@code /q/metrics} shows under the producer's client id. Logs stay under
- * {@code target/it/client-metrics}. In token mode: subscriptions are the administrator's.
+ * subscription from B and pushes its metrics there, which B's {@code /q/metrics} shows under the producer's client
+ * id. Logs stay under {@code target/it/client-metrics}. In token mode: subscriptions are the administrator's.
  */
 class ClientMetricsTwoInstancesIT {
     static final String CLIENT_ID = "metrics-it-producer";

@@ -79,7 +79,8 @@ class KafkaClientTelemetryTest {
             assertThat(described.get("metrics").value())
                     .isEqualTo("org.apache.kafka.producer.,org.apache.kafka.consumer.");
             assertThat(described.get("interval.ms").value()).isEqualTo("60000");
-            assertThat(described.get("interval.ms").source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_CLIENT_METRICS_CONFIG);
+            assertThat(described.get("interval.ms").source())
+                    .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_CLIENT_METRICS_CONFIG);
             assertThat(described.get("match").source()).isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
             assertThat(subscriptions(admin)).contains(name);
 
@@ -145,7 +146,8 @@ class KafkaClientTelemetryTest {
                 "--match", "client_software_name=apache-kafka-java");
         assertThat(run(tool, "--list")).contains(name);
         assertThat(String.join("\n", run(tool, "--describe", "--name", name)))
-                .contains("org.apache.kafka.consumer.").contains("2000").contains("client_software_name=apache-kafka-java");
+                .contains("org.apache.kafka.consumer.").contains("2000")
+                .contains("client_software_name=apache-kafka-java");
         run(tool, "--delete", "--name", name);
         assertThat(run(tool, "--list")).doesNotContain(name);
     }

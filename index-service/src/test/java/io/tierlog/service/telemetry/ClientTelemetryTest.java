@@ -95,7 +95,8 @@ class ClientTelemetryTest {
         telemetry = telemetry(100);
         ClientTelemetry.Subscription s = subscribedEverySecond("org.apache.kafka.producer.");
         Uuid id = s.clientInstanceId();
-        assertThatThrownBy(() -> telemetry.subscribe(id, producer)).isInstanceOf(ThrottlingQuotaExceededException.class);
+        assertThatThrownBy(() -> telemetry.subscribe(id, producer))
+                .isInstanceOf(ThrottlingQuotaExceededException.class);
 
         telemetry.admit(id, s.id(), false, (byte) 0, 10, producer);
         assertThatThrownBy(() -> telemetry.admit(id, s.id(), false, (byte) 0, 10, producer))
