@@ -23,13 +23,11 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
-import org.apache.kafka.common.requests.PushTelemetryRequest;
-import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
-import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.AlterPartitionReassignmentsRequest;
 import org.apache.kafka.common.requests.AlterUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
@@ -37,6 +35,7 @@ import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
 import org.apache.kafka.common.requests.DescribeUserScramCredentialsRequest;
 import org.apache.kafka.common.requests.ElectLeadersRequest;
+import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
@@ -48,6 +47,7 @@ import org.apache.kafka.common.requests.OffsetDeleteRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.PushTelemetryRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.DeleteTopicsRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
@@ -304,8 +304,12 @@ public class KafkaApis {
         ChargedWork charged = new ChargedWork(session, clientId);
         return switch (request.apiKey()) {
             case API_VERSIONS -> {
-                var asked = ((ApiVersionsRequest) request).data();
-                session.clientSoftware(asked.clientSoftwareName(), asked.clientSoftwareVersion());
+                ApiVersionsRequest asked = (ApiVersionsRequest) request;
+                if (!asked.isValid()) {
+                    // Kafka's check (v3+): a software name and version of letters, digits, '.' and '-'.
+                    yield done(asked.getErrorResponse(0, Errors.INVALID_REQUEST.exception()));
+                }
+                session.clientSoftware(asked.data().clientSoftwareName(), asked.data().clientSoftwareVersion());
                 yield done(new ApiVersionsResponse(versions.response(Errors.NONE)));
             }
             case GET_TELEMETRY_SUBSCRIPTIONS -> charged.on(workers, () -> clientTelemetry.subscriptions(

@@ -37,6 +37,7 @@ public final class ClientTelemetryMeters {
     private static final Pattern TAG_KEY = Pattern.compile("[a-zA-Z_][a-zA-Z0-9_]{0,63}");
     private static final Pattern METRIC_NAME = Pattern.compile("[a-zA-Z0-9_.\\-]{1,200}");
     private static final int MAX_POINT_TAGS = 8;
+    private static final int MAX_TAG_CHARS = 256;
 
     /**
      * One data point of a pushed metric.
@@ -135,14 +136,18 @@ public final class ClientTelemetryMeters {
         }
     }
 
-    /** The client's tags, then the point's attributes that are valid tag keys and not the client's (at most 8). */
+    /**
+     * The client's tags, then the point's attributes that are valid tag keys and not the client's (at most 8, their
+     * values cut to 256 characters).
+     */
     private static Tags tags(Map<String, String> clientTags, Map<String, String> attributes) {
         TreeMap<String, String> all = new TreeMap<>();
         int added = 0;
         for (Map.Entry<String, String> a : new TreeMap<>(attributes).entrySet()) {
             String key = a.getKey().replace('.', '_').replace('-', '_');
             if (added < MAX_POINT_TAGS && TAG_KEY.matcher(key).matches() && !clientTags.containsKey(key)) {
-                all.put(key, a.getValue());
+                String value = a.getValue();
+                all.put(key, value.length() > MAX_TAG_CHARS ? value.substring(0, MAX_TAG_CHARS) : value);
                 added++;
             }
         }

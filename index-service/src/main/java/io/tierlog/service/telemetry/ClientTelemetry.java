@@ -39,6 +39,8 @@ public final class ClientTelemetry {
     /** As Kafka's broker: state of at most this many client instances; the least recently heard from goes first. */
     static final int MAX_CLIENTS = 16_384;
     static final long MIN_EXPIRY_MS = 60_000;
+    /** A client id may be 32 KiB long; a series' tag need not be. */
+    static final int MAX_TAG_CHARS = 256;
 
     /** What the listener knows of a client connection: KIP-714's selectors but the instance id. */
     public record Client(String clientId, String softwareName, String softwareVersion, String sourceAddress,
@@ -54,10 +56,14 @@ public final class ClientTelemetry {
             return m;
         }
 
+        /** The selectors that tag its exported series, each cut to {@value #MAX_TAG_CHARS} characters. */
         Map<String, String> tags(Uuid instance) {
-            return Map.of("client_instance_id", instance.toString(), "client_id", clientId == null ? "" : clientId,
-                    "client_software_name", softwareName == null ? "" : softwareName,
-                    "client_software_version", softwareVersion == null ? "" : softwareVersion);
+            return Map.of("client_instance_id", instance.toString(), "client_id", cut(clientId),
+                    "client_software_name", cut(softwareName), "client_software_version", cut(softwareVersion));
+        }
+
+        private static String cut(String value) {
+            return value == null ? "" : value.length() > MAX_TAG_CHARS ? value.substring(0, MAX_TAG_CHARS) : value;
         }
     }
 

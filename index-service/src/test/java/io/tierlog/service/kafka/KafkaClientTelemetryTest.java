@@ -16,6 +16,14 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.GetTelemetrySubscriptionsRequestData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
+import org.apache.kafka.common.requests.GetTelemetrySubscriptionsResponse;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -150,6 +158,40 @@ class KafkaClientTelemetryTest {
                 .contains("client_software_name=apache-kafka-java");
         run(tool, "--delete", "--name", name);
         assertThat(run(tool, "--list")).doesNotContain(name);
+    }
+
+    /**
+     * A subscription matches on the software a client names in ApiVersions (KIP-511); a name Kafka would refuse is
+     * INVALID_REQUEST, as Kafka answers it.
+     */
+    @Test
+    void aSubscriptionMatchesTheSoftwareAClientNamedAndAnInvalidNameIsRefused() throws Exception {
+        String name = KafkaListenerTest.unique("cm-software");
+        ConfigResource r = new ConfigResource(ConfigResource.Type.CLIENT_METRICS, name);
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP);
+             RawKafka raw = new RawKafka(listener.port())) {
+            admin.incrementalAlterConfigs(Map.of(r, List.of(
+                    op("metrics", "org.apache.kafka.custom.", AlterConfigOp.OpType.SET),
+                    op("match", "client_software_name=raw-client,client_software_version=1\\..*",
+                            AlterConfigOp.OpType.SET)))).all().get();
+            ApiVersionsResponse refused = raw.call(new ApiVersionsRequest(new ApiVersionsRequestData()
+                    .setClientSoftwareName("raw client!").setClientSoftwareVersion("1.0"), (short) 3));
+            assertThat(Errors.forCode(refused.data().errorCode())).isEqualTo(Errors.INVALID_REQUEST);
+            ApiVersionsResponse named = raw.call(new ApiVersionsRequest(new ApiVersionsRequestData()
+                    .setClientSoftwareName("raw-client").setClientSoftwareVersion("1.2"), (short) 3));
+            assertThat(Errors.forCode(named.data().errorCode())).isEqualTo(Errors.NONE);
+            RawKafka.authenticated(raw, TokenModeProfile.BOOTSTRAP);
+            GetTelemetrySubscriptionsResponse s = raw.call(new GetTelemetrySubscriptionsRequest.Builder(
+                    new GetTelemetrySubscriptionsRequestData().setClientInstanceId(Uuid.ZERO_UUID), true), (short) 0);
+            assertThat(s.data().requestedMetrics()).containsExactly("org.apache.kafka.custom.");
+            assertThat(s.data().clientInstanceId()).isNotEqualTo(Uuid.ZERO_UUID);
+            assertThat(s.data().deltaTemporality()).isTrue();
+        } finally {
+            try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
+                admin.incrementalAlterConfigs(Map.of(r, List.of(op("metrics", "", AlterConfigOp.OpType.DELETE),
+                        op("match", "", AlterConfigOp.OpType.DELETE)))).all().get();
+            }
+        }
     }
 
     private static List<String> run(String[] common, String... args) throws Exception {
