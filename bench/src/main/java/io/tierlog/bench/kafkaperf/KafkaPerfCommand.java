@@ -48,7 +48,9 @@ import java.util.function.ToDoubleFunction;
  * in one run, at both durabilities (Kafka topic {@code flush.messages=1} against {@code tierlog.fsync=always}; page
  * cache against {@code never}). First every server is warmed, unmeasured, per durability: rounds that write and
  * consume {@link #WARM_UP_RECORDS} until its JVM's JIT is quiet ({@link JitWarmup}, the rule of {@code compare}), then
- * rounds that consume a measured run's records alone until it is quiet twice in a row. Then per durability and run:
+ * rounds that consume a measured run's records alone until it is quiet twice in a row; then each server JVM consumes
+ * more rounds until it has as many as the JVM with the most (Kafka's one broker is warmed by both durabilities' rounds,
+ * each service by its own). Then per durability and run:
  * each system gets a fresh topic, a producer run at full speed, one at full speed in transactions of
  * {@link #TRANSACTION_MS}, then a topic written in the same batches on both ({@link FullBatchWriter}) and
  * {@link #consumeRuns} consumer runs reading it back (each with its server's CPU and the consumer's fetch metrics
@@ -196,6 +198,9 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                 // CPU per 100k consumed fell from 0.11 s in the first run to 0.04-0.05 s in the fifth, 15:32 UTC run).
                 long warm = Math.min(records, WARM_UP_RECORDS);
                 List<String> warmUps = new ArrayList<>();
+                // Each server JVM's consume rounds, and where to run more of them (its last warm-up topic).
+                Map<Long, Integer> readRounds = new LinkedHashMap<>();
+                Map<Long, String[]> readTopic = new LinkedHashMap<>();
                 for (Durability d : Durability.values()) {
                     for (Server s : Server.values()) {
                         String bootstrap = s == Server.KAFKA ? kafka.bootstrapServers() : tierlogBootstrap.get(d);
@@ -221,15 +226,33 @@ public final class KafkaPerfCommand implements Callable<Integer> {
                                             name + "-read-" + round));
                             warmUps.add(s.name().toLowerCase(Locale.ROOT) + " " + d.tierlogFsync() + ": " + written
                                     + ", then consuming " + records + " records: " + read);
+                            readRounds.merge(pid, read.rounds(), Integer::sum);
+                            readTopic.put(pid, new String[]{bootstrap, name});
                         } catch (Exception e) {
                             notes.add(name + " failed: " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
                             Workspace.log(name + " failed: " + e);
                         }
                     }
                 }
+                // Kafka's one broker JVM is warmed by both durabilities' rounds, each service by its own: every JVM
+                // is topped up to the most consume rounds any of them had, so none is measured less warm.
+                int most = readRounds.values().stream().mapToInt(Integer::intValue).max().orElse(0);
+                List<String> topUps = new ArrayList<>();
+                for (Map.Entry<Long, Integer> e : readRounds.entrySet()) {
+                    String[] where = readTopic.get(e.getKey());
+                    for (int round = e.getValue() + 1; round <= most; round++) {
+                        tools.consume(where[1] + "-top-up-" + round, where[0], where[1], records,
+                                where[1] + "-top-up-" + round);
+                    }
+                    if (e.getValue() < most) {
+                        topUps.add(where[1] + " " + (most - e.getValue()));
+                    }
+                }
                 warmUp = "Warm-up, unmeasured, rounds of " + warm + " records written and consumed until the server's "
                         + "JIT was quiet, then rounds consuming " + records + " of them until it was quiet in two "
-                        + "rounds in a row: " + String.join("; ", warmUps) + ".";
+                        + "rounds in a row: " + String.join("; ", warmUps) + "; then every server JVM topped up to "
+                        + most + " consume rounds in all (Kafka's broker serves both durabilities)"
+                        + (topUps.isEmpty() ? "" : ": " + String.join(", ", topUps) + " more") + ".";
                 Workspace.log(warmUp);
                 for (int run = 0; run < runs; run++) {
                     for (Durability d : Durability.values()) {
