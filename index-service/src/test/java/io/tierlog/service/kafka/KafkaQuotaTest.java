@@ -65,7 +65,9 @@ class KafkaQuotaTest {
             assertThat(produced.throttleTimeMs()).isEqualTo((int) expectedMs);
 
             long sent = System.nanoTime();
-            ApiVersionsResponse next = raw.call(new ApiVersionsRequest(new ApiVersionsRequestData(), (short) 3));
+            // Named as every client names itself: an empty software name is INVALID_REQUEST, as with Kafka.
+            ApiVersionsResponse next = raw.call(new ApiVersionsRequest(new ApiVersionsRequestData()
+                    .setClientSoftwareName("raw").setClientSoftwareVersion("1"), (short) 3));
             assertThat(next.data().errorCode()).isZero();
             assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("the connection was muted for the throttle")
                     .isGreaterThanOrEqualTo(Duration.ofMillis(expectedMs - 50));
