@@ -164,11 +164,12 @@ public class KafkaClientTelemetry {
                         throw Errors.INVALID_CONFIG.exception(op + " on " + c.name() + ": only metrics and match are "
                                 + "lists; use SET or DELETE");
                     }
-                    LinkedHashSet<String> entries = new LinkedHashSet<>(entries(configs.get(c.name())));
+                    LinkedHashSet<String> entries =
+                            new LinkedHashSet<>(ClientMetricsSubscription.list(configs.get(c.name())));
                     if (op == AlterConfigOp.OpType.APPEND) {
-                        entries.addAll(entries(c.value()));
+                        entries.addAll(ClientMetricsSubscription.list(c.value()));
                     } else {
-                        entries.removeAll(entries(c.value()));
+                        entries.removeAll(ClientMetricsSubscription.list(c.value()));
                     }
                     configs.put(c.name(), String.join(",", entries));
                 }
@@ -194,17 +195,5 @@ public class KafkaClientTelemetry {
         } else {
             subscriptions.put(s);
         }
-    }
-
-    private static List<String> entries(String value) {
-        List<String> out = new ArrayList<>();
-        if (value != null) {
-            for (String s : value.split(",")) {
-                if (!s.isBlank()) {
-                    out.add(s.strip());
-                }
-            }
-        }
-        return out;
     }
 }

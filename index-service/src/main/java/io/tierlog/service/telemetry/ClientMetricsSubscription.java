@@ -107,7 +107,7 @@ public record ClientMetricsSubscription(String name, List<String> metrics, int i
     }
 
     /** A Kafka LIST value: comma-separated, each entry trimmed, empty ones dropped. */
-    static List<String> list(String value) {
+    public static List<String> list(String value) {
         if (value == null) {
             return List.of();
         }
