@@ -5,6 +5,7 @@ import io.tierlog.groups.ClassicGroupCoordinator;
 import io.tierlog.groups.ClassicGroupCoordinator.Join;
 import io.tierlog.groups.ClassicGroupCoordinator.JoinAnswer;
 import io.tierlog.groups.ClassicGroupCoordinator.SyncAnswer;
+import io.tierlog.groups.GroupAssignor;
 import io.tierlog.service.ServiceThreads;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.message.HeartbeatResponseData;
@@ -50,8 +51,16 @@ import java.util.function.Supplier;
  */
 @Singleton
 public class KafkaClassicGroups {
-    /** The assignors the service runs for classic consumers (it assigns itself, sticky and balanced, for them). */
+    /** The classic consumers' assignors the service runs itself for them ({@link #serverAssignor}). */
     static final Set<String> SERVED_ASSIGNORS = Set.of("range", "roundrobin", "sticky", "cooperative-sticky");
+
+    /**
+     * The service's assignor for a classic consumer's protocol: {@code range} for Kafka's RangeAssignor, whose users
+     * may rely on co-partitioned topics going together; {@code uniform} (balanced and sticky) for the others.
+     */
+    static String serverAssignor(String protocol) {
+        return (protocol.equals("range") ? GroupAssignor.RANGE : GroupAssignor.UNIFORM).wireName();
+    }
     /** How often a waiting join or sync looks for changes this instance did not make. */
     static final long POLL_MS = 100;
 

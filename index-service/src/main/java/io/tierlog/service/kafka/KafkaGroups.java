@@ -3,6 +3,7 @@ package io.tierlog.service.kafka;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import io.tierlog.groups.ClassicGroupCoordinator;
+import io.tierlog.groups.GroupAssignor;
 import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.groups.GroupDescription;
 import io.tierlog.groups.Heartbeat;
@@ -152,6 +153,11 @@ public class KafkaGroups {
                             .setErrorMessage("subscribedTopicRegex is not a valid RE2J expression: " + e.getDescription()));
                 }
             }
+            if (in.serverAssignor() != null && GroupAssignor.named(in.serverAssignor()).isEmpty()) {
+                return new ConsumerGroupHeartbeatResponse(out.setErrorCode(Errors.UNSUPPORTED_ASSIGNOR.code())
+                        .setErrorMessage("ServerAssignor " + in.serverAssignor()
+                                + " is not supported. Supported assignors: uniform, range."));
+            }
             String memberId = in.memberId() == null || in.memberId().isEmpty() ? null : in.memberId();
             String instanceId = emptyToNull(in.instanceId());
             // -2 is a static member leaving for a while; a dynamic member sending it simply leaves.
@@ -169,7 +175,8 @@ public class KafkaGroups {
                 }
             }
             HeartbeatAnswer answer = coordinator.heartbeat(in.groupId(), new Heartbeat(memberId, epoch, subscribed,
-                    epoch < 0 ? 0 : consumerSessionTimeoutMs, owned, clientId, instanceId, regex),
+                    epoch < 0 ? 0 : consumerSessionTimeoutMs, owned, clientId, instanceId, regex)
+                            .withAssignor(in.serverAssignor()),
                     JoinRules.CONSUMER_PROTOCOL, stored -> matching(stored, mayDescribe));
             out.setMemberId(answer.memberId()).setMemberEpoch(answer.memberEpoch())
                     .setHeartbeatIntervalMs((int) answer.heartbeatIntervalMs());
@@ -194,7 +201,7 @@ public class KafkaGroups {
         ConsumerGroupDescribeResponseData out = new ConsumerGroupDescribeResponseData();
         for (String group : request.data().groupIds()) {
             ConsumerGroupDescribeResponseData.DescribedGroup g = new ConsumerGroupDescribeResponseData.DescribedGroup()
-                    .setGroupId(group).setAssignorName("uniform");
+                    .setGroupId(group).setAssignorName(GroupAssignor.UNIFORM.wireName());
             try {
                 if (classic.active(group)) {
                     // As Kafka's coordinator answers for a classic group: Admin then describes it with DescribeGroups.
@@ -208,7 +215,8 @@ public class KafkaGroups {
                     g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + group + " does not exist");
                 } else {
                     GroupDescription desc = d.orElse(new GroupDescription(group, GroupDescription.State.EMPTY, 0, List.of()));
-                    g.setGroupState(consumerState(desc)).setGroupEpoch((int) desc.groupEpoch())
+                    g.setGroupState(consumerState(desc)).setAssignorName(desc.assignor())
+                            .setGroupEpoch((int) desc.groupEpoch())
                             .setAssignmentEpoch((int) desc.groupEpoch());
                     for (GroupDescription.MemberDescription m : desc.members()) {
                         g.members().add(new ConsumerGroupDescribeResponseData.Member().setMemberId(m.memberId())
@@ -265,7 +273,11 @@ public class KafkaGroups {
                 return new JoinGroupResponse(out.setErrorCode(Errors.MEMBER_ID_REQUIRED.code())
                         .setMemberId(newMemberId()), version);
             }
-            JoinGroupRequestData.JoinGroupRequestProtocol protocol = in.protocols().iterator().next();
+            // The member's first protocol the service runs (Kafka's vote, for one member), else its first.
+            JoinGroupRequestData.JoinGroupRequestProtocol protocol = in.protocols().stream()
+                    .filter(p -> KafkaClassicGroups.SERVED_ASSIGNORS.contains(p.name())).findFirst()
+                    .orElse(in.protocols().iterator().next());
+            boolean assignsItself = !KafkaClassicGroups.SERVED_ASSIGNORS.contains(protocol.name());
             ConsumerPartitionAssignor.Subscription subscription =
                     KafkaInternals.subscription(ByteBuffer.wrap(protocol.metadata()));
             List<TopicPartitions> owned = byTopic(subscription.ownedPartitions());
@@ -275,9 +287,8 @@ public class KafkaGroups {
             String memberId = freshStaticJoin ? newMemberId() : in.memberId().isEmpty() ? null : in.memberId();
             int epoch = memberId == null || freshStaticJoin ? 0 : currentEpoch(in.groupId(), memberId).orElse(0);
             Heartbeat join = new Heartbeat(memberId, epoch, new HashSet<>(subscription.topics()),
-                    in.sessionTimeoutMs(), owned, clientId, instanceId);
-            boolean assignsItself = in.protocols().stream()
-                    .noneMatch(p -> KafkaClassicGroups.SERVED_ASSIGNORS.contains(p.name()));
+                    in.sessionTimeoutMs(), owned, clientId, instanceId)
+                    .withAssignor(KafkaClassicGroups.serverAssignor(protocol.name()));
             HeartbeatAnswer answer;
             try {
                 answer = coordinator.heartbeat(in.groupId(), assignsItself ? join.assigningItself() : join,
@@ -396,7 +407,7 @@ public class KafkaGroups {
                     g.setGroupState(offsets.offsets(group).isEmpty() ? "Dead" : "Empty");
                 } else {
                     g.setGroupState(d.get().state() == GroupDescription.State.STABLE ? "Stable" : "CompletingRebalance")
-                            .setProtocolData("uniform");
+                            .setProtocolData(d.get().assignor());
                     for (GroupDescription.MemberDescription m : d.get().members()) {
                         List<org.apache.kafka.common.TopicPartition> assigned = new ArrayList<>();
                         m.assignment().forEach(tps -> tps.partitions().forEach(

@@ -22,6 +22,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.InvalidRegularExpression;
 import org.apache.kafka.common.errors.UnreleasedInstanceIdException;
+import org.apache.kafka.common.errors.UnsupportedAssignorException;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
@@ -50,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * other gets all 4 and resumes where the leaver committed; an HTTP member and a Kafka consumer share one group;
  * Admin lists, describes and deletes offsets. Static members ({@code group.instance.id}): a restarted one gets its
  * partitions back and the other member sees no rebalance; a replaced one is fenced; Admin removes one by instance id.
+ * Range assignment keeps co-partitioned topics together under both protocols.
  */
 @QuarkusTest
 class KafkaGroupsTest {
@@ -342,6 +344,72 @@ class KafkaGroupsTest {
                     assertThat(m.subscribedTopicNames()).contains(prefix + "-later");
                 });
             }
+        }
+    }
+
+    /**
+     * Range (KIP-848's {@code group.remote.assignor}, the classic consumer's RangeAssignor, its default): two
+     * co-partitioned topics reach each consumer with the same partition numbers, so a join by key stays local.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"consumer", "classic"})
+    void rangeKeepsCoPartitionedTopicsTogether(String protocol) throws Exception {
+        String orders = KafkaListenerTest.unique("range-orders-" + protocol);
+        String payments = KafkaListenerTest.unique("range-payments-" + protocol);
+        String group = KafkaListenerTest.unique("g-range-" + protocol);
+        createTopic(orders, 4);
+        createTopic(payments, 4);
+        Map<String, String> range = new HashMap<>();
+        range.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        range.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+        if (protocol.equals("consumer")) {
+            range.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "range");
+        } else {
+            range.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                    org.apache.kafka.clients.consumer.RangeAssignor.class.getName());
+            range.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
+        }
+        Reader a = new Reader(KafkaClients.consumer(listener.port(), range));
+        Reader b = new Reader(KafkaClients.consumer(listener.port(), range));
+        try {
+            a.consumer.subscribe(List.of(orders, payments));
+            b.consumer.subscribe(List.of(orders, payments));
+            pollUntil(List.of(a, b), () -> a.consumer.assignment().size() == 4 && b.consumer.assignment().size() == 4,
+                    "4 + 4 partitions");
+            for (Reader r : List.of(a, b)) {
+                Set<Integer> ofOrders = new HashSet<>();
+                Set<Integer> ofPayments = new HashSet<>();
+                r.consumer.assignment().forEach(tp -> (tp.topic().equals(orders) ? ofOrders : ofPayments)
+                        .add(tp.partition()));
+                assertThat(ofOrders).as("%s: the same partitions of both topics", r.consumer.assignment())
+                        .hasSize(2).isEqualTo(ofPayments);
+            }
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
+                assertThat(d.partitionAssignor()).isEqualTo("range");
+            }
+        } finally {
+            a.consumer.close();
+            b.consumer.close();
+        }
+    }
+
+    @Test
+    void aServerAssignorTheServiceLacksIsRefusedWithUnsupportedAssignor() throws Exception {
+        String topic = KafkaListenerTest.unique("assignor-unknown");
+        createTopic(topic, 1);
+        Map<String, String> c = new HashMap<>();
+        c.put(ConsumerConfig.GROUP_ID_CONFIG, KafkaListenerTest.unique("g-assignor-unknown"));
+        c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        c.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "sticky");
+        try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(listener.port(), c)) {
+            consumer.subscribe(List.of(topic));
+            Instant deadline = Instant.now().plusSeconds(30);
+            assertThatThrownBy(() -> {
+                while (Instant.now().isBefore(deadline)) {
+                    consumer.poll(ROUND);
+                }
+            }).isInstanceOf(UnsupportedAssignorException.class).hasMessageContaining("sticky");
         }
     }
 

@@ -230,6 +230,10 @@ public final class GroupCoordinator {
                 m.sessionTimeoutMs = hb.sessionTimeoutMs();
             }
             m.clientId = hb.clientId();
+            if (hb.assignor() != null && !hb.assignor().equals(m.assignor)) {
+                m.assignor = hb.assignor();
+                retarget = true;
+            }
             TreeSet<String> topics = subscription(m, hb, regexTopics);
             if (!topics.equals(m.topics)) {
                 m.topics = topics;
@@ -620,17 +624,26 @@ public final class GroupCoordinator {
         return counts;
     }
 
-    /** Recomputes the target assignment from the members' previous targets; a new group epoch. */
+    /**
+     * Recomputes the target assignment from the members' previous targets, with the assignor most members ask for
+     * ({@link GroupAssignor#preferred}); a new group epoch.
+     */
     private void retarget(GroupState s) {
         s.groupEpoch++;
         s.partitionCounts = new TreeMap<>(currentCounts(s));
         Map<String, Set<String>> subscriptions = new TreeMap<>();
         Map<String, Set<TopicPartition>> previous = new HashMap<>();
+        List<String> named = new ArrayList<>();
         s.members.forEach((id, m) -> {
             subscriptions.put(id, m.topics);
             previous.put(id, GroupState.toSet(m.target));
+            if (m.assignor != null) {
+                named.add(m.assignor);
+            }
         });
-        StickyBalancedAssignor.assign(subscriptions, s.partitionCounts, previous)
+        GroupAssignor assignor = GroupAssignor.preferred(named);
+        s.assignor = assignor.wireName();
+        assignor.assign(subscriptions, s.partitionCounts, previous)
                 .forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));
     }
 
@@ -688,7 +701,8 @@ public final class GroupCoordinator {
         }
         GroupDescription.State state = members.isEmpty() ? GroupDescription.State.EMPTY
                 : stable ? GroupDescription.State.STABLE : GroupDescription.State.RECONCILING;
-        return new GroupDescription(group, state, s.groupEpoch, members);
+        return new GroupDescription(group, state, s.groupEpoch, members,
+                s.assignor == null ? GroupAssignor.UNIFORM.wireName() : s.assignor);
     }
 
     /**
@@ -778,6 +792,9 @@ public final class GroupCoordinator {
         }
         if (hb.topics() != null) {
             hb.topics().forEach(Names::requireValidTopic);
+        }
+        if (hb.assignor() != null && GroupAssignor.named(hb.assignor()).isEmpty()) {
+            throw bad("assignor", "assignor must be one of uniform, range: " + hb.assignor());
         }
         if (hb.topicRegex() != null && hb.topicRegex().length() > MAX_TOPIC_REGEX_CHARS) {
             throw bad("topicRegex", "topicRegex must be at most " + MAX_TOPIC_REGEX_CHARS + " characters: "

@@ -3,8 +3,18 @@ package io.tierlog.groups;
 import java.util.List;
 import java.util.Set;
 
-/** A group as {@code GET /v1/groups/{group}} shows it. */
-public record GroupDescription(String group, State state, long groupEpoch, List<MemberDescription> members) {
+/**
+ * A group as {@code GET /v1/groups/{group}} shows it.
+ *
+ * @param assignor the assignor that computed the members' targets ({@link GroupAssignor#wireName()})
+ */
+public record GroupDescription(String group, State state, long groupEpoch, List<MemberDescription> members,
+                               String assignor) {
+    /** A group whose targets come from the default assignor, {@code uniform}. */
+    public GroupDescription(String group, State state, long groupEpoch, List<MemberDescription> members) {
+        this(group, state, groupEpoch, members, GroupAssignor.UNIFORM.wireName());
+    }
+
     public enum State {
         EMPTY, STABLE, RECONCILING;
 

@@ -24,6 +24,8 @@ final class GroupState {
     public TreeMap<String, Member> members = new TreeMap<>();
     /** Membership by Kafka's classic protocol with the members' own assignor; null if the group never had it. */
     public ClassicGroup classic;
+    /** The assignor ({@link GroupAssignor#wireName()}) that computed the target; null: none has yet (uniform). */
+    public String assignor;
     /** The group's own configs ({@link GroupConfigs}), only those set. */
     public TreeMap<String, String> configs = new TreeMap<>();
     /** Set by a change that removes the group's state; never stored. */
@@ -45,6 +47,8 @@ final class GroupState {
         public boolean departed;
         /** A classic consumer whose assignors the service does not run ({@link Heartbeat#assignsItself}). */
         public boolean assignsItself;
+        /** The assignor the member asked for ({@link Heartbeat#assignor}); null: none. */
+        public String assignor;
         public int memberEpoch;
         /** Wall-clock epoch ms of the receiving instance when the last heartbeat arrived (for people and other instances). */
         public long lastHeartbeatMs;

@@ -26,10 +26,12 @@ import java.util.Set;
  * @param assignsItself    a classic consumer whose assignors the service does not run (custom, Kafka Streams'),
  *                         served because the group is the service's: when only such members are left, the group
  *                         goes back to their own rounds (Kafka's downgrade, ADR 0066)
+ * @param assignor         the assignor the member asks the group to run ({@link GroupAssignor#wireName()}, Kafka's
+ *                         {@code ServerAssignor}); null: unchanged since its last heartbeat, none for a new member
  */
 public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
                         List<TopicPartitions> ownedPartitions, String clientId, String instanceId,
-                        String topicRegex, boolean assignsItself) {
+                        String topicRegex, boolean assignsItself, String assignor) {
     public static final int LEAVE = -1;
     /** A static member leaving for a while: its partitions wait for its instance id until its session ends. */
     public static final int STATIC_LEAVE = -2;
@@ -43,7 +45,7 @@ public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, lo
     public Heartbeat(String memberId, int memberEpoch, Set<String> topics, long sessionTimeoutMs,
                      List<TopicPartitions> ownedPartitions, String clientId, String instanceId, String topicRegex) {
         this(memberId, memberEpoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId, topicRegex,
-                false);
+                false, null);
     }
 
     /** A heartbeat that leaves the member's regular expression as it is. */
@@ -61,18 +63,24 @@ public record Heartbeat(String memberId, int memberEpoch, Set<String> topics, lo
     /** This heartbeat with another session timeout. */
     public Heartbeat withSessionTimeout(long ms) {
         return new Heartbeat(memberId, memberEpoch, topics, ms, ownedPartitions, clientId, instanceId, topicRegex,
-                assignsItself);
+                assignsItself, assignor);
     }
 
     /** This heartbeat with another epoch. */
     public Heartbeat withEpoch(int epoch) {
         return new Heartbeat(memberId, epoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId,
-                topicRegex, assignsItself);
+                topicRegex, assignsItself, assignor);
     }
 
     /** This heartbeat from a classic consumer whose assignors the service does not run ({@code assignsItself}). */
     public Heartbeat assigningItself() {
         return new Heartbeat(memberId, memberEpoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId,
-                topicRegex, true);
+                topicRegex, true, assignor);
+    }
+
+    /** This heartbeat asking the group to run {@code assignor} (a {@link GroupAssignor#wireName()}). */
+    public Heartbeat withAssignor(String assignor) {
+        return new Heartbeat(memberId, memberEpoch, topics, sessionTimeoutMs, ownedPartitions, clientId, instanceId,
+                topicRegex, assignsItself, assignor);
     }
 }

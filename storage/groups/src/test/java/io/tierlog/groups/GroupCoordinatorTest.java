@@ -83,6 +83,46 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void membersAskingForRangeGetCoPartitionedTopicsTogether() {
+        counts.put("payments", 6);
+        Set<String> both = Set.of("orders", "payments");
+        HeartbeatAnswer a = coordinator.heartbeat("g",
+                new Heartbeat(null, 0, both, SESSION, List.of(), "c").withAssignor("range"));
+        HeartbeatAnswer b = coordinator.heartbeat("g",
+                new Heartbeat(null, 0, both, SESSION, List.of(), "c").withAssignor("range"));
+        GroupDescription d = coordinator.describe("g").orElseThrow();
+        assertThat(d.assignor()).isEqualTo("range");
+        for (GroupDescription.MemberDescription m : d.members()) {
+            Map<String, List<Integer>> byTopic = new java.util.TreeMap<>();
+            m.target().forEach(tps -> byTopic.put(tps.topic(), tps.partitions()));
+            assertThat(byTopic.get("orders")).hasSize(3).isEqualTo(byTopic.get("payments"));
+        }
+        // Another instance reads the same choice from the volume; the assignor stays while the members ask for it.
+        GroupCoordinator other = new GroupCoordinator(new GroupStateStore(dir), t -> counts.getOrDefault(t, 0), clock,
+                SKEW);
+        assertThat(other.describe("g").orElseThrow().assignor()).isEqualTo("range");
+        HeartbeatAnswer a2 = other.heartbeat("g", new Heartbeat(a.memberId(), a.memberEpoch(), null, SESSION, null,
+                "c"));
+        assertThat(other.describe("g").orElseThrow().assignor()).as("a heartbeat naming none").isEqualTo("range");
+
+        // One of the two changes to uniform: a tie, which goes to uniform.
+        coordinator.heartbeat("g", new Heartbeat(a2.memberId(), a2.memberEpoch(), null, SESSION, null, "c")
+                .withAssignor("uniform"));
+        assertThat(coordinator.describe("g").orElseThrow().assignor()).isEqualTo("uniform");
+        assertThat(b.memberId()).isNotEqualTo(a.memberId());
+    }
+
+    @Test
+    void anAssignorTheServiceLacksIsRefusedNamingTheField() {
+        assertThatThrownBy(() -> coordinator.heartbeat("g", join().withAssignor("sticky")))
+                .isInstanceOfSatisfying(TierlogException.class, e -> {
+                    assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+                    assertThat(e.getMessage()).contains("assignor");
+                });
+        assertThat(coordinator.describe("g")).as("nothing kept").isEmpty();
+    }
+
+    @Test
     void aJoinerGetsPartitionsOnlyAfterTheirOwnerStopsListingThem() {
         HeartbeatAnswer a = coordinator.heartbeat("g", join());
         HeartbeatAnswer b = coordinator.heartbeat("g", join());
