@@ -99,9 +99,8 @@ final class KafkaApiVersions {
                 : EndTxnRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2);
         m.put(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion());
         m.put(ApiKeys.LIST_TRANSACTIONS, (short) 1);
-        // Version 1 lists every config resource type (KIP-1142); version 0 lists client-metrics subscriptions, all
-        // that kafka-client-metrics asks for.
-        m.put(ApiKeys.LIST_CONFIG_RESOURCES, (short) 0);
+        // Version 1 lists every config resource type (KIP-1142), version 0 client-metrics subscriptions only.
+        m.put(ApiKeys.LIST_CONFIG_RESOURCES, (short) 1);
         return m;
     }
 }

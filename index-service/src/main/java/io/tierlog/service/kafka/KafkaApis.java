@@ -18,6 +18,7 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -41,6 +42,7 @@ import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.HeartbeatRequest;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.ListConfigResourcesRequest;
 import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.OffsetDeleteRequest;
@@ -80,9 +82,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -123,6 +128,7 @@ public class KafkaApis {
     private final KafkaAcls acls;
     private final KafkaClientQuotas clientQuotas;
     private final KafkaClientTelemetry clientTelemetry;
+    private final KafkaConfigResources configResources;
     private final KafkaSasl sasl;
     private final KafkaScram scram;
     private final KafkaReplicaApis replicaApis;
@@ -152,6 +158,8 @@ public class KafkaApis {
         this.acls = acls;
         this.clientQuotas = clientQuotas;
         this.clientTelemetry = clientTelemetry;
+        this.configResources = new KafkaConfigResources(topics, () -> this.cluster.get(),
+                clientTelemetry::subscriptionNames, () -> allGroups(groups, shareGroups));
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -316,7 +324,8 @@ public class KafkaApis {
                     (GetTelemetrySubscriptionsRequest) request, session, clientId));
             case PUSH_TELEMETRY -> charged.on(workers, () -> clientTelemetry.push((PushTelemetryRequest) request,
                     session, clientId));
-            case LIST_CONFIG_RESOURCES -> charged.on(workers, clientTelemetry::list);
+            case LIST_CONFIG_RESOURCES -> charged.on(workers, () -> configResources.list(
+                    ((ListConfigResourcesRequest) request).data(), version));
             case METADATA -> charged.on(reads, () -> clusterApis.metadata((MetadataRequest) request, version, clientId,
                     topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic),
                     topic -> kafkaAccess.allowsDescribe(session.principal(), topic, clientId)));
@@ -549,6 +558,17 @@ public class KafkaApis {
         synchronized long nanos() {
             return completedNanos + running * System.nanoTime() - runningStartSum;
         }
+    }
+
+    /** Every group's name, as an administrator's ListGroups lists them, and those with only configs set. */
+    private static Collection<String> allGroups(KafkaGroups groups, KafkaShareGroups shareGroups) {
+        ListGroupsRequestData all = new ListGroupsRequestData();
+        ListGroupsResponse listed = groups.listGroups(new ListGroupsRequest(all, ApiKeys.LIST_GROUPS.latestVersion()),
+                group -> true);
+        shareGroups.listGroups(all, group -> true, listed.data());
+        Set<String> names = new TreeSet<>(groups.configuredGroups());
+        listed.data().groups().forEach(g -> names.add(g.groupId()));
+        return names;
     }
 
     private DescribeClusterResponse describeCluster() {

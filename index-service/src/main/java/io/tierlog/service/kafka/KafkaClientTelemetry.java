@@ -14,14 +14,12 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.GetTelemetrySubscriptionsResponseData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
-import org.apache.kafka.common.message.ListConfigResourcesResponseData;
 import org.apache.kafka.common.message.PushTelemetryRequestData;
 import org.apache.kafka.common.message.PushTelemetryResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import org.apache.kafka.common.requests.GetTelemetrySubscriptionsRequest;
 import org.apache.kafka.common.requests.GetTelemetrySubscriptionsResponse;
-import org.apache.kafka.common.requests.ListConfigResourcesResponse;
 import org.apache.kafka.common.requests.PushTelemetryRequest;
 import org.apache.kafka.common.requests.PushTelemetryResponse;
 
@@ -114,13 +112,11 @@ public class KafkaClientTelemetry {
                 session.address(), session.port());
     }
 
-    /** ListConfigResources v0: the subscriptions' names. */
-    ListConfigResourcesResponse list() {
-        List<ListConfigResourcesResponseData.ConfigResource> out = new ArrayList<>();
-        for (ClientMetricsSubscription s : subscriptions.all()) {
-            out.add(new ListConfigResourcesResponseData.ConfigResource().setResourceName(s.name()));
-        }
-        return new ListConfigResourcesResponse(new ListConfigResourcesResponseData().setConfigResources(out));
+    /** The subscriptions' names, the CLIENT_METRICS config resources ({@link KafkaConfigResources}). */
+    List<String> subscriptionNames() {
+        List<String> out = new ArrayList<>();
+        subscriptions.all().forEach(s -> out.add(s.name()));
+        return out;
     }
 
     /** Every config of the subscription {@code asked} names (or those it asks for), set or default. */
