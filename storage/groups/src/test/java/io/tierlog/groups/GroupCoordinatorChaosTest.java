@@ -21,8 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two coordinators on one directory whose clocks are up to a second apart, and clients that join, heartbeat at
- * random moments (some too late), die, leave and rejoin. After every step, no two live clients consume the same
- * partition; at the end, a quiet period converges to a balanced, complete assignment.
+ * random moments (some too late), die, leave, rejoin and change the assignor they ask for (range or uniform). After
+ * every step, no two live clients consume the same partition; at the end, a quiet period converges to a balanced,
+ * complete assignment.
  */
 class GroupCoordinatorChaosTest {
     static final long SESSION = 3_000;
@@ -38,6 +39,8 @@ class GroupCoordinatorChaosTest {
         Set<Integer> owns = new TreeSet<>();
         long lastAnsweredSendMs = Long.MIN_VALUE;
         boolean alive = true;
+        /** The assignor it asks for; members changing their minds move the group between range and uniform. */
+        String assignor;
 
         Set<Integer> consuming(long now) {
             if (!alive || now - lastAnsweredSendMs > SESSION) {
@@ -77,7 +80,9 @@ class GroupCoordinatorChaosTest {
                 alive.get(random.nextInt(alive.size())).alive = false; // kill -9
             } else if (action < 6 && clients.size() < 12) {
                 clients.add(new Client());
-            } else if (action < 8 && !alive.isEmpty()) {
+            } else if (action < 10 && !alive.isEmpty()) {
+                alive.get(random.nextInt(alive.size())).assignor = random.nextBoolean() ? "range" : "uniform";
+            } else if (action < 12 && !alive.isEmpty()) {
                 Client c = alive.get(random.nextInt(alive.size()));
                 if (c.memberId != null) {
                     try {
@@ -120,7 +125,7 @@ class GroupCoordinatorChaosTest {
         }
         try {
             HeartbeatAnswer a = coordinator.heartbeat("g", new Heartbeat(c.memberId, c.memberId == null ? 0 : c.epoch,
-                    Set.of("orders"), SESSION, owned, null));
+                    Set.of("orders"), SESSION, owned, null).withAssignor(c.assignor));
             c.memberId = a.memberId();
             c.epoch = a.memberEpoch();
             c.owns = new TreeSet<>();
