@@ -89,7 +89,7 @@ final class KafkaApiVersions {
         m.put(ApiKeys.SHARE_FETCH, (short) 2);
         m.put(ApiKeys.SHARE_ACKNOWLEDGE, (short) 2);
         // Versions 4+ of AddPartitionsToTxn are broker-to-broker. EndTxn 5 and TxnOffsetCommit 5 are transaction
-        // protocol 2's (TxnOffsetCommit 6 names topics by id); ListTransactions 2 (an id pattern) is not offered.
+        // protocol 2's (TxnOffsetCommit 6 names topics by id); ListTransactions 2 filters by an id pattern.
         boolean protocol2 = transactionVersion >= 2;
         m.put(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 3);
         m.put(ApiKeys.ADD_OFFSETS_TO_TXN, ApiKeys.ADD_OFFSETS_TO_TXN.latestVersion());
@@ -98,7 +98,7 @@ final class KafkaApiVersions {
         m.put(ApiKeys.END_TXN, protocol2 ? (short) (EndTxnRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2 + 1)
                 : EndTxnRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2);
         m.put(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion());
-        m.put(ApiKeys.LIST_TRANSACTIONS, (short) 1);
+        m.put(ApiKeys.LIST_TRANSACTIONS, (short) 2);
         // Version 1 lists every config resource type (KIP-1142), version 0 client-metrics subscriptions only.
         m.put(ApiKeys.LIST_CONFIG_RESOURCES, (short) 1);
         return m;

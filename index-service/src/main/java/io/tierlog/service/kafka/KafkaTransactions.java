@@ -11,6 +11,8 @@ import io.tierlog.transactions.TransactionDescription;
 import io.tierlog.transactions.TransactionListing;
 import io.tierlog.transactions.TxnError;
 import io.tierlog.transactions.TxnState;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import jakarta.inject.Singleton;
 import org.apache.kafka.common.message.AddOffsetsToTxnResponseData;
 import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
@@ -233,9 +235,22 @@ public class KafkaTransactions {
         return new DescribeTransactionsResponse(out);
     }
 
-    /** ListTransactions (versions 0-1): the transactional ids the caller may describe, with Kafka's filters. */
+    /**
+     * ListTransactions (versions 0-2): the transactional ids the caller may describe, with Kafka's filters; version 2's
+     * id pattern (KIP-1152) is RE2J matched against the whole id, as Kafka matches it, and one that does not compile
+     * is INVALID_REGULAR_EXPRESSION.
+     */
     ListTransactionsResponse list(ListTransactionsRequest request, Predicate<String> visible) {
         ListTransactionsRequestData in = request.data();
+        Pattern idPattern = null;
+        if (in.transactionalIdPattern() != null && !in.transactionalIdPattern().isEmpty()) {
+            try {
+                idPattern = Pattern.compile(in.transactionalIdPattern());
+            } catch (PatternSyntaxException e) {
+                return new ListTransactionsResponse(new ListTransactionsResponseData()
+                        .setErrorCode(Errors.INVALID_REGULAR_EXPRESSION.code()));
+            }
+        }
         Set<TxnState> states = new HashSet<>();
         List<String> unknownStates = new ArrayList<>();
         for (String name : in.stateFilters()) {
@@ -253,7 +268,8 @@ public class KafkaTransactions {
         }
         for (TransactionListing l : coordinator.list(states, new HashSet<>(in.producerIdFilters()),
                 in.durationFilter())) {
-            if (visible.test(l.transactionalId())) {
+            if (visible.test(l.transactionalId())
+                    && (idPattern == null || idPattern.matches(l.transactionalId()))) {
                 out.transactionStates().add(new ListTransactionsResponseData.TransactionState()
                         .setTransactionalId(l.transactionalId()).setProducerId(l.producerId())
                         .setTransactionState(stateName(l.state())));

@@ -330,6 +330,16 @@ class KafkaTransactionsTest {
                     new org.apache.kafka.clients.admin.ListTransactionsOptions()
                             .filterStates(List.of(TransactionState.ONGOING))).all().get());
             assertThat(ongoing).extracting(TransactionListing::transactionalId).contains(id);
+            // kafka-transactions list --transactional-id-pattern (KIP-1152): RE2J over the whole id.
+            assertThat(admin.listTransactions(new org.apache.kafka.clients.admin.ListTransactionsOptions()
+                    .filterOnTransactionalIdPattern(id.substring(0, id.length() - 1) + "."))
+                    .all().get()).extracting(TransactionListing::transactionalId).containsExactly(id);
+            assertThat(admin.listTransactions(new org.apache.kafka.clients.admin.ListTransactionsOptions()
+                    .filterOnTransactionalIdPattern(id.substring(1))).all().get())
+                    .as("a pattern matches the whole id").isEmpty();
+            assertThatThrownBy(() -> admin.listTransactions(new org.apache.kafka.clients.admin.ListTransactionsOptions()
+                    .filterOnTransactionalIdPattern("(unclosed")).all().get())
+                    .cause().isInstanceOf(org.apache.kafka.common.errors.InvalidRegularExpression.class);
             producer.commitTransaction();
             assertThat(admin.describeTransactions(List.of(id)).description(id).get().state())
                     .isEqualTo(TransactionState.COMPLETE_COMMIT);
