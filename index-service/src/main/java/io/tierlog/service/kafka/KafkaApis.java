@@ -87,7 +87,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -146,7 +145,7 @@ public class KafkaApis {
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
                      KafkaShareGroupAdmin shareAdmin, KafkaTransactions transactions, KafkaAcls acls,
                      KafkaClientQuotas clientQuotas, KafkaClientTelemetry clientTelemetry,
-                     AccessControl access, Clock clock, ServiceThreads threads,
+                     KafkaGroupConfigs groupConfigs, AccessControl access, Clock clock, ServiceThreads threads,
                      Vertx vertx, TierlogConfig config, TopicStore topics, PooledDirectMemory memory, Quotas quotas) {
         this.memory = memory;
         this.versions = new KafkaApiVersions(config.kafka().transactionVersion());
@@ -159,7 +158,7 @@ public class KafkaApis {
         this.clientQuotas = clientQuotas;
         this.clientTelemetry = clientTelemetry;
         this.configResources = new KafkaConfigResources(topics, () -> this.cluster.get(),
-                clientTelemetry::subscriptionNames, () -> allGroups(groups, shareGroups));
+                clientTelemetry::subscriptionNames, () -> allGroups(groups, shareGroups, groupConfigs));
         this.groups = groups;
         this.classicGroups = classicGroups;
         this.logDirs = logDirs;
@@ -561,12 +560,13 @@ public class KafkaApis {
     }
 
     /** Every group's name, as an administrator's ListGroups lists them, and those with only configs set. */
-    private static Collection<String> allGroups(KafkaGroups groups, KafkaShareGroups shareGroups) {
+    private static Collection<String> allGroups(KafkaGroups groups, KafkaShareGroups shareGroups,
+                                                KafkaGroupConfigs groupConfigs) {
         ListGroupsRequestData all = new ListGroupsRequestData();
         ListGroupsResponse listed = groups.listGroups(new ListGroupsRequest(all, ApiKeys.LIST_GROUPS.latestVersion()),
                 group -> true);
         shareGroups.listGroups(all, group -> true, listed.data());
-        Set<String> names = new TreeSet<>(groups.configuredGroups());
+        Set<String> names = groupConfigs.configuredGroups();
         listed.data().groups().forEach(g -> names.add(g.groupId()));
         return names;
     }

@@ -19,6 +19,8 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Kafka's group configs (resource type GROUP, {@code kafka-configs --entity-type groups}): a consumer group's own
@@ -65,6 +67,21 @@ public class KafkaGroupConfigs {
         this.defaultShareSessionTimeoutMs = config.kafka().shareSessionTimeout().toMillis();
         this.defaultShareHeartbeatIntervalMs = config.kafka().shareHeartbeatInterval().toMillis();
         this.defaultLockMs = config.kafka().shareRecordLockDuration().toMillis();
+    }
+
+    /**
+     * The groups with configs set, members or not (ListGroups leaves out a group that has only configs): consumer
+     * groups with a config stored, and share groups with anything stored (a config among it).
+     */
+    Set<String> configuredGroups() {
+        Set<String> out = new TreeSet<>();
+        for (String group : coordinator.groups()) {
+            if (!coordinator.configs(group).values().isEmpty()) {
+                out.add(group);
+            }
+        }
+        out.addAll(shares.groups());
+        return out;
     }
 
     /** Every group config of {@code asked}'s group (or those it names), set or default. */

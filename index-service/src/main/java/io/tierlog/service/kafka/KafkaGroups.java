@@ -466,17 +466,6 @@ public class KafkaGroups {
      *
      * @param visible the groups the caller may see (read)
      */
-    /** The groups with configs of the consumer protocol set, members or not (ListGroups leaves out those without). */
-    List<String> configuredGroups() {
-        List<String> out = new ArrayList<>();
-        for (String group : coordinator.groups()) {
-            if (!coordinator.configs(group).values().isEmpty()) {
-                out.add(group);
-            }
-        }
-        return out;
-    }
-
     ListGroupsResponse listGroups(ListGroupsRequest request, java.util.function.Predicate<String> visible) {
         ListGroupsResponseData out = new ListGroupsResponseData();
         Set<String> states = new HashSet<>();

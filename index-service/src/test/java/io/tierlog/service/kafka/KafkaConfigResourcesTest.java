@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * ListConfigResources v1 (KIP-1142) with kafka-clients 4.4.0 and kafka-tools' {@code kafka-configs}: every config
- * resource an administrator may describe, by type, including a group that has only configs (no members, no
- * offsets), which ListGroups does not show. In token mode: listing needs {@code admin:cluster}.
+ * resource an administrator may describe, by type, including consumer and share groups that have only configs (no
+ * members, no offsets), which ListGroups does not show. In token mode: listing needs {@code admin:cluster}.
  */
 @QuarkusTest
 @TestProfile(TokenModeProfile.class)
@@ -48,11 +48,14 @@ class KafkaConfigResourcesTest {
         String configured = KafkaListenerTest.unique("g-configured");
         String committed = KafkaListenerTest.unique("g-committed");
         String subscription = KafkaListenerTest.unique("cm-listed");
+        String shareConfigured = KafkaListenerTest.unique("g-share-configured");
         try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
             admin.incrementalAlterConfigs(Map.of(
                     new ConfigResource(ConfigResource.Type.GROUP, configured), List.of(new AlterConfigOp(
                             new ConfigEntry("consumer.session.timeout.ms", "50000"), AlterConfigOp.OpType.SET)),
+                    new ConfigResource(ConfigResource.Type.GROUP, shareConfigured), List.of(new AlterConfigOp(
+                            new ConfigEntry("share.record.lock.duration.ms", "20000"), AlterConfigOp.OpType.SET)),
                     new ConfigResource(ConfigResource.Type.CLIENT_METRICS, subscription), List.of(new AlterConfigOp(
                             new ConfigEntry("metrics", "org.apache.kafka.producer."), AlterConfigOp.OpType.SET))))
                     .all().get();
@@ -62,6 +65,7 @@ class KafkaConfigResourcesTest {
             Collection<ConfigResource> all = list(admin, Set.of());
             assertThat(all).contains(new ConfigResource(ConfigResource.Type.TOPIC, topic),
                     new ConfigResource(ConfigResource.Type.GROUP, configured),
+                    new ConfigResource(ConfigResource.Type.GROUP, shareConfigured),
                     new ConfigResource(ConfigResource.Type.GROUP, committed),
                     new ConfigResource(ConfigResource.Type.CLIENT_METRICS, subscription),
                     new ConfigResource(ConfigResource.Type.BROKER,

@@ -68,6 +68,27 @@ final class ShareGroupFiles {
         }
     }
 
+    /** The groups with anything stored (a config, members, share-partition state), by name; a listing without locks. */
+    List<String> groups() {
+        if (!Files.isDirectory(root)) {
+            return List.of();
+        }
+        try (Stream<Path> groups = Files.list(root)) {
+            return groups.filter(ShareGroupFiles::holdsAnything).map(g -> g.getFileName().toString()).sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + root, e);
+        }
+    }
+
+    private static boolean holdsAnything(Path groupDir) {
+        try (Stream<Path> entries = Files.list(groupDir)) {
+            return entries.findAny().isPresent();
+        } catch (IOException e) {
+            return false; // removed while listed
+        }
+    }
+
     /** A share-partition's state log; an instance keeps it open and caches its state (see {@link ShareStateLog}). */
     ShareStateLog partition(String group, TopicPartition tp) {
         return new ShareStateLog(groupDir(group).resolve(Names.requireValidTopic(tp.topic()))

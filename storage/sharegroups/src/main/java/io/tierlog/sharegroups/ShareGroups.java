@@ -840,6 +840,11 @@ public final class ShareGroups {
         return existed;
     }
 
+    /** The share groups with a config, members or share-partition state stored, by name. */
+    public List<String> groups() {
+        return files.groups();
+    }
+
     /** What this process last saw of each share-partition it served (for gauges). */
     public List<Snapshot> snapshots() {
         return List.copyOf(snapshots.values());
