@@ -26,6 +26,7 @@ import org.apache.kafka.common.errors.UnsupportedAssignorException;
 import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
+import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -113,6 +114,16 @@ class KafkaGroupsTest {
         int count() {
             return offsets.values().stream().mapToInt(List::size).sum();
         }
+    }
+
+    /** A consumer polling for 30 s, for {@code assertThatThrownBy}: the error the client raises meanwhile. */
+    private static ThrowableAssert.ThrowingCallable pollingFor30s(KafkaConsumer<String, String> consumer) {
+        return () -> {
+            Instant deadline = Instant.now().plusSeconds(30);
+            while (Instant.now().isBefore(deadline)) {
+                consumer.poll(ROUND);
+            }
+        };
     }
 
     private static void pollUntil(List<Reader> readers, BooleanSupplier done, String what) {
@@ -404,12 +415,8 @@ class KafkaGroupsTest {
         c.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, "sticky");
         try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(listener.port(), c)) {
             consumer.subscribe(List.of(topic));
-            Instant deadline = Instant.now().plusSeconds(30);
-            assertThatThrownBy(() -> {
-                while (Instant.now().isBefore(deadline)) {
-                    consumer.poll(ROUND);
-                }
-            }).isInstanceOf(UnsupportedAssignorException.class).hasMessageContaining("sticky");
+            assertThatThrownBy(pollingFor30s(consumer)).isInstanceOf(UnsupportedAssignorException.class)
+                    .hasMessageContaining("sticky");
         }
     }
 
@@ -417,12 +424,7 @@ class KafkaGroupsTest {
     void anInvalidSubscriptionPatternIsRefusedWithInvalidRegularExpression() {
         try (KafkaConsumer<String, String> c = consumer(KafkaListenerTest.unique("g-badrx"), "consumer")) {
             c.subscribe(new SubscriptionPattern("orders-(unclosed"));
-            Instant deadline = Instant.now().plusSeconds(30);
-            assertThatThrownBy(() -> {
-                while (Instant.now().isBefore(deadline)) {
-                    c.poll(ROUND);
-                }
-            }).isInstanceOf(InvalidRegularExpression.class);
+            assertThatThrownBy(pollingFor30s(c)).isInstanceOf(InvalidRegularExpression.class);
         }
     }
 
