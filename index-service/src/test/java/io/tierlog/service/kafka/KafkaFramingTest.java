@@ -3,9 +3,9 @@ package io.tierlog.service.kafka;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.message.AddPartitionsToTxnRequestData;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
-import org.apache.kafka.common.message.ListTransactionsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ObjectSerializationCache;
@@ -15,10 +15,10 @@ import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.AddPartitionsToTxnRequest;
+import org.apache.kafka.common.requests.AddPartitionsToTxnResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
-import org.apache.kafka.common.requests.ListTransactionsRequest;
-import org.apache.kafka.common.requests.ListTransactionsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.junit.jupiter.api.Test;
 
@@ -127,13 +127,16 @@ class KafkaFramingTest {
             ApiVersionsResponse versions = apiVersions(s, 1);
             assertThat(versions.data().apiKeys().find(ApiKeys.PRODUCE.id)).isNotNull();
             assertThat(versions.data().apiKeys().find(ApiKeys.CREATE_DELEGATION_TOKEN.id)).isNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.LIST_TRANSACTIONS.id).maxVersion()).isEqualTo((short) 1);
+            assertThat(versions.data().apiKeys().find(ApiKeys.ADD_PARTITIONS_TO_TXN.id).maxVersion())
+                    .isEqualTo((short) 3);
 
-            // ListTransactions v2 (an id pattern) is not offered: answered UNSUPPORTED_VERSION, the connection stays.
-            RequestHeader list = new RequestHeader(ApiKeys.LIST_TRANSACTIONS, (short) 2, "raw", 2);
-            send(s, list, new ListTransactionsRequest.Builder(new ListTransactionsRequestData()).build((short) 2));
-            ListTransactionsResponse listed = (ListTransactionsResponse) AbstractResponse.parseResponse(receive(s), list);
-            assertThat(Errors.forCode(listed.data().errorCode())).isEqualTo(Errors.UNSUPPORTED_VERSION);
+            // AddPartitionsToTxn v4 (broker to broker) is not offered: answered UNSUPPORTED_VERSION, the connection stays.
+            RequestHeader add = new RequestHeader(ApiKeys.ADD_PARTITIONS_TO_TXN, (short) 4, "raw", 2);
+            send(s, add, AddPartitionsToTxnRequest.Builder.forBroker(
+                    new AddPartitionsToTxnRequestData.AddPartitionsToTxnTransactionCollection()).build((short) 4));
+            AddPartitionsToTxnResponse added = (AddPartitionsToTxnResponse) AbstractResponse.parseResponse(receive(s),
+                    add);
+            assertThat(Errors.forCode(added.data().errorCode())).isEqualTo(Errors.UNSUPPORTED_VERSION);
 
             // ApiVersions at a version from the future: answered at version 0 with ours (KIP-511).
             sendRaw(s, ApiKeys.API_VERSIONS, (short) 99, 3, new ApiVersionsRequestData()
