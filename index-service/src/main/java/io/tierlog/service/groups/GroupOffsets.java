@@ -18,6 +18,7 @@ import io.tierlog.service.read.FetchResult;
 import io.tierlog.service.read.PartitionReads;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.runtime.Startup;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
@@ -48,7 +49,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * cleaner keeps the last commit of each key, so the fold at start reads what is current, not all history.
  *
  * <p>Record format: key = UTF-8 {@code group \0 topic \0 partition}; value = UTF-8 JSON
- * {@code {"offset": N, "commitTimestamp": ms}}; a null value (tombstone) removes the entry. All of a group's
+ * {@code {"offset": N, "commitTimestamp": ms}}, with {@code "metadata": "..."} when a Kafka client committed some;
+ * a null value (tombstone) removes the entry. All of a group's
  * commits go to partition {@code murmur2(group) % partitions}, so one PUT is one atomic batch and a group's
  * commits are totally ordered. Records that do not parse are skipped with a warning (they were not written by us).
  *
@@ -58,6 +60,8 @@ import java.util.concurrent.ConcurrentHashMap;
 @Startup
 public class GroupOffsets {
     public static final String TOPIC = TopicAdmin.INTERNAL_PREFIX + "consumer_offsets";
+    /** The longest metadata a commit may carry: Kafka's {@code offset.metadata.max.bytes} default (it counts chars). */
+    public static final int MAX_METADATA_CHARS = 4096;
     private static final Logger LOG = Logger.getLogger(GroupOffsets.class);
     private static final int FOLD_BATCH = 5000;
     /** The commit log is keyed by (group, topic, partition): Kafka compacts its __consumer_offsets too. */
@@ -74,12 +78,16 @@ public class GroupOffsets {
     private final Clock clock;
     private final int partitions;
     private final long[] folded;
-    /** group → "topic\0partition"-ordered offsets. */
-    private final Map<String, Map<Key, Long>> committed = new ConcurrentHashMap<>();
+    /** group → "topic\0partition"-ordered commits. */
+    private final Map<String, Map<Key, Commit>> committed = new ConcurrentHashMap<>();
     /** Timestamps of first unconsumed records, by partition and committed offset (see {@link #lagMs}). */
     private final Map<FirstUnconsumed, Remembered> firstTimestamps = new ConcurrentHashMap<>();
 
     private record Key(String topic, int partition) {
+    }
+
+    /** @param metadata null when the commit carried none */
+    private record Commit(long offset, String metadata) {
     }
 
     private record FirstUnconsumed(TopicPartition tp, long committed) {
@@ -137,13 +145,21 @@ public class GroupOffsets {
                 throw new TierlogException(ErrorType.BAD_REQUEST, "offsets[" + i + "].offset must be >= 0: " + o.offset(),
                         Map.of("field", "offsets[" + i + "].offset"));
             }
+            if (o.metadata() != null && o.metadata().length() > MAX_METADATA_CHARS) {
+                throw new TierlogException(ErrorType.BAD_REQUEST, "offsets[" + i + "].metadata must be at most "
+                        + MAX_METADATA_CHARS + " characters: " + o.metadata().length(),
+                        Map.of("field", "offsets[" + i + "].metadata"));
+            }
             TopicPartition tp = new TopicPartition(o.topic(), o.partition());
             long hw = reads.highWatermark(tp);
             if (o.offset() > hw) {
                 throw PartitionReads.outOfRange(tp, o.offset(), Math.min(reads.logStartOffset(tp), hw), hw);
             }
-            byte[] value = JSON.createObjectNode().put("offset", o.offset()).put("commitTimestamp", now).toString()
-                    .getBytes(StandardCharsets.UTF_8);
+            ObjectNode json = JSON.createObjectNode().put("offset", o.offset()).put("commitTimestamp", now);
+            if (o.metadata() != null && !o.metadata().isEmpty()) {
+                json.put("metadata", o.metadata());
+            }
+            byte[] value = json.toString().getBytes(StandardCharsets.UTF_8);
             records.add(new ProduceRecord(key(group, o.topic(), o.partition()), value,
                     List.of(), target, now));
         }
@@ -209,9 +225,9 @@ public class GroupOffsets {
         return listed(committed.getOrDefault(group, Map.of()));
     }
 
-    private static List<CommittedOffset> listed(Map<Key, Long> offsets) {
+    private static List<CommittedOffset> listed(Map<Key, Commit> offsets) {
         List<CommittedOffset> out = new ArrayList<>(offsets.size());
-        offsets.forEach((k, v) -> out.add(new CommittedOffset(k.topic(), k.partition(), v)));
+        offsets.forEach((k, v) -> out.add(new CommittedOffset(k.topic(), k.partition(), v.offset(), v.metadata())));
         return out;
     }
 
@@ -249,8 +265,8 @@ public class GroupOffsets {
 
     private void apply(LogRecord r) {
         String[] parts = r.key() == null ? new String[0] : new String(r.key(), StandardCharsets.UTF_8).split("\0", -1);
-        Long offset = r.value() == null ? null : parseOffset(r.value());
-        if (parts.length != 3 || (r.value() != null && offset == null)) {
+        Commit commit = r.value() == null ? null : parseCommit(r.value());
+        if (parts.length != 3 || (r.value() != null && commit == null)) {
             LOG.warnf("%s offset %d: skipping a record that is not a group commit", TOPIC, r.offset());
             return;
         }
@@ -261,18 +277,24 @@ public class GroupOffsets {
             LOG.warnf("%s offset %d: skipping a record with partition '%s'", TOPIC, r.offset(), parts[2]);
             return;
         }
-        Map<Key, Long> m = committed.computeIfAbsent(parts[0], g -> new java.util.concurrent.ConcurrentSkipListMap<>(ORDER));
-        if (offset == null) {
+        Map<Key, Commit> m = committed.computeIfAbsent(parts[0],
+                g -> new java.util.concurrent.ConcurrentSkipListMap<>(ORDER));
+        if (commit == null) {
             m.remove(new Key(parts[1], partition));
         } else {
-            m.put(new Key(parts[1], partition), offset);
+            m.put(new Key(parts[1], partition), commit);
         }
     }
 
-    private static Long parseOffset(byte[] value) {
+    private static Commit parseCommit(byte[] value) {
         try {
-            JsonNode offset = JSON.readTree(value).get("offset");
-            return offset != null && offset.canConvertToLong() ? offset.asLong() : null;
+            JsonNode json = JSON.readTree(value);
+            JsonNode offset = json.get("offset");
+            if (offset == null || !offset.canConvertToLong()) {
+                return null;
+            }
+            JsonNode metadata = json.get("metadata");
+            return new Commit(offset.asLong(), metadata != null && metadata.isTextual() ? metadata.asText() : null);
         } catch (IOException | RuntimeException e) {
             return null;
         }

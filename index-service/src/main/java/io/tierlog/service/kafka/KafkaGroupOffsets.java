@@ -27,9 +27,10 @@ import java.util.Map;
  * member (an {@code assign()} consumer, Admin's offset changes) is taken only while the group has no members; a
  * member's commit (its id and its member epoch or classic generation) only for partitions it still holds
  * ({@link GroupCoordinator#commitHeld}), else ILLEGAL_GENERATION (UNKNOWN_MEMBER_ID for a member the group does not
- * have, FENCED_INSTANCE_ID for a static member another process took over). Commit metadata and leader epochs are
- * not stored (fetched back as empty and -1). A commit is all-or-nothing, as over HTTP: one bad partition fails every
- * partition of the request with that partition's error.
+ * have, FENCED_INSTANCE_ID for a static member another process took over). Commit metadata is kept with the offset
+ * (at most {@link GroupOffsets#MAX_METADATA_CHARS}, else OFFSET_METADATA_TOO_LARGE, as Kafka's limit); leader epochs
+ * are not (partitions have none: fetched back as -1). A commit is all-or-nothing, as over HTTP: one bad partition
+ * fails every partition of the request with that partition's error.
  */
 @Singleton
 public class KafkaGroupOffsets {
@@ -47,12 +48,15 @@ public class KafkaGroupOffsets {
         List<CommittedOffset> entries = new ArrayList<>();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
-                entries.add(new CommittedOffset(t.name(), p.partitionIndex(), p.committedOffset()));
+                entries.add(new CommittedOffset(t.name(), p.partitionIndex(), p.committedOffset(),
+                        p.committedMetadata()));
             }
         }
         Errors error;
         if (entries.stream().anyMatch(o -> o.partition() < 0)) {
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION; // no such partition; all-or-nothing, so none is committed
+        } else if (entries.stream().anyMatch(o -> metadataTooLarge(o.metadata()))) {
+            error = Errors.OFFSET_METADATA_TOO_LARGE;
         } else {
             List<TopicPartition> partitions = entries.stream()
                     .map(o -> new TopicPartition(o.topic(), o.partition())).toList();
@@ -70,6 +74,11 @@ public class KafkaGroupOffsets {
             out.topics().add(topic);
         }
         return new OffsetCommitResponse(out);
+    }
+
+    /** Whether a commit's metadata is over Kafka's limit ({@code offset.metadata.max.bytes}, counted in chars). */
+    static boolean metadataTooLarge(String metadata) {
+        return metadata != null && metadata.length() > GroupOffsets.MAX_METADATA_CHARS;
     }
 
     /**
@@ -114,7 +123,7 @@ public class KafkaGroupOffsets {
                 for (OffsetFetchResponseData.OffsetFetchResponsePartitions p : t.partitions()) {
                     flat.partitions().add(new OffsetFetchResponseData.OffsetFetchResponsePartition()
                             .setPartitionIndex(p.partitionIndex()).setCommittedOffset(p.committedOffset())
-                            .setCommittedLeaderEpoch(-1).setMetadata("").setErrorCode(p.errorCode()));
+                            .setCommittedLeaderEpoch(-1).setMetadata(p.metadata()).setErrorCode(p.errorCode()));
                 }
                 out.topics().add(flat);
             }
@@ -125,10 +134,10 @@ public class KafkaGroupOffsets {
     private OffsetFetchResponseData.OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestData.OffsetFetchRequestGroup g) {
         OffsetFetchResponseData.OffsetFetchResponseGroup out =
                 new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
-        Map<String, Map<Integer, Long>> committed = new LinkedHashMap<>();
+        Map<String, Map<Integer, CommittedOffset>> committed = new LinkedHashMap<>();
         try {
             for (CommittedOffset o : offsets.offsets(g.groupId())) {
-                committed.computeIfAbsent(o.topic(), k -> new LinkedHashMap<>()).put(o.partition(), o.offset());
+                committed.computeIfAbsent(o.topic(), k -> new LinkedHashMap<>()).put(o.partition(), o);
             }
         } catch (RuntimeException e) {
             return out.setErrorCode(KafkaErrors.of(e).code());
@@ -137,7 +146,7 @@ public class KafkaGroupOffsets {
             committed.forEach((topic, partitions) -> {
                 OffsetFetchResponseData.OffsetFetchResponseTopics t =
                         new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(topic);
-                partitions.forEach((p, offset) -> t.partitions().add(partition(p, offset)));
+                partitions.forEach((p, o) -> t.partitions().add(partition(p, o)));
                 out.topics().add(t);
             });
             return out;
@@ -145,17 +154,19 @@ public class KafkaGroupOffsets {
         for (OffsetFetchRequestData.OffsetFetchRequestTopics asked : g.topics()) {
             OffsetFetchResponseData.OffsetFetchResponseTopics t =
                     new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(asked.name());
-            Map<Integer, Long> known = committed.getOrDefault(asked.name(), Map.of());
+            Map<Integer, CommittedOffset> known = committed.getOrDefault(asked.name(), Map.of());
             for (int p : asked.partitionIndexes()) {
-                t.partitions().add(partition(p, known.getOrDefault(p, -1L)));
+                t.partitions().add(partition(p, known.get(p)));
             }
             out.topics().add(t);
         }
         return out;
     }
 
-    private static OffsetFetchResponseData.OffsetFetchResponsePartitions partition(int p, long offset) {
+    /** @param committed null: the group has no offset for the partition (-1, as Kafka answers) */
+    private static OffsetFetchResponseData.OffsetFetchResponsePartitions partition(int p, CommittedOffset committed) {
         return new OffsetFetchResponseData.OffsetFetchResponsePartitions().setPartitionIndex(p)
-                .setCommittedOffset(offset).setCommittedLeaderEpoch(-1).setMetadata("");
+                .setCommittedOffset(committed == null ? -1 : committed.offset()).setCommittedLeaderEpoch(-1)
+                .setMetadata(committed == null || committed.metadata() == null ? "" : committed.metadata());
     }
 }

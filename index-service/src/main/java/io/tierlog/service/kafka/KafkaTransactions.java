@@ -160,6 +160,8 @@ public class KafkaTransactions {
                     error = Errors.UNKNOWN_TOPIC_OR_PARTITION;
                 } else if (p.committedOffset() < 0) {
                     error = Errors.INVALID_COMMIT_OFFSET_SIZE;
+                } else if (KafkaGroupOffsets.metadataTooLarge(p.committedMetadata())) {
+                    error = Errors.OFFSET_METADATA_TOO_LARGE;
                 } else {
                     offsets.put(new TopicPartition(t.name(), p.partitionIndex()),
                             new PendingOffset(p.committedOffset(), p.committedMetadata(), p.committedLeaderEpoch()));

@@ -81,7 +81,7 @@ public class TransactionsSetup {
                     boolean exists = ingest.topics().find(tp.topic())
                             .filter(t -> tp.partition() < t.partitions()).isPresent();
                     if (exists) {
-                        entries.add(new CommittedOffset(tp.topic(), tp.partition(), o.offset()));
+                        entries.add(new CommittedOffset(tp.topic(), tp.partition(), o.offset(), o.metadata()));
                     }
                 });
                 offsets.commit(groupId, entries);

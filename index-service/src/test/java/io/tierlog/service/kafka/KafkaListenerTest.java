@@ -322,7 +322,18 @@ class KafkaListenerTest {
         try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(port(),
                 Map.of(ConsumerConfig.GROUP_ID_CONFIG, group))) {
             consumer.assign(List.of(tp));
-            consumer.commitSync(Map.of(tp, new OffsetAndMetadata(4)));
+            // Metadata is kept with the offset (Kafka Streams keeps a partition's stream time there), up to Kafka's
+            // limit: a longer one is refused and changes nothing.
+            consumer.commitSync(Map.of(tp, new OffsetAndMetadata(4, "stream-time=1765100000000")));
+            assertThat(consumer.committed(Set.of(tp)).get(tp).metadata()).isEqualTo("stream-time=1765100000000");
+            assertThatThrownBy(() -> consumer.commitSync(Map.of(tp, new OffsetAndMetadata(5, "m".repeat(4097)))))
+                    .isInstanceOf(org.apache.kafka.common.errors.OffsetMetadataTooLarge.class);
+            try (Admin admin = KafkaClients.admin(port())) {
+                OffsetAndMetadata listed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+                        .get(tp);
+                assertThat(listed.offset()).isEqualTo(4);
+                assertThat(listed.metadata()).isEqualTo("stream-time=1765100000000");
+            }
             given().get("/v1/groups/" + group + "/offsets").then().statusCode(200)
                     .body("offsets.find { it.topic == '" + topic + "' }.offset", org.hamcrest.Matchers.equalTo(4));
 
@@ -330,6 +341,8 @@ class KafkaListenerTest {
                     .body("{\"offsets\":[{\"topic\":\"" + topic + "\",\"partition\":0,\"offset\":7}]}")
                     .put("/v1/groups/" + group + "/offsets").then().statusCode(204);
             assertThat(consumer.committed(Set.of(tp)).get(tp).offset()).isEqualTo(7);
+            assertThat(consumer.committed(Set.of(tp)).get(tp).metadata()).as("an HTTP commit carries none")
+                    .isEmpty();
             // A consumer without a reset position starts from the committed offset.
             List<ConsumerRecord<String, String>> read = new ArrayList<>();
             long deadline = System.nanoTime() + 20_000_000_000L;

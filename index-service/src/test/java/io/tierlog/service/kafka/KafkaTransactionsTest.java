@@ -152,10 +152,13 @@ class KafkaTransactionsTest {
 
             producer.beginTransaction();
             producer.send(new ProducerRecord<>(topic, 0, null, "out-2"));
-            producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(2)), new ConsumerGroupMetadata(group));
+            producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(2, "stream-time=42")),
+                    new ConsumerGroupMetadata(group));
             producer.commitTransaction();
-            assertThat(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(tp).offset())
-                    .isEqualTo(2);
+            OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+                    .get(tp);
+            assertThat(committed.offset()).isEqualTo(2);
+            assertThat(committed.metadata()).as("the metadata commits with the transaction").isEqualTo("stream-time=42");
         }
     }
 
