@@ -7,8 +7,10 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -17,6 +19,7 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.internals.TopicPartitionMetadata;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -148,9 +151,18 @@ class KafkaStreamsTest {
                 assertThat(admin.listTransactions().all().get())
                         .as("the application's transactional producer")
                         .anyMatch(t -> t.transactionalId().startsWith(app + "-"));
-                assertThat(admin.listConsumerGroupOffsets(app).partitionsToOffsetAndMetadata().get().entrySet()
-                        .stream().filter(e -> e.getKey().topic().equals(input)).mapToLong(e -> e.getValue().offset())
-                        .sum()).as("input offsets committed in the transactions").isEqualTo(3);
+                Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
+                admin.listConsumerGroupOffsets(app).partitionsToOffsetAndMetadata().get().forEach((tp, o) -> {
+                    if (tp.topic().equals(input) && o.offset() > 0) {
+                        committed.put(tp, o);
+                    }
+                });
+                assertThat(committed.values().stream().mapToLong(OffsetAndMetadata::offset).sum())
+                        .as("input offsets committed in the transactions").isEqualTo(3);
+                // Streams keeps each input partition's stream time in the commit's metadata and reads it back
+                // when a task starts again (windows and grace periods go by it).
+                committed.forEach((tp, o) -> assertThat(TopicPartitionMetadata.decode(o.metadata()).partitionTime())
+                        .as("%s: the stream time committed with its offset", tp).isPositive());
             }
         }
     }
