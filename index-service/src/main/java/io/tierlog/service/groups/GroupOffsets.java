@@ -37,7 +37,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Consumer-group committed offsets, kept the Kafka way: every commit is a record in the internal topic
@@ -49,8 +51,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * cleaner keeps the last commit of each key, so the fold at start reads what is current, not all history.
  *
  * <p>Record format: key = UTF-8 {@code group \0 topic \0 partition}; value = UTF-8 JSON
- * {@code {"offset": N, "commitTimestamp": ms}}, with {@code "metadata": "..."} when a Kafka client committed some;
- * a null value (tombstone) removes the entry. All of a group's
+ * {@code {"offset": N, "commitTimestamp": ms, "topicId": "<uuid>"}}, with {@code "metadata": "..."} when a Kafka
+ * client committed some; a null value (tombstone) removes the entry.
+ *
+ * <p>A commit belongs to one incarnation of its topic, named by the topic's id: once the topic is deleted, or deleted
+ * and created again under its name, the commit is no longer the group's (as Kafka removes a deleted topic's offsets),
+ * so a group reading the new topic starts where its reset policy says, not at a position in the old one. Commits
+ * written before ids were recorded have none and stay the group's. All of a group's
  * commits go to partition {@code murmur2(group) % partitions}, so one PUT is one atomic batch and a group's
  * commits are totally ordered. Records that do not parse are skipped with a warning (they were not written by us).
  *
@@ -86,8 +93,15 @@ public class GroupOffsets {
     private record Key(String topic, int partition) {
     }
 
-    /** @param metadata null when the commit carried none */
-    private record Commit(long offset, String metadata) {
+    /**
+     * @param metadata null when the commit carried none
+     * @param topicId  the id of the topic incarnation committed to; null for a commit written before ids were kept
+     */
+    private record Commit(long offset, String metadata, UUID topicId) {
+        /** Whether this commit is of the topic as {@code topics} finds it now. */
+        boolean ofCurrent(Optional<TopicMetadata> topic) {
+            return topicId == null || topic.map(t -> t.id().equals(topicId)).orElse(false);
+        }
     }
 
     private record FirstUnconsumed(TopicPartition tp, long committed) {
@@ -155,7 +169,8 @@ public class GroupOffsets {
             if (o.offset() > hw) {
                 throw PartitionReads.outOfRange(tp, o.offset(), Math.min(reads.logStartOffset(tp), hw), hw);
             }
-            ObjectNode json = JSON.createObjectNode().put("offset", o.offset()).put("commitTimestamp", now);
+            ObjectNode json = JSON.createObjectNode().put("offset", o.offset()).put("commitTimestamp", now)
+                    .put("topicId", topic.id().toString());
             if (o.metadata() != null && !o.metadata().isEmpty()) {
                 json.put("metadata", o.metadata());
             }
@@ -175,7 +190,9 @@ public class GroupOffsets {
      * The caller holds the group's lock ({@code GroupCoordinator#delete}), so no commit races with it.
      */
     public boolean delete(String group) {
-        List<CommittedOffset> current = offsets(group);
+        Names.requireValidGroup(group);
+        refresh();
+        List<CommittedOffset> current = listed(committed.getOrDefault(group, Map.of()), name -> Optional.empty(), true);
         if (current.isEmpty()) {
             return false;
         }
@@ -196,9 +213,11 @@ public class GroupOffsets {
      * refuses topics the group's members subscribe to).
      */
     public List<TopicPartition> delete(String group, Collection<TopicPartition> partitions) {
+        Names.requireValidGroup(group);
         Set<TopicPartition> asked = new HashSet<>(partitions);
         List<TopicPartition> had = new ArrayList<>();
-        for (CommittedOffset o : offsets(group)) {
+        refresh();
+        for (CommittedOffset o : listed(committed.getOrDefault(group, Map.of()), name -> Optional.empty(), true)) {
             TopicPartition tp = new TopicPartition(o.topic(), o.partition());
             if (asked.contains(tp)) {
                 had.add(tp);
@@ -222,20 +241,35 @@ public class GroupOffsets {
     public List<CommittedOffset> offsets(String group) {
         Names.requireValidGroup(group);
         refresh();
-        return listed(committed.getOrDefault(group, Map.of()));
+        return listed(committed.getOrDefault(group, Map.of()), memoized(), false);
     }
 
-    private static List<CommittedOffset> listed(Map<Key, Commit> offsets) {
+    /** A lookup of topics by name that reads each one once: one listing may name a topic many times. */
+    private Function<String, Optional<TopicMetadata>> memoized() {
+        Map<String, Optional<TopicMetadata>> seen = new HashMap<>();
+        return name -> seen.computeIfAbsent(name, topics::find);
+    }
+
+    /**
+     * @param all also the commits of a topic incarnation that is gone (to remove them), which are otherwise left out
+     */
+    private static List<CommittedOffset> listed(Map<Key, Commit> offsets,
+                                                Function<String, Optional<TopicMetadata>> topicByName, boolean all) {
         List<CommittedOffset> out = new ArrayList<>(offsets.size());
-        offsets.forEach((k, v) -> out.add(new CommittedOffset(k.topic(), k.partition(), v.offset(), v.metadata())));
+        offsets.forEach((k, v) -> {
+            if (all || v.ofCurrent(topicByName.apply(k.topic()))) {
+                out.add(new CommittedOffset(k.topic(), k.partition(), v.offset(), v.metadata()));
+            }
+        });
         return out;
     }
 
     /** Groups with at least one committed offset, by name. */
     public List<String> groups() {
         refresh();
-        return committed.entrySet().stream().filter(e -> !e.getValue().isEmpty()).map(Map.Entry::getKey).sorted()
-                .toList();
+        Function<String, Optional<TopicMetadata>> topicByName = memoized();
+        return committed.entrySet().stream().filter(e -> !listed(e.getValue(), topicByName, false).isEmpty())
+                .map(Map.Entry::getKey).sorted().toList();
     }
 
     /** Folds records appended to {@value #TOPIC} since the last fold, by any process. */
@@ -294,7 +328,9 @@ public class GroupOffsets {
                 return null;
             }
             JsonNode metadata = json.get("metadata");
-            return new Commit(offset.asLong(), metadata != null && metadata.isTextual() ? metadata.asText() : null);
+            JsonNode topicId = json.get("topicId");
+            return new Commit(offset.asLong(), metadata != null && metadata.isTextual() ? metadata.asText() : null,
+                    topicId != null && topicId.isTextual() ? UUID.fromString(topicId.asText()) : null);
         } catch (IOException | RuntimeException e) {
             return null;
         }
@@ -329,7 +365,8 @@ public class GroupOffsets {
         Map<String, List<PartitionLag>> out = new TreeMap<>();
         committed.forEach((group, offsets) -> {
             if (!offsets.isEmpty()) {
-                out.put(group, lag(listed(offsets), lookups));
+                out.put(group, lag(listed(offsets, name -> lookups.topicsByName.computeIfAbsent(name, topics::find),
+                        false), lookups));
             }
         });
         return out;

@@ -61,6 +61,7 @@ public class KafkaClassicGroups {
     static String serverAssignor(String protocol) {
         return (protocol.equals("range") ? GroupAssignor.RANGE : GroupAssignor.UNIFORM).wireName();
     }
+
     /** How often a waiting join or sync looks for changes this instance did not make. */
     static final long POLL_MS = 100;
 

@@ -156,7 +156,7 @@ public class KafkaGroups {
             if (in.serverAssignor() != null && GroupAssignor.named(in.serverAssignor()).isEmpty()) {
                 return new ConsumerGroupHeartbeatResponse(out.setErrorCode(Errors.UNSUPPORTED_ASSIGNOR.code())
                         .setErrorMessage("ServerAssignor " + in.serverAssignor()
-                                + " is not supported. Supported assignors: uniform, range."));
+                                + " is not supported. Supported assignors: " + GroupAssignor.wireNames() + "."));
             }
             String memberId = in.memberId() == null || in.memberId().isEmpty() ? null : in.memberId();
             String instanceId = emptyToNull(in.instanceId());

@@ -352,4 +352,48 @@ class KafkaListenerTest {
             assertThat(read).extracting(ConsumerRecord::offset).containsExactly(7L, 8L, 9L);
         }
     }
+
+    /**
+     * A group's commit belongs to the topic it was made on: once that topic is deleted and created again under its
+     * name, the group has no offset there (as Kafka removes a deleted topic's offsets), so its consumer starts where
+     * its reset policy says instead of at a position in the old topic, which would skip the new topic's first records.
+     */
+    @Test
+    void aTopicCreatedAgainStartsWithoutTheOldTopicsCommits() throws Exception {
+        String topic = unique("recreated");
+        String group = unique("g-recreated");
+        TopicPartition tp = new TopicPartition(topic, 0);
+        createTopic(topic, 1, Map.of());
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(port(), "all", "none")) {
+            produce(producer, topic, 0, 10);
+        }
+        try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(port(),
+                Map.of(ConsumerConfig.GROUP_ID_CONFIG, group))) {
+            consumer.assign(List.of(tp));
+            consumer.commitSync(Map.of(tp, new OffsetAndMetadata(2)));
+        }
+        try (Admin admin = KafkaClients.admin(port())) {
+            admin.deleteTopics(List.of(topic)).all().get();
+        }
+        createTopic(topic, 1, Map.of());
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(port(), "all", "none")) {
+            produce(producer, topic, 0, 5);
+        }
+        given().get("/v1/groups/" + group + "/offsets").then().statusCode(200)
+                .body("offsets.findAll { it.topic == '" + topic + "' }", org.hamcrest.Matchers.empty());
+        try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(port(), Map.of(
+                ConsumerConfig.GROUP_ID_CONFIG, group, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"))) {
+            assertThat(consumer.committed(Set.of(tp)).get(tp)).as("no offset on the new topic").isNull();
+            consumer.assign(List.of(tp));
+            List<ConsumerRecord<String, String>> read = new ArrayList<>();
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (read.size() < 5 && System.nanoTime() < deadline) {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+            }
+            assertThat(read).extracting(ConsumerRecord::offset).containsExactly(0L, 1L, 2L, 3L, 4L);
+            consumer.commitSync(Map.of(tp, new OffsetAndMetadata(5)));
+        }
+        given().get("/v1/groups/" + group + "/offsets").then().statusCode(200)
+                .body("offsets.find { it.topic == '" + topic + "' }.offset", org.hamcrest.Matchers.equalTo(5));
+    }
 }

@@ -25,6 +25,15 @@ public enum GroupAssignor {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** Every assignor's name, for messages: "uniform, range". */
+    public static String wireNames() {
+        StringBuilder out = new StringBuilder();
+        for (GroupAssignor a : values()) {
+            out.append(out.isEmpty() ? "" : ", ").append(a.wireName());
+        }
+        return out.toString();
+    }
+
     /** The assignor a client names, if the service has it. */
     public static Optional<GroupAssignor> named(String name) {
         for (GroupAssignor a : values()) {

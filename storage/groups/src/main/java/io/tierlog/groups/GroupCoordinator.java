@@ -794,7 +794,7 @@ public final class GroupCoordinator {
             hb.topics().forEach(Names::requireValidTopic);
         }
         if (hb.assignor() != null && GroupAssignor.named(hb.assignor()).isEmpty()) {
-            throw bad("assignor", "assignor must be one of uniform, range: " + hb.assignor());
+            throw bad("assignor", "assignor must be one of " + GroupAssignor.wireNames() + ": " + hb.assignor());
         }
         if (hb.topicRegex() != null && hb.topicRegex().length() > MAX_TOPIC_REGEX_CHARS) {
             throw bad("topicRegex", "topicRegex must be at most " + MAX_TOPIC_REGEX_CHARS + " characters: "
