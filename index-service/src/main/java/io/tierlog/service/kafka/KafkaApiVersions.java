@@ -81,9 +81,9 @@ final class KafkaApiVersions {
                 ApiKeys.PUSH_TELEMETRY)) {
             m.put(k, k.latestVersion());
         }
-        // Versions 10+ name topics by id; by name is what we implement.
-        m.put(ApiKeys.OFFSET_COMMIT, (short) Math.min(9, ApiKeys.OFFSET_COMMIT.latestVersion()));
-        m.put(ApiKeys.OFFSET_FETCH, (short) Math.min(9, ApiKeys.OFFSET_FETCH.latestVersion()));
+        // Versions 10 name topics by id (KafkaGroupOffsets); later ones are not known here.
+        m.put(ApiKeys.OFFSET_COMMIT, (short) Math.min(10, ApiKeys.OFFSET_COMMIT.latestVersion()));
+        m.put(ApiKeys.OFFSET_FETCH, (short) Math.min(10, ApiKeys.OFFSET_FETCH.latestVersion()));
         // Version 2 (KIP-1206, KIP-1222): a fetch never acquires more than MaxRecords here, in either acquire mode,
         // and a renewal runs a record's lock again from now.
         m.put(ApiKeys.SHARE_FETCH, (short) 2);

@@ -388,7 +388,8 @@ public class KafkaApis {
             case DESCRIBE_LOG_DIRS -> charged.on(reads, () -> logDirs.describe((DescribeLogDirsRequest) request,
                     cluster.get(), topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case FIND_COORDINATOR -> done(findCoordinator((FindCoordinatorRequest) request, version));
-            case OFFSET_COMMIT -> charged.on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request));
+            case OFFSET_COMMIT -> charged.on(workers, () -> groupOffsets.commit((OffsetCommitRequest) request,
+                    version));
             case CONSUMER_GROUP_HEARTBEAT -> charged.on(workers,
                     () -> groups.consumerGroupHeartbeat((ConsumerGroupHeartbeatRequest) request, clientId,
                             topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));

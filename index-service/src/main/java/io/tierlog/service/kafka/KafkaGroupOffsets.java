@@ -4,7 +4,9 @@ import io.tierlog.groups.GroupCoordinator;
 import io.tierlog.log.TopicPartition;
 import io.tierlog.service.groups.CommittedOffset;
 import io.tierlog.service.groups.GroupOffsets;
+import io.tierlog.log.topic.TopicStore;
 import jakarta.inject.Singleton;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * OffsetCommit and OffsetFetch on the same committed offsets as HTTP's {@code /v1/groups/{group}/offsets}
@@ -34,26 +37,44 @@ import java.util.Map;
  */
 @Singleton
 public class KafkaGroupOffsets {
+    /** OffsetCommit and OffsetFetch name topics by id from this version on. */
+    static final short TOPIC_IDS_VERSION = 10;
+
     private final GroupOffsets offsets;
-
     private final GroupCoordinator coordinator;
+    private final KafkaTopics topics;
 
-    public KafkaGroupOffsets(GroupOffsets offsets, GroupCoordinator coordinator) {
+    public KafkaGroupOffsets(GroupOffsets offsets, GroupCoordinator coordinator, TopicStore topicStore) {
         this.offsets = offsets;
         this.coordinator = coordinator;
+        this.topics = new KafkaTopics(topicStore);
     }
 
-    OffsetCommitResponse commit(OffsetCommitRequest request) {
+    /**
+     * @param version from 10 on topics are named by id: an id that is not a live topic's (one deleted, or deleted and
+     *                created again, since the client learned it) is UNKNOWN_TOPIC_ID, so a consumer of the old topic
+     *                cannot move the new one's positions
+     */
+    OffsetCommitResponse commit(OffsetCommitRequest request, short version) {
         OffsetCommitRequestData data = request.data();
         List<CommittedOffset> entries = new ArrayList<>();
+        boolean unknownId = false;
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
+            String name = t.name();
+            if (version >= TOPIC_IDS_VERSION) {
+                Optional<String> named = nameOf(t.topicId());
+                unknownId |= named.isEmpty();
+                name = named.orElse("");
+            }
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
-                entries.add(new CommittedOffset(t.name(), p.partitionIndex(), p.committedOffset(),
+                entries.add(new CommittedOffset(name, p.partitionIndex(), p.committedOffset(),
                         p.committedMetadata()));
             }
         }
         Errors error;
-        if (entries.stream().anyMatch(o -> o.partition() < 0)) {
+        if (unknownId) {
+            error = Errors.UNKNOWN_TOPIC_ID; // all-or-nothing, so none is committed
+        } else if (entries.stream().anyMatch(o -> o.partition() < 0)) {
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION; // no such partition; all-or-nothing, so none is committed
         } else if (entries.stream().anyMatch(o -> metadataTooLarge(o.metadata()))) {
             error = Errors.OFFSET_METADATA_TOO_LARGE;
@@ -66,7 +87,7 @@ public class KafkaGroupOffsets {
         OffsetCommitResponseData out = new OffsetCommitResponseData();
         for (OffsetCommitRequestData.OffsetCommitRequestTopic t : data.topics()) {
             OffsetCommitResponseData.OffsetCommitResponseTopic topic =
-                    new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name());
+                    new OffsetCommitResponseData.OffsetCommitResponseTopic().setName(t.name()).setTopicId(t.topicId());
             for (OffsetCommitRequestData.OffsetCommitRequestPartition p : t.partitions()) {
                 topic.partitions().add(new OffsetCommitResponseData.OffsetCommitResponsePartition()
                         .setPartitionIndex(p.partitionIndex()).setErrorCode(error.code()));
@@ -105,10 +126,19 @@ public class KafkaGroupOffsets {
         }
     }
 
+    /** The live topic with this id, if any (OffsetCommit and OffsetFetch 10+ name topics by id). */
+    private Optional<String> nameOf(Uuid id) {
+        try {
+            return Optional.of(topics.resolve(null, id).name());
+        } catch (RuntimeException unknownOrGone) {
+            return Optional.empty();
+        }
+    }
+
     OffsetFetchResponse fetch(OffsetFetchRequest request, short version) {
         List<OffsetFetchResponseData.OffsetFetchResponseGroup> groups = new ArrayList<>();
         for (OffsetFetchRequestData.OffsetFetchRequestGroup g : request.groups()) {
-            groups.add(fetchGroup(g));
+            groups.add(fetchGroup(g, version >= TOPIC_IDS_VERSION));
         }
         OffsetFetchResponseData out = new OffsetFetchResponseData();
         if (version >= OffsetFetchRequest.BATCH_MIN_VERSION) {
@@ -131,7 +161,9 @@ public class KafkaGroupOffsets {
         return new OffsetFetchResponse(out, version);
     }
 
-    private OffsetFetchResponseData.OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestData.OffsetFetchRequestGroup g) {
+    /** @param byId whether topics are named by id (version 10+): then each answered topic carries its id */
+    private OffsetFetchResponseData.OffsetFetchResponseGroup fetchGroup(OffsetFetchRequestData.OffsetFetchRequestGroup g,
+                                                                        boolean byId) {
         OffsetFetchResponseData.OffsetFetchResponseGroup out =
                 new OffsetFetchResponseData.OffsetFetchResponseGroup().setGroupId(g.groupId());
         Map<String, Map<Integer, CommittedOffset>> committed = new LinkedHashMap<>();
@@ -146,6 +178,14 @@ public class KafkaGroupOffsets {
             committed.forEach((topic, partitions) -> {
                 OffsetFetchResponseData.OffsetFetchResponseTopics t =
                         new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(topic);
+                if (byId) {
+                    // A listed commit's topic is live (GroupOffsets leaves out those of gone topics).
+                    Optional<Uuid> id = idOf(topic);
+                    if (id.isEmpty()) {
+                        return;
+                    }
+                    t.setTopicId(id.get());
+                }
                 partitions.forEach((p, o) -> t.partitions().add(partition(p, o)));
                 out.topics().add(t);
             });
@@ -153,14 +193,25 @@ public class KafkaGroupOffsets {
         }
         for (OffsetFetchRequestData.OffsetFetchRequestTopics asked : g.topics()) {
             OffsetFetchResponseData.OffsetFetchResponseTopics t =
-                    new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(asked.name());
-            Map<Integer, CommittedOffset> known = committed.getOrDefault(asked.name(), Map.of());
+                    new OffsetFetchResponseData.OffsetFetchResponseTopics().setName(asked.name())
+                            .setTopicId(asked.topicId());
+            Optional<String> name = byId ? nameOf(asked.topicId()) : Optional.of(asked.name());
+            Map<Integer, CommittedOffset> known = committed.getOrDefault(name.orElse(""), Map.of());
             for (int p : asked.partitionIndexes()) {
-                t.partitions().add(partition(p, known.get(p)));
+                t.partitions().add(name.isEmpty() ? partition(p, null).setErrorCode(Errors.UNKNOWN_TOPIC_ID.code())
+                        : partition(p, known.get(p)));
             }
             out.topics().add(t);
         }
         return out;
+    }
+
+    private Optional<Uuid> idOf(String topic) {
+        try {
+            return Optional.of(KafkaTopics.idOf(topics.byName(topic)));
+        } catch (RuntimeException gone) {
+            return Optional.empty();
+        }
     }
 
     /** @param committed null: the group has no offset for the partition (-1, as Kafka answers) */

@@ -26,6 +26,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -372,10 +377,22 @@ class KafkaListenerTest {
             consumer.assign(List.of(tp));
             consumer.commitSync(Map.of(tp, new OffsetAndMetadata(2)));
         }
+        org.apache.kafka.common.Uuid oldId;
         try (Admin admin = KafkaClients.admin(port())) {
+            oldId = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId();
             admin.deleteTopics(List.of(topic)).all().get();
         }
         createTopic(topic, 1, Map.of());
+        // A consumer of the old topic committing by its id (OffsetCommit 10+) moves nothing of the new one.
+        try (RawKafka raw = new RawKafka(port())) {
+            OffsetCommitResponseData zombie = ((OffsetCommitResponse) raw.call(OffsetCommitRequest.Builder
+                    .forTopicIdsOrNames(new OffsetCommitRequestData().setGroupId(group).setTopics(List.of(
+                            new OffsetCommitRequestData.OffsetCommitRequestTopic().setTopicId(oldId).setPartitions(
+                                    List.of(new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                                            .setPartitionIndex(0).setCommittedOffset(1)))))), (short) 10)).data();
+            assertThat(Errors.forCode(zombie.topics().get(0).partitions().get(0).errorCode()))
+                    .isEqualTo(Errors.UNKNOWN_TOPIC_ID);
+        }
         try (KafkaProducer<String, String> producer = KafkaClients.producer(port(), "all", "none")) {
             produce(producer, topic, 0, 5);
         }
