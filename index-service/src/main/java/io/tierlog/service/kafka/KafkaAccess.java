@@ -15,6 +15,8 @@ import org.apache.kafka.common.message.DescribeConfigsRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.StreamsGroupDescribeRequest;
+import org.apache.kafka.common.requests.StreamsGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
@@ -115,6 +117,12 @@ final class KafkaAccess {
         return access.allows(caller, Operation.DESCRIBE, Resource.topic(topic), "kafka Metadata client=" + clientId);
     }
 
+    /** For a streams group's internal topics, created by the service on the caller's behalf; a refusal is audited. */
+    boolean allowsCreate(Principal caller, String topic, String clientId) {
+        return access.allows(caller, Operation.CREATE, Resource.topic(topic),
+                "kafka StreamsGroupHeartbeat client=" + clientId);
+    }
+
     /** For ListGroups: whether the caller may see the group (read). */
     boolean mayReadGroup(Principal caller, String group) {
         return caller.allows(Operation.READ, Resource.group(group));
@@ -210,6 +218,22 @@ final class KafkaAccess {
             case HEARTBEAT -> group(((HeartbeatRequest) request).data().groupId(), Operation.READ, out);
             case LEAVE_GROUP -> group(((LeaveGroupRequest) request).data().groupId(), Operation.READ, out);
             case CONSUMER_GROUP_DESCRIBE -> ((ConsumerGroupDescribeRequest) request).data().groupIds()
+                    .forEach(g -> group(g, Operation.READ, out));
+            case STREAMS_GROUP_HEARTBEAT -> {
+                // Kafka: read on the group, describe on every topic of the topology a joining member sends (creating
+                // its internal topics needs create on each, checked where they are created: KafkaStreamsGroups).
+                var data = ((StreamsGroupHeartbeatRequest) request).data();
+                group(data.groupId(), Operation.READ, out);
+                if (data.topology() != null) {
+                    for (var s : data.topology().subtopologies()) {
+                        s.sourceTopics().forEach(t -> topic.accept(t, null, Operation.DESCRIBE, out));
+                        s.repartitionSinkTopics().forEach(t -> topic.accept(t, null, Operation.DESCRIBE, out));
+                        s.repartitionSourceTopics().forEach(t -> topic.accept(t.name(), null, Operation.DESCRIBE, out));
+                        s.stateChangelogTopics().forEach(t -> topic.accept(t.name(), null, Operation.DESCRIBE, out));
+                    }
+                }
+            }
+            case STREAMS_GROUP_DESCRIBE -> ((StreamsGroupDescribeRequest) request).data().groupIds()
                     .forEach(g -> group(g, Operation.READ, out));
             case DESCRIBE_GROUPS -> ((DescribeGroupsRequest) request).data().groups()
                     .forEach(g -> group(g, Operation.READ, out));

@@ -99,6 +99,10 @@ final class KafkaApiVersions {
                 : EndTxnRequest.LAST_STABLE_VERSION_BEFORE_TRANSACTION_V2);
         m.put(ApiKeys.DESCRIBE_TRANSACTIONS, ApiKeys.DESCRIBE_TRANSACTIONS.latestVersion());
         m.put(ApiKeys.LIST_TRANSACTIONS, (short) 2);
+        // Streams groups (KIP-1071): heartbeat 1 (the broker never asks for a topology description, KIP-1331);
+        // describe 0 (1 adds that description).
+        m.put(ApiKeys.STREAMS_GROUP_HEARTBEAT, (short) 1);
+        m.put(ApiKeys.STREAMS_GROUP_DESCRIBE, (short) 0);
         // Version 1 lists every config resource type (KIP-1142), version 0 client-metrics subscriptions only.
         m.put(ApiKeys.LIST_CONFIG_RESOURCES, (short) 1);
         return m;

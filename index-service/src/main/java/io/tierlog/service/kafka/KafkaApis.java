@@ -31,6 +31,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
+import org.apache.kafka.common.requests.StreamsGroupDescribeRequest;
+import org.apache.kafka.common.requests.StreamsGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.CreatePartitionsRequest;
 import org.apache.kafka.common.requests.CreateTopicsRequest;
@@ -119,6 +121,7 @@ public class KafkaApis {
     private final KafkaGroupOffsets groupOffsets;
     private final KafkaGroups groups;
     private final KafkaClassicGroups classicGroups;
+    private final KafkaStreamsGroups streamsGroups;
     private final KafkaAccess kafkaAccess;
     private final KafkaShareGroups shareGroups;
     private final KafkaShareFetch shareFetch;
@@ -141,7 +144,8 @@ public class KafkaApis {
             List.of(new Broker(0, "localhost", -1)));
 
     public KafkaApis(KafkaProduce produce, KafkaFetch fetch, KafkaClusterApis cluster, KafkaGroupOffsets groupOffsets,
-                     KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaLogDirs logDirs,
+                     KafkaGroups groups, KafkaClassicGroups classicGroups, KafkaStreamsGroups streamsGroups,
+                     KafkaLogDirs logDirs,
                      KafkaDeleteRecords deleteRecords, KafkaShareGroups shareGroups, KafkaShareFetch shareFetch,
                      KafkaShareGroupAdmin shareAdmin, KafkaTransactions transactions, KafkaAcls acls,
                      KafkaClientQuotas clientQuotas, KafkaClientTelemetry clientTelemetry,
@@ -161,6 +165,7 @@ public class KafkaApis {
                 clientTelemetry::subscriptionNames, () -> allGroups(groups, shareGroups, groupConfigs));
         this.groups = groups;
         this.classicGroups = classicGroups;
+        this.streamsGroups = streamsGroups;
         this.logDirs = logDirs;
         this.deleteRecords = deleteRecords;
         this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
@@ -395,6 +400,11 @@ public class KafkaApis {
                             topic -> kafkaAccess.mayDescribeTopic(session.principal(), topic)));
             case CONSUMER_GROUP_DESCRIBE -> charged.on(workers,
                     () -> groups.consumerGroupDescribe((ConsumerGroupDescribeRequest) request));
+            case STREAMS_GROUP_HEARTBEAT -> charged.on(workers,
+                    () -> streamsGroups.heartbeat((StreamsGroupHeartbeatRequest) request, clientId,
+                            topic -> kafkaAccess.allowsCreate(session.principal(), topic, clientId)));
+            case STREAMS_GROUP_DESCRIBE -> charged.on(workers,
+                    () -> streamsGroups.describe((StreamsGroupDescribeRequest) request));
             case JOIN_GROUP -> charged.timed(workers, pool -> classicGroups.joinGroup((JoinGroupRequest) request,
                     version, clientId, "/" + session.address(), pool, () -> groups.joinGroup(
                             (JoinGroupRequest) request, version, clientId)).thenApply(Reply::new));

@@ -192,7 +192,10 @@ public class KafkaGroups {
                 out.setAssignment(assignment);
             }
         } catch (RuntimeException e) {
-            out.setErrorCode(error(e, Errors.FENCED_MEMBER_EPOCH).code()).setErrorMessage(KafkaErrors.message(e));
+            Errors error = error(e, Errors.FENCED_MEMBER_EPOCH);
+            // Kafka answers a member of another kind of group so: "Group ... is not a consumer group".
+            out.setErrorCode((error == Errors.INCONSISTENT_GROUP_PROTOCOL ? Errors.GROUP_ID_NOT_FOUND : error).code())
+                    .setErrorMessage(KafkaErrors.message(e));
         }
         return new ConsumerGroupHeartbeatResponse(out);
     }
@@ -211,7 +214,11 @@ public class KafkaGroups {
                     continue;
                 }
                 Optional<GroupDescription> d = coordinator.describe(group);
-                if (d.isEmpty() && offsets.offsets(group).isEmpty()) {
+                if (d.isPresent() && d.get().streams()) {
+                    // As Kafka: Admin describes a streams group with StreamsGroupDescribe.
+                    g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + group
+                            + " is a streams group, not a consumer group");
+                } else if (d.isEmpty() && offsets.offsets(group).isEmpty()) {
                     g.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()).setErrorMessage("group " + group + " does not exist");
                 } else {
                     GroupDescription desc = d.orElse(new GroupDescription(group, GroupDescription.State.EMPTY, 0, List.of()));
@@ -402,7 +409,11 @@ public class KafkaGroups {
                     continue;
                 }
                 Optional<GroupDescription> d = coordinator.describe(group);
-                if (d.isEmpty() || d.get().members().isEmpty()) {
+                if (d.isPresent() && d.get().streams()) {
+                    // As Kafka: a streams group is described by StreamsGroupDescribe only. (No error message:
+                    // versions before 6 cannot carry one.)
+                    g.setGroupState("Dead").setErrorCode(Errors.GROUP_ID_NOT_FOUND.code());
+                } else if (d.isEmpty() || d.get().members().isEmpty()) {
                     // Kafka answers a group without members as Empty when it has offsets, else Dead.
                     g.setGroupState(offsets.offsets(group).isEmpty() ? "Dead" : "Empty");
                 } else {
@@ -490,19 +501,23 @@ public class KafkaGroups {
                     }
                     continue;
                 }
-                if (!types.isEmpty() && !types.contains("consumer")) {
+                if (!types.isEmpty() && !types.contains("consumer") && !types.contains("streams")) {
                     continue;
                 }
                 Optional<GroupDescription> d = coordinator.describe(group);
+                String type = d.isPresent() && d.get().streams() ? "streams" : "consumer";
                 String state = d.map(KafkaGroups::consumerState).orElse("Empty");
                 if (d.isEmpty() && offsets.offsets(group).isEmpty()) {
                     continue; // its last member left and it never committed: nothing to list
                 }
-                if (!states.isEmpty() && !states.contains(state.toLowerCase(Locale.ROOT))) {
+                if (!types.isEmpty() && !types.contains(type)
+                        || !states.isEmpty() && !states.contains(state.toLowerCase(Locale.ROOT))) {
                     continue;
                 }
+                // A streams group's protocol type is "streams" (Kafka's StreamsGroup.PROTOCOL_TYPE).
                 out.groups().add(new ListGroupsResponseData.ListedGroup().setGroupId(group)
-                        .setProtocolType(PROTOCOL_TYPE).setGroupState(state).setGroupType("consumer"));
+                        .setProtocolType(type.equals("streams") ? "streams" : PROTOCOL_TYPE).setGroupState(state)
+                        .setGroupType(type));
             } catch (TierlogException e) {
                 // a group removed while listing
             }
@@ -523,7 +538,13 @@ public class KafkaGroups {
                 return new OffsetDeleteResponse(out.setErrorCode(Errors.GROUP_ID_NOT_FOUND.code()));
             }
             Set<String> subscribed = new HashSet<>();
-            d.ifPresent(g -> g.members().forEach(m -> subscribed.addAll(m.topics())));
+            if (d.isPresent() && d.get().streams()) {
+                // A streams group's members "subscribe" to subtopologies: the topics are those its topology reads.
+                coordinator.describeStreams(in.groupId()).filter(s -> !s.group().members().isEmpty())
+                        .ifPresent(s -> subscribed.addAll(s.topology().topics()));
+            } else {
+                d.ifPresent(g -> g.members().forEach(m -> subscribed.addAll(m.topics())));
+            }
             classic.describe(in.groupId()).ifPresent(c -> subscribed.addAll(classicTopics(c)));
             List<TopicPartition> deletable = new ArrayList<>();
             for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : in.topics()) {

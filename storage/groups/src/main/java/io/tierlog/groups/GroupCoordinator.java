@@ -147,105 +147,229 @@ public final class GroupCoordinator {
                 && hb.memberEpoch() >= 0;
         validate(keepSession ? hb.withSessionTimeout(MIN_SESSION_TIMEOUT_MS) : hb);
         return store.update(group, s -> {
+            requireNotStreams(group, s);
+            return beat(group, s, hb, rules, regexTopics, keepSession);
+        });
+    }
+
+    /**
+     * A heartbeat of a streams group's member (Kafka Streams' rebalance protocol, KIP-1071): the membership,
+     * sessions, epochs and revoke-before-reassign of {@link #heartbeat(String, Heartbeat, JoinRules)}, with tasks
+     * for partitions. The first member of an empty group sets its topology; each heartbeat configures it against the
+     * topics as they are now ({@link StreamsTopology#configure}), and the tasks are divided by the group's assignor
+     * as partitions are (each subtopology's tasks as one topic's partitions).
+     *
+     * @throws TierlogException {@code group-protocol-mismatch} when the group has consumer members, and as
+     *                          {@link #heartbeat(String, Heartbeat, JoinRules)}; the stored state is then unchanged
+     */
+    public StreamsHeartbeatAnswer streamsHeartbeat(String group, StreamsHeartbeat hb) {
+        Names.requireValidGroup(group);
+        if (hb.topology() != null) {
+            hb.topology().validated();
+        }
+        if (hb.processId() != null && hb.processId().length() > StreamsTopology.MAX_STRING_CHARS) {
+            throw bad("processId", "processId must be at most " + StreamsTopology.MAX_STRING_CHARS + " characters");
+        }
+        if (hb.userEndpoint() != null && hb.userEndpoint().host().length() > StreamsTopology.MAX_STRING_CHARS) {
+            throw bad("userEndpoint", "userEndpoint's host must be at most " + StreamsTopology.MAX_STRING_CHARS
+                    + " characters");
+        }
+        Heartbeat membership = hb.membership(Set.of());
+        validate(membership);
+        return store.update(group, s -> {
             Now now = now();
-            requireNotClassic(group, s, now);
-            boolean retarget = expire(s, now);
-            if (hb.memberEpoch() == Heartbeat.LEAVE) {
-                GroupState.Member m = hb.instanceId() == null ? requireMember(s, hb.memberId())
-                        : requireInstanceHolder(s, hb.instanceId(), hb.memberId());
-                s.members.remove(m.memberId);
-                if (!handBackToRounds(group, s)) {
-                    retarget(s);
-                }
-                return new HeartbeatAnswer(m.memberId, Heartbeat.LEAVE, 0, List.of());
-            }
-            GroupState.Member caller = hb.memberId() == null ? null : s.members.get(hb.memberId());
-            if (caller != null && caller.assignsItself && hb.memberEpoch() > 0 && handBackToRounds(group, s)) {
-                // Answered, not refused: a refusal would undo the hand-back with the rest of this update. Only one
-                // of the members handed back is told so; a joining member makes the group the service's again.
-                return new HeartbeatAnswer(hb.memberId(), Heartbeat.LEAVE, 0, List.of());
-            }
-            if (hb.memberEpoch() == Heartbeat.STATIC_LEAVE) {
-                GroupState.Member m = requireInstanceHolder(s, hb.instanceId(), hb.memberId());
-                m.departed = true;
-                heard(m, now); // its session now runs from the leave
-                return new HeartbeatAnswer(m.memberId, Heartbeat.STATIC_LEAVE, 0, List.of());
-            }
-            GroupState.Member m;
-            boolean joinUnderId = rules.clientChosenIds() && hb.memberId() != null && hb.memberEpoch() == 0
-                    && !s.members.containsKey(hb.memberId());
-            if (hb.memberId() == null || joinUnderId) {
-                if (hb.memberEpoch() != 0) {
-                    throw bad("memberEpoch", "memberEpoch must be 0 to join (memberId null): " + hb.memberEpoch());
-                }
-                if (keepSession) {
-                    throw bad("sessionTimeoutMs", "a joining member needs a sessionTimeoutMs");
-                }
-                String memberId = joinUnderId ? hb.memberId() : UUID.randomUUID().toString();
-                GroupState.Member holder = hb.instanceId() == null ? null : instanceHolder(s, hb.instanceId());
-                if (holder != null) {
-                    if (!holder.departed && !rules.takesOverLiveInstance()) {
-                        throw new TierlogException(ErrorType.UNRELEASED_INSTANCE, "instance id " + hb.instanceId()
-                                + " is held by live member " + holder.memberId,
-                                Map.of("instanceId", hb.instanceId()));
-                    }
-                    m = replace(s, holder, memberId);
-                } else {
-                    m = new GroupState.Member();
-                    m.memberId = memberId;
-                    m.instanceId = hb.instanceId();
-                    s.members.put(m.memberId, m);
-                    retarget = true;
-                }
-            } else {
-                m = hb.instanceId() == null ? requireMember(s, hb.memberId())
-                        : requireInstanceHolder(s, hb.instanceId(), hb.memberId());
-                if (m.departed) {
-                    if (hb.memberEpoch() != 0) {
-                        throw fenced(m.memberId, "member " + m.memberId + " left the group (epoch -2): join again");
-                    }
-                    // The process that left is back under its own id: its partitions waited for it.
-                    m.departed = false;
-                    m.memberEpoch++;
-                } else if (hb.memberEpoch() == 0 && m.memberEpoch != 0) {
-                    // A fenced member rejoining under its id, as KIP-848: it dropped everything when fenced, so
-                    // its holds are released now instead of at its session's end. Its epoch keeps growing, so
-                    // no request of its earlier life can pass for one of the new.
-                    m.assigned.clear();
-                    m.revoking.clear();
-                    m.memberEpoch++;
-                } else if (hb.memberEpoch() != m.memberEpoch) {
-                    throw new TierlogException(ErrorType.FENCED_MEMBER, "member " + m.memberId + " is at epoch "
-                            + m.memberEpoch + ", not " + hb.memberEpoch(),
-                            Map.of("memberId", m.memberId, "memberEpoch", m.memberEpoch));
-                }
-            }
-            heard(m, now);
-            m.assignsItself |= hb.assignsItself();
-            if (rules.groupSetsSession()) {
-                GroupConfigs configs = new GroupConfigs(s.configs);
-                m.sessionTimeoutMs = configs.sessionTimeoutMs(keepSession ? m.sessionTimeoutMs : hb.sessionTimeoutMs());
-                m.heartbeatIntervalMs = configs.heartbeatIntervalMs();
-            } else if (!keepSession) {
-                m.sessionTimeoutMs = hb.sessionTimeoutMs();
-            }
-            m.clientId = hb.clientId();
-            if (hb.assignor() != null && !hb.assignor().equals(m.assignor)) {
-                m.assignor = hb.assignor();
-                retarget = true;
-            }
-            TreeSet<String> topics = subscription(m, hb, regexTopics);
-            if (!topics.equals(m.topics)) {
-                m.topics = topics;
-                retarget = true;
-            }
-            if (retarget || !currentCounts(s).equals(s.partitionCounts)) {
+            if (expire(s, now)) {
                 retarget(s);
             }
-            reconcile(s, m, owned(hb));
-            return new HeartbeatAnswer(m.memberId, m.memberEpoch, nextHeartbeatIn(s, m, now),
-                    GroupState.toList(m.assigned));
+            boolean classicMembers = classicNow(s);
+            boolean empty = s.members.isEmpty() && !classicMembers;
+            if (classicMembers || !empty && s.streamsTopology == null) {
+                throw new TierlogException(ErrorType.GROUP_PROTOCOL_MISMATCH, "group " + group
+                        + " is a consumer group, not a streams group", Map.of("group", group));
+            }
+            if (hb.memberEpoch() == 0 && hb.topology() == null && !s.members.containsKey(hb.memberId())) {
+                throw bad("topology", "a joining member (memberEpoch 0) must send its topology");
+            }
+            if (empty && hb.topology() != null) {
+                s.streamsTopology = hb.topology();
+                s.streamsShutdown = false;
+            }
+            if (s.streamsTopology == null) {
+                throw new TierlogException(ErrorType.UNKNOWN_MEMBER, "streams group " + group
+                        + " has no members: join again with memberEpoch 0 and the topology", Map.of("group", group));
+            }
+            StreamsTopology.Configured configured = s.streamsTopology.configure(partitionCounts);
+            s.streamsTasks = new TreeMap<>(configured.taskCounts());
+            HeartbeatAnswer answer = beat(group, s, hb.membership(s.streamsTopology.subtopologyIds()),
+                    JoinRules.CLIENT_IDS, RegexTopics.UNCHANGED, false);
+            List<StreamsTopology.Status> statuses = new ArrayList<>(configured.statuses());
+            if (answer.memberEpoch() >= 0) {
+                GroupState.Member m = s.members.get(answer.memberId());
+                if (hb.topology() != null) {
+                    m.topologyEpoch = hb.topology().epoch();
+                }
+                if (hb.processId() != null) {
+                    m.processId = hb.processId();
+                }
+                if (hb.userEndpoint() != null) {
+                    m.userEndpoint = hb.userEndpoint().host().isEmpty() ? null : hb.userEndpoint();
+                }
+                if (m.topologyEpoch < s.streamsTopology.epoch()) {
+                    statuses.add(new StreamsTopology.Status(StreamsTopology.Status.STALE_TOPOLOGY, "the member's "
+                            + "topology epoch " + m.topologyEpoch + " is below the group's " + s.streamsTopology.epoch()));
+                }
+            }
+            s.streamsShutdown |= hb.shutdownApplication();
+            if (s.streamsShutdown) {
+                statuses.add(new StreamsTopology.Status(StreamsTopology.Status.SHUTDOWN_APPLICATION,
+                        "a member of the application asked every member to shut down"));
+            }
+            List<StreamsTopology.MemberEndpoint> endpoints = endpoints(s);
+            int digest = endpoints.hashCode();
+            if (digest != s.streamsEndpointDigest) {
+                s.streamsEndpointDigest = digest;
+                s.streamsEndpointEpoch++;
+            }
+            return new StreamsHeartbeatAnswer(answer, statuses, s.streamsEndpointEpoch,
+                    hb.endpointEpoch() == s.streamsEndpointEpoch ? null : endpoints);
         });
+    }
+
+    /** Which topic partitions each member with an endpoint serves (its active tasks'), for interactive queries. */
+    private static List<StreamsTopology.MemberEndpoint> endpoints(GroupState s) {
+        List<StreamsTopology.MemberEndpoint> out = new ArrayList<>();
+        for (GroupState.Member m : s.members.values()) {
+            if (m.userEndpoint != null) {
+                Set<TopicPartition> read = s.streamsTopology.partitionsRead(GroupState.toSet(m.assigned));
+                out.add(new StreamsTopology.MemberEndpoint(m.memberId, m.userEndpoint,
+                        GroupState.toList(GroupState.toMap(read))));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Before a consumer-group heartbeat: a streams group with members refuses it; an empty one becomes a consumer
+     * group (as a group's type follows its members in Kafka).
+     */
+    private void requireNotStreams(String group, GroupState s) {
+        if (s.streamsTopology == null) {
+            return;
+        }
+        if (expire(s, now())) {
+            retarget(s);
+        }
+        if (!s.members.isEmpty()) {
+            throw new TierlogException(ErrorType.GROUP_PROTOCOL_MISMATCH, "group " + group
+                    + " is a streams group (Kafka Streams' rebalance protocol), not a consumer group",
+                    Map.of("group", group));
+        }
+        s.streamsTopology = null;
+        s.streamsTasks = new TreeMap<>();
+        s.streamsShutdown = false;
+    }
+
+    /** One heartbeat against the group's state, under its lock: the membership steps every kind of member shares. */
+    private HeartbeatAnswer beat(String group, GroupState s, Heartbeat hb, JoinRules rules, RegexTopics regexTopics,
+                                 boolean keepSession) {
+        Now now = now();
+        requireNotClassic(group, s, now);
+        boolean retarget = expire(s, now);
+        if (hb.memberEpoch() == Heartbeat.LEAVE) {
+            GroupState.Member m = hb.instanceId() == null ? requireMember(s, hb.memberId())
+                    : requireInstanceHolder(s, hb.instanceId(), hb.memberId());
+            s.members.remove(m.memberId);
+            if (!handBackToRounds(group, s)) {
+                retarget(s);
+            }
+            return new HeartbeatAnswer(m.memberId, Heartbeat.LEAVE, 0, List.of());
+        }
+        GroupState.Member caller = hb.memberId() == null ? null : s.members.get(hb.memberId());
+        if (caller != null && caller.assignsItself && hb.memberEpoch() > 0 && handBackToRounds(group, s)) {
+            // Answered, not refused: a refusal would undo the hand-back with the rest of this update. Only one
+            // of the members handed back is told so; a joining member makes the group the service's again.
+            return new HeartbeatAnswer(hb.memberId(), Heartbeat.LEAVE, 0, List.of());
+        }
+        if (hb.memberEpoch() == Heartbeat.STATIC_LEAVE) {
+            GroupState.Member m = requireInstanceHolder(s, hb.instanceId(), hb.memberId());
+            m.departed = true;
+            heard(m, now); // its session now runs from the leave
+            return new HeartbeatAnswer(m.memberId, Heartbeat.STATIC_LEAVE, 0, List.of());
+        }
+        GroupState.Member m;
+        boolean joinUnderId = rules.clientChosenIds() && hb.memberId() != null && hb.memberEpoch() == 0
+                && !s.members.containsKey(hb.memberId());
+        if (hb.memberId() == null || joinUnderId) {
+            if (hb.memberEpoch() != 0) {
+                throw bad("memberEpoch", "memberEpoch must be 0 to join (memberId null): " + hb.memberEpoch());
+            }
+            if (keepSession) {
+                throw bad("sessionTimeoutMs", "a joining member needs a sessionTimeoutMs");
+            }
+            String memberId = joinUnderId ? hb.memberId() : UUID.randomUUID().toString();
+            GroupState.Member holder = hb.instanceId() == null ? null : instanceHolder(s, hb.instanceId());
+            if (holder != null) {
+                if (!holder.departed && !rules.takesOverLiveInstance()) {
+                    throw new TierlogException(ErrorType.UNRELEASED_INSTANCE, "instance id " + hb.instanceId()
+                            + " is held by live member " + holder.memberId,
+                            Map.of("instanceId", hb.instanceId()));
+                }
+                m = replace(s, holder, memberId);
+            } else {
+                m = new GroupState.Member();
+                m.memberId = memberId;
+                m.instanceId = hb.instanceId();
+                s.members.put(m.memberId, m);
+                retarget = true;
+            }
+        } else {
+            m = hb.instanceId() == null ? requireMember(s, hb.memberId())
+                    : requireInstanceHolder(s, hb.instanceId(), hb.memberId());
+            if (m.departed) {
+                if (hb.memberEpoch() != 0) {
+                    throw fenced(m.memberId, "member " + m.memberId + " left the group (epoch -2): join again");
+                }
+                // The process that left is back under its own id: its partitions waited for it.
+                m.departed = false;
+                m.memberEpoch++;
+            } else if (hb.memberEpoch() == 0 && m.memberEpoch != 0) {
+                // A fenced member rejoining under its id, as KIP-848: it dropped everything when fenced, so
+                // its holds are released now instead of at its session's end. Its epoch keeps growing, so
+                // no request of its earlier life can pass for one of the new.
+                m.assigned.clear();
+                m.revoking.clear();
+                m.memberEpoch++;
+            } else if (hb.memberEpoch() != m.memberEpoch) {
+                throw new TierlogException(ErrorType.FENCED_MEMBER, "member " + m.memberId + " is at epoch "
+                        + m.memberEpoch + ", not " + hb.memberEpoch(),
+                        Map.of("memberId", m.memberId, "memberEpoch", m.memberEpoch));
+            }
+        }
+        heard(m, now);
+        m.assignsItself |= hb.assignsItself();
+        if (rules.groupSetsSession()) {
+            GroupConfigs configs = new GroupConfigs(s.configs);
+            m.sessionTimeoutMs = configs.sessionTimeoutMs(keepSession ? m.sessionTimeoutMs : hb.sessionTimeoutMs());
+            m.heartbeatIntervalMs = configs.heartbeatIntervalMs();
+        } else if (!keepSession) {
+            m.sessionTimeoutMs = hb.sessionTimeoutMs();
+        }
+        m.clientId = hb.clientId();
+        if (hb.assignor() != null && !hb.assignor().equals(m.assignor)) {
+            m.assignor = hb.assignor();
+            retarget = true;
+        }
+        TreeSet<String> topics = subscription(m, hb, regexTopics);
+        if (!topics.equals(m.topics)) {
+            m.topics = topics;
+            retarget = true;
+        }
+        if (retarget || !currentCounts(s).equals(s.partitionCounts)) {
+            retarget(s);
+        }
+        reconcile(s, m, owned(hb));
+        return new HeartbeatAnswer(m.memberId, m.memberEpoch, nextHeartbeatIn(s, m, now),
+                GroupState.toList(m.assigned));
     }
 
     /** The member's subscription after {@code hb}: its named topics, and those its regular expression matches now. */
@@ -347,7 +471,7 @@ public final class GroupCoordinator {
             if (epochAtMost > m.memberEpoch) {
                 throw fenced(memberId, "member " + memberId + " is at epoch " + m.memberEpoch + ", not " + epochAtMost);
             }
-            Set<TopicPartition> holds = m.holds();
+            Set<TopicPartition> holds = partitionsHeld(s, m);
             for (TopicPartition tp : partitions) {
                 if (!holds.contains(tp)) {
                     throw fenced(memberId, "partition " + tp.topic() + "/" + tp.partition()
@@ -380,6 +504,30 @@ public final class GroupCoordinator {
     }
 
     /**
+     * A streams group's topology, members and tasks (expired members left out); empty when the group is not a
+     * streams group.
+     */
+    public Optional<StreamsGroupDescription> describeStreams(String group) {
+        Names.requireValidGroup(group);
+        if (!store.exists(group)) {
+            return Optional.empty();
+        }
+        return store.update(group, s -> {
+            if (expire(s, now())) {
+                retarget(s);
+            }
+            if (s.streamsTopology == null) {
+                return Optional.empty();
+            }
+            Map<String, StreamsGroupDescription.StreamsMember> members = new TreeMap<>();
+            s.members.forEach((id, m) -> members.put(id, new StreamsGroupDescription.StreamsMember(m.processId,
+                    m.userEndpoint, m.topologyEpoch)));
+            return Optional.of(new StreamsGroupDescription(describe(group, s), s.streamsTopology,
+                    new TreeMap<>(s.streamsTasks), members));
+        });
+    }
+
+    /**
      * Runs {@code commit} under the group's lock if the member may commit {@code partitions}: always while the
      * group has no members; otherwise only with the current epoch of a member that holds every one of them.
      *
@@ -408,7 +556,7 @@ public final class GroupCoordinator {
                     throw fenced(memberId, "member " + memberId + " is at epoch " + m.memberEpoch + ", not "
                             + memberEpoch);
                 }
-                Set<TopicPartition> holds = m.holds();
+                Set<TopicPartition> holds = partitionsHeld(s, m);
                 for (TopicPartition tp : partitions) {
                     if (!holds.contains(tp)) {
                         throw fenced(memberId, "partition " + tp.topic() + "/" + tp.partition()
@@ -618,7 +766,9 @@ public final class GroupCoordinator {
         Map<String, Integer> counts = new TreeMap<>();
         for (GroupState.Member m : s.members.values()) {
             for (String t : m.topics) {
-                counts.computeIfAbsent(t, partitionCounts::partitions);
+                // A streams group's "topics" are its subtopologies, with the task counts last configured.
+                counts.computeIfAbsent(t, s.streamsTopology != null ? x -> s.streamsTasks.getOrDefault(x, 0)
+                        : partitionCounts::partitions);
             }
         }
         return counts;
@@ -689,6 +839,11 @@ public final class GroupCoordinator {
         }
     }
 
+    /** The partitions a member may commit: those it holds, or for a streams member those its tasks read. */
+    private static Set<TopicPartition> partitionsHeld(GroupState s, GroupState.Member m) {
+        return s.streamsTopology == null ? m.holds() : s.streamsTopology.partitionsRead(m.holds());
+    }
+
     private static GroupDescription describe(String group, GroupState s) {
         List<GroupDescription.MemberDescription> members = new ArrayList<>();
         boolean stable = true;
@@ -702,7 +857,7 @@ public final class GroupCoordinator {
         GroupDescription.State state = members.isEmpty() ? GroupDescription.State.EMPTY
                 : stable ? GroupDescription.State.STABLE : GroupDescription.State.RECONCILING;
         return new GroupDescription(group, state, s.groupEpoch, members,
-                s.assignor == null ? GroupAssignor.UNIFORM.wireName() : s.assignor);
+                s.assignor == null ? GroupAssignor.UNIFORM.wireName() : s.assignor, s.streamsTopology != null);
     }
 
     /**

@@ -7,9 +7,17 @@ import java.util.Set;
  * A group as {@code GET /v1/groups/{group}} shows it.
  *
  * @param assignor the assignor that computed the members' targets ({@link GroupAssignor#wireName()})
+ * @param streams  a streams group (Kafka Streams' rebalance protocol): its members' topics are subtopologies and
+ *                 their partitions tasks ({@link GroupCoordinator#describeStreams})
  */
 public record GroupDescription(String group, State state, long groupEpoch, List<MemberDescription> members,
-                               String assignor) {
+                               String assignor, boolean streams) {
+    /** A consumer group's description. */
+    public GroupDescription(String group, State state, long groupEpoch, List<MemberDescription> members,
+                            String assignor) {
+        this(group, state, groupEpoch, members, assignor, false);
+    }
+
     /** A group whose targets come from the default assignor, {@code uniform}. */
     public GroupDescription(String group, State state, long groupEpoch, List<MemberDescription> members) {
         this(group, state, groupEpoch, members, GroupAssignor.UNIFORM.wireName());

@@ -28,6 +28,16 @@ final class GroupState {
     public String assignor;
     /** The group's own configs ({@link GroupConfigs}), only those set. */
     public TreeMap<String, String> configs = new TreeMap<>();
+    /** A streams group's topology (its members are assigned tasks, not partitions); null for a consumer group. */
+    public StreamsTopology streamsTopology;
+    /** Tasks per subtopology when last configured: the "partition counts" a streams group's assignor divides. */
+    public TreeMap<String, Integer> streamsTasks = new TreeMap<>();
+    /** A member asked the whole application to shut down; until the group is empty every member is told so. */
+    public boolean streamsShutdown;
+    /** Grows whenever which member serves which tasks at which endpoint changes (Kafka's endpoint epoch). */
+    public int streamsEndpointEpoch;
+    /** A digest of that map when the epoch was last set. */
+    public int streamsEndpointDigest;
     /** Set by a change that removes the group's state; never stored. */
     @JsonIgnore
     boolean deleted;
@@ -69,6 +79,12 @@ final class GroupState {
         public TreeMap<String, TreeSet<Integer>> target = new TreeMap<>();
         /** Granted and not taken back: what the member is told it owns. */
         public TreeMap<String, TreeSet<Integer>> assigned = new TreeMap<>();
+        /** A streams member's process (several members of one application process share it); else null. */
+        public String processId;
+        /** A streams member's endpoint for interactive queries; null if it has none. */
+        public StreamsTopology.Endpoint userEndpoint;
+        /** The topology epoch a streams member joined with. */
+        public int topologyEpoch;
         /** Taken back but still listed by the member's last heartbeat: still its own, given to no one else. */
         public TreeMap<String, TreeSet<Integer>> revoking = new TreeMap<>();
 

@@ -1,0 +1,289 @@
+package io.tierlog.service.kafka;
+
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.StreamsGroupDescription;
+import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Kafka Streams 4.4.0 on its own rebalance protocol ({@code group.protocol=streams}, KIP-1071) against the listener:
+ * the service sets the group's topology from the first member, creates the repartition and changelog topics with
+ * the partition counts Kafka's coordinator gives them, divides the tasks, tells every member where each task runs
+ * (interactive queries), and hands a closed instance's tasks to the other, which restores their counts and counts on.
+ * Seen failing without the feature: StreamsGroupHeartbeat not offered, the application ends in ERROR
+ * (UnsupportedVersionException).
+ */
+@QuarkusTest
+class KafkaStreamsGroupsTest {
+    private static final String RUN = Long.toString(System.currentTimeMillis(), 36);
+
+    @Inject
+    KafkaListener listener;
+
+    @TempDir
+    Path stateDir;
+
+    private KafkaStreams wordCount(String app, String input, String output, String instance, int port) {
+        return wordCount(app, input, output, instance, port, StreamsConfig.AT_LEAST_ONCE);
+    }
+
+    private KafkaStreams wordCount(String app, String input, String output, String instance, int port,
+                                   String guarantee) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
+                .flatMapValues(line -> List.of(line.split(" ")))
+                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
+                .count(Materialized.as(Stores.inMemoryKeyValueStore("counts")))
+                .toStream()
+                .to(output, Produced.with(Serdes.String(), Serdes.Long()));
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
+        p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(instance).toString());
+        p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "localhost:" + port);
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100");
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        return new KafkaStreams(builder.build(), p);
+    }
+
+    @Test
+    void twoInstancesDivideTheTasksTheServiceAssignsAndOneTakesOverWhenTheOtherCloses() throws Exception {
+        String app = "streams-wordcount-" + RUN;
+        String input = "streams-lines-" + RUN;
+        String output = "streams-word-counts-" + RUN;
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(input, 4, (short) 1), new NewTopic(output, 4, (short) 1)))
+                    .all().get();
+        }
+        try (KafkaStreams one = wordCount(app, input, output, "one", 7001);
+             KafkaStreams two = wordCount(app, input, output, "two", 7002)) {
+            one.start();
+            two.start();
+            awaitRunning(one, two);
+            produce(input, List.of("log tier log", "tier cold hot", "log log"));
+            awaitCounts(output, Map.of("log", 4L, "tier", 2L, "cold", 1L, "hot", 1L));
+            await("both instances run tasks, 8 in all (2 subtopologies x 4 partitions)",
+                    () -> activeTasks(one) > 0 && activeTasks(two) > 0 && activeTasks(one) + activeTasks(two) == 8);
+
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                Map<String, TopicDescription> internal = admin.describeTopics(List.of(app + "-counts-repartition",
+                        app + "-counts-changelog")).allTopicNames().get();
+                assertThat(internal.values()).as("internal topics the service created, 4 partitions as the input")
+                        .allSatisfy(t -> assertThat(t.partitions()).hasSize(4));
+
+                await("the group stable: 2 tasks of each subtopology per member", () -> {
+                    StreamsGroupDescription g = admin.describeStreamsGroups(List.of(app)).all().get().get(app);
+                    return g.members().size() == 2 && g.members().stream().allMatch(m ->
+                            m.assignment().activeTasks().size() == 2 && m.assignment().activeTasks().stream()
+                                    .allMatch(t -> t.partitions().size() == 2));
+                });
+                StreamsGroupDescription group = admin.describeStreamsGroups(List.of(app)).all().get().get(app);
+                assertThat(group.members()).hasSize(2);
+                assertThat(group.subtopologies()).hasSize(2);
+                Set<String> tasks = new TreeSet<>();
+                for (StreamsGroupMemberDescription m : group.members()) {
+                    assertThat(m.assignment().activeTasks()).as("2 tasks of each subtopology per member")
+                            .allSatisfy(t -> assertThat(t.partitions()).hasSize(2)).hasSize(2);
+                    m.assignment().activeTasks().forEach(t -> t.partitions().forEach(
+                            p -> assertThat(tasks.add(t.subtopologyId() + "_" + p)).as("each task once").isTrue()));
+                }
+                assertThat(tasks).hasSize(8);
+
+                List<String> streamsGroups = new ArrayList<>();
+                for (GroupListing g : admin.listGroups(ListGroupsOptions.forStreamsGroups()).all().get()) {
+                    assertThat(g.type()).contains(GroupType.STREAMS);
+                    streamsGroups.add(g.groupId());
+                }
+                assertThat(streamsGroups).contains(app);
+
+                // A streams group is not a consumer group: its input offsets cannot be deleted under it, and a
+                // consumer cannot join it.
+                assertThatThrownBy(() -> admin.deleteConsumerGroupOffsets(app,
+                        Set.of(new org.apache.kafka.common.TopicPartition(input, 0))).all().get())
+                        .hasCauseInstanceOf(GroupSubscribedToTopicException.class);
+                Properties c = new Properties();
+                c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+                c.put(ConsumerConfig.GROUP_ID_CONFIG, app);
+                c.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+                try (KafkaConsumer<String, String> intruder = new KafkaConsumer<>(c, Serdes.String().deserializer(),
+                        Serdes.String().deserializer())) {
+                    intruder.subscribe(List.of(input));
+                    assertThatThrownBy(() -> {
+                        Instant deadline = Instant.now().plusSeconds(30);
+                        while (Instant.now().isBefore(deadline)) {
+                            intruder.poll(Duration.ofMillis(100));
+                        }
+                    }).isInstanceOf(GroupIdNotFoundException.class);
+                }
+            }
+
+            // Kafka's own tool (kafka-streams-groups.sh) describes the group's members and their tasks.
+            String described = String.join("\n", KafkaToolsClasspath.run(null,
+                    "org.apache.kafka.tools.streams.StreamsGroupCommand", "--bootstrap-server",
+                    KafkaClients.bootstrap(listener.port()), "--describe", "--members", "--group", app));
+            assertThat(described).contains(app).contains("0:[").contains("1:[");
+
+            // Interactive queries: each instance knows where every partition's state lives.
+            await("both endpoints known to each instance", () -> hosts(one).size() == 2 && hosts(two).size() == 2);
+            KeyQueryMetadata log = one.queryMetadataForKey("counts", "log", Serdes.String().serializer());
+            assertThat(log.activeHost().port()).isIn(7001, 7002);
+
+            two.close(Duration.ofSeconds(30));
+            await("one runs every task", () -> activeTasks(one) == 8);
+            produce(input, List.of("log hot", "hot"));
+            awaitCounts(output, Map.of("log", 5L, "hot", 3L));
+        }
+    }
+
+    /**
+     * Exactly-once on the streams protocol: each task's output, changelog writes and input offsets commit in one
+     * transaction, the offsets (TxnOffsetCommit) accepted from the streams member for the partitions its tasks read.
+     */
+    @Test
+    void exactlyOnceV2CommitsTheTasksInputOffsetsInTransactions() throws Exception {
+        String app = "streams-eos-" + RUN;
+        String input = "streams-eos-lines-" + RUN;
+        String output = "streams-eos-counts-" + RUN;
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            admin.createTopics(List.of(new NewTopic(input, 2, (short) 1), new NewTopic(output, 2, (short) 1)))
+                    .all().get();
+        }
+        try (KafkaStreams eos = wordCount(app, input, output, "eos", 7003, StreamsConfig.EXACTLY_ONCE_V2)) {
+            eos.start();
+            awaitRunning(eos);
+            produce(input, List.of("log tier log", "tier cold hot", "log log"));
+            awaitCounts(output, Map.of("log", 4L, "tier", 2L, "cold", 1L, "hot", 1L), "read_committed");
+            try (Admin admin = KafkaClients.admin(listener.port())) {
+                await("the input offsets committed", () -> {
+                    long sum = 0;
+                    for (var e : admin.listConsumerGroupOffsets(app).partitionsToOffsetAndMetadata().get()
+                            .entrySet()) {
+                        sum += e.getKey().topic().equals(input) ? e.getValue().offset() : 0;
+                    }
+                    return sum == 3;
+                });
+            }
+        }
+    }
+
+    private static int activeTasks(KafkaStreams app) {
+        return app.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
+    }
+
+    private static Set<Integer> hosts(KafkaStreams app) {
+        Set<Integer> ports = new TreeSet<>();
+        for (StreamsMetadata m : app.metadataForAllStreamsClients()) {
+            if (!m.topicPartitions().isEmpty()) {
+                ports.add(m.hostInfo().port());
+            }
+        }
+        return ports;
+    }
+
+    private void produce(String topic, List<String> lines) throws Exception {
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
+            for (int i = 0; i < lines.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, Integer.toString(i), lines.get(i)));
+            }
+            producer.flush();
+        }
+    }
+
+    private void awaitCounts(String output, Map<String, Long> expected) {
+        awaitCounts(output, expected, "read_uncommitted");
+    }
+
+    /** Reads the output topic from the start until every expected word has its expected latest count (60 s). */
+    private void awaitCounts(String output, Map<String, Long> expected, String isolation) {
+        Map<String, Long> latest = new HashMap<>();
+        Properties p = new Properties();
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
+        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, Serdes.String().deserializer(),
+                Serdes.Long().deserializer())) {
+            List<org.apache.kafka.common.TopicPartition> parts = new ArrayList<>();
+            consumer.partitionsFor(output).forEach(i -> parts.add(new org.apache.kafka.common.TopicPartition(output,
+                    i.partition())));
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Instant deadline = Instant.now().plusSeconds(60);
+            while (!latest.entrySet().containsAll(expected.entrySet())) {
+                assertThat(Instant.now()).as("counts " + expected + ", so far " + latest).isBefore(deadline);
+                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
+                    latest.put(r.key(), r.value());
+                }
+            }
+        }
+    }
+
+    private static void awaitRunning(KafkaStreams... apps) throws Exception {
+        await("every instance RUNNING", () -> {
+            for (KafkaStreams a : apps) {
+                assertThat(a.state()).as("no instance failed").isNotIn(KafkaStreams.State.ERROR,
+                        KafkaStreams.State.PENDING_ERROR);
+            }
+            return List.of(apps).stream().allMatch(a -> a.state() == KafkaStreams.State.RUNNING);
+        });
+    }
+
+    /** A condition that may call a client. */
+    private interface Check {
+        boolean holds() throws Exception;
+    }
+
+    private static void await(String what, Check condition) throws Exception {
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (!condition.holds()) {
+            assertThat(Instant.now()).as(what).isBefore(deadline);
+            try {
+                Thread.sleep(50); // polls another process's progress: nothing to wait on here
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package io.tierlog.groups;
+
+import java.util.Map;
+
+/**
+ * A streams group as its describers show it.
+ *
+ * @param group      membership and tasks (each member's topics are subtopology ids, its partitions task numbers)
+ * @param topology   the topology its first member set
+ * @param taskCounts tasks per subtopology when last configured (0 while the topology cannot run)
+ * @param members    the streams side of each member, by member id
+ */
+public record StreamsGroupDescription(GroupDescription group, StreamsTopology topology,
+                                      Map<String, Integer> taskCounts, Map<String, StreamsMember> members) {
+    public StreamsGroupDescription {
+        taskCounts = Map.copyOf(taskCounts);
+        members = Map.copyOf(members);
+    }
+
+    /** @param userEndpoint where it answers interactive queries, or null */
+    public record StreamsMember(String processId, StreamsTopology.Endpoint userEndpoint, int topologyEpoch) {
+    }
+}

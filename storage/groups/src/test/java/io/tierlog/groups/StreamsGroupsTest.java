@@ -1,0 +1,211 @@
+package io.tierlog.groups;
+
+import io.tierlog.log.ErrorType;
+import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
+import io.tierlog.testkit.ManualClock;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Streams groups (Kafka Streams' rebalance protocol): topologies configured against topics, tasks as partitions. */
+class StreamsGroupsTest {
+    static final long SESSION = 10_000;
+    static final Duration SKEW = Duration.ofSeconds(1);
+    static final String REPARTITION = "app-counts-repartition";
+    static final String CHANGELOG = "app-counts-changelog";
+    static final StreamsTopology.Endpoint HOST_A = new StreamsTopology.Endpoint("host-a", 8080);
+
+    @TempDir
+    Path dir;
+    final ManualClock clock = new ManualClock();
+    final Map<String, Integer> counts = new ConcurrentHashMap<>(Map.of("lines", 4, "orders", 6));
+    GroupCoordinator coordinator;
+
+    @BeforeEach
+    void setUp() {
+        coordinator = new GroupCoordinator(new GroupStateStore(dir), t -> counts.getOrDefault(t, 0), clock, SKEW);
+    }
+
+    /** A word count: subtopology 0 reads lines and writes the repartition topic, 1 reads it and keeps counts. */
+    static StreamsTopology wordCount(int epoch) {
+        return new StreamsTopology(epoch, List.of(
+                new StreamsTopology.Subtopology("0", List.of("lines"), List.of(), List.of(), List.of(REPARTITION),
+                        List.of()),
+                new StreamsTopology.Subtopology("1", List.of(REPARTITION),
+                        List.of(new StreamsTopology.InternalTopic(REPARTITION, 0, Map.of("cleanup.policy", "delete"))),
+                        List.of(new StreamsTopology.InternalTopic(CHANGELOG, 0, Map.of("cleanup.policy", "compact"))),
+                        List.of(), List.of())));
+    }
+
+    static StreamsHeartbeat join(String member, StreamsTopology topology, StreamsTopology.Endpoint endpoint) {
+        return new StreamsHeartbeat(member, 0, null, SESSION, topology, List.of(), "process-" + member, endpoint, -1,
+                "c", false);
+    }
+
+    /** A well-behaved member: it runs exactly the tasks its last answer gave it. */
+    StreamsHeartbeatAnswer beat(String group, StreamsHeartbeatAnswer last) {
+        HeartbeatAnswer m = last.membership();
+        return coordinator.streamsHeartbeat(group, new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION,
+                null, m.assignment(), null, null, last.endpointEpoch(), "c", false));
+    }
+
+    static Set<TopicPartition> tasks(StreamsHeartbeatAnswer a) {
+        Set<TopicPartition> s = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        a.membership().assignment().forEach(t -> t.partitions().forEach(p -> s.add(new TopicPartition(t.topic(), p))));
+        return s;
+    }
+
+    @Test
+    void internalTopicsAndTasksFollowTheSourceTopics() {
+        StreamsTopology.Configured c = wordCount(1).configure(t -> counts.getOrDefault(t, 0));
+        assertThat(c.ready()).isTrue();
+        assertThat(c.taskCounts()).containsExactlyInAnyOrderEntriesOf(Map.of("0", 4, "1", 4));
+        assertThat(c.internalTopics().get(REPARTITION).partitions()).as("derived from lines").isEqualTo(4);
+        assertThat(c.internalTopics().get(CHANGELOG).partitions()).as("its subtopology's tasks").isEqualTo(4);
+        assertThat(c.internalTopics().get(CHANGELOG).configs()).containsEntry("cleanup.policy", "compact");
+
+        counts.remove("lines");
+        StreamsTopology.Configured missing = wordCount(1).configure(t -> counts.getOrDefault(t, 0));
+        assertThat(missing.statuses()).extracting(StreamsTopology.Status::code)
+                .containsExactly(StreamsTopology.Status.MISSING_SOURCE_TOPICS);
+        assertThat(missing.taskCounts().values()).containsOnly(0);
+        assertThat(missing.internalTopics()).isEmpty();
+    }
+
+    @Test
+    void copartitionedTopicsMustAgreeAndADerivedRepartitionTopicTakesTheirCount() {
+        // A join of orders (6) with a re-keyed lines stream: the repartition topic must have orders' count.
+        StreamsTopology join = new StreamsTopology(1, List.of(
+                new StreamsTopology.Subtopology("0", List.of("lines"), List.of(), List.of(), List.of("rekeyed"),
+                        List.of()),
+                new StreamsTopology.Subtopology("1", List.of("orders", "rekeyed"),
+                        List.of(new StreamsTopology.InternalTopic("rekeyed", 0, Map.of())), List.of(), List.of(),
+                        List.of(List.of("orders", "rekeyed")))));
+        StreamsTopology.Configured c = join.validated().configure(t -> counts.getOrDefault(t, 0));
+        assertThat(c.internalTopics().get("rekeyed").partitions()).isEqualTo(6);
+        assertThat(c.taskCounts()).containsEntry("1", 6);
+
+        StreamsTopology unequal = new StreamsTopology(1, List.of(new StreamsTopology.Subtopology("0",
+                List.of("lines", "orders"), List.of(), List.of(), List.of(), List.of(List.of("lines", "orders")))));
+        assertThat(unequal.configure(t -> counts.getOrDefault(t, 0)).statuses())
+                .extracting(StreamsTopology.Status::code)
+                .containsExactly(StreamsTopology.Status.INCORRECTLY_PARTITIONED_TOPICS);
+    }
+
+    @Test
+    void aTopologyThatCannotBeConfiguredIsRefusedNamingIt() {
+        StreamsTopology sinkNobodyReads = new StreamsTopology(1, List.of(new StreamsTopology.Subtopology("0",
+                List.of("lines"), List.of(), List.of(), List.of("nowhere"), List.of())));
+        assertThatThrownBy(() -> coordinator.streamsHeartbeat("g", join("a", sinkNobodyReads, null)))
+                .isInstanceOfSatisfying(TierlogException.class, e -> {
+                    assertThat(e.type()).isEqualTo(ErrorType.BAD_REQUEST);
+                    assertThat(e.extra()).containsEntry("field", "topology");
+                });
+        assertThatThrownBy(() -> coordinator.streamsHeartbeat("g", join("a", null, null)))
+                .as("a join without a topology").isInstanceOf(TierlogException.class);
+        assertThat(coordinator.describe("g")).as("nothing stored").isEmpty();
+    }
+
+    @Test
+    void membersDivideTheTasksAndCommitOnlyThePartitionsTheirTasksRead() {
+        StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("app", join("a", wordCount(1), null));
+        assertThat(a.statuses()).isEmpty();
+        assertThat(tasks(a)).as("the only member runs all 8 tasks").hasSize(8);
+        StreamsHeartbeatAnswer b = coordinator.streamsHeartbeat("app", join("b", wordCount(1), null));
+        for (int i = 0; i < 4; i++) {
+            a = beat("app", a);
+            b = beat("app", b);
+        }
+        assertThat(tasks(a)).hasSize(4);
+        assertThat(tasks(b)).hasSize(4).doesNotContainAnyElementsOf(tasks(a));
+
+        // Another coordinator on the volume (another instance) sees the same group.
+        GroupCoordinator other = new GroupCoordinator(new GroupStateStore(dir), t -> counts.getOrDefault(t, 0),
+                clock, SKEW);
+        StreamsGroupDescription d = other.describeStreams("app").orElseThrow();
+        assertThat(d.topology()).isEqualTo(wordCount(1));
+        assertThat(d.members()).containsOnlyKeys("a", "b");
+        assertThat(d.group().streams()).isTrue();
+
+        TopicPartition task = tasks(a).iterator().next();
+        Set<TopicPartition> read = wordCount(1).partitionsRead(List.of(task));
+        boolean[] committed = {false};
+        coordinator.commitHeld("app", "a", a.membership().memberEpoch(), read, () -> committed[0] = true);
+        assertThat(committed[0]).as("a commits the partitions its task reads").isTrue();
+        int epochOfB = b.membership().memberEpoch();
+        assertThatThrownBy(() -> coordinator.commitHeld("app", "b", epochOfB, read, () -> { }))
+                .isInstanceOfSatisfying(TierlogException.class,
+                        e -> assertThat(e.type()).isEqualTo(ErrorType.FENCED_MEMBER));
+    }
+
+    @Test
+    void aGroupIsEitherAConsumerOrAStreamsGroupWhileItHasMembers() {
+        StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("app", join("a", wordCount(1), null));
+        assertThatThrownBy(() -> coordinator.heartbeat("app", GroupCoordinatorTest.join()))
+                .isInstanceOfSatisfying(TierlogException.class,
+                        e -> assertThat(e.type()).isEqualTo(ErrorType.GROUP_PROTOCOL_MISMATCH));
+        HeartbeatAnswer consumer = coordinator.heartbeat("orders-group", GroupCoordinatorTest.join());
+        assertThatThrownBy(() -> coordinator.streamsHeartbeat("orders-group", join("s", wordCount(1), null)))
+                .isInstanceOfSatisfying(TierlogException.class,
+                        e -> assertThat(e.type()).isEqualTo(ErrorType.GROUP_PROTOCOL_MISMATCH));
+        assertThat(consumer.memberEpoch()).isPositive();
+
+        coordinator.streamsHeartbeat("app", new StreamsHeartbeat("a", -1, null, 0, null, null, null, null, -1, "c",
+                false));
+        HeartbeatAnswer taken = coordinator.heartbeat("app", GroupCoordinatorTest.join());
+        assertThat(taken.memberEpoch()).as("an empty streams group becomes a consumer group").isPositive();
+        assertThat(coordinator.describeStreams("app")).isEmpty();
+        assertThat(a.membership().memberEpoch()).isPositive();
+    }
+
+    @Test
+    void aMemberWithAnOlderTopologyIsToldItIsStaleAndAShutdownReachesEveryMember() {
+        StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("app", join("a", wordCount(2), null));
+        StreamsHeartbeatAnswer old = coordinator.streamsHeartbeat("app", join("b", wordCount(1), null));
+        assertThat(old.statuses()).extracting(StreamsTopology.Status::code)
+                .containsExactly(StreamsTopology.Status.STALE_TOPOLOGY);
+        a = beat("app", a);
+        assertThat(a.statuses()).isEmpty();
+
+        HeartbeatAnswer m = old.membership();
+        coordinator.streamsHeartbeat("app", new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION, null,
+                null, null, null, -1, "c", true));
+        assertThat(beat("app", a).statuses()).extracting(StreamsTopology.Status::code)
+                .as("a member asked the application to shut down")
+                .contains(StreamsTopology.Status.SHUTDOWN_APPLICATION);
+    }
+
+    @Test
+    void theEndpointMapComesWhenTheMembersEpochIsBehindAndShowsThePartitionsEachServes() {
+        StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("app", join("a", wordCount(1), HOST_A));
+        assertThat(a.endpoints()).extracting(StreamsTopology.MemberEndpoint::memberId).containsExactly("a");
+        assertThat(a.endpoints().get(0).endpoint()).isEqualTo(HOST_A);
+        List<String> served = new ArrayList<>();
+        a.endpoints().get(0).partitions().forEach(t -> served.add(t.topic() + "/" + t.partitions()));
+        assertThat(served).containsExactlyInAnyOrder("lines/[0, 1, 2, 3]", REPARTITION + "/[0, 1, 2, 3]");
+
+        StreamsHeartbeatAnswer again = beat("app", a);
+        assertThat(again.endpoints()).as("the member is current").isNull();
+        assertThat(again.endpointEpoch()).isEqualTo(a.endpointEpoch());
+
+        StreamsHeartbeatAnswer b = coordinator.streamsHeartbeat("app", join("b", wordCount(1), new StreamsTopology.Endpoint("host-b", 8080)));
+        StreamsHeartbeatAnswer a2 = beat("app", again);
+        assertThat(a2.endpointEpoch()).isGreaterThan(a.endpointEpoch());
+        assertThat(a2.endpoints()).extracting(StreamsTopology.MemberEndpoint::memberId).containsExactly("a", "b");
+        beat("app", a2); // a stops running the tasks it was asked to give up
+        assertThat(beat("app", b).membership().memberEpoch()).as("b has tasks once a gave them up").isPositive();
+    }
+}
