@@ -97,6 +97,9 @@ final class RandomRequestData {
             if (name.contains("sessionid") && random.nextBoolean() && !known.sessionIds().isEmpty()) {
                 return known.sessionIds().get(random.nextInt(known.sessionIds().size()));
             }
+            if (name.equals("port")) {
+                return pick(0, 1, 9092, 65535, random.nextInt(65536)); // uint16 on the wire: its setter refuses more
+            }
             return timeField(name) ? pick(-1, 0, 1, 100) : anInt();
         } else if (type == long.class || type == Long.class) {
             if (name.contains("producerid") && random.nextBoolean() && !known.producerIds().isEmpty()) {
