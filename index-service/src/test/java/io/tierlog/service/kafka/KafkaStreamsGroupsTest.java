@@ -42,6 +42,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -159,6 +160,13 @@ class KafkaStreamsGroupsTest {
                     }).isInstanceOf(GroupIdNotFoundException.class);
                 }
             }
+
+            // Over HTTP too: a member joining is refused, and the group shows its members' tasks by subtopology.
+            given().contentType("application/json").body("{\"memberId\":null,\"memberEpoch\":0,\"topics\":[\""
+                    + input + "\"],\"sessionTimeoutMs\":30000}").post("/v1/groups/" + app + "/heartbeat")
+                    .then().statusCode(409).body("type", org.hamcrest.Matchers.endsWith("group-protocol-mismatch"));
+            assertThat(given().get("/v1/groups/" + app).then().statusCode(200).extract().jsonPath()
+                    .getList("members.assignment.flatten().topic", String.class)).containsOnly("0", "1");
 
             // Kafka's own tool (kafka-streams-groups.sh) describes the group's members and their tasks.
             String described = String.join("\n", KafkaToolsClasspath.run(null,
