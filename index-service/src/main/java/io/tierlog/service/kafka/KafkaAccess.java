@@ -50,7 +50,8 @@ import java.util.function.Consumer;
  * same {@link AccessControl} (same scopes, same audit line and denial counter): produce on a topic for Produce,
  * fetch for Fetch and ListOffsets, describe for Metadata, DescribeConfigs and DescribeLogDirs, create, delete (DeleteTopics,
  * DeleteRecords) and alter (CreatePartitions, AlterConfigs, IncrementalAlterConfigs) as over HTTP, and admin on the cluster to alter anything but a
- * topic's configs; on groups, read for membership, OffsetFetch and the describes, commit for OffsetCommit (with
+ * topic's configs; on groups, read for membership (a streams member with describe on its topology's topics; the
+ * internal topics created for it need create, {@link #allowsCreate}), OffsetFetch and the describes, commit for OffsetCommit (with
  * fetch on each topic it names, as HTTP's commit), delete for OffsetDelete; AlterShareGroupOffsets as OffsetCommit,
  * DeleteShareGroupOffsets delete on the group with fetch on each topic. Transactions (Kafka's WRITE on a
  * TransactionalId): produce on the transactional id for InitProducerId naming one, AddPartitionsToTxn (with produce
