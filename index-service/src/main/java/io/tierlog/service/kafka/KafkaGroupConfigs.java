@@ -24,7 +24,8 @@ import java.util.TreeSet;
 
 /**
  * Kafka's group configs (resource type GROUP, {@code kafka-configs --entity-type groups}): a consumer group's own
- * session timeout and heartbeat interval for its KIP-848 members, stored in the group's state file by
+ * session timeout and heartbeat interval for its KIP-848 members, a streams group's for its members with its standby
+ * replicas per task ({@link GroupConfigs#STREAMS}), stored in the group's state file by
  * {@link GroupCoordinator#alterConfigs} so every instance applies them; a share group's session timeout and
  * heartbeat interval for its share consumers, stored in its members file by {@link ShareGroupMembers#alterConfigs};
  * and a share group's {@value #SHARE_AUTO_OFFSET_RESET}, {@value #SHARE_DELIVERY_COUNT_LIMIT},
@@ -41,7 +42,12 @@ public class KafkaGroupConfigs {
             GroupConfigs.HEARTBEAT_INTERVAL_MS, "The heartbeat interval given to the members of a consumer group.",
             GroupConfigs.SHARE.sessionTimeoutMs(), "The timeout to detect client failures when using the share group "
                     + "protocol.",
-            GroupConfigs.SHARE.heartbeatIntervalMs(), "The heartbeat interval given to the members of a share group.");
+            GroupConfigs.SHARE.heartbeatIntervalMs(), "The heartbeat interval given to the members of a share group.",
+            GroupConfigs.STREAMS.sessionTimeoutMs(), "The timeout to detect client failures when using the streams "
+                    + "group protocol.",
+            GroupConfigs.STREAMS.heartbeatIntervalMs(), "The heartbeat interval given to the members of a streams "
+                    + "group.",
+            GroupConfigs.STANDBY_REPLICAS, "The number of standby replicas for each task of a streams group.");
 
     static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
@@ -90,6 +96,19 @@ public class KafkaGroupConfigs {
         GroupConfigs configs = coordinator.configs(asked.resourceName());
         describeSession(asked, result, documentation, configs, configs.sessionTimeoutMs(defaultSessionTimeoutMs),
                 configs.heartbeatIntervalMs(defaultSessionTimeoutMs));
+        GroupConfigs streams = coordinator.configs(asked.resourceName(), GroupConfigs.STREAMS);
+        describeSession(asked, result, documentation, streams, streams.sessionTimeoutMs(defaultSessionTimeoutMs),
+                streams.heartbeatIntervalMs(defaultSessionTimeoutMs));
+        if (asked.configurationKeys() == null || asked.configurationKeys().contains(GroupConfigs.STANDBY_REPLICAS)) {
+            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                    .setName(GroupConfigs.STANDBY_REPLICAS).setValue(String.valueOf(streams.standbyReplicas()))
+                    .setReadOnly(false).setIsSensitive(false)
+                    .setConfigSource(streams.values().containsKey(GroupConfigs.STANDBY_REPLICAS)
+                            ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
+                            : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
+                    .setConfigType(DescribeConfigsResponse.ConfigType.INT.id())
+                    .setDocumentation(documentation ? DOCS.get(GroupConfigs.STANDBY_REPLICAS) : null));
+        }
         GroupConfigs shareSession = shareMembers.configs(asked.resourceName());
         describeSession(asked, result, documentation, shareSession,
                 shareSession.sessionTimeoutMs(defaultShareSessionTimeoutMs),
@@ -153,11 +172,13 @@ public class KafkaGroupConfigs {
      */
     void alter(IncrementalAlterConfigsRequestData.AlterConfigsResource asked, boolean validateOnly) {
         Map<String, String> changes = new HashMap<>();
+        Map<String, String> streamsChanges = new HashMap<>();
         Map<String, String> shareSessionChanges = new HashMap<>();
         Map<String, String> shareChanges = new HashMap<>();
         for (IncrementalAlterConfigsRequestData.AlterableConfig c : asked.configs()) {
             Map<String, String> into = GroupConfigs.SHARE.all().contains(c.name()) ? shareSessionChanges
-                    : c.name().startsWith("share.") ? shareChanges : changes;
+                    : c.name().startsWith("share.") ? shareChanges
+                    : c.name().startsWith("streams.") ? streamsChanges : changes;
             AlterConfigOp.OpType op = AlterConfigOp.OpType.forId(c.configOperation());
             if (op == AlterConfigOp.OpType.SET) {
                 into.put(c.name(), c.value() == null ? "" : c.value());
@@ -174,6 +195,10 @@ public class KafkaGroupConfigs {
         if (validateOnly || !changes.isEmpty()) {
             coordinator.configs(asked.resourceName()).with(changes, defaultSessionTimeoutMs);
         }
+        if (validateOnly || !streamsChanges.isEmpty()) {
+            coordinator.configs(asked.resourceName(), GroupConfigs.STREAMS).with(streamsChanges,
+                    defaultSessionTimeoutMs);
+        }
         if (validateOnly || !shareSessionChanges.isEmpty()) {
             shareMembers.configs(asked.resourceName()).with(shareSessionChanges, defaultShareSessionTimeoutMs);
         }
@@ -182,6 +207,10 @@ public class KafkaGroupConfigs {
         }
         if (!changes.isEmpty()) {
             coordinator.alterConfigs(asked.resourceName(), changes, defaultSessionTimeoutMs);
+        }
+        if (!streamsChanges.isEmpty()) {
+            coordinator.alterConfigs(asked.resourceName(), GroupConfigs.STREAMS, streamsChanges,
+                    defaultSessionTimeoutMs);
         }
         if (!shareSessionChanges.isEmpty()) {
             shareMembers.alterConfigs(asked.resourceName(), shareSessionChanges);

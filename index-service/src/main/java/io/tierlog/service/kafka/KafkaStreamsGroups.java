@@ -36,8 +36,8 @@ import java.util.function.Predicate;
  * StreamsGroupHeartbeat and StreamsGroupDescribe. The service keeps the application's topology (set by the first
  * member of an empty group), creates its repartition and changelog topics with the partition counts Kafka's
  * coordinator would give them, and divides the tasks among the members with the group's assignor, each task moving
- * only after its previous owner stopped running it. Standby and warm-up tasks are not assigned (Kafka's default of
- * {@code num.standby.replicas} is 0). Blocking: runs on a worker thread. Stateless: any instance answers any member.
+ * only after its previous owner stopped running it, and the standby tasks the group's
+ * {@code streams.num.standby.replicas} asks for. Warm-up tasks are not assigned. Blocking: runs on a worker thread. Stateless: any instance answers any member.
  */
 @Singleton
 public class KafkaStreamsGroups {
@@ -92,7 +92,7 @@ public class KafkaStreamsGroups {
             if (answer.membership().memberEpoch() >= 0
                     && (in.memberEpoch() == 0 || answer.membership().memberEpoch() != in.memberEpoch())) {
                 out.setActiveTasks(responseTasks(answer.membership().assignment()))
-                        .setStandbyTasks(new ArrayList<>()).setWarmupTasks(new ArrayList<>());
+                        .setStandbyTasks(responseTasks(answer.standbyTasks())).setWarmupTasks(new ArrayList<>());
             }
             if (answer.endpoints() != null) {
                 out.setPartitionsByUserEndpoint(byEndpoint(answer.endpoints()));
@@ -156,8 +156,10 @@ public class KafkaStreamsGroups {
                     .setClientId(m.clientId() == null ? "" : m.clientId()).setClientHost("")
                     .setTopologyEpoch(streams == null ? 0 : streams.topologyEpoch())
                     .setProcessId(streams == null || streams.processId() == null ? "" : streams.processId())
-                    .setAssignment(describedAssignment(m.assignment()))
-                    .setTargetAssignment(describedAssignment(m.target()));
+                    .setAssignment(describedAssignment(m.assignment(),
+                            streams == null ? List.of() : streams.standby()))
+                    .setTargetAssignment(describedAssignment(m.target(),
+                            streams == null ? List.of() : streams.standbyTarget()));
             if (streams != null && streams.userEndpoint() != null) {
                 member.setUserEndpoint(new StreamsGroupDescribeResponseData.Endpoint()
                         .setHost(streams.userEndpoint().host()).setPort(streams.userEndpoint().port()));
@@ -179,12 +181,17 @@ public class KafkaStreamsGroups {
         return out;
     }
 
-    private static StreamsGroupDescribeResponseData.Assignment describedAssignment(List<TopicPartitions> tasks) {
-        List<StreamsGroupDescribeResponseData.TaskIds> active = new ArrayList<>();
-        tasks.forEach(t -> active.add(new StreamsGroupDescribeResponseData.TaskIds().setSubtopologyId(t.topic())
+    private static StreamsGroupDescribeResponseData.Assignment describedAssignment(List<TopicPartitions> active,
+                                                                              List<TopicPartitions> standby) {
+        return new StreamsGroupDescribeResponseData.Assignment().setActiveTasks(describedTasks(active))
+                .setStandbyTasks(describedTasks(standby)).setWarmupTasks(new ArrayList<>());
+    }
+
+    private static List<StreamsGroupDescribeResponseData.TaskIds> describedTasks(List<TopicPartitions> tasks) {
+        List<StreamsGroupDescribeResponseData.TaskIds> out = new ArrayList<>();
+        tasks.forEach(t -> out.add(new StreamsGroupDescribeResponseData.TaskIds().setSubtopologyId(t.topic())
                 .setPartitions(new ArrayList<>(t.partitions()))));
-        return new StreamsGroupDescribeResponseData.Assignment().setActiveTasks(active)
-                .setStandbyTasks(new ArrayList<>()).setWarmupTasks(new ArrayList<>());
+        return out;
     }
 
     /**
@@ -285,14 +292,20 @@ public class KafkaStreamsGroups {
             List<StreamsTopology.MemberEndpoint> members) {
         List<StreamsGroupHeartbeatResponseData.EndpointToPartitions> out = new ArrayList<>();
         for (StreamsTopology.MemberEndpoint m : members) {
-            List<StreamsGroupHeartbeatResponseData.TopicPartition> active = new ArrayList<>();
-            m.partitions().forEach(tp -> active.add(new StreamsGroupHeartbeatResponseData.TopicPartition()
-                    .setTopic(tp.topic()).setPartitions(new ArrayList<>(tp.partitions()))));
             out.add(new StreamsGroupHeartbeatResponseData.EndpointToPartitions()
                     .setUserEndpoint(new StreamsGroupHeartbeatResponseData.Endpoint()
                             .setHost(m.endpoint().host()).setPort(m.endpoint().port()))
-                    .setActivePartitions(active).setStandbyPartitions(new ArrayList<>()));
+                    .setActivePartitions(endpointPartitions(m.partitions()))
+                    .setStandbyPartitions(endpointPartitions(m.standbyPartitions())));
         }
+        return out;
+    }
+
+    private static List<StreamsGroupHeartbeatResponseData.TopicPartition> endpointPartitions(
+            List<TopicPartitions> partitions) {
+        List<StreamsGroupHeartbeatResponseData.TopicPartition> out = new ArrayList<>();
+        partitions.forEach(tp -> out.add(new StreamsGroupHeartbeatResponseData.TopicPartition().setTopic(tp.topic())
+                .setPartitions(new ArrayList<>(tp.partitions()))));
         return out;
     }
 

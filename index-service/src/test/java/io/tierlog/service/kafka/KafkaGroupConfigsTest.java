@@ -90,7 +90,8 @@ class KafkaGroupConfigsTest {
         try (Admin admin = KafkaClients.admin(listener.port())) {
             for (AlterConfigOp bad : List.of(set("consumer.session.timeout.ms", "soon"),
                     set("consumer.session.timeout.ms", "10"), set("consumer.heartbeat.interval.ms", "6000"),
-                    set("share.record.lock.duration.ms", "999"), set("streams.num.standby.replicas", "1"),
+                    set("share.record.lock.duration.ms", "999"), set("streams.num.standby.replicas", "3"),
+                    set("streams.session.timeout.ms", "10"), set("streams.assignment.interval.ms", "1000"),
                     set("share.session.timeout.ms", "10"), set("share.heartbeat.interval.ms", "45000"))) {
                 assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(group, List.of(bad))).all().get())
                         .as(bad.configEntry().name() + "=" + bad.configEntry().value())

@@ -3,6 +3,8 @@ package io.tierlog.service.kafka;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -15,6 +17,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.serialization.Serdes;
@@ -98,6 +101,13 @@ class KafkaStreamsGroupsTest {
         try (Admin admin = KafkaClients.admin(listener.port())) {
             admin.createTopics(List.of(new NewTopic(input, 4, (short) 1), new NewTopic(output, 4, (short) 1)))
                     .all().get();
+            // A standby of every task, as Kafka's group config asks (the application's num.standby.replicas is not
+            // read on this protocol).
+            ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, app);
+            admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
+                    new ConfigEntry("streams.num.standby.replicas", "1"), AlterConfigOp.OpType.SET)))).all().get();
+            assertThat(admin.describeConfigs(List.of(group)).all().get().get(group)
+                    .get("streams.num.standby.replicas").value()).isEqualTo("1");
         }
         try (KafkaStreams one = wordCount(app, input, output, "one", 7001);
              KafkaStreams two = wordCount(app, input, output, "two", 7002)) {
@@ -106,8 +116,11 @@ class KafkaStreamsGroupsTest {
             awaitRunning(one, two);
             produce(input, List.of("log tier log", "tier cold hot", "log log"));
             awaitCounts(output, Map.of("log", 4L, "tier", 2L, "cold", 1L, "hot", 1L));
-            await("both instances run tasks, 8 in all (2 subtopologies x 4 partitions)",
-                    () -> activeTasks(one) > 0 && activeTasks(two) > 0 && activeTasks(one) + activeTasks(two) == 8);
+            await("both instances run tasks, 8 in all (2 subtopologies x 4 partitions), and keep a standby of the "
+                    + "other's counting tasks (subtopology 1, the one with state)",
+                    () -> activeTasks(one) > 0 && activeTasks(two) > 0 && activeTasks(one) + activeTasks(two) == 8
+                            && standbyTasks(one).equals(countingTasks(two))
+                            && standbyTasks(two).equals(countingTasks(one)));
 
             try (Admin admin = KafkaClients.admin(listener.port())) {
                 Map<String, TopicDescription> internal = admin.describeTopics(List.of(app + "-counts-repartition",
@@ -215,6 +228,23 @@ class KafkaStreamsGroupsTest {
                 });
             }
         }
+    }
+
+    /** The active tasks of subtopology 1 (the counts, with a state store) an instance runs. */
+    private static Set<String> countingTasks(KafkaStreams app) {
+        Set<String> ids = new TreeSet<>();
+        app.metadataForLocalThreads().forEach(t -> t.activeTasks().forEach(task -> {
+            if (task.taskId().subtopology() == 1) {
+                ids.add(task.taskId().toString());
+            }
+        }));
+        return ids;
+    }
+
+    private static Set<String> standbyTasks(KafkaStreams app) {
+        Set<String> ids = new TreeSet<>();
+        app.metadataForLocalThreads().forEach(t -> t.standbyTasks().forEach(task -> ids.add(task.taskId().toString())));
+        return ids;
     }
 
     private static int activeTasks(KafkaStreams app) {

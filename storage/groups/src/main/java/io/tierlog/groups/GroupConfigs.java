@@ -11,7 +11,8 @@ import java.util.TreeMap;
  * A group's own session settings for the members of one of Kafka's group protocols, Kafka's group configs by their
  * Kafka names: {@value #SESSION_TIMEOUT_MS} and {@value #HEARTBEAT_INTERVAL_MS} for a consumer group's KIP-848
  * members, {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} for a share group's members
- * ({@link #SHARE}). Only values set are stored (in the group's state file, so every instance applies them at the
+ * ({@link #SHARE}), {@code streams.session.timeout.ms}, {@code streams.heartbeat.interval.ms} and
+ * {@value #STANDBY_REPLICAS} for a streams group's ({@link #STREAMS}). Only values set are stored (in the group's state file, so every instance applies them at the
  * member's next heartbeat); a key not set takes the service's default. Immutable.
  */
 public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
@@ -27,6 +28,12 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public static final Keys CONSUMER = new Keys("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms");
     /** KIP-932 share consumers' keys. */
     public static final Keys SHARE = new Keys("share.session.timeout.ms", "share.heartbeat.interval.ms");
+    /** KIP-1071 streams members' keys; a streams group also sets {@value #STANDBY_REPLICAS}. */
+    public static final Keys STREAMS = new Keys("streams.session.timeout.ms", "streams.heartbeat.interval.ms");
+    /** Standby copies of each task a streams group keeps (Kafka's group config, default 0). */
+    public static final String STANDBY_REPLICAS = "streams.num.standby.replicas";
+    /** Kafka's {@code group.streams.max.standby.replicas} default. */
+    public static final int MAX_STANDBY_REPLICAS = 2;
     public static final String SESSION_TIMEOUT_MS = "consumer.session.timeout.ms";
     public static final String HEARTBEAT_INTERVAL_MS = "consumer.heartbeat.interval.ms";
     /** Every key a consumer group may set, in the order Kafka lists them. */
@@ -53,6 +60,12 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public long sessionTimeoutMs(long defaultMs) {
         String v = values.get(keys.sessionTimeoutMs());
         return v == null ? defaultMs : Long.parseLong(v);
+    }
+
+    /** Standby copies of each task ({@link #STREAMS} keys only): the group's, else 0. */
+    public int standbyReplicas() {
+        String v = values.get(STANDBY_REPLICAS);
+        return v == null ? 0 : Integer.parseInt(v);
     }
 
     /** The heartbeat interval the group sets, or 0 when it sets none (the coordinator derives one). */
@@ -92,14 +105,15 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public GroupConfigs with(Map<String, String> changes, long defaultSessionTimeoutMs) {
         TreeMap<String, String> next = new TreeMap<>(values);
         changes.forEach((key, value) -> {
-            if (!keys.all().contains(key)) {
+            boolean standby = keys == STREAMS && key.equals(STANDBY_REPLICAS);
+            if (!keys.all().contains(key) && !standby) {
                 throw invalid(key, "unknown group config '" + key + "': a group sets "
-                        + String.join(", ", keys.all()));
+                        + String.join(", ", keys.all()) + (keys == STREAMS ? ", " + STANDBY_REPLICAS : ""));
             }
             if (value == null) {
                 next.remove(key);
             } else {
-                next.put(key, String.valueOf(millis(key, value)));
+                next.put(key, String.valueOf(standby ? standbyReplicas(value) : millis(key, value)));
             }
         });
         GroupConfigs result = new GroupConfigs(keys, next);
@@ -116,6 +130,19 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
                     + " ms and below the session timeout (" + session + " ms): " + interval);
         }
         return result;
+    }
+
+    private static int standbyReplicas(String value) {
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n >= 0 && n <= MAX_STANDBY_REPLICAS) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw invalid(STANDBY_REPLICAS, STANDBY_REPLICAS + " must be a whole number from 0 to " + MAX_STANDBY_REPLICAS
+                + ": '" + value + "'");
     }
 
     private static long millis(String key, String value) {

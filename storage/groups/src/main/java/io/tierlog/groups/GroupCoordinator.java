@@ -164,6 +164,9 @@ public final class GroupCoordinator {
      */
     public StreamsHeartbeatAnswer streamsHeartbeat(String group, StreamsHeartbeat hb) {
         Names.requireValidGroup(group);
+        if (hb.memberId() == null || hb.memberId().isEmpty()) {
+            throw bad("memberId", "a streams member names itself: memberId is required");
+        }
         if (hb.topology() != null) {
             hb.topology().validated();
         }
@@ -200,11 +203,20 @@ public final class GroupCoordinator {
             }
             StreamsTopology.Configured configured = s.streamsTopology.configure(partitionCounts);
             s.streamsTasks = new TreeMap<>(configured.taskCounts());
+            if (new GroupConfigs(GroupConfigs.STREAMS, s.configs).standbyReplicas() != s.streamsStandbyReplicas
+                    && !s.members.isEmpty()) {
+                retarget(s); // the group's standby config changed
+            }
             HeartbeatAnswer answer = beat(group, s, hb.membership(s.streamsTopology.subtopologyIds()),
-                    JoinRules.CLIENT_IDS, RegexTopics.UNCHANGED, false);
+                    JoinRules.STREAMS_PROTOCOL, RegexTopics.UNCHANGED, false);
             List<StreamsTopology.Status> statuses = new ArrayList<>(configured.statuses());
+            List<TopicPartitions> standby = List.of();
             if (answer.memberEpoch() >= 0) {
                 GroupState.Member m = s.members.get(answer.memberId());
+                reconcileStandbys(m);
+                answer = new HeartbeatAnswer(m.memberId, m.memberEpoch, answer.heartbeatIntervalMs(),
+                        answer.assignment());
+                standby = GroupState.toList(m.standby);
                 if (hb.topology() != null) {
                     m.topologyEpoch = hb.topology().epoch();
                 }
@@ -230,7 +242,7 @@ public final class GroupCoordinator {
                 s.streamsEndpointDigest = digest;
                 s.streamsEndpointEpoch++;
             }
-            return new StreamsHeartbeatAnswer(answer, statuses, s.streamsEndpointEpoch,
+            return new StreamsHeartbeatAnswer(answer, standby, statuses, s.streamsEndpointEpoch,
                     hb.endpointEpoch() == s.streamsEndpointEpoch ? null : endpoints);
         });
     }
@@ -241,8 +253,9 @@ public final class GroupCoordinator {
         for (GroupState.Member m : s.members.values()) {
             if (m.userEndpoint != null) {
                 Set<TopicPartition> read = s.streamsTopology.partitionsRead(GroupState.toSet(m.assigned));
+                Set<TopicPartition> standby = s.streamsTopology.partitionsRead(GroupState.toSet(m.standby));
                 out.add(new StreamsTopology.MemberEndpoint(m.memberId, m.userEndpoint,
-                        GroupState.toList(GroupState.toMap(read))));
+                        GroupState.toList(GroupState.toMap(read)), GroupState.toList(GroupState.toMap(standby))));
             }
         }
         return out;
@@ -348,7 +361,7 @@ public final class GroupCoordinator {
         heard(m, now);
         m.assignsItself |= hb.assignsItself();
         if (rules.groupSetsSession()) {
-            GroupConfigs configs = new GroupConfigs(s.configs);
+            GroupConfigs configs = new GroupConfigs(rules.configKeys(), s.configs);
             m.sessionTimeoutMs = configs.sessionTimeoutMs(keepSession ? m.sessionTimeoutMs : hb.sessionTimeoutMs());
             m.heartbeatIntervalMs = configs.heartbeatIntervalMs();
         } else if (!keepSession) {
@@ -521,7 +534,7 @@ public final class GroupCoordinator {
             }
             Map<String, StreamsGroupDescription.StreamsMember> members = new TreeMap<>();
             s.members.forEach((id, m) -> members.put(id, new StreamsGroupDescription.StreamsMember(m.processId,
-                    m.userEndpoint, m.topologyEpoch)));
+                    m.userEndpoint, m.topologyEpoch, GroupState.toList(m.standby), GroupState.toList(m.standbyTarget))));
             return Optional.of(new StreamsGroupDescription(describe(group, s), s.streamsTopology,
                     new TreeMap<>(s.streamsTasks), members));
         });
@@ -584,9 +597,14 @@ public final class GroupCoordinator {
 
     /** The group's configs as last stored; {@link GroupConfigs#NONE} for a group that has none or no state. */
     public GroupConfigs configs(String group) {
+        return configs(group, GroupConfigs.CONSUMER);
+    }
+
+    /** The group's configs as last stored, read by one protocol's {@code keys} (every protocol's share one map). */
+    public GroupConfigs configs(String group, GroupConfigs.Keys keys) {
         Names.requireValidGroup(group);
         GroupState s = store.read(group);
-        return s == null ? GroupConfigs.NONE : new GroupConfigs(s.configs);
+        return new GroupConfigs(keys, s == null ? new TreeMap<>() : s.configs);
     }
 
     /**
@@ -598,9 +616,15 @@ public final class GroupCoordinator {
      * @throws TierlogException {@code invalid-config} naming the key
      */
     public GroupConfigs alterConfigs(String group, Map<String, String> changes, long defaultSessionTimeoutMs) {
+        return alterConfigs(group, GroupConfigs.CONSUMER, changes, defaultSessionTimeoutMs);
+    }
+
+    /** As {@link #alterConfigs(String, Map, long)} for one protocol's {@code keys}. */
+    public GroupConfigs alterConfigs(String group, GroupConfigs.Keys keys, Map<String, String> changes,
+                                     long defaultSessionTimeoutMs) {
         Names.requireValidGroup(group);
         return store.update(group, s -> {
-            GroupConfigs next = new GroupConfigs(s.configs).with(changes, defaultSessionTimeoutMs);
+            GroupConfigs next = new GroupConfigs(keys, s.configs).with(changes, defaultSessionTimeoutMs);
             s.configs = next.values();
             return next;
         });
@@ -795,6 +819,41 @@ public final class GroupCoordinator {
         s.assignor = assignor.wireName();
         assignor.assign(subscriptions, s.partitionCounts, previous)
                 .forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));
+        if (s.streamsTopology != null) {
+            retargetStandbys(s);
+        }
+    }
+
+    /** A streams group's standby targets, after its active targets ({@link StandbyTasks}). */
+    private static void retargetStandbys(GroupState s) {
+        s.streamsStandbyReplicas = new GroupConfigs(GroupConfigs.STREAMS, s.configs).standbyReplicas();
+        Map<String, Set<TopicPartition>> active = new TreeMap<>();
+        Map<String, String> processOf = new HashMap<>();
+        Map<String, Set<TopicPartition>> previous = new HashMap<>();
+        s.members.forEach((id, m) -> {
+            active.put(id, GroupState.toSet(m.target));
+            if (m.processId != null) {
+                processOf.put(id, m.processId);
+            }
+            previous.put(id, GroupState.toSet(m.standbyTarget));
+        });
+        StandbyTasks.assign(s.streamsStandbyReplicas, s.streamsTopology.statefulSubtopologies(), active, processOf,
+                        previous)
+                .forEach((id, standby) -> s.members.get(id).standbyTarget = GroupState.toMap(standby));
+    }
+
+    /**
+     * Moves a streams member's standby tasks to its standby target, leaving out any it still runs as active (the
+     * client turns an active task into a standby only after giving it up); the member's epoch grows when they change.
+     */
+    private static void reconcileStandbys(GroupState.Member m) {
+        Set<TopicPartition> standby = GroupState.toSet(m.standbyTarget);
+        standby.removeAll(m.holds());
+        TreeMap<String, TreeSet<Integer>> granted = GroupState.toMap(standby);
+        if (!granted.equals(GroupState.toMap(GroupState.toSet(m.standby)))) {
+            m.standby = granted;
+            m.memberEpoch++;
+        }
     }
 
     /**

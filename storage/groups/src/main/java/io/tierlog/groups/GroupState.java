@@ -32,6 +32,8 @@ final class GroupState {
     public StreamsTopology streamsTopology;
     /** Tasks per subtopology when last configured: the "partition counts" a streams group's assignor divides. */
     public TreeMap<String, Integer> streamsTasks = new TreeMap<>();
+    /** The standby replicas per task the standby targets were computed for ({@link GroupConfigs#standbyReplicas}). */
+    public int streamsStandbyReplicas;
     /** A member asked the whole application to shut down; until the group is empty every member is told so. */
     public boolean streamsShutdown;
     /** Grows whenever which member serves which tasks at which endpoint changes (Kafka's endpoint epoch). */
@@ -85,6 +87,10 @@ final class GroupState {
         public StreamsTopology.Endpoint userEndpoint;
         /** The topology epoch a streams member joined with. */
         public int topologyEpoch;
+        /** Where the standby tasks of a streams member should be ({@link StandbyTasks}). */
+        public TreeMap<String, TreeSet<Integer>> standbyTarget = new TreeMap<>();
+        /** The standby tasks a streams member is told to keep: its target minus what it still runs as active. */
+        public TreeMap<String, TreeSet<Integer>> standby = new TreeMap<>();
         /** Taken back but still listed by the member's last heartbeat: still its own, given to no one else. */
         public TreeMap<String, TreeSet<Integer>> revoking = new TreeMap<>();
 

@@ -20,6 +20,8 @@ public enum JoinRules {
      * {@code consumer.heartbeat.interval.ms}).
      */
     CONSUMER_PROTOCOL(true, false, true),
+    /** As {@link #CONSUMER_PROTOCOL}, with the streams protocol's keys ({@link GroupConfigs#STREAMS}). */
+    STREAMS_PROTOCOL(true, false, true),
     /**
      * As {@link #CLIENT_IDS}, and a join takes an instance id from a live holder, which is fenced: a restarted classic
      * static member never said it stopped (KIP-345).
@@ -38,6 +40,11 @@ public enum JoinRules {
 
     boolean groupSetsSession() {
         return groupSetsSession;
+    }
+
+    /** The group configs that set the session of a member joining under these rules. */
+    GroupConfigs.Keys configKeys() {
+        return this == STREAMS_PROTOCOL ? GroupConfigs.STREAMS : GroupConfigs.CONSUMER;
     }
 
     boolean clientChosenIds() {

@@ -1,5 +1,6 @@
 package io.tierlog.groups;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,7 +18,12 @@ public record StreamsGroupDescription(GroupDescription group, StreamsTopology to
         members = Map.copyOf(members);
     }
 
-    /** @param userEndpoint where it answers interactive queries, or null */
-    public record StreamsMember(String processId, StreamsTopology.Endpoint userEndpoint, int topologyEpoch) {
+    /**
+     * @param userEndpoint  where it answers interactive queries, or null
+     * @param standby       the standby tasks it keeps, by subtopology id
+     * @param standbyTarget where its standby tasks should be
+     */
+    public record StreamsMember(String processId, StreamsTopology.Endpoint userEndpoint, int topologyEpoch,
+                                List<TopicPartitions> standby, List<TopicPartitions> standbyTarget) {
     }
 }

@@ -88,10 +88,12 @@ public record StreamsTopology(int epoch, List<Subtopology> subtopologies) {
     public record Endpoint(String host, int port) {
     }
 
-    /** The topic partitions a member's active tasks read, and its endpoint: where to query their state. */
-    public record MemberEndpoint(String memberId, Endpoint endpoint, List<TopicPartitions> partitions) {
+    /** The topic partitions a member's active and standby tasks read, and its endpoint: where to query their state. */
+    public record MemberEndpoint(String memberId, Endpoint endpoint, List<TopicPartitions> partitions,
+                                 List<TopicPartitions> standbyPartitions) {
         public MemberEndpoint {
             partitions = List.copyOf(partitions);
+            standbyPartitions = List.copyOf(standbyPartitions);
         }
     }
 
@@ -291,6 +293,13 @@ public record StreamsTopology(int epoch, List<Subtopology> subtopologies) {
     public Set<String> subtopologyIds() {
         Set<String> ids = new TreeSet<>();
         subtopologies.forEach(s -> ids.add(s.id()));
+        return ids;
+    }
+
+    /** The subtopologies that keep state (have changelogs): only their tasks get standbys. */
+    public Set<String> statefulSubtopologies() {
+        Set<String> ids = new TreeSet<>();
+        subtopologies.stream().filter(s -> !s.changelogTopics().isEmpty()).forEach(s -> ids.add(s.id()));
         return ids;
     }
 

@@ -21,19 +21,35 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two coordinators on one directory whose clocks are up to a second apart, and clients that join, heartbeat at
- * random moments (some too late), die, leave, rejoin and change the assignor they ask for (range or uniform). After
- * every step, no two live clients consume the same partition; at the end, a quiet period converges to a balanced,
- * complete assignment.
+ * random moments (some too late), die, leave, rejoin and change the assignor they ask for (range or uniform), while
+ * the topic grows. After every step, no two live clients consume the same partition; at the end, a quiet period
+ * converges to a balanced, complete assignment. The same for a streams group's members and their tasks (two
+ * subtopologies over the topic).
  */
 class GroupCoordinatorChaosTest {
     static final long SESSION = 3_000;
     static final int PARTITIONS = 24;
+    static final int GROWN = 30;
+    /** Two subtopologies reading the topic: a task (s, p) is numbered {@code s * 1000 + p} below. */
+    static final StreamsTopology TOPOLOGY = new StreamsTopology(1, List.of(
+            new StreamsTopology.Subtopology("0", List.of("orders"), List.of(), List.of(), List.of("orders-by-key"),
+                    List.of()),
+            new StreamsTopology.Subtopology("1", List.of("orders-by-key"),
+                    List.of(new StreamsTopology.InternalTopic("orders-by-key", 0, Map.of())), List.of(), List.of(),
+                    List.of())));
 
     @TempDir
     Path dir;
 
+    /** How a client heartbeats and leaves: as a consumer group's member, or as a streams group's. */
+    enum Kind {
+        CONSUMER, STREAMS
+    }
+
     /** A client as the protocol asks it to behave: it consumes its last answer's partitions while its lease holds. */
     static final class Client {
+        static int ids;
+        final String ownId = "client-" + ids++;
         String memberId;
         int epoch;
         Set<Integer> owns = new TreeSet<>();
@@ -53,18 +69,26 @@ class GroupCoordinatorChaosTest {
     @Test
     void noPartitionEverHasTwoConsumers() {
         for (long seed = 1; seed <= 3; seed++) {
-            run(seed, seed % 2 == 0 ? 1_000 : -1_000);
+            run(Kind.CONSUMER, seed, seed % 2 == 0 ? 1_000 : -1_000);
         }
     }
 
-    private void run(long seed, long skewMs) {
-        Path groupDir = dir.resolve("run" + seed);
+    @Test
+    void noTaskEverRunsOnTwoStreamsMembers() {
+        for (long seed = 1; seed <= 3; seed++) {
+            run(Kind.STREAMS, seed, seed % 2 == 0 ? 1_000 : -1_000);
+        }
+    }
+
+    private void run(Kind kind, long seed, long skewMs) {
+        Path groupDir = dir.resolve(kind + "-run" + seed);
         ManualClock trueTime = new ManualClock();
         ManualClock other = new ManualClock(trueTime.millis() + skewMs);
-        GroupStateStore store1 = new GroupStateStore(groupDir);
+        int[] partitions = {PARTITIONS};
+        PartitionCounts counts = t -> t.equals("orders") ? partitions[0] : 0;
         GroupCoordinator[] coordinators = {
-                new GroupCoordinator(store1, t -> PARTITIONS, trueTime, Duration.ofMillis(Math.abs(skewMs))),
-                new GroupCoordinator(new GroupStateStore(groupDir), t -> PARTITIONS, other, Duration.ofMillis(Math.abs(skewMs)))};
+                new GroupCoordinator(new GroupStateStore(groupDir), counts, trueTime, Duration.ofMillis(Math.abs(skewMs))),
+                new GroupCoordinator(new GroupStateStore(groupDir), counts, other, Duration.ofMillis(Math.abs(skewMs)))};
         Random random = new Random(seed);
         List<Client> clients = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -74,6 +98,9 @@ class GroupCoordinatorChaosTest {
             long dt = random.nextInt(1200);
             trueTime.advanceMillis(dt);
             other.advanceMillis(dt);
+            if (step == 300) {
+                partitions[0] = GROWN; // the topic grows: its new partitions (a streams group's new tasks) are given out
+            }
             int action = random.nextInt(100);
             List<Client> alive = clients.stream().filter(c -> c.alive).toList();
             if (action < 3 && alive.size() > 1) {
@@ -86,7 +113,13 @@ class GroupCoordinatorChaosTest {
                 Client c = alive.get(random.nextInt(alive.size()));
                 if (c.memberId != null) {
                     try {
-                        coordinators[random.nextInt(2)].heartbeat("g", new Heartbeat(c.memberId, -1, Set.of(), 0, null, null));
+                        GroupCoordinator coordinator = coordinators[random.nextInt(2)];
+                        if (kind == Kind.CONSUMER) {
+                            coordinator.heartbeat("g", new Heartbeat(c.memberId, -1, Set.of(), 0, null, null));
+                        } else {
+                            coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.memberId, -1, null, 0, null,
+                                    null, null, null, -1, null, false));
+                        }
                     } catch (TierlogException e) {
                         assertThat(e.type()).isEqualTo(ErrorType.UNKNOWN_MEMBER);
                     }
@@ -95,7 +128,8 @@ class GroupCoordinatorChaosTest {
                     c.owns = new TreeSet<>();
                 }
             } else if (!alive.isEmpty()) {
-                heartbeat(alive.get(random.nextInt(alive.size())), coordinators[random.nextInt(2)], trueTime.millis());
+                heartbeat(kind, alive.get(random.nextInt(alive.size())), coordinators[random.nextInt(2)],
+                        trueTime.millis());
             }
             assertNoTwoConsumers(clients, trueTime.millis(), seed, step);
         }
@@ -105,7 +139,7 @@ class GroupCoordinatorChaosTest {
             other.advanceMillis(SESSION / 3);
             for (Client c : clients) {
                 if (c.alive) {
-                    heartbeat(c, coordinators[round % 2], trueTime.millis());
+                    heartbeat(kind, c, coordinators[round % 2], trueTime.millis());
                 }
             }
             assertNoTwoConsumers(clients, trueTime.millis(), seed, -round);
@@ -113,12 +147,22 @@ class GroupCoordinatorChaosTest {
         Map<Integer, Integer> owners = new HashMap<>();
         List<Client> alive = clients.stream().filter(c -> c.alive).toList();
         alive.forEach(c -> c.owns.forEach(p -> owners.merge(p, 1, Integer::sum)));
-        assertThat(owners).as("seed %d: every partition consumed once", seed).hasSize(PARTITIONS);
-        IntSummaryStatistics counts = alive.stream().mapToInt(c -> c.owns.size()).summaryStatistics();
-        assertThat(counts.getMax() - counts.getMin()).as("seed %d balanced: %s", seed, counts).isLessThanOrEqualTo(1);
+        assertThat(owners).as("%s seed %d: every partition consumed once", kind, seed)
+                .hasSize(kind == Kind.CONSUMER ? GROWN : 2 * GROWN);
+        for (int subtopology = 0; subtopology < (kind == Kind.CONSUMER ? 1 : 2); subtopology++) {
+            int s = subtopology;
+            IntSummaryStatistics shares = alive.stream()
+                    .mapToInt(c -> (int) c.owns.stream().filter(t -> t / 1000 == s).count()).summaryStatistics();
+            assertThat(shares.getMax() - shares.getMin()).as("%s seed %d balanced: %s", kind, seed, shares)
+                    .isLessThanOrEqualTo(1);
+        }
     }
 
-    private static void heartbeat(Client c, GroupCoordinator coordinator, long now) {
+    private static void heartbeat(Kind kind, Client c, GroupCoordinator coordinator, long now) {
+        if (kind == Kind.STREAMS) {
+            streamsHeartbeat(c, coordinator, now);
+            return;
+        }
         List<TopicPartitions> owned = List.of(new TopicPartitions("orders", List.copyOf(c.consuming(now))));
         if (c.consuming(now).isEmpty()) {
             c.owns = new TreeSet<>();
@@ -130,6 +174,40 @@ class GroupCoordinatorChaosTest {
             c.epoch = a.memberEpoch();
             c.owns = new TreeSet<>();
             a.assignment().forEach(tps -> c.owns.addAll(tps.partitions()));
+            c.lastAnsweredSendMs = now;
+        } catch (TierlogException e) {
+            c.owns = new TreeSet<>();
+            if (e.type() == ErrorType.UNKNOWN_MEMBER) {
+                c.memberId = null;
+                c.epoch = 0;
+            } else {
+                assertThat(e.type()).isEqualTo(ErrorType.FENCED_MEMBER);
+                c.epoch = 0; // rejoin under the same id
+            }
+        }
+    }
+
+    /** A streams member: its own id, the topology when it joins, its running tasks in every heartbeat. */
+    private static void streamsHeartbeat(Client c, GroupCoordinator coordinator, long now) {
+        List<TopicPartitions> running = new ArrayList<>();
+        for (int s = 0; s < 2; s++) {
+            int subtopology = s;
+            running.add(new TopicPartitions(Integer.toString(s), c.consuming(now).stream()
+                    .filter(t -> t / 1000 == subtopology).map(t -> t % 1000).toList()));
+        }
+        if (c.consuming(now).isEmpty()) {
+            c.owns = new TreeSet<>();
+        }
+        boolean joining = c.memberId == null;
+        try {
+            StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.ownId,
+                    joining ? 0 : c.epoch, null, SESSION, joining || c.epoch == 0 ? TOPOLOGY : null, running, "p",
+                    null, -1, null, false));
+            c.memberId = a.membership().memberId();
+            c.epoch = a.membership().memberEpoch();
+            c.owns = new TreeSet<>();
+            a.membership().assignment().forEach(t -> t.partitions().forEach(
+                    p -> c.owns.add(Integer.parseInt(t.topic()) * 1000 + p)));
             c.lastAnsweredSendMs = now;
         } catch (TierlogException e) {
             c.owns = new TreeSet<>();

@@ -116,6 +116,9 @@ class StreamsGroupsTest {
                 });
         assertThatThrownBy(() -> coordinator.streamsHeartbeat("g", join("a", null, null)))
                 .as("a join without a topology").isInstanceOf(TierlogException.class);
+        assertThatThrownBy(() -> coordinator.streamsHeartbeat("g", join(null, wordCount(1), null)))
+                .as("a member without an id").isInstanceOfSatisfying(TierlogException.class,
+                        e -> assertThat(e.extra()).containsEntry("field", "memberId"));
         assertThat(coordinator.describe("g")).as("nothing stored").isEmpty();
     }
 
@@ -186,6 +189,72 @@ class StreamsGroupsTest {
         assertThat(beat("app", a).statuses()).extracting(StreamsTopology.Status::code)
                 .as("a member asked the application to shut down")
                 .contains(StreamsTopology.Status.SHUTDOWN_APPLICATION);
+    }
+
+    static Set<TopicPartition> standby(StreamsHeartbeatAnswer a) {
+        Set<TopicPartition> s = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        a.standbyTasks().forEach(t -> t.partitions().forEach(p -> s.add(new TopicPartition(t.topic(), p))));
+        return s;
+    }
+
+    /** Members a, b (one process) and c (another), each as it was last answered; beats until nothing changes. */
+    private Map<String, StreamsHeartbeatAnswer> settle(Map<String, StreamsHeartbeatAnswer> members) {
+        for (int round = 0; round < 6; round++) {
+            members.replaceAll((id, last) -> beat("app", last));
+        }
+        return members;
+    }
+
+    @Test
+    void standbyTasksGoToOtherProcessesNeverBesideTheirActiveCopyAndTakeOverWhenItsOwnerLeaves() {
+        assertThatThrownBy(() -> coordinator.alterConfigs("app", GroupConfigs.STREAMS,
+                Map.of(GroupConfigs.STANDBY_REPLICAS, "3"), SESSION))
+                .isInstanceOfSatisfying(TierlogException.class,
+                        e -> assertThat(e.extra()).containsEntry("key", GroupConfigs.STANDBY_REPLICAS));
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.STANDBY_REPLICAS, "1"), SESSION);
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
+        for (String id : List.of("a", "b", "c")) {
+            members.put(id, coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, 0, null, SESSION,
+                    wordCount(1), List.of(), processOf(id), null, -1, "c", false)));
+        }
+        assertStandbysApart(settle(members), 4);
+
+        // a leaves: b and c, one process each, keep a standby of every stateful task in the other's process; c's
+        // standbys of tasks it now runs are gone.
+        Set<TopicPartition> tasksOfA = tasks(members.remove("a"));
+        coordinator.streamsHeartbeat("app", new StreamsHeartbeat("a", -1, null, 0, null, null, null, null, -1, "c",
+                false));
+        assertStandbysApart(settle(members), 4);
+        assertThat(tasksOfA).isNotEmpty();
+
+        // c leaves: b runs everything, and no other process is left to keep standbys in.
+        members.remove("c");
+        coordinator.streamsHeartbeat("app", new StreamsHeartbeat("c", -1, null, 0, null, null, null, null, -1, "c",
+                false));
+        assertStandbysApart(settle(members), 0);
+        assertThat(tasks(members.get("b"))).hasSize(8);
+        assertThat(coordinator.describeStreams("app").orElseThrow().members().get("b").standbyTarget()).isEmpty();
+    }
+
+    private static String processOf(String member) {
+        return member.equals("c") ? "process-2" : "process-1";
+    }
+
+    /**
+     * Every task runs once; {@code standbys} of them have a standby (subtopology 1's, the one with a changelog), none
+     * in its active copy's process.
+     */
+    private static void assertStandbysApart(Map<String, StreamsHeartbeatAnswer> members, int standbys) {
+        Map<TopicPartition, String> activeOwner = new java.util.HashMap<>();
+        members.forEach((id, a) -> tasks(a).forEach(t -> assertThat(activeOwner.put(t, id)).isNull()));
+        assertThat(activeOwner).as("every task runs once").hasSize(8);
+        Map<TopicPartition, String> standbyOwner = new java.util.HashMap<>();
+        members.forEach((id, a) -> standby(a).forEach(t -> assertThat(standbyOwner.put(t, id)).isNull()));
+        assertThat(standbyOwner).as("standbys").hasSize(standbys);
+        assertThat(standbyOwner.keySet()).as("stateful tasks only").allMatch(t -> t.topic().equals("1"));
+        standbyOwner.forEach((task, id) -> assertThat(processOf(id))
+                .as("task %s: its standby on %s, its active copy on %s", task, id, activeOwner.get(task))
+                .isNotEqualTo(processOf(activeOwner.get(task))));
     }
 
     @Test

@@ -1,0 +1,93 @@
+package io.tierlog.groups;
+
+import io.tierlog.log.TopicPartition;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Where a streams group's standby tasks go: for each task of a subtopology with state, up to {@code replicas} members of processes other than the
+ * one running it (a standby beside its active copy in one process would keep no state the process does not already
+ * have), never two in one process; a member that had the standby keeps it unless it is more than one task above the
+ * least loaded candidate, else the least loaded member (active plus standby tasks) takes it. A pure function of the group's state, so every instance computes the same.
+ */
+final class StandbyTasks {
+    private StandbyTasks() {
+    }
+
+    /**
+     * @param replicas       standbys wanted per task
+     * @param stateful       the subtopologies that keep state (a changelog): only their tasks have standbys
+     * @param active         each member's active target
+     * @param processOf      each member's process (a member without one is its own process)
+     * @param previous       each member's standby target before
+     * @return each member's standby target (every member present, possibly empty)
+     */
+    static Map<String, Set<TopicPartition>> assign(int replicas, Set<String> stateful,
+                                                   Map<String, Set<TopicPartition>> active,
+                                                   Map<String, String> processOf,
+                                                   Map<String, Set<TopicPartition>> previous) {
+        Map<String, Set<TopicPartition>> out = new TreeMap<>();
+        Map<String, Integer> load = new HashMap<>();
+        Map<TopicPartition, String> activeOwner = new TreeMap<>(StickyBalancedAssignor.ORDER);
+        active.forEach((member, tasks) -> {
+            out.put(member, new TreeSet<>(StickyBalancedAssignor.ORDER));
+            load.put(member, tasks.size());
+            tasks.forEach(t -> activeOwner.put(t, member));
+        });
+        if (replicas <= 0) {
+            return out;
+        }
+        for (Map.Entry<TopicPartition, String> e : activeOwner.entrySet()) {
+            TopicPartition task = e.getKey();
+            if (!stateful.contains(task.topic())) {
+                continue; // a stateless task has nothing to keep warm
+            }
+            Set<String> processes = new HashSet<>(Set.of(process(processOf, e.getValue())));
+            for (int r = 0; r < replicas; r++) {
+                String chosen = null;
+                List<String> candidates = new ArrayList<>();
+                for (String member : out.keySet()) {
+                    if (!processes.contains(process(processOf, member))) {
+                        candidates.add(member);
+                    }
+                }
+                String least = null;
+                for (String member : candidates) {
+                    if (least == null || load.get(member) < load.get(least)) {
+                        least = member;
+                    }
+                }
+                for (String member : candidates) {
+                    // Sticky while that keeps the loads within one of each other.
+                    if (previous.getOrDefault(member, Set.of()).contains(task)
+                            && load.get(member) <= load.get(least) + 1) {
+                        chosen = member;
+                        break;
+                    }
+                }
+                if (chosen == null) {
+                    chosen = least;
+                }
+                if (chosen == null) {
+                    break; // fewer other processes than replicas: as many standbys as there are
+                }
+                out.get(chosen).add(task);
+                load.merge(chosen, 1, Integer::sum);
+                processes.add(process(processOf, chosen));
+            }
+        }
+        return out;
+    }
+
+    private static String process(Map<String, String> processOf, String member) {
+        String p = processOf.get(member);
+        return p == null ? "member:" + member : p;
+    }
+}
