@@ -236,6 +236,20 @@ class StreamsGroupsTest {
         assertThat(coordinator.describeStreams("app").orElseThrow().members().get("b").standbyTarget()).isEmpty();
     }
 
+    @Test
+    void theGroupsStreamsConfigsSetItsMembersSessionsAndNotItsConsumersKeys() {
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of("streams.session.timeout.ms", "20000",
+                "streams.heartbeat.interval.ms", "1500"), SESSION);
+        coordinator.alterConfigs("app", Map.of("consumer.heartbeat.interval.ms", "700"), SESSION);
+        StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("app", join("a", wordCount(1), null));
+        assertThat(a.membership().heartbeatIntervalMs()).isEqualTo(1500);
+        clock.advance(Duration.ofMillis(SESSION + 5_000));
+        assertThat(beat("app", a).membership().memberEpoch()).as("alive past its own session of %d ms", SESSION)
+                .isPositive();
+        clock.advance(Duration.ofMillis(20_000).plus(SKEW).plusMillis(1));
+        assertThat(coordinator.describeStreams("app").orElseThrow().members()).as("expired after 20 s").isEmpty();
+    }
+
     private static String processOf(String member) {
         return member.equals("c") ? "process-2" : "process-1";
     }
