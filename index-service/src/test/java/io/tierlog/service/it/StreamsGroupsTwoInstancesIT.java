@@ -4,33 +4,22 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.StreamsGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.state.Stores;
+import io.tierlog.service.kafka.StreamsApps;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 
+import static io.tierlog.service.kafka.StreamsApps.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -93,13 +82,6 @@ class StreamsGroupsTwoInstancesIT {
     }
 
     private KafkaStreams wordCount(int port, String instance) {
-        StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
-                .flatMapValues(line -> List.of(line.split(" ")))
-                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-                .count(Materialized.as(Stores.inMemoryKeyValueStore("counts")))
-                .toStream()
-                .to(OUTPUT, Produced.with(Serdes.String(), Serdes.Long()));
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
         p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
@@ -111,7 +93,7 @@ class StreamsGroupsTwoInstancesIT {
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.METADATA_MAX_AGE_CONFIG), "1000");
         p.put(StreamsConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        return new KafkaStreams(builder.build(), p);
+        return new KafkaStreams(StreamsApps.wordCount(INPUT, OUTPUT), p);
     }
 
     private static boolean running(KafkaStreams app) {
@@ -126,46 +108,11 @@ class StreamsGroupsTwoInstancesIT {
 
     private static void produce(int port, List<String> lines) throws Exception {
         try (KafkaProducer<String, String> producer = KafkaInstances.producer(port, "lines")) {
-            for (int i = 0; i < lines.size(); i++) {
-                producer.send(new ProducerRecord<>(INPUT, Integer.toString(i), lines.get(i))).get();
-            }
+            StreamsApps.produce(producer, INPUT, lines);
         }
     }
 
-    /** Reads the output, read_committed, from the start until the latest count of every word is as expected. */
     private static void awaitCounts(int port, Map<String, Long> expected) {
-        Map<String, Long> latest = new HashMap<>();
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, Serdes.String().deserializer(),
-                Serdes.Long().deserializer())) {
-            List<TopicPartition> parts = new ArrayList<>();
-            for (int i = 0; i < 4; i++) {
-                parts.add(new TopicPartition(OUTPUT, i));
-            }
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Instant deadline = Instant.now().plusSeconds(90);
-            while (!latest.equals(expected)) {
-                assertThat(Instant.now()).as("counts " + expected + ", so far " + latest).isBefore(deadline);
-                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
-                    latest.put(r.key(), r.value());
-                }
-            }
-        }
-    }
-
-    /** A condition that may call a client. */
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(String what, Check condition) throws Exception {
-        Instant deadline = Instant.now().plusSeconds(90);
-        while (!condition.holds()) {
-            assertThat(Instant.now()).as(what).isBefore(deadline);
-            Thread.sleep(100); // polls the clients' progress: nothing to wait on here
-        }
+        StreamsApps.awaitCounts("127.0.0.1:" + port, OUTPUT, expected, "read_committed");
     }
 }

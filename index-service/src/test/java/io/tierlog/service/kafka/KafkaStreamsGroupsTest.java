@@ -7,15 +7,11 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListGroupsOptions;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.StreamsGroupDescription;
 import org.apache.kafka.clients.admin.StreamsGroupMemberDescription;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -23,14 +19,8 @@ import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetadata;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,7 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -46,6 +35,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import static io.restassured.RestAssured.given;
+import static io.tierlog.service.kafka.StreamsApps.await;
+import static io.tierlog.service.kafka.StreamsApps.awaitRunning;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -73,13 +64,6 @@ class KafkaStreamsGroupsTest {
 
     private KafkaStreams wordCount(String app, String input, String output, String instance, int port,
                                    String guarantee) {
-        StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
-                .flatMapValues(line -> List.of(line.split(" ")))
-                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-                .count(Materialized.as(Stores.inMemoryKeyValueStore("counts")))
-                .toStream()
-                .to(output, Produced.with(Serdes.String(), Serdes.Long()));
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
         p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
@@ -90,7 +74,7 @@ class KafkaStreamsGroupsTest {
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
-        return new KafkaStreams(builder.build(), p);
+        return new KafkaStreams(StreamsApps.wordCount(input, output), p);
     }
 
     @Test
@@ -99,8 +83,7 @@ class KafkaStreamsGroupsTest {
         String input = "streams-lines-" + RUN;
         String output = "streams-word-counts-" + RUN;
         try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(input, 4, (short) 1), new NewTopic(output, 4, (short) 1)))
-                    .all().get();
+            StreamsApps.createTopics(admin, input, output, 4);
             // A standby of every task, as Kafka's group config asks (the application's num.standby.replicas is not
             // read on this protocol).
             ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, app);
@@ -209,8 +192,7 @@ class KafkaStreamsGroupsTest {
         String input = "streams-eos-lines-" + RUN;
         String output = "streams-eos-counts-" + RUN;
         try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(input, 2, (short) 1), new NewTopic(output, 2, (short) 1)))
-                    .all().get();
+            StreamsApps.createTopics(admin, input, output, 2);
         }
         try (KafkaStreams eos = wordCount(app, input, output, "eos", 7003, StreamsConfig.EXACTLY_ONCE_V2)) {
             eos.start();
@@ -262,66 +244,14 @@ class KafkaStreamsGroupsTest {
     }
 
     private void produce(String topic, List<String> lines) throws Exception {
-        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
-            for (int i = 0; i < lines.size(); i++) {
-                producer.send(new ProducerRecord<>(topic, Integer.toString(i), lines.get(i)));
-            }
-            producer.flush();
-        }
+        StreamsApps.produce(listener.port(), topic, lines);
     }
 
     private void awaitCounts(String output, Map<String, Long> expected) {
         awaitCounts(output, expected, "read_uncommitted");
     }
 
-    /** Reads the output topic from the start until every expected word has its expected latest count (60 s). */
     private void awaitCounts(String output, Map<String, Long> expected, String isolation) {
-        Map<String, Long> latest = new HashMap<>();
-        Properties p = new Properties();
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, Serdes.String().deserializer(),
-                Serdes.Long().deserializer())) {
-            List<org.apache.kafka.common.TopicPartition> parts = new ArrayList<>();
-            consumer.partitionsFor(output).forEach(i -> parts.add(new org.apache.kafka.common.TopicPartition(output,
-                    i.partition())));
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Instant deadline = Instant.now().plusSeconds(60);
-            while (!latest.entrySet().containsAll(expected.entrySet())) {
-                assertThat(Instant.now()).as("counts " + expected + ", so far " + latest).isBefore(deadline);
-                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
-                    latest.put(r.key(), r.value());
-                }
-            }
-        }
-    }
-
-    private static void awaitRunning(KafkaStreams... apps) throws Exception {
-        await("every instance RUNNING", () -> {
-            for (KafkaStreams a : apps) {
-                assertThat(a.state()).as("no instance failed").isNotIn(KafkaStreams.State.ERROR,
-                        KafkaStreams.State.PENDING_ERROR);
-            }
-            return List.of(apps).stream().allMatch(a -> a.state() == KafkaStreams.State.RUNNING);
-        });
-    }
-
-    /** A condition that may call a client. */
-    private interface Check {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(String what, Check condition) throws Exception {
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (!condition.holds()) {
-            assertThat(Instant.now()).as(what).isBefore(deadline);
-            try {
-                Thread.sleep(50); // polls another process's progress: nothing to wait on here
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-        }
+        StreamsApps.awaitCounts(KafkaClients.bootstrap(listener.port()), output, expected, isolation);
     }
 }

@@ -3,37 +3,24 @@ package io.tierlog.service.kafka;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.processor.internals.TopicPartitionMetadata;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
+import static io.tierlog.service.kafka.StreamsApps.awaitRunning;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -58,13 +45,6 @@ class KafkaStreamsTest {
     }
 
     private KafkaStreams wordCount(String app, String input, String output, String instance, String guarantee) {
-        StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
-                .flatMapValues(line -> List.of(line.split(" ")))
-                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-                .count(Materialized.as(Stores.inMemoryKeyValueStore("counts")))
-                .toStream()
-                .to(output, Produced.with(Serdes.String(), Serdes.Long()));
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
@@ -75,57 +55,19 @@ class KafkaStreamsTest {
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "300");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
-        return new KafkaStreams(builder.build(), p);
+        return new KafkaStreams(StreamsApps.wordCount(input, output), p);
     }
 
     private void produce(String topic, List<String> lines) throws Exception {
-        try (KafkaProducer<String, String> producer = KafkaClients.producer(listener.port(), "all", "none")) {
-            for (int i = 0; i < lines.size(); i++) {
-                producer.send(new ProducerRecord<>(topic, Integer.toString(i), lines.get(i)));
-            }
-            producer.flush();
-        }
+        StreamsApps.produce(listener.port(), topic, lines);
     }
 
-    /** Reads the output topic from the start until every expected word has its expected latest count (60 s). */
-    private Map<String, Long> awaitCounts(String output, Map<String, Long> expected) {
-        return awaitCounts(output, expected, "read_uncommitted");
+    private void awaitCounts(String output, Map<String, Long> expected) {
+        awaitCounts(output, expected, "read_uncommitted");
     }
 
-    private Map<String, Long> awaitCounts(String output, Map<String, Long> expected, String isolation) {
-        Map<String, Long> latest = new HashMap<>();
-        Properties p = new Properties();
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation);
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaClients.bootstrap(listener.port()));
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, Serdes.String().deserializer(),
-                Serdes.Long().deserializer())) {
-            List<org.apache.kafka.common.TopicPartition> parts = new ArrayList<>();
-            consumer.partitionsFor(output).forEach(i -> parts.add(new org.apache.kafka.common.TopicPartition(output,
-                    i.partition())));
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Instant deadline = Instant.now().plusSeconds(60);
-            while (!latest.entrySet().containsAll(expected.entrySet())) {
-                assertThat(Instant.now()).as("counts " + expected + ", so far " + latest).isBefore(deadline);
-                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) {
-                    latest.put(r.key(), r.value());
-                }
-            }
-        }
-        return latest;
-    }
-
-    private static void awaitRunning(KafkaStreams... apps) {
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (!List.of(apps).stream().allMatch(a -> a.state() == KafkaStreams.State.RUNNING)) {
-            assertThat(Instant.now()).as("every instance RUNNING").isBefore(deadline);
-            for (KafkaStreams a : apps) {
-                assertThat(a.state()).as("no instance failed").isNotIn(KafkaStreams.State.ERROR,
-                        KafkaStreams.State.PENDING_ERROR);
-            }
-            Thread.onSpinWait();
-        }
+    private void awaitCounts(String output, Map<String, Long> expected, String isolation) {
+        StreamsApps.awaitCounts(KafkaClients.bootstrap(listener.port()), output, expected, isolation);
     }
 
     /**
@@ -139,8 +81,7 @@ class KafkaStreamsTest {
         String input = "lines-eos-" + RUN;
         String output = "word-counts-eos-" + RUN;
         try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(input, 2, (short) 1), new NewTopic(output, 2, (short) 1)))
-                    .all().get();
+            StreamsApps.createTopics(admin, input, output, 2);
         }
         try (KafkaStreams eos = wordCount(app, input, output, "eos", StreamsConfig.EXACTLY_ONCE_V2)) {
             eos.start();
@@ -173,8 +114,7 @@ class KafkaStreamsTest {
         String input = "lines-" + RUN;
         String output = "word-counts-" + RUN;
         try (Admin admin = KafkaClients.admin(listener.port())) {
-            admin.createTopics(List.of(new NewTopic(input, 4, (short) 1), new NewTopic(output, 4, (short) 1)))
-                    .all().get();
+            StreamsApps.createTopics(admin, input, output, 4);
         }
         try (KafkaStreams one = wordCount(app, input, output, "one");
              KafkaStreams two = wordCount(app, input, output, "two")) {

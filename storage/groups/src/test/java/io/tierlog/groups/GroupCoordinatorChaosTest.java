@@ -176,14 +176,7 @@ class GroupCoordinatorChaosTest {
             a.assignment().forEach(tps -> c.owns.addAll(tps.partitions()));
             c.lastAnsweredSendMs = now;
         } catch (TierlogException e) {
-            c.owns = new TreeSet<>();
-            if (e.type() == ErrorType.UNKNOWN_MEMBER) {
-                c.memberId = null;
-                c.epoch = 0;
-            } else {
-                assertThat(e.type()).isEqualTo(ErrorType.FENCED_MEMBER);
-                c.epoch = 0; // rejoin under the same id
-            }
+            refused(c, e);
         }
     }
 
@@ -210,14 +203,19 @@ class GroupCoordinatorChaosTest {
                     p -> c.owns.add(Integer.parseInt(t.topic()) * 1000 + p)));
             c.lastAnsweredSendMs = now;
         } catch (TierlogException e) {
-            c.owns = new TreeSet<>();
-            if (e.type() == ErrorType.UNKNOWN_MEMBER) {
-                c.memberId = null;
-                c.epoch = 0;
-            } else {
-                assertThat(e.type()).isEqualTo(ErrorType.FENCED_MEMBER);
-                c.epoch = 0; // rejoin under the same id
-            }
+            refused(c, e);
+        }
+    }
+
+    /** A refused heartbeat: the client stops consuming, and joins again (under its id when it was fenced). */
+    private static void refused(Client c, TierlogException e) {
+        c.owns = new TreeSet<>();
+        if (e.type() == ErrorType.UNKNOWN_MEMBER) {
+            c.memberId = null;
+            c.epoch = 0;
+        } else {
+            assertThat(e.type()).isEqualTo(ErrorType.FENCED_MEMBER);
+            c.epoch = 0; // rejoin under the same id
         }
     }
 
