@@ -213,15 +213,17 @@ public final class GroupCoordinator {
             List<TopicPartitions> standby = List.of();
             if (answer.memberEpoch() >= 0) {
                 GroupState.Member m = s.members.get(answer.memberId());
+                if (hb.processId() != null && !hb.processId().equals(m.processId)) {
+                    // Known only now for a joining member: standbys go by process, so place them again.
+                    m.processId = hb.processId();
+                    retargetStandbys(s);
+                }
                 reconcileStandbys(m);
                 answer = new HeartbeatAnswer(m.memberId, m.memberEpoch, answer.heartbeatIntervalMs(),
                         answer.assignment());
                 standby = GroupState.toList(m.standby);
                 if (hb.topology() != null) {
                     m.topologyEpoch = hb.topology().epoch();
-                }
-                if (hb.processId() != null) {
-                    m.processId = hb.processId();
                 }
                 if (hb.userEndpoint() != null) {
                     m.userEndpoint = hb.userEndpoint().host().isEmpty() ? null : hb.userEndpoint();

@@ -213,7 +213,7 @@ class StreamsGroupsTest {
                         e -> assertThat(e.extra()).containsEntry("key", GroupConfigs.STANDBY_REPLICAS));
         coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.STANDBY_REPLICAS, "1"), SESSION);
         Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
-        for (String id : List.of("a", "b", "c")) {
+        for (String id : List.of("a", "c", "b")) { // b last: its process is known only once it joined
             members.put(id, coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, 0, null, SESSION,
                     wordCount(1), List.of(), processOf(id), null, -1, "c", false)));
         }
