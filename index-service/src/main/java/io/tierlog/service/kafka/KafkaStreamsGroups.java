@@ -71,14 +71,15 @@ public class KafkaStreamsGroups {
                         .setErrorMessage("MemberId can't be empty."));
             }
             StreamsTopology topology = in.topology() == null ? null : topology(in.topology());
-            List<StreamsTopology.Status> created = topology == null ? List.of()
-                    : createInternalTopics(topology, mayCreate);
             String instanceId = in.instanceId() == null || in.instanceId().isEmpty() ? null : in.instanceId();
             int epoch = in.memberEpoch() == -2 && instanceId == null ? -1 : in.memberEpoch();
             StreamsHeartbeatAnswer answer = coordinator.streamsHeartbeat(in.groupId(), new StreamsHeartbeat(
                     in.memberId(), epoch, instanceId, sessionTimeoutMs, topology, tasks(in.activeTasks()),
                     in.processId(), endpoint(in.userEndpoint()), in.endpointInformationEpoch(), clientId,
                     in.shutdownApplication()));
+            // After the join was accepted (a refused one creates nothing), before it is answered: the group's topics.
+            List<StreamsTopology.Status> created = topology == null || answer.membership().memberEpoch() < 0
+                    ? List.of() : createInternalTopics(answer.topology(), mayCreate);
             out.setMemberId(answer.membership().memberId()).setMemberEpoch(answer.membership().memberEpoch())
                     .setHeartbeatIntervalMs((int) answer.membership().heartbeatIntervalMs())
                     .setEndpointInformationEpoch(answer.endpointEpoch());
@@ -195,11 +196,11 @@ public class KafkaStreamsGroups {
     }
 
     /**
-     * Creates the topology's internal topics that do not exist yet, with the partition counts the topology gives
-     * them against the topics now; what could not be created is reported as a status, as Kafka's coordinator does.
+     * Creates the group's internal topics that do not exist yet, with the partition counts its topology gives them
+     * against the topics now; what could not be created is reported as a status, as Kafka's coordinator does.
      */
     private List<StreamsTopology.Status> createInternalTopics(StreamsTopology topology, Predicate<String> mayCreate) {
-        StreamsTopology.Configured configured = topology.validated()
+        StreamsTopology.Configured configured = topology
                 .configure(t -> topics.find(t).map(m -> m.partitions()).orElse(0));
         List<String> failed = new ArrayList<>();
         configured.internalTopics().forEach((name, t) -> {

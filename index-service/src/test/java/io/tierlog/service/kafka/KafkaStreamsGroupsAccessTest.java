@@ -17,12 +17,14 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Set;
 
+import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Who may be a streams group's member (token mode): read on the group and describe on every topic of the topology,
  * as Kafka asks; the internal topics the service creates for the group need create on each, or they are reported
- * missing (MISSING_INTERNAL_TOPICS) and not created. Raw StreamsGroupHeartbeats, so each refusal is seen as sent.
+ * missing (MISSING_INTERNAL_TOPICS) and not created; a join the group refuses creates none. Raw
+ * StreamsGroupHeartbeats, so each refusal is seen as sent.
  */
 @QuarkusTest
 @TestProfile(TokenModeProfile.class)
@@ -53,6 +55,19 @@ class KafkaStreamsGroupsAccessTest {
         assertThat(noCreate.status().get(0).statusDetail()).contains(changelog).contains("not authorized");
         try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
             assertThat(admin.listTopics().names().get()).doesNotContain(changelog);
+        }
+
+        // A join the group refuses (it is a consumer group with a member) creates nothing.
+        String consumers = KafkaListenerTest.unique("sg-consumers");
+        given().contentType("application/json").header("Authorization", "Bearer " + TokenModeProfile.BOOTSTRAP)
+                .body("{\"memberId\":null,\"memberEpoch\":0,\"topics\":[\"" + input
+                        + "\"],\"sessionTimeoutMs\":30000}").post("/v1/groups/" + consumers + "/heartbeat")
+                .then().statusCode(200);
+        StreamsGroupHeartbeatResponseData refused = join("read:group:* describe:topic:* create:topic:*", consumers,
+                input, consumers + "-store-changelog");
+        assertThat(Errors.forCode(refused.errorCode())).isEqualTo(Errors.GROUP_ID_NOT_FOUND);
+        try (Admin admin = KafkaClients.admin(listener.port(), TokenModeProfile.BOOTSTRAP)) {
+            assertThat(admin.listTopics().names().get()).doesNotContain(consumers + "-store-changelog");
         }
 
         StreamsGroupHeartbeatResponseData allowed = join("read:group:* describe:topic:* create:topic:" + app + "-*",

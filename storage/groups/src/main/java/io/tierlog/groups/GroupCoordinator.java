@@ -244,7 +244,7 @@ public final class GroupCoordinator {
                 s.streamsEndpointDigest = digest;
                 s.streamsEndpointEpoch++;
             }
-            return new StreamsHeartbeatAnswer(answer, standby, statuses, s.streamsEndpointEpoch,
+            return new StreamsHeartbeatAnswer(answer, standby, s.streamsTopology, statuses, s.streamsEndpointEpoch,
                     hb.endpointEpoch() == s.streamsEndpointEpoch ? null : endpoints);
         });
     }
