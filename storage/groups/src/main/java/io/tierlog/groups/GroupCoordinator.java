@@ -809,17 +809,19 @@ public final class GroupCoordinator {
         s.partitionCounts = new TreeMap<>(currentCounts(s));
         Map<String, Set<String>> subscriptions = new TreeMap<>();
         Map<String, Set<TopicPartition>> previous = new HashMap<>();
+        Map<String, Set<TopicPartition>> warm = new HashMap<>();
         List<String> named = new ArrayList<>();
         s.members.forEach((id, m) -> {
             subscriptions.put(id, m.topics);
             previous.put(id, GroupState.toSet(m.target));
+            warm.put(id, GroupState.toSet(m.standbyTarget));
             if (m.assignor != null) {
                 named.add(m.assignor);
             }
         });
         GroupAssignor assignor = GroupAssignor.preferred(named);
         s.assignor = assignor.wireName();
-        assignor.assign(subscriptions, s.partitionCounts, previous)
+        assignor.assign(subscriptions, s.partitionCounts, previous, warm)
                 .forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));
         if (s.streamsTopology != null) {
             retargetStandbys(s);

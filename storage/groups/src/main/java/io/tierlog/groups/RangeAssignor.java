@@ -22,6 +22,9 @@ import java.util.TreeSet;
  *       (and one more while extra slots remain), the rest go out in ascending order to members in id order. Kept
  *       partitions are chosen the same way in every topic, so a co-partitioned assignment stays co-partitioned
  *       through joins and leaves.</li>
+ *   <li><b>Warm state first:</b> a partition nobody kept goes to a member with room that keeps its state warm (a
+ *       streams member's standby copy of the task), before the rest go out in order: a dead member's tasks restart
+ *       where their state is already restored, as Kafka's streams task assignor places them.</li>
  * </ul>
  * A pure function of its inputs (members ordered by id), so every instance computes the same target.
  */
@@ -29,10 +32,14 @@ final class RangeAssignor {
     private RangeAssignor() {
     }
 
-    /** The same contract as {@link StickyBalancedAssignor#assign}. */
+    /**
+     * The same contract as {@link StickyBalancedAssignor#assign}, plus {@code warm}: the partitions each member
+     * keeps state for without owning them (empty for consumers).
+     */
     static Map<String, Set<TopicPartition>> assign(Map<String, Set<String>> subscriptions,
                                                    Map<String, Integer> partitionCounts,
-                                                   Map<String, Set<TopicPartition>> previous) {
+                                                   Map<String, Set<TopicPartition>> previous,
+                                                   Map<String, Set<TopicPartition>> warm) {
         Map<String, Set<TopicPartition>> out = new TreeMap<>();
         subscriptions.keySet().forEach(m -> out.put(m, new TreeSet<>(StickyBalancedAssignor.ORDER)));
         Map<String, List<String>> subscribersByTopic = new TreeMap<>();
@@ -41,7 +48,7 @@ final class RangeAssignor {
         subscribersByTopic.forEach((topic, members) -> {
             int partitions = partitionCounts.getOrDefault(topic, 0);
             if (partitions > 0) {
-                assignTopic(topic, partitions, members, previous, out);
+                assignTopic(topic, partitions, members, previous, warm, out);
             }
         });
         return out;
@@ -49,7 +56,8 @@ final class RangeAssignor {
 
     /** {@code members} in id order, each subscribed to {@code topic}. */
     private static void assignTopic(String topic, int partitions, List<String> members,
-                                    Map<String, Set<TopicPartition>> previous, Map<String, Set<TopicPartition>> out) {
+                                    Map<String, Set<TopicPartition>> previous, Map<String, Set<TopicPartition>> warm,
+                                    Map<String, Set<TopicPartition>> out) {
         int quota = partitions / members.size();
         int extras = partitions % members.size();
         boolean[] taken = new boolean[partitions];
@@ -78,10 +86,29 @@ final class RangeAssignor {
                 missing.add(quota - keep);
             }
         }
+        boolean[] gotExtra = new boolean[unfilled.size()];
+        for (int i = 0; i < unfilled.size(); i++) {
+            for (TopicPartition tp : warm.getOrDefault(unfilled.get(i), Set.of())) {
+                int p = tp.partition();
+                if (!tp.topic().equals(topic) || p >= partitions || taken[p]) {
+                    continue;
+                }
+                if (missing.get(i) > 0) {
+                    missing.set(i, missing.get(i) - 1);
+                } else if (extras > 0 && !gotExtra[i]) {
+                    extras--;
+                    gotExtra[i] = true;
+                } else {
+                    break;
+                }
+                taken[p] = true;
+                out.get(unfilled.get(i)).add(tp);
+            }
+        }
         int next = 0;
         for (int i = 0; i < unfilled.size(); i++) {
             int wanted = missing.get(i);
-            if (extras > 0) {
+            if (extras > 0 && !gotExtra[i]) {
                 wanted++;
                 extras--;
             }

@@ -12,10 +12,12 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Where a streams group's standby tasks go: for each task of a subtopology with state, up to {@code replicas} members of processes other than the
- * one running it (a standby beside its active copy in one process would keep no state the process does not already
- * have), never two in one process; a member that had the standby keeps it unless it is more than one task above the
- * least loaded candidate, else the least loaded member (active plus standby tasks) takes it. A pure function of the group's state, so every instance computes the same.
+ * Where a streams group's standby tasks go: for each task of a subtopology with state, up to {@code replicas} members
+ * of processes other than the one running it (a standby beside its active copy in one process would keep no state the
+ * process does not already have), never two in one process; a member that had the standby keeps it unless it is more
+ * than one task above the least loaded candidate, else the least loaded member (active plus standby tasks) takes it.
+ * A pure function of the group's state, so every instance computes the same. When a task's active owner leaves, the
+ * task goes to the member keeping its standby if that member has room ({@link RangeAssignor}'s warm state).
  */
 final class StandbyTasks {
     private StandbyTasks() {

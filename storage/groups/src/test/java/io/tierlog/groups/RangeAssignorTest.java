@@ -20,7 +20,7 @@ class RangeAssignorTest {
     void coPartitionedTopicsGoTogetherInRanges() {
         Map<String, Set<String>> subs = members(3, BOTH);
         Map<String, Set<TopicPartition>> target =
-                GroupAssignor.RANGE.assign(subs, Map.of("orders", 8, "payments", 8), Map.of());
+                GroupAssignor.RANGE.assign(subs, Map.of("orders", 8, "payments", 8), Map.of(), Map.of());
         // 8 over 3: 3, 3, 2, in member order, the same numbers from each topic.
         assertThat(numbers(target.get("m0"), "orders")).containsExactly(0, 1, 2);
         assertThat(numbers(target.get("m1"), "orders")).containsExactly(3, 4, 5);
@@ -32,7 +32,7 @@ class RangeAssignorTest {
     void theUniformAssignorDoesNotKeepTopicsTogether() {
         // Why a group may ask for range: uniform balances the group's partitions as one pool.
         Map<String, Set<TopicPartition>> target =
-                GroupAssignor.UNIFORM.assign(members(2, BOTH), Map.of("orders", 4, "payments", 4), Map.of());
+                GroupAssignor.UNIFORM.assign(members(2, BOTH), Map.of("orders", 4, "payments", 4), Map.of(), Map.of());
         assertThat(target.values()).anyMatch(tps -> !numbers(tps, "orders").equals(numbers(tps, "payments")));
     }
 
@@ -43,7 +43,7 @@ class RangeAssignorTest {
             int partitions = 1 + random.nextInt(64);
             Map<String, Integer> counts = Map.of("orders", partitions, "payments", partitions);
             Map<String, Set<String>> subs = members(1 + random.nextInt(20), BOTH);
-            Map<String, Set<TopicPartition>> target = GroupAssignor.RANGE.assign(subs, counts, Map.of());
+            Map<String, Set<TopicPartition>> target = GroupAssignor.RANGE.assign(subs, counts, Map.of(), Map.of());
             for (int step = 0; step < 10; step++) {
                 Map<String, Set<String>> next = new TreeMap<>(subs);
                 if (next.size() > 1 && random.nextBoolean()) {
@@ -51,7 +51,7 @@ class RangeAssignorTest {
                 } else {
                     next.put("j" + trial + "-" + step, BOTH);
                 }
-                Map<String, Set<TopicPartition>> after = GroupAssignor.RANGE.assign(next, counts, target);
+                Map<String, Set<TopicPartition>> after = GroupAssignor.RANGE.assign(next, counts, target, Map.of());
                 String what = "trial " + trial + " step " + step + ": " + next.size() + " members, " + partitions;
                 assertPerTopicRanges(after, next, counts, what);
                 after.forEach((m, tps) -> assertThat(numbers(tps, "payments")).as(what)
@@ -80,16 +80,58 @@ class RangeAssignorTest {
                 subs.put("m" + i, random.nextBoolean() ? BOTH : Set.of(random.nextBoolean() ? "orders" : "payments"));
             }
             Map<String, Integer> counts = Map.of("orders", random.nextInt(20), "payments", 1 + random.nextInt(20));
-            Map<String, Set<TopicPartition>> target = GroupAssignor.RANGE.assign(subs, counts, Map.of());
+            Map<String, Set<TopicPartition>> target = GroupAssignor.RANGE.assign(subs, counts, Map.of(), Map.of());
             assertPerTopicRanges(target, subs, counts, "trial " + trial);
         }
+    }
+
+    @Test
+    void anOrphanedPartitionGoesToAMemberKeepingItsStateWarm() {
+        // m2 leaves; m1 keeps partition 4 warm and m0 partition 5 (standby copies), against range's order of filling.
+        Map<String, Set<TopicPartition>> previous = Map.of("m0", orders(0, 1), "m1", orders(2, 3), "m2", orders(4, 5));
+        Map<String, Set<TopicPartition>> warm = Map.of("m0", orders(2, 5), "m1", orders(0, 4));
+        Map<String, Set<TopicPartition>> target = GroupAssignor.RANGE.assign(members(2, Set.of("orders")),
+                Map.of("orders", 6), previous, warm);
+        assertThat(numbers(target.get("m0"), "orders")).containsExactly(0, 1, 5);
+        assertThat(numbers(target.get("m1"), "orders")).containsExactly(2, 3, 4);
+    }
+
+    @Test
+    void warmStateNeverUnbalancesTheRanges() {
+        Random random = new Random(1207);
+        for (int trial = 0; trial < 300; trial++) {
+            int partitions = 1 + random.nextInt(40);
+            Map<String, Integer> counts = Map.of("orders", partitions, "payments", partitions);
+            Map<String, Set<String>> before = members(1 + random.nextInt(10), BOTH);
+            Map<String, Set<TopicPartition>> previous = GroupAssignor.RANGE.assign(before, counts, Map.of(),
+                    Map.of());
+            Map<String, Set<String>> after = members(1 + random.nextInt(10), BOTH);
+            Map<String, Set<TopicPartition>> warm = new TreeMap<>();
+            after.keySet().forEach(m -> {
+                Set<TopicPartition> w = new TreeSet<>(StickyBalancedAssignor.ORDER);
+                for (int i = random.nextInt(partitions + 1); i > 0; i--) {
+                    w.add(new TopicPartition(random.nextBoolean() ? "orders" : "payments", random.nextInt(partitions)));
+                }
+                warm.put(m, w);
+            });
+            assertPerTopicRanges(GroupAssignor.RANGE.assign(after, counts, previous, warm), after, counts,
+                    "trial " + trial);
+        }
+    }
+
+    private static Set<TopicPartition> orders(int... partitions) {
+        Set<TopicPartition> out = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        for (int p : partitions) {
+            out.add(new TopicPartition("orders", p));
+        }
+        return out;
     }
 
     @Test
     void aPartitionClaimedTwiceGoesToOneMember() {
         TopicPartition zero = new TopicPartition("orders", 0);
         Map<String, Set<TopicPartition>> target = GroupAssignor.RANGE.assign(members(2, Set.of("orders")),
-                Map.of("orders", 2), Map.of("m0", Set.of(zero), "m1", Set.of(zero)));
+                Map.of("orders", 2), Map.of("m0", Set.of(zero), "m1", Set.of(zero)), Map.of());
         assertThat(target.get("m0")).containsExactly(zero);
         assertThat(target.get("m1")).containsExactly(new TopicPartition("orders", 1));
     }

@@ -237,6 +237,30 @@ class StreamsGroupsTest {
     }
 
     @Test
+    void aLeavingMembersStatefulTasksRestartWhereTheirStandbysAre() {
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.STANDBY_REPLICAS, "1"), SESSION);
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
+        for (String id : List.of("a", "b", "c", "d")) { // one process each
+            members.put(id, coordinator.streamsHeartbeat("app", join(id, wordCount(1), null)));
+        }
+        settle(members);
+        Map<TopicPartition, String> standbyOf = new java.util.HashMap<>();
+        members.forEach((id, a) -> standby(a).forEach(t -> standbyOf.put(t, id)));
+        Set<TopicPartition> statefulOfD = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        tasks(members.remove("d")).stream().filter(t -> t.topic().equals("1")).forEach(statefulOfD::add);
+        assertThat(statefulOfD).isNotEmpty();
+        coordinator.streamsHeartbeat("app", new StreamsHeartbeat("d", -1, null, 0, null, null, null, null, -1, "c",
+                false));
+        settle(members);
+        for (TopicPartition task : statefulOfD) {
+            assertThat(tasks(members.get(standbyOf.get(task))))
+                    .as("task %s, whose standby was on %s", task, standbyOf.get(task)).contains(task);
+        }
+        members.values().forEach(a -> assertThat(tasks(a).stream().filter(t -> t.topic().equals("1")))
+                .as("4 stateful tasks over 3 members").hasSizeBetween(1, 2));
+    }
+
+    @Test
     void theGroupsStreamsConfigsSetItsMembersSessionsAndNotItsConsumersKeys() {
         coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of("streams.session.timeout.ms", "20000",
                 "streams.heartbeat.interval.ms", "1500"), SESSION);
