@@ -190,7 +190,8 @@ final class KafkaAccess {
                         topic.accept(r.resourceName(), null, Operation.DESCRIBE, out);
                     } else if (r.resourceType() == ConfigResource.Type.GROUP.id()) {
                         group(r.resourceName(), Operation.READ, out);
-                    } else if (r.resourceType() == ConfigResource.Type.CLIENT_METRICS.id()) {
+                    } else if (r.resourceType() == ConfigResource.Type.CLIENT_METRICS.id()
+                            || r.resourceType() == ConfigResource.Type.BROKER_LOGGER.id()) {
                         out.accept(new Need(Operation.ADMIN, Resource.CLUSTER));
                     }
                 }

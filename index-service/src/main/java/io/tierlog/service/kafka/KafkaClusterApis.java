@@ -63,6 +63,7 @@ public class KafkaClusterApis {
     private final KafkaTopics kafkaTopics;
     private final KafkaGroupConfigs groupConfigs;
     private final KafkaClientTelemetry clientMetrics;
+    private final KafkaBrokerLoggers brokerLoggers = new KafkaBrokerLoggers();
     private volatile java.util.function.Supplier<KafkaCluster> cluster = () -> new KafkaCluster(
             new Broker(0, "localhost", -1), List.of(new Broker(0, "localhost", -1)));
     private volatile String clusterId = "";
@@ -355,7 +356,7 @@ public class KafkaClusterApis {
      * Topic config changes, the same as HTTP's {@code PATCH /v1/topics/{topic}/config}: SET a key, or DELETE it (back
      * to its default); APPEND and SUBTRACT (list configs, which Tierlog has none of) are INVALID_REQUEST, and so are
      * broker configs. Group configs go to {@link KafkaGroupConfigs}, client-metrics subscriptions to
-     * {@link KafkaClientTelemetry}. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
+     * {@link KafkaClientTelemetry}, this instance's log levels to {@link KafkaBrokerLoggers}. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
      */
     IncrementalAlterConfigsResponse incrementalAlterConfigs(IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsRequestData data = request.data();
@@ -376,9 +377,14 @@ public class KafkaClusterApis {
                     out.responses().add(result);
                     continue;
                 }
+                if (asked.resourceType() == ConfigResource.Type.BROKER_LOGGER.id()) {
+                    brokerLoggers.alter(asked, cluster.get().self().nodeId(), data.validateOnly());
+                    out.responses().add(result);
+                    continue;
+                }
                 if (asked.resourceType() != ConfigResource.Type.TOPIC.id()) {
-                    throw Errors.INVALID_REQUEST.exception("only topic, group and client-metrics configs can be "
-                            + "changed");
+                    throw Errors.INVALID_REQUEST.exception("only topic, group, client-metrics and broker-logger "
+                            + "configs can be changed");
                 }
                 TopicMetadata topic = kafkaTopics.byName(asked.resourceName());
                 Map<String, Object> changes = new LinkedHashMap<>();
@@ -456,8 +462,9 @@ public class KafkaClusterApis {
 
     /**
      * Every topic config with its value and whether it is the default, as Kafka lists them, every group config
-     * ({@link KafkaGroupConfigs}) and client-metrics subscription config ({@link KafkaClientTelemetry}); a broker (this instance) has no configs to list. Other resource types are
-     * INVALID_REQUEST.
+     * ({@link KafkaGroupConfigs}) and client-metrics subscription config ({@link KafkaClientTelemetry}), and this
+     * instance's log levels ({@link KafkaBrokerLoggers}); a broker (this instance) has no configs to list. Other
+     * resource types are INVALID_REQUEST.
      */
     DescribeConfigsResponse describeConfigs(DescribeConfigsRequest request) {
         DescribeConfigsResponseData out = new DescribeConfigsResponseData();
@@ -483,9 +490,11 @@ public class KafkaClusterApis {
                     groupConfigs.describe(asked, result, request.data().includeDocumentation());
                 } else if (asked.resourceType() == ConfigResource.Type.CLIENT_METRICS.id()) {
                     clientMetrics.describe(asked, result, request.data().includeDocumentation());
+                } else if (asked.resourceType() == ConfigResource.Type.BROKER_LOGGER.id()) {
+                    brokerLoggers.describe(asked, cluster.get().self().nodeId(), result);
                 } else if (asked.resourceType() != ConfigResource.Type.BROKER.id()) {
-                    result.setErrorCode(Errors.INVALID_REQUEST.code())
-                            .setErrorMessage("only topic, group, client-metrics and broker configs are described");
+                    result.setErrorCode(Errors.INVALID_REQUEST.code()).setErrorMessage(
+                            "only topic, group, client-metrics, broker and broker-logger configs are described");
                 }
             } catch (RuntimeException e) {
                 result.setErrorCode(KafkaErrors.of(e).code()).setErrorMessage(KafkaErrors.message(e));

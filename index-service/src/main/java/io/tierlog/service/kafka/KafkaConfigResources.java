@@ -19,13 +19,14 @@ import java.util.function.Supplier;
  * ListConfigResources (KIP-1000, KIP-1142): the names of the config resources of each type, for tools that describe
  * every one (`kafka-configs --describe --entity-type groups` without a name). Version 0 lists client-metrics
  * subscriptions only; version 1 lists the types it is asked for, or all it has when it is asked for none: topics
- * (not the service's internal ones, which Metadata hides), brokers (the live instances), client-metrics
- * subscriptions and groups. Any other type asked for (broker loggers, which the listener does not describe) makes the
- * whole answer UNSUPPORTED_VERSION, as Kafka answers a type it lacks.
+ * (not the service's internal ones, which Metadata hides), brokers and their loggers (the live instances' node ids),
+ * client-metrics subscriptions and groups. Any other type asked for makes the whole answer UNSUPPORTED_VERSION, as
+ * Kafka answers a type it lacks.
  */
 final class KafkaConfigResources {
     private static final List<ConfigResource.Type> TYPES = List.of(ConfigResource.Type.TOPIC,
-            ConfigResource.Type.BROKER, ConfigResource.Type.CLIENT_METRICS, ConfigResource.Type.GROUP);
+            ConfigResource.Type.BROKER, ConfigResource.Type.BROKER_LOGGER, ConfigResource.Type.CLIENT_METRICS,
+            ConfigResource.Type.GROUP);
 
     private final TopicStore topics;
     private final Supplier<KafkaCluster> cluster;
@@ -73,7 +74,7 @@ final class KafkaConfigResources {
     private Collection<String> names(ConfigResource.Type type) {
         return switch (type) {
             case TOPIC -> topics.names().stream().filter(t -> !TopicAdmin.isInternal(t)).sorted().toList();
-            case BROKER -> {
+            case BROKER, BROKER_LOGGER -> {
                 List<String> ids = new ArrayList<>();
                 cluster.get().live().forEach(b -> ids.add(String.valueOf(b.nodeId())));
                 yield ids;

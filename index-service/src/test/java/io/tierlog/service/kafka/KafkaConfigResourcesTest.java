@@ -76,7 +76,7 @@ class KafkaConfigResourcesTest {
             assertThat(list(admin, Set.of(ConfigResource.Type.GROUP)))
                     .allMatch(r -> r.type() == ConfigResource.Type.GROUP)
                     .contains(new ConfigResource(ConfigResource.Type.GROUP, configured));
-            assertThatThrownBy(() -> list(admin, Set.of(ConfigResource.Type.BROKER_LOGGER)))
+            assertThatThrownBy(() -> list(admin, Set.of(ConfigResource.Type.UNKNOWN)))
                     .cause().isInstanceOf(UnsupportedVersionException.class);
         }
         try (Admin user = KafkaClients.admin(listener.port(),

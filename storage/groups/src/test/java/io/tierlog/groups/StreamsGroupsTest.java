@@ -308,7 +308,8 @@ class StreamsGroupsTest {
         assertThat(again.endpoints()).as("the member is current").isNull();
         assertThat(again.endpointEpoch()).isEqualTo(a.endpointEpoch());
 
-        StreamsHeartbeatAnswer b = coordinator.streamsHeartbeat("app", join("b", wordCount(1), new StreamsTopology.Endpoint("host-b", 8080)));
+        StreamsHeartbeatAnswer b = coordinator.streamsHeartbeat("app",
+                join("b", wordCount(1), new StreamsTopology.Endpoint("host-b", 8080)));
         StreamsHeartbeatAnswer a2 = beat("app", again);
         assertThat(a2.endpointEpoch()).isGreaterThan(a.endpointEpoch());
         assertThat(a2.endpoints()).extracting(StreamsTopology.MemberEndpoint::memberId).containsExactly("a", "b");
