@@ -29,9 +29,9 @@ import java.util.regex.Pattern;
  *
  * <p>Levels are Kafka's ({@link LogLevelConfig#VALID_LOG_LEVELS}); every logger, and each category above one (its
  * packages), is listed with its effective level (its own, or its nearest ancestor's), the root logger as
- * {@code root}. SET gives a logger a level; DELETE makes it take
- * its parent's again (not allowed for the root); APPEND and SUBTRACT are INVALID_REQUEST. A resource's changes are
- * all checked before any applies.
+ * {@code root}. SET gives a logger a level; DELETE makes it take its parent's again (not allowed for the root); APPEND
+ * and SUBTRACT are INVALID_REQUEST. A resource's changes are all checked before any applies. A describe creates no
+ * logger.
  */
 final class KafkaBrokerLoggers {
     static final String ROOT = "root";
@@ -42,15 +42,7 @@ final class KafkaBrokerLoggers {
             LogLevelConfig.WARN_LOG_LEVEL, LogLevelConfig.INFO_LOG_LEVEL, LogLevelConfig.DEBUG_LOG_LEVEL,
             LogLevelConfig.TRACE_LOG_LEVEL);
 
-    private final LogContext context;
-
-    KafkaBrokerLoggers() {
-        this(LogContext.getLogContext());
-    }
-
-    KafkaBrokerLoggers(LogContext context) {
-        this.context = context;
-    }
+    private final LogContext context = LogContext.getLogContext();
 
     /** Every logger of this instance (or those {@code asked} names) with its effective level. */
     void describe(DescribeConfigsRequestData.DescribeConfigsResource asked, int selfId,
@@ -77,7 +69,7 @@ final class KafkaBrokerLoggers {
                 continue; // no such logger
             }
             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName(name)
-                    .setValue(kafkaLevel(effectiveLevel(logger(name)))).setReadOnly(false).setIsSensitive(false)
+                    .setValue(kafkaLevel(effectiveLevel(name))).setReadOnly(false).setIsSensitive(false)
                     .setConfigSource(DescribeConfigsResponse.ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG.id())
                     .setConfigType(DescribeConfigsResponse.ConfigType.STRING.id()));
         }
@@ -126,13 +118,20 @@ final class KafkaBrokerLoggers {
         return context.getLogger(ROOT.equals(name) ? "" : name);
     }
 
-    private static java.util.logging.Level effectiveLevel(java.util.logging.Logger logger) {
-        for (java.util.logging.Logger l = logger; l != null; l = l.getParent()) {
-            if (l.getLevel() != null) {
-                return l.getLevel();
+    /** The level of the nearest of {@code name} and the categories above it that has one, without creating any. */
+    private java.util.logging.Level effectiveLevel(String name) {
+        String category = ROOT.equals(name) ? "" : name;
+        while (true) {
+            Logger logger = context.getLoggerIfExists(category);
+            if (logger != null && logger.getLevel() != null) {
+                return logger.getLevel();
             }
+            if (category.isEmpty()) {
+                return java.util.logging.Level.INFO;
+            }
+            int dot = category.lastIndexOf('.');
+            category = dot < 0 ? "" : category.substring(0, dot);
         }
-        return java.util.logging.Level.INFO;
     }
 
     /** The Kafka name of a level: JBoss's and java.util.logging's map onto the nearest one at or below them. */

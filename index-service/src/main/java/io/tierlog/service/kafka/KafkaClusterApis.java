@@ -356,7 +356,8 @@ public class KafkaClusterApis {
      * Topic config changes, the same as HTTP's {@code PATCH /v1/topics/{topic}/config}: SET a key, or DELETE it (back
      * to its default); APPEND and SUBTRACT (list configs, which Tierlog has none of) are INVALID_REQUEST, and so are
      * broker configs. Group configs go to {@link KafkaGroupConfigs}, client-metrics subscriptions to
-     * {@link KafkaClientTelemetry}, this instance's log levels to {@link KafkaBrokerLoggers}. A resource's changes apply together or not at all (INVALID_CONFIG naming the key).
+     * {@link KafkaClientTelemetry}, this instance's log levels to {@link KafkaBrokerLoggers}. A resource's changes
+     * apply together or not at all (INVALID_CONFIG naming the key).
      */
     IncrementalAlterConfigsResponse incrementalAlterConfigs(IncrementalAlterConfigsRequest request) {
         IncrementalAlterConfigsRequestData data = request.data();
