@@ -76,7 +76,7 @@ public class KafkaStreamsGroups {
             StreamsHeartbeatAnswer answer = coordinator.streamsHeartbeat(in.groupId(), new StreamsHeartbeat(
                     in.memberId(), epoch, instanceId, sessionTimeoutMs, topology, tasks(in.activeTasks()),
                     in.processId(), endpoint(in.userEndpoint()), in.endpointInformationEpoch(), clientId,
-                    in.shutdownApplication()));
+                    in.shutdownApplication(), in.rackId()));
             // After the join was accepted (a refused one creates nothing), before it is answered: the group's topics.
             List<StreamsTopology.Status> created = topology == null || answer.membership().memberEpoch() < 0
                     ? List.of() : createInternalTopics(answer.topology(), mayCreate);
@@ -157,6 +157,7 @@ public class KafkaStreamsGroups {
                     .setClientId(m.clientId() == null ? "" : m.clientId()).setClientHost("")
                     .setTopologyEpoch(streams == null ? 0 : streams.topologyEpoch())
                     .setProcessId(streams == null || streams.processId() == null ? "" : streams.processId())
+                    .setRackId(streams == null ? null : streams.rack())
                     .setAssignment(describedAssignment(m.assignment(),
                             streams == null ? List.of() : streams.standby()))
                     .setTargetAssignment(describedAssignment(m.target(),

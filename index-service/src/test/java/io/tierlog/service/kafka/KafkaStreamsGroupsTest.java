@@ -74,6 +74,7 @@ class KafkaStreamsGroupsTest {
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+        p.put(ConsumerConfig.CLIENT_RACK_CONFIG, "zone-" + instance);
         return new KafkaStreams(StreamsApps.wordCount(input, output), p);
     }
 
@@ -124,6 +125,8 @@ class KafkaStreamsGroupsTest {
                 for (StreamsGroupMemberDescription m : group.members()) {
                     assertThat(m.assignment().activeTasks()).as("2 tasks of each subtopology per member")
                             .allSatisfy(t -> assertThat(t.partitions()).hasSize(2)).hasSize(2);
+                    assertThat(m.rackId()).as("the rack its consumer names").hasValueSatisfying(
+                            rack -> assertThat(rack).startsWith("zone-"));
                     m.assignment().activeTasks().forEach(t -> t.partitions().forEach(
                             p -> assertThat(tasks.add(t.subtopologyId() + "_" + p)).as("each task once").isTrue()));
                 }

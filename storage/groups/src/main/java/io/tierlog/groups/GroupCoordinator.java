@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -173,6 +174,9 @@ public final class GroupCoordinator {
         if (hb.processId() != null && hb.processId().length() > StreamsTopology.MAX_STRING_CHARS) {
             throw bad("processId", "processId must be at most " + StreamsTopology.MAX_STRING_CHARS + " characters");
         }
+        if (hb.rackId() != null && hb.rackId().length() > StreamsTopology.MAX_STRING_CHARS) {
+            throw bad("rackId", "rackId must be at most " + StreamsTopology.MAX_STRING_CHARS + " characters");
+        }
         if (hb.userEndpoint() != null && hb.userEndpoint().host().length() > StreamsTopology.MAX_STRING_CHARS) {
             throw bad("userEndpoint", "userEndpoint's host must be at most " + StreamsTopology.MAX_STRING_CHARS
                     + " characters");
@@ -213,9 +217,11 @@ public final class GroupCoordinator {
             List<TopicPartitions> standby = List.of();
             if (answer.memberEpoch() >= 0) {
                 GroupState.Member m = s.members.get(answer.memberId());
-                if (hb.processId() != null && !hb.processId().equals(m.processId)) {
-                    // Known only now for a joining member: standbys go by process, so place them again.
-                    m.processId = hb.processId();
+                String rack = hb.rackId() == null ? m.rack : hb.rackId().isEmpty() ? null : hb.rackId();
+                if (hb.processId() != null && !hb.processId().equals(m.processId) || !Objects.equals(rack, m.rack)) {
+                    // Known only now for a joining member: standbys go by process and rack, so place them again.
+                    m.processId = hb.processId() == null ? m.processId : hb.processId();
+                    m.rack = rack;
                     retargetStandbys(s);
                 }
                 reconcileStandbys(m);
@@ -536,7 +542,7 @@ public final class GroupCoordinator {
             }
             Map<String, StreamsGroupDescription.StreamsMember> members = new TreeMap<>();
             s.members.forEach((id, m) -> members.put(id, new StreamsGroupDescription.StreamsMember(m.processId,
-                    m.userEndpoint, m.topologyEpoch, GroupState.toList(m.standby), GroupState.toList(m.standbyTarget))));
+                    m.rack, m.userEndpoint, m.topologyEpoch, GroupState.toList(m.standby), GroupState.toList(m.standbyTarget))));
             return Optional.of(new StreamsGroupDescription(describe(group, s), s.streamsTopology,
                     new TreeMap<>(s.streamsTasks), members));
         });
@@ -833,16 +839,20 @@ public final class GroupCoordinator {
         s.streamsStandbyReplicas = new GroupConfigs(GroupConfigs.STREAMS, s.configs).standbyReplicas();
         Map<String, Set<TopicPartition>> active = new TreeMap<>();
         Map<String, String> processOf = new HashMap<>();
+        Map<String, String> rackOf = new HashMap<>();
         Map<String, Set<TopicPartition>> previous = new HashMap<>();
         s.members.forEach((id, m) -> {
             active.put(id, GroupState.toSet(m.target));
             if (m.processId != null) {
                 processOf.put(id, m.processId);
             }
+            if (m.rack != null) {
+                rackOf.put(id, m.rack);
+            }
             previous.put(id, GroupState.toSet(m.standbyTarget));
         });
         StandbyTasks.assign(s.streamsStandbyReplicas, s.streamsTopology.statefulSubtopologies(), active, processOf,
-                        previous)
+                        rackOf, previous)
                 .forEach((id, standby) -> s.members.get(id).standbyTarget = GroupState.toMap(standby));
     }
 

@@ -83,6 +83,8 @@ final class GroupState {
         public TreeMap<String, TreeSet<Integer>> assigned = new TreeMap<>();
         /** A streams member's process (several members of one application process share it); else null. */
         public String processId;
+        /** A streams member's rack (availability zone), which its standbys avoid ({@link StandbyTasks}); else null. */
+        public String rack;
         /** A streams member's endpoint for interactive queries; null if it has none. */
         public StreamsTopology.Endpoint userEndpoint;
         /** The topology epoch a streams member joined with. */

@@ -16,6 +16,8 @@ import java.util.TreeSet;
  * of processes other than the one running it (a standby beside its active copy in one process would keep no state the
  * process does not already have), never two in one process; a member that had the standby keeps it unless it is more
  * than one task above the least loaded candidate, else the least loaded member (active plus standby tasks) takes it.
+ * Where members name their racks (availability zones), a task's standbys go first to members in racks that hold no
+ * copy of it yet, so losing a zone leaves each task a warm copy elsewhere; with no such member, the rule above alone.
  * A pure function of the group's state, so every instance computes the same. When a task's active owner leaves, the
  * task goes to the member keeping its standby if that member has room ({@link RangeAssignor}'s warm state).
  */
@@ -28,12 +30,14 @@ final class StandbyTasks {
      * @param stateful       the subtopologies that keep state (a changelog): only their tasks have standbys
      * @param active         each member's active target
      * @param processOf      each member's process (a member without one is its own process)
+     * @param rackOf         each member's rack, for those that name one
      * @param previous       each member's standby target before
      * @return each member's standby target (every member present, possibly empty)
      */
     static Map<String, Set<TopicPartition>> assign(int replicas, Set<String> stateful,
                                                    Map<String, Set<TopicPartition>> active,
                                                    Map<String, String> processOf,
+                                                   Map<String, String> rackOf,
                                                    Map<String, Set<TopicPartition>> previous) {
         Map<String, Set<TopicPartition>> out = new TreeMap<>();
         Map<String, Integer> load = new HashMap<>();
@@ -52,13 +56,25 @@ final class StandbyTasks {
                 continue; // a stateless task has nothing to keep warm
             }
             Set<String> processes = new HashSet<>(Set.of(process(processOf, e.getValue())));
+            Set<String> racks = new HashSet<>();
+            if (rackOf.containsKey(e.getValue())) {
+                racks.add(rackOf.get(e.getValue()));
+            }
             for (int r = 0; r < replicas; r++) {
                 String chosen = null;
                 List<String> candidates = new ArrayList<>();
+                List<String> elsewhere = new ArrayList<>();
                 for (String member : out.keySet()) {
                     if (!processes.contains(process(processOf, member))) {
                         candidates.add(member);
+                        String rack = rackOf.get(member);
+                        if (!racks.isEmpty() && rack != null && !racks.contains(rack)) {
+                            elsewhere.add(member);
+                        }
                     }
+                }
+                if (!elsewhere.isEmpty()) {
+                    candidates = elsewhere; // another zone first, however loaded
                 }
                 String least = null;
                 for (String member : candidates) {
@@ -83,6 +99,9 @@ final class StandbyTasks {
                 out.get(chosen).add(task);
                 load.merge(chosen, 1, Integer::sum);
                 processes.add(process(processOf, chosen));
+                if (rackOf.containsKey(chosen)) {
+                    racks.add(rackOf.get(chosen));
+                }
             }
         }
         return out;

@@ -19,11 +19,12 @@ public record StreamsGroupDescription(GroupDescription group, StreamsTopology to
     }
 
     /**
+     * @param rack          its rack (availability zone), or null
      * @param userEndpoint  where it answers interactive queries, or null
      * @param standby       the standby tasks it keeps, by subtopology id
      * @param standbyTarget where its standby tasks should be
      */
-    public record StreamsMember(String processId, StreamsTopology.Endpoint userEndpoint, int topologyEpoch,
+    public record StreamsMember(String processId, String rack, StreamsTopology.Endpoint userEndpoint, int topologyEpoch,
                                 List<TopicPartitions> standby, List<TopicPartitions> standbyTarget) {
     }
 }

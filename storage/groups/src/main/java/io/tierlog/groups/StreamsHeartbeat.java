@@ -12,6 +12,7 @@ import java.util.Set;
  * @param activeTasks         the tasks the member still runs, each subtopology's as partitions of a topic named by
  *                            its id; null when unchanged since its last heartbeat
  * @param processId           the application process the member runs in; null: unchanged
+ * @param rackId              the rack (availability zone) the member runs in; null: unchanged, empty: none
  * @param userEndpoint        its endpoint for interactive queries; null: unchanged (or none), an empty host: none
  * @param endpointEpoch       the endpoint epoch the member last heard: the endpoint map comes when it differs
  * @param shutdownApplication the member asks every member of the application to shut down
@@ -19,9 +20,18 @@ import java.util.Set;
 public record StreamsHeartbeat(String memberId, int memberEpoch, String instanceId, long sessionTimeoutMs,
                                StreamsTopology topology, List<TopicPartitions> activeTasks, String processId,
                                StreamsTopology.Endpoint userEndpoint, int endpointEpoch, String clientId,
-                               boolean shutdownApplication) {
+                               boolean shutdownApplication, String rackId) {
     public StreamsHeartbeat {
         activeTasks = activeTasks == null ? null : List.copyOf(activeTasks);
+    }
+
+    /** A heartbeat that leaves the member's rack as it is. */
+    public StreamsHeartbeat(String memberId, int memberEpoch, String instanceId, long sessionTimeoutMs,
+                            StreamsTopology topology, List<TopicPartitions> activeTasks, String processId,
+                            StreamsTopology.Endpoint userEndpoint, int endpointEpoch, String clientId,
+                            boolean shutdownApplication) {
+        this(memberId, memberEpoch, instanceId, sessionTimeoutMs, topology, activeTasks, processId, userEndpoint,
+                endpointEpoch, clientId, shutdownApplication, null);
     }
 
     /**

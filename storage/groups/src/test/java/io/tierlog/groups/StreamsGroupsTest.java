@@ -261,6 +261,30 @@ class StreamsGroupsTest {
     }
 
     @Test
+    void standbysGoToAnotherZoneThanTheirActiveCopy() {
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.STANDBY_REPLICAS, "1"), SESSION);
+        Map<String, String> zoneOf = Map.of("a", "az-1", "b", "az-1", "c", "az-1", "d", "az-2");
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
+        for (String id : List.of("a", "b", "c", "d")) { // one process each, three of them in one zone
+            members.put(id, coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, 0, null, SESSION,
+                    wordCount(1), List.of(), "process-" + id, null, -1, "c", false, zoneOf.get(id))));
+        }
+        settle(members);
+        Map<TopicPartition, String> activeOwner = new java.util.HashMap<>();
+        members.forEach((id, a) -> tasks(a).forEach(t -> activeOwner.put(t, id)));
+        int standbys = 0;
+        for (Map.Entry<String, StreamsHeartbeatAnswer> e : members.entrySet()) {
+            for (TopicPartition t : standby(e.getValue())) {
+                standbys++;
+                assertThat(zoneOf.get(e.getKey())).as("task %s: its standby on %s, its active copy on %s", t,
+                        e.getKey(), activeOwner.get(t)).isNotEqualTo(zoneOf.get(activeOwner.get(t)));
+            }
+        }
+        assertThat(standbys).as("every stateful task's").isEqualTo(4);
+        assertThat(coordinator.describeStreams("app").orElseThrow().members().get("d").rack()).isEqualTo("az-2");
+    }
+
+    @Test
     void theGroupsStreamsConfigsSetItsMembersSessionsAndNotItsConsumersKeys() {
         coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of("streams.session.timeout.ms", "20000",
                 "streams.heartbeat.interval.ms", "1500"), SESSION);
