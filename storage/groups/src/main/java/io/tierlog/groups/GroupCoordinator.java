@@ -542,7 +542,8 @@ public final class GroupCoordinator {
             }
             Map<String, StreamsGroupDescription.StreamsMember> members = new TreeMap<>();
             s.members.forEach((id, m) -> members.put(id, new StreamsGroupDescription.StreamsMember(m.processId,
-                    m.rack, m.userEndpoint, m.topologyEpoch, GroupState.toList(m.standby), GroupState.toList(m.standbyTarget))));
+                    m.rack, m.userEndpoint, m.topologyEpoch, GroupState.toList(m.standby),
+                    GroupState.toList(m.standbyTarget))));
             return Optional.of(new StreamsGroupDescription(describe(group, s), s.streamsTopology,
                     new TreeMap<>(s.streamsTasks), members));
         });
