@@ -25,15 +25,6 @@ public record StreamsHeartbeat(String memberId, int memberEpoch, String instance
         activeTasks = activeTasks == null ? null : List.copyOf(activeTasks);
     }
 
-    /** A heartbeat that leaves the member's rack as it is. */
-    public StreamsHeartbeat(String memberId, int memberEpoch, String instanceId, long sessionTimeoutMs,
-                            StreamsTopology topology, List<TopicPartitions> activeTasks, String processId,
-                            StreamsTopology.Endpoint userEndpoint, int endpointEpoch, String clientId,
-                            boolean shutdownApplication) {
-        this(memberId, memberEpoch, instanceId, sessionTimeoutMs, topology, activeTasks, processId, userEndpoint,
-                endpointEpoch, clientId, shutdownApplication, null);
-    }
-
     /**
      * The membership part, subscribed to {@code subtopologies} (each one a "topic" of tasks), divided by
      * {@link GroupAssignor#RANGE}: every member gets its share of each subtopology's tasks, as Kafka's task assignor

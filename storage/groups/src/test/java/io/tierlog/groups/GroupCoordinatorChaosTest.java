@@ -118,7 +118,7 @@ class GroupCoordinatorChaosTest {
                             coordinator.heartbeat("g", new Heartbeat(c.memberId, -1, Set.of(), 0, null, null));
                         } else {
                             coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.memberId, -1, null, 0, null,
-                                    null, null, null, -1, null, false));
+                                    null, null, null, -1, null, false, null));
                         }
                     } catch (TierlogException e) {
                         assertThat(e.type()).isEqualTo(ErrorType.UNKNOWN_MEMBER);
@@ -195,7 +195,7 @@ class GroupCoordinatorChaosTest {
         try {
             StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.ownId,
                     joining ? 0 : c.epoch, null, SESSION, joining || c.epoch == 0 ? TOPOLOGY : null, running, "p",
-                    null, -1, null, false));
+                    null, -1, null, false, null));
             c.memberId = a.membership().memberId();
             c.epoch = a.membership().memberEpoch();
             c.owns = new TreeSet<>();

@@ -52,14 +52,14 @@ class StreamsGroupsTest {
 
     static StreamsHeartbeat join(String member, StreamsTopology topology, StreamsTopology.Endpoint endpoint) {
         return new StreamsHeartbeat(member, 0, null, SESSION, topology, List.of(), "process-" + member, endpoint, -1,
-                "c", false);
+                "c", false, null);
     }
 
     /** A well-behaved member: it runs exactly the tasks its last answer gave it. */
     StreamsHeartbeatAnswer beat(String group, StreamsHeartbeatAnswer last) {
         HeartbeatAnswer m = last.membership();
         return coordinator.streamsHeartbeat(group, new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION,
-                null, m.assignment(), null, null, last.endpointEpoch(), "c", false));
+                null, m.assignment(), null, null, last.endpointEpoch(), "c", false, null));
     }
 
     static Set<TopicPartition> tasks(StreamsHeartbeatAnswer a) {
@@ -167,7 +167,7 @@ class StreamsGroupsTest {
         assertThat(consumer.memberEpoch()).isPositive();
 
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("a", -1, null, 0, null, null, null, null, -1, "c",
-                false));
+                false, null));
         HeartbeatAnswer taken = coordinator.heartbeat("app", GroupCoordinatorTest.join());
         assertThat(taken.memberEpoch()).as("an empty streams group becomes a consumer group").isPositive();
         assertThat(coordinator.describeStreams("app")).isEmpty();
@@ -185,7 +185,7 @@ class StreamsGroupsTest {
 
         HeartbeatAnswer m = old.membership();
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION, null,
-                null, null, null, -1, "c", true));
+                null, null, null, -1, "c", true, null));
         assertThat(beat("app", a).statuses()).extracting(StreamsTopology.Status::code)
                 .as("a member asked the application to shut down")
                 .contains(StreamsTopology.Status.SHUTDOWN_APPLICATION);
@@ -215,7 +215,7 @@ class StreamsGroupsTest {
         Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
         for (String id : List.of("a", "c", "b")) { // b last: its process is known only once it joined
             members.put(id, coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, 0, null, SESSION,
-                    wordCount(1), List.of(), processOf(id), null, -1, "c", false)));
+                    wordCount(1), List.of(), processOf(id), null, -1, "c", false, null)));
         }
         assertStandbysApart(settle(members), 4);
 
@@ -223,14 +223,14 @@ class StreamsGroupsTest {
         // standbys of tasks it now runs are gone.
         Set<TopicPartition> tasksOfA = tasks(members.remove("a"));
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("a", -1, null, 0, null, null, null, null, -1, "c",
-                false));
+                false, null));
         assertStandbysApart(settle(members), 4);
         assertThat(tasksOfA).isNotEmpty();
 
         // c leaves: b runs everything, and no other process is left to keep standbys in.
         members.remove("c");
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("c", -1, null, 0, null, null, null, null, -1, "c",
-                false));
+                false, null));
         assertStandbysApart(settle(members), 0);
         assertThat(tasks(members.get("b"))).hasSize(8);
         assertThat(coordinator.describeStreams("app").orElseThrow().members().get("b").standbyTarget()).isEmpty();
@@ -250,7 +250,7 @@ class StreamsGroupsTest {
         tasks(members.remove("d")).stream().filter(t -> t.topic().equals("1")).forEach(statefulOfD::add);
         assertThat(statefulOfD).isNotEmpty();
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("d", -1, null, 0, null, null, null, null, -1, "c",
-                false));
+                false, null));
         settle(members);
         for (TopicPartition task : statefulOfD) {
             assertThat(tasks(members.get(standbyOf.get(task))))
