@@ -37,7 +37,8 @@ import java.util.function.Predicate;
  * member of an empty group), creates its repartition and changelog topics with the partition counts Kafka's
  * coordinator would give them, and divides the tasks among the members with the group's assignor, each task moving
  * only after its previous owner stopped running it, and the standby tasks the group's
- * {@code streams.num.standby.replicas} asks for. Warm-up tasks are not assigned. Blocking: runs on a worker thread. Stateless: any instance answers any member.
+ * {@code streams.num.standby.replicas} asks for. Warm-up tasks are not assigned. Blocking: runs on a worker thread.
+ * Stateless: any instance answers any member.
  */
 @Singleton
 public class KafkaStreamsGroups {

@@ -12,15 +12,24 @@ import java.util.TreeMap;
  * Kafka names: {@value #SESSION_TIMEOUT_MS} and {@value #HEARTBEAT_INTERVAL_MS} for a consumer group's KIP-848
  * members, {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} for a share group's members
  * ({@link #SHARE}), {@code streams.session.timeout.ms}, {@code streams.heartbeat.interval.ms} and
- * {@value #STANDBY_REPLICAS} for a streams group's ({@link #STREAMS}). Only values set are stored (in the group's state file, so every instance applies them at the
- * member's next heartbeat); a key not set takes the service's default. Immutable.
+ * {@value #STANDBY_REPLICAS} for a streams group's ({@link #STREAMS}). Only values set are stored (in the group's
+ * state file, so every instance applies them at the member's next heartbeat); a key not set takes the service's
+ * default. Immutable.
  */
 public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
-    /** The session-timeout and heartbeat-interval keys of one protocol. */
-    public record Keys(String sessionTimeoutMs, String heartbeatIntervalMs) {
-        /** Both, in the order Kafka lists them. */
+    /**
+     * The keys of one protocol: its session timeout and heartbeat interval, and the standby replicas per task of a
+     * protocol whose members keep state (null for the others).
+     */
+    public record Keys(String sessionTimeoutMs, String heartbeatIntervalMs, String standbyReplicas) {
+        Keys(String sessionTimeoutMs, String heartbeatIntervalMs) {
+            this(sessionTimeoutMs, heartbeatIntervalMs, null);
+        }
+
+        /** Every key, in the order Kafka lists them. */
         public List<String> all() {
-            return List.of(sessionTimeoutMs, heartbeatIntervalMs);
+            return standbyReplicas == null ? List.of(sessionTimeoutMs, heartbeatIntervalMs)
+                    : List.of(sessionTimeoutMs, heartbeatIntervalMs, standbyReplicas);
         }
     }
 
@@ -28,10 +37,11 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public static final Keys CONSUMER = new Keys("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms");
     /** KIP-932 share consumers' keys. */
     public static final Keys SHARE = new Keys("share.session.timeout.ms", "share.heartbeat.interval.ms");
-    /** KIP-1071 streams members' keys; a streams group also sets {@value #STANDBY_REPLICAS}. */
-    public static final Keys STREAMS = new Keys("streams.session.timeout.ms", "streams.heartbeat.interval.ms");
     /** Standby copies of each task a streams group keeps (Kafka's group config, default 0). */
     public static final String STANDBY_REPLICAS = "streams.num.standby.replicas";
+    /** KIP-1071 streams members' keys, with {@value #STANDBY_REPLICAS}. */
+    public static final Keys STREAMS = new Keys("streams.session.timeout.ms", "streams.heartbeat.interval.ms",
+            STANDBY_REPLICAS);
     /** Kafka's {@code group.streams.max.standby.replicas} default. */
     public static final int MAX_STANDBY_REPLICAS = 2;
     public static final String SESSION_TIMEOUT_MS = "consumer.session.timeout.ms";
@@ -105,11 +115,11 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public GroupConfigs with(Map<String, String> changes, long defaultSessionTimeoutMs) {
         TreeMap<String, String> next = new TreeMap<>(values);
         changes.forEach((key, value) -> {
-            boolean standby = keys == STREAMS && key.equals(STANDBY_REPLICAS);
-            if (!keys.all().contains(key) && !standby) {
+            if (!keys.all().contains(key)) {
                 throw invalid(key, "unknown group config '" + key + "': a group sets "
-                        + String.join(", ", keys.all()) + (keys == STREAMS ? ", " + STANDBY_REPLICAS : ""));
+                        + String.join(", ", keys.all()));
             }
+            boolean standby = key.equals(keys.standbyReplicas());
             if (value == null) {
                 next.remove(key);
             } else {

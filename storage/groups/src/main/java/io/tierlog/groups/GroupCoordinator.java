@@ -218,7 +218,8 @@ public final class GroupCoordinator {
             if (answer.memberEpoch() >= 0) {
                 GroupState.Member m = s.members.get(answer.memberId());
                 String rack = hb.rackId() == null ? m.rack : hb.rackId().isEmpty() ? null : hb.rackId();
-                if (hb.processId() != null && !hb.processId().equals(m.processId) || !Objects.equals(rack, m.rack)) {
+                boolean processChanged = hb.processId() != null && !hb.processId().equals(m.processId);
+                if (processChanged || !Objects.equals(rack, m.rack)) {
                     // Known only now for a joining member: standbys go by process and rack, so place them again.
                     m.processId = hb.processId() == null ? m.processId : hb.processId();
                     m.rack = rack;

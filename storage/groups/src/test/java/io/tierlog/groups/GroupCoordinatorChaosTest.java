@@ -86,9 +86,10 @@ class GroupCoordinatorChaosTest {
         ManualClock other = new ManualClock(trueTime.millis() + skewMs);
         int[] partitions = {PARTITIONS};
         PartitionCounts counts = t -> t.equals("orders") ? partitions[0] : 0;
+        Duration skew = Duration.ofMillis(Math.abs(skewMs));
         GroupCoordinator[] coordinators = {
-                new GroupCoordinator(new GroupStateStore(groupDir), counts, trueTime, Duration.ofMillis(Math.abs(skewMs))),
-                new GroupCoordinator(new GroupStateStore(groupDir), counts, other, Duration.ofMillis(Math.abs(skewMs)))};
+                new GroupCoordinator(new GroupStateStore(groupDir), counts, trueTime, skew),
+                new GroupCoordinator(new GroupStateStore(groupDir), counts, other, skew)};
         Random random = new Random(seed);
         List<Client> clients = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -99,7 +100,8 @@ class GroupCoordinatorChaosTest {
             trueTime.advanceMillis(dt);
             other.advanceMillis(dt);
             if (step == 300) {
-                partitions[0] = GROWN; // the topic grows: its new partitions (a streams group's new tasks) are given out
+                // The topic grows: its new partitions (a streams group's new tasks) are given out.
+                partitions[0] = GROWN;
             }
             int action = random.nextInt(100);
             List<Client> alive = clients.stream().filter(c -> c.alive).toList();
