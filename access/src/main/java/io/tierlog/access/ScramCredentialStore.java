@@ -139,7 +139,7 @@ public final class ScramCredentialStore implements AutoCloseable {
         return out;
     }
 
-    private static String keyOf(String user, String mechanism) {
+    static String keyOf(String user, String mechanism) {
         return HexFormat.of().formatHex(Secrets.sha256(user + SEPARATOR + mechanism));
     }
 

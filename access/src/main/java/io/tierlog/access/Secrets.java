@@ -28,6 +28,13 @@ public final class Secrets {
         return PREFIX + B64.encodeToString(b);
     }
 
+    /** {@code n} random bytes: a secret that is not text (a Kafka delegation token's HMAC). */
+    public byte[] newBytes(int n) {
+        byte[] b = new byte[n];
+        random.nextBytes(b);
+        return b;
+    }
+
     /** A public token id: 128 random bits, hex (safe in a URL path and a file name). */
     public String newId() {
         byte[] b = new byte[16];

@@ -12,6 +12,8 @@ import java.util.Objects;
  */
 public record TokenRecord(String id, String name, Scopes scopes, Long expiresAt, long createdAt, Long revokedAt,
                           byte[] secretHash) {
+    /** The prefix of a token's principal name, {@code token:<id>}. */
+    public static final String PRINCIPAL_PREFIX = "token:";
 
     public TokenRecord {
         Objects.requireNonNull(id, "id");
@@ -34,7 +36,7 @@ public record TokenRecord(String id, String name, Scopes scopes, Long expiresAt,
 
     /** The principal a request carrying this token acts as. */
     public Principal principal() {
-        return new Principal("token:" + id, scopes);
+        return new Principal(PRINCIPAL_PREFIX + id, scopes);
     }
 
     Map<String, Object> toJson() {

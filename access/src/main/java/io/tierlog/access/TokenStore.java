@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 
 /**
@@ -130,6 +131,18 @@ public final class TokenStore implements AutoCloseable {
         }
         out.sort(Comparator.comparingLong(TokenRecord::createdAt).thenComparing(TokenRecord::id));
         return out;
+    }
+
+    /**
+     * Token {@code id} if it is neither revoked nor expired, read from the volume afresh (a revocation made on another
+     * instance a moment ago counts): what a credential derived from a token (a Kafka delegation token it owns) checks.
+     */
+    public Optional<TokenRecord> usable(String id) {
+        if (id == null || !id.matches("[0-9a-f]{32}")) {
+            return Optional.empty();
+        }
+        TokenRecord r = records.reread(id);
+        return r == null || r.revoked() || r.expiredAt(clock.millis()) ? Optional.empty() : Optional.of(r);
     }
 
     /** The token whose secret is {@code secret}, or why it is refused. */

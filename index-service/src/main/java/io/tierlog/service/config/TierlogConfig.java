@@ -268,6 +268,20 @@ public interface TierlogConfig {
         @WithDefault("500ms")
         Duration tokenRefreshInterval();
 
+        /**
+         * How long a Kafka delegation token lives from its creation or last renewal unless the renewal asks for
+         * another period, Kafka's {@code delegation.token.expiry.time.ms}.
+         */
+        @WithDefault("1d")
+        Duration delegationTokenExpiryTime();
+
+        /**
+         * The longest a Kafka delegation token may live, renewals included, Kafka's
+         * {@code delegation.token.max.lifetime.ms}.
+         */
+        @WithDefault("7d")
+        Duration delegationTokenMaxLifetime();
+
         Jwt jwt();
 
         interface Jwt {

@@ -57,7 +57,8 @@ import java.util.function.Consumer;
  * TransactionalId): produce on the transactional id for InitProducerId naming one, AddPartitionsToTxn (with produce
  * on each topic), AddOffsetsToTxn and TxnOffsetCommit (with commit on the group, and fetch on each topic for the
  * latter), EndTxn and a transactional Produce; describe on it for DescribeTransactions. The ACL and client-quota
- * APIs, and client-metrics subscriptions (ListConfigResources, their configs), need admin on the cluster.
+ * APIs, and client-metrics subscriptions (ListConfigResources, their configs), need admin on the cluster, and so do a
+ * delegation token owned by another principal and describing others' tokens ({@link #mayManageTokensOf}).
  * GetTelemetrySubscriptions, PushTelemetry, ApiVersions, an idempotent
  * InitProducerId, FindCoordinator and DescribeCluster need only an authenticated caller. Listings (Metadata and DescribeLogDirs of
  * all topics, ListGroups) show only what the caller may describe or read; Metadata naming topics answers
@@ -111,6 +112,23 @@ final class KafkaAccess {
     /** For listings: whether the caller may see the topic (describe). Not audited: a listing just leaves it out. */
     boolean mayDescribeTopic(Principal caller, String topic) {
         return caller.allows(Operation.DESCRIBE, Resource.topic(topic));
+    }
+
+    /**
+     * For CreateDelegationToken: whether {@code caller} may create a token owned by {@code owner}: its own, or anyone's
+     * as the cluster's administrator (Kafka's CREATE_TOKENS on the user). A refusal is audited.
+     */
+    boolean mayManageTokensOf(Principal caller, String owner, String clientId) {
+        return owner.equals(caller.name()) || access.allows(caller, Operation.ADMIN, Resource.CLUSTER,
+                "kafka CreateDelegationToken owner=" + owner + " client=" + clientId);
+    }
+
+    /**
+     * For DescribeDelegationToken: whether {@code caller} may see a token it neither owns, requested nor renews, as the
+     * cluster's administrator (Kafka's DESCRIBE_TOKENS on its owner). Not audited: a listing just leaves it out.
+     */
+    boolean maySeeTokensOf(Principal caller, String owner) {
+        return owner.equals(caller.name()) || caller.allows(Operation.ADMIN, Resource.CLUSTER);
     }
 
     /** For Metadata naming a topic: whether the caller may describe it; a refusal is audited. */

@@ -78,7 +78,8 @@ final class KafkaApiVersions {
                 ApiKeys.ALTER_CLIENT_QUOTAS, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
                 ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, ApiKeys.ELECT_LEADERS, ApiKeys.LIST_PARTITION_REASSIGNMENTS,
                 ApiKeys.ALTER_PARTITION_REASSIGNMENTS, ApiKeys.GET_TELEMETRY_SUBSCRIPTIONS,
-                ApiKeys.PUSH_TELEMETRY)) {
+                ApiKeys.PUSH_TELEMETRY, ApiKeys.CREATE_DELEGATION_TOKEN, ApiKeys.RENEW_DELEGATION_TOKEN,
+                ApiKeys.EXPIRE_DELEGATION_TOKEN, ApiKeys.DESCRIBE_DELEGATION_TOKEN)) {
             m.put(k, k.latestVersion());
         }
         // Versions 10 name topics by id (KafkaGroupOffsets); later ones are not known here.

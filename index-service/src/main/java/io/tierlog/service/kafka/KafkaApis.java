@@ -133,6 +133,7 @@ public class KafkaApis {
     private final KafkaConfigResources configResources;
     private final KafkaSasl sasl;
     private final KafkaScram scram;
+    private final KafkaDelegationTokens delegationTokens;
     private final KafkaReplicaApis replicaApis;
     private final KafkaQuotas quotas;
     private final Clock clock;
@@ -171,6 +172,7 @@ public class KafkaApis {
         this.kafkaAccess = new KafkaAccess(access, new KafkaTopics(topics));
         this.replicaApis = new KafkaReplicaApis(new KafkaTopics(topics));
         this.scram = new KafkaScram(access);
+        this.delegationTokens = new KafkaDelegationTokens(access, kafkaAccess);
         this.sasl = new KafkaSasl(access, scram, clock);
         this.clock = clock;
         this.produce = produce;
@@ -467,6 +469,14 @@ public class KafkaApis {
                     () -> scram.describe((DescribeUserScramCredentialsRequest) request));
             case ALTER_USER_SCRAM_CREDENTIALS -> charged.on(workers,
                     () -> scram.alter((AlterUserScramCredentialsRequest) request, session.principal()));
+            case CREATE_DELEGATION_TOKEN -> charged.on(workers, () -> delegationTokens.create(
+                    (org.apache.kafka.common.requests.CreateDelegationTokenRequest) request, session, clientId, version));
+            case RENEW_DELEGATION_TOKEN -> charged.on(workers, () -> delegationTokens.renew(
+                    (org.apache.kafka.common.requests.RenewDelegationTokenRequest) request, session));
+            case EXPIRE_DELEGATION_TOKEN -> charged.on(workers, () -> delegationTokens.expire(
+                    (org.apache.kafka.common.requests.ExpireDelegationTokenRequest) request, session));
+            case DESCRIBE_DELEGATION_TOKEN -> charged.on(workers, () -> delegationTokens.describe(
+                    (org.apache.kafka.common.requests.DescribeDelegationTokenRequest) request, session, version));
             case ELECT_LEADERS -> charged.on(reads, () -> replicaApis.electLeaders((ElectLeadersRequest) request));
             case LIST_PARTITION_REASSIGNMENTS -> charged.on(reads,
                     () -> replicaApis.listReassignments((ListPartitionReassignmentsRequest) request));

@@ -180,6 +180,22 @@ final class KafkaInternals {
         return callback instanceof DelegationTokenCredentialCallback;
     }
 
+    /** Tells kafka-clients' SCRAM server whom a delegation token ({@link #isDelegationTokenCallback}) is for. */
+    static void tokenOwner(Callback callback, String owner, Long expiresAtMs) {
+        DelegationTokenCredentialCallback token = (DelegationTokenCredentialCallback) callback;
+        token.tokenOwner(owner);
+        token.tokenExpiryTimestamp(expiresAtMs);
+    }
+
+    /** RFC 5802's credential from a password (a delegation token's), salted here, as Kafka's token manager does. */
+    static ScramCredential scramCredential(ScramMechanism mechanism, String password, int iterations) {
+        try {
+            return new ScramFormatter(internal(mechanism)).generateCredential(password, iterations);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK lacks " + internal(mechanism).hashAlgorithm(), e);
+        }
+    }
+
     /** RFC 5802's credential (StoredKey, ServerKey) from a salted password, as Kafka derives it. */
     static ScramCredential scramCredential(ScramMechanism mechanism, byte[] salt, byte[] saltedPassword,
                                            int iterations) {

@@ -1,5 +1,6 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.access.DelegationTokenStore;
 import io.tierlog.access.Principal;
 import io.tierlog.service.security.AccessControl;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -12,7 +13,6 @@ import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
 
 import javax.security.sasl.SaslException;
-import javax.security.sasl.SaslServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -29,7 +29,8 @@ import java.util.Optional;
  *   from the configured issuer, or a Tierlog token.</li>
  *   <li>{@code SCRAM-SHA-256}, {@code SCRAM-SHA-512}: a SCRAM user ({@link KafkaScram}), whose principal
  *   {@code scram:<user>} has the grants made to it (Kafka's ACLs on {@code User:<user>}); its two messages share
- *   the connection's exchange, and a wrong proof counts toward the same failed-attempt limit.</li>
+ *   the connection's exchange, and a wrong proof counts toward the same failed-attempt limit. With
+ *   {@code tokenauth=true}, a Kafka delegation token ({@link KafkaDelegationTokens}) as its owner.</li>
  * </ul>
  * A session lasts {@link #SESSION_LIFETIME} (KIP-368: kafka-clients and librdkafka re-authenticate on the same
  * connection before it ends); a request after its end closes the connection, so a revoked or expired token stops
@@ -85,16 +86,18 @@ final class KafkaSasl {
                     .setErrorMessage("Authentication failed: invalid or expired token"));
         }
         return authenticated(session, principal.get(), out, "kafka SaslAuthenticate " + mechanism + " client="
-                + clientId);
+                + clientId, SESSION_LIFETIME.toMillis(), false);
     }
 
     /**
-     * The session as {@code principal} from now on, for {@link #SESSION_LIFETIME}; refused, and the session ended,
+     * The session as {@code principal} from now on, for {@code lifetimeMs} ({@link #SESSION_LIFETIME}, or less when a
+     * delegation token expires sooner); refused, and the session ended,
      * when it re-authenticates (KIP-368) as another principal than it was, as Kafka refuses it: state kept per
      * principal on the connection (fetch and share sessions, quotas) must not change hands.
      */
     private SaslAuthenticateResponse authenticated(KafkaSession session, Principal principal,
-                                                   SaslAuthenticateResponseData out, String request) {
+                                                   SaslAuthenticateResponseData out, String request,
+                                                   long lifetimeMs, boolean byDelegationToken) {
         Principal before = session.principal();
         if (session.saslAuthenticated() && before != null && !before.name().equals(principal.name())) {
             session.endSession();
@@ -104,8 +107,8 @@ final class KafkaSasl {
                     .setErrorMessage("Cannot change principals during re-authentication from " + before.name()
                             + ": " + principal.name()));
         }
-        session.authenticated(principal, clock.millis() + SESSION_LIFETIME.toMillis());
-        return new SaslAuthenticateResponse(out.setSessionLifetimeMs(SESSION_LIFETIME.toMillis()));
+        session.authenticated(principal, clock.millis() + lifetimeMs, byDelegationToken);
+        return new SaslAuthenticateResponse(out.setSessionLifetimeMs(lifetimeMs));
     }
 
     /**
@@ -115,7 +118,7 @@ final class KafkaSasl {
      */
     private SaslAuthenticateResponse scramStep(byte[] message, KafkaSession session, String request,
                                                SaslAuthenticateResponseData out) {
-        SaslServer exchange = session.saslExchange();
+        KafkaScram.Exchange exchange = session.saslExchange();
         if (exchange == null) {
             if (!access.mayAttempt(session.address(), request)) {
                 return scramRefused(session, out);
@@ -125,17 +128,29 @@ final class KafkaSasl {
         }
         byte[] reply;
         try {
-            reply = exchange.evaluateResponse(message);
+            reply = exchange.server.evaluateResponse(message);
         } catch (SaslException | AuthenticationException e) {
             access.attemptFailed("bad-scram-credentials", session.address(), request);
             return scramRefused(session, out);
         }
         out.setAuthBytes(reply);
-        if (!exchange.isComplete()) {
+        if (!exchange.server.isComplete()) {
             return new SaslAuthenticateResponse(out);
         }
         session.saslExchange(null);
-        return authenticated(session, access.scramUser(exchange.getAuthorizationID()), out, request);
+        DelegationTokenStore.Token token = exchange.token();
+        if (token == null) {
+            return authenticated(session, access.scramUser(exchange.server.getAuthorizationID()), out, request,
+                    SESSION_LIFETIME.toMillis(), false);
+        }
+        // Revoked, or its owner token revoked, since the first message: refused as any other failure.
+        Optional<Principal> owner = access.delegatedPrincipal(token);
+        if (owner.isEmpty()) {
+            access.attemptFailed("revoked-delegation-token", session.address(), request);
+            return scramRefused(session, out);
+        }
+        long lifetime = Math.max(0, Math.min(SESSION_LIFETIME.toMillis(), token.expiresAt() - clock.millis()));
+        return authenticated(session, owner.get(), out, request, lifetime, true);
     }
 
     private static SaslAuthenticateResponse scramRefused(KafkaSession session, SaslAuthenticateResponseData out) {

@@ -1,5 +1,7 @@
 package io.tierlog.service.kafka;
 
+import io.tierlog.access.DelegationTokenStore;
+import io.tierlog.access.DelegationTokenStore.Token;
 import io.tierlog.access.Principal;
 import io.tierlog.access.ScramCredentialStore;
 import io.tierlog.access.ScramCredentialStore.Credential;
@@ -43,8 +45,8 @@ import java.util.Set;
  * ({@link KafkaInternals#scramServer}), fed from that store. The alteration carries the salted password, never the
  * password (the client salts it); the store keeps the two keys derived from it. A user nobody created gets a made-up
  * credential (its salt a keyed hash of the name), so the exchange fails at the proof as a wrong password does, not at
- * the first message, which would tell who exists. Delegation tokens are not served: a {@code tokenauth} exchange
- * fails.
+ * the first message, which would tell who exists. A {@code tokenauth} exchange authenticates with a Kafka delegation
+ * token ({@link KafkaDelegationTokens}) as its owner.
  */
 final class KafkaScram {
     /** The mechanism names, as SaslHandshake lists them. */
@@ -58,6 +60,7 @@ final class KafkaScram {
 
     private final AccessControl access;
     private final ScramCredentialStore store;
+    private final DelegationTokenStore tokens;
     /** Keys the made-up salts of users with no credential; this process's own. */
     private final byte[] unknownUserKey = new byte[32];
     private final SecureRandom random = new SecureRandom();
@@ -65,6 +68,7 @@ final class KafkaScram {
     KafkaScram(AccessControl access) {
         this.access = access;
         this.store = access.scramCredentials();
+        this.tokens = access.delegationTokens();
         random.nextBytes(unknownUserKey);
     }
 
@@ -72,29 +76,74 @@ final class KafkaScram {
         return MECHANISMS.contains(mechanism);
     }
 
-    /** A new server side of one SASL/SCRAM exchange for {@code mechanism} ({@link #isScram}). */
-    SaslServer newExchange(String mechanism) {
-        ScramMechanism m = ScramMechanism.fromMechanismName(mechanism);
-        return KafkaInternals.scramServer(m, callbacks -> credentialFor(m, callbacks));
+    /**
+     * One SASL/SCRAM exchange: kafka-clients' server side, and the delegation token it authenticates with when the
+     * client sent {@code tokenauth=true} (null for a SCRAM user).
+     */
+    static final class Exchange {
+        final SaslServer server;
+        private volatile Token token;
+
+        private Exchange(SaslServer server) {
+            this.server = server;
+        }
+
+        /** The delegation token the exchange is for, or null (a SCRAM user, or an unknown or unusable token). */
+        Token token() {
+            return token;
+        }
     }
 
-    private void credentialFor(ScramMechanism mechanism, Callback[] callbacks) throws UnsupportedCallbackException {
+    /** A new server side of one SASL/SCRAM exchange for {@code mechanism} ({@link #isScram}). */
+    Exchange newExchange(String mechanism) {
+        ScramMechanism m = ScramMechanism.fromMechanismName(mechanism);
+        Exchange[] exchange = new Exchange[1];
+        exchange[0] = new Exchange(KafkaInternals.scramServer(m, callbacks -> credentialFor(m, callbacks,
+                exchange[0])));
+        return exchange[0];
+    }
+
+    private void credentialFor(ScramMechanism mechanism, Callback[] callbacks, Exchange exchange)
+            throws UnsupportedCallbackException {
         String user = null;
         for (Callback callback : callbacks) {
             if (callback instanceof NameCallback name) {
                 user = name.getDefaultName();
             } else if (KafkaInternals.isDelegationTokenCallback(callback)) {
-                // Left without an owner: the exchange is refused.
-                continue;
+                tokenCredential(mechanism, user, (ScramCredentialCallback) callback, exchange);
             } else if (callback instanceof ScramCredentialCallback credential) {
                 String named = user;
                 credential.scramCredential(store.find(named, mechanism.mechanismName())
-                        .map(c -> new ScramCredential(c.salt(), c.storedKey(), c.serverKey(), c.iterations()))
+                        .map(KafkaScram::scramCredential)
                         .orElseGet(() -> madeUp(mechanism, named)));
             } else {
                 throw new UnsupportedCallbackException(callback);
             }
         }
+    }
+
+    /**
+     * A delegation token's credential (the user name is its id): its owner and expiry for kafka-clients' server, or,
+     * for a token that is unknown, expired, revoked or whose owner token is, a made-up credential and owner, so the
+     * exchange fails at the proof as a wrong password does.
+     */
+    private void tokenCredential(ScramMechanism mechanism, String id, ScramCredentialCallback callback,
+                                 Exchange exchange) {
+        Token token = tokens.usable(id).filter(t -> access.delegatedPrincipal(t).isPresent()).orElse(null);
+        ScramCredential credential = token == null ? null : token.credential(mechanism.mechanismName())
+                .map(KafkaScram::scramCredential).orElse(null);
+        if (credential == null) {
+            KafkaInternals.tokenOwner(callback, "unknown", null);
+            callback.scramCredential(madeUp(mechanism, "token\u0000" + id));
+            return;
+        }
+        exchange.token = token;
+        KafkaInternals.tokenOwner(callback, token.ownership().owner(), token.expiresAt());
+        callback.scramCredential(credential);
+    }
+
+    private static ScramCredential scramCredential(Credential c) {
+        return new ScramCredential(c.salt(), c.storedKey(), c.serverKey(), c.iterations());
     }
 
     /** A credential no proof matches, with a salt that stays the same for a name (as a real one would). */

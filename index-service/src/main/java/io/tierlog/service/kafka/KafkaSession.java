@@ -2,7 +2,6 @@ package io.tierlog.service.kafka;
 
 import io.tierlog.access.Principal;
 
-import javax.security.sasl.SaslServer;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,8 +29,9 @@ final class KafkaSession {
     private volatile Principal principal;
     private volatile long authenticatedUntilMs = Long.MAX_VALUE;
     private volatile String mechanism;
+    private volatile boolean byDelegationToken;
     /** A multi-step SASL exchange under way (SCRAM's two messages), or null. */
-    private volatile SaslServer saslExchange;
+    private volatile KafkaScram.Exchange saslExchange;
     private final boolean fileSlices;
     /** How long to stop reading from the connection once the current answers are written (quota throttle), ms. */
     private final AtomicLong pendingMuteMs = new AtomicLong();
@@ -101,10 +101,20 @@ final class KafkaSession {
         this.authenticatedUntilMs = Long.MIN_VALUE;
     }
 
-    /** The connection's caller from now on, as calling from its address (a grant may be made for one host). */
-    void authenticated(Principal principal, long untilMs) {
+    /**
+     * The connection's caller from now on, as calling from its address (a grant may be made for one host).
+     *
+     * @param byDelegationToken whether a Kafka delegation token authenticated it (it may then not manage tokens)
+     */
+    void authenticated(Principal principal, long untilMs, boolean byDelegationToken) {
         this.principal = principal.at(address);
         this.authenticatedUntilMs = untilMs;
+        this.byDelegationToken = byDelegationToken;
+    }
+
+    /** Whether a Kafka delegation token authenticated this connection. */
+    boolean byDelegationToken() {
+        return byDelegationToken;
     }
 
     /**
@@ -134,11 +144,11 @@ final class KafkaSession {
     }
 
     /** The SASL exchange under way, or null before its first message and after its last. */
-    SaslServer saslExchange() {
+    KafkaScram.Exchange saslExchange() {
         return saslExchange;
     }
 
-    void saslExchange(SaslServer exchange) {
+    void saslExchange(KafkaScram.Exchange exchange) {
         this.saslExchange = exchange;
     }
 }

@@ -4,6 +4,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.tierlog.access.Authenticator;
 import io.tierlog.access.Authorizer;
 import io.tierlog.access.Decision;
+import io.tierlog.access.DelegationTokenStore;
 import io.tierlog.access.FailureLimiter;
 import io.tierlog.access.GrantStore;
 import io.tierlog.access.JwksKeys;
@@ -15,6 +16,7 @@ import io.tierlog.access.Resource;
 import io.tierlog.access.ScramCredentialStore;
 import io.tierlog.access.Scopes;
 import io.tierlog.access.Secrets;
+import io.tierlog.access.TokenRecord;
 import io.tierlog.access.TokenStore;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
@@ -55,6 +57,7 @@ public class AccessControl {
     private final TokenStore tokens;
     private final GrantStore grants;
     private final ScramCredentialStore scram;
+    private final DelegationTokenStore delegationTokens;
     private final Authenticator authenticator;
     private final Authorizer authorizer = new Authorizer();
     private final FailureLimiter limiter;
@@ -80,6 +83,8 @@ public class AccessControl {
         this.tokens = new TokenStore(TokenStore.directoryIn(config.dataDir()), clock, secrets);
         this.grants = new GrantStore(GrantStore.directoryIn(config.dataDir()), clock, secrets);
         this.scram = new ScramCredentialStore(ScramCredentialStore.directoryIn(config.dataDir()), clock, secrets);
+        this.delegationTokens = new DelegationTokenStore(DelegationTokenStore.directoryIn(config.dataDir()), clock,
+                secrets, auth.delegationTokenExpiryTime(), auth.delegationTokenMaxLifetime());
         this.limiter = new FailureLimiter(auth.maxFailuresPerMinute(), clock);
         Optional<String> bootstrap = auth.bootstrapTokenFile().map(Authenticator::readBootstrapToken)
                 .or(() -> auth.bootstrapToken().map(String::strip).filter(t -> !t.isEmpty()));
@@ -88,6 +93,7 @@ public class AccessControl {
             tokens.startRefresher(auth.tokenRefreshInterval());
             grants.startRefresher(auth.tokenRefreshInterval());
             scram.startRefresher(auth.tokenRefreshInterval());
+            delegationTokens.startRefresher(auth.tokenRefreshInterval());
         }
     }
 
@@ -230,6 +236,25 @@ public class AccessControl {
         return scram;
     }
 
+    /** Kafka's delegation tokens (docs/kafka.md "Delegation tokens"). */
+    public DelegationTokenStore delegationTokens() {
+        return delegationTokens;
+    }
+
+    /**
+     * Who a delegation token authenticates as: its owner, with the scopes it was created with and the grants to the
+     * owner's name; empty when the token is no longer usable, or is owned by a Tierlog token that is revoked or
+     * expired (revoking a token cuts the delegation tokens made from it).
+     */
+    public Optional<Principal> delegatedPrincipal(DelegationTokenStore.Token token) {
+        String owner = token.ownership().owner();
+        String prefix = TokenRecord.PRINCIPAL_PREFIX;
+        if (owner.startsWith(prefix) && tokens.usable(owner.substring(prefix.length())).isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Principal(owner, token.ownership().scopes()).withGrants(grants));
+    }
+
     /**
      * Whether {@code address} may try to authenticate now (under the failed-attempt limit); when not, the refusal is
      * counted and audited. For edges that verify a credential themselves (SASL/SCRAM's proof).
@@ -297,5 +322,6 @@ public class AccessControl {
         tokens.close();
         grants.close();
         scram.close();
+        delegationTokens.close();
     }
 }

@@ -175,6 +175,14 @@ final class KafkaClients {
         return p;
     }
 
+    /** SASL/SCRAM with a Kafka delegation token: its id as the user, its HMAC's Base64 as the password. */
+    static Properties delegationToken(int port, String mechanism, String tokenId, String hmacBase64) {
+        Properties p = sasl(port, mechanism);
+        p.put(SaslConfigs.SASL_JAAS_CONFIG, "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                + "username=\"" + tokenId + "\" password=\"" + hmacBase64 + "\" tokenauth=\"true\";");
+        return p;
+    }
+
     private static Properties sasl(int port, String mechanism) {
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap(port));

@@ -126,7 +126,7 @@ class KafkaFramingTest {
         try (Socket s = connect()) {
             ApiVersionsResponse versions = apiVersions(s, 1);
             assertThat(versions.data().apiKeys().find(ApiKeys.PRODUCE.id)).isNotNull();
-            assertThat(versions.data().apiKeys().find(ApiKeys.CREATE_DELEGATION_TOKEN.id)).isNull();
+            assertThat(versions.data().apiKeys().find(ApiKeys.ALTER_REPLICA_LOG_DIRS.id)).isNull();
             assertThat(versions.data().apiKeys().find(ApiKeys.ADD_PARTITIONS_TO_TXN.id).maxVersion())
                     .isEqualTo((short) 3);
 
