@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ExpireDelegationTokenOptions;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.security.token.delegation.DelegationToken;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,9 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * instance that deleted it killed (SIGKILL) as soon as DeleteAcls is answered, the survivor refuses the token within
  * 2 s: an answered revocation is on the volume, not in the dead instance's memory. Before that, a DENY refuses the
  * token on the other instance within 2 s, and its deletion lifts it as fast. A default user's byte rate set on a
- * holds on b within 2 s, and a SCRAM credential logs in on the survivor of the instance that set it, killed as it
- * answered. Logs stay under {@code target/it/kafka-acls}
- * and {@code target/it/kafka-quotas}.
+ * holds on b within 2 s, and a SCRAM credential, like a delegation token, logs in on the survivor of the instance
+ * that made it, killed as it answered. Logs stay under {@code target/it/kafka-acls}, {@code target/it/kafka-quotas}
+ * and {@code target/it/kafka-delegation-tokens}.
  */
 class KafkaAclsIT {
     static final Path WORK = Path.of("target", "it", "kafka-acls").toAbsolutePath();
@@ -62,16 +64,8 @@ class KafkaAclsIT {
 
     /** Whether the SCRAM user {@code user} logs in to the listener on {@code port} with {@code password}. */
     static boolean scramLogin(int port, String user, String password) throws Exception {
-        try (Admin admin = admin(port, "SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule "
-                + "required username=\"" + user + "\" password=\"" + password + "\";")) {
-            admin.describeCluster().clusterId().get();
-            return true;
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.SaslAuthenticationException) {
-                return false;
-            }
-            throw e;
-        }
+        return login(() -> admin(port, "SCRAM-SHA-256", "org.apache.kafka.common.security.scram.ScramLoginModule "
+                + "required username=\"" + user + "\" password=\"" + password + "\";"));
     }
 
     /** The status of one produce over HTTP to {@code s} with {@code token}. */
@@ -179,6 +173,68 @@ class KafkaAclsIT {
                 Thread.sleep(50);
             }
             assertThat(scramLogin(survivor, "ivan", "not-ivans")).isFalse();
+            assertThat(writer.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /** Whether a delegation token logs in to the listener on {@code port} (SASL/SCRAM with {@code tokenauth}). */
+    static boolean tokenLogin(int port, DelegationToken token) throws Exception {
+        return login(() -> admin(port, "SCRAM-SHA-512", "org.apache.kafka.common.security.scram.ScramLoginModule "
+                + "required username=\"" + token.tokenInfo().tokenId() + "\" password=\""
+                + token.hmacAsBase64String() + "\" tokenauth=\"true\";"));
+    }
+
+    private static boolean login(java.util.function.Supplier<Admin> client) throws Exception {
+        try (Admin admin = client.get()) {
+            admin.describeCluster().clusterId().get();
+            return true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.SaslAuthenticationException) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A delegation token created through one instance (whichever Admin sends it to), that instance killed (SIGKILL)
+     * as soon as it answers: the token logs in on the survivor (it was on the volume when its creator died), and once
+     * its owner expires it there, the survivor refuses it.
+     */
+    @Test
+    @Timeout(300)
+    void aDelegationTokenOutlivesTheKillOfItsCreatorAndItsExpiryHoldsAtOnce() throws Exception {
+        try (KafkaInstances both = KafkaInstances.start(WORK.resolveSibling("kafka-delegation-tokens"),
+                "-Dtierlog.auth.mode=token", "-Dtierlog.auth.bootstrap-token=" + BOOTSTRAP,
+                "-Dtierlog.auth.max-failures-per-minute=100000")) {
+            ScramCredentialInfo sha256 = new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096);
+            try (Admin admin = admin(both.kafkaA())) {
+                admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion("dora", sha256, "dora-pw")))
+                        .all().get();
+            }
+            long start = System.nanoTime();
+            while (!scramLogin(both.kafkaA(), "dora", "dora-pw") || !scramLogin(both.kafkaB(), "dora", "dora-pw")) {
+                assertThat(System.nanoTime() - start).as("dora known to both").isLessThan(TWO_SECONDS);
+                Thread.sleep(50);
+            }
+            String dora = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"dora\" "
+                    + "password=\"dora-pw\";";
+            DelegationToken token;
+            try (Admin admin = admin(both.kafkaA(), "SCRAM-SHA-256", dora)) {
+                token = admin.createDelegationToken().delegationToken().get();
+            }
+            PackagedService writer = both.auditedBy("kafka delegation-token create id=" + token.tokenInfo().tokenId()
+                    + " owner=scram:dora maxAt=" + token.tokenInfo().maxTimestamp());
+            writer.process().destroyForcibly(); // SIGKILL at once: the token is on the volume or nowhere
+            PackagedService survivor = both.other(writer);
+            int port = both.kafkaPort(survivor);
+            assertThat(tokenLogin(port, token)).as("on the survivor").isTrue();
+
+            try (Admin admin = admin(port, "SCRAM-SHA-256", dora)) {
+                admin.expireDelegationToken(token.hmac(), new ExpireDelegationTokenOptions().expiryTimePeriodMs(-1))
+                        .expiryTimestamp().get();
+            }
+            assertThat(tokenLogin(port, token)).as("expired: refused at once").isFalse();
             assertThat(writer.process().waitFor(30, TimeUnit.SECONDS)).isTrue();
         }
     }
