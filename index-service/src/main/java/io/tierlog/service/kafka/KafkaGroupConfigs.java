@@ -47,7 +47,13 @@ public class KafkaGroupConfigs {
                     + "group protocol.",
             GroupConfigs.STREAMS.heartbeatIntervalMs(), "The heartbeat interval given to the members of a streams "
                     + "group.",
-            GroupConfigs.STANDBY_REPLICAS, "The number of standby replicas for each task of a streams group.");
+            GroupConfigs.STANDBY_REPLICAS, "The number of standby replicas for each task of a streams group.",
+            GroupConfigs.WARMUP_REPLICAS, "The maximum number of warm-up replicas (extra standbys beyond the "
+                    + "configured num.standbys) that can be assigned at once.",
+            GroupConfigs.ACCEPTABLE_RECOVERY_LAG, "The maximum acceptable lag (number of offsets to catch up) for an "
+                    + "instance to be considered caught-up and ready for the active task.",
+            GroupConfigs.TASK_OFFSET_INTERVAL_MS, "The interval in milliseconds with which the streams group members "
+                    + "report their task offsets.");
 
     static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
@@ -99,15 +105,20 @@ public class KafkaGroupConfigs {
         GroupConfigs streams = coordinator.configs(asked.resourceName(), GroupConfigs.STREAMS);
         describeSession(asked, result, documentation, streams, streams.sessionTimeoutMs(defaultSessionTimeoutMs),
                 streams.heartbeatIntervalMs(defaultSessionTimeoutMs));
-        if (asked.configurationKeys() == null || asked.configurationKeys().contains(GroupConfigs.STANDBY_REPLICAS)) {
+        for (GroupConfigs.Setting setting : GroupConfigs.STREAMS.settings()) {
+            String key = setting.key();
+            if (asked.configurationKeys() != null && !asked.configurationKeys().contains(key)) {
+                continue;
+            }
             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                    .setName(GroupConfigs.STANDBY_REPLICAS).setValue(String.valueOf(streams.standbyReplicas()))
+                    .setName(key).setValue(String.valueOf(streams.setting(key)))
                     .setReadOnly(false).setIsSensitive(false)
-                    .setConfigSource(streams.values().containsKey(GroupConfigs.STANDBY_REPLICAS)
+                    .setConfigSource(streams.values().containsKey(key)
                             ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
                             : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
-                    .setConfigType(DescribeConfigsResponse.ConfigType.INT.id())
-                    .setDocumentation(documentation ? DOCS.get(GroupConfigs.STANDBY_REPLICAS) : null));
+                    .setConfigType(key.equals(GroupConfigs.ACCEPTABLE_RECOVERY_LAG)
+                            ? DescribeConfigsResponse.ConfigType.LONG.id() : DescribeConfigsResponse.ConfigType.INT.id())
+                    .setDocumentation(documentation ? DOCS.get(key) : null));
         }
         GroupConfigs shareSession = shareMembers.configs(asked.resourceName());
         describeSession(asked, result, documentation, shareSession,
@@ -145,7 +156,7 @@ public class KafkaGroupConfigs {
         Map<String, String> set = configs.values();
         Map<String, Long> effective = Map.of(configs.keys().sessionTimeoutMs(), sessionTimeoutMs,
                 configs.keys().heartbeatIntervalMs(), heartbeatIntervalMs);
-        for (String key : configs.keys().all()) {
+        for (String key : List.of(configs.keys().sessionTimeoutMs(), configs.keys().heartbeatIntervalMs())) {
             if (asked.configurationKeys() != null && !asked.configurationKeys().contains(key)) {
                 continue;
             }

@@ -6,9 +6,11 @@ import io.tierlog.groups.StreamsGroupDescription;
 import io.tierlog.groups.StreamsHeartbeat;
 import io.tierlog.groups.StreamsHeartbeatAnswer;
 import io.tierlog.groups.StreamsTopology;
+import io.tierlog.groups.TaskProgress;
 import io.tierlog.groups.TopicPartitions;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
 import io.tierlog.log.topic.TopicStore;
 import io.tierlog.service.config.TierlogConfig;
 import io.tierlog.service.topics.TopicAdmin;
@@ -37,7 +39,8 @@ import java.util.function.Predicate;
  * member of an empty group), creates its repartition and changelog topics with the partition counts Kafka's
  * coordinator would give them, and divides the tasks among the members with the group's assignor, each task moving
  * only after its previous owner stopped running it, and the standby tasks the group's
- * {@code streams.num.standby.replicas} asks for. Warm-up tasks are not assigned. Blocking: runs on a worker thread.
+ * {@code streams.num.standby.replicas} asks for, and warm-up tasks where a stateful task moves to a member not caught
+ * up (it stays with its owner until then, as Kafka's assignment refiner does). Blocking: runs on a worker thread.
  * Stateless: any instance answers any member.
  */
 @Singleton
@@ -77,13 +80,20 @@ public class KafkaStreamsGroups {
             StreamsHeartbeatAnswer answer = coordinator.streamsHeartbeat(in.groupId(), new StreamsHeartbeat(
                     in.memberId(), epoch, instanceId, sessionTimeoutMs, topology, tasks(in.activeTasks()),
                     in.processId(), endpoint(in.userEndpoint()), in.endpointInformationEpoch(), clientId,
-                    in.shutdownApplication(), in.rackId()));
+                    in.shutdownApplication(), in.rackId()), new TaskProgress(offsets(in.taskOffsets()),
+                    offsets(in.taskEndOffsets())));
             // After the join was accepted (a refused one creates nothing), before it is answered: the group's topics.
             List<StreamsTopology.Status> created = topology == null || answer.membership().memberEpoch() < 0
                     ? List.of() : createInternalTopics(answer.topology(), mayCreate);
             out.setMemberId(answer.membership().memberId()).setMemberEpoch(answer.membership().memberEpoch())
                     .setHeartbeatIntervalMs((int) answer.membership().heartbeatIntervalMs())
-                    .setEndpointInformationEpoch(answer.endpointEpoch());
+                    .setEndpointInformationEpoch(answer.endpointEpoch())
+                    .setTaskOffsetIntervalMs(answer.taskOffsetIntervalMs());
+            if (request.version() == 0) { // an int there, a long from version 1
+                out.setAcceptableRecoveryLagLegacy((int) Math.min(Integer.MAX_VALUE, answer.acceptableRecoveryLag()));
+            } else {
+                out.setAcceptableRecoveryLag(answer.acceptableRecoveryLag());
+            }
             List<StreamsGroupHeartbeatResponseData.Status> statuses = new ArrayList<>();
             for (StreamsTopology.Status s : concat(created, answer.statuses())) {
                 statuses.add(new StreamsGroupHeartbeatResponseData.Status().setStatusCode((byte) s.code())
@@ -94,7 +104,8 @@ public class KafkaStreamsGroups {
             if (answer.membership().memberEpoch() >= 0
                     && (in.memberEpoch() == 0 || answer.membership().memberEpoch() != in.memberEpoch())) {
                 out.setActiveTasks(responseTasks(answer.membership().assignment()))
-                        .setStandbyTasks(responseTasks(answer.standbyTasks())).setWarmupTasks(new ArrayList<>());
+                        .setStandbyTasks(responseTasks(answer.standbyTasks()))
+                        .setWarmupTasks(responseTasks(answer.warmupTasks()));
             }
             if (answer.endpoints() != null) {
                 out.setPartitionsByUserEndpoint(byEndpoint(answer.endpoints()));
@@ -160,9 +171,12 @@ public class KafkaStreamsGroups {
                     .setProcessId(streams == null || streams.processId() == null ? "" : streams.processId())
                     .setRackId(streams == null ? null : streams.rack())
                     .setAssignment(describedAssignment(m.assignment(),
-                            streams == null ? List.of() : streams.standby()))
+                            streams == null ? List.of() : streams.standby(),
+                            streams == null ? List.of() : streams.warmup()))
                     .setTargetAssignment(describedAssignment(m.target(),
-                            streams == null ? List.of() : streams.standbyTarget()));
+                            streams == null ? List.of() : streams.standbyTarget(),
+                            streams == null ? List.of() : streams.warmupTarget()))
+                    .setTaskOffsets(describedOffsets(streams));
             if (streams != null && streams.userEndpoint() != null) {
                 member.setUserEndpoint(new StreamsGroupDescribeResponseData.Endpoint()
                         .setHost(streams.userEndpoint().host()).setPort(streams.userEndpoint().port()));
@@ -185,9 +199,40 @@ public class KafkaStreamsGroups {
     }
 
     private static StreamsGroupDescribeResponseData.Assignment describedAssignment(List<TopicPartitions> active,
-                                                                              List<TopicPartitions> standby) {
+                                                                              List<TopicPartitions> standby,
+                                                                              List<TopicPartitions> warmup) {
         return new StreamsGroupDescribeResponseData.Assignment().setActiveTasks(describedTasks(active))
-                .setStandbyTasks(describedTasks(standby)).setWarmupTasks(new ArrayList<>());
+                .setStandbyTasks(describedTasks(standby)).setWarmupTasks(describedTasks(warmup));
+    }
+
+    /** A member's last reported offsets of its tasks' state. */
+    private static List<StreamsGroupDescribeResponseData.TaskOffset> describedOffsets(
+            StreamsGroupDescription.StreamsMember streams) {
+        List<StreamsGroupDescribeResponseData.TaskOffset> out = new ArrayList<>();
+        if (streams != null) {
+            streams.taskOffsets().forEach((sub, offsets) -> offsets.forEach((p, offset) -> out.add(
+                    new StreamsGroupDescribeResponseData.TaskOffset().setSubtopologyId(sub).setPartition(p)
+                            .setOffset(offset))));
+        }
+        return out;
+    }
+
+    /**
+     * Reported task offsets by task (a subtopology's tasks as a topic's partitions); null when none were sent. Tasks
+     * below 0 are left out here, tasks the topology does not have by the coordinator.
+     */
+    private static Map<TopicPartition, Long> offsets(
+            List<StreamsGroupHeartbeatRequestData.TaskOffset> in) {
+        if (in == null) {
+            return null;
+        }
+        Map<TopicPartition, Long> out = new HashMap<>();
+        for (StreamsGroupHeartbeatRequestData.TaskOffset t : in) {
+            if (t.partition() >= 0) { // a task that cannot exist: the coordinator keeps only the topology's tasks
+                out.put(new TopicPartition(t.subtopologyId(), t.partition()), t.offset());
+            }
+        }
+        return out;
     }
 
     private static List<StreamsGroupDescribeResponseData.TaskIds> describedTasks(List<TopicPartitions> tasks) {

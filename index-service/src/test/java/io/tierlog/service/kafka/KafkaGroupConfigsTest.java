@@ -65,10 +65,19 @@ class KafkaGroupConfigsTest {
             assertThat(before.get("consumer.heartbeat.interval.ms").value()).as("a third of the session").isEqualTo("2000");
             assertThat(before.get("consumer.session.timeout.ms").source())
                     .isEqualTo(ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+            assertThat(before.get("streams.num.warmup.replicas").value()).as("Kafka's default").isEqualTo("2");
+            assertThat(before.get("streams.acceptable.recovery.lag").value()).isEqualTo("10000");
+            assertThat(before.get("streams.task.offset.interval.ms").value()).isEqualTo("60000");
+            assertThat(before.get("streams.num.standby.replicas").value()).isEqualTo("0");
 
             admin.incrementalAlterConfigs(Map.of(group, List.of(set("consumer.session.timeout.ms", "20000"),
-                    set("consumer.heartbeat.interval.ms", "4000")))).all().get();
+                    set("consumer.heartbeat.interval.ms", "4000"), set("streams.num.warmup.replicas", "5"),
+                    set("streams.acceptable.recovery.lag", "500")))).all().get();
             Config after = describe(admin, group);
+            assertThat(after.get("streams.num.warmup.replicas").value()).isEqualTo("5");
+            assertThat(after.get("streams.num.warmup.replicas").source())
+                    .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
+            assertThat(after.get("streams.acceptable.recovery.lag").value()).isEqualTo("500");
             assertThat(after.get("consumer.session.timeout.ms").value()).isEqualTo("20000");
             assertThat(after.get("consumer.session.timeout.ms").source())
                     .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
@@ -92,6 +101,8 @@ class KafkaGroupConfigsTest {
                     set("consumer.session.timeout.ms", "10"), set("consumer.heartbeat.interval.ms", "6000"),
                     set("share.record.lock.duration.ms", "999"), set("streams.num.standby.replicas", "3"),
                     set("streams.session.timeout.ms", "10"), set("streams.assignment.interval.ms", "1000"),
+                    set("streams.num.warmup.replicas", "21"), set("streams.task.offset.interval.ms", "1000"),
+                    set("streams.acceptable.recovery.lag", "-1"),
                     set("share.session.timeout.ms", "10"), set("share.heartbeat.interval.ms", "45000"))) {
                 assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(group, List.of(bad))).all().get())
                         .as(bad.configEntry().name() + "=" + bad.configEntry().value())

@@ -215,6 +215,56 @@ class KafkaStreamsGroupsTest {
         }
     }
 
+    /**
+     * Warm-up tasks (Kafka 4.4's assignment refiner): an instance joining a running application with state restores
+     * the counts it is to take over as warm-up tasks while the first instance keeps running them, and takes them once
+     * it reports its copy caught up; counting goes on from where it was. Seen failing with the refinement off (the
+     * counting tasks moved at once, no member ever listed warm-up tasks).
+     */
+    @Test
+    void aJoiningInstanceWarmsUpTheCountsItTakesOverWhileTheirOwnerRunsThem() throws Exception {
+        String app = "streams-warmup-" + RUN;
+        String input = "streams-warmup-lines-" + RUN;
+        String output = "streams-warmup-counts-" + RUN;
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            StreamsApps.createTopics(admin, input, output, 2);
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, app),
+                    List.of(new AlterConfigOp(new ConfigEntry("streams.acceptable.recovery.lag", "0"),
+                            AlterConfigOp.OpType.SET)))).all().get();
+        }
+        StringBuilder words = new StringBuilder();
+        for (int i = 0; i < 2_000; i++) {
+            words.append(i == 0 ? "" : " ").append('w').append(i);
+        }
+        try (KafkaStreams one = wordCount(app, input, output, "warm-one", 7003)) {
+            one.start();
+            awaitRunning(one);
+            produce(input, List.of(words.toString()));
+            awaitCounts(output, Map.of("w0", 1L, "w1999", 1L));
+            await("one counts in both tasks", () -> countingTasks(one).size() == 2);
+            try (KafkaStreams two = wordCount(app, input, output, "warm-two", 7004);
+                 Admin admin = KafkaClients.admin(listener.port())) {
+                two.start();
+                boolean warmedWhileOneRan = false;
+                Instant deadline = Instant.now().plusSeconds(90);
+                while (countingTasks(two).isEmpty()) {
+                    assertThat(Instant.now()).as("two takes a counting task").isBefore(deadline);
+                    StreamsGroupDescription g = admin.describeStreamsGroups(List.of(app)).all().get().get(app);
+                    boolean warming = g.members().stream().anyMatch(m -> !m.assignment().warmupTasks().isEmpty());
+                    boolean oneRunsBoth = g.members().stream().anyMatch(m -> m.assignment().activeTasks().stream()
+                            .anyMatch(t -> t.subtopologyId().equals("1") && t.partitions().size() == 2));
+                    warmedWhileOneRan |= warming && oneRunsBoth && countingTasks(one).size() == 2;
+                    Thread.sleep(50);
+                }
+                assertThat(warmedWhileOneRan).as("a warm-up on two while one ran both counting tasks").isTrue();
+                await("one counting task each", () -> countingTasks(one).size() == 1
+                        && countingTasks(two).size() == 1);
+                produce(input, List.of("w0 w1999"));
+                awaitCounts(output, Map.of("w0", 2L, "w1999", 2L));
+            }
+        }
+    }
+
     /** The active tasks of subtopology 1 (the counts, with a state store) an instance runs. */
     private static Set<String> countingTasks(KafkaStreams app) {
         Set<String> ids = new TreeSet<>();

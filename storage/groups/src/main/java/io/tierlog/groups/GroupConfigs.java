@@ -3,34 +3,49 @@ package io.tierlog.groups;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A group's own session settings for the members of one of Kafka's group protocols, Kafka's group configs by their
- * Kafka names: {@value #SESSION_TIMEOUT_MS} and {@value #HEARTBEAT_INTERVAL_MS} for a consumer group's KIP-848
- * members, {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} for a share group's members
- * ({@link #SHARE}), {@code streams.session.timeout.ms}, {@code streams.heartbeat.interval.ms} and
- * {@value #STANDBY_REPLICAS} for a streams group's ({@link #STREAMS}). Only values set are stored (in the group's
- * state file, so every instance applies them at the member's next heartbeat); a key not set takes the service's
- * default. Immutable.
+ * A group's own settings for the members of one of Kafka's group protocols, Kafka's group configs by their Kafka
+ * names: {@value #SESSION_TIMEOUT_MS} and {@value #HEARTBEAT_INTERVAL_MS} for a consumer group's KIP-848 members,
+ * {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} for a share group's members
+ * ({@link #SHARE}), {@code streams.session.timeout.ms}, {@code streams.heartbeat.interval.ms} and the task settings
+ * ({@value #STANDBY_REPLICAS}, {@value #WARMUP_REPLICAS}, {@value #ACCEPTABLE_RECOVERY_LAG},
+ * {@value #TASK_OFFSET_INTERVAL_MS}) for a streams group's ({@link #STREAMS}). Only values set are stored (in the
+ * group's state file, so every instance applies them at the member's next heartbeat); a key not set takes the
+ * service's default. Immutable.
  */
 public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     /**
-     * The keys of one protocol: its session timeout and heartbeat interval, and the standby replicas per task of a
-     * protocol whose members keep state (null for the others).
+     * The keys of one protocol: its session timeout and heartbeat interval, and the whole-number settings of a protocol
+     * whose members keep state (none for the others).
      */
-    public record Keys(String sessionTimeoutMs, String heartbeatIntervalMs, String standbyReplicas) {
+    public record Keys(String sessionTimeoutMs, String heartbeatIntervalMs, List<Setting> settings) {
+        public Keys {
+            settings = List.copyOf(settings);
+        }
+
         Keys(String sessionTimeoutMs, String heartbeatIntervalMs) {
-            this(sessionTimeoutMs, heartbeatIntervalMs, null);
+            this(sessionTimeoutMs, heartbeatIntervalMs, List.of());
         }
 
         /** Every key, in the order Kafka lists them. */
         public List<String> all() {
-            return standbyReplicas == null ? List.of(sessionTimeoutMs, heartbeatIntervalMs)
-                    : List.of(sessionTimeoutMs, heartbeatIntervalMs, standbyReplicas);
+            List<String> out = new ArrayList<>(List.of(sessionTimeoutMs, heartbeatIntervalMs));
+            settings.forEach(s -> out.add(s.key()));
+            return List.copyOf(out);
         }
+
+        Setting setting(String key) {
+            return settings.stream().filter(s -> s.key().equals(key)).findFirst().orElse(null);
+        }
+    }
+
+    /** A whole-number setting: its key, its bounds and its value when the group sets none (Kafka's default). */
+    public record Setting(String key, long min, long max, long defaultValue) {
     }
 
     /** KIP-848 consumers' keys. */
@@ -39,11 +54,19 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public static final Keys SHARE = new Keys("share.session.timeout.ms", "share.heartbeat.interval.ms");
     /** Standby copies of each task a streams group keeps (Kafka's group config, default 0). */
     public static final String STANDBY_REPLICAS = "streams.num.standby.replicas";
-    /** KIP-1071 streams members' keys, with {@value #STANDBY_REPLICAS}. */
-    public static final Keys STREAMS = new Keys("streams.session.timeout.ms", "streams.heartbeat.interval.ms",
-            STANDBY_REPLICAS);
+    /** How many warm-up tasks a streams group runs at once ({@link WarmupTasks}; Kafka's default 2, at most 20). */
+    public static final String WARMUP_REPLICAS = "streams.num.warmup.replicas";
+    /** A member whose copy of a task's state lags its changelog by at most this many records is caught up. */
+    public static final String ACCEPTABLE_RECOVERY_LAG = "streams.acceptable.recovery.lag";
+    /** How often streams members report their tasks' offsets (Kafka's default 60 s, at least 15 s). */
+    public static final String TASK_OFFSET_INTERVAL_MS = "streams.task.offset.interval.ms";
     /** Kafka's {@code group.streams.max.standby.replicas} default. */
     public static final int MAX_STANDBY_REPLICAS = 2;
+    /** KIP-1071 streams members' keys, with the task settings. */
+    public static final Keys STREAMS = new Keys("streams.session.timeout.ms", "streams.heartbeat.interval.ms",
+            List.of(new Setting(STANDBY_REPLICAS, 0, MAX_STANDBY_REPLICAS, 0), new Setting(WARMUP_REPLICAS, 0, 20, 2),
+                    new Setting(ACCEPTABLE_RECOVERY_LAG, 0, Long.MAX_VALUE, 10_000),
+                    new Setting(TASK_OFFSET_INTERVAL_MS, 15_000, Integer.MAX_VALUE, 60_000)));
     public static final String SESSION_TIMEOUT_MS = "consumer.session.timeout.ms";
     public static final String HEARTBEAT_INTERVAL_MS = "consumer.heartbeat.interval.ms";
     /** Every key a consumer group may set, in the order Kafka lists them. */
@@ -74,8 +97,17 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
 
     /** Standby copies of each task ({@link #STREAMS} keys only): the group's, else 0. */
     public int standbyReplicas() {
-        String v = values.get(STANDBY_REPLICAS);
-        return v == null ? 0 : Integer.parseInt(v);
+        return (int) setting(STANDBY_REPLICAS);
+    }
+
+    /** A whole-number setting of these keys ({@link Keys#settings}): the group's value, else its default. */
+    public long setting(String key) {
+        Setting setting = keys.setting(key);
+        if (setting == null) {
+            throw new IllegalArgumentException(key + " is not a setting of this protocol");
+        }
+        String v = values.get(key);
+        return v == null ? setting.defaultValue() : Long.parseLong(v);
     }
 
     /** The heartbeat interval the group sets, or 0 when it sets none (the coordinator derives one). */
@@ -119,11 +151,11 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
                 throw invalid(key, "unknown group config '" + key + "': a group sets "
                         + String.join(", ", keys.all()));
             }
-            boolean standby = key.equals(keys.standbyReplicas());
+            Setting setting = keys.setting(key);
             if (value == null) {
                 next.remove(key);
             } else {
-                next.put(key, String.valueOf(standby ? standbyReplicas(value) : millis(key, value)));
+                next.put(key, String.valueOf(setting != null ? bounded(setting, value) : millis(key, value)));
             }
         });
         GroupConfigs result = new GroupConfigs(keys, next);
@@ -142,17 +174,18 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
         return result;
     }
 
-    private static int standbyReplicas(String value) {
+    private static long bounded(Setting setting, String value) {
         try {
-            int n = Integer.parseInt(value.strip());
-            if (n >= 0 && n <= MAX_STANDBY_REPLICAS) {
+            long n = Long.parseLong(value.strip());
+            if (n >= setting.min() && n <= setting.max()) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // answered below
         }
-        throw invalid(STANDBY_REPLICAS, STANDBY_REPLICAS + " must be a whole number from 0 to " + MAX_STANDBY_REPLICAS
-                + ": '" + value + "'");
+        String range = setting.max() == Long.MAX_VALUE || setting.max() == Integer.MAX_VALUE
+                ? "at least " + setting.min() : "from " + setting.min() + " to " + setting.max();
+        throw invalid(setting.key(), setting.key() + " must be a whole number " + range + ": '" + value + "'");
     }
 
     private static long millis(String key, String value) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -164,6 +165,14 @@ public final class GroupCoordinator {
      *                          {@link #heartbeat(String, Heartbeat, JoinRules)}; the stored state is then unchanged
      */
     public StreamsHeartbeatAnswer streamsHeartbeat(String group, StreamsHeartbeat hb) {
+        return streamsHeartbeat(group, hb, TaskProgress.NONE);
+    }
+
+    /**
+     * {@link #streamsHeartbeat(String, StreamsHeartbeat)} with what the member reports of its tasks' state: kept with
+     * the group (only for the topology's tasks), so warm-up tasks move once caught up ({@link WarmupTasks}).
+     */
+    public StreamsHeartbeatAnswer streamsHeartbeat(String group, StreamsHeartbeat hb, TaskProgress progress) {
         Names.requireValidGroup(group);
         if (hb.memberId() == null || hb.memberId().isEmpty()) {
             throw bad("memberId", "a streams member names itself: memberId is required");
@@ -207,16 +216,22 @@ public final class GroupCoordinator {
             }
             StreamsTopology.Configured configured = s.streamsTopology.configure(partitionCounts);
             s.streamsTasks = new TreeMap<>(configured.taskCounts());
-            if (new GroupConfigs(GroupConfigs.STREAMS, s.configs).standbyReplicas() != s.streamsStandbyReplicas
+            GroupConfigs streamsConfigs = new GroupConfigs(GroupConfigs.STREAMS, s.configs);
+            if ((streamsConfigs.standbyReplicas() != s.streamsStandbyReplicas
+                    || streamsConfigs.setting(GroupConfigs.WARMUP_REPLICAS) != s.streamsWarmupReplicas)
                     && !s.members.isEmpty()) {
-                retarget(s); // the group's standby config changed
+                retarget(s); // the group's standby or warm-up config changed
             }
             HeartbeatAnswer answer = beat(group, s, hb.membership(s.streamsTopology.subtopologyIds()),
                     JoinRules.STREAMS_PROTOCOL, RegexTopics.UNCHANGED, false);
             List<StreamsTopology.Status> statuses = new ArrayList<>(configured.statuses());
             List<TopicPartitions> standby = List.of();
+            List<TopicPartitions> warmup = List.of();
             if (answer.memberEpoch() >= 0) {
                 GroupState.Member m = s.members.get(answer.memberId());
+                if (keepProgress(s, m, progress, configured.taskCounts())) {
+                    retarget(s); // a warm-up caught up: its task may move now
+                }
                 String rack = hb.rackId() == null ? m.rack : hb.rackId().isEmpty() ? null : hb.rackId();
                 boolean processChanged = hb.processId() != null && !hb.processId().equals(m.processId);
                 if (processChanged || !Objects.equals(rack, m.rack)) {
@@ -226,9 +241,11 @@ public final class GroupCoordinator {
                     retargetStandbys(s);
                 }
                 reconcileStandbys(m);
+                reconcileWarmups(m);
                 answer = new HeartbeatAnswer(m.memberId, m.memberEpoch, answer.heartbeatIntervalMs(),
                         answer.assignment());
                 standby = GroupState.toList(m.standby);
+                warmup = GroupState.toList(m.warmup);
                 if (hb.topology() != null) {
                     m.topologyEpoch = hb.topology().epoch();
                 }
@@ -251,7 +268,10 @@ public final class GroupCoordinator {
                 s.streamsEndpointDigest = digest;
                 s.streamsEndpointEpoch++;
             }
-            return new StreamsHeartbeatAnswer(answer, standby, s.streamsTopology, statuses, s.streamsEndpointEpoch,
+            return new StreamsHeartbeatAnswer(answer, standby, warmup,
+                    streamsConfigs.setting(GroupConfigs.ACCEPTABLE_RECOVERY_LAG),
+                    (int) streamsConfigs.setting(GroupConfigs.TASK_OFFSET_INTERVAL_MS), s.streamsTopology, statuses,
+                    s.streamsEndpointEpoch,
                     hb.endpointEpoch() == s.streamsEndpointEpoch ? null : endpoints);
         });
     }
@@ -544,7 +564,8 @@ public final class GroupCoordinator {
             Map<String, StreamsGroupDescription.StreamsMember> members = new TreeMap<>();
             s.members.forEach((id, m) -> members.put(id, new StreamsGroupDescription.StreamsMember(m.processId,
                     m.rack, m.userEndpoint, m.topologyEpoch, GroupState.toList(m.standby),
-                    GroupState.toList(m.standbyTarget))));
+                    GroupState.toList(m.standbyTarget), GroupState.toList(m.warmup), GroupState.toList(m.warmupTarget),
+                    new TreeMap<>(m.taskOffsets))));
             return Optional.of(new StreamsGroupDescription(describe(group, s), s.streamsTopology,
                     new TreeMap<>(s.streamsTasks), members));
         });
@@ -822,17 +843,102 @@ public final class GroupCoordinator {
         s.members.forEach((id, m) -> {
             subscriptions.put(id, m.topics);
             previous.put(id, GroupState.toSet(m.target));
-            warm.put(id, GroupState.toSet(m.standbyTarget));
+            Set<TopicPartition> warmCopies = GroupState.toSet(m.standbyTarget);
+            warmCopies.addAll(GroupState.toSet(m.warmupTarget));
+            warm.put(id, warmCopies);
             if (m.assignor != null) {
                 named.add(m.assignor);
             }
         });
         GroupAssignor assignor = GroupAssignor.preferred(named);
         s.assignor = assignor.wireName();
-        assignor.assign(subscriptions, s.partitionCounts, previous, warm)
-                .forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));
+        Map<String, Set<TopicPartition>> targets = assignor.assign(subscriptions, s.partitionCounts, previous, warm);
+        if (s.streamsTopology != null) {
+            targets = refineWarmups(s, targets);
+        }
+        targets.forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));
         if (s.streamsTopology != null) {
             retargetStandbys(s);
+        }
+    }
+
+    /**
+     * A streams group's targets with moves of stateful tasks to members not caught up held back, and those members'
+     * warm-up targets ({@link WarmupTasks}).
+     */
+    private static Map<String, Set<TopicPartition>> refineWarmups(GroupState s,
+                                                                  Map<String, Set<TopicPartition>> ideal) {
+        GroupConfigs configs = new GroupConfigs(GroupConfigs.STREAMS, s.configs);
+        s.streamsWarmupReplicas = (int) configs.setting(GroupConfigs.WARMUP_REPLICAS);
+        Map<String, String> processOf = new HashMap<>();
+        Map<String, Map<TopicPartition, Long>> offsets = new HashMap<>();
+        Map<String, Set<TopicPartition>> previousWarmups = new HashMap<>();
+        // A task's owner is whoever runs it now, else whoever was to run it.
+        Map<TopicPartition, String> ownerOf = new HashMap<>();
+        s.members.forEach((id, m) -> GroupState.toSet(m.target).forEach(t -> ownerOf.put(t, id)));
+        s.members.forEach((id, m) -> m.holds().forEach(t -> ownerOf.put(t, id)));
+        Map<String, Set<TopicPartition>> owners = new HashMap<>();
+        ownerOf.forEach((t, id) -> owners.computeIfAbsent(id, x -> new HashSet<>()).add(t));
+        s.members.forEach((id, m) -> {
+            if (m.processId != null) {
+                processOf.put(id, m.processId);
+            }
+            if (m.reportsTaskOffsets) {
+                offsets.put(id, GroupState.toOffsets(m.taskOffsets));
+            }
+            previousWarmups.put(id, GroupState.toSet(m.warmupTarget));
+        });
+        WarmupTasks.Refined refined = WarmupTasks.refine(ideal, owners,
+                s.streamsTopology.statefulSubtopologies(), processOf,
+                new WarmupTasks.Progress(offsets, endOffsets(s), configs.setting(GroupConfigs.ACCEPTABLE_RECOVERY_LAG)),
+                s.streamsWarmupReplicas, previousWarmups);
+        refined.warmup().forEach((id, tasks) -> s.members.get(id).warmupTarget = GroupState.toMap(tasks));
+        return refined.active();
+    }
+
+    /**
+     * Keeps what a streams member reported of its tasks' state (only tasks of the group's topology, so the state stays
+     * bounded); whether the targets need computing again: its first report (a joining member's were computed without
+     * it), or one of its warm-up tasks caught up, so the held move may go ahead.
+     */
+    private static boolean keepProgress(GroupState s, GroupState.Member m, TaskProgress progress,
+                                  Map<String, Integer> taskCounts) {
+        boolean firstReport = progress.offsets() != null && !m.reportsTaskOffsets;
+        if (progress.offsets() != null) {
+            m.taskOffsets = GroupState.toNested(progress.offsets(), taskCounts);
+            m.reportsTaskOffsets = true;
+        }
+        if (progress.endOffsets() != null) {
+            m.taskEndOffsets = GroupState.toNested(progress.endOffsets(), taskCounts);
+        }
+        if (firstReport) {
+            return true; // a joining member's target was computed before its offsets were known
+        }
+        if (m.warmupTarget.isEmpty() || progress.offsets() == null && progress.endOffsets() == null) {
+            return false;
+        }
+        WarmupTasks.Progress now = new WarmupTasks.Progress(Map.of(m.memberId, GroupState.toOffsets(m.taskOffsets)),
+                endOffsets(s), new GroupConfigs(GroupConfigs.STREAMS, s.configs)
+                .setting(GroupConfigs.ACCEPTABLE_RECOVERY_LAG));
+        return GroupState.toSet(m.warmupTarget).stream().anyMatch(t -> now.caughtUp(m.memberId, t));
+    }
+
+    /** Each task's changelog end as far as the members know it: the largest any of them last reported. */
+    private static Map<TopicPartition, Long> endOffsets(GroupState s) {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        s.members.values().forEach(m -> GroupState.toOffsets(m.taskEndOffsets).forEach((t, end) ->
+                out.merge(t, end, Math::max)));
+        return out;
+    }
+
+    /** Moves a streams member's warm-up tasks to its warm-up target, as {@link #reconcileStandbys} moves standbys. */
+    private static void reconcileWarmups(GroupState.Member m) {
+        Set<TopicPartition> warmup = GroupState.toSet(m.warmupTarget);
+        warmup.removeAll(m.holds());
+        TreeMap<String, TreeSet<Integer>> granted = GroupState.toMap(warmup);
+        if (!granted.equals(GroupState.toMap(GroupState.toSet(m.warmup)))) {
+            m.warmup = granted;
+            m.memberEpoch++;
         }
     }
 
@@ -855,7 +961,12 @@ public final class GroupCoordinator {
         });
         StandbyTasks.assign(s.streamsStandbyReplicas, s.streamsTopology.statefulSubtopologies(), active, processOf,
                         rackOf, previous)
-                .forEach((id, standby) -> s.members.get(id).standbyTarget = GroupState.toMap(standby));
+                .forEach((id, standby) -> {
+                    // A member warming a task up restores it already: the warm-up stands in for its standby.
+                    GroupState.Member m = s.members.get(id);
+                    standby.removeAll(GroupState.toSet(m.warmupTarget));
+                    m.standbyTarget = GroupState.toMap(standby);
+                });
     }
 
     /**

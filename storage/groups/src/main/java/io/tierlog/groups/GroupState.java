@@ -34,6 +34,8 @@ final class GroupState {
     public TreeMap<String, Integer> streamsTasks = new TreeMap<>();
     /** The standby replicas per task the standby targets were computed for ({@link GroupConfigs#standbyReplicas}). */
     public int streamsStandbyReplicas;
+    /** The warm-up tasks the group may run at once when its warm-up targets were computed ({@link WarmupTasks}). */
+    public int streamsWarmupReplicas;
     /** A member asked the whole application to shut down; until the group is empty every member is told so. */
     public boolean streamsShutdown;
     /** Grows whenever which member serves which tasks at which endpoint changes (Kafka's endpoint epoch). */
@@ -93,6 +95,25 @@ final class GroupState {
         public TreeMap<String, TreeSet<Integer>> standbyTarget = new TreeMap<>();
         /** The standby tasks a streams member is told to keep: its target minus what it still runs as active. */
         public TreeMap<String, TreeSet<Integer>> standby = new TreeMap<>();
+        /**
+         * Where a streams member restores state for tasks moving to it that stay with their owner until it caught up
+         * ({@link WarmupTasks}).
+         */
+        public TreeMap<String, TreeSet<Integer>> warmupTarget = new TreeMap<>();
+        /** The warm-up tasks a streams member is told to run: its warm-up target minus what it runs as active. */
+        public TreeMap<String, TreeSet<Integer>> warmup = new TreeMap<>();
+        /**
+         * How far a streams member's local copy of each task's state is (its changelog offsets summed, as last
+         * reported; {@link WarmupTasks#LATEST} for a task it runs as active).
+         */
+        public TreeMap<String, TreeMap<Integer, Long>> taskOffsets = new TreeMap<>();
+        /**
+         * The end offsets of each task's changelogs (summed) a streams member last reported: the largest any member
+         * reported is what copies of the task's state lag behind.
+         */
+        public TreeMap<String, TreeMap<Integer, Long>> taskEndOffsets = new TreeMap<>();
+        /** Whether the streams member reports its tasks' offsets at all (version 0 clients do not). */
+        public boolean reportsTaskOffsets;
         /** Taken back but still listed by the member's last heartbeat: still its own, given to no one else. */
         public TreeMap<String, TreeSet<Integer>> revoking = new TreeMap<>();
 
@@ -116,6 +137,30 @@ final class GroupState {
             m.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition());
         }
         return m;
+    }
+
+    /** Reported task offsets by task, from their stored form. */
+    static Map<TopicPartition, Long> toOffsets(Map<String, TreeMap<Integer, Long>> m) {
+        Map<TopicPartition, Long> out = new java.util.HashMap<>();
+        m.forEach((sub, ps) -> ps.forEach((p, offset) -> out.put(new TopicPartition(sub, p), offset)));
+        return out;
+    }
+
+    /**
+     * Task offsets in their stored form, keeping only tasks that exist ({@code taskCounts} per subtopology) and
+     * offsets that are known (Kafka Streams reports an end it does not know as {@link Long#MAX_VALUE}).
+     */
+    static TreeMap<String, TreeMap<Integer, Long>> toNested(Map<TopicPartition, Long> offsets,
+                                                            Map<String, Integer> taskCounts) {
+        TreeMap<String, TreeMap<Integer, Long>> out = new TreeMap<>();
+        offsets.forEach((task, offset) -> {
+            Integer count = taskCounts.get(task.topic());
+            if (count != null && task.partition() >= 0 && task.partition() < count && offset != null
+                    && offset != Long.MAX_VALUE) {
+                out.computeIfAbsent(task.topic(), x -> new TreeMap<>()).put(task.partition(), offset);
+            }
+        });
+        return out;
     }
 
     static List<TopicPartitions> toList(Map<String, TreeSet<Integer>> m) {

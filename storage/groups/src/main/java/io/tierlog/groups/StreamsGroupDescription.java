@@ -23,8 +23,12 @@ public record StreamsGroupDescription(GroupDescription group, StreamsTopology to
      * @param userEndpoint  where it answers interactive queries, or null
      * @param standby       the standby tasks it keeps, by subtopology id
      * @param standbyTarget where its standby tasks should be
+     * @param warmup        the warm-up tasks it restores, and where they should be
+     * @param taskOffsets   its reported offset of each task's state, by subtopology id and task
      */
     public record StreamsMember(String processId, String rack, StreamsTopology.Endpoint userEndpoint, int topologyEpoch,
-                                List<TopicPartitions> standby, List<TopicPartitions> standbyTarget) {
+                                List<TopicPartitions> standby, List<TopicPartitions> standbyTarget,
+                                List<TopicPartitions> warmup, List<TopicPartitions> warmupTarget,
+                                Map<String, Map<Integer, Long>> taskOffsets) {
     }
 }

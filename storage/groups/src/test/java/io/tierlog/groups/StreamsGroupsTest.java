@@ -260,6 +260,96 @@ class StreamsGroupsTest {
                 .as("4 stateful tasks over 3 members").hasSizeBetween(1, 2));
     }
 
+    static Set<TopicPartition> warmups(StreamsHeartbeatAnswer a) {
+        Set<TopicPartition> s = new TreeSet<>(StickyBalancedAssignor.ORDER);
+        a.warmupTasks().forEach(t -> t.partitions().forEach(p -> s.add(new TopicPartition(t.topic(), p))));
+        return s;
+    }
+
+    /** {@link #beat} reporting {@code offsets} of the member's tasks' state and the changelogs' {@code ends}. */
+    StreamsHeartbeatAnswer beat(StreamsHeartbeatAnswer last, Map<TopicPartition, Long> offsets,
+                                Map<TopicPartition, Long> ends) {
+        HeartbeatAnswer m = last.membership();
+        return coordinator.streamsHeartbeat("app", new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION,
+                null, m.assignment(), null, null, last.endpointEpoch(), "c", false, null),
+                new TaskProgress(offsets, ends));
+    }
+
+    @Test
+    void aJoiningMemberWarmsUpStatefulTasksWhileTheirOwnerRunsThemAndTakesThemOnceCaughtUp() {
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
+        members.put("a", coordinator.streamsHeartbeat("app", join("a", wordCount(1), null)));
+        settle(members);
+        Map<TopicPartition, Long> ends = new java.util.HashMap<>();
+        Map<TopicPartition, Long> running = new java.util.HashMap<>();
+        for (int p = 0; p < 4; p++) { // subtopology 1 keeps counts: 50,000 records in each task's changelog
+            ends.put(new TopicPartition("1", p), 50_000L);
+            running.put(new TopicPartition("1", p), WarmupTasks.LATEST);
+        }
+        members.put("a", beat(members.get("a"), running, ends));
+        assertThat(members.get("a").acceptableRecoveryLag()).isEqualTo(10_000);
+        assertThat(members.get("a").taskOffsetIntervalMs()).isEqualTo(60_000);
+
+        members.put("b", coordinator.streamsHeartbeat("app", join("b", wordCount(1), null),
+                new TaskProgress(Map.of(), Map.of()))); // no local state
+        settle(members);
+        Set<TopicPartition> warming = warmups(members.get("b"));
+        assertThat(warming).as("two of the counting tasks, restoring on b").hasSize(2)
+                .allMatch(t -> t.topic().equals("1"));
+        assertThat(tasks(members.get("b"))).as("only stateless tasks moved").hasSize(2)
+                .allMatch(t -> t.topic().equals("0"));
+        assertThat(tasks(members.get("a"))).as("a still runs what b restores").hasSize(6).containsAll(warming);
+        assertThat(coordinator.describeStreams("app").orElseThrow().members().get("b").warmupTarget())
+                .isNotEmpty();
+
+        Map<TopicPartition, Long> behind = new java.util.HashMap<>();
+        warming.forEach(t -> behind.put(t, 30_000L)); // 20,000 records behind: not caught up
+        members.put("b", beat(members.get("b"), behind, ends));
+        settle(members);
+        assertThat(warmups(members.get("b"))).isEqualTo(warming);
+        assertThat(tasks(members.get("a"))).hasSize(6);
+
+        Map<TopicPartition, Long> close = new java.util.HashMap<>();
+        warming.forEach(t -> close.put(t, 45_000L)); // within the acceptable 10,000
+        members.put("b", beat(members.get("b"), close, ends));
+        settle(members);
+        assertThat(tasks(members.get("b"))).as("caught up: the counting tasks moved").hasSize(4)
+                .containsAll(warming);
+        assertThat(warmups(members.get("b"))).isEmpty();
+        assertThat(tasks(members.get("a"))).hasSize(4).doesNotContainAnyElementsOf(warming);
+    }
+
+    @Test
+    void warmUpsAreBoundedByTheGroupsBudgetAndOffWhenItIsZero() {
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.WARMUP_REPLICAS, "1"), SESSION);
+        assertThatThrownBy(() -> coordinator.alterConfigs("app", GroupConfigs.STREAMS,
+                Map.of(GroupConfigs.WARMUP_REPLICAS, "21"), SESSION))
+                .isInstanceOfSatisfying(TierlogException.class,
+                        e -> assertThat(e.extra()).containsEntry("key", GroupConfigs.WARMUP_REPLICAS));
+        assertThatThrownBy(() -> coordinator.alterConfigs("app", GroupConfigs.STREAMS,
+                Map.of(GroupConfigs.TASK_OFFSET_INTERVAL_MS, "1000"), SESSION))
+                .isInstanceOfSatisfying(TierlogException.class,
+                        e -> assertThat(e.extra()).containsEntry("key", GroupConfigs.TASK_OFFSET_INTERVAL_MS));
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
+        members.put("a", coordinator.streamsHeartbeat("app", join("a", wordCount(1), null)));
+        settle(members);
+        Map<TopicPartition, Long> ends = new java.util.HashMap<>();
+        for (int p = 0; p < 4; p++) {
+            ends.put(new TopicPartition("1", p), 50_000L);
+        }
+        members.put("a", beat(members.get("a"), Map.of(), ends));
+        members.put("b", coordinator.streamsHeartbeat("app", join("b", wordCount(1), null),
+                new TaskProgress(Map.of(), Map.of())));
+        settle(members);
+        assertThat(warmups(members.get("b"))).as("one at a time").hasSize(1);
+        assertThat(tasks(members.get("a")).stream().filter(t -> t.topic().equals("1"))).hasSize(4);
+
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.WARMUP_REPLICAS, "0"), SESSION);
+        settle(members);
+        assertThat(warmups(members.get("b"))).as("no budget: the moves wait without warm-ups").isEmpty();
+        assertThat(tasks(members.get("a")).stream().filter(t -> t.topic().equals("1"))).hasSize(4);
+    }
+
     @Test
     void standbysGoToAnotherZoneThanTheirActiveCopy() {
         coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.STANDBY_REPLICAS, "1"), SESSION);
