@@ -80,8 +80,8 @@ final class KafkaDelegationTokens {
         CreateDelegationTokenRequestData data = request.data();
         Principal caller = session.principal();
         CreateDelegationTokenResponseData out = new CreateDelegationTokenResponseData()
-                .setPrincipalType(USER).setPrincipalName("").setIssueTimestampMs(-1).setExpiryTimestampMs(-1).setMaxTimestampMs(-1).setTokenId("")
-                .setHmac(new byte[0]);
+                .setPrincipalType(USER).setPrincipalName("").setIssueTimestampMs(-1).setExpiryTimestampMs(-1)
+                .setMaxTimestampMs(-1).setTokenId("").setHmac(new byte[0]);
         if (version >= 3 && caller != null) { // KIP-373's requester: not in older versions' answers
             out.setTokenRequesterPrincipalType(USER).setTokenRequesterPrincipalName(
                     KafkaAclBindings.kafkaUser(caller.name()));

@@ -54,6 +54,8 @@ public class KafkaGroupConfigs {
                     + "instance to be considered caught-up and ready for the active task.",
             GroupConfigs.TASK_OFFSET_INTERVAL_MS, "The interval in milliseconds with which the streams group members "
                     + "report their task offsets.");
+    private static final String TAGS_DOC = "List of client tag keys used to distribute standby replicas across Kafka "
+            + "Streams instances.";
 
     static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
@@ -116,9 +118,19 @@ public class KafkaGroupConfigs {
                     .setConfigSource(streams.values().containsKey(key)
                             ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
                             : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
-                    .setConfigType(key.equals(GroupConfigs.ACCEPTABLE_RECOVERY_LAG)
-                            ? DescribeConfigsResponse.ConfigType.LONG.id() : DescribeConfigsResponse.ConfigType.INT.id())
+                    .setConfigType((key.equals(GroupConfigs.ACCEPTABLE_RECOVERY_LAG)
+                            ? DescribeConfigsResponse.ConfigType.LONG : DescribeConfigsResponse.ConfigType.INT).id())
                     .setDocumentation(documentation ? DOCS.get(key) : null));
+        }
+        String tags = GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS;
+        if (asked.configurationKeys() == null || asked.configurationKeys().contains(tags)) {
+            result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult().setName(tags)
+                    .setValue(String.join(",", streams.list(tags))).setReadOnly(false).setIsSensitive(false)
+                    .setConfigSource(streams.values().containsKey(tags)
+                            ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
+                            : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
+                    .setConfigType(DescribeConfigsResponse.ConfigType.LIST.id())
+                    .setDocumentation(documentation ? TAGS_DOC : null));
         }
         GroupConfigs shareSession = shareMembers.configs(asked.resourceName());
         describeSession(asked, result, documentation, shareSession,

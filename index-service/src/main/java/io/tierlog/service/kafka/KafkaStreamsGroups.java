@@ -80,8 +80,8 @@ public class KafkaStreamsGroups {
             StreamsHeartbeatAnswer answer = coordinator.streamsHeartbeat(in.groupId(), new StreamsHeartbeat(
                     in.memberId(), epoch, instanceId, sessionTimeoutMs, topology, tasks(in.activeTasks()),
                     in.processId(), endpoint(in.userEndpoint()), in.endpointInformationEpoch(), clientId,
-                    in.shutdownApplication(), in.rackId()), new TaskProgress(offsets(in.taskOffsets()),
-                    offsets(in.taskEndOffsets())));
+                    in.shutdownApplication(), in.rackId(), clientTags(in.clientTags())),
+                    new TaskProgress(offsets(in.taskOffsets()), offsets(in.taskEndOffsets())));
             // After the join was accepted (a refused one creates nothing), before it is answered: the group's topics.
             List<StreamsTopology.Status> created = topology == null || answer.membership().memberEpoch() < 0
                     ? List.of() : createInternalTopics(answer.topology(), mayCreate);
@@ -96,6 +96,9 @@ public class KafkaStreamsGroups {
             }
             List<StreamsGroupHeartbeatResponseData.Status> statuses = new ArrayList<>();
             for (StreamsTopology.Status s : concat(created, answer.statuses())) {
+                if (s.code() == StreamsTopology.Status.MISSING_CLIENT_TAGS && request.version() == 0) {
+                    continue; // a status version 0 clients do not know (KAFKA-20744)
+                }
                 statuses.add(new StreamsGroupHeartbeatResponseData.Status().setStatusCode((byte) s.code())
                         .setStatusDetail(s.detail()));
             }
@@ -176,7 +179,8 @@ public class KafkaStreamsGroups {
                     .setTargetAssignment(describedAssignment(m.target(),
                             streams == null ? List.of() : streams.standbyTarget(),
                             streams == null ? List.of() : streams.warmupTarget()))
-                    .setTaskOffsets(describedOffsets(streams));
+                    .setTaskOffsets(describedOffsets(streams))
+                    .setClientTags(describedTags(streams));
             if (streams != null && streams.userEndpoint() != null) {
                 member.setUserEndpoint(new StreamsGroupDescribeResponseData.Endpoint()
                         .setHost(streams.userEndpoint().host()).setPort(streams.userEndpoint().port()));
@@ -203,6 +207,26 @@ public class KafkaStreamsGroups {
                                                                               List<TopicPartitions> warmup) {
         return new StreamsGroupDescribeResponseData.Assignment().setActiveTasks(describedTasks(active))
                 .setStandbyTasks(describedTasks(standby)).setWarmupTasks(describedTasks(warmup));
+    }
+
+    private static List<StreamsGroupDescribeResponseData.KeyValue> describedTags(
+            StreamsGroupDescription.StreamsMember streams) {
+        List<StreamsGroupDescribeResponseData.KeyValue> out = new ArrayList<>();
+        if (streams != null) {
+            streams.clientTags().forEach((k, v) -> out.add(new StreamsGroupDescribeResponseData.KeyValue().setKey(k)
+                    .setValue(v)));
+        }
+        return out;
+    }
+
+    /** A member's client tags as sent; null when not sent (unchanged). A key sent twice keeps its last value. */
+    private static Map<String, String> clientTags(List<StreamsGroupHeartbeatRequestData.KeyValue> in) {
+        if (in == null) {
+            return null;
+        }
+        Map<String, String> out = new TreeMap<>();
+        in.forEach(kv -> out.put(kv.key(), kv.value()));
+        return out;
     }
 
     /** A member's last reported offsets of its tasks' state. */

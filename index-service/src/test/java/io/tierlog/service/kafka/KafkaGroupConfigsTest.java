@@ -69,15 +69,18 @@ class KafkaGroupConfigsTest {
             assertThat(before.get("streams.acceptable.recovery.lag").value()).isEqualTo("10000");
             assertThat(before.get("streams.task.offset.interval.ms").value()).isEqualTo("60000");
             assertThat(before.get("streams.num.standby.replicas").value()).isEqualTo("0");
+            assertThat(before.get("streams.rack.aware.assignment.tags").value()).isEmpty();
 
             admin.incrementalAlterConfigs(Map.of(group, List.of(set("consumer.session.timeout.ms", "20000"),
                     set("consumer.heartbeat.interval.ms", "4000"), set("streams.num.warmup.replicas", "5"),
-                    set("streams.acceptable.recovery.lag", "500")))).all().get();
+                    set("streams.acceptable.recovery.lag", "500"),
+                    set("streams.rack.aware.assignment.tags", "zone, cluster")))).all().get();
             Config after = describe(admin, group);
             assertThat(after.get("streams.num.warmup.replicas").value()).isEqualTo("5");
             assertThat(after.get("streams.num.warmup.replicas").source())
                     .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
             assertThat(after.get("streams.acceptable.recovery.lag").value()).isEqualTo("500");
+            assertThat(after.get("streams.rack.aware.assignment.tags").value()).isEqualTo("zone,cluster");
             assertThat(after.get("consumer.session.timeout.ms").value()).isEqualTo("20000");
             assertThat(after.get("consumer.session.timeout.ms").source())
                     .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_GROUP_CONFIG);
@@ -102,7 +105,7 @@ class KafkaGroupConfigsTest {
                     set("share.record.lock.duration.ms", "999"), set("streams.num.standby.replicas", "3"),
                     set("streams.session.timeout.ms", "10"), set("streams.assignment.interval.ms", "1000"),
                     set("streams.num.warmup.replicas", "21"), set("streams.task.offset.interval.ms", "1000"),
-                    set("streams.acceptable.recovery.lag", "-1"),
+                    set("streams.acceptable.recovery.lag", "-1"), set("streams.rack.aware.assignment.tags", "a,a"),
                     set("share.session.timeout.ms", "10"), set("share.heartbeat.interval.ms", "45000"))) {
                 assertThatThrownBy(() -> admin.incrementalAlterConfigs(Map.of(group, List.of(bad))).all().get())
                         .as(bad.configEntry().name() + "=" + bad.configEntry().value())

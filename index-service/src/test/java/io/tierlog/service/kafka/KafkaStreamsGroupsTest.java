@@ -75,6 +75,7 @@ class KafkaStreamsGroupsTest {
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
         p.put(ConsumerConfig.CLIENT_RACK_CONFIG, "zone-" + instance);
+        p.put(StreamsConfig.clientTagPrefix("cluster"), "cluster-" + instance);
         return new KafkaStreams(StreamsApps.wordCount(input, output), p);
     }
 
@@ -89,7 +90,9 @@ class KafkaStreamsGroupsTest {
             // read on this protocol).
             ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, app);
             admin.incrementalAlterConfigs(Map.of(group, List.of(new AlterConfigOp(
-                    new ConfigEntry("streams.num.standby.replicas", "1"), AlterConfigOp.OpType.SET)))).all().get();
+                    new ConfigEntry("streams.num.standby.replicas", "1"), AlterConfigOp.OpType.SET),
+                    new AlterConfigOp(new ConfigEntry("streams.rack.aware.assignment.tags", "cluster"),
+                            AlterConfigOp.OpType.SET)))).all().get();
             assertThat(admin.describeConfigs(List.of(group)).all().get().get(group)
                     .get("streams.num.standby.replicas").value()).isEqualTo("1");
         }
@@ -127,6 +130,7 @@ class KafkaStreamsGroupsTest {
                             .allSatisfy(t -> assertThat(t.partitions()).hasSize(2)).hasSize(2);
                     assertThat(m.rackId()).as("the rack its consumer names").hasValueSatisfying(
                             rack -> assertThat(rack).startsWith("zone-"));
+                    assertThat(m.clientTags()).as("its client.tag.cluster").containsKey("cluster");
                     m.assignment().activeTasks().forEach(t -> t.partitions().forEach(
                             p -> assertThat(tasks.add(t.subtopologyId() + "_" + p)).as("each task once").isTrue()));
                 }

@@ -14,28 +14,31 @@ import java.util.TreeMap;
  * {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} for a share group's members
  * ({@link #SHARE}), {@code streams.session.timeout.ms}, {@code streams.heartbeat.interval.ms} and the task settings
  * ({@value #STANDBY_REPLICAS}, {@value #WARMUP_REPLICAS}, {@value #ACCEPTABLE_RECOVERY_LAG},
- * {@value #TASK_OFFSET_INTERVAL_MS}) for a streams group's ({@link #STREAMS}). Only values set are stored (in the
- * group's state file, so every instance applies them at the member's next heartbeat); a key not set takes the
- * service's default. Immutable.
+ * {@value #TASK_OFFSET_INTERVAL_MS}, {@value #RACK_AWARE_ASSIGNMENT_TAGS}) for a streams group's
+ * ({@link #STREAMS}). Only values set are stored (in the group's state file, so every instance applies them at the
+ * member's next heartbeat); a key not set takes the service's default. Immutable.
  */
 public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     /**
-     * The keys of one protocol: its session timeout and heartbeat interval, and the whole-number settings of a protocol
-     * whose members keep state (none for the others).
+     * The keys of one protocol: its session timeout and heartbeat interval, and the whole-number and list settings of a
+     * protocol whose members keep state (none for the others).
      */
-    public record Keys(String sessionTimeoutMs, String heartbeatIntervalMs, List<Setting> settings) {
+    public record Keys(String sessionTimeoutMs, String heartbeatIntervalMs, List<Setting> settings,
+                       List<String> lists) {
         public Keys {
             settings = List.copyOf(settings);
+            lists = List.copyOf(lists);
         }
 
         Keys(String sessionTimeoutMs, String heartbeatIntervalMs) {
-            this(sessionTimeoutMs, heartbeatIntervalMs, List.of());
+            this(sessionTimeoutMs, heartbeatIntervalMs, List.of(), List.of());
         }
 
         /** Every key, in the order Kafka lists them. */
         public List<String> all() {
             List<String> out = new ArrayList<>(List.of(sessionTimeoutMs, heartbeatIntervalMs));
             settings.forEach(s -> out.add(s.key()));
+            out.addAll(lists);
             return List.copyOf(out);
         }
 
@@ -60,13 +63,21 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public static final String ACCEPTABLE_RECOVERY_LAG = "streams.acceptable.recovery.lag";
     /** How often streams members report their tasks' offsets (Kafka's default 60 s, at least 15 s). */
     public static final String TASK_OFFSET_INTERVAL_MS = "streams.task.offset.interval.ms";
+    /**
+     * The client tag keys (Kafka Streams' {@code client.tag.<key>}) whose values a streams group's standbys spread
+     * over ({@link StandbyTasks}), a comma-separated list.
+     */
+    public static final String RACK_AWARE_ASSIGNMENT_TAGS = "streams.rack.aware.assignment.tags";
+    /** Most tag keys a group may list, Kafka Streams' limit on {@code rack.aware.assignment.tags}. */
+    public static final int MAX_ASSIGNMENT_TAGS = 5;
     /** Kafka's {@code group.streams.max.standby.replicas} default. */
     public static final int MAX_STANDBY_REPLICAS = 2;
     /** KIP-1071 streams members' keys, with the task settings. */
     public static final Keys STREAMS = new Keys("streams.session.timeout.ms", "streams.heartbeat.interval.ms",
             List.of(new Setting(STANDBY_REPLICAS, 0, MAX_STANDBY_REPLICAS, 0), new Setting(WARMUP_REPLICAS, 0, 20, 2),
                     new Setting(ACCEPTABLE_RECOVERY_LAG, 0, Long.MAX_VALUE, 10_000),
-                    new Setting(TASK_OFFSET_INTERVAL_MS, 15_000, Integer.MAX_VALUE, 60_000)));
+                    new Setting(TASK_OFFSET_INTERVAL_MS, 15_000, Integer.MAX_VALUE, 60_000)),
+            List.of(RACK_AWARE_ASSIGNMENT_TAGS));
     public static final String SESSION_TIMEOUT_MS = "consumer.session.timeout.ms";
     public static final String HEARTBEAT_INTERVAL_MS = "consumer.heartbeat.interval.ms";
     /** Every key a consumer group may set, in the order Kafka lists them. */
@@ -98,6 +109,15 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     /** Standby copies of each task ({@link #STREAMS} keys only): the group's, else 0. */
     public int standbyReplicas() {
         return (int) setting(STANDBY_REPLICAS);
+    }
+
+    /** A list setting of these keys ({@link Keys#lists}): the group's values in order, else none. */
+    public List<String> list(String key) {
+        if (!keys.lists().contains(key)) {
+            throw new IllegalArgumentException(key + " is not a list of this protocol");
+        }
+        String v = values.get(key);
+        return v == null || v.isEmpty() ? List.of() : List.of(v.split(","));
     }
 
     /** A whole-number setting of these keys ({@link Keys#settings}): the group's value, else its default. */
@@ -154,6 +174,8 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
             Setting setting = keys.setting(key);
             if (value == null) {
                 next.remove(key);
+            } else if (keys.lists().contains(key)) {
+                next.put(key, tagKeys(key, value));
             } else {
                 next.put(key, String.valueOf(setting != null ? bounded(setting, value) : millis(key, value)));
             }
@@ -172,6 +194,29 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
                     + " ms and below the session timeout (" + session + " ms): " + interval);
         }
         return result;
+    }
+
+    /** A list of tag keys, as Kafka checks it: no key twice, at most {@value #MAX_ASSIGNMENT_TAGS}; normalized. */
+    private static String tagKeys(String key, String value) {
+        List<String> tags = new ArrayList<>();
+        for (String t : value.split(",")) {
+            String tag = t.strip();
+            if (tag.isEmpty()) {
+                continue;
+            }
+            if (tags.contains(tag)) {
+                throw invalid(key, key + " must not contain duplicate tag keys.");
+            }
+            if (tag.length() > StreamsTopology.MAX_STRING_CHARS || tag.chars().anyMatch(Character::isISOControl)) {
+                throw invalid(key, key + " has a tag key longer than " + StreamsTopology.MAX_STRING_CHARS
+                        + " characters or with control characters");
+            }
+            tags.add(tag);
+        }
+        if (tags.size() > MAX_ASSIGNMENT_TAGS) {
+            throw invalid(key, key + " may list at most " + MAX_ASSIGNMENT_TAGS + " tag keys: " + tags.size());
+        }
+        return String.join(",", tags);
     }
 
     private static long bounded(Setting setting, String value) {

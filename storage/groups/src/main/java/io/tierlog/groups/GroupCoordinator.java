@@ -70,6 +70,8 @@ public final class GroupCoordinator {
     private static final Pattern INSTANCE_ID = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     /** Longest subscription by regular expression kept in a member's state (a state file is read on every call). */
     public static final int MAX_TOPIC_REGEX_CHARS = 1024;
+    /** Most client tags a streams member may send (Kafka Streams itself allows 5). */
+    static final int MAX_CLIENT_TAGS = 32;
     /** Kafka's consumer protocol type: a classic group of consumers, which the service may take over and assign. */
     public static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
@@ -190,6 +192,12 @@ public final class GroupCoordinator {
             throw bad("userEndpoint", "userEndpoint's host must be at most " + StreamsTopology.MAX_STRING_CHARS
                     + " characters");
         }
+        if (hb.clientTags() != null && (hb.clientTags().size() > MAX_CLIENT_TAGS || hb.clientTags().entrySet().stream()
+                .anyMatch(e -> e.getKey().length() > StreamsTopology.MAX_STRING_CHARS || e.getValue() == null
+                        || e.getValue().length() > StreamsTopology.MAX_STRING_CHARS))) {
+            throw bad("clientTags", "clientTags: at most " + MAX_CLIENT_TAGS + " tags, keys and values of at most "
+                    + StreamsTopology.MAX_STRING_CHARS + " characters");
+        }
         Heartbeat membership = hb.membership(Set.of());
         validate(membership);
         return store.update(group, s -> {
@@ -230,15 +238,24 @@ public final class GroupCoordinator {
             if (answer.memberEpoch() >= 0) {
                 GroupState.Member m = s.members.get(answer.memberId());
                 if (keepProgress(s, m, progress, configured.taskCounts())) {
-                    retarget(s); // a warm-up caught up: its task may move now
+                    retarget(s); // its first report, or a warm-up caught up: a held task may move now
                 }
                 String rack = hb.rackId() == null ? m.rack : hb.rackId().isEmpty() ? null : hb.rackId();
                 boolean processChanged = hb.processId() != null && !hb.processId().equals(m.processId);
-                if (processChanged || !Objects.equals(rack, m.rack)) {
-                    // Known only now for a joining member: standbys go by process and rack, so place them again.
+                TreeMap<String, String> tags = hb.clientTags() == null ? m.clientTags : new TreeMap<>(hb.clientTags());
+                if (processChanged || !Objects.equals(rack, m.rack) || !tags.equals(m.clientTags)) {
+                    // Known only now for a joining member: standbys go by process and place, so place them again.
                     m.processId = hb.processId() == null ? m.processId : hb.processId();
                     m.rack = rack;
+                    m.clientTags = tags;
                     retargetStandbys(s);
+                }
+                List<String> missing = new ArrayList<>(streamsConfigs.list(GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS));
+                missing.removeAll(m.clientTags.keySet());
+                if (!missing.isEmpty()) {
+                    statuses.add(new StreamsTopology.Status(StreamsTopology.Status.MISSING_CLIENT_TAGS, "Missing "
+                            + "required client tags for rack-aware standby assignment: " + missing + ". Configure "
+                            + "them via 'client.tag.<tagKey>' in your Streams config."));
                 }
                 reconcileStandbys(m);
                 reconcileWarmups(m);
@@ -565,7 +582,7 @@ public final class GroupCoordinator {
             s.members.forEach((id, m) -> members.put(id, new StreamsGroupDescription.StreamsMember(m.processId,
                     m.rack, m.userEndpoint, m.topologyEpoch, GroupState.toList(m.standby),
                     GroupState.toList(m.standbyTarget), GroupState.toList(m.warmup), GroupState.toList(m.warmupTarget),
-                    new TreeMap<>(m.taskOffsets))));
+                    new TreeMap<>(m.taskOffsets), new TreeMap<>(m.clientTags))));
             return Optional.of(new StreamsGroupDescription(describe(group, s), s.streamsTopology,
                     new TreeMap<>(s.streamsTasks), members));
         });
@@ -902,7 +919,7 @@ public final class GroupCoordinator {
      * it), or one of its warm-up tasks caught up, so the held move may go ahead.
      */
     private static boolean keepProgress(GroupState s, GroupState.Member m, TaskProgress progress,
-                                  Map<String, Integer> taskCounts) {
+                                        Map<String, Integer> taskCounts) {
         boolean firstReport = progress.offsets() != null && !m.reportsTaskOffsets;
         if (progress.offsets() != null) {
             m.taskOffsets = GroupState.toNested(progress.offsets(), taskCounts);
@@ -947,20 +964,29 @@ public final class GroupCoordinator {
         s.streamsStandbyReplicas = new GroupConfigs(GroupConfigs.STREAMS, s.configs).standbyReplicas();
         Map<String, Set<TopicPartition>> active = new TreeMap<>();
         Map<String, String> processOf = new HashMap<>();
-        Map<String, String> rackOf = new HashMap<>();
+        Map<String, Map<String, String>> placeOf = new HashMap<>();
         Map<String, Set<TopicPartition>> previous = new HashMap<>();
+        List<String> tagKeys = new GroupConfigs(GroupConfigs.STREAMS, s.configs)
+                .list(GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS);
         s.members.forEach((id, m) -> {
             active.put(id, GroupState.toSet(m.target));
             if (m.processId != null) {
                 processOf.put(id, m.processId);
             }
+            Map<String, String> place = new HashMap<>();
             if (m.rack != null) {
-                rackOf.put(id, m.rack);
+                place.put("rack", m.rack);
             }
+            tagKeys.forEach(k -> {
+                if (m.clientTags.containsKey(k)) {
+                    place.put("tag:" + k, m.clientTags.get(k));
+                }
+            });
+            placeOf.put(id, place);
             previous.put(id, GroupState.toSet(m.standbyTarget));
         });
         StandbyTasks.assign(s.streamsStandbyReplicas, s.streamsTopology.statefulSubtopologies(), active, processOf,
-                        rackOf, previous)
+                        placeOf, previous)
                 .forEach((id, standby) -> {
                     // A member warming a task up restores it already: the warm-up stands in for its standby.
                     GroupState.Member m = s.members.get(id);

@@ -87,6 +87,8 @@ final class GroupState {
         public String processId;
         /** A streams member's rack (availability zone), which its standbys avoid ({@link StandbyTasks}); else null. */
         public String rack;
+        /** A streams member's client tags (Kafka Streams' {@code client.tag.<key>}); empty if it has none. */
+        public TreeMap<String, String> clientTags = new TreeMap<>();
         /** A streams member's endpoint for interactive queries; null if it has none. */
         public StreamsTopology.Endpoint userEndpoint;
         /** The topology epoch a streams member joined with. */

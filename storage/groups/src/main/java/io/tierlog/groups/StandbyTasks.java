@@ -16,8 +16,10 @@ import java.util.TreeSet;
  * of processes other than the one running it (a standby beside its active copy in one process would keep no state the
  * process does not already have), never two in one process; a member that had the standby keeps it unless it is more
  * than one task above the least loaded candidate, else the least loaded member (active plus standby tasks) takes it.
- * Where members name their racks (availability zones), a task's standbys go first to members in racks that hold no
- * copy of it yet, so losing a zone leaves each task a warm copy elsewhere; with no such member, the rule above alone.
+ * Where members name their places, a task's standbys go first, however loaded, to the members that differ from every
+ * copy of it so far in the most dimensions: the rack (availability zone) and each client tag the group lists
+ * ({@code streams.rack.aware.assignment.tags}, Kafka Streams' {@code client.tag.<key>}), so losing a zone, or any
+ * value of a tag, leaves each task a warm copy elsewhere; with no such member, the rule above alone.
  * A pure function of the group's state, so every instance computes the same. When a task's active owner leaves, the
  * task goes to the member keeping its standby if that member has room ({@link RangeAssignor}'s warm state).
  */
@@ -30,14 +32,14 @@ final class StandbyTasks {
      * @param stateful       the subtopologies that keep state (a changelog): only their tasks have standbys
      * @param active         each member's active target
      * @param processOf      each member's process (a member without one is its own process)
-     * @param rackOf         each member's rack, for those that name one
+     * @param placeOf        each member's place: its value in each dimension it names (rack, client tags)
      * @param previous       each member's standby target before
      * @return each member's standby target (every member present, possibly empty)
      */
     static Map<String, Set<TopicPartition>> assign(int replicas, Set<String> stateful,
                                                    Map<String, Set<TopicPartition>> active,
                                                    Map<String, String> processOf,
-                                                   Map<String, String> rackOf,
+                                                   Map<String, Map<String, String>> placeOf,
                                                    Map<String, Set<TopicPartition>> previous) {
         Map<String, Set<TopicPartition>> out = new TreeMap<>();
         Map<String, Integer> load = new HashMap<>();
@@ -56,25 +58,28 @@ final class StandbyTasks {
                 continue; // a stateless task has nothing to keep warm
             }
             Set<String> processes = new HashSet<>(Set.of(process(processOf, e.getValue())));
-            Set<String> racks = new HashSet<>();
-            if (rackOf.containsKey(e.getValue())) {
-                racks.add(rackOf.get(e.getValue()));
-            }
+            Map<String, Set<String>> used = new HashMap<>();
+            place(used, placeOf.get(e.getValue()));
             for (int r = 0; r < replicas; r++) {
                 String chosen = null;
                 List<String> candidates = new ArrayList<>();
                 List<String> elsewhere = new ArrayList<>();
+                int farthest = 0;
                 for (String member : out.keySet()) {
                     if (!processes.contains(process(processOf, member))) {
                         candidates.add(member);
-                        String rack = rackOf.get(member);
-                        if (!racks.isEmpty() && rack != null && !racks.contains(rack)) {
+                        int apart = apart(used, placeOf.get(member));
+                        if (apart > farthest) {
+                            farthest = apart;
+                            elsewhere.clear();
+                        }
+                        if (apart == farthest && apart > 0) {
                             elsewhere.add(member);
                         }
                     }
                 }
                 if (!elsewhere.isEmpty()) {
-                    candidates = elsewhere; // another zone first, however loaded
+                    candidates = elsewhere; // another zone or tag value first, however loaded
                 }
                 String least = null;
                 for (String member : candidates) {
@@ -99,12 +104,32 @@ final class StandbyTasks {
                 out.get(chosen).add(task);
                 load.merge(chosen, 1, Integer::sum);
                 processes.add(process(processOf, chosen));
-                if (rackOf.containsKey(chosen)) {
-                    racks.add(rackOf.get(chosen));
-                }
+                place(used, placeOf.get(chosen));
             }
         }
         return out;
+    }
+
+    /** Adds a copy's place to the values each dimension holds copies in. */
+    private static void place(Map<String, Set<String>> used, Map<String, String> place) {
+        if (place != null) {
+            place.forEach((dimension, value) -> used.computeIfAbsent(dimension, d -> new HashSet<>()).add(value));
+        }
+    }
+
+    /** In how many dimensions holding copies a member's place has a value none of them has. */
+    private static int apart(Map<String, Set<String>> used, Map<String, String> place) {
+        if (place == null) {
+            return 0;
+        }
+        int n = 0;
+        for (Map.Entry<String, String> e : place.entrySet()) {
+            Set<String> values = used.get(e.getKey());
+            if (values != null && !values.contains(e.getValue())) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private static String process(Map<String, String> processOf, String member) {

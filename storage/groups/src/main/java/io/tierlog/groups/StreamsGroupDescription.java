@@ -25,10 +25,11 @@ public record StreamsGroupDescription(GroupDescription group, StreamsTopology to
      * @param standbyTarget where its standby tasks should be
      * @param warmup        the warm-up tasks it restores, and where they should be
      * @param taskOffsets   its reported offset of each task's state, by subtopology id and task
+     * @param clientTags    its client tags
      */
     public record StreamsMember(String processId, String rack, StreamsTopology.Endpoint userEndpoint, int topologyEpoch,
                                 List<TopicPartitions> standby, List<TopicPartitions> standbyTarget,
                                 List<TopicPartitions> warmup, List<TopicPartitions> warmupTarget,
-                                Map<String, Map<Integer, Long>> taskOffsets) {
+                                Map<String, Map<Integer, Long>> taskOffsets, Map<String, String> clientTags) {
     }
 }

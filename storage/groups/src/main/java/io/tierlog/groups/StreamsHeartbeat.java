@@ -1,6 +1,7 @@
 package io.tierlog.groups;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -16,13 +17,16 @@ import java.util.Set;
  * @param userEndpoint        its endpoint for interactive queries; null: unchanged (or none), an empty host: none
  * @param endpointEpoch       the endpoint epoch the member last heard: the endpoint map comes when it differs
  * @param shutdownApplication the member asks every member of the application to shut down
+ * @param clientTags          the member's client tags (Kafka Streams' {@code client.tag.<key>}), which its standbys
+ *                            spread over where the group lists their keys; null: unchanged
  */
 public record StreamsHeartbeat(String memberId, int memberEpoch, String instanceId, long sessionTimeoutMs,
                                StreamsTopology topology, List<TopicPartitions> activeTasks, String processId,
                                StreamsTopology.Endpoint userEndpoint, int endpointEpoch, String clientId,
-                               boolean shutdownApplication, String rackId) {
+                               boolean shutdownApplication, String rackId, Map<String, String> clientTags) {
     public StreamsHeartbeat {
         activeTasks = activeTasks == null ? null : List.copyOf(activeTasks);
+        clientTags = clientTags == null ? null : Map.copyOf(clientTags);
     }
 
     /**

@@ -104,6 +104,8 @@ public record StreamsTopology(int epoch, List<Subtopology> subtopologies) {
         public static final int INCORRECTLY_PARTITIONED_TOPICS = 2;
         public static final int MISSING_INTERNAL_TOPICS = 3;
         public static final int SHUTDOWN_APPLICATION = 4;
+        /** A member lacks a client tag the group's standby placement uses (Kafka 4.4, heartbeat version 1 on). */
+        public static final int MISSING_CLIENT_TAGS = 6;
     }
 
     /**

@@ -33,8 +33,8 @@ final class WarmupTasks {
 
     /**
      * How far members' copies of tasks' state are: the reported offsets of each member that reports them (a member
-     * absent from {@code offsets} does not, as clients of StreamsGroupHeartbeat version 0), each task's changelog end as
-     * far as reported, and the lag below which a copy is caught up.
+     * absent from {@code offsets} does not, as clients of StreamsGroupHeartbeat version 0), each task's changelog end
+     * as far as reported, and the lag below which a copy is caught up.
      */
     record Progress(Map<String, Map<TopicPartition, Long>> offsets, Map<TopicPartition, Long> endOffsets,
                     long acceptableLag) {

@@ -120,7 +120,7 @@ class GroupCoordinatorChaosTest {
                             coordinator.heartbeat("g", new Heartbeat(c.memberId, -1, Set.of(), 0, null, null));
                         } else {
                             coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.memberId, -1, null, 0, null,
-                                    null, null, null, -1, null, false, null));
+                                    null, null, null, -1, null, false, null, null));
                         }
                     } catch (TierlogException e) {
                         assertThat(e.type()).isEqualTo(ErrorType.UNKNOWN_MEMBER);
@@ -197,7 +197,7 @@ class GroupCoordinatorChaosTest {
         try {
             StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.ownId,
                     joining ? 0 : c.epoch, null, SESSION, joining || c.epoch == 0 ? TOPOLOGY : null, running, "p",
-                    null, -1, null, false, null));
+                    null, -1, null, false, null, null));
             c.memberId = a.membership().memberId();
             c.epoch = a.membership().memberEpoch();
             c.owns = new TreeSet<>();

@@ -52,14 +52,14 @@ class StreamsGroupsTest {
 
     static StreamsHeartbeat join(String member, StreamsTopology topology, StreamsTopology.Endpoint endpoint) {
         return new StreamsHeartbeat(member, 0, null, SESSION, topology, List.of(), "process-" + member, endpoint, -1,
-                "c", false, null);
+                "c", false, null, null);
     }
 
     /** A well-behaved member: it runs exactly the tasks its last answer gave it. */
     StreamsHeartbeatAnswer beat(String group, StreamsHeartbeatAnswer last) {
         HeartbeatAnswer m = last.membership();
         return coordinator.streamsHeartbeat(group, new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION,
-                null, m.assignment(), null, null, last.endpointEpoch(), "c", false, null));
+                null, m.assignment(), null, null, last.endpointEpoch(), "c", false, null, null));
     }
 
     static Set<TopicPartition> tasks(StreamsHeartbeatAnswer a) {
@@ -167,7 +167,7 @@ class StreamsGroupsTest {
         assertThat(consumer.memberEpoch()).isPositive();
 
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("a", -1, null, 0, null, null, null, null, -1, "c",
-                false, null));
+                false, null, null));
         HeartbeatAnswer taken = coordinator.heartbeat("app", GroupCoordinatorTest.join());
         assertThat(taken.memberEpoch()).as("an empty streams group becomes a consumer group").isPositive();
         assertThat(coordinator.describeStreams("app")).isEmpty();
@@ -185,7 +185,7 @@ class StreamsGroupsTest {
 
         HeartbeatAnswer m = old.membership();
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION, null,
-                null, null, null, -1, "c", true, null));
+                null, null, null, -1, "c", true, null, null));
         assertThat(beat("app", a).statuses()).extracting(StreamsTopology.Status::code)
                 .as("a member asked the application to shut down")
                 .contains(StreamsTopology.Status.SHUTDOWN_APPLICATION);
@@ -215,7 +215,7 @@ class StreamsGroupsTest {
         Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
         for (String id : List.of("a", "c", "b")) { // b last: its process is known only once it joined
             members.put(id, coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, 0, null, SESSION,
-                    wordCount(1), List.of(), processOf(id), null, -1, "c", false, null)));
+                    wordCount(1), List.of(), processOf(id), null, -1, "c", false, null, null)));
         }
         assertStandbysApart(settle(members), 4);
 
@@ -223,14 +223,14 @@ class StreamsGroupsTest {
         // standbys of tasks it now runs are gone.
         Set<TopicPartition> tasksOfA = tasks(members.remove("a"));
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("a", -1, null, 0, null, null, null, null, -1, "c",
-                false, null));
+                false, null, null));
         assertStandbysApart(settle(members), 4);
         assertThat(tasksOfA).isNotEmpty();
 
         // c leaves: b runs everything, and no other process is left to keep standbys in.
         members.remove("c");
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("c", -1, null, 0, null, null, null, null, -1, "c",
-                false, null));
+                false, null, null));
         assertStandbysApart(settle(members), 0);
         assertThat(tasks(members.get("b"))).hasSize(8);
         assertThat(coordinator.describeStreams("app").orElseThrow().members().get("b").standbyTarget()).isEmpty();
@@ -250,7 +250,7 @@ class StreamsGroupsTest {
         tasks(members.remove("d")).stream().filter(t -> t.topic().equals("1")).forEach(statefulOfD::add);
         assertThat(statefulOfD).isNotEmpty();
         coordinator.streamsHeartbeat("app", new StreamsHeartbeat("d", -1, null, 0, null, null, null, null, -1, "c",
-                false, null));
+                false, null, null));
         settle(members);
         for (TopicPartition task : statefulOfD) {
             assertThat(tasks(members.get(standbyOf.get(task))))
@@ -271,7 +271,7 @@ class StreamsGroupsTest {
                                 Map<TopicPartition, Long> ends) {
         HeartbeatAnswer m = last.membership();
         return coordinator.streamsHeartbeat("app", new StreamsHeartbeat(m.memberId(), m.memberEpoch(), null, SESSION,
-                null, m.assignment(), null, null, last.endpointEpoch(), "c", false, null),
+                null, m.assignment(), null, null, last.endpointEpoch(), "c", false, null, null),
                 new TaskProgress(offsets, ends));
     }
 
@@ -357,7 +357,7 @@ class StreamsGroupsTest {
         Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
         for (String id : List.of("a", "b", "c", "d")) { // one process each, three of them in one zone
             members.put(id, coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, 0, null, SESSION,
-                    wordCount(1), List.of(), "process-" + id, null, -1, "c", false, zoneOf.get(id))));
+                    wordCount(1), List.of(), "process-" + id, null, -1, "c", false, zoneOf.get(id), null)));
         }
         settle(members);
         Map<TopicPartition, String> activeOwner = new java.util.HashMap<>();
@@ -372,6 +372,48 @@ class StreamsGroupsTest {
         }
         assertThat(standbys).as("every stateful task's").isEqualTo(4);
         assertThat(coordinator.describeStreams("app").orElseThrow().members().get("d").rack()).isEqualTo("az-2");
+    }
+
+    @Test
+    void standbysSpreadOverTheClientTagsTheGroupListsAndAMemberWithoutThemIsTold() {
+        assertThatThrownBy(() -> coordinator.alterConfigs("app", GroupConfigs.STREAMS,
+                Map.of(GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS, "zone, zone"), SESSION))
+                .isInstanceOfSatisfying(TierlogException.class, e -> assertThat(e.getMessage())
+                        .contains("must not contain duplicate tag keys"));
+        assertThatThrownBy(() -> coordinator.alterConfigs("app", GroupConfigs.STREAMS,
+                Map.of(GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS, "a,b,c,d,e,f"), SESSION))
+                .isInstanceOf(TierlogException.class);
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.STANDBY_REPLICAS, "1",
+                GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS, " zone "), SESSION);
+        assertThat(coordinator.configs("app", GroupConfigs.STREAMS).list(GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS))
+                .containsExactly("zone");
+        Map<String, String> zoneOf = Map.of("a", "z1", "b", "z1", "c", "z1", "d", "z2");
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>();
+        for (String id : List.of("a", "b", "c", "d")) { // one process each, three of them in one zone, no racks
+            members.put(id, coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, 0, null, SESSION,
+                    wordCount(1), List.of(), "process-" + id, null, -1, "c", false, null,
+                    Map.of("zone", zoneOf.get(id), "team", "x"))));
+            assertThat(members.get(id).statuses()).isEmpty();
+        }
+        settle(members);
+        Map<TopicPartition, String> activeOwner = new java.util.HashMap<>();
+        members.forEach((id, a) -> tasks(a).forEach(t -> activeOwner.put(t, id)));
+        int standbys = 0;
+        for (Map.Entry<String, StreamsHeartbeatAnswer> e : members.entrySet()) {
+            for (TopicPartition t : standby(e.getValue())) {
+                standbys++;
+                assertThat(zoneOf.get(e.getKey())).as("task %s: its standby on %s, its active copy on %s", t,
+                        e.getKey(), activeOwner.get(t)).isNotEqualTo(zoneOf.get(activeOwner.get(t)));
+            }
+        }
+        assertThat(standbys).isEqualTo(4);
+        assertThat(coordinator.describeStreams("app").orElseThrow().members().get("d").clientTags())
+                .containsEntry("zone", "z2");
+
+        StreamsHeartbeatAnswer untagged = coordinator.streamsHeartbeat("app", join("e", wordCount(1), null));
+        assertThat(untagged.statuses()).extracting(StreamsTopology.Status::code)
+                .containsExactly(StreamsTopology.Status.MISSING_CLIENT_TAGS);
+        assertThat(untagged.statuses().get(0).detail()).contains("[zone]").contains("client.tag.<tagKey>");
     }
 
     @Test
