@@ -211,13 +211,11 @@ public final class DelegationTokenStore implements AutoCloseable {
      */
     public Change renew(byte[] hmac, String by, long periodMs) {
         synchronized (this) {
-            Token t = byHmac(hmac);
-            if (t == null) {
-                return Change.refused(Status.NOT_FOUND);
+            Managed managed = managed(hmac, by);
+            if (managed.refusal() != null) {
+                return managed.refusal();
             }
-            if (!t.ownership().manageableBy(by)) {
-                return Change.refused(Status.NOT_MANAGER);
-            }
+            Token t = managed.token();
             long now = clock.millis();
             if (t.expiredAt(now)) {
                 return Change.refused(Status.EXPIRED);
@@ -235,13 +233,11 @@ public final class DelegationTokenStore implements AutoCloseable {
      */
     public Change expire(byte[] hmac, String by, long periodMs) {
         synchronized (this) {
-            Token t = byHmac(hmac);
-            if (t == null) {
-                return Change.refused(Status.NOT_FOUND);
+            Managed managed = managed(hmac, by);
+            if (managed.refusal() != null) {
+                return managed.refusal();
             }
-            if (!t.ownership().manageableBy(by)) {
-                return Change.refused(Status.NOT_MANAGER);
-            }
+            Token t = managed.token();
             long now = clock.millis();
             if (periodMs < 0) {
                 Tombstone tombstone = new Tombstone(t.id(), t.maxAt());
@@ -310,6 +306,21 @@ public final class DelegationTokenStore implements AutoCloseable {
                 tombstones.remove(t.id());
             }
         }
+    }
+
+    /** The token a renewal or expiry names, if {@code by} may change it, or why not. */
+    private record Managed(Token token, Change refusal) {
+    }
+
+    private Managed managed(byte[] hmac, String by) {
+        Token t = byHmac(hmac);
+        if (t == null) {
+            return new Managed(null, Change.refused(Status.NOT_FOUND));
+        }
+        if (!t.ownership().manageableBy(by)) {
+            return new Managed(null, Change.refused(Status.NOT_MANAGER));
+        }
+        return new Managed(t, null);
     }
 
     private Token byHmac(byte[] hmac) {

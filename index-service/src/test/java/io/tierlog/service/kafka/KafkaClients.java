@@ -103,7 +103,19 @@ final class KafkaClients {
 
     /** assign() + seekToBeginning, then polls until {@code expected} records have arrived (or 30 s passed). */
     static List<ConsumerRecord<String, String>> readFromStart(int port, String topic, int partition, int expected) {
-        try (KafkaConsumer<String, String> consumer = consumer(port, Map.of())) {
+        return readFromStart(consumer(port, Map.of()), topic, partition, expected);
+    }
+
+    /** {@link #readFromStart(int, String, int, int)} with a consumer of {@code properties} (SASL ones, say). */
+    static List<ConsumerRecord<String, String>> readFromStart(Properties properties, String topic, int partition,
+                                                              int expected) {
+        return readFromStart(new KafkaConsumer<>(properties, new StringDeserializer(), new StringDeserializer()),
+                topic, partition, expected);
+    }
+
+    private static List<ConsumerRecord<String, String>> readFromStart(KafkaConsumer<String, String> reader,
+                                                                      String topic, int partition, int expected) {
+        try (KafkaConsumer<String, String> consumer = reader) {
             TopicPartition tp = new TopicPartition(topic, partition);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));

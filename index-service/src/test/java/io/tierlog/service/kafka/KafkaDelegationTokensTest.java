@@ -116,18 +116,8 @@ class KafkaDelegationTokensTest {
             assertThatThrownBy(() -> producer.send(new ProducerRecord<>(other, "k", "v")).get())
                     .as("its owner's scopes, nothing more").hasCauseInstanceOf(TopicAuthorizationException.class);
         }
-        Properties c = withToken("SCRAM-SHA-256", token);
-        c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(),
-                new StringDeserializer())) {
-            consumer.assign(List.of(new TopicPartition(topic, 0)));
-            List<ConsumerRecord<String, String>> read = new ArrayList<>();
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (read.isEmpty() && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
-            }
-            assertThat(read).extracting(ConsumerRecord::value).containsExactly("by delegation");
-        }
+        assertThat(KafkaClients.readFromStart(withToken("SCRAM-SHA-256", token), topic, 0, 1))
+                .extracting(ConsumerRecord::value).containsExactly("by delegation");
         try (Admin delegated = Admin.create(withToken("SCRAM-SHA-256", token))) {
             assertThatThrownBy(() -> delegated.createDelegationToken().delegationToken().get())
                     .as("a token cannot create tokens, as in Kafka")

@@ -948,17 +948,6 @@ public final class GroupCoordinator {
         return out;
     }
 
-    /** Moves a streams member's warm-up tasks to its warm-up target, as {@link #reconcileStandbys} moves standbys. */
-    private static void reconcileWarmups(GroupState.Member m) {
-        Set<TopicPartition> warmup = GroupState.toSet(m.warmupTarget);
-        warmup.removeAll(m.holds());
-        TreeMap<String, TreeSet<Integer>> granted = GroupState.toMap(warmup);
-        if (!granted.equals(GroupState.toMap(GroupState.toSet(m.warmup)))) {
-            m.warmup = granted;
-            m.memberEpoch++;
-        }
-    }
-
     /** A streams group's standby targets, after its active targets ({@link StandbyTasks}). */
     private static void retargetStandbys(GroupState s) {
         s.streamsStandbyReplicas = new GroupConfigs(GroupConfigs.STREAMS, s.configs).standbyReplicas();
@@ -1000,13 +989,28 @@ public final class GroupCoordinator {
      * client turns an active task into a standby only after giving it up); the member's epoch grows when they change.
      */
     private static void reconcileStandbys(GroupState.Member m) {
-        Set<TopicPartition> standby = GroupState.toSet(m.standbyTarget);
-        standby.removeAll(m.holds());
-        TreeMap<String, TreeSet<Integer>> granted = GroupState.toMap(standby);
-        if (!granted.equals(GroupState.toMap(GroupState.toSet(m.standby)))) {
-            m.standby = granted;
+        m.standby = copiesToKeep(m, m.standbyTarget, m.standby);
+    }
+
+    /** Moves a streams member's warm-up tasks to its warm-up target, as {@link #reconcileStandbys} moves standbys. */
+    private static void reconcileWarmups(GroupState.Member m) {
+        m.warmup = copiesToKeep(m, m.warmupTarget, m.warmup);
+    }
+
+    /**
+     * {@code target} minus what the member still runs as active; its epoch grows when that differs from
+     * {@code told}.
+     */
+    private static TreeMap<String, TreeSet<Integer>> copiesToKeep(GroupState.Member m,
+                                                                 Map<String, TreeSet<Integer>> target,
+                                                                 Map<String, TreeSet<Integer>> told) {
+        Set<TopicPartition> copies = GroupState.toSet(target);
+        copies.removeAll(m.holds());
+        TreeMap<String, TreeSet<Integer>> granted = GroupState.toMap(copies);
+        if (!granted.equals(GroupState.toMap(GroupState.toSet(told)))) {
             m.memberEpoch++;
         }
+        return granted;
     }
 
     /**

@@ -360,6 +360,13 @@ class StreamsGroupsTest {
                     wordCount(1), List.of(), "process-" + id, null, -1, "c", false, zoneOf.get(id), null)));
         }
         settle(members);
+        assertThat(standbysInAnotherZone(members, zoneOf)).as("every stateful task's").isEqualTo(4);
+        assertThat(coordinator.describeStreams("app").orElseThrow().members().get("d").rack()).isEqualTo("az-2");
+    }
+
+    /** How many standbys the members keep, each asserted to be in another zone than its task's active copy. */
+    private static int standbysInAnotherZone(Map<String, StreamsHeartbeatAnswer> members,
+                                             Map<String, String> zoneOf) {
         Map<TopicPartition, String> activeOwner = new java.util.HashMap<>();
         members.forEach((id, a) -> tasks(a).forEach(t -> activeOwner.put(t, id)));
         int standbys = 0;
@@ -370,8 +377,7 @@ class StreamsGroupsTest {
                         e.getKey(), activeOwner.get(t)).isNotEqualTo(zoneOf.get(activeOwner.get(t)));
             }
         }
-        assertThat(standbys).as("every stateful task's").isEqualTo(4);
-        assertThat(coordinator.describeStreams("app").orElseThrow().members().get("d").rack()).isEqualTo("az-2");
+        return standbys;
     }
 
     @Test
@@ -396,17 +402,7 @@ class StreamsGroupsTest {
             assertThat(members.get(id).statuses()).isEmpty();
         }
         settle(members);
-        Map<TopicPartition, String> activeOwner = new java.util.HashMap<>();
-        members.forEach((id, a) -> tasks(a).forEach(t -> activeOwner.put(t, id)));
-        int standbys = 0;
-        for (Map.Entry<String, StreamsHeartbeatAnswer> e : members.entrySet()) {
-            for (TopicPartition t : standby(e.getValue())) {
-                standbys++;
-                assertThat(zoneOf.get(e.getKey())).as("task %s: its standby on %s, its active copy on %s", t,
-                        e.getKey(), activeOwner.get(t)).isNotEqualTo(zoneOf.get(activeOwner.get(t)));
-            }
-        }
-        assertThat(standbys).isEqualTo(4);
+        assertThat(standbysInAnotherZone(members, zoneOf)).as("every stateful task's").isEqualTo(4);
         assertThat(coordinator.describeStreams("app").orElseThrow().members().get("d").clientTags())
                 .containsEntry("zone", "z2");
 
