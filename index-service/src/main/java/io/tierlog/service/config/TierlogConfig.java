@@ -340,6 +340,14 @@ public interface TierlogConfig {
         Duration groupInitialRebalanceDelay();
 
         /**
+         * How long a streams group (Kafka Streams' rebalance protocol) that was empty waits for more members before its
+         * first tasks go out, Kafka's {@code group.streams.initial.rebalance.delay.ms}; a group's
+         * {@code streams.initial.rebalance.delay.ms} overrides it.
+         */
+        @WithDefault("3s")
+        Duration streamsInitialRebalanceDelay();
+
+        /**
          * Incremental fetch sessions (KIP-227) this instance keeps, Kafka's
          * {@code max.incremental.fetch.session.cache.slots}; when full, clients without one send full fetches.
          */

@@ -25,7 +25,8 @@ public class GroupMembership {
     GroupCoordinator coordinator(TierlogConfig config, TopicStore topics, Clock clock) {
         return new GroupCoordinator(new GroupStateStore(config.dataDir()),
                 topic -> TopicAdmin.isInternal(topic) ? 0 : topics.find(topic).map(TopicMetadata::partitions).orElse(0),
-                clock, config.groups().maxClockSkew());
+                clock, config.groups().maxClockSkew(), GroupCoordinator.monotonicOf(clock),
+                config.kafka().streamsInitialRebalanceDelay());
     }
 
     /** Kafka's classic rounds for groups whose members assign among themselves, on the same state files. */

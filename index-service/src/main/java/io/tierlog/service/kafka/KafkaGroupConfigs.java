@@ -56,6 +56,8 @@ public class KafkaGroupConfigs {
                     + "report their task offsets.");
     private static final String TAGS_DOC = "List of client tag keys used to distribute standby replicas across Kafka "
             + "Streams instances.";
+    private static final String DELAY_DOC = "The amount of time the group coordinator will wait for more streams "
+            + "clients to join a new group before performing the first rebalance.";
 
     static final String SHARE_AUTO_OFFSET_RESET = "share.auto.offset.reset";
     static final String SHARE_DELIVERY_COUNT_LIMIT = "share.delivery.count.limit";
@@ -71,6 +73,7 @@ public class KafkaGroupConfigs {
     private final long defaultShareSessionTimeoutMs;
     private final long defaultShareHeartbeatIntervalMs;
     private final long defaultLockMs;
+    private final long defaultStreamsInitialDelayMs;
 
     public KafkaGroupConfigs(GroupCoordinator coordinator, ShareGroups shares, ShareGroupMembers shareMembers,
                              TierlogConfig config) {
@@ -81,6 +84,7 @@ public class KafkaGroupConfigs {
         this.defaultShareSessionTimeoutMs = config.kafka().shareSessionTimeout().toMillis();
         this.defaultShareHeartbeatIntervalMs = config.kafka().shareHeartbeatInterval().toMillis();
         this.defaultLockMs = config.kafka().shareRecordLockDuration().toMillis();
+        this.defaultStreamsInitialDelayMs = config.kafka().streamsInitialRebalanceDelay().toMillis();
     }
 
     /**
@@ -113,14 +117,16 @@ public class KafkaGroupConfigs {
                 continue;
             }
             result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
-                    .setName(key).setValue(String.valueOf(streams.setting(key)))
+                    .setName(key).setValue(String.valueOf(key.equals(GroupConfigs.INITIAL_REBALANCE_DELAY_MS)
+                            ? streams.setting(key, defaultStreamsInitialDelayMs) : streams.setting(key)))
                     .setReadOnly(false).setIsSensitive(false)
                     .setConfigSource(streams.values().containsKey(key)
                             ? DescribeConfigsResponse.ConfigSource.GROUP_CONFIG.id()
                             : DescribeConfigsResponse.ConfigSource.DEFAULT_CONFIG.id())
                     .setConfigType((key.equals(GroupConfigs.ACCEPTABLE_RECOVERY_LAG)
                             ? DescribeConfigsResponse.ConfigType.LONG : DescribeConfigsResponse.ConfigType.INT).id())
-                    .setDocumentation(documentation ? DOCS.get(key) : null));
+                    .setDocumentation(documentation ? (key.equals(GroupConfigs.INITIAL_REBALANCE_DELAY_MS) ? DELAY_DOC
+                            : DOCS.get(key)) : null));
         }
         String tags = GroupConfigs.RACK_AWARE_ASSIGNMENT_TAGS;
         if (asked.configurationKeys() == null || asked.configurationKeys().contains(tags)) {

@@ -70,6 +70,7 @@ class KafkaGroupConfigsTest {
             assertThat(before.get("streams.task.offset.interval.ms").value()).isEqualTo("60000");
             assertThat(before.get("streams.num.standby.replicas").value()).isEqualTo("0");
             assertThat(before.get("streams.rack.aware.assignment.tags").value()).isEmpty();
+            assertThat(before.get("streams.initial.rebalance.delay.ms").value()).as("the service's").isEqualTo("3000");
 
             admin.incrementalAlterConfigs(Map.of(group, List.of(set("consumer.session.timeout.ms", "20000"),
                     set("consumer.heartbeat.interval.ms", "4000"), set("streams.num.warmup.replicas", "5"),

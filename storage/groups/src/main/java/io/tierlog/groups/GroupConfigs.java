@@ -14,8 +14,8 @@ import java.util.TreeMap;
  * {@code share.session.timeout.ms} and {@code share.heartbeat.interval.ms} for a share group's members
  * ({@link #SHARE}), {@code streams.session.timeout.ms}, {@code streams.heartbeat.interval.ms} and the task settings
  * ({@value #STANDBY_REPLICAS}, {@value #WARMUP_REPLICAS}, {@value #ACCEPTABLE_RECOVERY_LAG},
- * {@value #TASK_OFFSET_INTERVAL_MS}, {@value #RACK_AWARE_ASSIGNMENT_TAGS}) for a streams group's
- * ({@link #STREAMS}). Only values set are stored (in the group's state file, so every instance applies them at the
+ * {@value #TASK_OFFSET_INTERVAL_MS}, {@value #INITIAL_REBALANCE_DELAY_MS}, {@value #RACK_AWARE_ASSIGNMENT_TAGS}) for a
+ * streams group's ({@link #STREAMS}). Only values set are stored (in the group's state file, so every instance applies them at the
  * member's next heartbeat); a key not set takes the service's default. Immutable.
  */
 public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
@@ -61,6 +61,11 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public static final String WARMUP_REPLICAS = "streams.num.warmup.replicas";
     /** A member whose copy of a task's state lags its changelog by at most this many records is caught up. */
     public static final String ACCEPTABLE_RECOVERY_LAG = "streams.acceptable.recovery.lag";
+    /**
+     * How long a streams group that was empty waits for more members before its first tasks go out (Kafka's
+     * {@code group.streams.initial.rebalance.delay.ms}); not set, the service's default.
+     */
+    public static final String INITIAL_REBALANCE_DELAY_MS = "streams.initial.rebalance.delay.ms";
     /** How often streams members report their tasks' offsets (Kafka's default 60 s, at least 15 s). */
     public static final String TASK_OFFSET_INTERVAL_MS = "streams.task.offset.interval.ms";
     /**
@@ -76,7 +81,8 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
     public static final Keys STREAMS = new Keys("streams.session.timeout.ms", "streams.heartbeat.interval.ms",
             List.of(new Setting(STANDBY_REPLICAS, 0, MAX_STANDBY_REPLICAS, 0), new Setting(WARMUP_REPLICAS, 0, 20, 2),
                     new Setting(ACCEPTABLE_RECOVERY_LAG, 0, Long.MAX_VALUE, 10_000),
-                    new Setting(TASK_OFFSET_INTERVAL_MS, 15_000, Integer.MAX_VALUE, 60_000)),
+                    new Setting(TASK_OFFSET_INTERVAL_MS, 15_000, Integer.MAX_VALUE, 60_000),
+                    new Setting(INITIAL_REBALANCE_DELAY_MS, 0, Integer.MAX_VALUE, 3_000)),
             List.of(RACK_AWARE_ASSIGNMENT_TAGS));
     public static final String SESSION_TIMEOUT_MS = "consumer.session.timeout.ms";
     public static final String HEARTBEAT_INTERVAL_MS = "consumer.heartbeat.interval.ms";
@@ -118,6 +124,11 @@ public record GroupConfigs(Keys keys, TreeMap<String, String> values) {
         }
         String v = values.get(key);
         return v == null || v.isEmpty() ? List.of() : List.of(v.split(","));
+    }
+
+    /** A whole-number setting of these keys: the group's value, else {@code serviceDefault}. */
+    public long setting(String key, long serviceDefault) {
+        return values.containsKey(key) ? setting(key) : serviceDefault;
     }
 
     /** A whole-number setting of these keys ({@link Keys#settings}): the group's value, else its default. */

@@ -75,6 +75,7 @@ public final class GroupCoordinator {
     /** Kafka's consumer protocol type: a classic group of consumers, which the service may take over and assign. */
     public static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
+    private final long streamsInitialDelayMs;
     private final GroupStateStore store;
     private final PartitionCounts partitionCounts;
     private final SessionClock sessions;
@@ -96,9 +97,20 @@ public final class GroupCoordinator {
      */
     public GroupCoordinator(GroupStateStore store, PartitionCounts partitionCounts, Clock clock,
                             Duration maxClockSkew, LongSupplier monotonicMs) {
+        this(store, partitionCounts, clock, maxClockSkew, monotonicMs, Duration.ZERO);
+    }
+
+    /**
+     * @param streamsInitialRebalanceDelay how long a streams group that was empty waits for more members before its
+     *                                     first tasks go out, where the group sets no
+     *                                     {@value GroupConfigs#INITIAL_REBALANCE_DELAY_MS}
+     */
+    public GroupCoordinator(GroupStateStore store, PartitionCounts partitionCounts, Clock clock,
+                            Duration maxClockSkew, LongSupplier monotonicMs, Duration streamsInitialRebalanceDelay) {
         this.store = store;
         this.partitionCounts = partitionCounts;
         this.sessions = new SessionClock(clock, maxClockSkew, monotonicMs);
+        this.streamsInitialDelayMs = streamsInitialRebalanceDelay.toMillis();
     }
 
     /**
@@ -225,6 +237,15 @@ public final class GroupCoordinator {
             StreamsTopology.Configured configured = s.streamsTopology.configure(partitionCounts);
             s.streamsTasks = new TreeMap<>(configured.taskCounts());
             GroupConfigs streamsConfigs = new GroupConfigs(GroupConfigs.STREAMS, s.configs);
+            long wallMs = now().wallMs();
+            long delayMs = streamsConfigs.setting(GroupConfigs.INITIAL_REBALANCE_DELAY_MS, streamsInitialDelayMs);
+            if (s.members.isEmpty() && hb.memberEpoch() == 0 && delayMs > 0) {
+                // A first member: the tasks wait for the others that start with it (Kafka's initial delay).
+                s.streamsAssignFromMs = wallMs + delayMs;
+            } else if (s.streamsAssignFromMs != 0 && wallMs >= s.streamsAssignFromMs) {
+                s.streamsAssignFromMs = 0;
+                retarget(s); // the wait is over: the first tasks go out
+            }
             if ((streamsConfigs.standbyReplicas() != s.streamsStandbyReplicas
                     || streamsConfigs.setting(GroupConfigs.WARMUP_REPLICAS) != s.streamsWarmupReplicas)
                     && !s.members.isEmpty()) {
@@ -259,8 +280,11 @@ public final class GroupCoordinator {
                 }
                 reconcileStandbys(m);
                 reconcileWarmups(m);
-                answer = new HeartbeatAnswer(m.memberId, m.memberEpoch, answer.heartbeatIntervalMs(),
-                        answer.assignment());
+                long interval = answer.heartbeatIntervalMs();
+                if (s.streamsAssignFromMs > wallMs) { // back as the wait ends, for the first tasks
+                    interval = Math.max(MIN_HEARTBEAT_INTERVAL_MS, Math.min(interval, s.streamsAssignFromMs - wallMs));
+                }
+                answer = new HeartbeatAnswer(m.memberId, m.memberEpoch, interval, answer.assignment());
                 standby = GroupState.toList(m.standby);
                 warmup = GroupState.toList(m.warmup);
                 if (hb.topology() != null) {
@@ -870,7 +894,13 @@ public final class GroupCoordinator {
         GroupAssignor assignor = GroupAssignor.preferred(named);
         s.assignor = assignor.wireName();
         Map<String, Set<TopicPartition>> targets = assignor.assign(subscriptions, s.partitionCounts, previous, warm);
-        if (s.streamsTopology != null) {
+        if (s.streamsTopology != null && s.streamsAssignFromMs > now().wallMs()) {
+            targets = new HashMap<>(); // waiting for more members of a new group: no tasks yet
+            for (String id : s.members.keySet()) {
+                targets.put(id, Set.of());
+                s.members.get(id).warmupTarget = new TreeMap<>();
+            }
+        } else if (s.streamsTopology != null) {
             targets = refineWarmups(s, targets);
         }
         targets.forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));

@@ -36,6 +36,11 @@ final class GroupState {
     public int streamsStandbyReplicas;
     /** The warm-up tasks the group may run at once when its warm-up targets were computed ({@link WarmupTasks}). */
     public int streamsWarmupReplicas;
+    /**
+     * Until when (wall-clock ms) a streams group that was empty waits for more members before its first tasks go out;
+     * 0 when it does not wait.
+     */
+    public long streamsAssignFromMs;
     /** A member asked the whole application to shut down; until the group is empty every member is told so. */
     public boolean streamsShutdown;
     /** Grows whenever which member serves which tasks at which endpoint changes (Kafka's endpoint epoch). */

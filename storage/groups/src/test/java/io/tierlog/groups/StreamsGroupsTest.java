@@ -413,6 +413,32 @@ class StreamsGroupsTest {
     }
 
     @Test
+    void aNewGroupWaitsItsInitialDelayForMoreMembersBeforeTheFirstTasksGoOut() {
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.INITIAL_REBALANCE_DELAY_MS, "3000"),
+                SESSION);
+        StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("app", join("a", wordCount(1), null));
+        assertThat(tasks(a)).as("the first member waits for the others").isEmpty();
+        assertThat(a.membership().heartbeatIntervalMs()).as("back when the wait ends").isLessThanOrEqualTo(3000);
+        clock.advance(Duration.ofSeconds(1));
+        StreamsHeartbeatAnswer b = coordinator.streamsHeartbeat("app", join("b", wordCount(1), null));
+        a = beat("app", a);
+        assertThat(tasks(a)).isEmpty();
+        assertThat(tasks(b)).isEmpty();
+
+        clock.advance(Duration.ofSeconds(2));
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>(Map.of("a", a, "b", b));
+        settle(members);
+        assertThat(tasks(members.get("a"))).as("half each from the first assignment on").hasSize(4);
+        assertThat(tasks(members.get("b"))).hasSize(4).doesNotContainAnyElementsOf(tasks(members.get("a")));
+
+        StreamsHeartbeatAnswer c = coordinator.streamsHeartbeat("app", join("c", wordCount(1), null));
+        settle(members);
+        members.put("c", beat("app", c));
+        settle(members);
+        assertThat(tasks(members.get("c"))).as("a later member does not wait").isNotEmpty();
+    }
+
+    @Test
     void theGroupsStreamsConfigsSetItsMembersSessionsAndNotItsConsumersKeys() {
         coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of("streams.session.timeout.ms", "20000",
                 "streams.heartbeat.interval.ms", "1500"), SESSION);
