@@ -2,6 +2,7 @@ package io.tierlog.groups;
 
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
+import io.tierlog.log.TopicPartition;
 import io.tierlog.testkit.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * random moments (some too late), die, leave, rejoin and change the assignor they ask for (range or uniform), while
  * the topic grows. After every step, no two live clients consume the same partition; at the end, a quiet period
  * converges to a balanced, complete assignment. The same for a streams group's members and their tasks (two
- * subtopologies over the topic).
+ * subtopologies over the topic), and for stateful streams members in processes of their own, whose moves wait for
+ * warm-up tasks that restore a little with each heartbeat.
  */
 class GroupCoordinatorChaosTest {
     static final long SESSION = 3_000;
@@ -37,13 +39,25 @@ class GroupCoordinatorChaosTest {
             new StreamsTopology.Subtopology("1", List.of("orders-by-key"),
                     List.of(new StreamsTopology.InternalTopic("orders-by-key", 0, Map.of())), List.of(), List.of(),
                     List.of())));
+    /** The same with state in subtopology 1: its tasks move through warm-ups. */
+    static final StreamsTopology STATEFUL = new StreamsTopology(1, List.of(
+            TOPOLOGY.subtopologies().get(0),
+            new StreamsTopology.Subtopology("1", List.of("orders-by-key"),
+                    List.of(new StreamsTopology.InternalTopic("orders-by-key", 0, Map.of())),
+                    List.of(new StreamsTopology.InternalTopic("counts-changelog", 0, Map.of())), List.of(),
+                    List.of())));
+    /** Each stateful task's changelog end; a warm-up restores {@link #RESTORED_PER_BEAT} of it per heartbeat. */
+    static final long CHANGELOG_END = 1_000;
+    static final long RESTORED_PER_BEAT = 300;
+    /** Answers that gave a member warm-up tasks in the current run: the stateful runs must see some. */
+    static int warmupAnswers;
 
     @TempDir
     Path dir;
 
     /** How a client heartbeats and leaves: as a consumer group's member, or as a streams group's. */
     enum Kind {
-        CONSUMER, STREAMS
+        CONSUMER, STREAMS, STATEFUL_STREAMS
     }
 
     /** A client as the protocol asks it to behave: it consumes its last answer's partitions while its lease holds. */
@@ -55,6 +69,8 @@ class GroupCoordinatorChaosTest {
         Set<Integer> owns = new TreeSet<>();
         long lastAnsweredSendMs = Long.MIN_VALUE;
         boolean alive = true;
+        /** A stateful streams member's restored offset of each task it warms up (task numbered as below). */
+        Map<Integer, Long> restored = new HashMap<>();
         /** The assignor it asks for; members changing their minds move the group between range and uniform. */
         String assignor;
 
@@ -70,6 +86,13 @@ class GroupCoordinatorChaosTest {
     void noPartitionEverHasTwoConsumers() {
         for (long seed = 1; seed <= 3; seed++) {
             run(Kind.CONSUMER, seed, seed % 2 == 0 ? 1_000 : -1_000);
+        }
+    }
+
+    @Test
+    void noStatefulTaskEverRunsOnTwoMembersWhileWarmUpsHoldItsMoves() {
+        for (long seed = 1; seed <= 3; seed++) {
+            run(Kind.STATEFUL_STREAMS, seed, seed % 2 == 0 ? 1_000 : -1_000);
         }
     }
 
@@ -91,6 +114,11 @@ class GroupCoordinatorChaosTest {
                 new GroupCoordinator(new GroupStateStore(groupDir), counts, trueTime, skew),
                 new GroupCoordinator(new GroupStateStore(groupDir), counts, other, skew)};
         Random random = new Random(seed);
+        if (kind == Kind.STATEFUL_STREAMS) {
+            coordinators[0].alterConfigs("g", GroupConfigs.STREAMS, Map.of(GroupConfigs.ACCEPTABLE_RECOVERY_LAG,
+                    "100", GroupConfigs.WARMUP_REPLICAS, "20"), SESSION);
+        }
+        warmupAnswers = 0;
         List<Client> clients = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             clients.add(new Client());
@@ -118,7 +146,7 @@ class GroupCoordinatorChaosTest {
                         GroupCoordinator coordinator = coordinators[random.nextInt(2)];
                         if (kind == Kind.CONSUMER) {
                             coordinator.heartbeat("g", new Heartbeat(c.memberId, -1, Set.of(), 0, null, null));
-                        } else {
+                        } else { // either kind of streams member
                             coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.memberId, -1, null, 0, null,
                                     null, null, null, -1, null, false, null, null));
                         }
@@ -146,6 +174,9 @@ class GroupCoordinatorChaosTest {
             }
             assertNoTwoConsumers(clients, trueTime.millis(), seed, -round);
         }
+        if (kind == Kind.STATEFUL_STREAMS) {
+            assertThat(warmupAnswers).as("seed %d: moves went through warm-ups", seed).isPositive();
+        }
         Map<Integer, Integer> owners = new HashMap<>();
         List<Client> alive = clients.stream().filter(c -> c.alive).toList();
         alive.forEach(c -> c.owns.forEach(p -> owners.merge(p, 1, Integer::sum)));
@@ -161,8 +192,8 @@ class GroupCoordinatorChaosTest {
     }
 
     private static void heartbeat(Kind kind, Client c, GroupCoordinator coordinator, long now) {
-        if (kind == Kind.STREAMS) {
-            streamsHeartbeat(c, coordinator, now);
+        if (kind != Kind.CONSUMER) {
+            streamsHeartbeat(c, coordinator, now, kind == Kind.STATEFUL_STREAMS);
             return;
         }
         List<TopicPartitions> owned = List.of(new TopicPartitions("orders", List.copyOf(c.consuming(now))));
@@ -182,8 +213,12 @@ class GroupCoordinatorChaosTest {
         }
     }
 
-    /** A streams member: its own id, the topology when it joins, its running tasks in every heartbeat. */
-    private static void streamsHeartbeat(Client c, GroupCoordinator coordinator, long now) {
+    /**
+     * A streams member: its own id, the topology when it joins, its running tasks in every heartbeat; a stateful one
+     * runs in a process of its own and reports its tasks' offsets (those it runs at the changelog's end, those it
+     * warms up as far as restored, a little more with each heartbeat).
+     */
+    private static void streamsHeartbeat(Client c, GroupCoordinator coordinator, long now, boolean stateful) {
         List<TopicPartitions> running = new ArrayList<>();
         for (int s = 0; s < 2; s++) {
             int subtopology = s;
@@ -194,10 +229,27 @@ class GroupCoordinatorChaosTest {
             c.owns = new TreeSet<>();
         }
         boolean joining = c.memberId == null;
+        TaskProgress progress = TaskProgress.NONE;
+        if (stateful) {
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            c.restored.replaceAll((task, offset) -> Math.min(CHANGELOG_END, offset + RESTORED_PER_BEAT));
+            c.restored.forEach((task, offset) -> offsets.put(new TopicPartition("1", task % 1000), offset));
+            c.consuming(now).stream().filter(t -> t / 1000 == 1).forEach(t -> offsets.put(
+                    new TopicPartition("1", t % 1000), WarmupTasks.LATEST));
+            offsets.keySet().forEach(t -> ends.put(t, CHANGELOG_END));
+            progress = new TaskProgress(offsets, ends);
+        }
         try {
             StreamsHeartbeatAnswer a = coordinator.streamsHeartbeat("g", new StreamsHeartbeat(c.ownId,
-                    joining ? 0 : c.epoch, null, SESSION, joining || c.epoch == 0 ? TOPOLOGY : null, running, "p",
-                    null, -1, null, false, null, null));
+                    joining ? 0 : c.epoch, null, SESSION, !joining && c.epoch != 0 ? null : stateful ? STATEFUL
+                    : TOPOLOGY, running, stateful ? "process-" + c.ownId : "p", null, -1, null, false, null, null),
+                    progress);
+            Map<Integer, Long> warming = new HashMap<>();
+            a.warmupTasks().forEach(t -> t.partitions().forEach(p -> warming.put(1000 + p,
+                    c.restored.getOrDefault(1000 + p, 0L))));
+            c.restored = warming; // restoring what it is told to warm up, from where it was
+            warmupAnswers += warming.isEmpty() ? 0 : 1;
             c.memberId = a.membership().memberId();
             c.epoch = a.membership().memberEpoch();
             c.owns = new TreeSet<>();
