@@ -84,8 +84,10 @@ final class KafkaScram {
         final SaslServer server;
         private volatile Token token;
 
-        private Exchange(SaslServer server) {
-            this.server = server;
+        private Exchange(ScramMechanism mechanism, KafkaScram scram) {
+            // The server calls back only while evaluating a message, after this constructor returned.
+            this.server = KafkaInternals.scramServer(mechanism, callbacks -> scram.credentialFor(mechanism, callbacks,
+                    this));
         }
 
         /** The delegation token the exchange is for, or null (a SCRAM user, or an unknown or unusable token). */
@@ -96,11 +98,7 @@ final class KafkaScram {
 
     /** A new server side of one SASL/SCRAM exchange for {@code mechanism} ({@link #isScram}). */
     Exchange newExchange(String mechanism) {
-        ScramMechanism m = ScramMechanism.fromMechanismName(mechanism);
-        Exchange[] exchange = new Exchange[1];
-        exchange[0] = new Exchange(KafkaInternals.scramServer(m, callbacks -> credentialFor(m, callbacks,
-                exchange[0])));
-        return exchange[0];
+        return new Exchange(ScramMechanism.fromMechanismName(mechanism), this);
     }
 
     private void credentialFor(ScramMechanism mechanism, Callback[] callbacks, Exchange exchange)
