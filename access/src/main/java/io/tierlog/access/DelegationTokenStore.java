@@ -210,49 +210,48 @@ public final class DelegationTokenStore implements AutoCloseable {
      * expires {@code periodMs} from now (the store's renew time when negative), never past its maximum.
      */
     public Change renew(byte[] hmac, String by, long periodMs) {
-        synchronized (this) {
-            Managed managed = managed(hmac, by);
-            if (managed.refusal() != null) {
-                return managed.refusal();
-            }
-            Token t = managed.token();
-            long now = clock.millis();
-            if (t.expiredAt(now)) {
-                return Change.refused(Status.EXPIRED);
-            }
-            long at = Math.min(t.maxAt(), now + (periodMs < 0 ? renewTimeMs : periodMs));
-            Token renewed = t.expiringAt(at);
-            tokens.put(t.id(), renewed.toJson(), renewed);
-            return new Change(Status.DONE, at);
-        }
+        return change(hmac, by, t -> expiringIn(t, periodMs < 0 ? renewTimeMs : periodMs));
     }
 
     /**
      * Kafka's expiry: with a negative {@code periodMs} the token is revoked at once (a tombstone, then its file
-     * removed; durable before this returns), else it expires {@code periodMs} from now (not past its maximum).
+     * removed; durable before this returns; expired or not, as in Kafka), else it expires {@code periodMs} from now
+     * (not past its maximum).
      */
     public Change expire(byte[] hmac, String by, long periodMs) {
-        synchronized (this) {
-            Managed managed = managed(hmac, by);
-            if (managed.refusal() != null) {
-                return managed.refusal();
-            }
-            Token t = managed.token();
-            long now = clock.millis();
-            if (periodMs < 0) {
-                Tombstone tombstone = new Tombstone(t.id(), t.maxAt());
-                tombstones.put(t.id(), tombstone.toJson(), tombstone);
-                tokens.remove(t.id());
-                return new Change(Status.DONE, now);
-            }
-            if (t.expiredAt(now)) {
-                return Change.refused(Status.EXPIRED);
-            }
-            long at = Math.min(t.maxAt(), now + periodMs);
-            Token shortened = t.expiringAt(at);
-            tokens.put(t.id(), shortened.toJson(), shortened);
-            return new Change(Status.DONE, at);
+        return change(hmac, by, t -> periodMs < 0 ? revoked(t) : expiringIn(t, periodMs));
+    }
+
+    /** {@code change} applied to the token whose HMAC is {@code hmac}, if {@code by} may manage it. */
+    private synchronized Change change(byte[] hmac, String by, Function<Token, Change> change) {
+        Token t = byHmac(hmac);
+        if (t == null) {
+            return Change.refused(Status.NOT_FOUND);
         }
+        if (!t.ownership().manageableBy(by)) {
+            return Change.refused(Status.NOT_MANAGER);
+        }
+        return change.apply(t);
+    }
+
+    /** {@code t}, unless expired, now expiring {@code periodMs} from now, never past its maximum; durable. */
+    private Change expiringIn(Token t, long periodMs) {
+        long now = clock.millis();
+        if (t.expiredAt(now)) {
+            return Change.refused(Status.EXPIRED);
+        }
+        long at = Math.min(t.maxAt(), now + periodMs);
+        Token changed = t.expiringAt(at);
+        tokens.put(t.id(), changed.toJson(), changed);
+        return new Change(Status.DONE, at);
+    }
+
+    /** {@code t} revoked: its tombstone first, then its file removed; durable. */
+    private Change revoked(Token t) {
+        Tombstone tombstone = new Tombstone(t.id(), t.maxAt());
+        tombstones.put(t.id(), tombstone.toJson(), tombstone);
+        tokens.remove(t.id());
+        return new Change(Status.DONE, clock.millis());
     }
 
     /**
@@ -263,7 +262,7 @@ public final class DelegationTokenStore implements AutoCloseable {
         if (id == null || !id.matches("[0-9a-f]{32}")) {
             return Optional.empty();
         }
-        Token t = tokens.reread(id);
+        Token t = tokens.readNow(id);
         if (t == null || t.expiredAt(clock.millis()) || tombstones.exists(id)) {
             return Optional.empty();
         }
@@ -306,21 +305,6 @@ public final class DelegationTokenStore implements AutoCloseable {
                 tombstones.remove(t.id());
             }
         }
-    }
-
-    /** The token a renewal or expiry names, if {@code by} may change it, or why not. */
-    private record Managed(Token token, Change refusal) {
-    }
-
-    private Managed managed(byte[] hmac, String by) {
-        Token t = byHmac(hmac);
-        if (t == null) {
-            return new Managed(null, Change.refused(Status.NOT_FOUND));
-        }
-        if (!t.ownership().manageableBy(by)) {
-            return new Managed(null, Change.refused(Status.NOT_MANAGER));
-        }
-        return new Managed(t, null);
     }
 
     private Token byHmac(byte[] hmac) {

@@ -141,7 +141,7 @@ public final class TokenStore implements AutoCloseable {
         if (id == null || !id.matches("[0-9a-f]{32}")) {
             return Optional.empty();
         }
-        TokenRecord r = records.reread(id);
+        TokenRecord r = records.readNow(id);
         return r == null || r.revoked() || r.expiredAt(clock.millis()) ? Optional.empty() : Optional.of(r);
     }
 

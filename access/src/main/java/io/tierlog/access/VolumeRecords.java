@@ -164,6 +164,14 @@ public final class VolumeRecords<T, I> implements AutoCloseable {
         }
     }
 
+    /**
+     * The record under {@code key} as the volume holds it now, leaving this instance's view as it is: for a check on
+     * every login, which must not rebuild the view and its index each time; null when there is none.
+     */
+    public T readNow(String key) {
+        return read(dir.resolve(key + SUFFIX), key);
+    }
+
     /** Whether the volume holds a record under {@code key} now (not this instance's view). */
     public boolean exists(String key) {
         return Files.exists(dir.resolve(key + SUFFIX));

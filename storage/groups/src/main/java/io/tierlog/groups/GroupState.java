@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.tierlog.log.TopicPartition;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -148,7 +149,7 @@ final class GroupState {
 
     /** Reported task offsets by task, from their stored form. */
     static Map<TopicPartition, Long> toOffsets(Map<String, TreeMap<Integer, Long>> m) {
-        Map<TopicPartition, Long> out = new java.util.HashMap<>();
+        Map<TopicPartition, Long> out = new HashMap<>();
         m.forEach((sub, ps) -> ps.forEach((p, offset) -> out.put(new TopicPartition(sub, p), offset)));
         return out;
     }
