@@ -21,6 +21,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +65,10 @@ class KafkaStreamsGroupsTest {
 
     private KafkaStreams wordCount(String app, String input, String output, String instance, int port,
                                    String guarantee) {
+        return new KafkaStreams(StreamsApps.wordCount(input, output), config(app, instance, port, guarantee));
+    }
+
+    private Properties config(String app, String instance, int port, String guarantee) {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, app);
         p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
@@ -76,7 +81,7 @@ class KafkaStreamsGroupsTest {
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
         p.put(ConsumerConfig.CLIENT_RACK_CONFIG, "zone-" + instance);
         p.put(StreamsConfig.clientTagPrefix("cluster"), "cluster-" + instance);
-        return new KafkaStreams(StreamsApps.wordCount(input, output), p);
+        return p;
     }
 
     @Test
@@ -267,6 +272,76 @@ class KafkaStreamsGroupsTest {
                 awaitCounts(output, Map.of("w0", 2L, "w1999", 2L));
             }
         }
+    }
+
+    @Test
+    void aRestartedApplicationRunsEachCountWhereItsStoreIsAndRestoresNothing() throws Exception {
+        String app = "streams-restart-" + RUN;
+        String input = "streams-restart-lines-" + RUN;
+        String output = "streams-restart-counts-" + RUN;
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            StreamsApps.createTopics(admin, input, output, 4);
+        }
+        StringBuilder words = new StringBuilder();
+        for (int i = 0; i < 2_000; i++) {
+            words.append(i == 0 ? "" : " ").append('w').append(i);
+        }
+        Map<String, Set<String>> before = new java.util.HashMap<>();
+        try (KafkaStreams one = persistentWordCount(app, input, output, "restart-one", 7005);
+             KafkaStreams two = persistentWordCount(app, input, output, "restart-two", 7006)) {
+            one.start();
+            two.start();
+            awaitRunning(one, two);
+            produce(input, List.of(words.toString()));
+            awaitCounts(output, Map.of("w0", 1L, "w1999", 1L));
+            await("two counting tasks each", () -> countingTasks(one).size() == 2 && countingTasks(two).size() == 2);
+            before.put("restart-one", countingTasks(one));
+            before.put("restart-two", countingTasks(two));
+        }
+        try (Admin admin = KafkaClients.admin(listener.port())) {
+            await("both left the group", () -> admin.describeStreamsGroups(List.of(app)).all().get().get(app)
+                    .members().isEmpty());
+        }
+        // Both processes start again on their state directories, under new member ids.
+        java.util.concurrent.atomic.AtomicLong restored = new java.util.concurrent.atomic.AtomicLong();
+        org.apache.kafka.streams.processor.StateRestoreListener counting =
+                new org.apache.kafka.streams.processor.StateRestoreListener() {
+                    @Override
+                    public void onRestoreStart(org.apache.kafka.common.TopicPartition tp, String store, long start,
+                                               long end) {
+                    }
+
+                    @Override
+                    public void onBatchRestored(org.apache.kafka.common.TopicPartition tp, String store, long end,
+                                                long records) {
+                        restored.addAndGet(records);
+                    }
+
+                    @Override
+                    public void onRestoreEnd(org.apache.kafka.common.TopicPartition tp, String store, long records) {
+                    }
+                };
+        try (KafkaStreams one = persistentWordCount(app, input, output, "restart-one", 7005);
+             KafkaStreams two = persistentWordCount(app, input, output, "restart-two", 7006)) {
+            one.setGlobalStateRestoreListener(counting);
+            two.setGlobalStateRestoreListener(counting);
+            two.start();
+            one.start();
+            awaitRunning(one, two);
+            await("two counting tasks each again", () -> countingTasks(one).size() == 2
+                    && countingTasks(two).size() == 2);
+            assertThat(countingTasks(one)).as("one's counts where its store is").isEqualTo(before.get("restart-one"));
+            assertThat(countingTasks(two)).isEqualTo(before.get("restart-two"));
+            produce(input, List.of("w0 w1999"));
+            awaitCounts(output, Map.of("w0", 2L, "w1999", 2L));
+            assertThat(restored.get()).as("changelog records restored").isZero();
+        }
+    }
+
+    /** A word count keeping its counts in RocksDB in the instance's state directory. */
+    private KafkaStreams persistentWordCount(String app, String input, String output, String instance, int port) {
+        return new KafkaStreams(StreamsApps.wordCount(input, output, Stores.persistentKeyValueStore("counts")),
+                config(app, instance, port, StreamsConfig.AT_LEAST_ONCE));
     }
 
     /** The active tasks of subtopology 1 (the counts, with a state store) an instance runs. */

@@ -16,6 +16,7 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
 import java.time.Duration;
@@ -46,11 +47,16 @@ public final class StreamsApps {
      * named {@code counts} (its changelog), each new count written to {@code output}.
      */
     public static Topology wordCount(String input, String output) {
+        return wordCount(input, output, Stores.inMemoryKeyValueStore("counts"));
+    }
+
+    /** {@link #wordCount(String, String)} counting in {@code store} (a persistent one keeps its counts on disk). */
+    public static Topology wordCount(String input, String output, KeyValueBytesStoreSupplier store) {
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
                 .flatMapValues(line -> List.of(line.split(" ")))
                 .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-                .count(Materialized.as(Stores.inMemoryKeyValueStore("counts")))
+                .count(Materialized.as(store))
                 .toStream()
                 .to(output, Produced.with(Serdes.String(), Serdes.Long()));
         return builder.build();

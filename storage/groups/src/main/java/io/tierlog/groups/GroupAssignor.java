@@ -61,14 +61,14 @@ public enum GroupAssignor {
     }
 
     /**
-     * The group's target: see {@link StickyBalancedAssignor#assign} for the arguments; {@code warm} is what each
-     * member keeps state for without owning it (a streams member's standby tasks), which {@link #RANGE} places an
-     * orphaned partition with first.
+     * The group's target: see {@link StickyBalancedAssignor#assign} for the arguments; {@code warm} is the state
+     * each member keeps of partitions it does not own (a streams member's standby tasks and stores on its disk),
+     * which {@link #RANGE} places an orphaned partition with first.
      */
     Map<String, Set<TopicPartition>> assign(Map<String, Set<String>> subscriptions,
                                             Map<String, Integer> partitionCounts,
                                             Map<String, Set<TopicPartition>> previous,
-                                            Map<String, Set<TopicPartition>> warm) {
+                                            WarmState warm) {
         return switch (this) {
             case UNIFORM -> StickyBalancedAssignor.assign(subscriptions, partitionCounts, previous);
             case RANGE -> RangeAssignor.assign(subscriptions, partitionCounts, previous, warm);

@@ -879,21 +879,24 @@ public final class GroupCoordinator {
         s.partitionCounts = new TreeMap<>(currentCounts(s));
         Map<String, Set<String>> subscriptions = new TreeMap<>();
         Map<String, Set<TopicPartition>> previous = new HashMap<>();
-        Map<String, Set<TopicPartition>> warm = new HashMap<>();
+        Map<String, Set<TopicPartition>> copies = new HashMap<>();
+        Map<String, Map<TopicPartition, Long>> reported = new HashMap<>();
         List<String> named = new ArrayList<>();
         s.members.forEach((id, m) -> {
             subscriptions.put(id, m.topics);
             previous.put(id, GroupState.toSet(m.target));
             Set<TopicPartition> warmCopies = GroupState.toSet(m.standbyTarget);
             warmCopies.addAll(GroupState.toSet(m.warmupTarget));
-            warm.put(id, warmCopies);
+            copies.put(id, warmCopies);
+            reported.put(id, GroupState.toOffsets(m.taskOffsets));
             if (m.assignor != null) {
                 named.add(m.assignor);
             }
         });
         GroupAssignor assignor = GroupAssignor.preferred(named);
         s.assignor = assignor.wireName();
-        Map<String, Set<TopicPartition>> targets = assignor.assign(subscriptions, s.partitionCounts, previous, warm);
+        Map<String, Set<TopicPartition>> targets = assignor.assign(subscriptions, s.partitionCounts, previous,
+                new WarmState(copies, reported));
         if (s.streamsTopology != null && s.streamsAssignFromMs > now().wallMs()) {
             targets = new HashMap<>(); // waiting for more members of a new group: no tasks yet
             for (String id : s.members.keySet()) {

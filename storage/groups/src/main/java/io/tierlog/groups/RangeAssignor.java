@@ -22,9 +22,11 @@ import java.util.TreeSet;
  *       (and one more while extra slots remain), the rest go out in ascending order to members in id order. Kept
  *       partitions are chosen the same way in every topic, so a co-partitioned assignment stays co-partitioned
  *       through joins and leaves.</li>
- *   <li><b>Warm state first:</b> a partition nobody kept goes to a member with room that keeps its state warm (a
- *       streams member's standby copy of the task), before the rest go out in order: a dead member's tasks restart
- *       where their state is already restored, as Kafka's streams task assignor places them.</li>
+ *   <li><b>Warm state first:</b> a partition nobody kept goes to the member with room that keeps its state warmest
+ *       ({@link WarmState}: a streams member's standby or warm-up copy of the task, else state it reports on its
+ *       disk), before the rest go out in order: a dead member's tasks restart where their state is already restored,
+ *       and a restarted application's tasks where it left their stores, as Kafka's streams task assignor places
+ *       them.</li>
  * </ul>
  * A pure function of its inputs (members ordered by id), so every instance computes the same target.
  */
@@ -33,13 +35,13 @@ final class RangeAssignor {
     }
 
     /**
-     * The same contract as {@link StickyBalancedAssignor#assign}, plus {@code warm}: the partitions each member
-     * keeps state for without owning them (empty for consumers).
+     * The same contract as {@link StickyBalancedAssignor#assign}, plus {@code warm}: the state each member keeps
+     * of partitions it does not own ({@link WarmState#NONE} for consumers).
      */
     static Map<String, Set<TopicPartition>> assign(Map<String, Set<String>> subscriptions,
                                                    Map<String, Integer> partitionCounts,
                                                    Map<String, Set<TopicPartition>> previous,
-                                                   Map<String, Set<TopicPartition>> warm) {
+                                                   WarmState warm) {
         Map<String, Set<TopicPartition>> out = new TreeMap<>();
         subscriptions.keySet().forEach(m -> out.put(m, new TreeSet<>(StickyBalancedAssignor.ORDER)));
         Map<String, List<String>> subscribersByTopic = new TreeMap<>();
@@ -56,7 +58,7 @@ final class RangeAssignor {
 
     /** {@code members} in id order, each subscribed to {@code topic}. */
     private static void assignTopic(String topic, int partitions, List<String> members,
-                                    Map<String, Set<TopicPartition>> previous, Map<String, Set<TopicPartition>> warm,
+                                    Map<String, Set<TopicPartition>> previous, WarmState warm,
                                     Map<String, Set<TopicPartition>> out) {
         int quota = partitions / members.size();
         int extras = partitions % members.size();
@@ -87,23 +89,33 @@ final class RangeAssignor {
             }
         }
         boolean[] gotExtra = new boolean[unfilled.size()];
-        for (int i = 0; i < unfilled.size(); i++) {
-            for (TopicPartition tp : warm.getOrDefault(unfilled.get(i), Set.of())) {
-                int p = tp.partition();
-                if (!tp.topic().equals(topic) || p >= partitions || taken[p]) {
-                    continue;
-                }
-                if (missing.get(i) > 0) {
-                    missing.set(i, missing.get(i) - 1);
-                } else if (extras > 0 && !gotExtra[i]) {
-                    extras--;
-                    gotExtra[i] = true;
-                } else {
-                    break;
-                }
-                taken[p] = true;
-                out.get(unfilled.get(i)).add(tp);
+        for (int p = 0; p < partitions; p++) {
+            if (taken[p]) {
+                continue;
             }
+            // The warmest member with room takes it (Kafka's order of standby candidates; a tie to the first by id).
+            TopicPartition tp = new TopicPartition(topic, p);
+            int best = -1;
+            WarmState.Warmth bestWarmth = null;
+            for (int i = 0; i < unfilled.size(); i++) {
+                WarmState.Warmth w = warm.warmth(unfilled.get(i), tp);
+                boolean room = missing.get(i) > 0 || extras > 0 && !gotExtra[i];
+                if (room && w != null && (bestWarmth == null || w.compareTo(bestWarmth) > 0)) {
+                    best = i;
+                    bestWarmth = w;
+                }
+            }
+            if (best < 0) {
+                continue;
+            }
+            if (missing.get(best) > 0) {
+                missing.set(best, missing.get(best) - 1);
+            } else {
+                extras--;
+                gotExtra[best] = true;
+            }
+            taken[p] = true;
+            out.get(unfilled.get(best)).add(tp);
         }
         int next = 0;
         for (int i = 0; i < unfilled.size(); i++) {

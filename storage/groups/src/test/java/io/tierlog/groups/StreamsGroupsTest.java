@@ -439,6 +439,49 @@ class StreamsGroupsTest {
     }
 
     @Test
+    void aRestartedApplicationGetsItsTasksBackWhereItsMembersReportTheirStores() {
+        coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of(GroupConfigs.INITIAL_REBALANCE_DELAY_MS, "3000"),
+                SESSION);
+        Map<String, StreamsHeartbeatAnswer> members = new java.util.TreeMap<>(Map.of(
+                "a", coordinator.streamsHeartbeat("app", join("a", wordCount(1), null)),
+                "b", coordinator.streamsHeartbeat("app", join("b", wordCount(1), null))));
+        clock.advance(Duration.ofSeconds(3));
+        settle(members);
+        Map<String, Set<TopicPartition>> counting = new java.util.HashMap<>();
+        members.forEach((id, a) -> counting.put(id, tasks(a).stream().filter(t -> t.topic().equals("1"))
+                .collect(java.util.stream.Collectors.toCollection(() -> new TreeSet<>(StickyBalancedAssignor.ORDER)))));
+        assertThat(counting.get("a")).hasSize(2);
+        members.forEach((id, a) -> coordinator.streamsHeartbeat("app", new StreamsHeartbeat(id, -1, null, 0, null,
+                null, null, null, -1, "c", false, null, null)));
+        assertThat(coordinator.describeStreams("app").orElseThrow().members()).as("every member left").isEmpty();
+
+        // Both processes restart under new member ids, each reporting the stores its member left on disk. Range's
+        // order alone gives "x", first by id, the lowest tasks: it reports the stores of whichever had the highest.
+        String hadHighest = counting.get("a").contains(new TopicPartition("1", 3)) ? "a" : "b";
+        String hadLowest = hadHighest.equals("a") ? "b" : "a";
+        Map<String, String> before = Map.of("x", hadHighest, "y", hadLowest);
+        Map<TopicPartition, Long> ends = new java.util.HashMap<>();
+        for (int p = 0; p < 4; p++) {
+            ends.put(new TopicPartition("1", p), 5_000L);
+        }
+        members.clear();
+        for (String id : List.of("x", "y")) {
+            Map<TopicPartition, Long> stores = new java.util.HashMap<>();
+            counting.get(before.get(id)).forEach(t -> stores.put(t, 5_000L));
+            members.put(id, coordinator.streamsHeartbeat("app", join(id, wordCount(1), null),
+                    new TaskProgress(stores, ends)));
+        }
+        clock.advance(Duration.ofSeconds(3));
+        settle(members);
+        for (String id : List.of("x", "y")) {
+            assertThat(tasks(members.get(id)).stream().filter(t -> t.topic().equals("1")))
+                    .as("%s restarted where %s kept its counts", id, before.get(id))
+                    .containsExactlyInAnyOrderElementsOf(counting.get(before.get(id)));
+            assertThat(warmups(members.get(id))).as("nothing to restore").isEmpty();
+        }
+    }
+
+    @Test
     void theGroupsStreamsConfigsSetItsMembersSessionsAndNotItsConsumersKeys() {
         coordinator.alterConfigs("app", GroupConfigs.STREAMS, Map.of("streams.session.timeout.ms", "20000",
                 "streams.heartbeat.interval.ms", "1500"), SESSION);
