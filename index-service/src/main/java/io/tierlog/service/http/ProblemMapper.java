@@ -8,7 +8,10 @@ import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.format.CorruptLogException;
 import io.vertx.core.buffer.Buffer;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
@@ -27,15 +30,30 @@ import java.util.concurrent.ExecutionException;
  * are translated; anything else is a 500 {@code internal-error} saying what failed, never where (no path: see
  * {@link io.tierlog.http.ServerErrorDetail}). Only 5xx are logged, at ERROR, since only they need a person
  * (not 503 {@code hot-tier-full}: backpressure); 4xx are the client's business and logged at DEBUG. A problem
- * carrying {@code retryAfterSeconds} (429, 503) also gets the {@code Retry-After} header.
+ * carrying {@code retryAfterSeconds} (429, 503) also gets the {@code Retry-After} header. A failure because the
+ * client hung up before its answer was written is the client's doing too: logged at DEBUG, nothing answered.
  */
 @Provider
 public final class ProblemMapper implements ExceptionMapper<Throwable> {
     private static final Logger LOG = Logger.getLogger(ProblemMapper.class);
+    /** nginx's "client closed request": what the request's metrics record when nobody was left to answer. */
+    static final int CLIENT_CLOSED_REQUEST = 499;
+
+    private final CurrentVertxRequest current;
+
+    @Inject
+    public ProblemMapper(CurrentVertxRequest current) {
+        this.current = current;
+    }
 
     @Override
     public Response toResponse(Throwable thrown) {
         Throwable e = unwrap(thrown);
+        RoutingContext ctx = current.getCurrent();
+        if (ctx != null && hungUp(ctx.response(), e)) {
+            LOG.debugf("client gone before its answer: %s", e);
+            return Response.status(CLIENT_CLOSED_REQUEST).build();
+        }
         Problem problem = toProblem(e);
         if (needsAPerson(problem)) {
             LOG.errorf(e, "request failed: %s", problem.detail());
@@ -54,16 +72,38 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
      */
     public static void respond(HttpServerResponse response, Throwable thrown) {
         Throwable e = unwrap(thrown);
+        if (hungUp(response, e)) {
+            LOG.debugf("client gone before its answer: %s", e);
+            return;
+        }
         Problem problem = toProblem(e);
         if (needsAPerson(problem)) {
             LOG.errorf(e, "request failed: %s", problem.detail());
         }
-        if (response.closed() || response.ended() || response.headWritten()) {
+        if (response.ended() || response.headWritten()) {
             return;
         }
         problem.retryAfterSeconds().ifPresent(s -> response.putHeader("Retry-After", Long.toString(s)));
         response.setStatusCode(problem.status()).putHeader("Content-Type", Problem.MEDIA_TYPE)
                 .end(Buffer.buffer(problem.toJson()));
+    }
+
+    /**
+     * Whether {@code e} is the write of an answer failing because its client hung up (or reset its stream): the
+     * connection is closed and the failure is network I/O, not the volume's (a file-system error stays an error).
+     */
+    static boolean hungUp(HttpServerResponse response, Throwable e) {
+        if (!response.closed()) {
+            return false;
+        }
+        boolean io = false;
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof FileSystemException) {
+                return false;
+            }
+            io |= t instanceof java.io.IOException;
+        }
+        return io;
     }
 
     /**

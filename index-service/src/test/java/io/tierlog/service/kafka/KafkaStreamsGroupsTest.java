@@ -21,6 +21,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,11 +30,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static io.restassured.RestAssured.given;
 import static io.tierlog.service.kafka.StreamsApps.await;
@@ -241,14 +244,10 @@ class KafkaStreamsGroupsTest {
                     List.of(new AlterConfigOp(new ConfigEntry("streams.acceptable.recovery.lag", "0"),
                             AlterConfigOp.OpType.SET)))).all().get();
         }
-        StringBuilder words = new StringBuilder();
-        for (int i = 0; i < 2_000; i++) {
-            words.append(i == 0 ? "" : " ").append('w').append(i);
-        }
         try (KafkaStreams one = wordCount(app, input, output, "warm-one", 7003)) {
             one.start();
             awaitRunning(one);
-            produce(input, List.of(words.toString()));
+            produce(input, List.of(words(2_000)));
             awaitCounts(output, Map.of("w0", 1L, "w1999", 1L));
             await("one counts in both tasks", () -> countingTasks(one).size() == 2);
             try (KafkaStreams two = wordCount(app, input, output, "warm-two", 7004);
@@ -282,17 +281,13 @@ class KafkaStreamsGroupsTest {
         try (Admin admin = KafkaClients.admin(listener.port())) {
             StreamsApps.createTopics(admin, input, output, 4);
         }
-        StringBuilder words = new StringBuilder();
-        for (int i = 0; i < 2_000; i++) {
-            words.append(i == 0 ? "" : " ").append('w').append(i);
-        }
-        Map<String, Set<String>> before = new java.util.HashMap<>();
+        Map<String, Set<String>> before = new HashMap<>();
         try (KafkaStreams one = persistentWordCount(app, input, output, "restart-one", 7005);
              KafkaStreams two = persistentWordCount(app, input, output, "restart-two", 7006)) {
             one.start();
             two.start();
             awaitRunning(one, two);
-            produce(input, List.of(words.toString()));
+            produce(input, List.of(words(2_000)));
             awaitCounts(output, Map.of("w0", 1L, "w1999", 1L));
             await("two counting tasks each", () -> countingTasks(one).size() == 2 && countingTasks(two).size() == 2);
             before.put("restart-one", countingTasks(one));
@@ -303,28 +298,11 @@ class KafkaStreamsGroupsTest {
                     .members().isEmpty());
         }
         // Both processes start again on their state directories, under new member ids.
-        java.util.concurrent.atomic.AtomicLong restored = new java.util.concurrent.atomic.AtomicLong();
-        org.apache.kafka.streams.processor.StateRestoreListener counting =
-                new org.apache.kafka.streams.processor.StateRestoreListener() {
-                    @Override
-                    public void onRestoreStart(org.apache.kafka.common.TopicPartition tp, String store, long start,
-                                               long end) {
-                    }
-
-                    @Override
-                    public void onBatchRestored(org.apache.kafka.common.TopicPartition tp, String store, long end,
-                                                long records) {
-                        restored.addAndGet(records);
-                    }
-
-                    @Override
-                    public void onRestoreEnd(org.apache.kafka.common.TopicPartition tp, String store, long records) {
-                    }
-                };
+        RestoredRecords restored = new RestoredRecords();
         try (KafkaStreams one = persistentWordCount(app, input, output, "restart-one", 7005);
              KafkaStreams two = persistentWordCount(app, input, output, "restart-two", 7006)) {
-            one.setGlobalStateRestoreListener(counting);
-            two.setGlobalStateRestoreListener(counting);
+            one.setGlobalStateRestoreListener(restored);
+            two.setGlobalStateRestoreListener(restored);
             two.start();
             one.start();
             awaitRunning(one, two);
@@ -334,7 +312,34 @@ class KafkaStreamsGroupsTest {
             assertThat(countingTasks(two)).isEqualTo(before.get("restart-two"));
             produce(input, List.of("w0 w1999"));
             awaitCounts(output, Map.of("w0", 2L, "w1999", 2L));
-            assertThat(restored.get()).as("changelog records restored").isZero();
+            assertThat(restored.records.get()).as("changelog records restored").isZero();
+        }
+    }
+
+    /** "w0 w1 ... w{n-1}": n distinct words, spread over every partition of the counts. */
+    private static String words(int n) {
+        StringBuilder words = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            words.append(i == 0 ? "" : " ").append('w').append(i);
+        }
+        return words.toString();
+    }
+
+    /** Counts the changelog records Kafka Streams restores into its stores. */
+    private static final class RestoredRecords implements StateRestoreListener {
+        final AtomicLong records = new AtomicLong();
+
+        @Override
+        public void onRestoreStart(org.apache.kafka.common.TopicPartition tp, String store, long start, long end) {
+        }
+
+        @Override
+        public void onBatchRestored(org.apache.kafka.common.TopicPartition tp, String store, long end, long n) {
+            records.addAndGet(n);
+        }
+
+        @Override
+        public void onRestoreEnd(org.apache.kafka.common.TopicPartition tp, String store, long total) {
         }
     }
 
