@@ -89,7 +89,8 @@ final class RangeAssignor {
             }
         }
         boolean[] gotExtra = new boolean[unfilled.size()];
-        for (int p = 0; p < partitions; p++) {
+        boolean anyWarm = !warm.isEmpty();
+        for (int p = 0; anyWarm && p < partitions; p++) {
             if (taken[p]) {
                 continue;
             }

@@ -28,6 +28,11 @@ record WarmState(Map<String, Set<TopicPartition>> copies, Map<String, Map<TopicP
         }
     }
 
+    /** Whether no member keeps anything (a consumer group): nothing to rank. */
+    boolean isEmpty() {
+        return copies.values().stream().allMatch(Set::isEmpty) && reported.values().stream().allMatch(Map::isEmpty);
+    }
+
     /** {@code member}'s warmth for {@code task}, or null when it keeps nothing of it. */
     Warmth warmth(String member, TopicPartition task) {
         Long offset = reported.getOrDefault(member, Map.of()).get(task);

@@ -82,23 +82,27 @@ class GroupCoordinatorChaosTest {
         }
     }
 
+    /** Seeds 1 to 3 in every build; {@code -Dgroups.chaos.seed=S -Dgroups.chaos.seeds=N} for longer rounds. */
+    private static final long FIRST_SEED = Long.getLong("groups.chaos.seed", 1);
+    private static final int SEEDS = Integer.getInteger("groups.chaos.seeds", 3);
+
     @Test
     void noPartitionEverHasTwoConsumers() {
-        for (long seed = 1; seed <= 3; seed++) {
+        for (long seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) {
             run(Kind.CONSUMER, seed, seed % 2 == 0 ? 1_000 : -1_000);
         }
     }
 
     @Test
     void noStatefulTaskEverRunsOnTwoMembersWhileWarmUpsHoldItsMoves() {
-        for (long seed = 1; seed <= 3; seed++) {
+        for (long seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) {
             run(Kind.STATEFUL_STREAMS, seed, seed % 2 == 0 ? 1_000 : -1_000);
         }
     }
 
     @Test
     void noTaskEverRunsOnTwoStreamsMembers() {
-        for (long seed = 1; seed <= 3; seed++) {
+        for (long seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) {
             run(Kind.STREAMS, seed, seed % 2 == 0 ? 1_000 : -1_000);
         }
     }
