@@ -2,13 +2,13 @@ package io.tierlog.service.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.tierlog.http.ProblemException;
 import io.tierlog.http.ProblemType;
 import io.tierlog.log.ErrorType;
 import io.tierlog.log.TierlogException;
 import io.tierlog.log.format.CorruptLogException;
 import io.vertx.core.buffer.Buffer;
-import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.inject.Inject;
@@ -18,6 +18,7 @@ import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -80,7 +81,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
         if (needsAPerson(problem)) {
             LOG.errorf(e, "request failed: %s", problem.detail());
         }
-        if (response.ended() || response.headWritten()) {
+        if (response.closed() || response.ended() || response.headWritten()) {
             return;
         }
         problem.retryAfterSeconds().ifPresent(s -> response.putHeader("Retry-After", Long.toString(s)));
@@ -101,7 +102,7 @@ public final class ProblemMapper implements ExceptionMapper<Throwable> {
             if (t instanceof FileSystemException) {
                 return false;
             }
-            io |= t instanceof java.io.IOException;
+            io |= t instanceof IOException;
         }
         return io;
     }
