@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 
 /**
  * Keeps the {@code uri} tag of the HTTP server's meters to the API's routes. Quarkus tags a request with its route's
- * template, but a request answered before routing (401 without a token, 415, 413, 429) carries its raw path, so every
+ * template, but a request answered before routing (401 without a token, 405, 415) carries its raw path, so every
  * topic or group name a client tries would be a tag value of its own: unbounded series, and once Micrometer's cap
  * (100 values) is reached, the meters of routes not seen yet are dropped. A raw {@code /v1} path is tagged with the
  * route it names, else {@value #UNMATCHED}; Quarkus's own values (templates, {@code NOT_FOUND}, {@code REDIRECTION},
