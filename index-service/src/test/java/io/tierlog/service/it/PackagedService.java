@@ -45,10 +45,7 @@ public final class PackagedService {
      * override the defaults above (the JVM takes the last of a repeated {@code -D}).
      */
     public static PackagedService start(Path work, Path dataDir, String... properties) throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = freePort();
         String jar = System.getProperty("tierlog.app.jar", "target/quarkus-app/quarkus-run.jar");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
@@ -60,6 +57,24 @@ public final class PackagedService {
         cmd.addAll(List.of("-jar", jar));
         Files.createDirectories(work);
         return new PackagedService(List.copyOf(cmd), port, work.resolve("service.log"));
+    }
+
+    /**
+     * A port free on the loopback now, for a service to bind in a moment, taken below the kernel's ephemeral range
+     * (32768-60999 on Linux): a port the kernel hands out (a {@code ServerSocket(0)}) can meanwhile become the local
+     * port of any outgoing connection, and a fresh-clone CI run lost a service's start to "Address already in use" so.
+     */
+    public static int freePort() throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            int candidate = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(candidate, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                if (attempt == 100) {
+                    throw taken;
+                }
+            }
+        }
     }
 
     private Process launch() throws IOException {

@@ -9,7 +9,6 @@ import javax.net.ssl.TrustManagerFactory;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -48,10 +47,7 @@ class TlsIT {
         assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(keytool.exitValue()).isZero();
         Files.writeString(work.resolve("bootstrap"), TOKEN);
-        int sslPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            sslPort = s.getLocalPort();
-        }
+        int sslPort = PackagedService.freePort();
         PackagedService app = PackagedService.start(work, work.resolve("hot"), "-Dtierlog.auth.mode=token",
                 "-Dtierlog.auth.bootstrap-token-file=" + work.resolve("bootstrap"),
                 "-Dquarkus.http.ssl-port=" + sslPort,
