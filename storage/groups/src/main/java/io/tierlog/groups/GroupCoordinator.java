@@ -895,16 +895,18 @@ public final class GroupCoordinator {
         });
         GroupAssignor assignor = GroupAssignor.preferred(named);
         s.assignor = assignor.wireName();
-        Map<String, Set<TopicPartition>> targets = assignor.assign(subscriptions, s.partitionCounts, previous,
-                new WarmState(copies, reported));
+        Map<String, Set<TopicPartition>> targets;
         if (s.streamsTopology != null && s.streamsAssignFromMs > now().wallMs()) {
-            targets = new HashMap<>(); // waiting for more members of a new group: no tasks yet
+            targets = new HashMap<>(); // waiting for more members of a new group: no tasks yet, nothing to assign
             for (String id : s.members.keySet()) {
                 targets.put(id, Set.of());
                 s.members.get(id).warmupTarget = new TreeMap<>();
             }
-        } else if (s.streamsTopology != null) {
-            targets = refineWarmups(s, targets);
+        } else {
+            targets = assignor.assign(subscriptions, s.partitionCounts, previous, new WarmState(copies, reported));
+            if (s.streamsTopology != null) {
+                targets = refineWarmups(s, targets);
+            }
         }
         targets.forEach((id, target) -> s.members.get(id).target = GroupState.toMap(target));
         if (s.streamsTopology != null) {
